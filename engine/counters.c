@@ -1,0 +1,1 @@
+/* counters: not written yet */

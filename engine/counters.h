@@ -1,0 +1,53 @@
+/* Perf counters for one leg: the leg's process and its children from exec
+ * on (inherit + enable_on_exec), nothing of the harness.
+ *
+ * Two backends, chosen at build time: libperf (HAVE_LIBPERF) or the raw
+ * perf_event_open(2) syscall.  Each event is opened on its own, so one the
+ * machine lacks (ENOENT, EOPNOTSUPP, ...) is recorded as unsupported with its
+ * errno and the others still count.  Where EACCES comes from
+ * perf_event_paranoid, the open is retried user-space only (exclude_kernel)
+ * and counters_user_only() says so. */
+#ifndef BENCHTUI_COUNTERS_H
+#define BENCHTUI_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct counters;
+
+/* "libperf" or "perf_event_open". */
+const char *counters_backend(void);
+
+/* Whether name is an event this program knows ("cycles", "instructions",
+ * "task-clock", "page-faults", "context-switches", "cpu-migrations",
+ * "cache-misses", "branch-misses", ...). */
+bool counters_known(const char *name);
+
+/* A NULL-terminated list of every known event name (static). */
+const char *const *counters_names(void);
+
+/* A set for these events (names must be known).  NULL on allocation failure. */
+struct counters *counters_create(const char *const *names, int n);
+
+/* Open every event on pid, disabled until that pid execs.  Never fails as a
+ * whole: per-event failures are kept (counters_errno). */
+void counters_open(struct counters *c, pid_t pid);
+
+/* Read every opened event (after the leg has been reaped) and close the fds. */
+void counters_read_close(struct counters *c);
+
+int counters_count(const struct counters *c);
+const char *counters_name(const struct counters *c, int i);
+/* true and *value (scaled for multiplexing) when the event counted. */
+bool counters_value(const struct counters *c, int i, uint64_t *value);
+/* 0 when the event opened, else the errno of the failed open. */
+int counters_errno(const struct counters *c, int i);
+/* time_running < time_enabled: the kernel multiplexed it. */
+bool counters_multiplexed(const struct counters *c, int i);
+/* The events were opened user-space only after EACCES. */
+bool counters_user_only(const struct counters *c);
+
+void counters_destroy(struct counters *c);
+
+#endif

@@ -1,0 +1,1 @@
+/* digest: not written yet */

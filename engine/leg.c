@@ -1,0 +1,1 @@
+/* leg: not written yet */

@@ -1,0 +1,53 @@
+/* One leg: fork, exec with no shell, measure, reap.
+ *
+ * The child takes its own process group, sets PR_SET_PDEATHSIG, pins itself
+ * to the cpus, nices itself, chdirs to the workdir, points stdout and stderr
+ * at the output file, and waits on a pipe until the parent has opened the
+ * counters on its pid; then it execs.  Wall time runs from that release to
+ * the reap; rusage comes from wait4 on that child.  After the leg, anything
+ * left in its process group is killed (SIGKILL) and reaped. */
+#ifndef BENCHTUI_LEG_H
+#define BENCHTUI_LEG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "counters.h"
+
+struct leg_spec {
+	char *const *argv;       /* argv[0] is the program; PATH searched when it
+	                          * has no '/' */
+	char *const *envp;       /* the full environment for the child */
+	const char *cwd;         /* workdir */
+	const char *out_path;    /* stdout+stderr go here (created, 0644) */
+	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */
+	int ncpus;
+	int nice;                /* applied with setpriority in the child */
+	double timeout_s;        /* 0: none */
+	struct counters *ctr;    /* may be NULL */
+	int abort_fd;            /* becomes readable when the leg must be ended
+	                          * (abort); -1 for none */
+};
+
+struct leg_result {
+	pid_t pid;               /* also the pgid */
+	int rc;                  /* exit code, or -1 when signalled */
+	int signal;              /* terminating signal, or 0 */
+	bool timed_out;
+	bool aborted;            /* ended because abort_fd fired */
+	int exec_errno;          /* exec failed in the child (rc is 127) */
+	double wall;             /* seconds */
+	struct rusage ru;
+};
+
+/* Called in the parent right after the child is released (the leg runs). */
+typedef void (*leg_started_fn)(pid_t pid, void *arg);
+
+/* Run one leg to its end.  0 when the leg ran (whatever its exit status);
+ * -1 with err when it could not be started (fork, pipe, output file). */
+int leg_run(const struct leg_spec *ls, struct leg_result *res,
+    leg_started_fn started, void *arg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,1 @@
+/* logread: not written yet */

@@ -1,0 +1,1 @@
+/* logw: not written yet */

@@ -1,0 +1,1 @@
+/* procs: not written yet */

@@ -1,0 +1,37 @@
+/* The process table: our own tree, and ending processes by pid or pgid. */
+#ifndef BENCHTUI_PROCS_H
+#define BENCHTUI_PROCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Make this process a child subreaper, so orphaned grandchildren of legs and
+ * servers are reparented to us and can be reaped and ended. */
+void procs_become_subreaper(void);
+
+/* Summed utime+stime, in clock ticks, of root and all its live descendants
+ * (walking /proc/PID/stat ppid links).  -1 on failure. */
+long long procs_tree_ticks(pid_t root);
+
+/* Collect the pids of root's live descendants (not root itself) into pids
+ * (up to max).  Returns how many. */
+size_t procs_descendants(pid_t root, pid_t *pids, size_t max);
+
+/* Whether pid is alive (and not a zombie). */
+bool procs_alive(pid_t pid);
+
+/* End a process group: SIGTERM, wait up to grace_s for the group to empty,
+ * then SIGKILL; reap what are our children.  Safe when the group is gone. */
+void procs_end_group(pid_t pgid, double grace_s);
+
+/* Kill every remaining member of a group with SIGKILL and reap those that
+ * are our children. */
+void procs_kill_group(pid_t pgid);
+
+/* Reap, without blocking, every child of ours that has exited except the
+ * pids in keep (servers, whose status their owner reads).  Orphans of legs
+ * reparented to us as subreaper end up here. */
+void procs_reap_orphans(const pid_t *keep, size_t nkeep);
+
+#endif

@@ -1,0 +1,1 @@
+/* quiet: not written yet */

@@ -1,0 +1,1 @@
+/* report: not written yet */

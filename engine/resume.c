@@ -1,0 +1,1 @@
+/* resume: not written yet */

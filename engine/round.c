@@ -1,0 +1,1 @@
+/* round: not written yet */

@@ -1,0 +1,59 @@
+/* The round driver: plans, gates, runs and logs every leg of a round, and
+ * seals the folder when the round completes.
+ *
+ * It runs in whatever thread calls round_run; another thread (the console)
+ * or a signal handler steers it with round_pause and round_abort, which are
+ * async-signal-safe.  Everything that happens is reported as an event: first
+ * appended to DIR/log.jsonl, then handed to the on_event callback. */
+#ifndef BENCHTUI_ROUND_H
+#define BENCHTUI_ROUND_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct round;
+
+/* Called on the round's thread after each event is logged.  ev is borrowed. */
+typedef void (*round_event_fn)(const json_t *ev, void *arg);
+
+struct round_opts {
+	const char *spec_path;   /* run: the round file */
+	const char *out_dir;     /* run: --out, or NULL for ./rounds/NAME-DATE */
+	const char *resume_dir;  /* resume: the folder (spec_path NULL) */
+	const char *sign_key;    /* --sign KEY.pem, or NULL */
+	round_event_fn on_event;
+	void *arg;
+};
+
+/* Exit statuses (SPEC.md). */
+enum {
+	ROUND_EXIT_OK = 0,
+	ROUND_EXIT_FAIL = 1,
+	ROUND_EXIT_USAGE = 2,
+	ROUND_EXIT_ABORTED = 3,
+};
+
+/* Validate the options, load the round, create (run) or load (resume) the
+ * folder.  NULL with err (and *exit_code) on failure: a bad round file or a
+ * non-empty --out is ROUND_EXIT_USAGE. */
+struct round *round_create(const struct round_opts *opts, int *exit_code,
+    char *err, size_t errlen);
+
+/* The round folder (absolute) and its parsed round file. */
+const char *round_dir(const struct round *r);
+const struct spec *round_spec(const struct round *r);
+
+/* Run every remaining leg.  Returns an exit status: OK (complete and
+ * sealed), ABORTED (resumable), FAIL; err holds the reason for the last two. */
+int round_run(struct round *r, char *err, size_t errlen);
+
+/* Steering, from any thread or a signal handler. */
+void round_pause(struct round *r, bool paused); /* takes effect between legs */
+/* Abort: ends the current leg by its process group, logs "abort" with
+ * reason (a string literal: it is kept, not copied) and stops resumable. */
+void round_abort(struct round *r, const char *reason);
+
+void round_destroy(struct round *r);
+
+#endif

@@ -1,0 +1,1 @@
+/* seal: not written yet */

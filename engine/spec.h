@@ -1,0 +1,119 @@
+/* Round files: parsing and validation (SPEC.md "Round file").
+ *
+ * A parsed round is plain data that the rest of the engine reads, so unlike
+ * the engine's running objects its struct is public.  Every error names the
+ * file, the field as a JSON path (for example "arms[2].aa_of") and what is
+ * wrong, in one sentence:
+ *   "round.json: arms[2].aa_of: no arm named \"l9\""
+ */
+#ifndef BENCHTUI_SPEC_H
+#define BENCHTUI_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SPEC_NAME_MAX 49 /* [A-Za-z][A-Za-z0-9_-]{0,48} */
+
+struct spec_kv {
+	char *key;
+	char *val;
+};
+
+struct spec_server {
+	char **cmd;          /* argv, templates unexpanded; NULL-terminated */
+	size_t ncmd;
+	char *cpus;          /* cpu list ("4-7,9") or NULL: the round's cpus.server */
+	struct spec_kv *env;
+	size_t nenv;
+	int tcp_port;        /* ready.tcp_port, 1..65535 */
+	double ready_timeout_s; /* ready.timeout_s, default 30 */
+};
+
+struct spec_arm {
+	char *name;
+	struct spec_kv *env; /* own env; for an aa_of arm, a copy of its twin's */
+	size_t nenv;
+	char *bin;           /* own bin, or its twin's, or NULL for the round's */
+	char *vs;            /* comparison arm: aa_of, vs, or the baseline; NULL
+	                      * for the baseline itself */
+	char *aa_of;         /* NULL unless this is an A/A copy */
+};
+
+struct spec_cell {
+	char *name;
+	struct spec_kv *vars;
+	size_t nvars;
+	struct spec_server *server; /* NULL when the cell has none */
+};
+
+struct spec_quiet {
+	bool enabled;             /* false when "quiet": false */
+	double max_foreign_cores; /* default documented in benchtui-round(5) */
+	int window_ms;
+	double timeout_s;
+	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
+};
+
+struct spec {
+	char *path;          /* the round file as given */
+	char *raw;           /* the file's bytes, exactly as read (NUL-terminated) */
+	size_t rawlen;
+	char sha256[65];     /* sha256 of raw, hex */
+
+	char *name;
+	int reps;
+	char *bin;           /* round bin, or NULL */
+	char **command;      /* argv, templates unexpanded; NULL-terminated */
+	size_t ncommand;
+	char *baseline;
+	struct spec_arm *arms;
+	size_t narms;
+	struct spec_cell *cells;
+	size_t ncells;
+
+	char *workdir;       /* absolute; default: the round file's folder */
+	char *client_cpus;   /* cpus.client or NULL (no pinning) */
+	char *server_cpus;   /* cpus.server or NULL */
+	int nice;            /* default 0 */
+	double settle_s;     /* default 0 */
+	double timeout_s;    /* default 0: no per-leg timeout */
+	char **counters;     /* NULL-terminated; default cycles, instructions */
+	size_t ncounters;
+	struct spec_quiet quiet;
+	char *scratch;       /* NULL when unset; may hold templates */
+	struct spec_kv *vars;
+	size_t nvars;
+};
+
+/* Read and validate a round file.  workdir_override, when not NULL, replaces
+ * the workdir (resume uses the recorded one).  0 and *out, or -1 with err. */
+int spec_load(const char *path, const char *workdir_override,
+    struct spec **out, char *err, size_t errlen);
+
+/* The same from bytes already read; path is used for messages and for the
+ * default workdir. */
+int spec_parse(const char *text, size_t len, const char *path,
+    const char *workdir_override, struct spec **out, char *err, size_t errlen);
+
+void spec_destroy(struct spec *s);
+
+/* Index of the arm or cell with that name, or -1. */
+int spec_arm_index(const struct spec *s, const char *name);
+int spec_cell_index(const struct spec *s, const char *name);
+
+/* The binary an arm runs (its own, its twin's, or the round's); may be NULL
+ * when the round has no bin and the command names its program directly. */
+const char *spec_arm_bin(const struct spec *s, const struct spec_arm *arm);
+
+/* Parse a cpu list ("0-3,6") into a bit mask array of ncpus entries.
+ * 0 or -1 (bad syntax, or a cpu >= ncpus). */
+int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
+
+/* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
+bool spec_name_valid(const char *name);
+
+/* Resolve a program as execvp would, relative paths against workdir, PATH
+ * for bare names.  malloc'd absolute path, or NULL when not found. */
+char *spec_resolve_program(const char *prog, const char *workdir);
+
+#endif

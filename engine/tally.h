@@ -1,0 +1,39 @@
+/* Tally: legs in, comparisons out.
+ *
+ * Fed the events of a round (live, or read back from a log), it keeps the
+ * counted leg of every (cell, arm, rep) and computes SPEC.md's arithmetic
+ * through stats.h.  report, the seal's summary and the console's ratios
+ * pane all call tally_report, so they never disagree. */
+#ifndef BENCHTUI_TALLY_H
+#define BENCHTUI_TALLY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "spec.h"
+
+struct tally;
+
+struct tally *tally_create(void);
+
+/* Take arms, vs and aa_of from a round file (a log inside a round folder). */
+void tally_set_spec(struct tally *t, const struct spec *s);
+
+/* For a bare log: the comparison arm of every other arm (default: the first
+ * arm seen in each cell), and A/A pairs (arm is a copy of of).  0, or -1
+ * when a name is not valid. */
+int tally_set_baseline(struct tally *t, const char *arm);
+int tally_add_aa(struct tally *t, const char *arm, const char *of);
+
+/* Feed one event.  "round" gives the name; "leg" lines are recorded (a
+ * later leg line for the same cell/arm/rep replaces an aborted one); other
+ * types are ignored. */
+void tally_feed(struct tally *t, const json_t *ev);
+
+/* The report: SPEC.md's "report --format json" object, plus extra keys
+ * documented in benchtui(1).  New reference; never NULL. */
+json_t *tally_report(const struct tally *t);
+
+void tally_destroy(struct tally *t);
+
+#endif

@@ -1,0 +1,34 @@
+/* ${NAME} templates in command, server.cmd, vars and scratch.
+ *
+ * Names are looked up, in order, in the cell's vars, the round's vars and
+ * the built-ins BIN, SCRATCH, CELL, ARM, REP, ROUND_DIR.  Values of vars may
+ * themselves hold templates (expanded recursively, with a depth limit that
+ * catches cycles).  "$$" is a literal "$". */
+#ifndef BENCHTUI_TEMPLATE_H
+#define BENCHTUI_TEMPLATE_H
+
+#include <stddef.h>
+
+#include "spec.h"
+
+struct template_ctx {
+	const struct spec *spec;
+	const struct spec_cell *cell;  /* may be NULL (round-level) */
+	const char *arm;               /* built-in ARM */
+	int rep;                       /* built-in REP */
+	const char *bin;               /* built-in BIN */
+	const char *scratch;           /* built-in SCRATCH (absolute) */
+	const char *round_dir;         /* built-in ROUND_DIR (absolute) */
+};
+
+/* Expand s.  malloc'd result, or NULL with err naming the unknown variable
+ * or the syntax error. */
+char *template_expand(const char *s, const struct template_ctx *ctx,
+    char *err, size_t errlen);
+
+/* Check that every name s uses is defined for that cell (built-ins always
+ * are), without expanding.  0, or -1 with err naming the variable. */
+int template_check(const char *s, const struct spec *spec,
+    const struct spec_cell *cell, char *err, size_t errlen);
+
+#endif

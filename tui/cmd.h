@@ -1,0 +1,19 @@
+/* The subcommands.  Each parses its own arguments (argv[0] is the
+ * subcommand's name) and returns the process exit status (SPEC.md). */
+#ifndef BENCHTUI_CMD_H
+#define BENCHTUI_CMD_H
+
+int cmd_run(int argc, char **argv);      /* run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY] */
+int cmd_resume(int argc, char **argv);   /* resume DIR [--headless] [--sign KEY] [--theme NAME] */
+int cmd_replay(int argc, char **argv);   /* replay LOG [--speed X | --instant] [--headless] [--theme NAME] */
+int cmd_report(int argc, char **argv);   /* report DIR|LOG [--format F] [--baseline ARM] [--aa ARM=OF] */
+int cmd_verify(int argc, char **argv);   /* verify DIR [--pubkey PUB.pem] */
+int cmd_seal(int argc, char **argv);     /* seal DIR --partial [--sign KEY] */
+int cmd_check(int argc, char **argv);    /* check ROUND.json */
+
+/* Usage errors print "benchtui SUB: what is wrong" and the usage line to
+ * stderr and return 2. */
+int cmd_usage_error(const char *sub, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

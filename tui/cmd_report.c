@@ -1,0 +1,1 @@
+/* cmd_report: not written yet */

@@ -1,0 +1,1 @@
+/* cmd_seal: not written yet */

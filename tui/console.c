@@ -1,0 +1,1 @@
+/* console: not written yet */

@@ -1,0 +1,1 @@
+/* headless: not written yet */

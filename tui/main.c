@@ -1,0 +1,68 @@
+/* benchtui: command-line dispatch. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "counters.h"
+
+static const char usage[] =
+    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem]\n"
+    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n"
+    "       benchtui --replay LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
+    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF]\n"
+    "       benchtui verify DIR [--pubkey PUB.pem]\n"
+    "       benchtui seal DIR --partial [--sign KEY.pem]\n"
+    "       benchtui check ROUND.json\n"
+    "       benchtui --version | --help\n";
+
+int
+cmd_usage_error(const char *sub, const char *use, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "benchtui %s: ", sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", use ? use : usage);
+	return 2;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{ "run", cmd_run },
+	{ "resume", cmd_resume },
+	{ "replay", cmd_replay },
+	{ "--replay", cmd_replay },
+	{ "report", cmd_report },
+	{ "verify", cmd_verify },
+	{ "seal", cmd_seal },
+	{ "check", cmd_check },
+};
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("benchtui %s (counters: %s)\n", BENCHTUI_VERSION,
+		    counters_backend());
+		return 0;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "benchtui: unknown command '%s'\n%s", argv[1], usage);
+	return 2;
+}

@@ -1,0 +1,1 @@
+/* theme: not written yet */
