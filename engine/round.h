@@ -40,6 +40,10 @@ enum {
 struct round *round_create(const struct round_opts *opts, int *exit_code,
     char *err, size_t errlen);
 
+/* Replace the event callback (the console installs its own after
+ * cmd_run created the round).  Call before round_run. */
+void round_set_event_fn(struct round *r, round_event_fn fn, void *arg);
+
 /* The round folder (absolute) and its parsed round file. */
 const char *round_dir(const struct round *r);
 const struct spec *round_spec(const struct round *r);
