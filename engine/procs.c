@@ -1,1 +1,346 @@
-/* procs: not written yet */
+/* The process table: our own tree (by /proc/PID/stat ppid links), and ending
+ * processes by pid or process group, never by name. */
+#include "procs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct procs_entry {
+	pid_t pid;
+	pid_t ppid;
+	char state;
+	long long ticks; /* utime + stime + cutime + cstime */
+};
+
+struct procs_table {
+	struct procs_entry *v;
+	size_t n;
+	size_t cap;
+};
+
+void
+procs_become_subreaper(void)
+{
+	/* Failure only costs us the orphans (they go to init), so it is not
+	 * fatal; the caller has nothing better to do about it. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* Parse one /proc/PID/stat line.  The comm field is in parentheses and may
+ * itself hold spaces and ')', so the fields after it are found from the
+ * LAST ')' of the line. */
+static int
+procs_parse_stat(const char *buf, struct procs_entry *e)
+{
+	const char *rp = strrchr(buf, ')');
+	char *end;
+	long long f[15];
+	const char *p;
+	int i;
+
+	if (rp == NULL || rp[1] != ' ')
+		return -1;
+	e->pid = (pid_t)strtol(buf, &end, 10);
+	if (end == buf)
+		return -1;
+	p = rp + 2;
+	e->state = *p;
+	if (e->state == '\0' || p[1] != ' ')
+		return -1;
+	p += 2;
+	/* Fields 4..17: ppid pgrp session tty_nr tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime cutime cstime. */
+	for (i = 0; i < 14; i++) {
+		errno = 0;
+		f[i] = strtoll(p, &end, 10);
+		if (end == p || errno != 0)
+			return -1;
+		p = end;
+	}
+	e->ppid = (pid_t)f[0];
+	e->ticks = f[10] + f[11] + f[12] + f[13];
+	return 0;
+}
+
+static int
+procs_read_one(pid_t pid, struct procs_entry *e)
+{
+	char path[64], buf[1024];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	fp = fopen(path, "re");
+	if (fp == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	if (n == 0)
+		return -1;
+	buf[n] = '\0';
+	return procs_parse_stat(buf, e);
+}
+
+/* Snapshot of every process.  Processes that vanish while we read are
+ * simply skipped. */
+static int
+procs_table_read(struct procs_table *t)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	t->v = NULL;
+	t->n = t->cap = 0;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		struct procs_entry e;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end != '\0' || pid <= 0)
+			continue;
+		if (procs_read_one((pid_t)pid, &e) != 0)
+			continue;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 256;
+			struct procs_entry *v = realloc(t->v, cap * sizeof *v);
+
+			if (v == NULL) {
+				closedir(d);
+				free(t->v);
+				t->v = NULL;
+				return -1;
+			}
+			t->v = v;
+			t->cap = cap;
+		}
+		t->v[t->n++] = e;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Mark root's descendants in mark[] (root itself marked 1 too).  The table
+ * is small (hundreds), so repeated passes until nothing changes are fine. */
+static void
+procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
+{
+	bool changed = true;
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++)
+		mark[i] = t->v[i].pid == root;
+	while (changed) {
+		changed = false;
+		for (i = 0; i < t->n; i++) {
+			if (mark[i])
+				continue;
+			for (j = 0; j < t->n; j++) {
+				if (mark[j] && t->v[j].pid == t->v[i].ppid) {
+					mark[i] = 1;
+					changed = true;
+					break;
+				}
+			}
+		}
+	}
+}
+
+long long
+procs_tree_ticks(pid_t root)
+{
+	struct procs_table t;
+	unsigned char *mark;
+	long long sum = 0;
+	bool found = false;
+	size_t i;
+
+	if (procs_table_read(&t) != 0)
+		return -1;
+	mark = calloc(t.n ? t.n : 1, 1);
+	if (mark == NULL) {
+		free(t.v);
+		return -1;
+	}
+	procs_table_mark(&t, root, mark);
+	/* Zombies count too: their time is not yet in anyone's cutime.  A
+	 * child's cutime is what it reaped, so counting utime+stime+cutime+
+	 * cstime over the tree stays continuous when a member exits and is
+	 * reaped inside the tree (its time moves into its reaper's cutime). */
+	for (i = 0; i < t.n; i++) {
+		if (!mark[i])
+			continue;
+		if (t.v[i].pid == root)
+			found = true;
+		sum += t.v[i].ticks;
+	}
+	free(mark);
+	free(t.v);
+	return found ? sum : -1;
+}
+
+size_t
+procs_descendants(pid_t root, pid_t *pids, size_t max)
+{
+	struct procs_table t;
+	unsigned char *mark;
+	size_t i, n = 0;
+
+	if (procs_table_read(&t) != 0)
+		return 0;
+	mark = calloc(t.n ? t.n : 1, 1);
+	if (mark == NULL) {
+		free(t.v);
+		return 0;
+	}
+	procs_table_mark(&t, root, mark);
+	for (i = 0; i < t.n && n < max; i++) {
+		if (mark[i] && t.v[i].pid != root && t.v[i].state != 'Z' &&
+		    t.v[i].state != 'X')
+			pids[n++] = t.v[i].pid;
+	}
+	free(mark);
+	free(t.v);
+	return n;
+}
+
+bool
+procs_alive(pid_t pid)
+{
+	struct procs_entry e;
+
+	if (pid <= 0 || procs_read_one(pid, &e) != 0)
+		return false;
+	return e.state != 'Z' && e.state != 'X';
+}
+
+static double
+procs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+procs_nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Reap every exited child of ours in the group; zombies still count as group
+ * members for kill(-pgid, 0), so waiting for ESRCH needs this. */
+static void
+procs_reap_group(pid_t pgid)
+{
+	while (waitpid(-pgid, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Whether the group still has a member that is not a zombie we cannot reap
+ * (a zombie whose parent is someone else still answers kill(-pgid, 0)). */
+static bool
+procs_group_alive(pid_t pgid)
+{
+	procs_reap_group(pgid);
+	return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+void
+procs_end_group(pid_t pgid, double grace_s)
+{
+	double deadline;
+
+	if (pgid <= 1)
+		return;
+	if (kill(-pgid, SIGTERM) != 0 && errno == ESRCH) {
+		procs_reap_group(pgid);
+		return;
+	}
+	/* Not the leg's timing path: polling with short naps is fine here. */
+	deadline = procs_now() + grace_s;
+	while (procs_group_alive(pgid) && procs_now() < deadline)
+		procs_nap_ms(10);
+	procs_kill_group(pgid);
+}
+
+void
+procs_kill_group(pid_t pgid)
+{
+	double deadline;
+
+	if (pgid <= 1)
+		return;
+	if (kill(-pgid, SIGKILL) != 0 && errno == ESRCH) {
+		procs_reap_group(pgid);
+		return;
+	}
+	/* SIGKILL is delivered asynchronously; give the members a moment to
+	 * die so the ones that are our children can be reaped now. */
+	deadline = procs_now() + 2.0;
+	while (procs_group_alive(pgid) && procs_now() < deadline)
+		procs_nap_ms(5);
+	procs_reap_group(pgid);
+}
+
+static bool
+procs_kept(pid_t pid, const pid_t *keep, size_t nkeep)
+{
+	size_t i;
+
+	for (i = 0; i < nkeep; i++)
+		if (keep[i] == pid)
+			return true;
+	return false;
+}
+
+/* Reap our zombie children found through /proc, skipping the kept ones;
+ * used once waitid keeps reporting a kept pid first. */
+static void
+procs_reap_scan(const pid_t *keep, size_t nkeep)
+{
+	struct procs_table t;
+	pid_t self = getpid();
+	size_t i;
+
+	if (procs_table_read(&t) != 0)
+		return;
+	for (i = 0; i < t.n; i++) {
+		if (t.v[i].ppid == self && t.v[i].state == 'Z' &&
+		    !procs_kept(t.v[i].pid, keep, nkeep))
+			(void)waitpid(t.v[i].pid, NULL, WNOHANG);
+	}
+	free(t.v);
+}
+
+void
+procs_reap_orphans(const pid_t *keep, size_t nkeep)
+{
+	for (;;) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid == 0)
+			return;
+		if (procs_kept(si.si_pid, keep, nkeep)) {
+			procs_reap_scan(keep, nkeep);
+			return;
+		}
+		if (waitpid(si.si_pid, NULL, WNOHANG) <= 0)
+			return;
+	}
+}

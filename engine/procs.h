@@ -10,8 +10,11 @@
  * servers are reparented to us and can be reaped and ended. */
 void procs_become_subreaper(void);
 
-/* Summed utime+stime, in clock ticks, of root and all its live descendants
- * (walking /proc/PID/stat ppid links).  -1 on failure. */
+/* Summed utime+stime+cutime+cstime, in clock ticks, of root and all its
+ * descendants, zombies included (walking /proc/PID/stat ppid links).  The
+ * cutime terms keep the sum continuous when a member exits and is reaped
+ * inside the tree: its time moves into its reaper's cutime.  -1 when root
+ * is gone or /proc cannot be read. */
 long long procs_tree_ticks(pid_t root);
 
 /* Collect the pids of root's live descendants (not root itself) into pids
