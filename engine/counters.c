@@ -1,1 +1,470 @@
-/* counters: not written yet */
+/* Perf counters for one leg.  Both backends live here because they share
+ * everything but the open, the read and the close: the event table, the
+ * paranoid fallback and the multiplexing arithmetic. */
+#include "config.h"
+
+#include "counters.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if HAVE_LIBPERF
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#endif
+
+struct counters_event_def {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+#define HW(n, c) { n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c }
+#define SW(n, c) { n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c }
+/* perf(1)'s names, so a round file reads like a perf stat command line. */
+static const struct counters_event_def counters_defs[] = {
+	HW("cycles", CPU_CYCLES),
+	HW("instructions", INSTRUCTIONS),
+	HW("branches", BRANCH_INSTRUCTIONS),
+	HW("branch-misses", BRANCH_MISSES),
+	HW("cache-references", CACHE_REFERENCES),
+	HW("cache-misses", CACHE_MISSES),
+	HW("ref-cycles", REF_CPU_CYCLES),
+	HW("bus-cycles", BUS_CYCLES),
+	HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND),
+	SW("task-clock", TASK_CLOCK),
+	SW("cpu-clock", CPU_CLOCK),
+	SW("page-faults", PAGE_FAULTS),
+	SW("minor-faults", PAGE_FAULTS_MIN),
+	SW("major-faults", PAGE_FAULTS_MAJ),
+	SW("context-switches", CONTEXT_SWITCHES),
+	SW("cpu-migrations", CPU_MIGRATIONS),
+	SW("alignment-faults", ALIGNMENT_FAULTS),
+	SW("emulation-faults", EMULATION_FAULTS),
+};
+#undef HW
+#undef SW
+#define COUNTERS_NDEFS (sizeof(counters_defs) / sizeof(counters_defs[0]))
+
+struct counters_event {
+	const struct counters_event_def *def; /* NULL: unknown name */
+	char *name;
+	int err;          /* errno of the failed open, 0 when opened */
+	bool open;
+	bool counted;     /* read gave a value */
+	bool multiplexed;
+	uint64_t value;   /* scaled */
+	int fd;           /* raw backend */
+#if HAVE_LIBPERF
+	struct perf_evsel *evsel;
+#endif
+};
+
+struct counters {
+	int n;
+	struct counters_event *ev;
+	bool user_only;
+#if HAVE_LIBPERF
+	struct perf_thread_map *threads;
+#endif
+};
+
+const char *
+counters_backend(void)
+{
+#if HAVE_LIBPERF
+	return "libperf";
+#else
+	return "perf_event_open";
+#endif
+}
+
+static const struct counters_event_def *
+counters_lookup(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < COUNTERS_NDEFS; i++)
+		if (strcmp(counters_defs[i].name, name) == 0)
+			return &counters_defs[i];
+	return NULL;
+}
+
+bool
+counters_known(const char *name)
+{
+	return counters_lookup(name) != NULL;
+}
+
+const char *const *
+counters_names(void)
+{
+	static const char *names[COUNTERS_NDEFS + 1];
+
+	/* Filled on every call: idempotent, so concurrent callers race only
+	 * to store the same pointers. */
+	for (size_t i = 0; i < COUNTERS_NDEFS; i++)
+		names[i] = counters_defs[i].name;
+	names[COUNTERS_NDEFS] = NULL;
+	return names;
+}
+
+struct counters *
+counters_create(const char *const *names, int n)
+{
+	struct counters *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	if (n < 0)
+		n = 0;
+	c->n = n;
+	c->ev = calloc(n > 0 ? (size_t)n : 1, sizeof(*c->ev));
+	if (c->ev == NULL)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		struct counters_event *e = &c->ev[i];
+
+		e->fd = -1;
+		e->name = strdup(names[i] != NULL ? names[i] : "");
+		if (e->name == NULL)
+			goto fail;
+		e->def = counters_lookup(names[i]);
+		/* An unknown name is the caller's bug (spec validates names);
+		 * keep it as an event that never opens rather than failing. */
+		if (e->def == NULL)
+			e->err = EINVAL;
+	}
+	return c;
+fail:
+	counters_destroy(c);
+	return NULL;
+}
+
+static void
+counters_attr(struct perf_event_attr *attr, const struct counters_event_def *d,
+    bool user_only)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = d->type;
+	attr->config = d->config;
+	attr->disabled = 1;
+	attr->enable_on_exec = 1; /* nothing of the harness before exec */
+	attr->inherit = 1;        /* the leg's children count too */
+	attr->exclude_hv = 1;
+	attr->exclude_kernel = user_only ? 1 : 0;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+/* Scale a raw count for the share of time the event was on the PMU.
+ * false when it never ran although enabled: no honest value exists. */
+static bool
+counters_scale(struct counters_event *e, uint64_t val, uint64_t ena,
+    uint64_t run)
+{
+	e->multiplexed = run < ena;
+	if (run == 0) {
+		e->value = 0;
+		/* ena == 0: the leg ended before exec enabled it. */
+		return ena == 0;
+	}
+	if (run < ena)
+		e->value = (uint64_t)((double)val * ((double)ena / (double)run));
+	else
+		e->value = val;
+	return true;
+}
+
+#if HAVE_LIBPERF
+
+static int
+counters_libperf_print(enum libperf_print_level level, const char *fmt,
+    va_list ap)
+{
+	/* libperf's debug output would land on the console; the errno of
+	 * each open is what the caller reports. */
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static pthread_once_t counters_libperf_once = PTHREAD_ONCE_INIT;
+
+static void
+counters_libperf_init(void)
+{
+	libperf_init(counters_libperf_print);
+}
+
+/* libperf opens without PERF_FLAG_FD_CLOEXEC and does not hand out its fds,
+ * so mark every perf fd of ours close-on-exec: none may reach a child. */
+static void
+counters_cloexec_perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[64], link[64];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		int fd, flags;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		fd = atoi(de->d_name);
+		if (fd == dirfd(d))
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags < 0 || (flags & FD_CLOEXEC))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]") == 0)
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+	closedir(d);
+}
+
+static int
+counters_open_one(struct counters *c, struct counters_event *e, pid_t pid)
+{
+	struct perf_event_attr attr;
+	int rc;
+
+	(void)pid;
+	counters_attr(&attr, e->def, c->user_only);
+	e->evsel = perf_evsel__new(&attr);
+	if (e->evsel == NULL)
+		return ENOMEM;
+	rc = perf_evsel__open(e->evsel, NULL, c->threads);
+	if (rc < 0) {
+		perf_evsel__delete(e->evsel);
+		e->evsel = NULL;
+		return -rc;
+	}
+	return 0;
+}
+
+static void
+counters_close_one(struct counters_event *e)
+{
+	if (e->evsel == NULL)
+		return;
+	perf_evsel__close(e->evsel);
+	perf_evsel__delete(e->evsel);
+	e->evsel = NULL;
+}
+
+static bool
+counters_read_one(struct counters_event *e)
+{
+	struct perf_counts_values v;
+
+	if (e->evsel == NULL)
+		return false;
+	memset(&v, 0, sizeof(v));
+	if (perf_evsel__read(e->evsel, 0, 0, &v) < 0)
+		return false;
+	return counters_scale(e, v.val, v.ena, v.run);
+}
+
+#else /* raw perf_event_open(2) */
+
+static int
+counters_open_one(struct counters *c, struct counters_event *e, pid_t pid)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	counters_attr(&attr, e->def, c->user_only);
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	e->fd = (int)fd;
+	return 0;
+}
+
+static void
+counters_close_one(struct counters_event *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+}
+
+static bool
+counters_read_one(struct counters_event *e)
+{
+	uint64_t buf[3]; /* value, time_enabled, time_running */
+	ssize_t n;
+
+	if (e->fd < 0)
+		return false;
+	do
+		n = read(e->fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(buf))
+		return false;
+	return counters_scale(e, buf[0], buf[1], buf[2]);
+}
+
+#endif
+
+static void
+counters_close_all(struct counters *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		counters_close_one(&c->ev[i]);
+		c->ev[i].open = false;
+	}
+}
+
+void
+counters_open(struct counters *c, pid_t pid)
+{
+	if (c == NULL)
+		return;
+#if HAVE_LIBPERF
+	pthread_once(&counters_libperf_once, counters_libperf_init);
+	if (c->threads == NULL)
+		c->threads = perf_thread_map__new_array(1, &pid);
+	else
+		perf_thread_map__set_pid(c->threads, 0, pid);
+	if (c->threads == NULL) {
+		for (int i = 0; i < c->n; i++)
+			if (c->ev[i].def != NULL)
+				c->ev[i].err = ENOMEM;
+		return;
+	}
+#endif
+	/* A set may be reused leg after leg: forget the last leg's values. */
+	for (int i = 0; i < c->n; i++) {
+		c->ev[i].counted = false;
+		c->ev[i].multiplexed = false;
+		c->ev[i].value = 0;
+	}
+again:
+	for (int i = 0; i < c->n; i++) {
+		struct counters_event *e = &c->ev[i];
+		int err;
+
+		if (e->def == NULL || e->open)
+			continue;
+		err = counters_open_one(c, e, pid);
+		if (err == EACCES && !c->user_only) {
+			/* perf_event_paranoid forbids kernel counting to a
+			 * non-root user: count user space only, and every
+			 * event alike so that they stay comparable. */
+			c->user_only = true;
+			counters_close_all(c);
+			goto again;
+		}
+		e->err = err;
+		e->open = err == 0;
+	}
+#if HAVE_LIBPERF
+	counters_cloexec_perf_fds();
+#endif
+}
+
+void
+counters_read_close(struct counters *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < c->n; i++) {
+		struct counters_event *e = &c->ev[i];
+
+		/* Never read an event that did not open: libperf would
+		 * dereference its missing fd array. */
+		if (e->open)
+			e->counted = counters_read_one(e);
+		counters_close_one(e);
+		e->open = false;
+	}
+}
+
+int
+counters_count(const struct counters *c)
+{
+	return c != NULL ? c->n : 0;
+}
+
+const char *
+counters_name(const struct counters *c, int i)
+{
+	if (c == NULL || i < 0 || i >= c->n)
+		return NULL;
+	return c->ev[i].name;
+}
+
+bool
+counters_value(const struct counters *c, int i, uint64_t *value)
+{
+	if (c == NULL || i < 0 || i >= c->n || !c->ev[i].counted)
+		return false;
+	if (value != NULL)
+		*value = c->ev[i].value;
+	return true;
+}
+
+int
+counters_errno(const struct counters *c, int i)
+{
+	if (c == NULL || i < 0 || i >= c->n)
+		return EINVAL;
+	return c->ev[i].err;
+}
+
+bool
+counters_multiplexed(const struct counters *c, int i)
+{
+	if (c == NULL || i < 0 || i >= c->n)
+		return false;
+	return c->ev[i].multiplexed;
+}
+
+bool
+counters_user_only(const struct counters *c)
+{
+	return c != NULL && c->user_only;
+}
+
+void
+counters_destroy(struct counters *c)
+{
+	if (c == NULL)
+		return;
+	if (c->ev != NULL) {
+		counters_close_all(c);
+		for (int i = 0; i < c->n; i++)
+			free(c->ev[i].name);
+		free(c->ev);
+	}
+#if HAVE_LIBPERF
+	if (c->threads != NULL)
+		perf_thread_map__put(c->threads);
+#endif
+	free(c);
+}
