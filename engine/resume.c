@@ -1,1 +1,478 @@
-/* resume: not written yet */
+/* Reading a round folder back, for resume and `seal --partial`.
+ *
+ * The log is the truth: a leg is done when it has a leg line whose status is
+ * not "aborted", whatever happened around it.  A torn last line (a crash in
+ * the middle of a write) is cut off the file before anything appends to it,
+ * so the next line starts on a line boundary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "logread.h"
+#include "resume.h"
+#include "seal.h"
+
+/* A process that a killed benchtui may have left behind. */
+struct resume_proc {
+	pid_t pid;
+	double started;  /* epoch seconds of the leg_start/server line */
+	char key[160];   /* "cell\x1farm\x1frep" for legs, "cell" for servers */
+	bool server;
+	bool open;       /* no end line seen yet */
+};
+
+struct resume_state {
+	char *dir;
+	json_t *events;     /* every event, in order */
+	json_t *round_ev;   /* borrowed from events */
+	json_t *env;        /* the env event, or environment.json */
+	char *workdir;
+	char **done;        /* sorted keys of counted legs */
+	size_t ndone, capdone;
+	struct resume_proc *procs;
+	size_t nprocs, capprocs;
+	size_t torn_bytes;
+	bool completed;
+	bool sealed;
+	double round_started;
+};
+
+static double
+resume_ts(const json_t *ev)
+{
+	const char *ts = json_string_value(json_object_get(ev, "ts"));
+	struct tm tm = { 0 };
+	int ms = 0;
+
+	if (ts == NULL || sscanf(ts, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year,
+	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+	    &ms) < 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (double)timegm(&tm) + ms / 1000.0;
+}
+
+/* "cell\x1farm\x1frep": the identity of a leg.  -1 when a field is missing. */
+static int
+resume_leg_key(const json_t *ev, char *key, size_t len)
+{
+	const char *cell = json_string_value(json_object_get(ev, "cell"));
+	const char *arm = json_string_value(json_object_get(ev, "arm"));
+	json_t *rep = json_object_get(ev, "rep");
+
+	if (cell == NULL || arm == NULL || !json_is_integer(rep))
+		return -1;
+	if (snprintf(key, len, "%s\x1f%s\x1f%lld", cell, arm,
+	    (long long)json_integer_value(rep)) >= (int)len)
+		return -1;
+	return 0;
+}
+
+static int
+resume_add_done(struct resume_state *rs, const char *key)
+{
+	for (size_t i = 0; i < rs->ndone; i++)
+		if (strcmp(rs->done[i], key) == 0)
+			return 0;
+	if (rs->ndone == rs->capdone) {
+		size_t cap = rs->capdone ? rs->capdone * 2 : 64;
+		char **d = realloc(rs->done, cap * sizeof *d);
+		if (d == NULL)
+			return -1;
+		rs->done = d;
+		rs->capdone = cap;
+	}
+	if ((rs->done[rs->ndone] = strdup(key)) == NULL)
+		return -1;
+	rs->ndone++;
+	return 0;
+}
+
+static struct resume_proc *
+resume_add_proc(struct resume_state *rs)
+{
+	if (rs->nprocs == rs->capprocs) {
+		size_t cap = rs->capprocs ? rs->capprocs * 2 : 16;
+		struct resume_proc *p = realloc(rs->procs, cap * sizeof *p);
+		if (p == NULL)
+			return NULL;
+		rs->procs = p;
+		rs->capprocs = cap;
+	}
+	memset(&rs->procs[rs->nprocs], 0, sizeof rs->procs[0]);
+	return &rs->procs[rs->nprocs++];
+}
+
+/* Close every open process entry with this key (its end line arrived). */
+static void
+resume_close_procs(struct resume_state *rs, const char *key, bool server)
+{
+	for (size_t i = 0; i < rs->nprocs; i++)
+		if (rs->procs[i].server == server &&
+		    strcmp(rs->procs[i].key, key) == 0)
+			rs->procs[i].open = false;
+}
+
+static int
+resume_on_event(json_t *ev, size_t lineno, void *arg)
+{
+	struct resume_state *rs = arg;
+	const char *t = json_string_value(json_object_get(ev, "t"));
+	char key[160];
+
+	(void)lineno;
+	if (json_array_append(rs->events, ev) != 0)
+		return -1;
+	if (t == NULL)
+		return 0;
+	if (strcmp(t, "round") == 0) {
+		if (rs->round_ev == NULL) {
+			rs->round_ev = ev;
+			rs->round_started = resume_ts(ev);
+		}
+	} else if (strcmp(t, "env") == 0) {
+		if (rs->env == NULL)
+			rs->env = json_incref(ev);
+	} else if (strcmp(t, "leg") == 0) {
+		const char *status = json_string_value(json_object_get(ev, "status"));
+		if (resume_leg_key(ev, key, sizeof key) != 0)
+			return 0;
+		resume_close_procs(rs, key, false);
+		/* A legacy row has no status: it was counted when written. */
+		if (status == NULL || strcmp(status, "aborted") != 0)
+			if (resume_add_done(rs, key) != 0)
+				return -1;
+	} else if (strcmp(t, "leg_start") == 0) {
+		json_t *pid = json_object_get(ev, "pid");
+		struct resume_proc *p;
+		if (resume_leg_key(ev, key, sizeof key) != 0 || !json_is_integer(pid))
+			return 0;
+		if ((p = resume_add_proc(rs)) == NULL)
+			return -1;
+		p->pid = (pid_t)json_integer_value(pid);
+		p->started = resume_ts(ev);
+		snprintf(p->key, sizeof p->key, "%s", key);
+		p->open = true;
+	} else if (strcmp(t, "server") == 0) {
+		const char *cell = json_string_value(json_object_get(ev, "cell"));
+		const char *state = json_string_value(json_object_get(ev, "state"));
+		json_t *pid = json_object_get(ev, "pid");
+		if (cell == NULL || state == NULL)
+			return 0;
+		if (strcmp(state, "stopped") == 0 || strcmp(state, "died") == 0) {
+			resume_close_procs(rs, cell, true);
+		} else if (strcmp(state, "starting") == 0 && json_is_integer(pid)) {
+			struct resume_proc *p = resume_add_proc(rs);
+			if (p == NULL)
+				return -1;
+			p->pid = (pid_t)json_integer_value(pid);
+			p->started = resume_ts(ev);
+			snprintf(p->key, sizeof p->key, "%s", cell);
+			p->server = true;
+			p->open = true;
+		}
+	} else if (strcmp(t, "done") == 0) {
+		rs->completed = true;
+	} else if (strcmp(t, "seal") == 0) {
+		rs->sealed = true;
+	}
+	return 0;
+}
+
+/* The folder's environment.json, or NULL. */
+static json_t *
+resume_load_envfile(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/environment.json", dir);
+	return json_load_file(path, 0, NULL);
+}
+
+/* Cut DIR/log.jsonl back to good bytes, durably. */
+static int
+resume_cut(const char *path, long long good, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open to cut its torn last line: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, (off_t)good) != 0 || fsync(fd) != 0) {
+		snprintf(err, errlen, "%s: cannot cut its torn last line: %s",
+		    path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+resume_load(const char *dir, struct resume_state **out, char *err,
+    size_t errlen)
+{
+	struct resume_state *rs;
+	struct logread_info info = { 0 };
+	char path[4096];
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	snprintf(path, sizeof path, "%s/round.json", dir);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a round folder: %s", dir,
+		    errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (access(path, R_OK) != 0) {
+		snprintf(err, errlen, "%s: not a round folder (round.json: %s)",
+		    dir, strerror(errno));
+		return -1;
+	}
+	if ((rs = calloc(1, sizeof *rs)) == NULL ||
+	    (rs->dir = strdup(dir)) == NULL ||
+	    (rs->events = json_array()) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		goto fail;
+	}
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	rc = logread_file(path, resume_on_event, rs, &info, err, errlen);
+	if (rc != 0) {
+		if (rc > 0 || err[0] == '\0')
+			snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	if (rs->round_ev == NULL) {
+		snprintf(err, errlen, "%s: no \"round\" event; not a benchtui round "
+		    "log", path);
+		goto fail;
+	}
+	if (info.torn) {
+		if (stat(path, &st) != 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (resume_cut(path, info.good_bytes, err, errlen) != 0)
+			goto fail;
+		rs->torn_bytes = (size_t)(st.st_size - info.good_bytes);
+	}
+
+	/* The env event may be only a pointer to environment.json. */
+	if (rs->env == NULL || json_object_get(rs->env, "host") == NULL) {
+		json_t *file = resume_load_envfile(dir);
+		if (file != NULL) {
+			json_decref(rs->env);
+			rs->env = file;
+		}
+	}
+	const char *wd = json_string_value(json_object_get(rs->round_ev,
+	    "workdir"));
+	if (wd == NULL && rs->env != NULL) {
+		wd = json_string_value(json_object_get(rs->env, "workdir"));
+		if (wd == NULL)
+			wd = json_string_value(json_object_get(json_object_get(rs->env,
+			    "settings"), "workdir"));
+	}
+	if (wd != NULL && (rs->workdir = strdup(wd)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		goto fail;
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	if (access(path, F_OK) == 0)
+		rs->sealed = true;
+	*out = rs;
+	return 0;
+fail:
+	resume_destroy(rs);
+	return -1;
+}
+
+const char *
+resume_spec_sha256(const struct resume_state *rs)
+{
+	return json_string_value(json_object_get(rs->round_ev, "spec_sha256"));
+}
+
+const char *
+resume_workdir(const struct resume_state *rs)
+{
+	return rs->workdir;
+}
+
+const json_t *
+resume_recorded_env(const struct resume_state *rs)
+{
+	return rs->env;
+}
+
+bool
+resume_leg_done(const struct resume_state *rs, const char *cell,
+    const char *arm, int rep)
+{
+	char key[160];
+
+	snprintf(key, sizeof key, "%s\x1f%s\x1f%d", cell, arm, rep);
+	for (size_t i = 0; i < rs->ndone; i++)
+		if (strcmp(rs->done[i], key) == 0)
+			return true;
+	return false;
+}
+
+size_t
+resume_legs_done(const struct resume_state *rs)
+{
+	return rs->ndone;
+}
+
+size_t
+resume_torn_bytes(const struct resume_state *rs)
+{
+	return rs->torn_bytes;
+}
+
+bool
+resume_completed(const struct resume_state *rs)
+{
+	return rs->completed;
+}
+
+bool
+resume_sealed(const struct resume_state *rs)
+{
+	return rs->sealed;
+}
+
+/* When pid started, in epoch seconds, from /proc/PID/stat's starttime and
+ * /proc/stat's btime.  -1 when it cannot be read (gone). */
+static double
+resume_proc_started(pid_t pid)
+{
+	static long long btime = -1;
+	char path[64], buf[1024];
+	unsigned long long start = 0;
+	FILE *f;
+	char *p;
+	size_t n;
+
+	if (btime < 0) {
+		char line[256];
+		if ((f = fopen("/proc/stat", "r")) == NULL)
+			return -1;
+		while (fgets(line, sizeof line, f) != NULL)
+			if (sscanf(line, "btime %lld", &btime) == 1)
+				break;
+		fclose(f);
+		if (btime < 0)
+			return -1;
+	}
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields start after the last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	p += 2;
+	/* state is field 3; starttime is field 22, i.e. 19 fields after state. */
+	for (int field = 3; field < 22; field++) {
+		if ((p = strchr(p, ' ')) == NULL)
+			return -1;
+		p++;
+	}
+	if (p[0] == 'Z')
+		return -1;
+	start = strtoull(p, NULL, 10);
+	return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+static bool
+resume_zombie_or_gone(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+	char *p;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return true;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+int
+resume_end_stale(const struct resume_state *rs)
+{
+	int ended = 0;
+
+	for (size_t i = 0; i < rs->nprocs; i++) {
+		const struct resume_proc *p = &rs->procs[i];
+		double started;
+		bool leader;
+
+		if (!p->open || p->pid <= 1 || p->pid == getpid())
+			continue;
+		if (resume_zombie_or_gone(p->pid))
+			continue;
+		/* Pid reuse: the process must have started around the moment its
+		 * line was logged (it forks just before; btime has 1 s steps). */
+		started = resume_proc_started(p->pid);
+		if (started < 0 || (p->started > 0 &&
+		    (started < p->started - 30 || started > p->started + 2)))
+			continue;
+		leader = getpgid(p->pid) == p->pid;
+		if (!leader && !p->server)
+			continue; /* legs lead their group; this is someone else */
+		if (kill(leader ? -p->pid : p->pid, SIGKILL) != 0)
+			continue;
+		ended++;
+		/* Not our child: wait (briefly) until it is gone or a zombie of
+		 * its new parent, so a restarted server finds its port free. */
+		for (int k = 0; k < 100 && !resume_zombie_or_gone(p->pid); k++)
+			usleep(10000);
+	}
+	return ended;
+}
+
+void
+resume_replay(const struct resume_state *rs,
+    void (*fn)(const json_t *ev, void *arg), void *arg)
+{
+	size_t i;
+	json_t *ev;
+
+	json_array_foreach(rs->events, i, ev)
+		fn(ev, arg);
+}
+
+void
+resume_destroy(struct resume_state *rs)
+{
+	if (rs == NULL)
+		return;
+	for (size_t i = 0; i < rs->ndone; i++)
+		free(rs->done[i]);
+	free(rs->done);
+	free(rs->procs);
+	free(rs->workdir);
+	json_decref(rs->env);
+	json_decref(rs->events);
+	free(rs->dir);
+	free(rs);
+}

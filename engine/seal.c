@@ -1,1 +1,673 @@
-/* seal: not written yet */
+/* The seal: SHA256SUMS over a round folder, an optional Ed25519 signature,
+ * and verify.
+ *
+ * Decisions (documented in benchtui(1), section LIFECYCLE):
+ * - The seal covers every regular file under DIR, recursively, except
+ *   SHA256SUMS and SHA256SUMS.sig themselves.  Anything else (a symlink, a
+ *   fifo) makes seal_write refuse: a seal that skipped it would claim more
+ *   than it checks.
+ * - A file name holding a newline or a backslash is refused rather than
+ *   escaped: round folders only ever hold names benchtui made from
+ *   [A-Za-z0-9_-] names, so such a file is foreign and the user should look
+ *   at it before sealing.  verify still reports such names (escaped as \n
+ *   and \\) when they show up as added.
+ * - Files are made read-only (a-w); directories stay writable, so `rm -r`
+ *   works without a chmod and nothing pretends a read-only folder is a
+ *   protection (root ignores it anyway: verify is the protection).
+ * - SHA256SUMS.sig is written before SHA256SUMS is renamed into place, so
+ *   a SHA256SUMS that exists always belongs to a finished seal. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+
+#include "digest.h"
+#include "seal.h"
+
+#define SEAL_TMP ".SHA256SUMS.tmp"
+#define SEAL_SIG_TMP ".SHA256SUMS.sig.tmp"
+#define ED25519_SIG_LEN 64
+
+struct seal_list {
+	char **paths;   /* relative to DIR, sorted */
+	size_t n, cap;
+	char *bad;      /* first path that is not a regular file, or NULL */
+};
+
+static void
+seal_list_free(struct seal_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	free(l->bad);
+	memset(l, 0, sizeof *l);
+}
+
+static int
+seal_list_add(struct seal_list *l, const char *rel)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **p = realloc(l->paths, cap * sizeof *p);
+		if (p == NULL)
+			return -1;
+		l->paths = p;
+		l->cap = cap;
+	}
+	if ((l->paths[l->n] = strdup(rel)) == NULL)
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static bool
+seal_is_own(const char *rel)
+{
+	return strcmp(rel, SEAL_SUMS) == 0 || strcmp(rel, SEAL_SIG) == 0;
+}
+
+/* Walk DIR/rel (rel "" for the top) adding regular files.  Non-regular
+ * entries are added too (so verify reports them as added) and the first is
+ * remembered in l->bad (so seal_write can refuse). */
+static int
+seal_walk(const char *dir, const char *rel, struct seal_list *l,
+    char *err, size_t errlen)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *de;
+	int rc = -1;
+
+	snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+	if ((d = opendir(path)) == NULL) {
+		snprintf(err, errlen, "%s: cannot list: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		char sub[4096], full[8192];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "",
+		    de->d_name) >= (int)sizeof sub) {
+			snprintf(err, errlen, "%s/%s: path too long", path, de->d_name);
+			goto out;
+		}
+		if (*rel == '\0' && (seal_is_own(sub) || strcmp(sub, SEAL_TMP) == 0 ||
+		    strcmp(sub, SEAL_SIG_TMP) == 0))
+			continue;
+		snprintf(full, sizeof full, "%s/%s", dir, sub);
+		if (lstat(full, &st) != 0) {
+			snprintf(err, errlen, "%s: %s", full, strerror(errno));
+			goto out;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (seal_walk(dir, sub, l, err, errlen) != 0)
+				goto out;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) && l->bad == NULL)
+			l->bad = strdup(sub);
+		if (seal_list_add(l, sub) != 0) {
+			snprintf(err, errlen, "%s: out of memory", full);
+			goto out;
+		}
+	}
+	if (errno != 0) {
+		snprintf(err, errlen, "%s: cannot list: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	closedir(d);
+	return rc;
+}
+
+static int
+seal_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+seal_list_dir(const char *dir, struct seal_list *l, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	if (seal_walk(dir, "", l, err, errlen) != 0) {
+		seal_list_free(l);
+		return -1;
+	}
+	if (l->n > 1)
+		qsort(l->paths, l->n, sizeof *l->paths, seal_cmp);
+	return 0;
+}
+
+/* Write buf to DIR/tmp, fsync, rename to DIR/name, fsync DIR. */
+static int
+seal_write_atomic(const char *dir, const char *tmp, const char *name,
+    const void *buf, size_t len, char *err, size_t errlen)
+{
+	char tpath[4096], path[4096];
+	const char *p = buf;
+	size_t left = len;
+	int fd, dfd;
+
+	snprintf(tpath, sizeof tpath, "%s/%s", dir, tmp);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", tpath, strerror(errno));
+		return -1;
+	}
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: write failed: %s", tpath,
+			    strerror(errno));
+			goto fail;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		snprintf(err, errlen, "%s: fsync failed: %s", tpath, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	if (rename(tpath, path) != 0) {
+		snprintf(err, errlen, "%s: cannot rename to %s: %s", tpath, name,
+		    strerror(errno));
+		unlink(tpath);
+		return -1;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	close(fd);
+	unlink(tpath);
+	return -1;
+}
+
+/* Never prompt for a passphrase: benchtui may own the terminal. */
+static int
+seal_no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf;
+	(void)size;
+	(void)rwflag;
+	(void)u;
+	return -1;
+}
+
+static int
+seal_sign(const char *key_path, const void *msg, size_t len,
+    unsigned char sig[ED25519_SIG_LEN], char *err, size_t errlen)
+{
+	EVP_PKEY *pk = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	FILE *f;
+	size_t siglen = ED25519_SIG_LEN;
+	int rc = -1;
+
+	if ((f = fopen(key_path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: cannot open signing key: %s", key_path,
+		    strerror(errno));
+		return -1;
+	}
+	pk = PEM_read_PrivateKey(f, NULL, seal_no_passphrase, NULL);
+	fclose(f);
+	if (pk == NULL) {
+		snprintf(err, errlen, "%s: not a readable PEM private key "
+		    "(an unencrypted Ed25519 key from "
+		    "`openssl genpkey -algorithm ed25519` is expected)", key_path);
+		goto out;
+	}
+	if (EVP_PKEY_get_id(pk) != EVP_PKEY_ED25519) {
+		snprintf(err, errlen, "%s: the key is %s, not Ed25519; only Ed25519 "
+		    "keys can sign a seal", key_path,
+		    OBJ_nid2sn(EVP_PKEY_get_id(pk)));
+		goto out;
+	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, pk) != 1 ||
+	    EVP_DigestSign(ctx, sig, &siglen, msg, len) != 1 ||
+	    siglen != ED25519_SIG_LEN) {
+		snprintf(err, errlen, "%s: signing failed", key_path);
+		goto out;
+	}
+	rc = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(pk);
+	return rc;
+}
+
+/* 1 good, 0 bad, -1 with err when the key cannot be used. */
+static int
+seal_check_sig(const char *pub_path, const void *msg, size_t len,
+    const unsigned char *sig, size_t siglen, char *err, size_t errlen)
+{
+	EVP_PKEY *pk = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	FILE *f;
+	int rc = -1;
+
+	if ((f = fopen(pub_path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: cannot open public key: %s", pub_path,
+		    strerror(errno));
+		return -1;
+	}
+	pk = PEM_read_PUBKEY(f, NULL, seal_no_passphrase, NULL);
+	fclose(f);
+	if (pk == NULL) {
+		snprintf(err, errlen, "%s: not a PEM public key (make one with "
+		    "`openssl pkey -in KEY.pem -pubout`)", pub_path);
+		goto out;
+	}
+	if (EVP_PKEY_get_id(pk) != EVP_PKEY_ED25519) {
+		snprintf(err, errlen, "%s: the key is %s, not Ed25519", pub_path,
+		    OBJ_nid2sn(EVP_PKEY_get_id(pk)));
+		goto out;
+	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pk) != 1) {
+		snprintf(err, errlen, "%s: cannot set up verification", pub_path);
+		goto out;
+	}
+	rc = EVP_DigestVerify(ctx, sig, siglen, msg, len) == 1 ? 1 : 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(pk);
+	return rc;
+}
+
+/* Append to a growing buffer. */
+struct seal_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int
+seal_buf_add(struct seal_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (p == NULL)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n + 1);
+	b->len += n;
+	return 0;
+}
+
+static void
+seal_make_readonly(const char *dir, const struct seal_list *l)
+{
+	const char *own[] = { SEAL_SUMS, SEAL_SIG };
+	char path[8192];
+	struct stat st;
+
+	for (size_t i = 0; i < l->n + 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir,
+		    i < l->n ? l->paths[i] : own[i - l->n]);
+		if (stat(path, &st) == 0)
+			chmod(path, st.st_mode & ~(mode_t)0222 & 07777);
+	}
+}
+
+int
+seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
+    char *err, size_t errlen)
+{
+	struct seal_list l;
+	struct seal_buf b = { 0 };
+	char path[8192], hex[DIGEST_HEX_LEN];
+	unsigned char sig[ED25519_SIG_LEN];
+	struct stat st;
+	int rc = -1;
+
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	if (lstat(path, &st) == 0) {
+		snprintf(err, errlen, "%s: the folder is already sealed", path);
+		return -1;
+	}
+	/* Left over from a seal that crashed half way. */
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_TMP);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG_TMP);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
+	unlink(path);
+
+	if (seal_list_dir(dir, &l, err, errlen) != 0)
+		return -1;
+	if (l.bad != NULL) {
+		snprintf(err, errlen, "%s/%s: not a regular file; the seal covers "
+		    "regular files only, so remove it or seal by hand", dir, l.bad);
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		if (strpbrk(l.paths[i], "\n\\") != NULL) {
+			snprintf(err, errlen, "%s: a file name with a newline or a "
+			    "backslash cannot be sealed; rename or remove it", dir);
+			goto out;
+		}
+		snprintf(path, sizeof path, "%s/%s", dir, l.paths[i]);
+		if (digest_file(path, hex) != 0) {
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+			    strerror(errno));
+			goto out;
+		}
+		if (seal_buf_add(&b, hex) != 0 || seal_buf_add(&b, "  ") != 0 ||
+		    seal_buf_add(&b, l.paths[i]) != 0 || seal_buf_add(&b, "\n") != 0) {
+			snprintf(err, errlen, "%s: out of memory", dir);
+			goto out;
+		}
+	}
+	if (b.p == NULL && seal_buf_add(&b, "") != 0) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		goto out;
+	}
+	if (sign_key != NULL) {
+		if (seal_sign(sign_key, b.p, b.len, sig, err, errlen) != 0)
+			goto out;
+		if (seal_write_atomic(dir, SEAL_SIG_TMP, SEAL_SIG, sig, sizeof sig,
+		    err, errlen) != 0)
+			goto out;
+	}
+	if (seal_write_atomic(dir, SEAL_TMP, SEAL_SUMS, b.p, b.len, err,
+	    errlen) != 0)
+		goto out;
+	digest_buf(b.p, b.len, hex);
+	if (sums_sha256 != NULL)
+		memcpy(sums_sha256, hex, DIGEST_HEX_LEN);
+	seal_make_readonly(dir, &l);
+	rc = 0;
+out:
+	free(b.p);
+	seal_list_free(&l);
+	return rc;
+}
+
+/* Print a path for verify's output: newline and backslash escaped, the way
+ * sha256sum escapes them, so one report line is one file. */
+static void
+seal_print(FILE *out, const char *what, const char *rel)
+{
+	fprintf(out, "%s: ", what);
+	for (const char *p = rel; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\\')
+			fputs("\\\\", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
+}
+
+struct seal_entry {
+	char *path;
+	char hex[DIGEST_HEX_LEN];
+};
+
+static int
+seal_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct seal_entry *)a)->path,
+	    ((const struct seal_entry *)b)->path);
+}
+
+/* A path in SHA256SUMS must stay inside DIR: relative, no empty, "." or
+ * ".." component. */
+static bool
+seal_path_safe(const char *rel)
+{
+	const char *p = rel;
+
+	if (*rel == '/')
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (p[n] == '\0')
+			return true;
+		p += n + 1;
+	}
+}
+
+/* Parse SHA256SUMS text into entries.  Accepts sha256sum's "HEX  path" and
+ * "HEX *path" and its "\" escaped lines. */
+static int
+seal_parse_sums(const char *path, char *text, struct seal_entry **out,
+    size_t *nout, char *err, size_t errlen)
+{
+	struct seal_entry *e = NULL;
+	size_t n = 0, cap = 0, lineno = 0;
+	char *line = text, *nl;
+
+	for (; *line; line = nl + 1) {
+		bool esc = false;
+		char *name;
+
+		lineno++;
+		if ((nl = strchr(line, '\n')) == NULL) {
+			snprintf(err, errlen, "%s:%zu: line does not end in a newline",
+			    path, lineno);
+			goto fail;
+		}
+		*nl = '\0';
+		if (*line == '\\') {
+			esc = true;
+			line++;
+		}
+		if (strlen(line) < 67 || strspn(line, "0123456789abcdefABCDEF") != 64 ||
+		    line[64] != ' ' || (line[65] != ' ' && line[65] != '*')) {
+			snprintf(err, errlen, "%s:%zu: not a \"SHA256  PATH\" line",
+			    path, lineno);
+			goto fail;
+		}
+		name = line + 66;
+		if (esc) {
+			char *w = name;
+			for (char *r = name; *r; r++) {
+				if (*r == '\\' && r[1] == 'n') {
+					*w++ = '\n';
+					r++;
+				} else if (*r == '\\' && r[1] == '\\') {
+					*w++ = '\\';
+					r++;
+				} else {
+					*w++ = *r;
+				}
+			}
+			*w = '\0';
+		}
+		if (!seal_path_safe(name)) {
+			snprintf(err, errlen, "%s:%zu: path \"%s\" leaves the folder",
+			    path, lineno, name);
+			goto fail;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct seal_entry *ne = realloc(e, cap * sizeof *e);
+			if (ne == NULL) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto fail;
+			}
+			e = ne;
+		}
+		e[n].path = name;
+		for (int i = 0; i < 64; i++)
+			e[n].hex[i] = (char)(line[i] | 0x20); /* lower case */
+		e[n].hex[64] = '\0';
+		n++;
+	}
+	if (n > 1)
+		qsort(e, n, sizeof *e, seal_entry_cmp);
+	*out = e;
+	*nout = n;
+	return 0;
+fail:
+	free(e);
+	return -1;
+}
+
+static char *
+seal_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			char *nb = realloc(buf, cap);
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+		free(buf);
+		fclose(f);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int
+seal_verify(const char *dir, const char *pubkey, FILE *out,
+    char *err, size_t errlen)
+{
+	struct seal_list l = { 0 };
+	struct seal_entry *e = NULL;
+	size_t ne = 0, textlen = 0, siglen = 0;
+	char path[8192], hex[DIGEST_HEX_LEN];
+	char *text = NULL, *copy = NULL, *sig = NULL;
+	bool bad = false;
+	int rc = 2;
+
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	if ((text = seal_slurp(path, &textlen)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, errno == ENOENT ?
+		    "no seal (the round is not sealed)" : strerror(errno));
+		goto out;
+	}
+	if (memchr(text, '\0', textlen) != NULL) {
+		snprintf(err, errlen, "%s: holds a NUL byte; not a checksum file",
+		    path);
+		goto out;
+	}
+	if ((copy = strdup(text)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	if (seal_parse_sums(path, copy, &e, &ne, err, errlen) != 0)
+		goto out;
+	if (seal_list_dir(dir, &l, err, errlen) != 0)
+		goto out;
+
+	/* Merge the two sorted lists, so the report is in path order. */
+	size_t i = 0, j = 0;
+	while (i < ne || j < l.n) {
+		int c = i >= ne ? 1 : j >= l.n ? -1 : strcmp(e[i].path, l.paths[j]);
+		if (c > 0) {
+			seal_print(out, "added", l.paths[j++]);
+			bad = true;
+			continue;
+		}
+		if (c < 0) {
+			seal_print(out, "missing", e[i++].path);
+			bad = true;
+			continue;
+		}
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, e[i].path);
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			seal_print(out, "changed", e[i].path); /* now a symlink, fifo */
+			bad = true;
+		} else if (digest_file(path, hex) != 0) {
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+			    strerror(errno));
+			rc = 2;
+			goto out;
+		} else if (strcmp(hex, e[i].hex) != 0) {
+			seal_print(out, "changed", e[i].path);
+			bad = true;
+		}
+		i++;
+		j++;
+	}
+
+	if (pubkey != NULL) {
+		snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
+		if ((sig = seal_slurp(path, &siglen)) == NULL) {
+			if (errno != ENOENT) {
+				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+				goto out;
+			}
+			fputs("signature: missing\n", out);
+			bad = true;
+		} else {
+			int ok = seal_check_sig(pubkey, text, textlen,
+			    (unsigned char *)sig, siglen, err, errlen);
+			if (ok < 0)
+				goto out;
+			if (ok == 0) {
+				fputs("signature: bad\n", out);
+				bad = true;
+			}
+		}
+	}
+	fflush(out);
+	rc = bad ? 4 : 0;
+out:
+	free(sig);
+	free(e);
+	free(copy);
+	free(text);
+	seal_list_free(&l);
+	return rc;
+}
