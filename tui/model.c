@@ -1,1 +1,523 @@
-/* model: not written yet */
+/* model: the reducer from events to what the console shows.  No curses, no
+ * I/O: the same events always build the same model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "event.h"
+#include "model.h"
+#include "spec.h"
+#include "tally.h"
+
+static void
+copy_name(char dst[MODEL_NAME], const char *src)
+{
+	snprintf(dst, MODEL_NAME, "%s", src ? src : "");
+}
+
+static const char *
+get_str(const json_t *ev, const char *key)
+{
+	const json_t *v = json_object_get(ev, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* A number, or NAN when missing or null. */
+static double
+get_num(const json_t *ev, const char *key)
+{
+	const json_t *v = json_object_get(ev, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int
+get_int(const json_t *ev, const char *key, int dflt)
+{
+	const json_t *v = json_object_get(ev, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) :
+	    json_is_real(v) ? (int)json_real_value(v) : dflt;
+}
+
+double
+model_parse_ts(const char *ts)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, n = 0;
+	double s;
+
+	if (!ts || sscanf(ts, "%d-%d-%dT%d:%d:%lf%n", &y, &mo, &d, &h, &mi, &s,
+	    &n) != 6)
+		return 0;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	return (double)timegm(&tm) + s;
+}
+
+void
+model_init(struct model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->quiet_threshold = NAN;
+	m->quiet_now = NAN;
+	m->tally = tally_create();
+	m->report_stale = true;
+}
+
+void
+model_finish(struct model *m)
+{
+	for (size_t i = 0; i < m->nlegs; i++) {
+		json_decref(m->legs[i].ev);
+		json_decref(m->legs[i].start);
+	}
+	free(m->legs);
+	free(m->dir);
+	free(m->cur_out);
+	json_decref(m->cur_start);
+	free(m->cells);
+	free(m->arms);
+	free(m->grid);
+	tally_destroy(m->tally);
+	json_decref(m->report);
+	memset(m, 0, sizeof *m);
+}
+
+/* Resize the plan grid, keeping what it holds. */
+static int
+grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
+{
+	unsigned char *g;
+
+	if (ncells == 0 || narms == 0 || reps <= 0) {
+		m->reps = reps;
+		return 0;
+	}
+	g = calloc(ncells * narms * (size_t)reps, 1);
+	if (!g)
+		return -1;
+	if (m->grid)
+		for (size_t c = 0; c < m->ncells && c < ncells; c++)
+			for (size_t a = 0; a < m->narms && a < narms; a++)
+				for (int r = 0; r < m->reps && r < reps; r++)
+					g[(c * narms + a) * (size_t)reps + (size_t)r] =
+					    m->grid[(c * m->narms + a) * (size_t)m->reps + (size_t)r];
+	free(m->grid);
+	m->grid = g;
+	m->reps = reps;
+	return 0;
+}
+
+static int
+name_index(char (*names)[MODEL_NAME], size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+add_name(char (**names)[MODEL_NAME], size_t *n, const char *name)
+{
+	char (*p)[MODEL_NAME] = realloc(*names, (*n + 1) * sizeof **names);
+
+	if (!p)
+		return -1;
+	*names = p;
+	copy_name(p[*n], name);
+	return (int)(*n)++;
+}
+
+/* The grid slot of a leg, growing the plan when it is not fixed; NULL for a
+ * leg outside a fixed plan. */
+static unsigned char *
+grid_slot(struct model *m, const char *cell, const char *arm, int rep)
+{
+	int c, a;
+
+	if (!cell || !arm || rep < 1)
+		return NULL;
+	c = name_index(m->cells, m->ncells, cell);
+	a = name_index(m->arms, m->narms, arm);
+	if (!m->plan_fixed) {
+		size_t oc = m->ncells, oa = m->narms;
+		int oreps = m->reps;
+		unsigned char *old = m->grid;
+
+		if ((c < 0 && (c = add_name(&m->cells, &m->ncells, cell)) < 0) ||
+		    (a < 0 && (a = add_name(&m->arms, &m->narms, arm)) < 0))
+			return NULL;
+		if (oc != m->ncells || oa != m->narms || rep > oreps) {
+			/* grid_resize reads the old dimensions from m. */
+			size_t nc = m->ncells, na = m->narms;
+			m->ncells = oc;
+			m->narms = oa;
+			if (!old)
+				m->reps = 0;
+			if (grid_resize(m, nc, na, rep > oreps ? rep : oreps) < 0)
+				return NULL;
+			m->ncells = nc;
+			m->narms = na;
+		}
+	}
+	if (c < 0 || a < 0 || rep > m->reps || !m->grid)
+		return NULL;
+	return &m->grid[((size_t)c * m->narms + (size_t)a) * (size_t)m->reps +
+	    (size_t)(rep - 1)];
+}
+
+enum model_cell_state
+model_grid_at(const struct model *m, size_t cell, size_t arm, int rep)
+{
+	if (!m->grid || cell >= m->ncells || arm >= m->narms || rep < 1 ||
+	    rep > m->reps)
+		return MODEL_PENDING;
+	return m->grid[(cell * m->narms + arm) * (size_t)m->reps +
+	    (size_t)(rep - 1)];
+}
+
+void
+model_set_spec(struct model *m, const struct spec *s)
+{
+	free(m->cells);
+	free(m->arms);
+	free(m->grid);
+	m->cells = NULL;
+	m->arms = NULL;
+	m->grid = NULL;
+	m->ncells = m->narms = 0;
+	m->reps = 0;
+	for (size_t i = 0; i < s->ncells; i++)
+		add_name(&m->cells, &m->ncells, s->cells[i].name);
+	for (size_t i = 0; i < s->narms; i++)
+		add_name(&m->arms, &m->narms, s->arms[i].name);
+	grid_resize(m, m->ncells, m->narms, s->reps);
+	m->plan_fixed = true;
+	m->legs_total = m->ncells * m->narms * (size_t)s->reps;
+	tally_set_spec(m->tally, s);
+	if (!m->name[0])
+		copy_name(m->name, s->name);
+	m->report_stale = true;
+	m->gen++;
+}
+
+static void
+clear_current(struct model *m)
+{
+	m->cur_active = false;
+	free(m->cur_out);
+	m->cur_out = NULL;
+	json_decref(m->cur_start);
+	m->cur_start = NULL;
+}
+
+static void
+feed_round(struct model *m, const json_t *ev, double ts)
+{
+	const char *dir = get_str(ev, "dir");
+	const json_t *total = json_object_get(ev, "legs_total");
+
+	copy_name(m->name, get_str(ev, "name"));
+	if (dir) {
+		free(m->dir);
+		m->dir = strdup(dir);
+	}
+	if (json_is_integer(total) && json_integer_value(total) > 0)
+		m->legs_total = (size_t)json_integer_value(total);
+	if (m->start_ts == 0)
+		m->start_ts = ts;
+	m->state = MODEL_RUNNING;
+}
+
+static void
+feed_quiet(struct model *m, const json_t *ev, double ts)
+{
+	const json_t *ok = json_object_get(ev, "ok");
+	double thr = get_num(ev, "threshold");
+	size_t drop = 0;
+
+	m->quiet_seen = true;
+	m->quiet_now = get_num(ev, "foreign");
+	if (!isnan(thr))
+		m->quiet_threshold = thr;
+	m->quiet_ok = json_is_boolean(ok) ? json_is_true(ok) :
+	    !(m->quiet_now > m->quiet_threshold);
+	if (!m->quiet_ok && m->gate_wait_since == 0)
+		m->gate_wait_since = ts;
+	else if (m->quiet_ok)
+		m->gate_wait_since = 0;
+
+	/* Keep the last minute, and never more than the ring holds. */
+	while (drop < m->nquiet && m->quiet[drop].ts < ts - MODEL_QUIET_SPAN)
+		drop++;
+	if (m->nquiet - drop == MODEL_QUIET_MAX)
+		drop++;
+	if (drop) {
+		memmove(m->quiet, m->quiet + drop,
+		    (m->nquiet - drop) * sizeof m->quiet[0]);
+		m->nquiet -= drop;
+	}
+	m->quiet[m->nquiet++] = (struct model_quiet){ ts, m->quiet_now,
+	    m->quiet_ok };
+}
+
+static void
+feed_leg_start(struct model *m, const json_t *ev, double ts)
+{
+	const char *out = get_str(ev, "out");
+	unsigned char *slot;
+
+	clear_current(m);
+	m->cur_active = true;
+	copy_name(m->cur_cell, get_str(ev, "cell"));
+	copy_name(m->cur_arm, get_str(ev, "arm"));
+	m->cur_rep = get_int(ev, "rep", 0);
+	m->cur_seq = get_int(ev, "seq", 0);
+	m->cur_pid = get_int(ev, "pid", 0);
+	m->cur_start_ts = ts;
+	m->cur_out = out ? strdup(out) : NULL;
+	m->cur_start = json_incref((json_t *)ev);
+	m->gate_wait_since = 0;
+	if (m->state == MODEL_WAITING)
+		m->state = MODEL_RUNNING;
+	slot = grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
+	if (slot)
+		*slot = MODEL_RUN;
+}
+
+static int
+append_leg(struct model *m, struct model_leg *l)
+{
+	if (m->nlegs == m->legs_cap) {
+		size_t cap = m->legs_cap ? m->legs_cap * 2 : 64;
+		struct model_leg *p = realloc(m->legs, cap * sizeof *p);
+		if (!p)
+			return -1;
+		m->legs = p;
+		m->legs_cap = cap;
+	}
+	m->legs[m->nlegs++] = *l;
+	return 0;
+}
+
+static void
+feed_leg(struct model *m, const json_t *ev, double ts)
+{
+	struct model_leg l;
+	const char *status = get_str(ev, "status");
+	const json_t *rc = json_object_get(ev, "rc");
+	const json_t *noisy = json_object_get(ev, "noisy");
+	unsigned char *slot;
+	bool aborted, bad;
+
+	memset(&l, 0, sizeof l);
+	copy_name(l.cell, get_str(ev, "cell"));
+	copy_name(l.arm, get_str(ev, "arm"));
+	l.rep = get_int(ev, "rep", 0);
+	l.seq = get_int(ev, "seq", 0);
+	if (!status) /* a legacy row: its exit code says */
+		status = json_is_integer(rc) && json_integer_value(rc) == 0 ?
+		    "ok" : "failed";
+	snprintf(l.status, sizeof l.status, "%s", status);
+	l.has_rc = json_is_integer(rc);
+	l.rc = l.has_rc ? (int)json_integer_value(rc) : 0;
+	l.signal = get_int(ev, "signal", 0);
+	l.wall = get_num(ev, "wall");
+	l.cpu = get_num(ev, "cpu");
+	if (isnan(l.cpu))
+		l.cpu = get_num(ev, "utime") + get_num(ev, "stime");
+	l.cycles = get_num(ev, "cycles");
+	l.instructions = get_num(ev, "instructions");
+	l.maxrss_kb = get_num(ev, "maxrss_kb");
+	l.foreign = get_num(ev, "foreign");
+	l.noisy = json_is_true(noisy) ||
+	    (!isnan(l.foreign) && !isnan(m->quiet_threshold) &&
+	    l.foreign > m->quiet_threshold);
+	l.end_ts = ts;
+	l.ev = json_incref((json_t *)ev);
+	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
+	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
+		l.start = json_incref(m->cur_start);
+	if (append_leg(m, &l) < 0) {
+		json_decref(l.ev);
+		json_decref(l.start);
+		return;
+	}
+
+	aborted = strcmp(l.status, "aborted") == 0;
+	bad = !aborted && strcmp(l.status, "ok") != 0;
+	if (!aborted) {
+		m->legs_done++;
+		if (bad)
+			m->legs_failed++;
+		if (m->mark_ts > 0 && ts >= m->mark_ts)
+			m->busy_s += ts - m->mark_ts;
+		else if (!isnan(l.wall))
+			m->busy_s += l.wall;
+	}
+	m->mark_ts = ts;
+	slot = grid_slot(m, l.cell, l.arm, l.rep);
+	if (slot)
+		*slot = aborted ? MODEL_PENDING : bad ? MODEL_BAD : MODEL_DONE;
+	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
+	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
+		clear_current(m);
+	tally_feed(m->tally, ev);
+	m->report_stale = true;
+}
+
+void
+model_feed(struct model *m, const json_t *ev)
+{
+	const char *t = event_type(ev);
+	double ts = model_parse_ts(get_str(ev, "ts"));
+
+	if (!t)
+		return;
+	if (ts > m->last_ts)
+		m->last_ts = ts;
+	if (strcmp(t, "round") == 0) {
+		feed_round(m, ev, ts);
+		m->mark_ts = ts;
+	} else if (strcmp(t, "quiet") == 0)
+		feed_quiet(m, ev, ts);
+	else if (strcmp(t, "leg_start") == 0)
+		feed_leg_start(m, ev, ts);
+	else if (strcmp(t, "leg") == 0)
+		feed_leg(m, ev, ts);
+	else if (strcmp(t, "pause") == 0)
+		m->state = MODEL_PAUSED;
+	else if (strcmp(t, "resume") == 0) {
+		m->state = MODEL_RUNNING;
+		m->end_ts = 0;
+		m->mark_ts = ts;
+		m->abort_reason[0] = '\0';
+	} else if (strcmp(t, "abort") == 0) {
+		const char *why = get_str(ev, "reason");
+		m->state = MODEL_ABORTED;
+		m->end_ts = ts;
+		snprintf(m->abort_reason, sizeof m->abort_reason, "%s",
+		    why ? why : "");
+		clear_current(m);
+	} else if (strcmp(t, "done") == 0) {
+		m->state = MODEL_COMPLETE;
+		m->end_ts = ts;
+		clear_current(m);
+	} else if (strcmp(t, "seal") == 0) {
+		m->state = MODEL_SEALED;
+		if (m->end_ts == 0)
+			m->end_ts = ts;
+	} else if (strcmp(t, "warning") == 0) {
+		const char *msg = get_str(ev, "msg");
+		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
+	} else if (strcmp(t, "server") == 0) {
+		const char *cell = get_str(ev, "cell");
+		const char *st = get_str(ev, "state");
+		snprintf(m->server, sizeof m->server, "%s: %s",
+		    cell ? cell : "?", st ? st : "?");
+	} else
+		return;
+	m->gen++;
+}
+
+void
+model_set_aborting(struct model *m)
+{
+	if (m->state == MODEL_RUNNING || m->state == MODEL_PAUSED ||
+	    m->state == MODEL_WAITING) {
+		m->state = MODEL_ABORTING;
+		m->gen++;
+	}
+}
+
+void
+model_set_failed(struct model *m, const char *why)
+{
+	m->state = MODEL_FAILED;
+	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
+	clear_current(m);
+	m->gen++;
+}
+
+const json_t *
+model_ratios(struct model *m)
+{
+	if (m->report_stale || !m->report) {
+		json_decref(m->report);
+		m->report = tally_report(m->tally);
+		m->report_stale = false;
+	}
+	return m->report;
+}
+
+double
+model_elapsed(const struct model *m, double now)
+{
+	double end = m->end_ts > 0 ? m->end_ts : now;
+
+	if (m->start_ts == 0 || end < m->start_ts)
+		return 0;
+	return end - m->start_ts;
+}
+
+double
+model_eta(const struct model *m)
+{
+	if (m->legs_done == 0 || m->legs_total <= m->legs_done)
+		return m->legs_total && m->legs_total <= m->legs_done ? 0 : -1;
+	return m->busy_s / (double)m->legs_done *
+	    (double)(m->legs_total - m->legs_done);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double
+model_arm_median_wall(const struct model *m, const char *cell,
+    const char *arm)
+{
+	double *w, med = NAN;
+	size_t n = 0;
+
+	w = malloc((m->nlegs + 1) * sizeof *w);
+	if (!w)
+		return NAN;
+	for (size_t i = 0; i < m->nlegs; i++)
+		if (strcmp(m->legs[i].cell, cell) == 0 &&
+		    strcmp(m->legs[i].arm, arm) == 0 &&
+		    strcmp(m->legs[i].status, "ok") == 0 &&
+		    !isnan(m->legs[i].wall))
+			w[n++] = m->legs[i].wall;
+	if (n) {
+		qsort(w, n, sizeof *w, cmp_double);
+		med = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+	}
+	free(w);
+	return med;
+}
+
+const char *
+model_state_name(enum model_state s)
+{
+	switch (s) {
+	case MODEL_WAITING: return "waiting";
+	case MODEL_RUNNING: return "running";
+	case MODEL_PAUSED: return "paused";
+	case MODEL_ABORTING: return "aborting";
+	case MODEL_ABORTED: return "aborted";
+	case MODEL_COMPLETE: return "complete";
+	case MODEL_SEALED: return "sealed";
+	case MODEL_FAILED: return "failed";
+	}
+	return "?";
+}

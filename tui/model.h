@@ -1,0 +1,156 @@
+/* The console's model: a pure function of the events seen so far.
+ *
+ * model_feed is the reducer.  It does no I/O and knows nothing of curses, so
+ * a live round (events from the engine thread) and --replay (events from a
+ * log) build the same model, and tests check it without a terminal.  The
+ * renderer reads the struct directly; only model.c writes it. */
+#ifndef BENCHTUI_MODEL_H
+#define BENCHTUI_MODEL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct spec;
+struct tally;
+
+enum model_state {
+	MODEL_WAITING,   /* no round event yet */
+	MODEL_RUNNING,
+	MODEL_PAUSED,
+	MODEL_ABORTING,  /* the operator asked; the abort event is not in yet */
+	MODEL_ABORTED,
+	MODEL_COMPLETE,  /* done */
+	MODEL_SEALED,
+	MODEL_FAILED,    /* the engine stopped without done or abort */
+};
+
+/* A leg's place in the plan grid. */
+enum model_cell_state {
+	MODEL_PENDING,
+	MODEL_RUN,       /* leg_start seen, no leg line yet */
+	MODEL_DONE,      /* status ok */
+	MODEL_BAD,       /* failed or timed out */
+};
+
+#define MODEL_NAME 64
+#define MODEL_QUIET_MAX 256   /* quiet samples kept (the last 60 s of them) */
+#define MODEL_QUIET_SPAN 60.0 /* seconds of quiet history */
+
+struct model_leg {
+	char cell[MODEL_NAME], arm[MODEL_NAME];
+	int rep, seq;
+	char status[16];       /* ok, failed, timed_out, aborted */
+	bool has_rc;
+	int rc;
+	int signal;            /* 0 when none */
+	double wall, cpu;
+	double cycles, instructions; /* NAN when null (unsupported) */
+	double maxrss_kb;
+	double foreign;        /* NAN when absent */
+	bool noisy;            /* foreign above the threshold, or "noisy": true */
+	double end_ts;         /* seconds since the epoch */
+	json_t *ev;            /* the leg line itself (for the details view) */
+	json_t *start;         /* its leg_start event, or NULL */
+};
+
+struct model_quiet {
+	double ts, foreign;
+	bool ok;
+};
+
+struct model {
+	enum model_state state;
+	bool replay;           /* fed from a log: the header says "replay" */
+	char name[MODEL_NAME];
+	char *dir;             /* the round folder, or NULL */
+	char abort_reason[64];
+	char warning[160];     /* the last warning event */
+	char server[128];      /* "cell: state" of the last server event */
+
+	double start_ts;       /* the round event's ts (0 before it) */
+	double last_ts;        /* the latest ts fed */
+	double end_ts;         /* done/abort/seal: the clock stops (0 while on) */
+	double busy_s;         /* time spent on counted legs (for the ETA) */
+	double mark_ts;        /* where the next leg's share of busy_s starts */
+
+	size_t legs_total;     /* planned legs (0 when unknown) */
+	size_t legs_done;      /* legs with a final status (not aborted) */
+	size_t legs_failed;
+
+	/* The leg running now (valid when cur_active). */
+	bool cur_active;
+	char cur_cell[MODEL_NAME], cur_arm[MODEL_NAME];
+	int cur_rep, cur_seq;
+	long cur_pid;
+	double cur_start_ts;
+	char *cur_out;         /* output file relative to dir, or NULL */
+	json_t *cur_start;     /* its leg_start event */
+
+	/* Quiet box. */
+	struct model_quiet quiet[MODEL_QUIET_MAX];
+	size_t nquiet;         /* samples held, oldest first */
+	double quiet_now;      /* the latest sample's foreign cores */
+	double quiet_threshold;/* NAN until a sample says */
+	bool quiet_ok;
+	bool quiet_seen;
+	double gate_wait_since;/* ts of the first not-ok sample since the last
+	                        * leg, or 0 when the gate is not waiting */
+
+	/* Every leg line, in arrival order (the table shows them reversed). */
+	struct model_leg *legs;
+	size_t nlegs, legs_cap;
+
+	/* The plan: cells x arms x reps (from the spec, or grown from events). */
+	char (*cells)[MODEL_NAME];
+	size_t ncells;
+	char (*arms)[MODEL_NAME];
+	size_t narms;
+	int reps;
+	unsigned char *grid;   /* [cell][arm][rep-1]: enum model_cell_state */
+	bool plan_fixed;       /* from a spec: not grown by events */
+
+	struct tally *tally;
+	json_t *report;        /* tally_report, refreshed by model_ratios */
+	bool report_stale;
+	unsigned long gen;     /* bumped by every change (the renderer's dirty
+	                        * check) */
+};
+
+void model_init(struct model *m);
+void model_finish(struct model *m);
+
+/* Take the plan (cells, arms, reps) and the comparisons from a round file;
+ * without one the plan grows from the events and the tally compares with the
+ * first arm seen.  s is not kept. */
+void model_set_spec(struct model *m, const struct spec *s);
+
+/* The reducer: apply one event.  Unknown types are ignored. */
+void model_feed(struct model *m, const json_t *ev);
+
+/* The operator confirmed an abort: show "aborting" until the event. */
+void model_set_aborting(struct model *m);
+
+/* The engine thread returned without done or abort (a fatal error). */
+void model_set_failed(struct model *m, const char *why);
+
+/* The ratios: tally_report of the legs so far (borrowed; refreshed only
+ * when legs changed). */
+const json_t *model_ratios(struct model *m);
+
+/* Derived figures for the header and current leg; now is the clock the
+ * screen shows (wall clock live, the log's clock in replay). */
+double model_elapsed(const struct model *m, double now);
+double model_eta(const struct model *m); /* seconds, or -1 when unknown */
+/* The median wall of the current leg's cell and arm so far, or NAN. */
+double model_arm_median_wall(const struct model *m, const char *cell,
+    const char *arm);
+const char *model_state_name(enum model_state s);
+enum model_cell_state model_grid_at(const struct model *m, size_t cell,
+    size_t arm, int rep);
+
+/* Parse an event ts ("2026-11-29T15:04:05.123Z") into seconds since the
+ * epoch; 0 when malformed. */
+double model_parse_ts(const char *ts);
+
+#endif
