@@ -116,4 +116,12 @@ bool spec_name_valid(const char *name);
  * for bare names.  malloc'd absolute path, or NULL when not found. */
 char *spec_resolve_program(const char *prog, const char *workdir);
 
+/* The checks against this machine that spec_parse leaves out, so that a
+ * recorded round can still be read on another one: every cpu the round pins
+ * to is online, and every program it runs (bin, command[0], server.cmd[0],
+ * expanded for every cell and arm) is found as execvp would find it from the
+ * workdir.  `benchtui check` calls it; run should too, before the first leg.
+ * 0, or -1 with err ("FILE: PATH: what is wrong").  (Added by spec.) */
+int spec_check_host(const struct spec *s, char *err, size_t errlen);
+
 #endif

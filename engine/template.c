@@ -1,1 +1,259 @@
-/* template: not written yet */
+/* template: ${NAME} expansion.
+ *
+ * Syntax: "${NAME}" with NAME matching [A-Za-z_][A-Za-z0-9_]*; "$$" is a
+ * literal "$"; a "$" followed by anything else is kept as it is, because
+ * arguments such as awk's "$1" or a regex's "a$" must pass through a shell-free
+ * argv untouched.  An unterminated "${" is an error.
+ *
+ * A variable's value may use other variables.  The chain of names being
+ * expanded is kept, so a cycle is reported by name ("A -> B -> A") rather
+ * than by overflowing a depth counter; the depth limit stays as a backstop. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "template.h"
+
+#define TEMPLATE_DEPTH_MAX 16
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+struct walk {
+	const struct template_ctx *ctx;
+	bool check;          /* built-ins are defined, values unknown */
+	const char *stack[TEMPLATE_DEPTH_MAX];
+	int depth;
+	char *err;
+	size_t errlen;
+};
+
+static int
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (p == NULL)
+			return -1;
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+static void
+walk_error(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, w->errlen, fmt, ap);
+	va_end(ap);
+}
+
+bool
+template_name_valid(const char *name, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    c == '_';
+
+		if (!alpha && (i == 0 || c < '0' || c > '9'))
+			return false;
+	}
+	return true;
+}
+
+bool
+template_is_builtin(const char *name)
+{
+	static const char *const builtins[] = {
+		"BIN", "SCRATCH", "CELL", "ARM", "REP", "ROUND_DIR",
+	};
+
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (strcmp(name, builtins[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *
+kv_find(const struct spec_kv *kv, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[i].key, name) == 0)
+			return kv[i].val;
+	return NULL;
+}
+
+static int walk_string(struct walk *w, const char *s, struct buf *out);
+
+/* Append the value of name; 1 when name is a built-in that has no value in
+ * this context (reported by the caller), -1 on error. */
+static int
+walk_builtin(struct walk *w, const char *name, struct buf *out)
+{
+	const struct template_ctx *c = w->ctx;
+	const char *v = NULL;
+	char rep[16];
+
+	if (strcmp(name, "BIN") == 0)
+		v = c->bin;
+	else if (strcmp(name, "SCRATCH") == 0)
+		v = c->scratch;
+	else if (strcmp(name, "CELL") == 0)
+		v = c->cell ? c->cell->name : NULL;
+	else if (strcmp(name, "ARM") == 0)
+		v = c->arm;
+	else if (strcmp(name, "REP") == 0) {
+		if (c->rep > 0) {
+			snprintf(rep, sizeof rep, "%d", c->rep);
+			v = rep;
+		}
+	} else if (strcmp(name, "ROUND_DIR") == 0)
+		v = c->round_dir;
+	if (v == NULL) {
+		if (w->check)
+			return 0;
+		walk_error(w, "${%s} has no value here", name);
+		return -1;
+	}
+	return buf_add(out, v, strlen(v));
+}
+
+static int
+walk_var(struct walk *w, const char *name, struct buf *out)
+{
+	const struct template_ctx *c = w->ctx;
+	const char *v = NULL;
+	int rc;
+
+	if (c->cell != NULL)
+		v = kv_find(c->cell->vars, c->cell->nvars, name);
+	if (v == NULL && c->spec != NULL)
+		v = kv_find(c->spec->vars, c->spec->nvars, name);
+	if (v == NULL) {
+		if (template_is_builtin(name))
+			return walk_builtin(w, name, out);
+		walk_error(w, "unknown variable ${%s}", name);
+		return -1;
+	}
+
+	for (int i = 0; i < w->depth; i++) {
+		if (strcmp(w->stack[i], name) == 0) {
+			char chain[512];
+			size_t n = 0;
+
+			chain[0] = '\0';
+			for (int j = i; j < w->depth && n < sizeof chain; j++)
+				n += (size_t)snprintf(chain + n, sizeof chain - n,
+				    "%s -> ", w->stack[j]);
+			walk_error(w, "variable cycle: %s%s", chain, name);
+			return -1;
+		}
+	}
+	if (w->depth == TEMPLATE_DEPTH_MAX) {
+		walk_error(w, "variables nested deeper than %d at ${%s}",
+		    TEMPLATE_DEPTH_MAX, name);
+		return -1;
+	}
+	w->stack[w->depth++] = name;
+	rc = walk_string(w, v, out);
+	w->depth--;
+	return rc;
+}
+
+static int
+walk_string(struct walk *w, const char *s, struct buf *out)
+{
+	const char *p = s;
+
+	while (*p != '\0') {
+		const char *dollar = strchr(p, '$');
+		const char *end;
+		char name[128];
+		size_t n;
+
+		if (dollar == NULL)
+			return buf_add(out, p, strlen(p));
+		if (buf_add(out, p, (size_t)(dollar - p)) < 0)
+			return -1;
+		if (dollar[1] == '$') {
+			if (buf_add(out, "$", 1) < 0)
+				return -1;
+			p = dollar + 2;
+			continue;
+		}
+		if (dollar[1] != '{') {
+			if (buf_add(out, "$", 1) < 0)
+				return -1;
+			p = dollar + 1;
+			continue;
+		}
+		end = strchr(dollar + 2, '}');
+		if (end == NULL) {
+			walk_error(w, "unterminated \"${\" in \"%s\"", s);
+			return -1;
+		}
+		n = (size_t)(end - (dollar + 2));
+		if (!template_name_valid(dollar + 2, n) || n >= sizeof name) {
+			walk_error(w, "bad variable name \"%.*s\" in \"%s\" "
+			    "(names match [A-Za-z_][A-Za-z0-9_]*)",
+			    (int)(end - dollar + 1), dollar, s);
+			return -1;
+		}
+		memcpy(name, dollar + 2, n);
+		name[n] = '\0';
+		if (walk_var(w, name, out) < 0)
+			return -1;
+		p = end + 1;
+	}
+	return 0;
+}
+
+char *
+template_expand(const char *s, const struct template_ctx *ctx, char *err,
+    size_t errlen)
+{
+	struct walk w = { .ctx = ctx, .err = err, .errlen = errlen };
+	struct buf out = { 0 };
+
+	/* Overwritten by any error but running out of memory. */
+	snprintf(err, errlen, "out of memory");
+	if (buf_add(&out, "", 0) < 0 || walk_string(&w, s, &out) < 0) {
+		free(out.s);
+		return NULL;
+	}
+	return out.s;
+}
+
+int
+template_check(const char *s, const struct spec *spec,
+    const struct spec_cell *cell, char *err, size_t errlen)
+{
+	struct template_ctx ctx = { .spec = spec, .cell = cell };
+	struct walk w = { .ctx = &ctx, .check = true, .err = err,
+	    .errlen = errlen };
+	struct buf out = { 0 };
+	int rc;
+
+	snprintf(err, errlen, "out of memory");
+	rc = walk_string(&w, s, &out);
+	free(out.s);
+	return rc < 0 ? -1 : 0;
+}

@@ -7,6 +7,7 @@
 #ifndef BENCHTUI_TEMPLATE_H
 #define BENCHTUI_TEMPLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "spec.h"
@@ -30,5 +31,12 @@ char *template_expand(const char *s, const struct template_ctx *ctx,
  * are), without expanding.  0, or -1 with err naming the variable. */
 int template_check(const char *s, const struct spec *spec,
     const struct spec_cell *cell, char *err, size_t errlen);
+
+/* Whether name[0..len) is a variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool template_name_valid(const char *name, size_t len);
+
+/* Whether name is one of the built-ins (BIN, SCRATCH, CELL, ARM, REP,
+ * ROUND_DIR), which vars may not shadow. */
+bool template_is_builtin(const char *name);
 
 #endif

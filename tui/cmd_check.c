@@ -1,1 +1,187 @@
-/* cmd_check: not written yet */
+/* check: validate a round file and print its leg plan; run nothing.
+ *
+ * The output is line-oriented and stable (benchtui(1), CHECK) so scripts and
+ * tests can compare plans: a header of "KEY value" lines, then one
+ * "leg SEQ CELL REP ARM" line per leg in run order, the first leg of each
+ * (cell, arm) followed by the indented command it would exec. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "plan.h"
+#include "spec.h"
+#include "template.h"
+
+static const char check_usage[] = "usage: benchtui check ROUND.json\n";
+
+/* Quote an argument the way a shell would need it, only for the reader: the
+ * leg itself never passes through a shell. */
+static void
+print_arg(FILE *f, const char *a)
+{
+	const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./=:,@%+-";
+
+	if (a[0] != '\0' && strspn(a, safe) == strlen(a)) {
+		fputs(a, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *a != '\0'; a++) {
+		if (*a == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*a, f);
+	}
+	fputc('\'', f);
+}
+
+static void
+print_header(const struct spec *s, size_t nlegs)
+{
+	printf("round %s\n", s->name);
+	printf("file %s\n", s->path);
+	printf("sha256 %s\n", s->sha256);
+	printf("workdir %s\n", s->workdir);
+	printf("reps %d\n", s->reps);
+	for (size_t i = 0; i < s->narms; i++) {
+		const struct spec_arm *a = &s->arms[i];
+		const char *bin = spec_arm_bin(s, a);
+
+		printf("arm %s", a->name);
+		if (a->aa_of != NULL)
+			printf(" aa_of %s", a->aa_of);
+		else if (a->vs != NULL)
+			printf(" vs %s", a->vs);
+		else
+			printf(" baseline");
+		if (bin != NULL) {
+			printf(" bin ");
+			print_arg(stdout, bin);
+		}
+		for (size_t k = 0; k < a->nenv; k++) {
+			printf(" env %s=", a->env[k].key);
+			print_arg(stdout, a->env[k].val);
+		}
+		putchar('\n');
+	}
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct spec_cell *c = &s->cells[i];
+
+		printf("cell %s", c->name);
+		if (c->server != NULL) {
+			printf(" server port %d cmd", c->server->tcp_port);
+			for (size_t k = 0; k < c->server->ncmd; k++) {
+				putchar(' ');
+				print_arg(stdout, c->server->cmd[k]);
+			}
+		}
+		putchar('\n');
+	}
+	printf("legs %zu\n", nlegs);
+}
+
+/* The argv the first leg of (cell, arm) would exec.  ROUND_DIR is unknown
+ * until run picks the folder, so it prints as a placeholder. */
+static int
+print_command(const struct spec *s, const struct plan_leg *leg)
+{
+	const struct spec_arm *arm = &s->arms[leg->arm];
+	const char *bin = spec_arm_bin(s, arm);
+	struct template_ctx ctx = {
+		.spec = s, .cell = &s->cells[leg->cell], .arm = arm->name,
+		.rep = leg->rep, .round_dir = "<ROUND_DIR>",
+	};
+	char err[512], *xbin = NULL, *scratch = NULL;
+	int rc = -1;
+
+	if (bin != NULL && (xbin = template_expand(bin, &ctx, err,
+	    sizeof err)) == NULL)
+		goto out;
+	ctx.bin = xbin;
+	if (s->scratch != NULL) {
+		char *x = template_expand(s->scratch, &ctx, err, sizeof err);
+
+		if (x == NULL)
+			goto out;
+		if (x[0] == '/')
+			scratch = x;
+		else {
+			if (asprintf(&scratch, "%s/%s", s->workdir, x) < 0)
+				scratch = NULL;
+			free(x);
+			if (scratch == NULL)
+				goto out;
+		}
+	}
+	ctx.scratch = scratch;
+	printf("    exec");
+	for (size_t k = 0; k < s->ncommand; k++) {
+		char *a = template_expand(s->command[k], &ctx, err, sizeof err);
+
+		if (a == NULL) {
+			putchar('\n');
+			goto out;
+		}
+		putchar(' ');
+		print_arg(stdout, a);
+		free(a);
+	}
+	putchar('\n');
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "benchtui check: %s: %s\n", s->path, err);
+	free(xbin);
+	free(scratch);
+	return rc;
+}
+
+int
+cmd_check(int argc, char **argv)
+{
+	struct spec *s = NULL;
+	struct plan plan = { 0 };
+	unsigned char *shown = NULL;
+	char err[1024];
+	int rc = 2;
+
+	if (argc != 2)
+		return cmd_usage_error("check", check_usage, "%s",
+		    argc < 2 ? "no round file given" : "too many arguments");
+	if (argv[1][0] == '-' && argv[1][1] != '\0')
+		return cmd_usage_error("check", check_usage,
+		    "unknown option '%s'", argv[1]);
+
+	if (spec_load(argv[1], NULL, &s, err, sizeof err) < 0 ||
+	    spec_check_host(s, err, sizeof err) < 0) {
+		fprintf(stderr, "benchtui check: %s\n", err);
+		goto out;
+	}
+	if (plan_init(&plan, s) < 0 ||
+	    (shown = calloc(s->ncells * s->narms, 1)) == NULL) {
+		fprintf(stderr, "benchtui check: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	print_header(s, plan.n);
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct plan_leg *l = &plan.legs[i];
+		unsigned char *seen = &shown[l->cell * s->narms + l->arm];
+
+		printf("leg %zu %s %d %s\n", l->seq, s->cells[l->cell].name,
+		    l->rep, s->arms[l->arm].name);
+		if (!*seen) {
+			*seen = 1;
+			if (print_command(s, l) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(shown);
+	plan_finish(&plan);
+	spec_destroy(s);
+	return rc;
+}
