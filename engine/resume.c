@@ -228,6 +228,8 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	int rc;
 
 	*out = NULL;
+	err[0] = '\0';
+	errno = 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a round folder: %s", dir,

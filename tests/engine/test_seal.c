@@ -1,0 +1,331 @@
+/* seal_write and seal_verify on a temporary round-like folder: the
+ * SHA256SUMS format, read-only files, tamper detection (changed, missing,
+ * added), Ed25519 signing and its refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "digest.h"
+#include "seal.h"
+
+static char dir[256];
+
+static void
+put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *
+slurp(const char *rel, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	static char buf[65536];
+	size_t n;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/test-seal-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	char path[512];
+	snprintf(path, sizeof path, "%s/legs", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/servers", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put("round.json", "{\"name\": \"x\"}\n");
+	put("log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"done\"}\n");
+	put("legs/c-a-r1.out", "hello\n");
+	put("legs/c-b-r1.out", "");
+	put("servers/c.log", "listening\n");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* Run verify into a string. */
+static int
+verify(const char *pub, char *out, size_t outlen)
+{
+	char err[512] = "";
+	FILE *f;
+	int rc;
+
+	memset(out, 0, outlen);
+	f = fmemopen(out, outlen - 1, "w");
+
+	assert_non_null(f);
+	rc = seal_verify(dir, pub, f, err, sizeof err);
+	fclose(f);
+	if (rc == 2)
+		snprintf(out, outlen, "ERR %s", err);
+	return rc;
+}
+
+static void
+test_write_format(void **state)
+{
+	char err[512] = "", sums[65], hex[DIGEST_HEX_LEN], path[512];
+	size_t len;
+	char *text;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(seal_write(dir, NULL, sums, err, sizeof err), 0);
+	text = slurp(SEAL_SUMS, &len);
+	assert_non_null(text);
+	/* Sorted, relative, two spaces, every file but the seal itself. */
+	char expect[4096] = "";
+	const char *files[] = { "legs/c-a-r1.out", "legs/c-b-r1.out",
+		"log.jsonl", "round.json", "servers/c.log" };
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		assert_int_equal(digest_file(path, hex), 0);
+		strcat(expect, hex);
+		strcat(expect, "  ");
+		strcat(expect, files[i]);
+		strcat(expect, "\n");
+	}
+	assert_string_equal(text, expect);
+	digest_buf(text, len, hex);
+	assert_string_equal(sums, hex);
+	/* Files read-only, folders not. */
+	snprintf(path, sizeof path, "%s/legs/c-a-r1.out", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0222, 0);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0222, 0);
+	snprintf(path, sizeof path, "%s/legs", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_not_equal(st.st_mode & 0200, 0);
+	/* No temp file left behind; a second seal is refused. */
+	assert_null(slurp(".SHA256SUMS.tmp", NULL));
+	assert_int_equal(seal_write(dir, NULL, sums, err, sizeof err), -1);
+	assert_non_null(strstr(err, "already sealed"));
+	/* sha256sum -c agrees. */
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "cd %s && sha256sum --quiet -c SHA256SUMS", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+test_verify_tamper(void **state)
+{
+	char err[512] = "", out[4096], path[512];
+
+	(void)state;
+	assert_int_equal(verify(NULL, out, sizeof out), 2);
+	assert_non_null(strstr(out, "not sealed"));
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(verify(NULL, out, sizeof out), 0);
+	assert_string_equal(out, "");
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	chmod(path, 0644);
+	put("log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"dona\"}\n");
+	snprintf(path, sizeof path, "%s/legs/c-b-r1.out", dir);
+	assert_int_equal(unlink(path), 0);
+	put("legs/zz-new.out", "x");
+	assert_int_equal(verify(NULL, out, sizeof out), 4);
+	assert_string_equal(out,
+	    "missing: legs/c-b-r1.out\n"
+	    "added: legs/zz-new.out\n"
+	    "changed: log.jsonl\n");
+}
+
+static void
+test_verify_bad_sums(void **state)
+{
+	char out[4096];
+	const char *bad[] = {
+		"nothex  round.json\n",
+		"0000000000000000000000000000000000000000000000000000000000000000  ../etc/passwd\n",
+		"0000000000000000000000000000000000000000000000000000000000000000  /etc/passwd\n",
+		"0000000000000000000000000000000000000000000000000000000000000000  round.json",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+		unlink(path);
+		put(SEAL_SUMS, bad[i]);
+		assert_int_equal(verify(NULL, out, sizeof out), 2);
+		assert_non_null(strstr(out, "SHA256SUMS:1:"));
+	}
+}
+
+static void
+test_symlink_refused(void **state)
+{
+	char err[512] = "", path[512];
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/legs/link", dir);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "legs/link: not a regular file"));
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void
+write_key(EVP_PKEY *pk, const char *priv, const char *pub)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s.%s", dir, priv);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL), 1);
+	fclose(f);
+	snprintf(path, sizeof path, "%s.%s", dir, pub);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(PEM_write_PUBKEY(f, pk), 1);
+	fclose(f);
+}
+
+static void
+test_sign(void **state)
+{
+	char err[512] = "", out[4096], key[512], pub[512], key2[512], pub2[512];
+	EVP_PKEY *pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	EVP_PKEY *other = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	size_t len;
+	char *sig;
+
+	(void)state;
+	assert_non_null(pk);
+	write_key(pk, "key.pem", "pub.pem");
+	write_key(other, "key2.pem", "pub2.pem");
+	snprintf(key, sizeof key, "%s.key.pem", dir);
+	snprintf(pub, sizeof pub, "%s.pub.pem", dir);
+	snprintf(key2, sizeof key2, "%s.key2.pem", dir);
+	snprintf(pub2, sizeof pub2, "%s.pub2.pem", dir);
+
+	/* A public key cannot sign. */
+	assert_int_equal(seal_write(dir, pub, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "pub.pem"));
+	assert_int_equal(seal_write(dir, key, NULL, err, sizeof err), 0);
+	sig = slurp(SEAL_SIG, &len);
+	assert_non_null(sig);
+	assert_int_equal(len, 64);
+	assert_int_equal(verify(pub, out, sizeof out), 0);
+	assert_int_equal(verify(pub2, out, sizeof out), 4);
+	assert_string_equal(out, "signature: bad\n");
+	/* A private key is not a public key: bad input, not a mismatch. */
+	assert_int_equal(verify(key, out, sizeof out), 2);
+
+	/* Flip one byte of the signature. */
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	int c = fgetc(f);
+	fseek(f, 0, SEEK_SET);
+	fputc(c ^ 1, f);
+	fclose(f);
+	assert_int_equal(verify(pub, out, sizeof out), 4);
+	assert_string_equal(out, "signature: bad\n");
+	assert_int_equal(verify(NULL, out, sizeof out), 0);
+	/* Missing signature. */
+	unlink(path);
+	assert_int_equal(verify(pub, out, sizeof out), 4);
+	assert_string_equal(out, "signature: missing\n");
+
+	unlink(key);
+	unlink(pub);
+	unlink(key2);
+	unlink(pub2);
+	EVP_PKEY_free(pk);
+	EVP_PKEY_free(other);
+}
+
+static void
+test_sign_not_ed25519(void **state)
+{
+	char err[512] = "", key[512], path[512];
+	EVP_PKEY *pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+
+	(void)state;
+	assert_non_null(pk);
+	write_key(pk, "ec.pem", "ecpub.pem");
+	snprintf(key, sizeof key, "%s.ec.pem", dir);
+	assert_int_equal(seal_write(dir, key, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not Ed25519"));
+	/* Nothing half-written. */
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
+	assert_int_equal(access(path, F_OK), -1);
+	unlink(key);
+	snprintf(key, sizeof key, "%s.ecpub.pem", dir);
+	unlink(key);
+	EVP_PKEY_free(pk);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_write_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_tamper, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_bad_sums, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sign_not_ed25519, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
