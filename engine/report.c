@@ -1,1 +1,431 @@
-/* report: not written yet */
+/* Printing a report object (see report.h).
+ *
+ * Every format reads the same object tally_report built, so text, csv,
+ * markdown and the summary files can never disagree with --format json. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+#define REPORT_WIDTH 100
+#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(17))
+
+int
+report_format_parse(const char *name)
+{
+	static const char *const names[] = { "text", "json", "csv", "markdown" };
+
+	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A ratio in at most 7 characters; "n/a" for null. */
+static const char *
+report_ratio(char *buf, size_t len, const json_t *x)
+{
+	double v;
+
+	if (!json_is_number(x))
+		return "n/a";
+	v = json_number_value(x);
+	if (fabs(v) < 10)
+		snprintf(buf, len, "%.4f", v);
+	else if (fabs(v) < 10000)
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "%.2g", v);
+	return buf;
+}
+
+/* "[lo, hi]" of two ratios, or "n/a" when either is missing. */
+static const char *
+report_range(char *buf, size_t len, const json_t *lo, const json_t *hi)
+{
+	char a[32], b[32];
+
+	if (!json_is_number(lo) || !json_is_number(hi))
+		return "n/a";
+	snprintf(buf, len, "[%s, %s]", report_ratio(a, sizeof a, lo),
+	    report_ratio(b, sizeof b, hi));
+	return buf;
+}
+
+static const char *
+report_percent(char *buf, size_t len, const json_t *x)
+{
+	if (!json_is_number(x))
+		return "n/a";
+	snprintf(buf, len, "%.2f%%", 100.0 * json_number_value(x));
+	return buf;
+}
+
+/* Print text wrapped at REPORT_WIDTH, continuation lines indented by
+ * indent + 2. */
+static void
+report_wrap(FILE *out, int indent, const char *text)
+{
+	int col = 0, first = 1;
+	const char *p = text;
+
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (first) {
+			col = fprintf(out, "%*s%.*s", indent, "", (int)w, p);
+			first = 0;
+		} else if (col + 1 + (int)w > REPORT_WIDTH) {
+			col = fprintf(out, "\n%*s%.*s", indent + 2, "", (int)w,
+			    p) - 1;
+		} else
+			col += fprintf(out, " %.*s", (int)w, p);
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
+/* Truncate a name to width with '~' so columns stay aligned. */
+static const char *
+report_fit(char *buf, size_t len, const char *s, int width)
+{
+	if ((int)strlen(s) <= width)
+		return s;
+	snprintf(buf, len, "%.*s~", width - 1, s);
+	return buf;
+}
+
+static void
+report_text_cell(FILE *out, const char *cname, const json_t *cell)
+{
+	const json_t *floors = json_object_get(cell, "floor");
+	const json_t *legs = json_object_get(cell, "legs");
+	const json_t *arms = json_object_get(cell, "arms");
+	const char *metric, *aname;
+	const json_t *f, *arm;
+	char line[4096], buf[64];
+	size_t len;
+
+	fprintf(out, "cell %s\n", cname);
+	fprintf(out, "  legs: %lld counted, %lld failed, %lld timed out, "
+	    "%lld aborted lines\n",
+	    (long long)json_integer_value(json_object_get(legs, "counted")),
+	    (long long)json_integer_value(json_object_get(legs, "failed")),
+	    (long long)json_integer_value(json_object_get(legs, "timed_out")),
+	    (long long)json_integer_value(json_object_get(legs, "aborted_seen")));
+	len = (size_t)snprintf(line, sizeof line, "noise floor:");
+	json_object_foreach((json_t *)floors, metric, f)
+		if (len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    " %s %s", metric, report_percent(buf, sizeof buf, f));
+	report_wrap(out, 2, line);
+	json_object_foreach((json_t *)arms, aname, arm) {
+		const json_t *metrics = json_object_get(arm, "metrics"), *m;
+		char ipc[32];
+
+		fprintf(out, "  %s vs %s", aname,
+		    json_string_value(json_object_get(arm, "vs")));
+		if (json_is_string(json_object_get(arm, "aa_of")))
+			fputs(" (A/A)", out);
+		if (json_is_number(json_object_get(arm, "ipc"))) {
+			snprintf(ipc, sizeof ipc, "%.3f",
+			    json_number_value(json_object_get(arm, "ipc")));
+			fprintf(out, ", IPC %s", ipc);
+		}
+		fputc('\n', out);
+		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %5s  %s\n",
+		    "metric", "n", "median", "[min, max]", "geomean",
+		    "CI (>=95%)", "signal", "verdict");
+		json_object_foreach((json_t *)metrics, metric, m) {
+			const json_t *ci = json_object_get(m, "ci");
+			char nb[64], b1[32], b2[32], b3[64], b4[64], b5[32];
+			const json_t *sig = json_object_get(m, "signal");
+
+			if (json_is_number(sig))
+				snprintf(b5, sizeof b5, "%.1f",
+				    json_number_value(sig));
+			else
+				snprintf(b5, sizeof b5, "n/a");
+			fprintf(out,
+			    "    %-16s %4lld  %7s  %-18s  %7s  %-18s  %5s  %s\n",
+			    report_fit(nb, sizeof nb, metric, 16),
+			    (long long)json_integer_value(json_object_get(m, "n")),
+			    report_ratio(b1, sizeof b1, json_object_get(m, "median")),
+			    report_range(b3, sizeof b3, json_object_get(m, "min"),
+				json_object_get(m, "max")),
+			    report_ratio(b2, sizeof b2, json_object_get(m, "geomean")),
+			    report_range(b4, sizeof b4, json_object_get(ci, "lo"),
+				json_object_get(ci, "hi")),
+			    b5,
+			    json_string_value(json_object_get(m, "verdict")));
+		}
+	}
+}
+
+static void
+report_text(const json_t *rep, FILE *out)
+{
+	const json_t *cells = json_object_get(rep, "cells"), *cell, *w;
+	const json_t *total = json_object_get(rep, "legs_total");
+	const char *name = json_string_value(json_object_get(rep, "round"));
+	const char *cname;
+	size_t i;
+
+	fprintf(out, "round %s: %lld legs counted", name ? name : "(unnamed)",
+	    (long long)json_integer_value(json_object_get(rep, "legs_counted")));
+	if (json_is_integer(total))
+		fprintf(out, " of %lld planned", (long long)json_integer_value(total));
+	if (json_is_true(json_object_get(rep, "partial")))
+		fputs(" (PARTIAL)", out);
+	fputc('\n', out);
+	json_object_foreach((json_t *)cells, cname, cell) {
+		fputc('\n', out);
+		report_text_cell(out, cname, cell);
+	}
+	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
+		fputs("\nwarnings:\n", out);
+		json_array_foreach(json_object_get(rep, "warnings"), i, w) {
+			char line[1024];
+			snprintf(line, sizeof line, "- %s", json_string_value(w));
+			report_wrap(out, 2, line);
+		}
+	}
+}
+
+/* A number for csv: %.17g so it reads back exactly; empty for null. */
+static void
+report_csv_num(FILE *out, const json_t *x)
+{
+	fputc(',', out);
+	if (json_is_integer(x))
+		fprintf(out, "%lld", (long long)json_integer_value(x));
+	else if (json_is_number(x))
+		fprintf(out, "%.17g", json_number_value(x));
+}
+
+/* A csv text field, quoted when it needs to be (RFC 4180). */
+static void
+report_csv_str(FILE *out, const char *s, bool comma)
+{
+	if (comma)
+		fputc(',', out);
+	if (s == NULL)
+		return;
+	if (strpbrk(s, ",\"\n\r") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void
+report_csv(const json_t *rep, FILE *out)
+{
+	const char *round = json_string_value(json_object_get(rep, "round"));
+	const char *cname, *aname, *metric;
+	const json_t *cell, *arm, *m;
+
+	fputs("round,cell,arm,vs,metric,n,median,min,max,geomean,ci_lo,ci_hi,"
+	    "floor,verdict,ratios\n", out);
+	json_object_foreach(json_object_get(rep, "cells"), cname, cell)
+	json_object_foreach(json_object_get(cell, "arms"), aname, arm)
+	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
+		const json_t *ci = json_object_get(m, "ci"), *r;
+		size_t i;
+
+		report_csv_str(out, round, false);
+		report_csv_str(out, cname, true);
+		report_csv_str(out, aname, true);
+		report_csv_str(out, json_string_value(json_object_get(arm, "vs")),
+		    true);
+		report_csv_str(out, metric, true);
+		report_csv_num(out, json_object_get(m, "n"));
+		report_csv_num(out, json_object_get(m, "median"));
+		report_csv_num(out, json_object_get(m, "min"));
+		report_csv_num(out, json_object_get(m, "max"));
+		report_csv_num(out, json_object_get(m, "geomean"));
+		report_csv_num(out, json_object_get(ci, "lo"));
+		report_csv_num(out, json_object_get(ci, "hi"));
+		report_csv_num(out, json_object_get(json_object_get(cell, "floor"),
+		    metric));
+		report_csv_str(out, json_string_value(json_object_get(m,
+		    "verdict")), true);
+		fputc(',', out);
+		json_array_foreach(json_object_get(m, "ratios"), i, r)
+			fprintf(out, "%s%.17g", i ? ";" : "", json_number_value(r));
+		fputc('\n', out);
+	}
+}
+
+static void
+report_markdown(const json_t *rep, FILE *out, bool partial_banner)
+{
+	const char *round = json_string_value(json_object_get(rep, "round"));
+	const json_t *cell, *arm, *m, *f, *w;
+	const char *cname, *aname, *metric;
+	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	size_t i;
+
+	fprintf(out, "# benchtui round `%s`\n\n", round ? round : "(unnamed)");
+	if (partial_banner)
+		fputs("> **PARTIAL ROUND**: it was aborted and sealed on "
+		    "purpose; some planned legs never ran, so the numbers below "
+		    "cover only the legs that did.\n\n", out);
+	fprintf(out, "%lld legs counted",
+	    (long long)json_integer_value(json_object_get(rep, "legs_counted")));
+	if (json_is_integer(json_object_get(rep, "legs_total")))
+		fprintf(out, " of %lld planned", (long long)json_integer_value(
+		    json_object_get(rep, "legs_total")));
+	fputs(".\n", out);
+	json_object_foreach(json_object_get(rep, "cells"), cname, cell) {
+		fprintf(out, "\n## Cell `%s`\n\nNoise floor (A/A):", cname);
+		json_object_foreach(json_object_get(cell, "floor"), metric, f)
+			fprintf(out, " %s %s;", metric,
+			    report_percent(b1, sizeof b1, f));
+		fputs("\n\n| arm | vs | metric | n | median | min | max | "
+		    "geomean | CI (>=95%) | signal | verdict |\n"
+		    "|---|---|---|--:|--:|--:|--:|--:|---|--:|---|\n", out);
+		json_object_foreach(json_object_get(cell, "arms"), aname, arm)
+		json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
+			const json_t *ci = json_object_get(m, "ci");
+			const json_t *sig = json_object_get(m, "signal");
+			const char *v = json_string_value(json_object_get(m,
+			    "verdict"));
+			bool strong = v && (strcmp(v, "above") == 0 ||
+			    strcmp(v, "below") == 0);
+
+			if (json_is_number(sig))
+				snprintf(b5, sizeof b5, "%.1f",
+				    json_number_value(sig));
+			else
+				snprintf(b5, sizeof b5, "n/a");
+			fprintf(out, "| %s | %s | %s | %lld | %s | ", aname,
+			    json_string_value(json_object_get(arm, "vs")), metric,
+			    (long long)json_integer_value(json_object_get(m, "n")),
+			    report_ratio(b1, sizeof b1, json_object_get(m, "median")));
+			fprintf(out, "%s | ",
+			    report_ratio(b2, sizeof b2, json_object_get(m, "min")));
+			fprintf(out, "%s | %s | %s | %s | %s%s%s |\n",
+			    report_ratio(b3, sizeof b3, json_object_get(m, "max")),
+			    report_ratio(b4, sizeof b4, json_object_get(m, "geomean")),
+			    report_range(b1, sizeof b1, json_object_get(ci, "lo"),
+				json_object_get(ci, "hi")),
+			    b5, strong ? "**" : "", v ? v : "", strong ? "**" : "");
+		}
+	}
+	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
+		fputs("\n### Warnings\n\n", out);
+		json_array_foreach(json_object_get(rep, "warnings"), i, w)
+			fprintf(out, "- %s\n", json_string_value(w));
+	}
+}
+
+int
+report_print(const json_t *rep, enum report_format fmt, FILE *out)
+{
+	switch (fmt) {
+	case REPORT_TEXT:
+		report_text(rep, out);
+		break;
+	case REPORT_JSON:
+		if (json_dumpf(rep, out, REPORT_JSON_FLAGS) != 0)
+			return -1;
+		fputc('\n', out);
+		break;
+	case REPORT_CSV:
+		report_csv(rep, out);
+		break;
+	case REPORT_MARKDOWN:
+		report_markdown(rep, out, false);
+		break;
+	default:
+		return -1;
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+/* Write path through a temporary file and rename, so a crash never leaves
+ * a half-written summary for the seal to hash. */
+static int
+report_write_file(const char *dir, const char *name, const json_t *rep,
+    bool json, bool partial, char *err, size_t errlen)
+{
+	char *path = NULL, *tmp = NULL;
+	int rc = -1;
+	FILE *f = NULL;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0 ||
+	    asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0) {
+		snprintf(err, errlen, "%s/%s: out of memory", dir, name);
+		path = tmp = NULL;
+		goto out;
+	}
+	if ((f = fopen(tmp, "w")) == NULL) {
+		snprintf(err, errlen, "%s: cannot create: %s", tmp,
+		    strerror(errno));
+		goto out;
+	}
+	if (json) {
+		if (json_dumpf(rep, f, REPORT_JSON_FLAGS) != 0)
+			goto werr;
+		fputc('\n', f);
+	} else
+		report_markdown(rep, f, partial);
+	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
+		goto werr;
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto werr;
+	}
+	f = NULL;
+	if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: cannot rename into place: %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+werr:
+	snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+out:
+	if (f)
+		fclose(f);
+	if (rc != 0 && tmp)
+		unlink(tmp);
+	free(path);
+	free(tmp);
+	return rc;
+}
+
+int
+report_write_summary(const char *dir, const json_t *rep, bool partial,
+    char *err, size_t errlen)
+{
+	json_t *copy = json_deep_copy(rep);
+	int rc;
+
+	if (copy == NULL) {
+		snprintf(err, errlen, "%s/summary.json: out of memory", dir);
+		return -1;
+	}
+	json_object_set_new(copy, "partial", json_boolean(partial));
+	rc = report_write_file(dir, "summary.json", copy, true, partial, err,
+	    errlen);
+	if (rc == 0)
+		rc = report_write_file(dir, "summary.md", copy, false, partial,
+		    err, errlen);
+	json_decref(copy);
+	return rc;
+}

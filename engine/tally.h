@@ -16,8 +16,15 @@ struct tally;
 
 struct tally *tally_create(void);
 
+/* Call tally_set_spec, tally_set_baseline and tally_add_aa before feeding. */
+
 /* Take arms, vs and aa_of from a round file (a log inside a round folder). */
 void tally_set_spec(struct tally *t, const struct spec *s);
+
+/* The round's name when neither a spec nor a "round" event gives one (a
+ * bare log: report passes the log's file name).  Added by the report
+ * module's owner; additive. */
+void tally_set_name(struct tally *t, const char *name);
 
 /* For a bare log: the comparison arm of every other arm (default: the first
  * arm seen in each cell), and A/A pairs (arm is a copy of of).  0, or -1

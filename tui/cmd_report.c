@@ -1,1 +1,193 @@
-/* cmd_report: not written yet */
+/* benchtui report DIR|LOG.jsonl [--format F] [--baseline ARM] [--aa ARM=OF]
+ *
+ * Reads a log back through logread into a tally and prints tally_report in
+ * the chosen format.  A round folder (or a log inside one) supplies its
+ * round.json, so arms, vs and aa_of are the ones the round ran with. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "logread.h"
+#include "report.h"
+#include "spec.h"
+#include "tally.h"
+
+static const char report_usage[] =
+    "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
+    "[--baseline ARM] [--aa ARM=OF]...\n";
+
+static int
+cmd_report_feed(json_t *ev, size_t lineno, void *arg)
+{
+	(void)lineno;
+	tally_feed(arg, ev);
+	return 0;
+}
+
+static bool
+cmd_report_exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The round folder a log belongs to: DIR itself, or the folder of a log
+ * that sits next to round.json and environment.json.  malloc'd, or NULL for
+ * a bare log. */
+static char *
+cmd_report_round_dir(const char *input, bool is_dir)
+{
+	char *copy, *dir;
+
+	if (is_dir)
+		return strdup(input);
+	if ((copy = strdup(input)) == NULL)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	if (dir && cmd_report_exists(dir, "round.json") &&
+	    cmd_report_exists(dir, "environment.json"))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+	const char *input = NULL, *fmtname = "text", *baseline = NULL;
+	char err[1024], *log = NULL, *rdir = NULL, *spath = NULL;
+	struct tally *t = tally_create();
+	struct logread_info info;
+	struct spec *spec = NULL;
+	json_t *rep = NULL;
+	struct stat st;
+	bool aa_given = false;
+	int fmt, rc = 2;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--format") == 0 || strcmp(a, "--baseline") == 0 ||
+		    strcmp(a, "--aa") == 0) {
+			if (i + 1 >= argc) {
+				rc = cmd_usage_error("report", report_usage,
+				    "%s needs a value", a);
+				goto out;
+			}
+			if (strcmp(a, "--format") == 0)
+				fmtname = argv[++i];
+			else if (strcmp(a, "--baseline") == 0) {
+				baseline = argv[++i];
+				if (tally_set_baseline(t, baseline) != 0) {
+					rc = cmd_usage_error("report",
+					    report_usage, "--baseline: '%s' is "
+					    "not a valid arm name", baseline);
+					goto out;
+				}
+			} else {
+				char *pair = argv[++i], *eq = strchr(pair, '=');
+				int bad;
+				if (eq == NULL) {
+					rc = cmd_usage_error("report",
+					    report_usage, "--aa: '%s' is not "
+					    "ARM=OF", pair);
+					goto out;
+				}
+				*eq = '\0';
+				bad = tally_add_aa(t, pair, eq + 1);
+				aa_given = true;
+				*eq = '=';
+				if (bad) {
+					rc = cmd_usage_error("report",
+					    report_usage, "--aa: '%s' does not "
+					    "name two different valid arms", pair);
+					goto out;
+				}
+			}
+		} else if (a[0] == '-' && a[1] != '\0') {
+			rc = cmd_usage_error("report", report_usage,
+			    "unknown option '%s'", a);
+			goto out;
+		} else if (input == NULL)
+			input = a;
+		else {
+			rc = cmd_usage_error("report", report_usage,
+			    "more than one input ('%s' and '%s')", input, a);
+			goto out;
+		}
+	}
+	if (input == NULL) {
+		rc = cmd_usage_error("report", report_usage,
+		    "no round folder or log given");
+		goto out;
+	}
+	if ((fmt = report_format_parse(fmtname)) < 0) {
+		rc = cmd_usage_error("report", report_usage,
+		    "--format: unknown format '%s'", fmtname);
+		goto out;
+	}
+	if (stat(input, &st) != 0) {
+		fprintf(stderr, "benchtui report: %s: %s\n", input,
+		    strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (asprintf(&log, "%s/log.jsonl", input) < 0) {
+			log = NULL;
+			goto out;
+		}
+	} else if ((log = strdup(input)) == NULL)
+		goto out;
+
+	if ((rdir = cmd_report_round_dir(input, S_ISDIR(st.st_mode))) != NULL &&
+	    asprintf(&spath, "%s/round.json", rdir) >= 0) {
+		if (spec_load(spath, NULL, &spec, err, sizeof err) == 0) {
+			tally_set_spec(t, spec);
+			if (baseline || aa_given)
+				fprintf(stderr, "benchtui report: %s: arms come "
+				    "from round.json; --baseline and --aa are "
+				    "ignored\n", spath);
+		} else
+			fprintf(stderr, "benchtui report: %s; reading %s as a "
+			    "bare log\n", err, log);
+	} else if (S_ISDIR(st.st_mode))
+		fprintf(stderr, "benchtui report: %s/round.json: cannot read it; "
+		    "reading %s as a bare log\n", input, log);
+
+	if (logread_file(log, cmd_report_feed, t, &info, err, sizeof err) != 0) {
+		fprintf(stderr, "benchtui report: %s\n", err);
+		goto out;
+	}
+	if (info.torn)
+		fprintf(stderr, "benchtui report: %s:%zu: torn last line "
+		    "(%zu bytes) ignored\n", log, info.torn_line, info.torn_bytes);
+	if (spec == NULL) {
+		char *copy = strdup(log);
+		if (copy)
+			tally_set_name(t, basename(copy));
+		free(copy);
+	}
+	rep = tally_report(t);
+	if (report_print(rep, (enum report_format)fmt, stdout) != 0) {
+		fprintf(stderr, "benchtui report: writing the report: %s\n",
+		    strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(rep);
+	spec_destroy(spec);
+	tally_destroy(t);
+	free(log);
+	free(rdir);
+	free(spath);
+	return rc;
+}
