@@ -139,7 +139,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 			fprintf(out, ", IPC %s", ipc);
 		}
 		fputc('\n', out);
-		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %5s  %s\n",
+		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %6s  %s\n",
 		    "metric", "n", "median", "[min, max]", "geomean",
 		    "CI (>=95%)", "signal", "verdict");
 		json_object_foreach((json_t *)metrics, metric, m) {
@@ -153,7 +153,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 			else
 				snprintf(b5, sizeof b5, "n/a");
 			fprintf(out,
-			    "    %-16s %4lld  %7s  %-18s  %7s  %-18s  %5s  %s\n",
+			    "    %-16s %4lld  %7s  %-18s  %7s  %-18s  %6s  %s\n",
 			    report_fit(nb, sizeof nb, metric, 16),
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")),
