@@ -1,0 +1,306 @@
+/* procs: tree ticks, descendants, group ends and orphan reaping, on real
+ * child processes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procs.h"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* CPU seconds used by this process so far. */
+static double
+cpu_s(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (clock_getcpuclockid(pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+spin_for(double s)
+{
+	double end = now_s() + s;
+	volatile unsigned long x = 0;
+
+	while (now_s() < end)
+		x++;
+}
+
+/* Whether the pid names no process at all any more (reaped or never). */
+static bool
+gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+static bool
+wait_gone(pid_t pid, double s)
+{
+	double end = now_s() + s;
+
+	while (!gone(pid)) {
+		if (now_s() > end)
+			return false;
+		procs_reap_orphans(NULL, 0);
+		nap_ms(10);
+	}
+	return true;
+}
+
+static void
+test_tree_ticks_grow_for_busy_child(void **state)
+{
+	long long before, during, after;
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	double used;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	before = procs_tree_ticks(getpid());
+	assert_true(before >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		spin_for(30);
+		_exit(0);
+	}
+	/* Wait for the child to have used a measurable amount of CPU, however
+	 * loaded the machine is. */
+	while (cpu_s(pid) < 0.3)
+		nap_ms(20);
+	during = procs_tree_ticks(getpid());
+	used = cpu_s(pid);
+	/* The child's ticks count while it runs... */
+	assert_true((double)(during - before) >= 0.6 * used * hz);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	/* ...and stay counted once it was reaped (our cutime). */
+	after = procs_tree_ticks(getpid());
+	assert_true((double)(after - before) >= 0.6 * used * hz);
+	assert_true(after >= during - 2);
+}
+
+static void
+test_tree_ticks_gone_root(void **state)
+{
+	pid_t pid = fork();
+
+	(void)state;
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(procs_tree_ticks(pid), -1);
+}
+
+/* A comm with spaces and ')' must not confuse the parser: the child and its
+ * grandchild are both found, and the odd name is the grandchild's. */
+static void
+test_descendants_with_odd_comm(void **state)
+{
+	int fds[2];
+	pid_t pid, grand = 0, found[16];
+	size_t n, i;
+	bool have_child = false, have_grand = false;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			prctl(PR_SET_NAME, "a) (b c) 9 9", 0, 0, 0);
+			close(fds[0]);
+			close(fds[1]);
+			pause();
+			_exit(0);
+		}
+		(void)!write(fds[1], &g, sizeof g);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
+	close(fds[0]);
+	nap_ms(50); /* let the grandchild rename itself */
+	n = procs_descendants(getpid(), found, 16);
+	for (i = 0; i < n; i++) {
+		have_child |= found[i] == pid;
+		have_grand |= found[i] == grand;
+	}
+	assert_true(have_child);
+	assert_true(have_grand);
+	assert_true(procs_alive(grand));
+	assert_true(procs_tree_ticks(getpid()) >= 0);
+	kill(grand, SIGKILL);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_true(wait_gone(grand, 5));
+}
+
+static void
+test_alive_false_for_zombie(void **state)
+{
+	pid_t pid = fork();
+	double end = now_s() + 5;
+
+	(void)state;
+	if (pid == 0)
+		_exit(3);
+	/* A zombie is not alive, though kill(pid, 0) still succeeds. */
+	while (procs_alive(pid) && now_s() < end)
+		nap_ms(5);
+	assert_false(procs_alive(pid));
+	assert_int_equal(kill(pid, 0), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_false(procs_alive(pid));
+}
+
+static void
+test_reap_orphans_leaves_kept(void **state)
+{
+	pid_t p[3];
+	int i, status;
+	double end;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		p[i] = fork();
+		assert_true(p[i] >= 0);
+		if (p[i] == 0)
+			_exit(10 + i);
+	}
+	end = now_s() + 5;
+	while ((procs_alive(p[0]) || procs_alive(p[1]) || procs_alive(p[2])) &&
+	    now_s() < end)
+		nap_ms(5);
+	/* Keep the first: waitid reports it first, which must not stop the
+	 * others from being reaped. */
+	procs_reap_orphans(&p[0], 1);
+	assert_int_equal(waitpid(p[1], NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	assert_int_equal(waitpid(p[2], NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	assert_int_equal(waitpid(p[0], &status, 0), p[0]);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 10);
+}
+
+/* A group whose leader and grandchild ignore SIGTERM, and whose grandchild
+ * outlives the leader: end_group kills both after the grace. */
+static void
+test_end_group_stubborn(void **state)
+{
+	int fds[2];
+	pid_t pid, grand = 0;
+	double t0;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pid_t g;
+
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_IGN);
+		g = fork();
+		if (g == 0) {
+			close(fds[0]);
+			close(fds[1]);
+			for (;;)
+				pause();
+		}
+		(void)!write(fds[1], &g, sizeof g);
+		for (;;)
+			pause();
+	}
+	setpgid(pid, pid);
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
+	close(fds[0]);
+	t0 = now_s();
+	procs_end_group(pid, 0.3);
+	/* It waited the grace out (they ignore SIGTERM), but not much more. */
+	assert_true(now_s() - t0 >= 0.25);
+	assert_true(now_s() - t0 < 3.0);
+	assert_true(gone(pid)); /* our child: reaped by end_group */
+	assert_true(wait_gone(grand, 5)); /* reparented to us: reaped here */
+	/* Ending a group that is gone is harmless. */
+	procs_end_group(pid, 0.1);
+	procs_kill_group(pid);
+}
+
+static void
+test_end_group_quick_when_terminable(void **state)
+{
+	pid_t pid;
+	double t0;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(pid, pid);
+	t0 = now_s();
+	procs_end_group(pid, 5.0);
+	assert_true(now_s() - t0 < 2.0);
+	assert_true(gone(pid));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree_ticks_grow_for_busy_child),
+		cmocka_unit_test(test_tree_ticks_gone_root),
+		cmocka_unit_test(test_descendants_with_odd_comm),
+		cmocka_unit_test(test_alive_false_for_zombie),
+		cmocka_unit_test(test_reap_orphans_leaves_kept),
+		cmocka_unit_test(test_end_group_stubborn),
+		cmocka_unit_test(test_end_group_quick_when_terminable),
+	};
+
+	/* Orphaned grandchildren come back to us, as they do to benchtui. */
+	procs_become_subreaper();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

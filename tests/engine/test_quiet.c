@@ -1,0 +1,309 @@
+/* quiet: the gate's arithmetic on real processes.  The machine is shared
+ * (other builds run on it), so no test asserts an absolute foreign figure:
+ * each compares two gates measuring the same interval, one that owns the
+ * load and one that does not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procs.h"
+#include "quiet.h"
+
+struct events {
+	json_t *list;
+};
+
+static void
+collect(json_t *ev, void *arg)
+{
+	struct events *e = arg;
+
+	json_array_append(e->list, ev);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+spin_for(double s)
+{
+	double end = now_s() + s;
+	volatile unsigned long x = 0;
+
+	while (now_s() < end)
+		x++;
+}
+
+static struct spec_quiet
+cfg_of(double max, int window_ms, double timeout_s)
+{
+	struct spec_quiet c = {
+		.enabled = true,
+		.max_foreign_cores = max,
+		.window_ms = window_ms,
+		.timeout_s = timeout_s,
+		.abort_on_timeout = false,
+	};
+	return c;
+}
+
+/* A process outside our tree, to root a gate that sees us as foreign. */
+static pid_t
+start_sleeper(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static void
+stop_sleeper(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static double
+ru_cpu(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+	    (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+/* A leg (a busy child, reaped before the leg ends) is ours, not foreign:
+ * the gate rooted at us reports about a leg's worth of cores less than one
+ * rooted elsewhere, over the same interval. */
+static void
+test_leg_own_child_is_not_foreign(void **state)
+{
+	struct spec_quiet c = cfg_of(0.25, 1000, 300);
+	pid_t sleeper = start_sleeper();
+	struct quiet *mine = quiet_create(&c, NULL, getpid());
+	struct quiet *other = quiet_create(&c, NULL, sleeper);
+	struct rusage ru;
+	double t0, wall, f_mine, f_other, leg_cores;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_non_null(mine);
+	assert_non_null(other);
+	quiet_leg_begin(mine);
+	quiet_leg_begin(other);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		spin_for(0.8);
+		_exit(0);
+	}
+	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+	wall = now_s() - t0;
+	f_mine = quiet_leg_end(mine);
+	f_other = quiet_leg_end(other);
+	leg_cores = ru_cpu(&ru) / wall;
+	print_message("leg %.2f cores; foreign: rooted at us %.3f, "
+	    "elsewhere %.3f\n", leg_cores, f_mine, f_other);
+	assert_true(leg_cores > 0.2);
+	assert_true(f_other - f_mine >= 0.7 * leg_cores - 0.1);
+	assert_true(f_mine >= 0);
+	quiet_destroy(mine);
+	quiet_destroy(other);
+	stop_sleeper(sleeper);
+}
+
+static void
+test_wait_ok_when_threshold_generous(void **state)
+{
+	struct spec_quiet c = cfg_of(1000, 300, 10);
+	struct quiet *q = quiet_create(&c, "0", getpid());
+	struct events e = { json_array() };
+	double t0 = now_s(), fg = -1;
+	json_t *last;
+
+	(void)state;
+	assert_non_null(q);
+	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	/* The window has to pass before it can be judged quiet. */
+	assert_true(now_s() - t0 >= 0.3);
+	assert_true(now_s() - t0 < 3);
+	assert_true(fg >= 0);
+	assert_true(json_array_size(e.list) >= 1);
+	last = json_array_get(e.list, json_array_size(e.list) - 1);
+	assert_string_equal(json_string_value(json_object_get(last, "t")),
+	    "quiet");
+	assert_true(json_is_true(json_object_get(last, "ok")));
+	assert_true(json_is_number(json_object_get(last, "foreign")));
+	assert_true(json_number_value(json_object_get(last, "threshold")) ==
+	    1000);
+	assert_true(json_is_number(json_object_get(last, "waited_s")));
+	/* client cpus given: their busy figure is reported too. */
+	assert_true(json_is_number(json_object_get(last, "client_busy")));
+	assert_float_equal(quiet_threshold(q), 1000, 0);
+	json_decref(e.list);
+	quiet_destroy(q);
+}
+
+static void
+test_wait_disabled_returns_at_once(void **state)
+{
+	struct spec_quiet c = cfg_of(-1, 1000, 300);
+	struct quiet *q;
+	struct events e = { json_array() };
+	double t0 = now_s(), fg = -1;
+
+	(void)state;
+	c.enabled = false;
+	q = quiet_create(&c, NULL, getpid());
+	assert_non_null(q);
+	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	assert_true(now_s() - t0 < 0.05);
+	assert_int_equal(json_array_size(e.list), 0);
+	/* The legs are still measured. */
+	quiet_leg_begin(q);
+	assert_true(quiet_leg_end(q) >= 0);
+	json_decref(e.list);
+	quiet_destroy(q);
+}
+
+/* A threshold nothing can meet: the gate gives up after timeout_s, with a
+ * first and a final event only (throttled), the last marked timed out. */
+static void
+test_wait_timeout_throttled(void **state)
+{
+	struct spec_quiet c = cfg_of(-1, 200, 1.0);
+	struct quiet *q = quiet_create(&c, NULL, getpid());
+	struct events e = { json_array() };
+	double t0 = now_s(), fg;
+	json_t *last;
+
+	(void)state;
+	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_TIMEOUT);
+	assert_true(now_s() - t0 >= 1.0);
+	assert_true(now_s() - t0 < 4.0);
+	/* About ten samples were taken; two were logged. */
+	assert_int_equal(json_array_size(e.list), 2);
+	last = json_array_get(e.list, 1);
+	assert_true(json_is_false(json_object_get(last, "ok")));
+	assert_true(json_is_true(json_object_get(last, "timed_out")));
+	assert_true(json_number_value(json_object_get(last, "waited_s")) >= 1.0);
+	assert_null(json_object_get(last, "client_busy"));
+	json_decref(e.list);
+	quiet_destroy(q);
+}
+
+static void
+test_wait_abort_fd(void **state)
+{
+	struct spec_quiet c = cfg_of(-1, 200, 300);
+	struct quiet *q = quiet_create(&c, NULL, getpid());
+	int fds[2];
+	double t0 = now_s(), fg;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	assert_int_equal(quiet_wait(q, fds[0], NULL, NULL, &fg), QUIET_ABORTED);
+	assert_true(now_s() - t0 < 1.0);
+	close(fds[0]);
+	close(fds[1]);
+	quiet_destroy(q);
+}
+
+/* A hog outside the gate's tree holds the gate while it runs, shows in
+ * the events, and the gate opens once it is killed.  The gate is rooted at
+ * a sleeper, so the hog (our child) is foreign to it.  The machine is
+ * shared: the threshold sits above a baseline measured just before, and
+ * as root the hog runs at nice -10 so other builds cannot starve it. */
+static void
+test_wait_holds_while_hog_runs(void **state)
+{
+	pid_t sleeper = start_sleeper();
+	struct spec_quiet c;
+	struct quiet *probe, *q;
+	struct events e = { json_array() };
+	double base, fg, t0, waited, first;
+	pid_t hog, killer;
+	json_t *ev0;
+
+	(void)state;
+	c = cfg_of(0, 500, 300);
+	probe = quiet_create(&c, NULL, getpid());
+	quiet_leg_begin(probe);
+	usleep(500000);
+	base = quiet_leg_end(probe);
+	quiet_destroy(probe);
+
+	hog = fork();
+	assert_true(hog >= 0);
+	if (hog == 0) {
+		if (geteuid() == 0)
+			(void)setpriority(PRIO_PROCESS, 0, -10);
+		spin_for(60);
+		_exit(0);
+	}
+	t0 = now_s();
+	killer = fork();
+	assert_true(killer >= 0);
+	if (killer == 0) {
+		usleep(1500000);
+		kill(hog, SIGKILL);
+		_exit(0);
+	}
+	c = cfg_of(base + 0.4, 300, 20);
+	q = quiet_create(&c, NULL, sleeper);
+	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	waited = now_s() - t0;
+	assert_true(json_array_size(e.list) >= 2);
+	ev0 = json_array_get(e.list, 0);
+	first = json_number_value(json_object_get(ev0, "foreign"));
+	print_message("baseline %.3f, threshold %.3f, first sample %.3f, "
+	    "opened after %.2f s\n", base, base + 0.4, first, waited);
+	assert_true(waited >= 1.5);
+	assert_true(json_is_false(json_object_get(ev0, "ok")));
+	assert_true(first >= base + 0.4);
+	assert_int_equal(waitpid(killer, NULL, 0), killer);
+	assert_int_equal(waitpid(hog, NULL, 0), hog);
+	json_decref(e.list);
+	quiet_destroy(q);
+	stop_sleeper(sleeper);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_leg_own_child_is_not_foreign),
+		cmocka_unit_test(test_wait_ok_when_threshold_generous),
+		cmocka_unit_test(test_wait_disabled_returns_at_once),
+		cmocka_unit_test(test_wait_timeout_throttled),
+		cmocka_unit_test(test_wait_abort_fd),
+		cmocka_unit_test(test_wait_holds_while_hog_runs),
+	};
+
+	procs_become_subreaper();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

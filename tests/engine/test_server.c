@@ -1,0 +1,314 @@
+/* server: start, readiness, failures and stop, against real processes (the
+ * demo workload's serve mode, /bin/false, sleep).  Every test ends by
+ * checking that no process of ours is left. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procs.h"
+#include "server.h"
+
+extern char **environ;
+
+static char demo[4096];
+static char dir[] = "/tmp/benchtui-test-server-XXXXXX";
+static char logpath[4200];
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A loopback port nobody listens on right now. */
+static int
+free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof sa;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+static bool
+gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* No process of ours (child or reparented orphan) is left. */
+static void
+assert_no_descendants(void)
+{
+	pid_t pids[16];
+	double end = now_s() + 3;
+	size_t n;
+
+	while ((n = procs_descendants(getpid(), pids, 16)) > 0 &&
+	    now_s() < end) {
+		procs_reap_orphans(NULL, 0);
+		usleep(20000);
+	}
+	if (n > 0)
+		print_error("left behind: pid %d\n", (int)pids[0]);
+	assert_int_equal(n, 0);
+}
+
+static struct spec_server sserver;
+static struct spec_cell scell = { .name = "c1", .server = &sserver };
+
+static int
+setup(void **state)
+{
+	const char *b = getenv("BENCHTUI_BUILD_DIR");
+
+	(void)state;
+	snprintf(demo, sizeof demo, "%s/assets/benchtui-demo",
+	    b != NULL ? b : ".");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(logpath, sizeof logpath, "%s/servers", dir);
+	mkdir(logpath, 0755);
+	snprintf(logpath, sizeof logpath, "%s/servers/c1.log", dir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[4200];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+test_ready_pinned_stopped(void **state)
+{
+	char port[16], err[512] = "", path[64], line[256];
+	char *argv[] = { demo, "serve", "--port", port, NULL };
+	unsigned char cpus[1] = { 1 };
+	struct server *srv;
+	bool pinned = false;
+	FILE *fp;
+	pid_t pid;
+
+	(void)state;
+	if (access(demo, X_OK) != 0)
+		skip();
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	snprintf(port, sizeof port, "%d", sserver.tcp_port);
+	srv = server_start(&scell, argv, environ, dir, logpath, cpus, 1, -1,
+	    err, sizeof err);
+	if (srv == NULL)
+		print_error("%s\n", err);
+	assert_non_null(srv);
+	pid = server_pid(srv);
+	assert_true(server_alive(srv));
+	assert_int_equal(getpgid(pid), pid);
+	/* Pinned to cpu 0 alone. */
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof line, fp) != NULL)
+		if (strcmp(line, "Cpus_allowed_list:\t0\n") == 0)
+			pinned = true;
+	fclose(fp);
+	assert_true(pinned);
+	assert_string_equal(server_stop(srv, 2.0), "stopped");
+	assert_true(gone(pid));
+	server_destroy(srv);
+	/* Its output went to the log. */
+	fp = fopen(logpath, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(line, sizeof line, fp));
+	fclose(fp);
+	assert_non_null(strstr(line, "listening"));
+	assert_no_descendants();
+}
+
+static void
+test_exits_before_ready(void **state)
+{
+	char err[512] = "";
+	char *argv[] = { "false", NULL };
+	struct server *srv;
+
+	(void)state;
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_null(srv);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "cell c1"));
+	assert_non_null(strstr(err, "exited with status 1 before it was ready"));
+	assert_non_null(strstr(err, "servers/c1.log"));
+	assert_no_descendants();
+}
+
+static void
+test_cannot_exec(void **state)
+{
+	char err[512] = "";
+	char *argv[] = { "/nonexistent/benchtui-no-such-server", NULL };
+	struct server *srv;
+
+	(void)state;
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_null(srv);
+	assert_non_null(strstr(err, "exited with status 127"));
+	assert_no_descendants();
+}
+
+static void
+test_never_listens(void **state)
+{
+	char err[512] = "";
+	char *argv[] = { "sleep", "30", NULL };
+	struct server *srv;
+	double t0 = now_s();
+
+	(void)state;
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 1;
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_null(srv);
+	print_message("%s\n", err);
+	assert_true(now_s() - t0 >= 1.0);
+	assert_true(now_s() - t0 < 5.0);
+	assert_non_null(strstr(err, "cell c1"));
+	assert_non_null(strstr(err, "did not accept on 127.0.0.1:"));
+	assert_non_null(strstr(err, "within 1 s"));
+	assert_non_null(strstr(err, "servers/c1.log"));
+	assert_no_descendants();
+}
+
+static void
+test_abort_while_waiting(void **state)
+{
+	char err[512] = "";
+	char *argv[] = { "sleep", "30", NULL };
+	struct server *srv;
+	int fds[2];
+	double t0 = now_s();
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 20;
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0,
+	    fds[0], err, sizeof err);
+	assert_null(srv);
+	assert_true(now_s() - t0 < 3.0);
+	assert_non_null(strstr(err, "aborted"));
+	close(fds[0]);
+	close(fds[1]);
+	assert_no_descendants();
+}
+
+static void
+test_dies_midway(void **state)
+{
+	char port[16], err[512] = "";
+	char *argv[] = { demo, "serve", "--port", port, NULL };
+	struct server *srv;
+
+	(void)state;
+	if (access(demo, X_OK) != 0)
+		skip();
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	snprintf(port, sizeof port, "%d", sserver.tcp_port);
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_non_null(srv);
+	kill(server_pid(srv), SIGKILL);
+	while (server_alive(srv))
+		usleep(10000);
+	assert_string_equal(server_death(srv), "was killed by signal 9 (Killed)");
+	assert_string_equal(server_stop(srv, 1.0), "died");
+	server_destroy(srv);
+	assert_no_descendants();
+}
+
+/* A server (and a child of it) that ignore SIGTERM: stop kills them after
+ * the grace.  The shell here is the test's server, not benchtui's; the demo
+ * under it does stop on SIGTERM, the shell and its sleep do not. */
+static void
+test_stop_stubborn(void **state)
+{
+	char script[5000], err[512] = "";
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct server *srv;
+	double t0;
+
+	(void)state;
+	if (access(demo, X_OK) != 0)
+		skip();
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	snprintf(script, sizeof script,
+	    "trap '' TERM; '%s' serve --port %d & sleep 30 & wait", demo,
+	    sserver.tcp_port);
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_non_null(srv);
+	t0 = now_s();
+	assert_string_equal(server_stop(srv, 0.5), "stopped");
+	assert_true(now_s() - t0 >= 0.45);
+	assert_true(now_s() - t0 < 4.0);
+	assert_true(gone(server_pid(srv)));
+	server_destroy(srv);
+	assert_no_descendants();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ready_pinned_stopped),
+		cmocka_unit_test(test_exits_before_ready),
+		cmocka_unit_test(test_cannot_exec),
+		cmocka_unit_test(test_never_listens),
+		cmocka_unit_test(test_abort_while_waiting),
+		cmocka_unit_test(test_dies_midway),
+		cmocka_unit_test(test_stop_stubborn),
+	};
+
+	procs_become_subreaper();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
