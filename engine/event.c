@@ -1,1 +1,76 @@
-/* event: not written yet */
+/* Events: jansson objects with a type and a UTC timestamp. */
+#include "event.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void
+event_timestamp(char buf[EVENT_TS_LEN])
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(buf, EVENT_TS_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
+
+	snprintf(buf + n, EVENT_TS_LEN - n, ".%03dZ",
+	    (int)(ts.tv_nsec / 1000000L) % 1000);
+}
+
+json_t *
+event_new(const char *type)
+{
+	char ts[EVENT_TS_LEN];
+	json_t *ev = json_object();
+
+	if (ev == NULL)
+		return NULL;
+	event_timestamp(ts);
+	json_object_set_new(ev, "t", json_string(type));
+	json_object_set_new(ev, "ts", json_string(ts));
+	return ev;
+}
+
+char *
+event_line(const json_t *ev, size_t *len)
+{
+	/* jansson's default precision (17 significant digits) reads back to
+	 * the same double. */
+	char *s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_ENSURE_ASCII);
+	size_t n;
+	char *line;
+
+	if (s == NULL)
+		return NULL;
+	n = strlen(s);
+	line = realloc(s, n + 2);
+	if (line == NULL) {
+		free(s);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	if (len != NULL)
+		*len = n + 1;
+	return line;
+}
+
+const char *
+event_type(const json_t *ev)
+{
+	const char *t;
+
+	if (!json_is_object(ev))
+		return NULL;
+	t = json_string_value(json_object_get(ev, "t"));
+	if (t != NULL)
+		return t;
+	if (json_object_get(ev, "t") == NULL && json_object_get(ev, "cell") &&
+	    json_object_get(ev, "arm") && json_object_get(ev, "rep"))
+		return "leg";
+	return NULL;
+}

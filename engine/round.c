@@ -1,1 +1,411 @@
-/* round: not written yet */
+/* The round driver, set-up half: the round folder (run) or its reading back
+ * (resume), the log, and steering.  The leg loop is in round_run.c. */
+#include "round.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "digest.h"
+#include "event.h"
+#include "provenance.h"
+#include "round_int.h"
+
+void
+round_emit(struct round *r, json_t *ev)
+{
+	char err[512];
+
+	if (r->log != NULL && !r->fatal &&
+	    logw_append(r->log, ev, err, sizeof err) != 0) {
+		r->fatal = true;
+		snprintf(r->fatal_err, sizeof r->fatal_err, "%s", err);
+		round_abort_internal(r, "the log cannot be written");
+	}
+	if (r->tally != NULL)
+		tally_feed(r->tally, ev);
+	if (r->on_event != NULL)
+		r->on_event(ev, r->arg);
+}
+
+/* Async-signal-safe: atomics and write(2) only. */
+void
+round_abort(struct round *r, const char *reason)
+{
+	const char *expected = NULL;
+	ssize_t n;
+
+	atomic_compare_exchange_strong(&r->abort_reason, &expected, reason);
+	if (atomic_exchange(&r->aborted, true))
+		return;
+	n = write(r->abort_pipe[1], "a", 1);
+	n = write(r->ctl_pipe[1], "a", 1);
+	(void)n;
+}
+
+void
+round_abort_internal(struct round *r, const char *reason)
+{
+	round_abort(r, reason);
+}
+
+void
+round_pause(struct round *r, bool paused)
+{
+	ssize_t n;
+
+	atomic_store(&r->paused, paused);
+	n = write(r->ctl_pipe[1], "p", 1);
+	(void)n;
+}
+
+void
+round_set_event_fn(struct round *r, round_event_fn fn, void *arg)
+{
+	r->on_event = fn;
+	r->arg = arg;
+}
+
+const char *
+round_dir(const struct round *r)
+{
+	return r->dir;
+}
+
+const struct spec *
+round_spec(const struct round *r)
+{
+	return r->spec;
+}
+
+/* mkdir -p, 0755. */
+static int
+round_mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* 1 when path exists and holds anything, 0 when missing or empty, -1 when
+ * it is not a folder or cannot be read. */
+static int
+round_dir_nonempty(const char *path)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return 1;
+	}
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			found = 1;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+static int
+round_write_file(const char *path, const char *buf, size_t len, char *err,
+    size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	size_t done = 0;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return -1;
+	}
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: cannot write: %s", path,
+			    n < 0 ? strerror(errno) : "disk full");
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (fdatasync(fd) < 0 && errno != EINVAL) {
+		snprintf(err, errlen, "%s: cannot sync: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The default folder ./rounds/NAME-YYYYmmdd-HHMMSS, made unique with a
+ * -2, -3 ... suffix.  Created here (mkdir is the uniqueness test). */
+static char *
+round_default_dir(const char *name, char *err, size_t errlen)
+{
+	char stamp[32], *path = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	if (round_mkdirs("rounds") < 0) {
+		snprintf(err, errlen, "rounds: cannot create: %s", strerror(errno));
+		return NULL;
+	}
+	for (int i = 1; i < 1000; i++) {
+		free(path);
+		if ((i == 1 ? asprintf(&path, "rounds/%s-%s", name, stamp) :
+		    asprintf(&path, "rounds/%s-%s-%d", name, stamp, i)) < 0)
+			return NULL;
+		if (mkdir(path, 0755) == 0)
+			return path;
+		if (errno != EEXIST) {
+			snprintf(err, errlen, "%s: cannot create: %s", path,
+			    strerror(errno));
+			break;
+		}
+	}
+	free(path);
+	return NULL;
+}
+
+static struct round *
+round_alloc(const struct round_opts *opts)
+{
+	struct round *r = calloc(1, sizeof *r);
+
+	if (r == NULL)
+		return NULL;
+	r->abort_pipe[0] = r->abort_pipe[1] = -1;
+	r->ctl_pipe[0] = r->ctl_pipe[1] = -1;
+	r->on_event = opts->on_event;
+	r->arg = opts->arg;
+	if (pipe2(r->abort_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(r->ctl_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    (opts->sign_key != NULL &&
+	    (r->sign_key = strdup(opts->sign_key)) == NULL) ||
+	    (r->tally = tally_create()) == NULL) {
+		round_destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int
+round_create_run(struct round *r, const struct round_opts *opts,
+    int *exit_code, char *err, size_t errlen)
+{
+	char path[PATH_MAX], *dir = NULL, *text = NULL;
+	json_t *env = NULL;
+	int nonempty;
+
+	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0) {
+		*exit_code = ROUND_EXIT_USAGE;
+		return -1;
+	}
+	if (opts->out_dir != NULL) {
+		nonempty = round_dir_nonempty(opts->out_dir);
+		if (nonempty != 0) {
+			*exit_code = ROUND_EXIT_USAGE;
+			if (nonempty > 0)
+				snprintf(err, errlen, "%s: exists and is not an empty "
+				    "folder; a round never overwrites evidence (choose "
+				    "another --out)", opts->out_dir);
+			else
+				snprintf(err, errlen, "%s: cannot read: %s",
+				    opts->out_dir, strerror(errno));
+			return -1;
+		}
+		if (round_mkdirs(opts->out_dir) < 0) {
+			snprintf(err, errlen, "%s: cannot create: %s", opts->out_dir,
+			    strerror(errno));
+			return -1;
+		}
+		dir = strdup(opts->out_dir);
+	} else {
+		dir = round_default_dir(r->spec->name, err, errlen);
+	}
+	if (dir == NULL)
+		return -1;
+	r->dir = realpath(dir, NULL);
+	free(dir);
+	if (r->dir == NULL) {
+		snprintf(err, errlen, "round folder: %s", strerror(errno));
+		return -1;
+	}
+
+	snprintf(path, sizeof path, "%s/legs", r->dir);
+	if (mkdir(path, 0755) < 0)
+		goto syserr;
+	snprintf(path, sizeof path, "%s/servers", r->dir);
+	if (mkdir(path, 0755) < 0)
+		goto syserr;
+	snprintf(path, sizeof path, "%s/round.json", r->dir);
+	if (round_write_file(path, r->spec->raw, r->spec->rawlen, err,
+	    errlen) != 0)
+		return -1;
+
+	env = provenance_collect(r->spec, r->dir);
+	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
+	    JSON_PRESERVE_ORDER) : NULL;
+	json_decref(env);
+	if (text == NULL) {
+		snprintf(err, errlen, "%s/environment.json: cannot collect the "
+		    "host facts", r->dir);
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/environment.json", r->dir);
+	{
+		size_t n = strlen(text);
+		char *t2 = realloc(text, n + 2);
+
+		if (t2 == NULL) {
+			free(text);
+			return -1;
+		}
+		text = t2;
+		text[n] = '\n';
+		text[n + 1] = '\0';
+		if (round_write_file(path, text, n + 1, err, errlen) != 0) {
+			free(text);
+			return -1;
+		}
+	}
+	free(text);
+
+	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
+	if ((r->log = logw_open(path, err, errlen)) == NULL)
+		return -1;
+	return 0;
+syserr:
+	snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+	return -1;
+}
+
+static int
+round_create_resume(struct round *r, const struct round_opts *opts,
+    int *exit_code, char *err, size_t errlen)
+{
+	char path[PATH_MAX], sha[DIGEST_HEX_LEN];
+	const char *recorded;
+
+	*exit_code = ROUND_EXIT_USAGE;
+	if ((r->dir = realpath(opts->resume_dir, NULL)) == NULL) {
+		snprintf(err, errlen, "%s: %s", opts->resume_dir, strerror(errno));
+		return -1;
+	}
+	if (resume_load(r->dir, &r->rs, err, errlen) != 0)
+		return -1;
+	if (resume_sealed(r->rs)) {
+		snprintf(err, errlen, "%s: the round is complete and sealed; "
+		    "nothing to resume", r->dir);
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/round.json", r->dir);
+	if (digest_file(path, sha) != 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	recorded = resume_spec_sha256(r->rs);
+	if (recorded == NULL || strcmp(recorded, sha) != 0) {
+		snprintf(err, errlen, "%s: changed since the round started "
+		    "(sha256 %s, the log recorded %s); resume refuses", path, sha,
+		    recorded != NULL ? recorded : "none");
+		return -1;
+	}
+	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0)
+		return -1;
+	*exit_code = ROUND_EXIT_FAIL;
+	resume_end_stale(r->rs);
+	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
+	if ((r->log = logw_open(path, err, errlen)) == NULL)
+		return -1;
+	return 0;
+}
+
+struct round *
+round_create(const struct round_opts *opts, int *exit_code, char *err,
+    size_t errlen)
+{
+	struct round *r;
+	int rc;
+
+	*exit_code = ROUND_EXIT_FAIL;
+	if ((opts->spec_path == NULL) == (opts->resume_dir == NULL)) {
+		snprintf(err, errlen, "round: give either a round file or a "
+		    "folder to resume");
+		*exit_code = ROUND_EXIT_USAGE;
+		return NULL;
+	}
+	if ((r = round_alloc(opts)) == NULL) {
+		snprintf(err, errlen, "round: out of memory");
+		return NULL;
+	}
+	rc = opts->resume_dir != NULL ?
+	    round_create_resume(r, opts, exit_code, err, errlen) :
+	    round_create_run(r, opts, exit_code, err, errlen);
+	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
+		if (rc == 0)
+			snprintf(err, errlen, "round: out of memory");
+		round_destroy(r);
+		return NULL;
+	}
+	tally_set_spec(r->tally, r->spec);
+	*exit_code = ROUND_EXIT_OK;
+	return r;
+}
+
+void
+round_destroy(struct round *r)
+{
+	if (r == NULL)
+		return;
+	for (int i = 0; i < 2; i++) {
+		if (r->abort_pipe[i] >= 0)
+			close(r->abort_pipe[i]);
+		if (r->ctl_pipe[i] >= 0)
+			close(r->ctl_pipe[i]);
+	}
+	logw_destroy(r->log);
+	if (r->spec != NULL)
+		plan_finish(&r->plan);
+	tally_destroy(r->tally);
+	resume_destroy(r->rs);
+	spec_destroy(r->spec);
+	free(r->sign_key);
+	free(r->dir);
+	free(r);
+}

@@ -1,1 +1,108 @@
-/* cmd_run: not written yet */
+/* run and resume: parse the flags, create the round, hand it to the
+ * console (a terminal) or the headless printer. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "console.h"
+#include "headless.h"
+#include "round.h"
+
+static const char run_usage[] =
+    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
+    "[--sign KEY.pem]\n";
+static const char resume_usage[] =
+    "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n";
+
+enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP };
+
+static const struct option run_options[] = {
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "headless", no_argument, NULL, OPT_HEADLESS },
+	{ "theme", required_argument, NULL, OPT_THEME },
+	{ "sign", required_argument, NULL, OPT_SIGN },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Shared by run and resume: resume takes no --out. */
+static int
+run_main(int argc, char **argv, bool resume)
+{
+	const char *sub = resume ? "resume" : "run";
+	const char *use = resume ? resume_usage : run_usage;
+	struct round_opts opts = { 0 };
+	const char *theme = NULL;
+	bool headless = false;
+	struct round *r;
+	char err[1024];
+	int c, code;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_OUT:
+			if (resume)
+				return cmd_usage_error(sub, use, "--out is not "
+				    "accepted: a round resumes in its own folder");
+			opts.out_dir = optarg;
+			break;
+		case OPT_HEADLESS:
+			headless = true;
+			break;
+		case OPT_THEME:
+			theme = optarg;
+			break;
+		case OPT_SIGN:
+			opts.sign_key = optarg;
+			break;
+		case OPT_HELP:
+			fputs(use, stdout);
+			return 0;
+		default:
+			return cmd_usage_error(sub, use, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error(sub, use, argc - optind < 1 ?
+		    "missing %s" : "too many arguments (one %s)",
+		    resume ? "DIR" : "ROUND.json");
+	if (resume)
+		opts.resume_dir = argv[optind];
+	else
+		opts.spec_path = argv[optind];
+
+	r = round_create(&opts, &code, err, sizeof err);
+	if (r == NULL) {
+		fprintf(stderr, "benchtui %s: %s\n", sub, err);
+		return code != 0 ? code : 1;
+	}
+	if (headless || !isatty(STDOUT_FILENO)) {
+		printf("round folder: %s\n", round_dir(r));
+		fflush(stdout);
+		code = headless_run_round(r);
+	} else {
+		fprintf(stderr, "round folder: %s\n", round_dir(r));
+		code = console_run_round(r, theme);
+		if (code != 0)
+			fprintf(stderr, "round folder: %s\n", round_dir(r));
+	}
+	round_destroy(r);
+	return code;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, false);
+}
+
+int
+cmd_resume(int argc, char **argv)
+{
+	return run_main(argc, argv, true);
+}

@@ -1,1 +1,246 @@
-/* headless: not written yet */
+/* The headless front end: one line per finished leg on stdout, warnings on
+ * stderr, and a closing table of median ratios from tally_report (the same
+ * arithmetic as `benchtui report` and the console). */
+#include "headless.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "round.h"
+#include "tally.h"
+
+struct headless {
+	FILE *out;
+	struct tally *tally;
+	json_int_t legs_total;
+	bool sealed;
+	char seal[65];
+};
+
+struct headless *
+headless_create(FILE *out, const struct spec *spec)
+{
+	struct headless *h = calloc(1, sizeof *h);
+
+	if (h == NULL)
+		return NULL;
+	h->out = out;
+	if ((h->tally = tally_create()) == NULL) {
+		free(h);
+		return NULL;
+	}
+	if (spec != NULL)
+		tally_set_spec(h->tally, spec);
+	return h;
+}
+
+static const char *
+headless_str(const json_t *ev, const char *key)
+{
+	const char *s = json_string_value(json_object_get(ev, key));
+
+	return s != NULL ? s : "?";
+}
+
+/* A counter as an integer, or n/a when the machine lacks it. */
+static void
+headless_count(char *buf, size_t len, const json_t *v)
+{
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_number(v))
+		snprintf(buf, len, "%.0f", json_number_value(v));
+	else
+		snprintf(buf, len, "n/a");
+}
+
+static void
+headless_leg(struct headless *h, const json_t *ev)
+{
+	const char *status = headless_str(ev, "status");
+	json_t *rc = json_object_get(ev, "rc"), *sig = json_object_get(ev, "signal");
+	char rcs[32], cyc[32], ins[32];
+
+	if (json_is_integer(rc))
+		snprintf(rcs, sizeof rcs, "%lld", (long long)json_integer_value(rc));
+	else
+		snprintf(rcs, sizeof rcs, "%s", json_is_string(sig) ?
+		    json_string_value(sig) : "-");
+	headless_count(cyc, sizeof cyc, json_object_get(ev, "cycles"));
+	headless_count(ins, sizeof ins, json_object_get(ev, "instructions"));
+	fprintf(h->out, "[%lld/%lld] %s %s r%lld rc=%s wall=%.3fs cpu=%.3fs "
+	    "cycles=%s instr=%s",
+	    (long long)json_integer_value(json_object_get(ev, "seq")),
+	    (long long)h->legs_total, headless_str(ev, "cell"),
+	    headless_str(ev, "arm"),
+	    (long long)json_integer_value(json_object_get(ev, "rep")), rcs,
+	    json_number_value(json_object_get(ev, "wall")),
+	    json_number_value(json_object_get(ev, "cpu")), cyc, ins);
+	if (strcmp(status, "ok") != 0)
+		fprintf(h->out, " %s", status);
+	if (json_is_string(json_object_get(ev, "exec_error")))
+		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
+	if (json_is_true(json_object_get(ev, "quiet_timeout")))
+		fprintf(h->out, " noisy");
+	fputc('\n', h->out);
+	fflush(h->out);
+}
+
+void
+headless_event(struct headless *h, const json_t *ev)
+{
+	const char *t = json_string_value(json_object_get(ev, "t"));
+
+	if (t == NULL)
+		t = json_object_get(ev, "cell") ? "leg" : "";
+	tally_feed(h->tally, ev);
+	if (strcmp(t, "round") == 0 || strcmp(t, "resume") == 0) {
+		json_t *n = json_object_get(ev, "legs_total");
+
+		if (json_is_integer(n))
+			h->legs_total = json_integer_value(n);
+	} else if (strcmp(t, "leg") == 0) {
+		headless_leg(h, ev);
+	} else if (strcmp(t, "warning") == 0) {
+		fprintf(stderr, "benchtui: warning: %s\n", headless_str(ev, "msg"));
+	} else if (strcmp(t, "abort") == 0) {
+		fprintf(stderr, "benchtui: round stopped: %s\n",
+		    headless_str(ev, "reason"));
+	} else if (strcmp(t, "log_cut") == 0) {
+		fprintf(stderr, "benchtui: log.jsonl: cut a torn last line "
+		    "(%lld bytes)\n",
+		    (long long)json_integer_value(json_object_get(ev, "bytes")));
+	} else if (strcmp(t, "server") == 0 &&
+	    strcmp(headless_str(ev, "state"), "died") == 0) {
+		fprintf(stderr, "benchtui: cell %s: server died: %s\n",
+		    headless_str(ev, "cell"), headless_str(ev, "msg"));
+	} else if (strcmp(t, "seal") == 0) {
+		h->sealed = true;
+		snprintf(h->seal, sizeof h->seal, "%s", headless_str(ev, "sha256"));
+	}
+}
+
+/* "1.032 above" for one metric of one arm, or "-" without data. */
+static void
+headless_ratio(char *buf, size_t len, const json_t *m)
+{
+	const json_t *med = json_object_get(m, "median");
+	const char *v = json_string_value(json_object_get(m, "verdict"));
+
+	if (!json_is_number(med))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f %s", json_number_value(med),
+		    v != NULL ? v : "");
+}
+
+void
+headless_finish(struct headless *h)
+{
+	static const char *const metrics[] = { "wall", "cpu", "cycles",
+		"instructions" };
+	json_t *rep = tally_report(h->tally), *cells = json_object_get(rep,
+	    "cells"), *cell;
+	const char *cname;
+
+	fprintf(h->out, "\n%-12s %-12s %-12s %-16s %-16s %-16s %-16s\n",
+	    "cell", "arm", "vs", "wall", "cpu", "cycles", "instructions");
+	json_object_foreach(cells, cname, cell) {
+		json_t *arms = json_object_get(cell, "arms"), *arm,
+		    *floor = json_object_get(cell, "floor");
+		const char *aname;
+
+		json_object_foreach(arms, aname, arm) {
+			json_t *ms = json_object_get(arm, "metrics");
+			char col[4][48];
+
+			for (int i = 0; i < 4; i++)
+				headless_ratio(col[i], sizeof col[i],
+				    json_object_get(ms, metrics[i]));
+			fprintf(h->out, "%-12s %-12s %-12s %-16s %-16s %-16s %-16s\n",
+			    cname, aname, headless_str(arm, "vs"), col[0], col[1],
+			    col[2], col[3]);
+		}
+		if (json_is_object(floor)) {
+			fprintf(h->out, "%-12s %-12s %-12s", cname, "(A/A floor)", "");
+			for (int i = 0; i < 4; i++) {
+				json_t *f = json_object_get(floor, metrics[i]);
+				char b[48];
+
+				if (json_is_number(f))
+					snprintf(b, sizeof b, "+-%.3f",
+					    json_number_value(f));
+				else
+					snprintf(b, sizeof b, "-");
+				fprintf(h->out, " %-16s", b);
+			}
+			fputc('\n', h->out);
+		}
+	}
+	if (h->sealed)
+		fprintf(h->out, "sealed: SHA256SUMS sha256 %s\n", h->seal);
+	fflush(h->out);
+	json_decref(rep);
+}
+
+void
+headless_destroy(struct headless *h)
+{
+	if (h == NULL)
+		return;
+	tally_destroy(h->tally);
+	free(h);
+}
+
+/* The round a signal aborts.  Set before the handlers are installed. */
+static struct round *volatile headless_round;
+
+static void
+headless_on_signal(int sig)
+{
+	struct round *r = headless_round;
+
+	if (r != NULL)
+		round_abort(r, sig == SIGINT ? "interrupted (SIGINT)" :
+		    "terminated (SIGTERM)");
+}
+
+static void
+headless_on_event(const json_t *ev, void *arg)
+{
+	headless_event(arg, ev);
+}
+
+int
+headless_run_round(struct round *r)
+{
+	struct sigaction act = { .sa_handler = headless_on_signal }, oint, oterm;
+	struct headless *h = headless_create(stdout, round_spec(r));
+	char err[1024] = "";
+	int rc;
+
+	if (h == NULL) {
+		fprintf(stderr, "benchtui: out of memory\n");
+		return ROUND_EXIT_FAIL;
+	}
+	round_set_event_fn(r, headless_on_event, h);
+	headless_round = r;
+	sigemptyset(&act.sa_mask);
+	sigaction(SIGINT, &act, &oint);
+	sigaction(SIGTERM, &act, &oterm);
+	rc = round_run(r, err, sizeof err);
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGTERM, &oterm, NULL);
+	headless_round = NULL;
+	headless_finish(h);
+	if (rc != ROUND_EXIT_OK)
+		fprintf(stderr, "benchtui: %s: %s\n", round_dir(r),
+		    err[0] != '\0' ? err : "the round did not complete");
+	if (rc == ROUND_EXIT_ABORTED)
+		fprintf(stderr, "benchtui: resume with: benchtui resume %s\n",
+		    round_dir(r));
+	headless_destroy(h);
+	return rc;
+}

@@ -1,0 +1,924 @@
+/* The round driver, running half: for each cell its server, for each leg
+ * the pause point, settle, scratch, quiet gate, the leg and its log line;
+ * then done, summaries and the seal. */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "counters.h"
+#include "event.h"
+#include "leg.h"
+#include "procs.h"
+#include "provenance.h"
+#include "quiet.h"
+#include "report.h"
+#include "round_int.h"
+#include "seal.h"
+#include "server.h"
+#include "template.h"
+
+extern char **environ;
+
+/* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
+#define ROUND_SERVER_GRACE_S 2.0
+
+/* What the run loop keeps for one round_run call. */
+struct run {
+	struct round *r;
+	struct counters *ctr;
+	bool *ctr_warned;        /* one warning per unsupported event */
+	struct quiet *quiet;
+	int ncpus;
+	unsigned char *client_mask;
+	unsigned char *server_mask;
+	size_t legs_total;
+	char err[1024];
+	/* the leg in flight, for the leg_start callback */
+	const struct plan_leg *cur;
+	const char *cur_out;
+};
+
+static double
+run_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool
+run_aborted(const struct run *u)
+{
+	return atomic_load(&u->r->aborted);
+}
+
+static void
+run_emit_new(struct run *u, json_t *ev)
+{
+	if (ev == NULL)
+		return;
+	round_emit(u->r, ev);
+	json_decref(ev);
+}
+
+static void
+run_warn(struct run *u, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+run_warn(struct run *u, const char *fmt, ...)
+{
+	json_t *ev = event_new("warning");
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_object_set_new(ev, "msg", json_string(msg));
+	run_emit_new(u, ev);
+}
+
+/* Wait up to seconds (or forever when < 0) for the abort pipe, or, with
+ * ctl, for a steering byte on the control pipe (drained).  No sleep: abort
+ * is seen at once. */
+static void
+run_wait(struct run *u, double seconds, bool ctl)
+{
+	double end = run_now() + seconds;
+
+	while (!run_aborted(u)) {
+		struct pollfd pfd[2] = {
+			{ .fd = u->r->abort_pipe[0], .events = POLLIN },
+			{ .fd = u->r->ctl_pipe[0], .events = POLLIN },
+		};
+		int timeout = -1, n;
+
+		if (seconds >= 0) {
+			double left = end - run_now();
+
+			if (left <= 0)
+				return;
+			timeout = (int)(left * 1000.0) + 1;
+		}
+		n = poll(pfd, ctl ? 2 : 1, timeout);
+		if (n < 0 && errno != EINTR)
+			return;
+		if (ctl && n > 0 && pfd[1].revents != 0) {
+			char buf[64];
+
+			while (read(u->r->ctl_pipe[0], buf, sizeof buf) > 0)
+				;
+			return;
+		}
+	}
+}
+
+/* Between legs: honour a pause until resumed or aborted. */
+static void
+run_pause_point(struct run *u)
+{
+	json_t *ev;
+
+	if (!atomic_load(&u->r->paused) || run_aborted(u))
+		return;
+	run_emit_new(u, event_new("pause"));
+	while (atomic_load(&u->r->paused) && !run_aborted(u))
+		run_wait(u, -1, true);
+	if (run_aborted(u))
+		return;
+	ev = event_new("resume");
+	json_object_set_new(ev, "from", json_string("pause"));
+	run_emit_new(u, ev);
+}
+
+/* --- scratch --------------------------------------------------------- */
+
+static _Thread_local long long run_scratch_bytes;
+
+static int
+run_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	if (f->level == 0)
+		return 0;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 ? -1 : 0;
+	return unlink(path) < 0 ? -1 : 0;
+}
+
+static int
+run_du_cb(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path;
+	(void)f;
+	if (flag == FTW_F && S_ISREG(st->st_mode))
+		run_scratch_bytes += st->st_size;
+	return 0;
+}
+
+/* Empty the scratch folder (its contents, not itself), creating it when
+ * missing.  Refuses folders that are obviously not scratch. */
+static int
+run_scratch_empty(const char *path, const char *workdir, char *err,
+    size_t errlen)
+{
+	struct stat st;
+
+	if (strcmp(path, "/") == 0 || strcmp(path, workdir) == 0) {
+		snprintf(err, errlen, "scratch: %s is not a scratch folder "
+		    "(refusing to empty it)", path);
+		return -1;
+	}
+	if (stat(path, &st) < 0) {
+		char cmd[PATH_MAX];
+
+		snprintf(cmd, sizeof cmd, "%s", path);
+		for (char *p = cmd + 1; *p != '\0'; p++)
+			if (*p == '/') {
+				*p = '\0';
+				mkdir(cmd, 0755);
+				*p = '/';
+			}
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			snprintf(err, errlen, "scratch: %s: cannot create: %s",
+			    path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "scratch: %s: not a folder", path);
+		return -1;
+	}
+	if (nftw(path, run_rm_cb, 32, FTW_DEPTH | FTW_PHYS) != 0) {
+		snprintf(err, errlen, "scratch: %s: cannot empty: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static long long
+run_scratch_size(const char *path)
+{
+	run_scratch_bytes = 0;
+	if (nftw(path, run_du_cb, 32, FTW_PHYS) != 0)
+		return -1;
+	return run_scratch_bytes;
+}
+
+/* --- argv and env ------------------------------------------------------ */
+
+static void
+run_free_strv(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Expand every element of a template argv.  NULL with err. */
+static char **
+run_expand_argv(char *const *tmpl, size_t n, const struct template_ctx *ctx,
+    char *err, size_t errlen)
+{
+	char **v = calloc(n + 1, sizeof *v);
+
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if ((v[i] = template_expand(tmpl[i], ctx, err, errlen)) == NULL) {
+			run_free_strv(v);
+			return NULL;
+		}
+	return v;
+}
+
+/* The inherited environment with kv merged over it. */
+static char **
+run_envp(const struct spec_kv *kv, size_t nkv)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	while (environ[n] != NULL)
+		n++;
+	if ((v = calloc(n + nkv + 1, sizeof *v)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool over = false;
+
+		for (size_t j = 0; j < nkv && !over; j++) {
+			size_t l = strlen(kv[j].key);
+
+			over = strncmp(environ[i], kv[j].key, l) == 0 &&
+			    environ[i][l] == '=';
+		}
+		if (!over && (v[k++] = strdup(environ[i])) == NULL)
+			goto fail;
+	}
+	for (size_t j = 0; j < nkv; j++)
+		if (asprintf(&v[k++], "%s=%s", kv[j].key, kv[j].val) < 0) {
+			v[k - 1] = NULL;
+			goto fail;
+		}
+	return v;
+fail:
+	run_free_strv(v);
+	return NULL;
+}
+
+static char *
+run_abspath(const char *p, const char *base)
+{
+	char *out;
+
+	if (p[0] == '/')
+		return strdup(p);
+	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
+}
+
+/* --- events ------------------------------------------------------------ */
+
+static void
+run_quiet_emit(json_t *ev, void *arg)
+{
+	round_emit(((struct run *)arg)->r, ev);
+}
+
+static json_t *
+run_names(char *const *names, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+static void
+run_log_round(struct run *u)
+{
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("round"), *arms = json_array(),
+	    *cells = json_array();
+
+	for (size_t i = 0; i < s->narms; i++)
+		json_array_append_new(arms, json_string(s->arms[i].name));
+	for (size_t i = 0; i < s->ncells; i++)
+		json_array_append_new(cells, json_string(s->cells[i].name));
+	json_object_set_new(ev, "name", json_string(s->name));
+	json_object_set_new(ev, "spec_sha256", json_string(s->sha256));
+	json_object_set_new(ev, "dir", json_string(u->r->dir));
+	json_object_set_new(ev, "workdir", json_string(s->workdir));
+	json_object_set_new(ev, "reps", json_integer(s->reps));
+	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
+	json_object_set_new(ev, "arms", arms);
+	json_object_set_new(ev, "cells", cells);
+	json_object_set_new(ev, "baseline", json_string(s->baseline));
+	json_object_set_new(ev, "counters", run_names(s->counters, s->ncounters));
+	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
+	run_emit_new(u, ev);
+}
+
+/* The env event: a pointer to environment.json and its facts, on one line. */
+static json_t *
+run_log_env(struct run *u)
+{
+	char path[PATH_MAX];
+	json_t *file, *ev = event_new("env"), *host = NULL;
+	const char *k;
+	json_t *v;
+
+	snprintf(path, sizeof path, "%s/environment.json", u->r->dir);
+	file = json_load_file(path, JSON_DECODE_ANY, NULL);
+	json_object_set_new(ev, "file", json_string("environment.json"));
+	if (json_is_object(file))
+		json_object_foreach(file, k, v)
+			if (strcmp(k, "t") != 0 && strcmp(k, "ts") != 0)
+				json_object_set(ev, k, v);
+	if (json_is_object(file))
+		host = json_incref(file);
+	json_decref(file);
+	run_emit_new(u, ev);
+	return host != NULL ? host : provenance_host();
+}
+
+/* On resume: the cut, then the resume event with the host re-checked. */
+static json_t *
+run_log_resume(struct run *u)
+{
+	struct resume_state *rs = u->r->rs;
+	const json_t *rec = resume_recorded_env(rs);
+	json_t *ev, *host = provenance_host(), *bins, *rbins;
+	const char *k;
+	json_t *v;
+
+	if (resume_torn_bytes(rs) > 0) {
+		ev = event_new("log_cut");
+		json_object_set_new(ev, "bytes",
+		    json_integer((json_int_t)resume_torn_bytes(rs)));
+		run_emit_new(u, ev);
+	}
+	ev = event_new("resume");
+	json_object_set_new(ev, "from", json_string("restart"));
+	json_object_set_new(ev, "legs_done",
+	    json_integer((json_int_t)resume_legs_done(rs)));
+	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
+	json_object_set_new(ev, "host", json_incref(host));
+	run_emit_new(u, ev);
+
+	if (rec != NULL) {
+		const char *keys[] = { "kernel", "hostname", "cpu_model", NULL };
+		const json_t *rhost = json_object_get(rec, "host");
+
+		if (rhost == NULL)
+			rhost = rec;
+		for (int i = 0; keys[i] != NULL; i++) {
+			json_t *a = json_object_get(rhost, keys[i]),
+			    *b = json_object_get(host, keys[i]);
+
+			if (a != NULL && b != NULL && !json_equal(a, b))
+				run_warn(u, "resume: %s differs from when the round "
+				    "started (%s now, %s then)", keys[i],
+				    json_string_value(b) ? json_string_value(b) : "?",
+				    json_string_value(a) ? json_string_value(a) : "?");
+		}
+		bins = provenance_bins(u->r->spec);
+		rbins = json_object_get(rec, "bins");
+		json_object_foreach(bins, k, v) {
+			json_t *old = json_object_get(rbins, k);
+
+			if (old != NULL && !json_equal(old, v))
+				run_warn(u, "resume: %s has changed since the round "
+				    "started (sha256 %s, recorded %s)", k,
+				    json_string_value(v) ? json_string_value(v) : "?",
+				    json_string_value(old) ? json_string_value(old) : "?");
+		}
+		json_decref(bins);
+	}
+	return host;
+}
+
+static void
+run_warn_counters(struct run *u)
+{
+	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
+		int e = counters_errno(u->ctr, i);
+
+		if (e == 0 || u->ctr_warned[i])
+			continue;
+		u->ctr_warned[i] = true;
+		run_warn(u, "counter %s is not supported here (%s); it is "
+		    "recorded as null", counters_name(u->ctr, i), strerror(e));
+	}
+}
+
+/* Replay the log of a resumed round to the tally and the front end, so
+ * both see the legs that are already done (they are not logged again). */
+static void
+run_replay_one(const json_t *ev, void *arg)
+{
+	struct round *r = arg;
+
+	tally_feed(r->tally, ev);
+	if (r->on_event != NULL)
+		r->on_event(ev, r->arg);
+}
+
+
+/* --- one leg ------------------------------------------------------------ */
+
+static void
+run_started(pid_t pid, void *arg)
+{
+	struct run *u = arg;
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("leg_start");
+
+	json_object_set_new(ev, "cell", json_string(s->cells[u->cur->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[u->cur->arm].name));
+	json_object_set_new(ev, "rep", json_integer(u->cur->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)u->cur->seq));
+	json_object_set_new(ev, "pid", json_integer(pid));
+	json_object_set_new(ev, "out", json_string(u->cur_out));
+	run_emit_new(u, ev);
+}
+
+static double
+run_tv(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* Seconds rounded to the microsecond: what rusage and the clock resolve. */
+static json_t *
+run_secs(double s)
+{
+	return json_real((double)(long long)(s * 1e6 + 0.5) / 1e6);
+}
+
+static const char *
+run_status(const struct leg_result *res, bool server_died)
+{
+	if (res->aborted)
+		return "aborted";
+	if (res->timed_out)
+		return "timed_out";
+	if (server_died || res->rc != 0 || res->signal != 0)
+		return "failed";
+	return "ok";
+}
+
+/* The leg line: every field SPEC.md names, then extras. */
+static json_t *
+run_leg_event(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res, const char *bin, long long bytes,
+    double foreign, bool quiet_timeout, bool server_died)
+{
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("leg"), *ctrs = json_object(),
+	    *mux = json_array(), *cycles = json_null(), *instr = json_null();
+	double ut = run_tv(&res->ru.ru_utime), st = run_tv(&res->ru.ru_stime);
+	char sig[32];
+
+	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
+		const char *name = counters_name(u->ctr, i);
+		uint64_t v;
+		json_t *j = counters_value(u->ctr, i, &v) ?
+		    json_integer((json_int_t)v) : json_null();
+
+		if (strcmp(name, "cycles") == 0)
+			cycles = json_incref(j);
+		else if (strcmp(name, "instructions") == 0)
+			instr = json_incref(j);
+		json_object_set_new(ctrs, name, j);
+		if (counters_multiplexed(u->ctr, i))
+			json_array_append_new(mux, json_string(name));
+	}
+	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
+	json_object_set_new(ev, "rep", json_integer(pl->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	json_object_set_new(ev, "status",
+	    json_string(run_status(res, server_died)));
+	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
+	    json_integer(res->rc) : json_null());
+	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
+		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(res->signal));
+		json_object_set_new(ev, "signal", json_string(sig));
+	} else {
+		json_object_set_new(ev, "signal", res->signal != 0 ?
+		    json_integer(res->signal) : json_null());
+	}
+	json_object_set_new(ev, "timed_out", json_boolean(res->timed_out));
+	json_object_set_new(ev, "wall", run_secs(res->wall));
+	json_object_set_new(ev, "utime", run_secs(ut));
+	json_object_set_new(ev, "stime", run_secs(st));
+	json_object_set_new(ev, "cpu", run_secs(ut + st));
+	json_object_set_new(ev, "maxrss_kb", json_integer(res->ru.ru_maxrss));
+	json_object_set_new(ev, "minflt", json_integer(res->ru.ru_minflt));
+	json_object_set_new(ev, "majflt", json_integer(res->ru.ru_majflt));
+	if (json_is_integer(cycles) && json_is_integer(instr) &&
+	    json_integer_value(cycles) > 0)
+		json_object_set_new(ev, "ipc", json_real(
+		    (double)(long long)((double)json_integer_value(instr) /
+		    (double)json_integer_value(cycles) * 1000.0 + 0.5) / 1000.0));
+	json_object_set_new(ev, "cycles", cycles);
+	json_object_set_new(ev, "instructions", instr);
+	json_object_set_new(ev, "counters", ctrs);
+	json_object_set_new(ev, "multiplexed", mux);
+	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
+	    json_null());
+	json_object_set_new(ev, "foreign", foreign >= 0 ?
+	    json_real((double)(long long)(foreign * 1000.0 + 0.5) / 1000.0) :
+	    json_null());
+	json_object_set_new(ev, "bin", bin != NULL ? json_string(bin) :
+	    json_null());
+	json_object_set_new(ev, "pid", json_integer(res->pid));
+	if (res->exec_errno != 0)
+		json_object_set_new(ev, "exec_error",
+		    json_string(strerror(res->exec_errno)));
+	if (quiet_timeout)
+		json_object_set_new(ev, "quiet_timeout", json_true());
+	if (server_died)
+		json_object_set_new(ev, "server_died", json_true());
+	return ev;
+}
+
+/* Run one planned leg.  0 to go on; -1 to stop the round (aborted, or
+ * *failed set for a non-resumable failure); u->err says why. */
+static int
+run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
+    bool *failed)
+{
+	struct round *r = u->r;
+	const struct spec *s = r->spec;
+	const struct spec_cell *cell = &s->cells[pl->cell];
+	const struct spec_arm *arm = &s->arms[pl->arm];
+	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = arm->name,
+		.rep = pl->rep, .round_dir = r->dir };
+	const char *bin = spec_arm_bin(s, arm);
+	char *binabs = NULL, *scratch = NULL, *tmp = NULL, **argv = NULL,
+	    **envp = NULL, *outrel = NULL, *outabs = NULL;
+	double foreign = -1;
+	bool quiet_timeout = false, died = false;
+	long long bytes = -1;
+	struct leg_result res;
+	int ret = -1;
+
+	run_pause_point(u);
+	if (s->settle_s > 0 && !run_aborted(u))
+		run_wait(u, s->settle_s, false);
+	if (run_aborted(u))
+		return -1;
+
+	if (bin != NULL)
+		binabs = spec_resolve_program(bin, s->workdir);
+	ctx.bin = binabs != NULL ? binabs : bin != NULL ? bin : "";
+	if (s->scratch != NULL) {
+		if ((tmp = template_expand(s->scratch, &ctx, u->err,
+		    sizeof u->err)) == NULL ||
+		    (scratch = run_abspath(tmp, s->workdir)) == NULL)
+			goto fail;
+		ctx.scratch = scratch;
+		if (run_scratch_empty(scratch, s->workdir, u->err,
+		    sizeof u->err) != 0)
+			goto fail;
+	} else {
+		ctx.scratch = "";
+	}
+
+	if (u->quiet != NULL) {
+		double f = 0;
+
+		switch (quiet_wait(u->quiet, r->abort_pipe[0], run_quiet_emit, u,
+		    &f)) {
+		case QUIET_ABORTED:
+			goto out;
+		case QUIET_TIMEOUT:
+			if (s->quiet.abort_on_timeout) {
+				snprintf(u->err, sizeof u->err, "the machine did not "
+				    "become quiet (%.2f foreign cores, threshold %.2f) "
+				    "within %g s before %s %s r%d; the round stopped, "
+				    "resume continues it", f, quiet_threshold(u->quiet),
+				    s->quiet.timeout_s, cell->name, arm->name, pl->rep);
+				round_abort_internal(r, "quiet gate timed out");
+				goto out;
+			}
+			quiet_timeout = true;
+			break;
+		case QUIET_OK:
+			break;
+		}
+	}
+
+	if ((argv = run_expand_argv(s->command, s->ncommand, &ctx, u->err,
+	    sizeof u->err)) == NULL ||
+	    (envp = run_envp(arm->env, arm->nenv)) == NULL ||
+	    asprintf(&outrel, "legs/%s-%s-r%d.out", cell->name, arm->name,
+	    pl->rep) < 0 || asprintf(&outabs, "%s/%s", r->dir, outrel) < 0) {
+		if (u->err[0] == '\0')
+			snprintf(u->err, sizeof u->err, "out of memory");
+		goto fail;
+	}
+	if (binabs == NULL)
+		binabs = spec_resolve_program(argv[0], s->workdir);
+
+	struct leg_spec ls = {
+		.argv = argv, .envp = envp, .cwd = s->workdir,
+		.out_path = outabs, .cpus = u->client_mask, .ncpus = u->ncpus,
+		.nice = s->nice, .timeout_s = s->timeout_s, .ctr = u->ctr,
+		.abort_fd = r->abort_pipe[0],
+	};
+	u->cur = pl;
+	u->cur_out = outrel;
+	if (u->quiet != NULL)
+		quiet_leg_begin(u->quiet);
+	if (leg_run(&ls, &res, run_started, u, u->err, sizeof u->err) != 0) {
+		/* Could not start it (disk full for the output file, no
+		 * fds): stop resumably. */
+		round_abort_internal(r, "a leg could not be started");
+		goto out;
+	}
+	if (u->quiet != NULL)
+		foreign = quiet_leg_end(u->quiet);
+	if (srv != NULL && !res.aborted && !server_alive(srv))
+		died = true;
+	if (scratch != NULL)
+		bytes = run_scratch_size(scratch);
+
+	run_emit_new(u, run_leg_event(u, pl, &res, binabs != NULL ? binabs :
+	    argv[0], bytes, foreign, quiet_timeout, died));
+	run_warn_counters(u);
+	if (died) {
+		json_t *ev = event_new("server");
+
+		json_object_set_new(ev, "cell", json_string(cell->name));
+		json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
+		json_object_set_new(ev, "state", json_string("died"));
+		json_object_set_new(ev, "msg", json_string(server_death(srv)));
+		run_emit_new(u, ev);
+		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
+		    "during leg %s r%d; the round stopped, resume continues it",
+		    cell->name, server_death(srv), arm->name, pl->rep);
+		round_abort_internal(r, "the cell's server died");
+		goto out;
+	}
+	if (res.aborted || run_aborted(u))
+		goto out;
+	ret = 0;
+	goto out;
+fail:
+	*failed = true;
+out:
+	run_free_strv(argv);
+	run_free_strv(envp);
+	free(binabs);
+	free(scratch);
+	free(tmp);
+	free(outrel);
+	free(outabs);
+	return ret;
+}
+
+/* --- servers ------------------------------------------------------------ */
+
+static struct server *
+run_server_start(struct run *u, const struct spec_cell *cell)
+{
+	struct round *r = u->r;
+	const struct spec *s = r->spec;
+	const struct spec_server *sv = cell->server;
+	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = "",
+		.rep = 0, .bin = s->bin != NULL ? s->bin : "", .scratch = "",
+		.round_dir = r->dir };
+	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
+	unsigned char *mask = NULL;
+	char **argv = NULL, **envp = NULL, *log = NULL;
+	struct server *srv = NULL;
+	json_t *ev;
+
+	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
+	    spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
+		run_warn(u, "cell %s: server cpus \"%s\" are not all on this "
+		    "machine (%d cpus); the server is not pinned", cell->name,
+		    cpus, u->ncpus);
+		free(mask);
+		mask = NULL;
+	}
+	if ((argv = run_expand_argv(sv->cmd, sv->ncmd, &ctx, u->err,
+	    sizeof u->err)) == NULL ||
+	    (envp = run_envp(sv->env, sv->nenv)) == NULL ||
+	    asprintf(&log, "%s/servers/%s.log", r->dir, cell->name) < 0) {
+		if (u->err[0] == '\0')
+			snprintf(u->err, sizeof u->err, "out of memory");
+		goto out;
+	}
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_null());
+	json_object_set_new(ev, "state", json_string("starting"));
+	json_object_set_new(ev, "log", json_string(log + strlen(r->dir) + 1));
+	run_emit_new(u, ev);
+	srv = server_start(cell, argv, envp, s->workdir, log, mask, u->ncpus,
+	    r->abort_pipe[0], u->err, sizeof u->err);
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", srv != NULL ?
+	    json_integer(server_pid(srv)) : json_null());
+	json_object_set_new(ev, "state", json_string(srv != NULL ? "ready" :
+	    "died"));
+	if (srv == NULL)
+		json_object_set_new(ev, "msg", json_string(u->err));
+	run_emit_new(u, ev);
+out:
+	run_free_strv(argv);
+	run_free_strv(envp);
+	free(log);
+	free(mask);
+	return srv;
+}
+
+static void
+run_server_stop(struct run *u, const struct spec_cell *cell,
+    struct server *srv)
+{
+	json_t *ev = event_new("server");
+	pid_t pid = server_pid(srv);
+	const char *state = server_stop(srv, ROUND_SERVER_GRACE_S);
+
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_integer(pid));
+	json_object_set_new(ev, "state", json_string(state));
+	run_emit_new(u, ev);
+	server_destroy(srv);
+}
+
+/* --- the end ------------------------------------------------------------- */
+
+/* done, the summaries, the seal.  The log is complete at "done"; the seal
+ * event goes to the front end only, since appending it would change a
+ * file SHA256SUMS covers. */
+static int
+run_finish(struct run *u, bool log_done)
+{
+	struct round *r = u->r;
+	char sums[65];
+	json_t *rep, *ev;
+
+	if (log_done) {
+		ev = event_new("done");
+		json_object_set_new(ev, "legs", json_integer((json_int_t)u->legs_total));
+		run_emit_new(u, ev);
+		if (r->fatal) {
+			snprintf(u->err, sizeof u->err, "%s", r->fatal_err);
+			return ROUND_EXIT_ABORTED;
+		}
+	}
+	rep = tally_report(r->tally);
+	if (report_write_summary(r->dir, rep, false, u->err,
+	    sizeof u->err) != 0) {
+		json_decref(rep);
+		return ROUND_EXIT_FAIL;
+	}
+	json_decref(rep);
+	logw_sync(r->log);
+	if (seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err) != 0)
+		return ROUND_EXIT_FAIL;
+	ev = event_new("seal");
+	json_object_set_new(ev, "sha256", json_string(sums));
+	if (r->on_event != NULL)
+		r->on_event(ev, r->arg);
+	json_decref(ev);
+	return ROUND_EXIT_OK;
+}
+
+static unsigned char *
+run_mask(struct run *u, const char *list, const char *field)
+{
+	unsigned char *mask;
+
+	if (list == NULL || (mask = calloc((size_t)u->ncpus, 1)) == NULL)
+		return NULL;
+	if (spec_cpulist_parse(list, mask, u->ncpus) != 0) {
+		run_warn(u, "cpus.%s: \"%s\" names cpus this machine (%d cpus) "
+		    "does not have; legs are not pinned", field, list, u->ncpus);
+		free(mask);
+		return NULL;
+	}
+	return mask;
+}
+
+int
+round_run(struct round *r, char *err, size_t errlen)
+{
+	struct run u = { .r = r };
+	const struct spec *s = r->spec;
+	json_t *host = NULL, *warnings;
+	bool failed = false, stop = false;
+	int rc;
+
+	procs_become_subreaper();
+	u.legs_total = r->plan.n;
+	u.ncpus = get_nprocs_conf();
+	u.ctr = counters_create((const char *const *)s->counters,
+	    (int)s->ncounters);
+	u.ctr_warned = calloc(s->ncounters + 1, sizeof *u.ctr_warned);
+
+	if (r->rs != NULL) {
+		resume_replay(r->rs, run_replay_one, r);
+		host = run_log_resume(&u);
+	} else {
+		run_log_round(&u);
+		host = run_log_env(&u);
+	}
+	warnings = host != NULL ? provenance_warnings(host) : NULL;
+	for (size_t i = 0; i < json_array_size(warnings); i++)
+		run_warn(&u, "%s", json_string_value(json_array_get(warnings, i)));
+	json_decref(warnings);
+	json_decref(host);
+	u.client_mask = run_mask(&u, s->client_cpus, "client");
+	u.quiet = quiet_create(&s->quiet, s->client_cpus, getpid());
+	if (u.quiet == NULL && s->quiet.enabled)
+		run_warn(&u, "the quiet gate could not be set up (/proc/stat); "
+		    "legs run ungated");
+
+	for (size_t c = 0; c < s->ncells && !stop && !r->fatal; c++) {
+		const struct spec_cell *cell = &s->cells[c];
+		struct server *srv = NULL;
+		size_t todo = 0;
+
+		for (size_t i = 0; i < r->plan.n; i++) {
+			const struct plan_leg *pl = &r->plan.legs[i];
+
+			if (pl->cell == c && (r->rs == NULL ||
+			    !resume_leg_done(r->rs, cell->name,
+			    s->arms[pl->arm].name, pl->rep)))
+				todo++;
+		}
+		if (todo == 0)
+			continue;
+		if (cell->server != NULL) {
+			run_pause_point(&u);
+			if (run_aborted(&u))
+				break;
+			if ((srv = run_server_start(&u, cell)) == NULL) {
+				if (!run_aborted(&u))
+					failed = true;
+				break;
+			}
+		}
+		for (size_t i = 0; i < r->plan.n && !stop; i++) {
+			const struct plan_leg *pl = &r->plan.legs[i];
+
+			if (pl->cell != c || (r->rs != NULL &&
+			    resume_leg_done(r->rs, cell->name,
+			    s->arms[pl->arm].name, pl->rep)))
+				continue;
+			if (run_leg(&u, pl, srv, &failed) != 0)
+				stop = true;
+		}
+		if (srv != NULL)
+			run_server_stop(&u, cell, srv);
+	}
+
+	if (failed || run_aborted(&u) || r->fatal) {
+		const char *reason = atomic_load(&r->abort_reason);
+		json_t *ev = event_new("abort");
+
+		if (r->fatal)
+			snprintf(u.err, sizeof u.err, "%s; the round stopped, "
+			    "resume continues it once this is fixed", r->fatal_err);
+		else if (u.err[0] == '\0')
+			snprintf(u.err, sizeof u.err, "aborted (%s); resume "
+			    "continues the round", reason != NULL ? reason : "abort");
+		json_object_set_new(ev, "reason", json_string(failed || r->fatal ?
+		    u.err : reason != NULL ? reason : "abort"));
+		run_emit_new(&u, ev);
+		rc = failed ? ROUND_EXIT_FAIL : ROUND_EXIT_ABORTED;
+	} else {
+		rc = run_finish(&u, r->rs == NULL || !resume_completed(r->rs));
+	}
+	if (rc != ROUND_EXIT_OK)
+		snprintf(err, errlen, "%s", u.err);
+	procs_reap_orphans(NULL, 0);
+	quiet_destroy(u.quiet);
+	counters_destroy(u.ctr);
+	free(u.ctr_warned);
+	free(u.client_mask);
+	return rc;
+}
