@@ -1,1 +1,491 @@
-/* render: not written yet */
+/* render: layout, header, footer, overlays; the panes are in pane_*.c. */
+#include <langinfo.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "theme.h"
+
+static const struct render_pane_ops *const pane_ops[PANE_COUNT] = {
+	[PANE_QUIET] = &pane_quiet_ops,
+	[PANE_CURRENT] = &pane_current_ops,
+	[PANE_PLAN] = &pane_plan_ops,
+	[PANE_LEGS] = &pane_legs_ops,
+	[PANE_RATIOS] = &pane_ratios_ops,
+};
+
+void
+render_fmt_duration(char *buf, size_t len, double s)
+{
+	if (isnan(s) || s < 0)
+		snprintf(buf, len, "--");
+	else if (s < 10)
+		snprintf(buf, len, "%.2fs", s);
+	else if (s < 100)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
+}
+
+/* A count in at most width columns: 1234567 -> "1.23M". */
+void
+render_fmt_num(char *buf, size_t len, double v, int width)
+{
+	static const char suffix[] = " kMGTP";
+	int i = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	if (snprintf(buf, len, "%.0f", v) <= width)
+		return;
+	while (fabs(v) >= 1000 && i < 5) {
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, len, fabs(v) < 10 ? "%.2f%c" : fabs(v) < 100 ? "%.1f%c" :
+	    "%.0f%c", v, suffix[i]);
+}
+
+void
+render_fmt_ratio(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+void
+render_put(WINDOW *w, int y, int x, int width, int role, const char *s)
+{
+	if (width <= 0)
+		return;
+	wattrset(w, theme_attr(role));
+	mvwaddnstr(w, y, x, s, width);
+	wattrset(w, theme_attr(THEME_NORMAL));
+}
+
+const char *
+render_spark(const struct render *r, double v, double lo, double hi)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583",
+	    "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char *const ascii[] = { "_", ".", "-", "~", "=", "+",
+	    "*", "#" };
+	int i;
+
+	if (isnan(v))
+		return " ";
+	i = hi > lo ? (int)((v - lo) / (hi - lo) * 7 + 0.5) : 3;
+	i = i < 0 ? 0 : i > 7 ? 7 : i;
+	return r->utf8 ? blocks[i] : ascii[i];
+}
+
+void
+render_init(struct render *r)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	memset(r, 0, sizeof *r);
+	r->utf8 = cs && strcmp(cs, "UTF-8") == 0;
+	r->focus = PANE_LEGS;
+	r->replay_speed = 1;
+	render_layout(r);
+}
+
+void
+render_finish(struct render *r)
+{
+	for (int i = 0; i < PANE_COUNT; i++)
+		if (r->win[i])
+			delwin(r->win[i]);
+	if (r->overlay_win)
+		delwin(r->overlay_win);
+	memset(r->win, 0, sizeof r->win);
+	r->overlay_win = NULL;
+}
+
+static WINDOW *
+make_win(int h, int w, int y, int x)
+{
+	WINDOW *win;
+
+	if (h < 1 || w < 1)
+		return NULL;
+	win = newwin(h, w, y, x);
+	if (win)
+		leaveok(win, TRUE);
+	return win;
+}
+
+/* Header 2 rows, footer 1, a top band of quiet | current | plan, then the
+ * legs table and the ratios, which get every extra row. */
+void
+render_layout(struct render *r)
+{
+	int rows = LINES, cols = COLS, top, body, legs, wq, wc;
+
+	render_finish(r);
+	r->rows = rows;
+	r->cols = cols;
+	top = rows >= 40 ? 8 : rows >= 28 ? 7 : 6;
+	body = rows - 3 - top;
+	if (body < 4) {
+		top = 4;
+		body = rows - 3 - top;
+	}
+	legs = (body + 1) / 2;
+	wq = cols * 30 / 100;
+	wc = cols * 38 / 100;
+	r->win[PANE_HEADER] = make_win(2, cols, 0, 0);
+	r->win[PANE_QUIET] = make_win(top, wq, 2, 0);
+	r->win[PANE_CURRENT] = make_win(top, wc, 2, wq);
+	r->win[PANE_PLAN] = make_win(top, cols - wq - wc, 2, wq + wc);
+	r->win[PANE_LEGS] = make_win(legs, cols, 2 + top, 0);
+	r->win[PANE_RATIOS] = make_win(body - legs, cols, 2 + top + legs, 0);
+	r->win[PANE_FOOTER] = make_win(1, cols, rows - 1, 0);
+	r->dirty = ~0u;
+}
+
+void
+render_touch_all(struct render *r)
+{
+	r->dirty = ~0u;
+}
+
+void
+render_touch_clock(struct render *r)
+{
+	r->dirty |= 1u << PANE_HEADER | 1u << PANE_CURRENT | 1u << PANE_QUIET;
+}
+
+static int
+state_role(enum model_state s)
+{
+	switch (s) {
+	case MODEL_RUNNING: return THEME_RUNNING;
+	case MODEL_PAUSED: case MODEL_ABORTING: return THEME_WARN;
+	case MODEL_ABORTED: case MODEL_FAILED: return THEME_BAD;
+	case MODEL_COMPLETE: case MODEL_SEALED: return THEME_OK;
+	default: return THEME_HEADER;
+	}
+}
+
+static void
+draw_header(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	char line[512], el[32], eta[32], state[48];
+	int cols = getmaxx(w), x, barw;
+	double frac, e = model_eta(m);
+
+	wbkgdset(w, (chtype)theme_attr(THEME_HEADER) | ' ');
+	werase(w);
+	render_fmt_duration(el, sizeof el, model_elapsed(m, now));
+	if (e < 0)
+		snprintf(eta, sizeof eta, "--");
+	else
+		render_fmt_duration(eta, sizeof eta, e);
+	if (r->replay)
+		snprintf(state, sizeof state, " %s | replay %s x%g ",
+		    model_state_name(m->state), r->replay_playing ? "playing" :
+		    "stopped", r->replay_speed);
+	else
+		snprintf(state, sizeof state, " %s ", model_state_name(m->state));
+	snprintf(line, sizeof line, " benchtui  %s ", m->name[0] ? m->name :
+	    "(no round yet)");
+	render_put(w, 0, 0, cols, THEME_HEADER, line);
+	x = (int)strlen(line) < cols ? (int)strlen(line) : cols;
+	render_put(w, 0, x, cols - x, state_role(m->state), state);
+	x += (int)strlen(state);
+	if (m->state == MODEL_ABORTED && m->abort_reason[0]) {
+		snprintf(line, sizeof line, "(%s) ", m->abort_reason);
+		render_put(w, 0, x, cols - x, THEME_HEADER, line);
+		x += (int)strlen(line);
+	}
+	if (m->legs_total)
+		snprintf(line, sizeof line, " elapsed %s  legs %zu/%zu  ETA %s",
+		    el, m->legs_done, m->legs_total, eta);
+	else
+		snprintf(line, sizeof line, " elapsed %s  legs %zu", el,
+		    m->legs_done);
+	if (m->legs_failed)
+		snprintf(line + strlen(line), sizeof line - strlen(line),
+		    "  failed %zu", m->legs_failed);
+	render_put(w, 0, x, cols - x, THEME_HEADER, line);
+
+	/* Row 2: folder and progress bar. */
+	barw = cols / 3;
+	snprintf(line, sizeof line, " %s", m->dir ? m->dir : "");
+	render_put(w, 1, 0, cols - barw - 7, THEME_HEADER, line);
+	frac = m->legs_total ? (double)m->legs_done / (double)m->legs_total : 0;
+	if (frac > 1)
+		frac = 1;
+	x = cols - barw - 6;
+	if (x < 0 || barw < 4)
+		return;
+	wattrset(w, theme_attr(THEME_HEADER));
+	mvwaddch(w, 1, x, '[');
+	for (int i = 0; i < barw; i++) {
+		bool full = i < (int)(frac * barw + 0.5);
+		wattrset(w, theme_attr(full ? THEME_BAR : THEME_HEADER));
+		mvwaddch(w, 1, x + 1 + i, full ? ' ' : (chtype)'.');
+	}
+	snprintf(line, sizeof line, "]%3d%%", (int)(frac * 100 + 0.5));
+	render_put(w, 1, x + 1 + barw, 5, THEME_HEADER, line);
+}
+
+static void
+draw_footer(struct render *r, WINDOW *w, struct model *m)
+{
+	static const char *const live[][2] = {
+		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
+		{ "?", "help" }, { "t", "theme" }, { "Tab", "pane" },
+		{ "j/k", "scroll" }, { "Enter", "leg" },
+	};
+	static const char *const replay[][2] = {
+		{ "space", "play" }, { "+/-", "speed" }, { "</>", "step" },
+		{ "Home/End", "ends" }, { "q", "quit" }, { "?", "help" },
+		{ "t", "theme" }, { "Tab", "pane" }, { "Enter", "leg" },
+	};
+	const char *const (*keys)[2] = r->replay ? replay : live;
+	size_t n = r->replay ? sizeof replay / sizeof replay[0] :
+	    sizeof live / sizeof live[0];
+	int cols = getmaxx(w), x = 0;
+	char buf[200];
+
+	wbkgdset(w, (chtype)theme_attr(THEME_FOOTER) | ' ');
+	werase(w);
+	if (!r->replay && (m->state == MODEL_COMPLETE || m->state == MODEL_SEALED ||
+	    m->state == MODEL_ABORTED || m->state == MODEL_FAILED)) {
+		/* The round is over: only quitting and looking remain. */
+		keys = live + 2;
+		n -= 2;
+	}
+	for (size_t i = 0; i < n && x < cols; i++) {
+		snprintf(buf, sizeof buf, " %s", keys[i][0]);
+		render_put(w, 0, x, cols - x, THEME_KEY, buf);
+		x += (int)strlen(buf);
+		snprintf(buf, sizeof buf, " %s ", keys[i][1]);
+		render_put(w, 0, x, cols - x, THEME_FOOTER, buf);
+		x += (int)strlen(buf);
+	}
+	if (r->message[0] || m->warning[0]) {
+		snprintf(buf, sizeof buf, " %s", r->message[0] ? r->message :
+		    m->warning);
+		if (x + 4 < cols)
+			render_put(w, 0, x + 1, cols - x - 1, THEME_WARN, buf);
+	}
+}
+
+static void
+draw_pane(struct render *r, int p, struct model *m, double now)
+{
+	WINDOW *w = r->win[p];
+	const struct render_pane_ops *ops = pane_ops[p];
+	char title[96];
+
+	werase(w);
+	wattrset(w, theme_attr(r->focus == p ? THEME_FOCUS : THEME_BORDER));
+	box(w, 0, 0);
+	snprintf(title, sizeof title, " %s ", ops->title);
+	render_put(w, 0, 2, getmaxx(w) - 4, r->focus == p ? THEME_FOCUS :
+	    THEME_TITLE, title);
+	ops->draw(r, w, m, now);
+}
+
+static const char *const help_text[] = {
+	"Live round",
+	"  p        pause after the current leg / resume",
+	"  a        abort (asks y/n); the round stays resumable",
+	"  q        quit (asks to abort a running round); Ctrl-C too",
+	"Everywhere",
+	"  ?        this help          t   next theme",
+	"  Tab      next pane          j/k, arrows, PgUp/PgDn  scroll",
+	"  Enter    the selected leg: command, env, output tail",
+	"Replay",
+	"  space    play / pause       + -   speed",
+	"  <- ->    step one leg       Home End  first / last event",
+	"",
+	"Any key closes this help.",
+};
+
+static void
+draw_box_lines(struct render *r, const char *title, const char *const *lines,
+    size_t n, int width)
+{
+	int h = (int)n + 2, w = width + 4;
+	WINDOW *win;
+
+	if (h > r->rows)
+		h = r->rows;
+	if (w > r->cols)
+		w = r->cols;
+	if (r->overlay_win)
+		delwin(r->overlay_win);
+	win = r->overlay_win = newwin(h, w, (r->rows - h) / 2, (r->cols - w) / 2);
+	if (!win)
+		return;
+	wbkgdset(win, (chtype)theme_attr(THEME_OVERLAY) | ' ');
+	werase(win);
+	wattrset(win, theme_attr(THEME_FOCUS));
+	box(win, 0, 0);
+	render_put(win, 0, 2, w - 4, THEME_FOCUS, title);
+	for (size_t i = 0; i < n && (int)i < h - 2; i++)
+		render_put(win, (int)i + 1, 2, w - 4, THEME_OVERLAY, lines[i]);
+	wnoutrefresh(win);
+}
+
+static void __attribute__((format(printf, 4, 5)))
+add_line(char buf[][200], const char **lines, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= 24)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf[*n], 200, fmt, ap);
+	va_end(ap);
+	lines[*n] = buf[*n];
+	(*n)++;
+}
+
+/* Enter on a leg: its command line and env (leg_start), its result, and
+ * the tail of its output (read by the console into detail_tail). */
+static void
+draw_leg_detail(struct render *r, struct model *m)
+{
+	char buf[24][200], rcs[16];
+	const char *lines[24];
+	size_t n = 0;
+	const struct model_leg *l;
+	const json_t *start, *v;
+
+	if (r->detail_leg >= m->nlegs)
+		return;
+	l = &m->legs[r->detail_leg];
+	start = l->start;
+#define LINE(...) add_line(buf, lines, &n, __VA_ARGS__)
+	LINE("%s / %s / rep %d   seq %d   status %s", l->cell, l->arm, l->rep,
+	    l->seq, l->status);
+	v = start ? json_object_get(start, "argv") : NULL;
+	if (!v && start)
+		v = json_object_get(start, "command");
+	if (json_is_array(v)) {
+		char cmd[200] = "";
+		size_t i;
+		json_t *a;
+		json_array_foreach(v, i, a)
+			if (json_is_string(a))
+				snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
+				    "%s%s", i ? " " : "", json_string_value(a));
+		LINE("command: %s", cmd);
+	} else {
+		v = json_object_get(l->ev, "bin");
+		LINE("bin: %s", json_is_string(v) ? json_string_value(v) : "?");
+	}
+	v = start ? json_object_get(start, "env") : NULL;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *val;
+		char env[200] = "";
+		json_object_foreach((json_t *)v, k, val)
+			snprintf(env + strlen(env), sizeof env - strlen(env), "%s=%s ",
+			    k, json_is_string(val) ? json_string_value(val) : "?");
+		LINE("env: %s", env[0] ? env : "(none)");
+	}
+	if (l->has_rc)
+		snprintf(rcs, sizeof rcs, "%d", l->rc);
+	LINE("rc %s  signal %d  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
+	    l->has_rc ? rcs : "null", l->signal, l->wall, l->cpu, l->maxrss_kb);
+	v = json_object_get(start ? start : l->ev, "out");
+	LINE("output %s:", json_is_string(v) ? json_string_value(v) : "(not logged)");
+	for (int i = 0; i < RENDER_TAIL_LINES; i++)
+		if (r->detail_tail[i][0])
+			LINE("  %s", r->detail_tail[i]);
+	LINE("%s", "");
+	LINE("Esc or Enter closes.");
+#undef LINE
+	draw_box_lines(r, " leg ", lines, n, r->cols - 8);
+}
+
+void
+render_draw(struct render *r, struct model *m, double now)
+{
+	if (r->rows != LINES || r->cols != COLS)
+		render_layout(r);
+	if (r->overlay != OVERLAY_NONE)
+		r->dirty = ~0u; /* an overlay hides parts of every pane */
+	for (int p = 0; p < PANE_COUNT; p++) {
+		if (!(r->dirty & (1u << p)) || !r->win[p])
+			continue;
+		if (p == PANE_HEADER)
+			draw_header(r, r->win[p], m, now);
+		else if (p == PANE_FOOTER)
+			draw_footer(r, r->win[p], m);
+		else
+			draw_pane(r, p, m, now);
+		wnoutrefresh(r->win[p]);
+	}
+	r->dirty = 0;
+	switch (r->overlay) {
+	case OVERLAY_HELP:
+		draw_box_lines(r, " help ", help_text,
+		    sizeof help_text / sizeof help_text[0], 62);
+		break;
+	case OVERLAY_CONFIRM_ABORT: {
+		const char *l[] = { "Abort the round?  The leg running now is ended;",
+		    "the round stays resumable (benchtui resume DIR).", "",
+		    "y: abort     n: carry on" };
+		draw_box_lines(r, " abort ", l, 4, 50);
+		break;
+	}
+	case OVERLAY_CONFIRM_QUIT: {
+		const char *l[] = { "The round is still running.",
+		    "Abort it (resumable) and quit?", "",
+		    "y: abort and quit     n: carry on" };
+		draw_box_lines(r, " quit ", l, 4, 50);
+		break;
+	}
+	case OVERLAY_LEG:
+		draw_leg_detail(r, m);
+		break;
+	case OVERLAY_NONE:
+		break;
+	}
+	doupdate();
+}
+
+int
+render_key(struct render *r, struct model *m, int key)
+{
+	static const int order[] = { PANE_LEGS, PANE_RATIOS, PANE_PLAN };
+	const struct render_pane_ops *ops;
+
+	if (r->overlay == OVERLAY_LEG || r->overlay == OVERLAY_HELP) {
+		r->overlay = OVERLAY_NONE;
+		render_touch_all(r);
+		return RENDER_KEY_HANDLED;
+	}
+	if (key == '\t' || key == KEY_BTAB) {
+		size_t i = 0, n = sizeof order / sizeof order[0];
+		while (i < n && order[i] != r->focus)
+			i++;
+		r->focus = order[(i + (key == '\t' ? 1 : n - 1)) % n];
+		render_touch_all(r);
+		return RENDER_KEY_HANDLED;
+	}
+	ops = pane_ops[r->focus];
+	if (ops && ops->key) {
+		int rc = ops->key(r, m, key);
+		if (rc)
+			r->dirty |= 1u << r->focus;
+		return rc;
+	}
+	return RENDER_KEY_UNHANDLED;
+}

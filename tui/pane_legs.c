@@ -1,0 +1,325 @@
+/* The legs table and the ratios pane. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "theme.h"
+
+enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_CYC, C_INS,
+	C_IPC, C_RSS, C_FOR, C_N };
+
+static const struct {
+	const char *head;
+	int width, prio;        /* lower prio is dropped last */
+} cols[C_N] = {
+	[C_CELL] = { "cell", 10, 0 }, [C_ARM] = { "arm", 10, 0 },
+	[C_REP] = { "rep", 3, 0 }, [C_MARK] = { "", 1, 0 },
+	[C_RC] = { "rc", 4, 1 }, [C_WALL] = { "wall", 7, 0 },
+	[C_CPU] = { "cpu", 7, 1 }, [C_CYC] = { "cycles", 7, 2 },
+	[C_INS] = { "instr", 7, 2 }, [C_IPC] = { "IPC", 5, 4 },
+	[C_RSS] = { "maxrss", 7, 5 }, [C_FOR] = { "foreign", 7, 3 },
+};
+
+/* Which columns fit in cw, and the name columns' width. */
+static void
+legs_columns(int cw, bool on[C_N], int *namew)
+{
+	int total = 0;
+
+	*namew = cw >= 120 ? 16 : cw >= 100 ? 12 : 9;
+	for (int c = 0; c < C_N; c++) {
+		on[c] = true;
+		total += (c == C_CELL || c == C_ARM ? *namew : cols[c].width) + 1;
+	}
+	for (int p = 5; p > 0 && total > cw; p--)
+		for (int c = C_N - 1; c >= 0 && total > cw; c--)
+			if (on[c] && cols[c].prio == p) {
+				on[c] = false;
+				total -= cols[c].width + 1;
+			}
+}
+
+static const char *
+leg_mark(const struct model_leg *l, int *role)
+{
+	if (strcmp(l->status, "failed") == 0) { *role = THEME_BAD; return "!"; }
+	if (strcmp(l->status, "timed_out") == 0) { *role = THEME_BAD; return "T"; }
+	if (strcmp(l->status, "aborted") == 0) { *role = THEME_DIM; return "A"; }
+	if (l->noisy) { *role = THEME_WARN; return "~"; }
+	*role = THEME_OK;
+	return " ";
+}
+
+static void
+legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, namew, x, rows;
+	bool on[C_N];
+	char buf[64];
+
+	(void)now;
+	legs_columns(cw, on, &namew);
+	x = 1;
+	for (int c = 0; c < C_N; c++) {
+		int cwid = c == C_CELL || c == C_ARM ? namew : cols[c].width;
+		if (!on[c])
+			continue;
+		snprintf(buf, sizeof buf, c <= C_ARM ? "%-*s" : "%*s", cwid,
+		    cols[c].head);
+		render_put(w, 1, x, cw + 1 - x, THEME_LABEL, buf);
+		x += cwid + 1;
+	}
+	rows = h - 1;
+	if (m->nlegs == 0) {
+		render_put(w, 2, 1, cw, THEME_DIM, "no legs finished yet");
+		return;
+	}
+	if (r->sel_leg >= m->nlegs)
+		r->sel_leg = m->nlegs - 1;
+	if ((int)r->sel_leg < r->scroll[PANE_LEGS])
+		r->scroll[PANE_LEGS] = (int)r->sel_leg;
+	if (rows > 0 && (int)r->sel_leg >= r->scroll[PANE_LEGS] + rows)
+		r->scroll[PANE_LEGS] = (int)r->sel_leg - rows + 1;
+	for (int k = 0; k < rows; k++) {
+		size_t idx = (size_t)(r->scroll[PANE_LEGS] + k);
+		const struct model_leg *l;
+		bool sel = r->focus == PANE_LEGS && idx == r->sel_leg;
+		int mrole, base;
+
+		if (idx >= m->nlegs)
+			break;
+		l = &m->legs[m->nlegs - 1 - idx];
+		const char *mk = leg_mark(l, &mrole);
+		base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
+		    (l->noisy ? THEME_WARN : THEME_NORMAL) :
+		    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
+		x = 1;
+		for (int c = 0; c < C_N; c++) {
+			int cwid = c == C_CELL || c == C_ARM ? namew : cols[c].width;
+			int role = base;
+			if (!on[c])
+				continue;
+			switch (c) {
+			case C_CELL: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->cell); break;
+			case C_ARM: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->arm); break;
+			case C_REP: snprintf(buf, sizeof buf, "%*d", cwid, l->rep); break;
+			case C_MARK: snprintf(buf, sizeof buf, "%s", mk);
+				role = sel ? base : mrole; break;
+			case C_RC:
+				if (l->has_rc)
+					snprintf(buf, sizeof buf, "%*d", cwid, l->rc);
+				else if (l->signal)
+					snprintf(buf, sizeof buf, "%*s%d", cwid - 1 - (l->signal > 9), "s", l->signal);
+				else
+					snprintf(buf, sizeof buf, "%*s", cwid, "-");
+				break;
+			case C_WALL: case C_CPU: {
+				char d[32];
+				render_fmt_duration(d, sizeof d, c == C_WALL ? l->wall : l->cpu);
+				snprintf(buf, sizeof buf, "%*s", cwid, d);
+				break;
+			}
+			case C_CYC: case C_INS: case C_RSS: {
+				char d[32];
+				double v = c == C_CYC ? l->cycles : c == C_INS ?
+				    l->instructions : l->maxrss_kb * 1024;
+				render_fmt_num(d, sizeof d, v, cwid);
+				snprintf(buf, sizeof buf, "%*s", cwid, d);
+				if (isnan(v) && !sel)
+					role = THEME_DIM;
+				break;
+			}
+			case C_IPC:
+				if (isnan(l->cycles) || isnan(l->instructions) || l->cycles <= 0) {
+					snprintf(buf, sizeof buf, "%*s", cwid, "n/a");
+					role = sel ? base : THEME_DIM;
+				} else
+					snprintf(buf, sizeof buf, "%*.2f", cwid, l->instructions / l->cycles);
+				break;
+			case C_FOR:
+				if (isnan(l->foreign))
+					snprintf(buf, sizeof buf, "%*s", cwid, "-");
+				else
+					snprintf(buf, sizeof buf, "%*.2f", cwid, l->foreign);
+				break;
+			}
+			render_put(w, 2 + k, x, cw + 1 - x, role, buf);
+			x += cwid + 1;
+		}
+	}
+	if (m->nlegs > (size_t)rows && rows > 0) {
+		snprintf(buf, sizeof buf, " %zu/%zu ", r->sel_leg + 1, m->nlegs);
+		render_put(w, h + 1, cw - (int)strlen(buf), (int)strlen(buf),
+		    THEME_BORDER, buf);
+	}
+}
+
+static int
+legs_key(struct render *r, struct model *m, int key)
+{
+	long sel = (long)r->sel_leg;
+
+	switch (key) {
+	case 'j': case KEY_DOWN: sel++; break;
+	case 'k': case KEY_UP: sel--; break;
+	case KEY_NPAGE: sel += 10; break;
+	case KEY_PPAGE: sel -= 10; break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (m->nlegs == 0)
+			return RENDER_KEY_HANDLED;
+		r->overlay = OVERLAY_LEG;
+		r->detail_leg = m->nlegs - 1 - r->sel_leg;
+		return RENDER_KEY_HANDLED | RENDER_KEY_DETAIL;
+	default:
+		return RENDER_KEY_UNHANDLED;
+	}
+	if (sel >= (long)m->nlegs)
+		sel = (long)m->nlegs - 1;
+	if (sel < 0)
+		sel = 0;
+	r->sel_leg = (size_t)sel;
+	return RENDER_KEY_HANDLED;
+}
+
+static int
+verdict_role(const char *v)
+{
+	if (!v) return THEME_UNKNOWN;
+	if (strcmp(v, "above") == 0) return THEME_ABOVE;
+	if (strcmp(v, "below") == 0) return THEME_BELOW;
+	if (strcmp(v, "within") == 0) return THEME_WITHIN;
+	return THEME_UNKNOWN;
+}
+
+static double
+num(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* One metric of one arm: median [min-max] strip floor verdict. */
+static void
+ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
+    const char *metric, const json_t *mo, double floor)
+{
+	char buf[200], med[16], lo[16], hi[16];
+	const json_t *ratios = json_object_get(mo, "ratios"), *v;
+	const char *verdict = json_string_value(json_object_get(mo, "verdict"));
+	int x = 1, strip;
+	size_t i;
+
+	render_fmt_ratio(med, sizeof med, num(mo, "median"));
+	render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
+	render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
+	snprintf(buf, sizeof buf, "%-*.*s %-7.7s", cw >= 100 ? 22 : 16,
+	    cw >= 100 ? 22 : 16, label, metric);
+	render_put(w, y, x, cw, THEME_NORMAL, buf);
+	x += (int)strlen(buf) + 1;
+	render_put(w, y, x, cw + 1 - x, verdict_role(verdict), med);
+	x += 6;
+	snprintf(buf, sizeof buf, "[%s-%s]", lo, hi);
+	render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+	x += 14;
+	if (isnan(floor))
+		snprintf(buf, sizeof buf, "floor  n/a");
+	else
+		snprintf(buf, sizeof buf, "floor %4.1f%%", floor * 100);
+	render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+	x += 12;
+	render_put(w, y, x, cw + 1 - x, verdict_role(verdict),
+	    verdict ? verdict : "unknown");
+	x += 8;
+	/* The per-rep ratios, scaled over their own range, coloured by side. */
+	strip = cw + 1 - x;
+	wmove(w, y, x);
+	json_array_foreach(ratios, i, v) {
+		double rv = json_is_number(v) ? json_number_value(v) : NAN;
+		int role = isnan(rv) ? THEME_DIM : !isnan(floor) && rv > 1 + floor ?
+		    THEME_ABOVE : !isnan(floor) && rv < 1 - floor ? THEME_BELOW :
+		    THEME_SPARK;
+		if ((int)i >= strip)
+			break;
+		wattrset(w, theme_attr(role));
+		waddstr(w, render_spark(r, rv, num(mo, "min"), num(mo, "max")));
+	}
+	wattrset(w, theme_attr(THEME_NORMAL));
+}
+
+static void
+ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	static const char *const first[] = { "cycles", "instructions", "wall",
+	    "cpu" };
+	const json_t *rep = model_ratios(m), *cells = json_object_get(rep, "cells");
+	const json_t *cell;
+	const char *cname;
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
+	char label[160];
+
+	(void)now;
+	if (!json_is_object(cells) || json_object_size(cells) == 0) {
+		render_put(w, 1, 1, cw, THEME_DIM, "no ratios yet (they need a leg of each arm)");
+		return;
+	}
+#define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
+	json_object_foreach((json_t *)cells, cname, cell) {
+		const json_t *arms = json_object_get(cell, "arms"), *arm;
+		const json_t *floor = json_object_get(cell, "floor");
+		const char *aname;
+
+		EMIT(render_put(w, y, 1, cw, THEME_TITLE, cname));
+		json_object_foreach((json_t *)arms, aname, arm) {
+			const json_t *metrics = json_object_get(arm, "metrics"), *mo;
+			const char *vs = json_string_value(json_object_get(arm, "vs"));
+			const char *mname;
+
+			snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
+			for (size_t f = 0; f < 4; f++) {
+				mo = json_object_get(metrics, first[f]);
+				if (mo && json_integer_value(json_object_get(mo, "n")) >= 0)
+					EMIT(ratio_line(r, w, y, cw, label, first[f], mo,
+					    num(floor, first[f])));
+			}
+			json_object_foreach((json_t *)metrics, mname, mo) {
+				bool known = false;
+				for (size_t f = 0; f < 4; f++)
+					known |= strcmp(mname, first[f]) == 0;
+				if (!known)
+					EMIT(ratio_line(r, w, y, cw, label, mname, mo,
+					    num(floor, mname)));
+			}
+		}
+	}
+#undef EMIT
+	r->ratio_lines = line;
+}
+
+static int
+ratios_key(struct render *r, struct model *m, int key)
+{
+	int h = r->win[PANE_RATIOS] ? getmaxy(r->win[PANE_RATIOS]) - 2 : 1;
+
+	(void)m;
+	if (key == 'j' || key == KEY_DOWN || key == KEY_NPAGE)
+		r->scroll[PANE_RATIOS] += key == KEY_NPAGE ? h : 1;
+	else if (key == 'k' || key == KEY_UP || key == KEY_PPAGE)
+		r->scroll[PANE_RATIOS] -= key == KEY_PPAGE ? h : 1;
+	else
+		return RENDER_KEY_UNHANDLED;
+	if (r->scroll[PANE_RATIOS] > r->ratio_lines - h)
+		r->scroll[PANE_RATIOS] = r->ratio_lines - h;
+	if (r->scroll[PANE_RATIOS] < 0)
+		r->scroll[PANE_RATIOS] = 0;
+	return RENDER_KEY_HANDLED;
+}
+
+const struct render_pane_ops pane_legs_ops = {
+	.title = "Legs (newest first)", .draw = legs_draw, .key = legs_key,
+	.focusable = true,
+};
+const struct render_pane_ops pane_ratios_ops = {
+	.title = "Ratios vs comparison arm", .draw = ratios_draw,
+	.key = ratios_key, .focusable = true,
+};

@@ -1,0 +1,181 @@
+/* The top band: quiet box, current leg, plan grid. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "theme.h"
+
+static void
+quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2;
+	char buf[160], thr[32];
+	double hi;
+
+	if (!m->quiet_seen) {
+		render_put(w, 1, 1, cw, THEME_DIM, "no quiet samples");
+		render_put(w, 2, 1, cw, THEME_DIM, "(gate off, or not yet)");
+		goto server;
+	}
+	if (isnan(m->quiet_threshold))
+		snprintf(thr, sizeof thr, "?");
+	else
+		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
+	snprintf(buf, sizeof buf, "foreign %.2f cores  max %s", m->quiet_now, thr);
+	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
+
+	/* The last minute, oldest on the left, one column per time slot. */
+	hi = isnan(m->quiet_threshold) ? 1 : 2 * m->quiet_threshold;
+	for (size_t i = 0; i < m->nquiet; i++)
+		if (m->quiet[i].foreign > hi)
+			hi = m->quiet[i].foreign;
+	wmove(w, 2, 1);
+	for (int x = 0; x < cw; x++) {
+		double t0 = m->last_ts - MODEL_QUIET_SPAN * (cw - x) / cw;
+		double t1 = m->last_ts - MODEL_QUIET_SPAN * (cw - x - 1) / cw;
+		double v = NAN;
+		bool ok = true;
+		for (size_t i = 0; i < m->nquiet; i++)
+			if (m->quiet[i].ts > t0 && m->quiet[i].ts <= t1 &&
+			    (isnan(v) || m->quiet[i].foreign > v)) {
+				v = m->quiet[i].foreign;
+				ok = m->quiet[i].ok;
+			}
+		wattrset(w, theme_attr(isnan(v) ? THEME_DIM : ok ? THEME_SPARK :
+		    THEME_WARN));
+		waddstr(w, isnan(v) ? (r->utf8 ? "\u00b7" : ".") :
+		    render_spark(r, v, 0, hi));
+	}
+	wattrset(w, theme_attr(THEME_NORMAL));
+	if (m->gate_wait_since > 0 && m->cur_active == false &&
+	    (m->state == MODEL_RUNNING)) {
+		double base = r->replay ? m->last_ts : now;
+		snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
+		    base > m->gate_wait_since ? base - m->gate_wait_since : 0);
+		render_put(w, 3, 1, cw, THEME_WARN, buf);
+	} else
+		render_put(w, 3, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
+		    "gate: noisy");
+server:
+	if (h >= 4 && m->server[0]) {
+		snprintf(buf, sizeof buf, "server %s", m->server);
+		render_put(w, 4, 1, cw, THEME_LABEL, buf);
+	}
+}
+
+static void
+current_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	int cw = getmaxx(w) - 2, h = getmaxy(w) - 2;
+	char buf[256], el[32], med[32];
+	double base = r->replay ? m->last_ts : now, e, md;
+
+	if (!m->cur_active) {
+		const char *what = m->state == MODEL_PAUSED ? "paused between legs" :
+		    m->state == MODEL_COMPLETE || m->state == MODEL_SEALED ?
+		    "round complete" : m->state == MODEL_ABORTED ? "aborted" :
+		    m->gate_wait_since > 0 ? "waiting for quiet" : "no leg running";
+		render_put(w, 1, 1, cw, THEME_DIM, what);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s / %s / rep %d", m->cur_cell, m->cur_arm,
+	    m->cur_rep);
+	render_put(w, 1, 1, cw, THEME_RUNNING, buf);
+	e = base > m->cur_start_ts ? base - m->cur_start_ts : 0;
+	md = model_arm_median_wall(m, m->cur_cell, m->cur_arm);
+	render_fmt_duration(el, sizeof el, e);
+	render_fmt_duration(med, sizeof med, md);
+	snprintf(buf, sizeof buf, "pid %ld  seq %d", m->cur_pid, m->cur_seq);
+	render_put(w, 2, 1, cw, THEME_LABEL, buf);
+	snprintf(buf, sizeof buf, "%s of median %s", el, med);
+	render_put(w, 3, 1, cw, !isnan(md) && e > 1.5 * md ? THEME_WARN :
+	    THEME_NORMAL, buf);
+	if (h >= 4) {
+		snprintf(buf, sizeof buf, "> %s", r->out_tail);
+		render_put(w, 4, 1, cw, THEME_DIM, buf);
+	}
+	if (h >= 5 && m->state == MODEL_PAUSED)
+		render_put(w, 5, 1, cw, THEME_WARN, "pauses after this leg");
+}
+
+static const char *
+grid_mark(const struct render *r, enum model_cell_state s, int *role)
+{
+	switch (s) {
+	case MODEL_DONE: *role = THEME_OK; return r->utf8 ? "\u25a0" : "#";
+	case MODEL_RUN: *role = THEME_RUNNING; return r->utf8 ? "\u25b6" : ">";
+	case MODEL_BAD: *role = THEME_BAD; return "x";
+	default: *role = THEME_PENDING; return r->utf8 ? "\u00b7" : ".";
+	}
+}
+
+static void
+plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 1, line = 0, namew;
+	char buf[160];
+
+	(void)now;
+	if (!m->ncells) {
+		render_put(w, 1, 1, cw, THEME_DIM, "no plan yet");
+		return;
+	}
+	namew = 0;
+	for (size_t a = 0; a < m->narms; a++)
+		if ((int)strlen(m->arms[a]) > namew)
+			namew = (int)strlen(m->arms[a]);
+	if (namew > cw / 2)
+		namew = cw / 2;
+	r->plan_lines = (int)(m->ncells * (m->narms + 1));
+	if (r->scroll[PANE_PLAN] > r->plan_lines - h)
+		r->scroll[PANE_PLAN] = r->plan_lines - h > 0 ? r->plan_lines - h : 0;
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (size_t a = 0; a <= m->narms; a++, line++) {
+			if (line < r->scroll[PANE_PLAN] || y > h)
+				continue;
+			if (a == 0) {
+				render_put(w, y++, 1, cw, THEME_TITLE, m->cells[c]);
+				continue;
+			}
+			snprintf(buf, sizeof buf, " %-*.*s ", namew, namew,
+			    m->arms[a - 1]);
+			render_put(w, y, 1, cw, THEME_LABEL, buf);
+			wmove(w, y, 1 + namew + 2);
+			for (int rep = 1; rep <= m->reps && getcurx(w) < cw; rep++) {
+				int role;
+				const char *mk = grid_mark(r,
+				    model_grid_at(m, c, a - 1, rep), &role);
+				wattrset(w, theme_attr(role));
+				waddstr(w, mk);
+			}
+			wattrset(w, theme_attr(THEME_NORMAL));
+			y++;
+		}
+	}
+}
+
+static int
+plan_key(struct render *r, struct model *m, int key)
+{
+	(void)m;
+	if (key == 'j' || key == KEY_DOWN || key == KEY_NPAGE)
+		r->scroll[PANE_PLAN] += key == KEY_NPAGE ? 5 : 1;
+	else if (key == 'k' || key == KEY_UP || key == KEY_PPAGE)
+		r->scroll[PANE_PLAN] -= key == KEY_PPAGE ? 5 : 1;
+	else
+		return RENDER_KEY_UNHANDLED;
+	if (r->scroll[PANE_PLAN] < 0)
+		r->scroll[PANE_PLAN] = 0;
+	return RENDER_KEY_HANDLED;
+}
+
+const struct render_pane_ops pane_quiet_ops = {
+	.title = "Quiet box", .draw = quiet_draw,
+};
+const struct render_pane_ops pane_current_ops = {
+	.title = "Current leg", .draw = current_draw,
+};
+const struct render_pane_ops pane_plan_ops = {
+	.title = "Plan", .draw = plan_draw, .key = plan_key, .focusable = true,
+};
