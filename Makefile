@@ -1,6 +1,7 @@
 # Two entry points for a fresh Debian 12 machine: `make demo` and `make check`.
-# Each target is idempotent: packages, libperf and the meson build directory
-# are made once and reused.
+# Each is idempotent: packages, libperf and the meson build directories are
+# made once and reused; a second run only rebuilds what changed (nothing)
+# and runs the demo or the tests again.
 
 BUILD      := build
 DEPS       := $(BUILD)/deps
@@ -10,7 +11,9 @@ LP_PC      := $(LP_PREFIX)/lib/pkgconfig/libperf.pc
 KSRC       := linux-source-6.12
 MESON_DIR  := $(BUILD)/meson
 RAW_DIR    := $(BUILD)/meson-raw
+ASAN_DIR   := $(BUILD)/meson-asan
 STAMP_PKGS := $(DEPS)/.packages
+JOBS       ?= 2
 
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
@@ -18,38 +21,62 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all demo check build deps packages libperf clean
+MESON_TEST := meson test --print-errorlogs --num-processes $(JOBS)
+
+.PHONY: all demo check check-libperf check-raw check-asan build deps \
+        packages libperf clean distclean
 
 all: build
 
-packages: $(STAMP_PKGS)
+# `make packages` checks again; the stamp keeps the other targets from
+# asking dpkg on every run.
+packages:
+	@./tools/ensure-packages $(PKGS)
 $(STAMP_PKGS):
 	@mkdir -p $(DEPS)
 	@./tools/ensure-packages $(PKGS)
 	@touch $@
 
 libperf: $(LP_PC)
-$(LP_PC): $(STAMP_PKGS)
+$(LP_PC): | $(STAMP_PKGS)
 	@./tools/build-libperf $(KSRC) $(LP_SRC) $(LP_PREFIX)
 
 deps: $(STAMP_PKGS) $(LP_PC)
 
-$(MESON_DIR)/build.ninja: $(LP_PC)
-	meson setup $(MESON_DIR) --buildtype=debugoptimized -Dlibperf=auto
+$(MESON_DIR)/build.ninja: | $(LP_PC)
+	@./tools/meson-setup $(MESON_DIR) --buildtype=debugoptimized -Dlibperf=enabled
 
-$(RAW_DIR)/build.ninja: $(STAMP_PKGS)
-	meson setup $(RAW_DIR) --buildtype=debugoptimized -Dlibperf=disabled
+$(RAW_DIR)/build.ninja: | $(STAMP_PKGS)
+	@./tools/meson-setup $(RAW_DIR) --buildtype=debugoptimized -Dlibperf=disabled
+
+$(ASAN_DIR)/build.ninja: | $(LP_PC)
+	@./tools/meson-setup $(ASAN_DIR) --buildtype=debug -Dlibperf=enabled \
+		-Db_sanitize=address,undefined
 
 build: $(MESON_DIR)/build.ninja
-	ninja -C $(MESON_DIR)
+	@ninja -C $(MESON_DIR) -j$(JOBS)
 
 demo: build
 	./$(MESON_DIR)/tui/benchtui run assets/demo/demo.json
 
-check: build $(RAW_DIR)/build.ninja
-	ninja -C $(RAW_DIR)
-	meson test -C $(RAW_DIR) --suite unit --print-errorlogs
-	meson test -C $(MESON_DIR) --print-errorlogs --num-processes 2
+# Both counter backends, then the unit suite under ASan and UBSan.
+check: check-libperf check-raw check-asan
+
+check-libperf: build
+	$(MESON_TEST) -C $(MESON_DIR)
+
+check-raw: $(RAW_DIR)/build.ninja
+	@ninja -C $(RAW_DIR) -j$(JOBS)
+	$(MESON_TEST) -C $(RAW_DIR) --suite unit --suite e2e
+
+check-asan: $(ASAN_DIR)/build.ninja
+	@ninja -C $(ASAN_DIR) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(MESON_TEST) -C $(ASAN_DIR) --suite unit
 
 clean:
+	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR)
+
+distclean:
 	rm -rf $(BUILD)

@@ -373,12 +373,18 @@ again:
 			continue;
 		err = counters_open_one(c, e, pid);
 		if (err == EACCES && !c->user_only) {
-			/* perf_event_paranoid forbids kernel counting to a
-			 * non-root user: count user space only, and every
-			 * event alike so that they stay comparable. */
+			/* perf_event_paranoid may forbid kernel counting to a
+			 * non-root user.  If user space alone opens, count
+			 * every event that way so that they stay comparable;
+			 * if not, the EACCES has another cause (ptrace
+			 * access to pid) and stands. */
 			c->user_only = true;
-			counters_close_all(c);
-			goto again;
+			if (counters_open_one(c, e, pid) == 0) {
+				counters_close_one(e);
+				counters_close_all(c);
+				goto again;
+			}
+			c->user_only = false;
 		}
 		e->err = err;
 		e->open = err == 0;

@@ -444,12 +444,16 @@ static void
 provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 {
 	char hex[DIGEST_HEX_LEN];
-	char *path;
+	char *found, *path;
 
 	/* A templated program is only known per leg; its legs record it. */
 	if (prog == NULL || *prog == '\0' || strstr(prog, "${") != NULL)
 		return;
-	path = spec_resolve_program(prog, workdir);
+	found = spec_resolve_program(prog, workdir);
+	/* The file itself, symlinks and "./" resolved, so two spellings of one
+	 * binary are one entry and the key names what was hashed. */
+	path = found != NULL ? realpath(found, NULL) : NULL;
+	free(found);
 	if (path == NULL) {
 		if (json_object_get(bins, prog) == NULL)
 			json_object_set_new(bins, prog, json_null());
