@@ -177,6 +177,9 @@ want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
 		char sub[256];
 
 		path_join(sub, sizeof sub, path, key);
+		if (json_object_iter_key_len(json_object_key_to_iter(key)) !=
+		    strlen(key))
+			return perr(p, sub, "the key holds a NUL character");
 		if (kind == KV_ENV && (key[0] == '\0' || strchr(key, '=')))
 			return perr(p, sub, "\"%s\" is not an environment "
 			    "variable name (empty or holds '=')", key);
@@ -901,19 +904,28 @@ check_templates(struct parser *p)
 					goto out_arm;
 				free(v);
 			}
+			/* Vars are checked through "${KEY}" so a cycle reads
+			 * from the variable named in the path ("A -> B -> A"),
+			 * and a round var a cell shadows is not checked where
+			 * it cannot be reached. */
 			for (size_t k = 0; k < cell->nvars; k++) {
+				char ref[128];
+
 				snprintf(path, sizeof path, "cells[%zu].vars.%s",
 				    ci, cell->vars[k].key);
-				if ((v = check_expand(p, cell->vars[k].val, &ctx,
-				    path)) == NULL)
+				snprintf(ref, sizeof ref, "${%s}",
+				    cell->vars[k].key);
+				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
 					goto out_arm;
 				free(v);
 			}
 			for (size_t k = 0; k < s->nvars; k++) {
+				char ref[128];
+
 				snprintf(path, sizeof path, "vars.%s",
 				    s->vars[k].key);
-				if ((v = check_expand(p, s->vars[k].val, &ctx,
-				    path)) == NULL)
+				snprintf(ref, sizeof ref, "${%s}", s->vars[k].key);
+				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
 					goto out_arm;
 				free(v);
 			}
@@ -1047,7 +1059,10 @@ spec_parse(const char *text, size_t len, const char *path,
 	};
 	p.s = s;
 
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* NULs are let through the JSON layer so that want_string can name
+	 * the field that holds one. */
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+	    &jerr);
 	if (root == NULL) {
 		snprintf(err, errlen, "%s: line %d, column %d: %s", path,
 		    jerr.line, jerr.column, jerr.text);

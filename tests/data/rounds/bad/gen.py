@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# Writes the broken round files of this folder and EXPECT, the table that
+# test_spec.c and tests/e2e/check_examples.sh both read: one line per file,
+# "FILE<Tab>text the error must contain".  Each case breaks one field or rule
+# of an otherwise valid round.  Regenerate with: python3 gen.py
+import copy, json, os
+
+BASE = {
+    "name": "r",
+    "reps": 2,
+    "bin": "/bin/true",
+    "command": ["${BIN}", "x"],
+    "baseline": "a",
+    "arms": [{"name": "a"}, {"name": "b", "env": {"X": "1"}}],
+    "cells": [{"name": "c"}],
+}
+
+def srv(**kw):
+    s = {"cmd": ["/bin/true"], "ready": {"tcp_port": 8080}}
+    s.update(kw)
+    return s
+
+CASES = []
+def case(name, expect, patch=None, raw=None):
+    CASES.append((name, expect, patch, raw))
+
+def setp(path, value):
+    def f(r):
+        o = r
+        for k in path[:-1]:
+            o = o[k]
+        if value is DEL:
+            del o[path[-1]]
+        elif isinstance(o, list) and path[-1] == len(o):
+            o.append(value)
+        else:
+            o[path[-1]] = value
+    return f
+DEL = object()
+
+case("syntax", "line 4, column", raw='{\n  "name": "r",\n  "reps": 2\n  "bin": "/bin/true"\n}\n')
+case("duplicate-key", "line 1, column 20: duplicate object key", raw='{"name": "r", "name": "s"}\n')
+case("top-array", "(top): a round file holds one JSON object", raw='[1, 2]\n')
+case("name-missing", "name: missing", setp(["name"], DEL))
+case("name-digit", 'name: "1abc" is not a valid name', setp(["name"], "1abc"))
+case("name-long", "name: ", setp(["name"], "a" * 50))
+case("name-slash", "name: ", setp(["name"], "a/b"))
+case("top-unknown", 'rep: unknown key "rep"', setp(["rep"], 3))
+case("reps-zero", "reps: 0 is out of range", setp(["reps"], 0))
+case("reps-string", "reps: must be an integer", setp(["reps"], "3"))
+case("reps-real", "reps: must be an integer", setp(["reps"], 1.5))
+case("command-empty", "command: must not be empty", setp(["command"], []))
+case("command-string", "command: must be an array", setp(["command"], "/bin/true x"))
+case("command-number", "command[1]: must be a string", setp(["command"], ["${BIN}", 3]))
+case("command-first-empty", "command[0]: must not be empty", setp(["command"], ["", "x"]))
+case("command-nul", "command[1]: contains a NUL", setp(["command"], ["${BIN}", "a\u0000b"]))
+case("bin-empty", "bin: must not be empty", setp(["bin"], ""))
+case("bin-unset", "command[0]: ${BIN} has no value here", setp(["bin"], DEL))
+case("arms-empty", "arms: must hold at least one arm", setp(["arms"], []))
+case("arms-object", "arms: must be an array", setp(["arms"], {"name": "a"}))
+case("arm-no-name", "arms[1].name: missing", setp(["arms", 1], {"env": {}}))
+case("arm-dup-name", 'arms[1].name: "a" is already the name of arms[0]', setp(["arms", 1, "name"], "a"))
+case("arm-bad-name", "arms[1].name: ", setp(["arms", 1, "name"], "b c"))
+case("arm-unknown-key", 'arms[1].enc: unknown key "enc"', setp(["arms", 1, "enc"], {}))
+case("arm-env-array", "arms[1].env: must be an object", setp(["arms", 1, "env"], ["X=1"]))
+case("arm-env-number", "arms[1].env.X: must be a string", setp(["arms", 1, "env"], {"X": 1}))
+case("arm-env-key-eq", "arms[1].env.A=B: ", setp(["arms", 1, "env"], {"A=B": "1"}))
+case("arm-bin-empty", "arms[1].bin: must not be empty", setp(["arms", 1, "bin"], ""))
+case("baseline-missing", "baseline: missing", setp(["baseline"], DEL))
+case("baseline-unknown", 'baseline: no arm named "z"', setp(["baseline"], "z"))
+case("vs-unknown", 'arms[1].vs: no arm named "z"', setp(["arms", 1, "vs"], "z"))
+case("vs-self", "arms[1].vs: an arm cannot be compared with itself", setp(["arms", 1, "vs"], "b"))
+case("vs-on-baseline", "arms[0].vs: the baseline arm is compared with nothing", setp(["arms", 0, "vs"], "b"))
+case("aa-unknown", 'arms[2].aa_of: no arm named "z"', setp(["arms", 2], {"name": "aa", "aa_of": "z"}))
+case("aa-self", "arms[2].aa_of: an arm cannot be an A/A copy of itself", setp(["arms", 2], {"name": "aa", "aa_of": "aa"}))
+case("aa-of-aa", 'arms[3].aa_of: "aa" is itself an A/A copy', lambda r: r["arms"].extend([{"name": "aa", "aa_of": "a"}, {"name": "aa2", "aa_of": "aa"}]))
+case("aa-with-env", "arms[2].aa_of: an A/A arm takes env, bin and vs", setp(["arms", 2], {"name": "aa", "aa_of": "a", "env": {"X": "2"}}))
+case("aa-with-vs", "arms[2].aa_of: an A/A arm takes env, bin and vs", setp(["arms", 2], {"name": "aa", "aa_of": "a", "vs": "b"}))
+case("aa-baseline", "arms[0].aa_of: the baseline arm cannot be an A/A copy", setp(["arms", 0, "aa_of"], "b"))
+case("cells-empty", "cells: must hold at least one cell", setp(["cells"], []))
+case("cell-no-name", "cells[0].name: missing", setp(["cells", 0], {"vars": {}}))
+case("cell-dup-name", 'cells[1].name: "c" is already the name of cells[0]', lambda r: r["cells"].append({"name": "c"}))
+case("cell-unknown-key", 'cells[0].var: unknown key "var"', setp(["cells", 0, "var"], {}))
+case("cell-vars-number", "cells[0].vars.X: must be a string", setp(["cells", 0, "vars"], {"X": 2}))
+case("vars-bad-name", 'vars.A-B: "A-B" is not a variable name', setp(["vars"], {"A-B": "x"}))
+case("vars-builtin", 'vars.CELL: "CELL" would shadow the built-in', setp(["vars"], {"CELL": "x"}))
+case("template-unknown", "command[1]: unknown variable ${NOPE}", setp(["command"], ["${BIN}", "${NOPE}"]))
+case("template-unterminated", 'command[1]: unterminated "${"', setp(["command"], ["${BIN}", "${X"]))
+case("template-bad-name", "command[1]: bad variable name", setp(["command"], ["${BIN}", "${A-B}"]))
+case("template-cycle", "vars.A: variable cycle: A -> B -> A", setp(["vars"], {"A": "${B}", "B": "${A}"}))
+case("template-cell-missing", 'vars.OUT: unknown variable ${IN} (cell "c2"', lambda r: (r.update(vars={"OUT": "${IN}.out"}), r.update(cells=[{"name": "c", "vars": {"IN": "x"}}, {"name": "c2"}])))
+case("template-bin", "arms[1].bin: unknown variable ${TOOL}", setp(["arms", 1, "bin"], "/usr/bin/${TOOL}"))
+case("template-scratch", "scratch: unknown variable ${DIR}", setp(["scratch"], "${DIR}/s"))
+case("template-server", "cells[0].server.cmd[1]: unknown variable ${PORT}", setp(["cells", 0, "server"], srv(cmd=["/bin/true", "${PORT}"])))
+case("cpus-bad", 'cpus.client: "0-" is not a cpu list', setp(["cpus"], {"client": "0-"}))
+case("cpus-reversed", 'cpus.server: "3-1" is not a cpu list', setp(["cpus"], {"server": "3-1"}))
+case("cpus-unknown-key", 'cpus.clinet: unknown key "clinet"', setp(["cpus"], {"clinet": "0"}))
+case("cpus-string", "cpus: must be an object", setp(["cpus"], "0-1"))
+case("cpus-overlap", "cpus.server: cpu 1 is also in cpus.client", lambda r: (r.update(cpus={"client": "0-1", "server": "1"}), r["cells"][0].update(server=srv())))
+case("cpus-overlap-cell", "cells[0].server.cpus: cpu 0 is also in cpus.client", lambda r: (r.update(cpus={"client": "0"}), r["cells"][0].update(server=srv(cpus="0"))))
+case("nice-high", "nice: 20 is out of range", setp(["nice"], 20))
+case("nice-real", "nice: must be an integer", setp(["nice"], 1.5))
+case("settle-negative", "settle_s: -1 is out of range", setp(["settle_s"], -1))
+case("timeout-zero", "timeout_s: 0 is out of range", setp(["timeout_s"], 0))
+case("counters-empty", "counters: must name at least one event", setp(["counters"], []))
+case("counters-unknown", 'counters[1]: unknown event "cycels"', setp(["counters"], ["task-clock", "cycels"]))
+case("counters-twice", 'counters[1]: "cycles" is listed twice', setp(["counters"], ["cycles", "cycles"]))
+case("counters-string", "counters: must be an array", setp(["counters"], "cycles"))
+case("quiet-string", "quiet: must be an object or false", setp(["quiet"], "off"))
+case("quiet-window-zero", "quiet.window_ms: 0 is out of range", setp(["quiet"], {"window_ms": 0}))
+case("quiet-foreign-negative", "quiet.max_foreign_cores: -0.5 is out of range", setp(["quiet"], {"max_foreign_cores": -0.5}))
+case("quiet-timeout-zero", "quiet.timeout_s: 0 is out of range", setp(["quiet"], {"timeout_s": 0}))
+case("quiet-on-timeout", 'quiet.on_timeout: must be "abort" or "proceed"', setp(["quiet"], {"on_timeout": "skip"}))
+case("quiet-unknown-key", 'quiet.window: unknown key "window"', setp(["quiet"], {"window": 1000}))
+case("scratch-dot", 'scratch: "." is the workdir', setp(["scratch"], "."))
+case("scratch-dotdot", 'scratch: "out/../.." holds ".."', setp(["scratch"], "out/../.."))
+case("scratch-root", 'scratch: "/" is the workdir or one of its parents', setp(["scratch"], "/"))
+case("workdir-missing", 'workdir: "', setp(["workdir"], "no-such-folder"))
+case("server-no-ready", "cells[0].server.ready: missing", setp(["cells", 0, "server"], {"cmd": ["/bin/true"]}))
+case("server-port-range", "cells[0].server.ready.tcp_port: 70000 is out of range", setp(["cells", 0, "server"], srv(ready={"tcp_port": 70000})))
+case("server-port-missing", "cells[0].server.ready.tcp_port: missing", setp(["cells", 0, "server"], srv(ready={"timeout_s": 5})))
+case("server-ready-timeout", "cells[0].server.ready.timeout_s: 0 is out of range", setp(["cells", 0, "server"], srv(ready={"tcp_port": 80, "timeout_s": 0})))
+case("server-cmd-empty", "cells[0].server.cmd: must not be empty", setp(["cells", 0, "server"], srv(cmd=[])))
+case("server-unknown-key", 'cells[0].server.port: unknown key "port"', setp(["cells", 0, "server"], srv(port=80)))
+case("server-cpus-bad", 'cells[0].server.cpus: "x" is not a cpu list', setp(["cells", 0, "server"], srv(cpus="x")))
+case("server-env-number", "cells[0].server.env.P: must be a string", setp(["cells", 0, "server"], srv(env={"P": 1})))
+# Checks against this machine (spec_check_host): check exits 2 on them too.
+case("host-bin-missing", 'bin: no program "/nonexistent/prog"', setp(["bin"], "/nonexistent/prog"))
+case("host-command-missing", 'command[0]: no program "no-such-program-xyz"', lambda r: (r.pop("bin"), r.update(command=["no-such-program-xyz"])))
+case("host-cpus-offline", "cpus.client: cpu 4000 (in \"4000\") is not online", setp(["cpus"], {"client": "4000"}))
+
+here = os.path.dirname(os.path.abspath(__file__))
+for f in os.listdir(here):
+    if f.endswith(".json"):
+        os.unlink(os.path.join(here, f))
+with open(os.path.join(here, "EXPECT"), "w") as ex:
+    for name, expect, patch, raw in CASES:
+        fname = name + ".json"
+        if raw is None:
+            r = copy.deepcopy(BASE)
+            patch(r)
+            raw = json.dumps(r, indent=2) + "\n"
+        with open(os.path.join(here, fname), "w") as f:
+            f.write(raw)
+        ex.write("%s\t%s\n" % (fname, expect))
+print(len(CASES), "cases")
