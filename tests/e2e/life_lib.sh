@@ -1,0 +1,122 @@
+# Shared helpers of the lifecycle e2e tests (sourced, not a test itself).
+#
+# Needs $BENCHTUI and $BENCHTUI_DEMO (meson sets them).  Each test gets a
+# private temporary folder $T, removed on exit.
+
+set -u
+
+: "${BENCHTUI:?BENCHTUI is not set (run through meson test)}"
+: "${BENCHTUI_DEMO:?BENCHTUI_DEMO is not set (run through meson test)}"
+
+command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
+
+T=$(mktemp -d /tmp/benchtui-life-XXXXXX)
+life_cleanup_hooks=()
+life_cleanup() {
+	local h
+	for h in "${life_cleanup_hooks[@]}"; do eval "$h"; done
+	rm -rf "$T"
+}
+trap life_cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# make_round FILE NAME REPS MIB: a round of the demo workload, 3 arms (a
+# baseline, another chunk size, an A/A copy) x 2 cells x REPS reps, no
+# quiet gate, software counters only (this VM has no PMU).  DEMO_SPIN_MS
+# in the environment sets how long each leg takes.
+make_round() {
+	local file=$1 name=$2 reps=$3 mib=$4
+	cat >"$file" <<EOF
+{
+  "name": "$name",
+  "reps": $reps,
+  "bin": "$BENCHTUI_DEMO",
+  "command": ["\${BIN}", "work", "--mib", "\${MIB}"],
+  "baseline": "a",
+  "quiet": false,
+  "counters": ["task-clock", "page-faults"],
+  "arms": [
+    {"name": "a"},
+    {"name": "b", "env": {"DEMO_CHUNK": "1024"}},
+    {"name": "aa", "aa_of": "a"}
+  ],
+  "cells": [
+    {"name": "c1", "vars": {"MIB": "$mib"}},
+    {"name": "c2", "vars": {"MIB": "$mib"}}
+  ]
+}
+EOF
+}
+
+# Every line of LOG is a whole JSON object ending in a newline.
+check_log_whole() {
+	local log=$1
+	[ -s "$log" ] || fail "$log is empty"
+	[ "$(tail -c 1 "$log" | od -An -c | tr -d ' ')" = '\n' ] ||
+		fail "$log: last line has no newline (torn)"
+	local n=0 line
+	while IFS= read -r line; do
+		n=$((n + 1))
+		printf '%s\n' "$line" | jq -e 'type == "object"' >/dev/null 2>&1 ||
+			fail "$log:$n: not a JSON object: $line"
+	done <"$log"
+}
+
+# Exactly one counted leg line for each of the EXPECTED planned legs.
+check_exactly_once() {
+	local log=$1 expected=$2 counted dups
+	counted=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$log")
+	[ "$counted" -eq "$expected" ] ||
+		fail "$log: $counted counted leg lines, expected $expected"
+	dups=$(jq -s -r '[.[] | select(.t == "leg" and .status != "aborted")
+	    | "\(.cell)/\(.arm)/r\(.rep)"] | group_by(.) | map(select(length > 1)
+	    | .[0]) | join(" ")' "$log")
+	[ -z "$dups" ] || fail "$log: legs counted more than once: $dups"
+}
+
+# No leg process of the round is alive: every pid of a leg_start line is
+# gone, or now belongs to another program (pid reuse).
+check_no_live_legs() {
+	local log=$1 pid exe
+	for pid in $(jq -r 'select(.t == "leg_start") | .pid' "$log" | sort -u); do
+		[ -d "/proc/$pid" ] || continue
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && continue
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+		[ "$exe" != "$(readlink -f "$BENCHTUI_DEMO")" ] ||
+			fail "leg process $pid is still alive ($exe)"
+	done
+}
+
+# The seal holds, by benchtui verify and by sha256sum -c.
+check_sealed() {
+	local dir=$1 out
+	[ -f "$dir/SHA256SUMS" ] || fail "$dir is not sealed (no SHA256SUMS)"
+	out=$("$BENCHTUI" verify "$dir") || fail "verify $dir failed: $out"
+	printf '%s\n' "$out" | grep -q '^OK: [0-9]* files' ||
+		fail "verify $dir printed: $out"
+	(cd "$dir" && sha256sum --quiet -c SHA256SUMS) ||
+		fail "sha256sum -c disagrees in $dir"
+	# The seal covers every file but itself.
+	local listed actual
+	listed=$(wc -l <"$dir/SHA256SUMS")
+	actual=$(cd "$dir" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig | wc -l)
+	[ "$listed" -eq "$actual" ] ||
+		fail "$dir/SHA256SUMS lists $listed files, the folder has $actual"
+}
+
+# Wait (up to S seconds) until FILE holds a line matching the jq filter.
+wait_for_line() {
+	local file=$1 filter=$2 s=${3:-30} i
+	for ((i = 0; i < s * 20; i++)); do
+		if [ -f "$file" ] && jq -e "select($filter)" "$file" 2>/dev/null |
+		    grep -q .; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}

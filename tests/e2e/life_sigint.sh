@@ -1,0 +1,82 @@
+#!/bin/bash
+# SIGINT headless: the running leg is ended and logged as aborted, an abort
+# event is logged, exit 3.  Then, on copies of that aborted folder:
+#   - resume refuses a changed round.json (exit 2, naming the file);
+#   - seal --partial seals it on purpose (summary says partial, verify
+#     passes, and it can then be neither resumed nor sealed again);
+# and the original resumes to completion, exactly once, sealed.
+. "$(dirname "$0")/life_lib.sh"
+
+# Job control, so the background benchtui does not start with SIGINT
+# ignored (as a non-interactive shell's background jobs do) -- as if a user
+# pressed ^C.
+set -m
+
+export DEMO_SPIN_MS=400
+make_round "$T/int.json" sigint 2 0  # 12 legs of ~0.4 s
+dir=$T/round
+"$BENCHTUI" run "$T/int.json" --out "$dir" --headless >"$T/out.txt" 2>&1 &
+pid=$!
+# Interrupt inside the second leg: one leg counted, one in flight.
+wait_for_line "$dir/log.jsonl" '.t == "leg_start" and .seq == 2' 30 ||
+	{ kill -9 $pid; cat "$T/out.txt"; fail "the second leg never started"; }
+sleep 0.1
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 3 ] || { cat "$T/out.txt"; fail "SIGINT: exit $rc, expected 3"; }
+log=$dir/log.jsonl
+check_log_whole "$log"
+jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
+	fail "$log: expected one aborted leg line"
+jq -s -e 'map(select(.t == "abort")) | length == 1' "$log" >/dev/null ||
+	fail "$log: expected one abort event"
+jq -s -e 'map(select(.t == "done")) | length == 0' "$log" >/dev/null ||
+	fail "$log: an aborted round logged done"
+[ ! -e "$dir/SHA256SUMS" ] || fail "an aborted round was sealed"
+check_no_live_legs "$log"
+counted=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$log")
+echo "aborted after $counted counted legs"
+
+# A changed round file: resume refuses and names it.
+cp -a "$dir" "$T/changed"
+printf ' ' >>"$T/changed/round.json"
+"$BENCHTUI" resume "$T/changed" --headless >"$T/changed.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/changed.out"; fail "resume of a changed round.json: exit $rc, expected 2"; }
+grep -q 'round.json' "$T/changed.out" ||
+	{ cat "$T/changed.out"; fail "resume's refusal does not name round.json"; }
+
+# seal --partial on a copy.
+cp -a "$dir" "$T/partial"
+"$BENCHTUI" seal "$T/partial" --partial >"$T/partial.out" 2>&1 ||
+	{ cat "$T/partial.out"; fail "seal --partial failed"; }
+check_sealed "$T/partial"
+jq -e '.partial == true' "$T/partial/summary.json" >/dev/null ||
+	fail "summary.json of a partial seal does not say partial: true"
+grep -qi 'partial' "$T/partial/summary.md" ||
+	fail "summary.md of a partial seal does not say partial"
+"$BENCHTUI" resume "$T/partial" --headless >"$T/p2.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/p2.out"; fail "resume of a sealed round: exit $rc, expected 2"; }
+"$BENCHTUI" seal "$T/partial" --partial >"$T/p3.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/p3.out"; fail "second seal --partial: exit $rc, expected 2"; }
+grep -q 'already sealed' "$T/p3.out" || { cat "$T/p3.out"; fail "second seal --partial: no clear message"; }
+
+# The original resumes to the end and seals.
+"$BENCHTUI" resume "$dir" --headless >"$T/resume.out" 2>&1 ||
+	{ cat "$T/resume.out"; fail "resume after SIGINT failed"; }
+check_log_whole "$log"
+check_exactly_once "$log" 12
+check_sealed "$dir"
+# The aborted leg was run again: its cell/arm/rep has an aborted line and
+# a counted one.
+jq -s -e '(map(select(.t == "leg" and .status == "aborted"))[0]) as $a
+    | map(select(.t == "leg" and .status != "aborted" and .cell == $a.cell
+      and .arm == $a.arm and .rep == $a.rep)) | length == 1' "$log" >/dev/null ||
+	fail "$log: the aborted leg was not run again exactly once"
+# A complete round cannot be sealed partially.
+"$BENCHTUI" seal "$dir" --partial >"$T/p4.out" 2>&1
+[ $? -eq 2 ] || fail "seal --partial of a complete round did not refuse"
+exit 0
