@@ -1,0 +1,358 @@
+/* tally: hand-computed reports from small logs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "spec.h"
+#include "tally.h"
+
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* Feed every line of a JSONL text. */
+static void
+feed(struct tally *t, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		json_error_t jerr;
+		json_t *ev = json_loadb(p, len, 0, &jerr);
+
+		if (ev == NULL)
+			fail_msg("bad test line: %.*s: %s", (int)len, p, jerr.text);
+		tally_feed(t, ev);
+		json_decref(ev);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/* rep["cells"][cell]["arms"][arm]["metrics"][metric][key] */
+static json_t *
+metric(json_t *rep, const char *cell, const char *arm, const char *m,
+    const char *key)
+{
+	json_t *x = json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(json_object_get(
+	    rep, "cells"), cell), "arms"), arm), "metrics"), m), key);
+
+	assert_non_null(x);
+	return x;
+}
+
+static double
+num(json_t *x)
+{
+	assert_true(json_is_number(x));
+	return json_number_value(x);
+}
+
+static json_t *
+cellfloor(json_t *rep, const char *cell, const char *m)
+{
+	return json_object_get(json_object_get(json_object_get(json_object_get(
+	    rep, "cells"), cell), "floor"), m);
+}
+
+/* "vs" is a sibling of "metrics": fetch it without the metric() path. */
+static const char *
+arm_vs(json_t *rep, const char *cell, const char *arm)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), cell), "arms"), arm),
+	    "vs"));
+}
+
+#define LEG(cell, arm, rep, status, wall) \
+	"{\"t\":\"leg\",\"cell\":\"" cell "\",\"arm\":\"" arm "\",\"rep\":" #rep \
+	",\"status\":\"" status "\",\"wall\":" #wall ",\"cpu\":null}\n"
+
+static void
+test_odd_even_and_geomean(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep, *r;
+
+	(void)state;
+	/* Arm b against a (first seen): odd n = 3, ratios 2, 1, 4. */
+	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
+	    LEG("c", "a", 2, "ok", 2) LEG("c", "b", 2, "ok", 2)
+	    LEG("c", "a", 3, "ok", 1) LEG("c", "b", 3, "ok", 4)
+	    /* Cell d: even n = 4, ratios 1, 3, 2, 4 -> median 2.5. */
+	    LEG("d", "a", 1, "ok", 1) LEG("d", "b", 1, "ok", 1)
+	    LEG("d", "a", 2, "ok", 1) LEG("d", "b", 2, "ok", 3)
+	    LEG("d", "a", 3, "ok", 1) LEG("d", "b", 3, "ok", 2)
+	    LEG("d", "a", 4, "ok", 1) LEG("d", "b", 4, "ok", 4));
+	rep = tally_report(t);
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 3);
+	assert_near(num(metric(rep, "c", "b", "wall", "median")), 2, 0);
+	assert_near(num(metric(rep, "c", "b", "wall", "min")), 1, 0);
+	assert_near(num(metric(rep, "c", "b", "wall", "max")), 4, 0);
+	assert_near(num(metric(rep, "c", "b", "wall", "geomean")), 2, 1e-12);
+	r = metric(rep, "c", "b", "wall", "ratios");
+	assert_int_equal(json_array_size(r), 3);
+	assert_near(num(json_array_get(r, 0)), 2, 0);   /* rep order */
+	assert_near(num(json_array_get(r, 2)), 4, 0);
+	assert_near(num(metric(rep, "d", "b", "wall", "median")), 2.5, 0);
+	assert_near(num(metric(rep, "d", "b", "wall", "geomean")),
+	    pow(24, 0.25), 1e-12);
+	/* The baseline has no entry; cpu is null in every leg: n/a. */
+	assert_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "a"));
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "cpu", "n")), 0);
+	assert_true(json_is_null(metric(rep, "c", "b", "cpu", "median")));
+	/* No A/A arm: floor null, verdict unknown. */
+	assert_true(json_is_null(cellfloor(rep, "c", "wall")));
+	assert_string_equal(json_string_value(metric(rep, "c", "b", "wall",
+	    "verdict")), "unknown");
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_missing_and_failed(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep;
+
+	(void)state;
+	feed(t,
+	    LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
+	    /* rep 2: b failed */
+	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "failed", 9)
+	    /* rep 3: a's wall missing */
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":3,\"status\":\"ok\",\"wall\":null}\n"
+	    LEG("c", "b", 3, "ok", 9)
+	    /* rep 4: a timed out */
+	    LEG("c", "a", 4, "timed_out", 1) LEG("c", "b", 4, "ok", 9)
+	    /* rep 5: legacy rows, rc 0 and rc 3 */
+	    "{\"cell\":\"c\",\"arm\":\"a\",\"rep\":5,\"rc\":0,\"wall\":2}\n"
+	    "{\"cell\":\"c\",\"arm\":\"b\",\"rep\":5,\"rc\":3,\"wall\":9}\n"
+	    /* rep 6: legacy, both ok */
+	    "{\"cell\":\"c\",\"arm\":\"a\",\"rep\":6,\"rc\":0,\"wall\":2}\n"
+	    "{\"cell\":\"c\",\"arm\":\"b\",\"rep\":6,\"rc\":0,\"wall\":3}\n");
+	rep = tally_report(t);
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 2);
+	assert_near(num(json_array_get(metric(rep, "c", "b", "wall", "ratios"), 1)),
+	    1.5, 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), "c"), "legs"),
+	    "failed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), "c"), "legs"),
+	    "timed_out")), 1);
+	assert_true(json_array_size(json_object_get(rep, "warnings")) >= 3);
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_aborted_replaced_and_duplicates(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep, *w;
+	size_t i;
+	bool dup = false;
+
+	(void)state;
+	tally_add_aa(t, "aa", "a");
+	feed(t,
+	    LEG("c", "a", 1, "ok", 4) LEG("c", "aa", 1, "aborted", 100)
+	    LEG("c", "aa", 1, "ok", 5)
+	    LEG("c", "a", 2, "ok", 4) LEG("c", "aa", 2, "ok", 100)
+	    LEG("c", "aa", 2, "ok", 3));
+	rep = tally_report(t);
+	w = metric(rep, "c", "aa", "wall", "ratios");
+	assert_int_equal(json_array_size(w), 2);
+	assert_near(num(json_array_get(w, 0)), 1.25, 0);
+	assert_near(num(json_array_get(w, 1)), 0.75, 0);
+	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
+	assert_string_equal(arm_vs(rep, "c", "aa"), "a");
+	json_array_foreach(json_object_get(rep, "warnings"), i, w)
+		if (strstr(json_string_value(w), "more than one counted"))
+			dup = true;
+	assert_true(dup);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), "c"), "legs"),
+	    "aborted_seen")), 1);
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_floor_exact_and_verdicts(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep;
+
+	(void)state;
+	tally_add_aa(t, "aa", "a");
+	/* A/A ratios 1.25 and 0.75: floor 0.25 exactly (binary fractions).
+	 * up: 1.25 and 1.5 -> one ratio on the floor -> within.
+	 * far: 1.5 and 2 -> above.  low: 0.5, 0.5 -> below. */
+	feed(t,
+	    LEG("c", "a", 1, "ok", 4) LEG("c", "aa", 1, "ok", 5)
+	    LEG("c", "up", 1, "ok", 5) LEG("c", "far", 1, "ok", 6)
+	    LEG("c", "low", 1, "ok", 2)
+	    LEG("c", "a", 2, "ok", 4) LEG("c", "aa", 2, "ok", 3)
+	    LEG("c", "up", 2, "ok", 6) LEG("c", "far", 2, "ok", 8)
+	    LEG("c", "low", 2, "ok", 2)
+	    /* one: a single pair -> n < 2 -> unknown even with a floor */
+	    LEG("c", "one", 1, "ok", 40));
+	rep = tally_report(t);
+	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
+	assert_string_equal(arm_vs(rep, "c", "up"), "a");
+	assert_string_equal(json_string_value(metric(rep, "c", "up", "wall",
+	    "verdict")), "within");
+	assert_string_equal(json_string_value(metric(rep, "c", "far", "wall",
+	    "verdict")), "above");
+	assert_string_equal(json_string_value(metric(rep, "c", "low", "wall",
+	    "verdict")), "below");
+	assert_string_equal(json_string_value(metric(rep, "c", "one", "wall",
+	    "verdict")), "unknown");
+	/* signal = |median - 1| / floor: far's median 1.75 -> 3. */
+	assert_near(num(metric(rep, "c", "far", "wall", "signal")), 3, 1e-12);
+	assert_true(json_is_null(metric(rep, "c", "far", "wall", "ci")));
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_baseline_flag(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep;
+
+	(void)state;
+	assert_int_equal(tally_set_baseline(t, "b"), 0);
+	assert_int_equal(tally_set_baseline(t, "9bad"), -1);
+	assert_int_equal(tally_add_aa(t, "x", "x"), -1);
+	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2));
+	rep = tally_report(t);
+	assert_string_equal(arm_vs(rep, "c", "a"), "b");
+	assert_near(num(metric(rep, "c", "a", "wall", "median")), 0.5, 0);
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_spec_vs_and_partial(void **state)
+{
+	static const char round[] =
+	    "{\"name\":\"r\",\"reps\":2,\"command\":[\"/bin/true\"],"
+	    "\"baseline\":\"base\",\"quiet\":{\"max_foreign_cores\":0.5},"
+	    "\"arms\":[{\"name\":\"base\"},{\"name\":\"mid\"},"
+	    "{\"name\":\"top\",\"vs\":\"mid\"}],"
+	    "\"cells\":[{\"name\":\"one\"},{\"name\":\"two\"}]}";
+	struct tally *t = tally_create();
+	struct spec *s = NULL;
+	char err[256];
+	json_t *rep;
+
+	(void)state;
+	if (spec_parse(round, strlen(round), "/tmp/round.json", NULL, &s, err,
+	    sizeof err) != 0)
+		fail_msg("spec_parse: %s", err);
+	tally_set_spec(t, s);
+	/* Cell two's legs come first; the report follows the spec's order. */
+	feed(t,
+	    "{\"t\":\"round\",\"name\":\"ignored\"}\n"
+	    LEG("two", "base", 1, "ok", 1) LEG("two", "mid", 1, "ok", 2)
+	    LEG("two", "top", 1, "ok", 3)
+	    LEG("one", "base", 1, "ok", 1) LEG("one", "mid", 1, "ok", 2)
+	    "{\"t\":\"leg\",\"cell\":\"one\",\"arm\":\"top\",\"rep\":1,"
+	    "\"status\":\"ok\",\"wall\":6,\"foreign\":0.75}\n"
+	    LEG("one", "stray", 1, "ok", 1));
+	rep = tally_report(t);
+	assert_string_equal(json_string_value(json_object_get(rep, "round")), "r");
+	assert_string_equal(json_object_iter_key(json_object_iter(
+	    json_object_get(rep, "cells"))), "one");
+	assert_string_equal(arm_vs(rep, "one", "top"), "mid");
+	assert_near(num(metric(rep, "one", "top", "wall", "median")), 3, 0);
+	assert_near(num(metric(rep, "two", "top", "wall", "median")), 1.5, 0);
+	assert_true(json_is_true(json_object_get(rep, "partial")));
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_total")), 12);
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 6);
+	/* foreign 0.75 > the round's 0.5, and the stray arm was ignored. */
+	{
+		size_t i;
+		json_t *w;
+		bool foreign = false, stray = false;
+		json_array_foreach(json_object_get(rep, "warnings"), i, w) {
+			if (strstr(json_string_value(w), "foreign cores"))
+				foreign = true;
+			if (strstr(json_string_value(w), "not in round.json"))
+				stray = true;
+		}
+		assert_true(foreign);
+		assert_true(stray);
+	}
+	json_decref(rep);
+	tally_destroy(t);
+	spec_destroy(s);
+}
+
+static void
+test_counters_ipc_order(void **state)
+{
+	struct tally *t = tally_create();
+	json_t *rep, *ms;
+	const char *keys[8];
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	(void)state;
+	feed(t,
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"status\":\"ok\","
+	    "\"wall\":1,\"cpu\":1,\"cycles\":1000,\"instructions\":2000,"
+	    "\"counters\":{\"cycles\":1000,\"instructions\":2000,\"task-clock\":5}}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":1,\"status\":\"ok\","
+	    "\"wall\":1,\"cpu\":1,\"cycles\":null,\"instructions\":null,"
+	    "\"counters\":{\"page-faults\":7,\"cycles\":2000,\"instructions\":3000,"
+	    "\"task-clock\":10},\"multiplexed\":[\"cycles\"]}\n");
+	rep = tally_report(t);
+	ms = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
+	json_object_foreach(ms, k, v)
+		if (n < 8)
+			keys[n++] = k;
+	assert_int_equal(n, 6);
+	assert_string_equal(keys[0], "wall");
+	assert_string_equal(keys[3], "instructions");
+	assert_string_equal(keys[4], "task-clock");
+	assert_string_equal(keys[5], "page-faults");
+	/* cycles null at top level: taken from counters. */
+	assert_near(num(metric(rep, "c", "b", "cycles", "median")), 2, 0);
+	assert_near(num(metric(rep, "c", "b", "task-clock", "median")), 2, 0);
+	assert_near(num(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "ipc"), "a")), 2, 0);
+	assert_near(num(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "ipc"), "b")), 1.5, 0);
+	assert_true(json_is_null(json_object_get(rep, "partial")));
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_odd_even_and_geomean),
+		cmocka_unit_test(test_missing_and_failed),
+		cmocka_unit_test(test_aborted_replaced_and_duplicates),
+		cmocka_unit_test(test_floor_exact_and_verdicts),
+		cmocka_unit_test(test_baseline_flag),
+		cmocka_unit_test(test_spec_vs_and_partial),
+		cmocka_unit_test(test_counters_ipc_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
