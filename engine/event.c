@@ -1,6 +1,7 @@
 /* Events: jansson objects with a type and a UTC timestamp. */
 #include "event.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,35 @@ event_new(const char *type)
 	return ev;
 }
 
+/* Dump with the fewest significant digits (15, 16, then 17) for which
+ * every real reads back to the same double: short lines for the usual
+ * rounded values, exact for all. */
+static char *
+event_dump(const json_t *ev)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER |
+		    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec);
+		char *s = json_dumps(ev, flags);
+		json_t *back;
+		bool same;
+
+		if (s == NULL || prec == 17)
+			return s;
+		back = json_loads(s, JSON_DECODE_ANY, NULL);
+		same = back != NULL && json_equal(back, (json_t *)ev);
+		json_decref(back);
+		if (same)
+			return s;
+		free(s);
+	}
+	return NULL;
+}
+
 char *
 event_line(const json_t *ev, size_t *len)
 {
-	/* jansson's default precision (17 significant digits) reads back to
-	 * the same double. */
-	char *s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
-	    JSON_ENSURE_ASCII);
+	char *s = event_dump(ev);
 	size_t n;
 	char *line;
 

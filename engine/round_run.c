@@ -703,9 +703,11 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
 	const struct spec_server *sv = cell->server;
+	char *bin = s->bin != NULL ? spec_resolve_program(s->bin, s->workdir) :
+	    NULL;
 	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = "",
-		.rep = 0, .bin = s->bin != NULL ? s->bin : "", .scratch = "",
-		.round_dir = r->dir };
+		.rep = 0, .bin = bin != NULL ? bin : s->bin != NULL ? s->bin : "",
+		.scratch = "", .round_dir = r->dir };
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
 	unsigned char *mask = NULL;
 	char **argv = NULL, **envp = NULL, *log = NULL;
@@ -750,6 +752,7 @@ out:
 	run_free_strv(envp);
 	free(log);
 	free(mask);
+	free(bin);
 	return srv;
 }
 
