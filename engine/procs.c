@@ -129,10 +129,14 @@ procs_table_read(struct procs_table *t)
 	return 0;
 }
 
-/* Mark root's descendants in mark[] (root itself marked 1 too).  The table
- * is small (hundreds), so repeated passes until nothing changes are fine. */
+static bool procs_kept(pid_t pid, const pid_t *keep, size_t nkeep);
+
+/* Mark root's descendants in mark[] (root itself marked 1 too), not going
+ * through the kept pids (they and their trees stay unmarked).  The table is
+ * small (hundreds), so repeated passes until nothing changes are fine. */
 static void
-procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
+procs_table_mark_except(const struct procs_table *t, pid_t root,
+    const pid_t *keep, size_t nkeep, unsigned char *mark)
 {
 	bool changed = true;
 	size_t i, j;
@@ -142,7 +146,7 @@ procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
 	while (changed) {
 		changed = false;
 		for (i = 0; i < t->n; i++) {
-			if (mark[i])
+			if (mark[i] || procs_kept(t->v[i].pid, keep, nkeep))
 				continue;
 			for (j = 0; j < t->n; j++) {
 				if (mark[j] && t->v[j].pid == t->v[i].ppid) {
@@ -153,6 +157,12 @@ procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
 			}
 		}
 	}
+}
+
+static void
+procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
+{
+	procs_table_mark_except(t, root, NULL, 0, mark);
 }
 
 long long
@@ -343,4 +353,86 @@ procs_reap_orphans(const pid_t *keep, size_t nkeep)
 		if (waitpid(si.si_pid, NULL, WNOHANG) <= 0)
 			return;
 	}
+}
+
+/* Live descendants of root outside the kept trees. */
+static size_t
+procs_collect_except(pid_t root, const pid_t *keep, size_t nkeep,
+    pid_t **out)
+{
+	struct procs_table t;
+	unsigned char *mark;
+	size_t i, n = 0;
+
+	*out = NULL;
+	if (procs_table_read(&t) != 0)
+		return 0;
+	mark = calloc(t.n ? t.n : 1, 1);
+	*out = calloc(t.n ? t.n : 1, sizeof **out);
+	if (mark == NULL || *out == NULL) {
+		free(mark);
+		free(t.v);
+		return 0;
+	}
+	procs_table_mark_except(&t, root, keep, nkeep, mark);
+	for (i = 0; i < t.n; i++) {
+		if (mark[i] && t.v[i].pid != root && t.v[i].state != 'Z' &&
+		    t.v[i].state != 'X')
+			(*out)[n++] = t.v[i].pid;
+	}
+	free(mark);
+	free(t.v);
+	return n;
+}
+
+size_t
+procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
+    double grace_s)
+{
+	pid_t *pids = NULL;
+	size_t n, i, found;
+	double deadline;
+	int round;
+
+	found = n = procs_collect_except(root, keep, nkeep, &pids);
+	if (n == 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		(void)kill(pids[i], SIGTERM);
+	deadline = procs_now() + grace_s;
+	for (;;) {
+		bool any = false;
+
+		procs_reap_orphans(keep, nkeep);
+		for (i = 0; i < n && !any; i++)
+			any = procs_alive(pids[i]);
+		if (!any || procs_now() >= deadline)
+			break;
+		procs_nap_ms(10);
+	}
+	/* What is left gets SIGKILL; a few passes catch what the stubborn
+	 * ones forked during the grace. */
+	for (round = 0; round < 3; round++) {
+		free(pids);
+		n = procs_collect_except(root, keep, nkeep, &pids);
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++)
+			(void)kill(pids[i], SIGKILL);
+		deadline = procs_now() + 1.0;
+		for (;;) {
+			bool any = false;
+
+			procs_reap_orphans(keep, nkeep);
+			for (i = 0; i < n && !any; i++)
+				any = procs_alive(pids[i]);
+			if (!any || procs_now() >= deadline)
+				break;
+			procs_nap_ms(5);
+		}
+	}
+	procs_reap_orphans(keep, nkeep);
+out:
+	free(pids);
+	return found;
 }

@@ -32,6 +32,14 @@ void procs_end_group(pid_t pgid, double grace_s);
  * are our children. */
 void procs_kill_group(pid_t pgid);
 
+/* End every descendant of root except the kept pids and their own trees
+ * (servers): SIGTERM by pid, up to grace_s for them to go, then SIGKILL, and
+ * reap those that are our children.  For what a leg left behind outside its
+ * process group (setsid, double forks reparented to us as subreaper).
+ * Returns how many processes it found to end. */
+size_t procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
+    double grace_s);
+
 /* Reap, without blocking, every child of ours that has exited except the
  * pids in keep (servers, whose status their owner reads).  Orphans of legs
  * reparented to us as subreaper end up here. */

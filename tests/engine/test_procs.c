@@ -287,6 +287,56 @@ test_end_group_quick_when_terminable(void **state)
 	assert_true(gone(pid));
 }
 
+/* A process that left the leg's group and session (setsid) and ignores
+ * SIGTERM is still found through the ppid links and ended; a kept one (a
+ * server) and its child are left alone. */
+static void
+test_end_descendants_escaped_and_kept(void **state)
+{
+	pid_t esc, kept, kept_child = 0;
+	int fds[2];
+	size_t n;
+
+	(void)state;
+	esc = fork();
+	assert_true(esc >= 0);
+	if (esc == 0) {
+		setsid();
+		signal(SIGTERM, SIG_IGN);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(pipe(fds), 0);
+	kept = fork();
+	assert_true(kept >= 0);
+	if (kept == 0) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		(void)!write(fds[1], &c, sizeof c);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &kept_child, sizeof kept_child),
+	    sizeof kept_child);
+	close(fds[0]);
+	nap_ms(50);
+	n = procs_end_descendants(getpid(), &kept, 1, 0.3);
+	assert_int_equal(n, 1);
+	assert_true(gone(esc));
+	assert_true(procs_alive(kept));
+	assert_true(procs_alive(kept_child));
+	kill(kept, SIGKILL);
+	kill(kept_child, SIGKILL);
+	assert_int_equal(waitpid(kept, NULL, 0), kept);
+	assert_true(wait_gone(kept_child, 5));
+	assert_int_equal(procs_end_descendants(getpid(), NULL, 0, 0.1), 0);
+}
+
 int
 main(void)
 {
@@ -298,6 +348,7 @@ main(void)
 		cmocka_unit_test(test_reap_orphans_leaves_kept),
 		cmocka_unit_test(test_end_group_stubborn),
 		cmocka_unit_test(test_end_group_quick_when_terminable),
+		cmocka_unit_test(test_end_descendants_escaped_and_kept),
 	};
 
 	/* Orphaned grandchildren come back to us, as they do to benchtui. */
