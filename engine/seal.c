@@ -204,6 +204,15 @@ fail:
 	return -1;
 }
 
+/* "RSA", "EC", ... for messages. */
+static const char *
+seal_key_type(const EVP_PKEY *pk)
+{
+	const char *name = EVP_PKEY_get0_type_name(pk);
+
+	return name != NULL ? name : OBJ_nid2sn(EVP_PKEY_get_id(pk));
+}
+
 /* Never prompt for a passphrase: benchtui may own the terminal. */
 static int
 seal_no_passphrase(char *buf, int size, int rwflag, void *u)
@@ -215,20 +224,17 @@ seal_no_passphrase(char *buf, int size, int rwflag, void *u)
 	return -1;
 }
 
-static int
-seal_sign(const char *key_path, const void *msg, size_t len,
-    unsigned char sig[ED25519_SIG_LEN], char *err, size_t errlen)
+/* Load an Ed25519 private key, or NULL with err. */
+static EVP_PKEY *
+seal_load_key(const char *key_path, char *err, size_t errlen)
 {
-	EVP_PKEY *pk = NULL;
-	EVP_MD_CTX *ctx = NULL;
+	EVP_PKEY *pk;
 	FILE *f;
-	size_t siglen = ED25519_SIG_LEN;
-	int rc = -1;
 
 	if ((f = fopen(key_path, "r")) == NULL) {
 		snprintf(err, errlen, "%s: cannot open signing key: %s", key_path,
 		    strerror(errno));
-		return -1;
+		return NULL;
 	}
 	pk = PEM_read_PrivateKey(f, NULL, seal_no_passphrase, NULL);
 	fclose(f);
@@ -236,14 +242,37 @@ seal_sign(const char *key_path, const void *msg, size_t len,
 		snprintf(err, errlen, "%s: not a readable PEM private key "
 		    "(an unencrypted Ed25519 key from "
 		    "`openssl genpkey -algorithm ed25519` is expected)", key_path);
-		goto out;
+		return NULL;
 	}
 	if (EVP_PKEY_get_id(pk) != EVP_PKEY_ED25519) {
 		snprintf(err, errlen, "%s: the key is %s, not Ed25519; only Ed25519 "
-		    "keys can sign a seal", key_path,
-		    OBJ_nid2sn(EVP_PKEY_get_id(pk)));
-		goto out;
+		    "keys can sign a seal", key_path, seal_key_type(pk));
+		EVP_PKEY_free(pk);
+		return NULL;
 	}
+	return pk;
+}
+
+int
+seal_check_key(const char *sign_key, char *err, size_t errlen)
+{
+	EVP_PKEY *pk = seal_load_key(sign_key, err, errlen);
+
+	EVP_PKEY_free(pk);
+	return pk != NULL ? 0 : -1;
+}
+
+static int
+seal_sign(const char *key_path, const void *msg, size_t len,
+    unsigned char sig[ED25519_SIG_LEN], char *err, size_t errlen)
+{
+	EVP_PKEY *pk;
+	EVP_MD_CTX *ctx = NULL;
+	size_t siglen = ED25519_SIG_LEN;
+	int rc = -1;
+
+	if ((pk = seal_load_key(key_path, err, errlen)) == NULL)
+		return -1;
 	if ((ctx = EVP_MD_CTX_new()) == NULL ||
 	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, pk) != 1 ||
 	    EVP_DigestSign(ctx, sig, &siglen, msg, len) != 1 ||
@@ -282,7 +311,7 @@ seal_check_sig(const char *pub_path, const void *msg, size_t len,
 	}
 	if (EVP_PKEY_get_id(pk) != EVP_PKEY_ED25519) {
 		snprintf(err, errlen, "%s: the key is %s, not Ed25519", pub_path,
-		    OBJ_nid2sn(EVP_PKEY_get_id(pk)));
+		    seal_key_type(pk));
 		goto out;
 	}
 	if ((ctx = EVP_MD_CTX_new()) == NULL ||
