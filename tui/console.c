@@ -1,29 +1,570 @@
-/* console: the ncurses loop (first version: runs the round in this thread
- * without a screen; the real loop follows). */
+/* console: the ncurses loop.  One poll over the keyboard, the engine's
+ * event pipe, a self-pipe for signals and a timeout; redraws by dirty flags
+ * at most RENDER_HZ times a second, and about once a second while nothing
+ * but a clock changes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "console.h"
+#include "console_loop.h"
+#include "event.h"
 #include "round.h"
+
+#define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
+#define CLOCK_S 1.0        /* the clock's tick while a leg runs */
+
+static volatile sig_atomic_t sig_winch, sig_term, sig_int;
+static int sig_pipe[2] = { -1, -1 };
+static bool curses_active;
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+	char b = (char)sig;
+
+	if (sig == SIGWINCH)
+		sig_winch = 1;
+	else if (sig == SIGINT)
+		sig_int = 1;
+	else
+		sig_term = sig;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], &b, 1) < 0) {
+		/* the pipe is full: a wake-up is pending anyway */
+	}
+	errno = saved;
+}
+
+/* Every exit path restores the terminal, fatal ones included. */
+static void
+console_atexit(void)
+{
+	if (curses_active && !isendwin())
+		endwin();
+}
+
+double
+console_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+console_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+pipe_cloexec(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+apply_theme(struct console *c)
+{
+	theme_apply(&c->theme, c->mono);
+	snprintf(c->r.theme_name, sizeof c->r.theme_name, "%s", c->theme.name);
+	render_touch_all(&c->r);
+}
+
+int
+console_start(struct console *c, const char *theme)
+{
+	static bool atexit_done;
+	struct sigaction sa;
+	const char *nc = getenv("NO_COLOR");
+	SCREEN *scr;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "benchtui: the console needs a terminal (use --headless)\n");
+		return -1;
+	}
+	c->mono = nc && *nc;
+	/* Theme warnings go to stderr before the screen takes over. */
+	if (theme_load(&c->theme, theme ? theme : c->mono ? "mono" : "default",
+	    stderr) < 0 && theme)
+		theme_load(&c->theme, "default", stderr);
+	for (size_t i = 0; i < theme_count; i++)
+		if (strcmp(theme_names[i], c->theme.name) == 0)
+			c->theme_idx = i;
+
+	if (sig_pipe[0] < 0) {
+		if (pipe_cloexec(sig_pipe) < 0)
+			return -1;
+		fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
+		fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART; /* the engine thread's syscalls carry on */
+	sigemptyset(&sa.sa_mask);
+	/* Ours before initscr, so ncurses leaves SIGWINCH to us. */
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	setlocale(LC_ALL, "");
+	if (!atexit_done) {
+		atexit(console_atexit);
+		atexit_done = true;
+	}
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		fprintf(stderr, "benchtui: cannot start the console on TERM=%s\n",
+		    getenv("TERM") ? getenv("TERM") : "(unset)");
+		return -1;
+	}
+	curses_active = c->curses_on = true;
+	raw();          /* Ctrl-C arrives as a key: it acts as q */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	if (!has_colors())
+		c->mono = true;
+	if (!c->mono) {
+		start_color();
+		use_default_colors();
+	}
+	if (c->mono && !theme)
+		theme_load(&c->theme, "mono", NULL);
+	refresh();      /* stdscr once; afterwards only the panes draw */
+	render_init(&c->r);
+	apply_theme(c);
+	c->last_draw = 0;
+	return 0;
+}
+
+void
+console_stop(struct console *c)
+{
+	if (c->curses_on) {
+		render_finish(&c->r);
+		endwin();
+		c->curses_on = false;
+		curses_active = false;
+	}
+}
+
+static void
+copy_cut(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The last line of the current leg's output file (its tail only). */
+static void
+read_tail(const char *dir, const char *rel, char lines[][160], int nlines)
+{
+	char path[PATH_MAX], buf[4096];
+	ssize_t got;
+	off_t size;
+	int fd, n = 0;
+	char *end, *p;
+
+	for (int i = 0; i < nlines; i++)
+		lines[i][0] = '\0';
+	if (!dir || !rel)
+		return;
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	if (size > (off_t)sizeof buf - 1)
+		lseek(fd, size - (off_t)sizeof buf + 1, SEEK_SET);
+	else
+		lseek(fd, 0, SEEK_SET);
+	got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	for (ssize_t i = 0; i < got; i++)
+		if ((unsigned char)buf[i] < 32 && buf[i] != '\n')
+			buf[i] = ' ';
+	/* Walk back over the last nlines lines. */
+	end = buf + got;
+	while (end > buf && end[-1] == '\n')
+		*--end = '\0';
+	while (n < nlines && end > buf) {
+		p = end;
+		while (p > buf && p[-1] != '\n')
+			p--;
+		n++;
+		copy_cut(lines[nlines - n], 160, p);
+		if (p == buf)
+			break;
+		end = p - 1;
+		*end = '\0';
+	}
+	/* Move them to the top. */
+	if (n < nlines) {
+		for (int i = 0; i < n; i++)
+			memcpy(lines[i], lines[nlines - n + i], 160);
+		for (int i = n; i < nlines; i++)
+			lines[i][0] = '\0';
+	}
+}
+
+static void
+feed_line(struct console *c, const char *line)
+{
+	json_error_t jerr;
+	json_t *ev = json_loads(line, 0, &jerr);
+
+	if (!json_is_object(ev)) {
+		json_decref(ev);
+		return;
+	}
+	model_feed(&c->m, ev);
+	json_decref(ev);
+}
+
+/* Read what the engine wrote; whole lines are events. */
+static void
+drain_events(struct console *c)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(c->ev_fd, buf, sizeof buf)) > 0) {
+		size_t start = 0;
+		if (c->evlen + (size_t)n + 1 > c->evcap) {
+			size_t cap = (c->evlen + (size_t)n + 1) * 2;
+			char *p = realloc(c->evbuf, cap);
+			if (!p)
+				return;
+			c->evbuf = p;
+			c->evcap = cap;
+		}
+		memcpy(c->evbuf + c->evlen, buf, (size_t)n);
+		c->evlen += (size_t)n;
+		c->evbuf[c->evlen] = '\0';
+		for (size_t i = 0; i < c->evlen; i++)
+			if (c->evbuf[i] == '\n') {
+				c->evbuf[i] = '\0';
+				feed_line(c, c->evbuf + start);
+				start = i + 1;
+			}
+		memmove(c->evbuf, c->evbuf + start, c->evlen - start);
+		c->evlen -= start;
+	}
+	if (n == 0) {
+		/* EOF: the engine thread returned and closed its end. */
+		pthread_join(c->thread, NULL);
+		c->thread_started = false;
+		close(c->ev_fd);
+		c->ev_fd = -1;
+		c->engine_done = true;
+		if (c->engine_rc == ROUND_EXIT_FAIL &&
+		    c->m.state != MODEL_ABORTED)
+			model_set_failed(&c->m, c->engine_err);
+		else if (c->engine_rc == ROUND_EXIT_ABORTED &&
+		    c->m.state != MODEL_ABORTED) {
+			c->m.state = MODEL_ABORTED;
+			c->m.gen++;
+		}
+		c->exit_code = c->engine_rc;
+		if (c->quit_when_done)
+			c->quit = true;
+	}
+}
+
+static bool
+round_live(const struct console *c)
+{
+	return c->round && !c->engine_done;
+}
+
+/* The operator's abort (a then y, or q then y): once the engine has
+ * stopped there is nothing left to watch, so the console exits 3. */
+static void
+ask_abort(struct console *c)
+{
+	round_abort(c->round, "operator");
+	model_set_aborting(&c->m);
+	c->quit_when_done = true;
+	snprintf(c->r.message, sizeof c->r.message,
+	    "aborting: ending the current leg");
+}
+
+static void
+handle_key(struct console *c, int key)
+{
+	struct render *r = &c->r;
+
+	c->r.message[0] = '\0';
+	render_touch_all(r);
+	if (r->overlay == OVERLAY_CONFIRM_ABORT || r->overlay == OVERLAY_CONFIRM_QUIT) {
+		if (key == 'y' || key == 'Y') {
+			r->overlay = OVERLAY_NONE;
+			if (round_live(c))
+				ask_abort(c);
+			else
+				c->quit = true;
+		} else if (key == 'n' || key == 'N' || key == 27 || key == 'q')
+			r->overlay = OVERLAY_NONE;
+		return;
+	}
+	if (r->overlay == OVERLAY_NONE) {
+		if (c->replay && replay_key(c, key))
+			return;
+		switch (key) {
+		case 'q': case 'Q': case 3: /* Ctrl-C acts as q */
+			if (round_live(c) && !c->quit_when_done)
+				r->overlay = OVERLAY_CONFIRM_QUIT;
+			else if (!round_live(c))
+				c->quit = true;
+			return;
+		case 'p': case 'P':
+			if (!round_live(c))
+				return;
+			c->paused_req = !(c->m.state == MODEL_PAUSED || c->paused_req);
+			round_pause(c->round, c->paused_req);
+			snprintf(r->message, sizeof r->message, "%s",
+			    c->paused_req ? "pausing after the current leg" :
+			    "resuming");
+			return;
+		case 'a': case 'A':
+			if (round_live(c) && !c->quit_when_done)
+				r->overlay = OVERLAY_CONFIRM_ABORT;
+			return;
+		case '?':
+			r->overlay = OVERLAY_HELP;
+			return;
+		case 't': case 'T':
+			c->theme_idx = (c->theme_idx + 1) % theme_count;
+			theme_load(&c->theme, theme_names[c->theme_idx], NULL);
+			apply_theme(c);
+			snprintf(r->message, sizeof r->message, "theme %s",
+			    c->theme.name);
+			return;
+		case KEY_RESIZE:
+			return;
+		}
+	}
+	if (render_key(r, &c->m, key) & RENDER_KEY_DETAIL) {
+		const struct model_leg *l = &c->m.legs[r->detail_leg];
+		const json_t *out = json_object_get(l->start ? l->start : l->ev, "out");
+		read_tail(c->m.dir, json_string_value(out), r->detail_tail,
+		    RENDER_TAIL_LINES);
+	}
+}
+
+static void
+handle_resize(struct console *c)
+{
+	struct winsize ws;
+
+	sig_winch = 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	/* stdscr was touched by the resize; settle it so a later getch does
+	 * not paint it over the panes. */
+	werase(stdscr);
+	wnoutrefresh(stdscr);
+	render_layout(&c->r);
+}
+
+/* Does a clock on screen move? (A leg runs, or the gate waits.) */
+static bool
+clock_moves(const struct console *c)
+{
+	if (c->replay)
+		return false;
+	return (c->m.state == MODEL_RUNNING || c->m.state == MODEL_PAUSED ||
+	    c->m.state == MODEL_ABORTING) && !c->engine_done;
+}
+
+static void
+draw(struct console *c, double mono_now)
+{
+	double now = c->replay ? c->m.last_ts : console_wall();
+
+	if (c->m.cur_active) {
+		char tail[1][160];
+		read_tail(c->m.dir, c->m.cur_out, tail, 1);
+		copy_cut(c->r.out_tail, sizeof c->r.out_tail, tail[0]);
+	} else
+		c->r.out_tail[0] = '\0';
+	if (c->replay) {
+		c->r.replay = true;
+		c->r.replay_playing = c->replay->playing;
+		c->r.replay_speed = c->replay->speed;
+		c->r.replay_pos = c->replay->pos;
+		c->r.replay_len = c->replay->n;
+	}
+	render_draw(&c->r, &c->m, now);
+	c->drawn_gen = c->m.gen;
+	c->last_draw = mono_now;
+}
+
+int
+console_loop(struct console *c)
+{
+	double last_clock = console_now();
+
+	render_touch_all(&c->r);
+	while (!c->quit) {
+		struct pollfd pfd[3];
+		nfds_t n = 0;
+		double now = console_now(), wait_s = -1, rt;
+		int timeout, key;
+		char drain[64];
+
+		if (c->m.gen != c->drawn_gen)
+			render_touch_all(&c->r);
+		if (clock_moves(c) && now - last_clock >= CLOCK_S) {
+			render_touch_clock(&c->r);
+			last_clock = now;
+		}
+		if (c->r.dirty && now - c->last_draw >= REDRAW_MIN_S)
+			draw(c, now);
+		if (c->r.dirty)
+			wait_s = REDRAW_MIN_S - (now - c->last_draw);
+		else if (clock_moves(c))
+			wait_s = CLOCK_S - (now - last_clock);
+		if (c->replay && (rt = replay_timeout(c, now)) >= 0 &&
+		    (wait_s < 0 || rt < wait_s))
+			wait_s = rt;
+		timeout = wait_s < 0 ? -1 : (int)(wait_s * 1000) + 1;
+
+		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		if (c->ev_fd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = c->ev_fd, .events = POLLIN };
+		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
+			break;
+
+		while (read(sig_pipe[0], drain, sizeof drain) > 0)
+			;
+		if (sig_term)
+			break;
+		if (sig_winch)
+			handle_resize(c);
+		if (sig_int) {
+			sig_int = 0;
+			handle_key(c, 3);
+		}
+		if (pfd[0].revents & (POLLHUP | POLLERR)) {
+			sig_term = SIGHUP; /* the terminal went away */
+			break;
+		}
+		while ((key = getch()) != ERR)
+			handle_key(c, key);
+		if (c->ev_fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP)))
+			drain_events(c);
+		if (c->replay)
+			replay_advance(c, console_now());
+	}
+	if (sig_term && round_live(c)) {
+		/* SIGTERM, SIGHUP or a lost terminal: stop resumably, then
+		 * leave.  The engine still writes events until it returns. */
+		round_abort(c->round, sig_term == SIGHUP ? "hangup" : "signal");
+		while (c->ev_fd >= 0) {
+			struct pollfd p = { .fd = c->ev_fd, .events = POLLIN };
+			poll(&p, 1, 1000);
+			drain_events(c);
+		}
+	}
+	if (sig_term)
+		c->exit_code = ROUND_EXIT_ABORTED;
+	console_stop(c);
+	return c->exit_code;
+}
+
+static void
+engine_event(const json_t *ev, void *arg)
+{
+	struct console *c = arg;
+	size_t len = 0, off = 0;
+	char *line = event_line(ev, &len);
+
+	while (line && off < len) {
+		ssize_t w = write(c->ev_wfd, line + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(line);
+}
+
+static void *
+engine_main(void *arg)
+{
+	struct console *c = arg;
+
+	c->engine_rc = round_run(c->round, c->engine_err, sizeof c->engine_err);
+	close(c->ev_wfd);
+	c->ev_wfd = -1;
+	return NULL;
+}
 
 int
 console_run_round(struct round *r, const char *theme)
 {
-	char err[512] = "";
-	int rc;
+	struct console c;
+	int fds[2], rc;
 
-	(void)theme;
-	rc = round_run(r, err, sizeof err);
-	if (rc != ROUND_EXIT_OK && err[0])
-		fprintf(stderr, "benchtui: %s\n", err);
+	memset(&c, 0, sizeof c);
+	c.ev_fd = c.ev_wfd = -1;
+	c.round = r;
+	model_init(&c.m);
+	if (round_spec(r))
+		model_set_spec(&c.m, round_spec(r));
+	if (console_start(&c, theme) < 0) {
+		model_finish(&c.m);
+		return ROUND_EXIT_FAIL;
+	}
+	if (pipe_cloexec(fds) < 0) {
+		console_stop(&c);
+		fprintf(stderr, "benchtui: event pipe: %s\n", strerror(errno));
+		model_finish(&c.m);
+		return ROUND_EXIT_FAIL;
+	}
+	c.ev_fd = fds[0];
+	c.ev_wfd = fds[1];
+	fcntl(c.ev_fd, F_SETFL, O_NONBLOCK);
+	round_set_event_fn(r, engine_event, &c);
+	if (pthread_create(&c.thread, NULL, engine_main, &c) != 0) {
+		console_stop(&c);
+		fprintf(stderr, "benchtui: cannot start the engine thread\n");
+		model_finish(&c.m);
+		return ROUND_EXIT_FAIL;
+	}
+	c.thread_started = true;
+	rc = console_loop(&c);
+	if (c.engine_err[0] && rc != ROUND_EXIT_OK)
+		fprintf(stderr, "benchtui: %s\n", c.engine_err);
+	free(c.evbuf);
+	model_finish(&c.m);
 	return rc;
-}
-
-int
-console_replay(const char *log_path, double speed, bool instant,
-    const char *theme)
-{
-	(void)speed; (void)instant; (void)theme;
-	fprintf(stderr, "benchtui replay: %s: the console replay is not built yet\n",
-	    log_path);
-	return 1;
 }

@@ -1,35 +1,350 @@
-/* replay: `benchtui --replay LOG` / `benchtui replay LOG`. */
+/* replay: `benchtui --replay LOG` / `benchtui replay LOG`.
+ *
+ * The log's events go through the same reducer and renderer as a live
+ * round, paced by their timestamps divided by the speed.  A gap between two
+ * events is shortened to REPLAY_GAP_MAX seconds (after the speed), so a
+ * round that sat paused overnight does not replay overnight. */
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "console.h"
+#include "console_loop.h"
+#include "event.h"
+#include "headless.h"
+#include "logread.h"
+#include "spec.h"
+
+#define REPLAY_GAP_MAX 5.0
+#define REPLAY_SPEED_MIN (1.0 / 64)
+#define REPLAY_SPEED_MAX 4096.0
 
 static const char replay_usage[] =
     "usage: benchtui --replay LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n";
+
+struct events {
+	json_t **ev;
+	size_t n, cap;
+};
+
+static int
+collect(json_t *ev, size_t lineno, void *arg)
+{
+	struct events *e = arg;
+
+	(void)lineno;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 256;
+		json_t **p = realloc(e->ev, cap * sizeof *p);
+		if (!p)
+			return 1;
+		e->ev = p;
+		e->cap = cap;
+	}
+	e->ev[e->n++] = json_incref(ev);
+	return 0;
+}
+
+static void
+events_free(struct events *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		json_decref(e->ev[i]);
+	free(e->ev);
+	memset(e, 0, sizeof *e);
+}
+
+/* The folder a log sits in (a round folder when round.json is there). */
+static void
+log_dir(const char *log, char *dir, size_t len)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof tmp, "%s", log);
+	snprintf(dir, len, "%s", dirname(tmp));
+}
+
+/* Read the log (and the round file beside it).  The seal event is not in
+ * a sealed round's log -- appending it would change a sealed file -- so a
+ * SHA256SUMS beside the log stands for it.  0, or 2 with a message. */
+static int
+replay_load(const char *log, struct events *e, struct spec **spec)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], err[512];
+	struct logread_info info;
+
+	memset(&info, 0, sizeof info);
+	*spec = NULL;
+	if (logread_file(log, collect, e, &info, err, sizeof err) != 0) {
+		fprintf(stderr, "benchtui replay: %s\n", err[0] ? err : log);
+		return 2;
+	}
+	if (info.torn)
+		fprintf(stderr, "benchtui replay: %s:%zu: torn last line (%zu bytes) skipped\n",
+		    log, info.torn_line, info.torn_bytes);
+	log_dir(log, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/round.json", dir);
+	if (access(path, R_OK) == 0 &&
+	    spec_load(path, NULL, spec, err, sizeof err) < 0) {
+		fprintf(stderr, "benchtui replay: %s (comparing with the first arm seen instead)\n",
+		    err);
+		*spec = NULL;
+	}
+	snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
+	if (access(path, F_OK) == 0) {
+		bool has_seal = false;
+		for (size_t i = 0; i < e->n; i++) {
+			const char *t = event_type(e->ev[i]);
+			has_seal |= t && strcmp(t, "seal") == 0;
+		}
+		if (!has_seal) {
+			json_t *seal = json_pack("{s:s, s:O, s:b}", "t", "seal", "ts",
+			    e->n ? json_object_get(e->ev[e->n - 1], "ts") : json_null(),
+			    "from_sha256sums", 1);
+			if (seal) {
+				collect(seal, 0, e);
+				json_decref(seal);
+			}
+		}
+	}
+	return 0;
+}
+
+static double
+ev_ts(const struct console_replay *p, size_t i)
+{
+	return model_parse_ts(json_string_value(json_object_get(p->ev[i], "ts")));
+}
+
+static bool
+is_leg(const json_t *ev)
+{
+	const char *t = event_type(ev);
+	return t && strcmp(t, "leg") == 0;
+}
+
+/* Feed events until pos reaches target. */
+static void
+feed_to(struct console *c, size_t target)
+{
+	struct console_replay *p = c->replay;
+
+	while (p->pos < target && p->pos < p->n)
+		model_feed(&c->m, p->ev[p->pos++]);
+}
+
+/* Going backwards: rebuild the model from the start. */
+static void
+rebuild(struct console *c, size_t target)
+{
+	struct console_replay *p = c->replay;
+
+	model_finish(&c->m);
+	model_init(&c->m);
+	c->m.replay = true;
+	if (p->spec)
+		model_set_spec(&c->m, p->spec);
+	p->pos = 0;
+	c->r.sel_leg = 0;
+	feed_to(c, target);
+	c->m.gen++;
+}
+
+static void
+schedule(struct console *c, double now)
+{
+	struct console_replay *p = c->replay;
+	double gap = 0;
+
+	if (p->pos > 0 && p->pos < p->n)
+		gap = ev_ts(p, p->pos) - ev_ts(p, p->pos - 1);
+	if (gap < 0)
+		gap = 0;
+	gap /= p->speed;
+	p->due = now + (gap > REPLAY_GAP_MAX ? REPLAY_GAP_MAX : gap);
+}
+
+double
+replay_timeout(struct console *c, double now)
+{
+	struct console_replay *p = c->replay;
+
+	if (!p->playing || p->pos >= p->n)
+		return -1;
+	return p->due > now ? p->due - now : 0;
+}
+
+void
+replay_advance(struct console *c, double now)
+{
+	struct console_replay *p = c->replay;
+
+	while (p->playing && p->pos < p->n && now >= p->due) {
+		model_feed(&c->m, p->ev[p->pos++]);
+		schedule(c, p->due > now - 1 ? p->due : now);
+	}
+	if (p->pos >= p->n && p->playing) {
+		p->playing = false;
+		c->m.gen++;
+	}
+}
+
+int
+replay_key(struct console *c, int key)
+{
+	struct console_replay *p = c->replay;
+	size_t i;
+
+	switch (key) {
+	case ' ':
+		p->playing = !p->playing && p->pos < p->n;
+		schedule(c, console_now());
+		break;
+	case '+': case '=':
+		p->speed = p->speed * 2 > REPLAY_SPEED_MAX ? REPLAY_SPEED_MAX : p->speed * 2;
+		break;
+	case '-': case '_':
+		p->speed = p->speed / 2 < REPLAY_SPEED_MIN ? REPLAY_SPEED_MIN : p->speed / 2;
+		break;
+	case KEY_RIGHT: case 'l':
+		for (i = p->pos; i < p->n && !is_leg(p->ev[i]); i++)
+			;
+		feed_to(c, i < p->n ? i + 1 : p->n);
+		p->playing = false;
+		break;
+	case KEY_LEFT: case 'h': {
+		/* Back to just after the leg before the last one shown. */
+		size_t seen = 0, target = 0;
+		for (i = p->pos; i > 0; i--)
+			if (is_leg(p->ev[i - 1]) && ++seen == 2) {
+				target = i;
+				break;
+			}
+		p->playing = false;
+		rebuild(c, target);
+		break;
+	}
+	case KEY_HOME:
+		p->playing = false;
+		rebuild(c, 0);
+		break;
+	case KEY_END:
+		p->playing = false;
+		feed_to(c, p->n);
+		break;
+	default:
+		return 0;
+	}
+	c->m.gen++;
+	return 1;
+}
+
+int
+console_replay(const char *log_path, double speed, bool instant,
+    const char *theme)
+{
+	struct events e = { 0 };
+	struct console_replay p;
+	struct console c;
+	struct spec *spec = NULL;
+	int rc;
+
+	if ((rc = replay_load(log_path, &e, &spec)) != 0)
+		return rc;
+	memset(&c, 0, sizeof c);
+	memset(&p, 0, sizeof p);
+	c.ev_fd = c.ev_wfd = -1;
+	p.ev = e.ev;
+	p.n = e.n;
+	p.speed = speed > 0 ? speed : 1;
+	p.spec = spec;
+	c.replay = &p;
+	model_init(&c.m);
+	c.m.replay = true;
+	if (spec)
+		model_set_spec(&c.m, spec);
+	if (console_start(&c, theme) < 0) {
+		rc = 1;
+		goto out;
+	}
+	c.r.replay = true;
+	if (instant)
+		feed_to(&c, p.n);
+	else {
+		p.playing = true;
+		p.due = console_now();
+	}
+	c.exit_code = 0;
+	rc = console_loop(&c);
+	if (rc == 3)
+		rc = 0; /* a signal ends a replay; there is no round to abort */
+out:
+	model_finish(&c.m);
+	spec_destroy(spec);
+	events_free(&e);
+	return rc;
+}
+
+/* --headless or a stdout that is not a terminal: the headless printer. */
+static int
+replay_headless(const char *log)
+{
+	struct events e = { 0 };
+	struct spec *spec = NULL;
+	struct headless *h;
+	int rc;
+
+	if ((rc = replay_load(log, &e, &spec)) != 0)
+		return rc;
+	h = headless_create(stdout, spec);
+	if (!h) {
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < e.n; i++)
+		headless_event(h, e.ev[i]);
+	headless_finish(h);
+	headless_destroy(h);
+	fflush(stdout);
+out:
+	spec_destroy(spec);
+	events_free(&e);
+	return rc;
+}
 
 int
 cmd_replay(int argc, char **argv)
 {
 	const char *log = NULL, *theme = NULL;
 	double speed = 1;
-	bool instant = false, headless = false;
+	bool instant = false, headless = false, have_speed = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--instant") == 0)
 			instant = true;
 		else if (strcmp(argv[i], "--headless") == 0)
 			headless = true;
-		else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
+		else if (strcmp(argv[i], "--speed") == 0) {
 			char *end;
+			if (i + 1 >= argc)
+				return cmd_usage_error(argv[0], replay_usage,
+				    "--speed needs a value");
 			speed = strtod(argv[++i], &end);
-			if (*end || !(speed > 0))
+			if (*end || !(speed > 0) || speed > 1e6)
 				return cmd_usage_error(argv[0], replay_usage,
 				    "--speed: '%s' is not a positive number", argv[i]);
-		} else if (strcmp(argv[i], "--theme") == 0 && i + 1 < argc)
+			have_speed = true;
+		} else if (strcmp(argv[i], "--theme") == 0) {
+			if (i + 1 >= argc)
+				return cmd_usage_error(argv[0], replay_usage,
+				    "--theme needs a name");
 			theme = argv[++i];
-		else if (argv[i][0] == '-')
+		} else if (argv[i][0] == '-' && argv[i][1])
 			return cmd_usage_error(argv[0], replay_usage,
 			    "unknown option '%s'", argv[i]);
 		else if (!log)
@@ -40,6 +355,10 @@ cmd_replay(int argc, char **argv)
 	}
 	if (!log)
 		return cmd_usage_error(argv[0], replay_usage, "no log given");
-	(void)headless;
+	if (instant && have_speed)
+		return cmd_usage_error(argv[0], replay_usage,
+		    "--speed and --instant exclude each other");
+	if (headless || !isatty(STDOUT_FILENO))
+		return replay_headless(log);
 	return console_replay(log, speed, instant, theme);
 }
