@@ -1,0 +1,101 @@
+# Shared by the quiet_*, server_* and hygiene_* e2e tests (sourced, not run).
+# They need $BENCHTUI and $BENCHTUI_DEMO (meson sets them) and jq.
+
+: "${BENCHTUI:?set BENCHTUI to the benchtui binary}"
+: "${BENCHTUI_DEMO:?set BENCHTUI_DEMO to the benchtui-demo binary}"
+command -v jq >/dev/null || { echo "jq is required"; exit 77; }
+
+T=$(mktemp -d /tmp/benchtui-e2e-XXXXXX)
+# Pids the test started itself, ended on the way out whatever happened.
+OWN_PIDS=()
+hygiene_cleanup() {
+	local p
+	for p in "${OWN_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap hygiene_cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$T/out/log.jsonl" ]; then
+		echo "--- log.jsonl"
+		cat "$T/out/log.jsonl"
+	fi
+	if [ -f "$T/stdout" ]; then
+		echo "--- benchtui output"
+		cat "$T/stdout"
+	fi
+	exit 1
+}
+
+# UTC now in the log's format; ISO strings of one format compare as times.
+ts_now() {
+	date -u +%Y-%m-%dT%H:%M:%S.%3NZ
+}
+
+# Whether pid is a live process (a zombie counts as gone: it runs nothing).
+alive() {
+	local st
+	[ -r "/proc/$1/stat" ] || return 1
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# Fail unless every pid listed in the files given is gone.
+assert_gone() {
+	local f p
+	for f in "$@"; do
+		[ -s "$f" ] || fail "$f: no pid was recorded"
+		while read -r p; do
+			[ -n "$p" ] || continue
+			if alive "$p"; then
+				ps -o pid,ppid,pgid,sid,stat,args -p "$p"
+				fail "pid $p (from $(basename "$f")) is still running"
+			fi
+		done <"$f"
+	done
+}
+
+# Busy cores of the whole machine over $1 seconds, from /proc/stat (the test
+# itself is idle meanwhile): the load other people put on this shared box.
+busy_cores() {
+	local hz a b
+	hz=$(getconf CLK_TCK)
+	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat)
+	sleep "$1"
+	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat)
+	awk -v a="$a" -v b="$b" -v hz="$hz" -v s="$1" \
+	    'BEGIN{printf "%.3f", (b - a) / hz / s}'
+}
+
+# A loopback port nobody listens on now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# A CPU hog outside the round: a busy loop in its own process, at nice -10
+# when we are root so the other builds on this shared machine cannot starve
+# it.  Sets HOG to its pid.
+start_hog() {
+	if [ "$(id -u)" = 0 ]; then
+		nice -n -10 timeout 60 sh -c 'while :; do :; done' &
+	else
+		timeout 60 sh -c 'while :; do :; done' &
+	fi
+	HOG=$!
+	OWN_PIDS+=("$HOG")
+}
+
+stop_hog() {
+	kill "$HOG" 2>/dev/null
+	wait "$HOG" 2>/dev/null
+	alive "$HOG" && fail "the hog $HOG did not stop"
+	return 0
+}
+
+# Events of one type from the round's log, one compact JSON per line.
+events() {
+	jq -c --arg t "$1" 'select(.t == $t)' "$T/out/log.jsonl"
+}

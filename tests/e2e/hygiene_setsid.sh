@@ -1,0 +1,22 @@
+#!/bin/bash
+# A leg whose child escapes its process group and session with setsid(1)
+# and ignores SIGTERM: killing the leg's group misses it, but benchtui (a
+# subreaper that walks its own tree) ends it; it is gone when the round is.
+set -u
+. "$(dirname "$0")/hygiene_lib.sh"
+command -v setsid >/dev/null || { echo "SKIP: no setsid(1)"; exit 77; }
+
+cat >"$T/round.json" <<EOF
+{"name": "escape", "reps": 2, "baseline": "a",
+ "command": ["sh", "-c", "setsid sh -c 'trap \"\" TERM; echo \$\$ >>$T/escaped.pid; exec sleep 60' & sleep 0.3; exit 0"],
+ "arms": [{"name": "a"}],
+ "cells": [{"name": "c"}],
+ "quiet": false}
+EOF
+"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+[ "$(grep -c . "$T/escaped.pid" 2>/dev/null)" = 2 ] || fail "expected two escaped pids"
+assert_gone "$T/escaped.pid"
+[ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "legs did not all succeed"
+echo "ok"

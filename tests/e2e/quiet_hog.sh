@@ -1,0 +1,60 @@
+#!/bin/bash
+# The quiet-box gate holds the legs while a CPU hog started by this test,
+# outside the round, runs; the quiet events show the hog's load; the legs
+# start only after the test killed the hog (by its pid).
+set -u
+. "$(dirname "$0")/hygiene_lib.sh"
+
+# This box is shared (other builds): the threshold sits above the load
+# measured just now, and a box already busier than the hog could show is
+# no place to test the gate.
+base=$(busy_cores 1)
+if awk -v b="$base" 'BEGIN { exit !(b > 0.7) }'; then
+	echo "SKIP: the machine is already busy ($base cores)"
+	exit 77
+fi
+thr=$(awk -v b="$base" 'BEGIN { t = b + 0.3; printf "%.2f", t < 0.3 ? 0.3 : t }')
+echo "baseline load $base cores; gate threshold $thr"
+
+cat >"$T/round.json" <<EOF
+{"name": "hog", "reps": 1, "baseline": "a",
+ "command": ["$BENCHTUI_DEMO", "work", "--mib", "2"],
+ "arms": [{"name": "a"}, {"name": "b"}],
+ "cells": [{"name": "c"}],
+ "quiet": {"max_foreign_cores": $thr, "window_ms": 500, "timeout_s": 60,
+           "on_timeout": "abort"}}
+EOF
+
+start_hog
+sleep 0.3
+"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 &
+round=$!
+OWN_PIDS+=("$round")
+sleep 3
+kill_ts=$(ts_now)
+stop_hog
+wait "$round"
+rc=$?
+[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+
+# The gate held both legs until the hog was gone.
+starts=$(events leg_start | jq -r .ts)
+[ "$(echo "$starts" | grep -c .)" = 2 ] || fail "expected 2 leg_start events"
+for ts in $starts; do
+	[[ "$ts" > "$kill_ts" ]] || fail "a leg started at $ts, before the hog was killed at $kill_ts"
+done
+
+# The quiet events showed the foreign load, not ok, while it ran.
+held=$(events quiet | jq -c 'select(.ok == false and .foreign >= 0.5)' | head -1)
+[ -n "$held" ] || fail "no quiet event with foreign >= 0.5 and ok false"
+echo "held: $held"
+# Each wait ended on an ok sample, and the wait was logged throttled.
+[ "$(events quiet | jq -c 'select(.ok == true)' | grep -c .)" -ge 2 ] ||
+	fail "expected an ok quiet event before each leg"
+nq=$(events quiet | grep -c .)
+[ "$nq" -le 10 ] || fail "$nq quiet events for a 3 s wait: not throttled"
+for f in threshold waited_s; do
+	events quiet | jq -e "has(\"$f\")" >/dev/null || fail "quiet events lack $f"
+done
+[ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "legs did not all succeed"
+echo "ok"
