@@ -73,7 +73,7 @@ server_describe(int status, char *buf, size_t len)
  * stderr by then, when it got that far) and end in _exit(127). */
 static void
 server_child(char *const *argv, char *const *envp, const char *cwd,
-    int logfd, const unsigned char *cpus, int ncpus)
+    int logfd, const unsigned char *cpus, int ncpus, pid_t parent)
 {
 	sigset_t none;
 	int devnull, sig;
@@ -82,6 +82,9 @@ server_child(char *const *argv, char *const *envp, const char *cwd,
 		(void)signal(sig, SIG_DFL);
 	(void)setpgid(0, 0);
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* benchtui died before the line above: nobody would stop us. */
+	if (getppid() != parent)
+		_exit(127);
 	/* Unmask only now, so a signal for the parent cannot run its handler
 	 * in the child.  Nothing stays blocked: the thread that forks may block
 	 * SIGTERM for the console's sake, and server_stop relies on it. */
@@ -195,7 +198,7 @@ server_start(const struct spec_cell *cell, char *const *argv,
 	sigset_t all, old;
 	double deadline;
 	int logfd = -1, status;
-	pid_t pid;
+	pid_t pid, self;
 
 	if (ss == NULL || argv == NULL || argv[0] == NULL) {
 		snprintf(err, errlen, "cell %s: no server command", cell->name);
@@ -214,9 +217,10 @@ server_start(const struct spec_cell *cell, char *const *argv,
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	self = getpid();
 	pid = fork();
 	if (pid == 0)
-		server_child(argv, envp, cwd, logfd, cpus, ncpus);
+		server_child(argv, envp, cwd, logfd, cpus, ncpus, self);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		snprintf(err, errlen, "cell %s: cannot start the server: "
