@@ -21,7 +21,8 @@
 /* A process that a killed benchtui may have left behind. */
 struct resume_proc {
 	pid_t pid;
-	double started;  /* epoch seconds of the leg_start/server line */
+	double lo, hi;   /* it started between these (epoch seconds), or pid
+	                  * was reused; lo 0: unknown */
 	char key[160];   /* "cell\x1farm\x1frep" for legs, "cell" for servers */
 	bool server;
 	bool open;       /* no end line seen yet */
@@ -41,6 +42,7 @@ struct resume_state {
 	bool completed;
 	bool sealed;
 	double round_started;
+	json_t *server_starting; /* {cell: ts of its "starting" line} */
 };
 
 static double
@@ -157,7 +159,9 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 		if ((p = resume_add_proc(rs)) == NULL)
 			return -1;
 		p->pid = (pid_t)json_integer_value(pid);
-		p->started = resume_ts(ev);
+		/* The leg forks, its counters open, then the line is logged. */
+		p->lo = resume_ts(ev) - 30;
+		p->hi = resume_ts(ev) + 2;
 		snprintf(p->key, sizeof p->key, "%s", key);
 		p->open = true;
 	} else if (strcmp(t, "server") == 0) {
@@ -168,12 +172,22 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 			return 0;
 		if (strcmp(state, "stopped") == 0 || strcmp(state, "died") == 0) {
 			resume_close_procs(rs, cell, true);
-		} else if (strcmp(state, "starting") == 0 && json_is_integer(pid)) {
-			struct resume_proc *p = resume_add_proc(rs);
-			if (p == NULL)
+			return 0;
+		}
+		if (strcmp(state, "starting") == 0)
+			json_object_set_new(rs->server_starting, cell,
+			    json_real(resume_ts(ev)));
+		/* The pid comes with "ready" (after the wait for its port) or
+		 * already with "starting". */
+		if (json_is_integer(pid)) {
+			json_t *since = json_object_get(rs->server_starting, cell);
+			struct resume_proc *p;
+			resume_close_procs(rs, cell, true);
+			if ((p = resume_add_proc(rs)) == NULL)
 				return -1;
 			p->pid = (pid_t)json_integer_value(pid);
-			p->started = resume_ts(ev);
+			p->lo = (since ? json_real_value(since) : resume_ts(ev)) - 2;
+			p->hi = resume_ts(ev) + 2;
 			snprintf(p->key, sizeof p->key, "%s", cell);
 			p->server = true;
 			p->open = true;
@@ -243,7 +257,8 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	}
 	if ((rs = calloc(1, sizeof *rs)) == NULL ||
 	    (rs->dir = strdup(dir)) == NULL ||
-	    (rs->events = json_array()) == NULL) {
+	    (rs->events = json_array()) == NULL ||
+	    (rs->server_starting = json_object()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		goto fail;
 	}
@@ -435,8 +450,8 @@ resume_end_stale(const struct resume_state *rs)
 		/* Pid reuse: the process must have started around the moment its
 		 * line was logged (it forks just before; btime has 1 s steps). */
 		started = resume_proc_started(p->pid);
-		if (started < 0 || (p->started > 0 &&
-		    (started < p->started - 30 || started > p->started + 2)))
+		if (started < 0 || (p->lo > 0 && (started < p->lo ||
+		    started > p->hi)))
 			continue;
 		leader = getpgid(p->pid) == p->pid;
 		if (!leader && !p->server)
@@ -475,6 +490,7 @@ resume_destroy(struct resume_state *rs)
 	free(rs->workdir);
 	json_decref(rs->env);
 	json_decref(rs->events);
+	json_decref(rs->server_starting);
 	free(rs->dir);
 	free(rs);
 }

@@ -265,6 +265,35 @@ test_end_stale(void **state)
 	waitpid(reused, NULL, 0);
 }
 
+static void
+test_end_stale_server(void **state)
+{
+	char err[512] = "", ts[EVENT_TS_LEN], text[4096];
+	struct resume_state *rs;
+	pid_t live = spawn_leg(), stopped = spawn_leg();
+	int status;
+
+	(void)state;
+	event_timestamp(ts);
+	snprintf(text, sizeof text,
+	    ROUND
+	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c1\",\"pid\":null,\"state\":\"starting\"}\n"
+	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c1\",\"pid\":%d,\"state\":\"ready\"}\n"
+	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c2\",\"pid\":null,\"state\":\"starting\"}\n"
+	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c2\",\"pid\":%d,\"state\":\"ready\"}\n"
+	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c2\",\"pid\":%d,\"state\":\"stopped\"}\n",
+	    ts, ts, (int)live, ts, ts, (int)stopped, ts, (int)stopped);
+	put("log.jsonl", text);
+	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
+	assert_int_equal(resume_end_stale(rs), 1);
+	assert_int_equal(waitpid(live, &status, 0), live);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(waitpid(stopped, &status, WNOHANG), 0);
+	resume_destroy(rs);
+	kill(stopped, SIGKILL);
+	waitpid(stopped, NULL, 0);
+}
+
 int
 main(void)
 {
@@ -274,6 +303,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_env_pointer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_stale_server, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
