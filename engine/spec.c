@@ -83,10 +83,15 @@ json_type_name(const json_t *j)
 static void
 path_join(char *out, size_t len, const char *prefix, const char *key)
 {
+	int n;
+
+	/* A path cut short still names the field well enough. */
 	if (prefix[0] == '\0')
-		snprintf(out, len, "%s", key);
+		n = snprintf(out, len, "%s", key);
 	else
-		snprintf(out, len, "%s.%s", prefix, key);
+		n = snprintf(out, len, "%s.%s", prefix, key);
+	if (n < 0)
+		out[0] = '\0';
 }
 
 static int
@@ -1195,6 +1200,19 @@ spec_destroy(struct spec *s)
 	free(s);
 }
 
+/* dir + "/" + name, without doubling the slash of "/". */
+static char *
+path_cat(const char *dir, size_t dirlen, const char *name)
+{
+	char *out;
+
+	while (dirlen > 0 && dir[dirlen - 1] == '/')
+		dirlen--;
+	if (asprintf(&out, "%.*s/%s", (int)dirlen, dir, name) < 0)
+		return NULL;
+	return out;
+}
+
 static bool
 is_executable(const char *path)
 {
@@ -1215,8 +1233,8 @@ spec_resolve_program(const char *prog, const char *workdir)
 	if (strchr(prog, '/') != NULL) {
 		if (prog[0] == '/')
 			cand = strdup(prog);
-		else if (asprintf(&cand, "%s/%s", workdir, prog) < 0)
-			cand = NULL;
+		else
+			cand = path_cat(workdir, strlen(workdir), prog);
 		if (cand != NULL && is_executable(cand))
 			return cand;
 		free(cand);
@@ -1230,16 +1248,19 @@ spec_resolve_program(const char *prog, const char *workdir)
 	for (q = path;; q++) {
 		const char *end = strchr(q, ':');
 		size_t n = end ? (size_t)(end - q) : strlen(q);
-		int r;
+		char *rel = NULL;
 
 		if (n == 0)
-			r = asprintf(&cand, "%s/%s", workdir, prog);
+			cand = path_cat(workdir, strlen(workdir), prog);
 		else if (q[0] == '/')
-			r = asprintf(&cand, "%.*s/%s", (int)n, q, prog);
-		else
-			r = asprintf(&cand, "%s/%.*s/%s", workdir, (int)n, q,
-			    prog);
-		if (r < 0)
+			cand = path_cat(q, n, prog);
+		else if ((rel = path_cat(workdir, strlen(workdir), q)) != NULL) {
+			/* rel runs on to the rest of PATH: cut it at ':' */
+			rel[strlen(rel) - strlen(q) + n] = '\0';
+			cand = path_cat(rel, strlen(rel), prog);
+			free(rel);
+		}
+		if (cand == NULL)
 			return NULL;
 		if (is_executable(cand))
 			return cand;

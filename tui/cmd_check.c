@@ -37,6 +37,37 @@ print_arg(FILE *f, const char *a)
 	fputc('\'', f);
 }
 
+/* A cell's server line: its port, then its argv expanded for the cell (no
+ * ARM or REP: it serves every leg of the cell). */
+static void
+print_server(const struct spec *s, const struct spec_cell *c)
+{
+	struct template_ctx ctx = {
+		.spec = s, .cell = c, .round_dir = "<ROUND_DIR>",
+	};
+	char err[512], *bin = NULL;
+
+	if (s->bin != NULL)
+		bin = template_expand(s->bin, &ctx, err, sizeof err);
+	ctx.bin = bin;
+	ctx.scratch = s->scratch ? "<SCRATCH>" : NULL;
+	printf("    server tcp_port %d ready_timeout_s %g", c->server->tcp_port,
+	    c->server->ready_timeout_s);
+	if (c->server->cpus)
+		printf(" cpus %s", c->server->cpus);
+	printf("\n    server-exec");
+	for (size_t k = 0; k < c->server->ncmd; k++) {
+		char *a = template_expand(c->server->cmd[k], &ctx, err,
+		    sizeof err);
+
+		putchar(' ');
+		print_arg(stdout, a ? a : c->server->cmd[k]);
+		free(a);
+	}
+	putchar('\n');
+	free(bin);
+}
+
 static void
 print_header(const struct spec *s, size_t nlegs)
 {
@@ -70,14 +101,13 @@ print_header(const struct spec *s, size_t nlegs)
 		const struct spec_cell *c = &s->cells[i];
 
 		printf("cell %s", c->name);
-		if (c->server != NULL) {
-			printf(" server port %d cmd", c->server->tcp_port);
-			for (size_t k = 0; k < c->server->ncmd; k++) {
-				putchar(' ');
-				print_arg(stdout, c->server->cmd[k]);
-			}
+		for (size_t k = 0; k < c->nvars; k++) {
+			printf(" var %s=", c->vars[k].key);
+			print_arg(stdout, c->vars[k].val);
 		}
 		putchar('\n');
+		if (c->server != NULL)
+			print_server(s, c);
 	}
 	printf("legs %zu\n", nlegs);
 }

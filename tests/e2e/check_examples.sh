@@ -1,0 +1,94 @@
+#!/bin/bash
+# benchtui check: the example rounds (and the demo round, when present) print
+# exactly the expected plan; the plan's order also matches SPEC.md's rule
+# recomputed here with jq; check runs nothing; and every broken round of
+# tests/data/rounds/bad exits 2 naming its field (bad/EXPECT).
+set -u
+: "${BENCHTUI:?BENCHTUI must name the benchtui binary}"
+src=${BENCHTUI_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+data=$src/tests/data/rounds
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# The leg lines SPEC.md's rule gives: cells in order; rep r rotates the arms
+# left by (r-1) mod n and reverses them when r is even.
+jq_plan() {
+	jq -r '
+	  [.arms[].name] as $a | ($a | length) as $n | .reps as $reps |
+	  [ .cells[].name as $c | range(1; $reps + 1) as $r |
+	    (($r - 1) % $n) as $k | ($a[$k:] + $a[:$k]) as $rot |
+	    (if $r % 2 == 0 then ($rot | reverse) else $rot end)[] |
+	    [$c, $r, .] ] |
+	  to_entries[] | "leg \(.key + 1) \(.value[0]) \(.value[1]) \(.value[2])"
+	' "$1"
+}
+
+check_round() {
+	local round=$1 expected=$2 name
+	name=$(basename "$round" .json)
+	if ! "$BENCHTUI" check "$round" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+		fail "check $round exited $? ($(cat "$tmp/$name.err"))"
+		return
+	fi
+	[ -s "$tmp/$name.err" ] && fail "check $round wrote to stderr: $(cat "$tmp/$name.err")"
+	grep -q "^round $(jq -r .name "$round")\$" "$tmp/$name.out" ||
+		fail "$round: no 'round NAME' header line"
+	grep -q "^legs $(jq_plan "$round" | wc -l)\$" "$tmp/$name.out" ||
+		fail "$round: the 'legs N' line does not count the plan"
+	grep '^leg ' "$tmp/$name.out" >"$tmp/$name.legs"
+	jq_plan "$round" >"$tmp/$name.jq"
+	diff -u "$tmp/$name.jq" "$tmp/$name.legs" >&2 ||
+		fail "$round: leg order differs from SPEC.md's rule"
+	if [ -n "$expected" ]; then
+		grep -E '^(leg |    (exec|server))' "$tmp/$name.out" >"$tmp/$name.plan"
+		diff -u "$expected" "$tmp/$name.plan" >&2 ||
+			fail "$round: plan differs from $expected"
+	fi
+}
+
+for r in "$src"/assets/rounds/*.json; do
+	check_round "$r" "$data/expected/$(basename "$r" .json).plan"
+done
+if [ -f "$src/assets/demo/demo.json" ]; then
+	check_round "$src/assets/demo/demo.json" ""
+else
+	echo "note: assets/demo/demo.json absent, demo round not checked"
+fi
+
+# check runs nothing: this round's legs and server would create the marker.
+marker=/tmp/benchtui-check-ran-marker
+rm -f "$marker"
+check_round "$data/good/runs-nothing.json" "$data/expected/runs-nothing.plan"
+[ -e "$marker" ] && fail "check ran a leg or a server ($marker exists)"
+
+# Usage errors exit 2.
+"$BENCHTUI" check >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "check without a file exited $rc, not 2"
+"$BENCHTUI" check a.json b.json >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "check with two files exited $rc, not 2"
+"$BENCHTUI" check "$tmp/missing.json" >/dev/null 2>"$tmp/missing.err"; rc=$?
+[ $rc -eq 2 ] || fail "check on a missing file exited $rc, not 2"
+grep -q "missing.json: cannot open" "$tmp/missing.err" ||
+	fail "check on a missing file: $(cat "$tmp/missing.err")"
+
+# The broken rounds: exit 2, nothing on stdout, "FILE: FIELD: ..." on stderr.
+n=0
+while IFS=$'\t' read -r file want; do
+	n=$((n + 1))
+	"$BENCHTUI" check "$data/bad/$file" >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "bad/$file: exit $rc, not 2"
+	[ -s "$tmp/bad.out" ] && fail "bad/$file: printed a plan"
+	grep -qF -- "$data/bad/$file: $want" "$tmp/bad.err" ||
+		fail "bad/$file: stderr '$(cat "$tmp/bad.err")' lacks '$want'"
+done <"$data/bad/EXPECT"
+[ "$n" -ge 25 ] || fail "only $n broken rounds in bad/EXPECT"
+
+echo "check_examples: $n broken rounds, $fails failures"
+[ $fails -eq 0 ]

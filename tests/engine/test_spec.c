@@ -1,0 +1,416 @@
+/* Round files: every field with a valid value (read back), and the table of
+ * broken rounds in tests/data/rounds/bad (EXPECT: file, then the text the
+ * message must hold after "FILE: "), which check_examples.sh also runs
+ * through the binary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "digest.h"
+#include "spec.h"
+
+/* Parsed as if it were /tmp/inline.json, so the default workdir is /tmp. */
+#define INLINE_PATH "/tmp/inline.json"
+
+#define BASE_HEAD \
+	"{\"name\": \"r\", \"reps\": 3, \"bin\": \"/bin/true\"," \
+	" \"command\": [\"${BIN}\", \"${IN}\"], \"baseline\": \"a\"," \
+	" \"vars\": {\"IN\": \"in\"},"
+#define BASE_ARMS \
+	" \"arms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"env\": {\"K\": \"1\"}}],"
+#define BASE_CELLS " \"cells\": [{\"name\": \"c\"}]"
+
+static struct spec *
+load_ok(const char *text)
+{
+	struct spec *s = NULL;
+	char err[1024];
+
+	if (spec_parse(text, strlen(text), INLINE_PATH, NULL, &s, err,
+	    sizeof err) != 0)
+		fail_msg("unexpected error: %s\nin: %s", err, text);
+	return s;
+}
+
+static void
+test_minimal_defaults(void **state)
+{
+	static const char text[] = BASE_HEAD BASE_ARMS BASE_CELLS "}";
+	struct spec *s = load_ok(text);
+	char hex[DIGEST_HEX_LEN];
+
+	(void)state;
+	assert_string_equal(s->name, "r");
+	assert_int_equal(s->reps, 3);
+	assert_string_equal(s->bin, "/bin/true");
+	assert_int_equal(s->ncommand, 2);
+	assert_string_equal(s->command[1], "${IN}"); /* kept unexpanded */
+	assert_null(s->command[2]);
+	assert_int_equal(s->narms, 2);
+	assert_int_equal(s->ncells, 1);
+	assert_string_equal(s->workdir, "/tmp");
+	assert_null(s->client_cpus);
+	assert_null(s->server_cpus);
+	assert_int_equal(s->nice, 0);
+	assert_true(s->settle_s == 0);
+	assert_true(s->timeout_s == 0);
+	assert_int_equal(s->ncounters, 2);
+	assert_string_equal(s->counters[0], "cycles");
+	assert_string_equal(s->counters[1], "instructions");
+	assert_null(s->counters[2]);
+	assert_true(s->quiet.enabled);
+	assert_true(s->quiet.max_foreign_cores == 0.25);
+	assert_int_equal(s->quiet.window_ms, 1000);
+	assert_true(s->quiet.timeout_s == 300);
+	assert_false(s->quiet.abort_on_timeout);
+	assert_null(s->scratch);
+	assert_null(s->cells[0].server);
+	/* raw bytes kept exactly, and their digest */
+	assert_int_equal(s->rawlen, strlen(text));
+	assert_memory_equal(s->raw, text, s->rawlen);
+	digest_buf(text, strlen(text), hex);
+	assert_string_equal(s->sha256, hex);
+	assert_string_equal(s->path, INLINE_PATH);
+	spec_destroy(s);
+	spec_destroy(NULL);
+}
+
+static void
+test_arms(void **state)
+{
+	static const char text[] = BASE_HEAD
+	    " \"arms\": [{\"name\": \"a\", \"env\": {\"K\": \"0\", \"L\": \"x\"}},"
+	    "  {\"name\": \"b\", \"env\": {\"K\": \"1\"}, \"bin\": \"/bin/echo\"},"
+	    "  {\"name\": \"c-2\", \"vs\": \"b\"},"
+	    "  {\"name\": \"aa\", \"aa_of\": \"a\"},"
+	    "  {\"name\": \"bb\", \"aa_of\": \"b\"}],"
+	    BASE_CELLS "}";
+	struct spec *s = load_ok(text);
+	const struct spec_arm *a = s->arms;
+
+	(void)state;
+	assert_int_equal(s->narms, 5);
+	assert_null(a[0].vs);                  /* the baseline */
+	assert_null(a[0].aa_of);
+	assert_string_equal(a[1].vs, "a");     /* vs defaults to the baseline */
+	assert_string_equal(a[1].bin, "/bin/echo");
+	assert_string_equal(a[2].vs, "b");
+	/* an A/A arm copies its twin's env and bin and is compared with it */
+	assert_string_equal(a[3].aa_of, "a");
+	assert_string_equal(a[3].vs, "a");
+	assert_int_equal(a[3].nenv, 2);
+	assert_string_equal(a[3].env[0].key, "K");
+	assert_string_equal(a[3].env[0].val, "0");
+	assert_string_equal(a[3].env[1].key, "L");
+	assert_null(a[3].bin);
+	assert_string_equal(a[4].bin, "/bin/echo");
+	assert_string_equal(a[4].env[0].val, "1");
+	assert_string_equal(spec_arm_bin(s, &a[0]), "/bin/true");
+	assert_string_equal(spec_arm_bin(s, &a[4]), "/bin/echo");
+	assert_int_equal(spec_arm_index(s, "c-2"), 2);
+	assert_int_equal(spec_arm_index(s, "bb"), 4);
+	assert_int_equal(spec_arm_index(s, "zz"), -1);
+	assert_int_equal(spec_cell_index(s, "c"), 0);
+	assert_int_equal(spec_cell_index(s, "a"), -1);
+	spec_destroy(s);
+}
+
+static void
+test_optional_fields(void **state)
+{
+	static const char text[] = BASE_HEAD BASE_ARMS
+	    " \"cells\": [{\"name\": \"c\", \"vars\": {\"IN\": \"cell-in\", \"N\": \"${CELL}\"}},"
+	    "  {\"name\": \"srv\", \"server\": {\"cmd\": [\"/bin/sleep\", \"${IN}\"],"
+	    "    \"cpus\": \"1\", \"env\": {\"P\": \"9\"},"
+	    "    \"ready\": {\"tcp_port\": 8080, \"timeout_s\": 2.5}}},"
+	    "  {\"name\": \"srv2\", \"server\": {\"cmd\": [\"/bin/sleep\"],"
+	    "    \"ready\": {\"tcp_port\": 1}}}],"
+	    " \"workdir\": \"/\", \"cpus\": {\"client\": \"0\", \"server\": \"1-2,5\"},"
+	    " \"nice\": -5, \"settle_s\": 0.5, \"timeout_s\": 30,"
+	    " \"counters\": [\"task-clock\", \"page-faults\"],"
+	    " \"quiet\": {\"max_foreign_cores\": 0.5, \"window_ms\": 250,"
+	    "   \"timeout_s\": 10, \"on_timeout\": \"abort\"},"
+	    " \"scratch\": \"scratch/${ARM}\", \"comment\": \"ignored\"}";
+	struct spec *s = load_ok(text);
+	const struct spec_server *srv;
+
+	(void)state;
+	assert_string_equal(s->workdir, "/");
+	assert_string_equal(s->client_cpus, "0");
+	assert_string_equal(s->server_cpus, "1-2,5");
+	assert_int_equal(s->nice, -5);
+	assert_true(s->settle_s == 0.5);
+	assert_true(s->timeout_s == 30);
+	assert_int_equal(s->ncounters, 2);
+	assert_string_equal(s->counters[1], "page-faults");
+	assert_true(s->quiet.enabled);
+	assert_true(s->quiet.max_foreign_cores == 0.5);
+	assert_int_equal(s->quiet.window_ms, 250);
+	assert_true(s->quiet.timeout_s == 10);
+	assert_true(s->quiet.abort_on_timeout);
+	assert_string_equal(s->scratch, "scratch/${ARM}");
+	assert_int_equal(s->cells[0].nvars, 2);
+	assert_string_equal(s->cells[0].vars[1].val, "${CELL}");
+	srv = s->cells[1].server;
+	assert_non_null(srv);
+	assert_int_equal(srv->ncmd, 2);
+	assert_string_equal(srv->cmd[0], "/bin/sleep");
+	assert_null(srv->cmd[2]);
+	assert_string_equal(srv->cpus, "1");
+	assert_string_equal(srv->env[0].key, "P");
+	assert_int_equal(srv->tcp_port, 8080);
+	assert_true(srv->ready_timeout_s == 2.5);
+	srv = s->cells[2].server;
+	assert_null(srv->cpus);
+	assert_int_equal(srv->nenv, 0);
+	assert_true(srv->ready_timeout_s == 30);
+	spec_destroy(s);
+}
+
+static void
+test_quiet_switch(void **state)
+{
+	static const char off[] = BASE_HEAD BASE_ARMS BASE_CELLS
+	    ", \"quiet\": false}";
+	static const char on[] = BASE_HEAD BASE_ARMS BASE_CELLS
+	    ", \"quiet\": true}";
+	static const char part[] = BASE_HEAD BASE_ARMS BASE_CELLS
+	    ", \"quiet\": {\"window_ms\": 100}}";
+	struct spec *s;
+
+	(void)state;
+	s = load_ok(off);
+	assert_false(s->quiet.enabled);
+	spec_destroy(s);
+	s = load_ok(on);
+	assert_true(s->quiet.enabled);
+	assert_int_equal(s->quiet.window_ms, 1000);
+	spec_destroy(s);
+	s = load_ok(part);
+	assert_int_equal(s->quiet.window_ms, 100);
+	assert_true(s->quiet.max_foreign_cores == 0.25);
+	assert_true(s->quiet.timeout_s == 300);
+	spec_destroy(s);
+}
+
+static void
+test_workdir(void **state)
+{
+	static const char rel[] = BASE_HEAD BASE_ARMS BASE_CELLS
+	    ", \"workdir\": \"..\"}";
+	struct spec *s = NULL;
+	char err[512];
+	const char *src = getenv("BENCHTUI_SOURCE_DIR");
+	char path[4096], want[4096];
+
+	(void)state;
+	/* relative to the round file's folder, made absolute */
+	s = load_ok(rel);
+	assert_string_equal(s->workdir, "/");
+	spec_destroy(s);
+	/* an override (resume's recorded workdir) wins over the file */
+	assert_int_equal(spec_parse(rel, strlen(rel), INLINE_PATH, "/usr",
+	    &s, err, sizeof err), 0);
+	assert_string_equal(s->workdir, "/usr");
+	spec_destroy(s);
+	assert_int_equal(spec_parse(rel, strlen(rel), INLINE_PATH,
+	    "/no/such/dir", &s, err, sizeof err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err, "workdir"));
+	/* spec_load: the default is the folder the round file is in */
+	if (src == NULL)
+		skip();
+	snprintf(path, sizeof path, "%s/assets/rounds/zstd-levels.json", src);
+	snprintf(want, sizeof want, "%s/assets/rounds", src);
+	assert_int_equal(spec_load(path, NULL, &s, err, sizeof err), 0);
+	{
+		char *real = realpath(want, NULL);
+
+		assert_string_equal(s->workdir, real);
+		free(real);
+	}
+	spec_destroy(s);
+	assert_int_equal(spec_load("/no/such/round.json", NULL, &s, err,
+	    sizeof err), -1);
+	assert_non_null(strstr(err, "/no/such/round.json: cannot open"));
+}
+
+/* Each broken file must fail in spec_load (or, for facts of this machine,
+ * spec_check_host) with "FILE: " and the expected text. */
+static void
+test_bad_table(void **state)
+{
+	const char *src = getenv("BENCHTUI_SOURCE_DIR");
+	char dir[4096], path[4096 + 256], line[1024];
+	FILE *ex;
+	int n = 0;
+
+	(void)state;
+	if (src == NULL)
+		src = BENCHTUI_SOURCE_DIR;
+	snprintf(dir, sizeof dir, "%s/tests/data/rounds/bad", src);
+	snprintf(path, sizeof path, "%s/EXPECT", dir);
+	ex = fopen(path, "r");
+	assert_non_null(ex);
+	while (fgets(line, sizeof line, ex) != NULL) {
+		char *tab = strchr(line, '\t'), err[1024], want[1200];
+		struct spec *s = NULL;
+		int rc;
+
+		assert_non_null(tab);
+		*tab = '\0';
+		tab[1 + strcspn(tab + 1, "\n")] = '\0';
+		if (snprintf(path, sizeof path, "%s/%s", dir, line) >=
+		    (int)sizeof path)
+			fail_msg("path too long");
+		rc = spec_load(path, NULL, &s, err, sizeof err);
+		if (rc == 0) {
+			rc = spec_check_host(s, err, sizeof err);
+			spec_destroy(s);
+		} else
+			assert_null(s);
+		if (rc == 0)
+			fail_msg("%s: loaded, but should fail with \"%s\"",
+			    line, tab + 1);
+		if (snprintf(want, sizeof want, "%s: %s", path, tab + 1) >=
+		    (int)sizeof want)
+			fail_msg("message too long");
+		if (strstr(err, want) == NULL)
+			fail_msg("%s:\n  got:  %s\n  want: %s", line, err, want);
+		n++;
+	}
+	fclose(ex);
+	assert_true(n >= 25);
+	print_message("%d broken rounds rejected with the right field\n", n);
+}
+
+static void
+test_cpulist(void **state)
+{
+	static const struct {
+		const char *list;
+		int rc;
+		const char *mask; /* 8 cpus, '1' where set */
+	} t[] = {
+		{ "0", 0, "10000000" },
+		{ "0-3", 0, "11110000" },
+		{ "0-1,5", 0, "11000100" },
+		{ "7", 0, "00000001" },
+		{ "2-2,4-5", 0, "00101100" },
+		{ "8", -1, NULL },
+		{ "0-8", -1, NULL },
+		{ "", -1, NULL },
+		{ "3-1", -1, NULL },
+		{ "0,", -1, NULL },
+		{ ",0", -1, NULL },
+		{ "0-", -1, NULL },
+		{ "a", -1, NULL },
+		{ "0 1", -1, NULL },
+		{ "-1", -1, NULL },
+	};
+	unsigned char mask[8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		int rc = spec_cpulist_parse(t[i].list, mask, 8);
+
+		if (rc != t[i].rc)
+			fail_msg("\"%s\": rc %d", t[i].list, rc);
+		for (int c = 0; t[i].mask && c < 8; c++)
+			assert_int_equal(mask[c], t[i].mask[c] == '1');
+	}
+}
+
+static void
+test_names(void **state)
+{
+	static const struct {
+		const char *name;
+		bool ok;
+	} t[] = {
+		{ "a", true }, { "Z9", true }, { "l3", true }, { "x_y-z", true },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true }, /* 49 */
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false }, /* 50 */
+		{ "", false }, { "1a", false }, { "_a", false }, { "-a", false },
+		{ "a b", false }, { "a/b", false }, { "a.b", false }, { "..", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (spec_name_valid(t[i].name) != t[i].ok)
+			fail_msg("spec_name_valid(\"%s\") != %d", t[i].name,
+			    t[i].ok);
+}
+
+static void
+test_resolve_program(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = spec_resolve_program("/bin/sh", "/");
+	assert_string_equal(p, "/bin/sh");
+	free(p);
+	/* relative paths are against the workdir, not the current folder */
+	p = spec_resolve_program("bin/sh", "/");
+	assert_string_equal(p, "/bin/sh");
+	free(p);
+	p = spec_resolve_program("./sh", "/bin");
+	assert_string_equal(p, "/bin/./sh");
+	free(p);
+	assert_null(spec_resolve_program("bin/sh", "/tmp/no-such"));
+	/* bare names go through PATH */
+	setenv("PATH", "/nonexistent:/bin", 1);
+	p = spec_resolve_program("sh", "/");
+	assert_string_equal(p, "/bin/sh");
+	free(p);
+	/* a relative PATH entry is relative to the workdir, as for the leg */
+	setenv("PATH", "usr/nonexistent:bin", 1);
+	p = spec_resolve_program("sh", "/");
+	assert_string_equal(p, "/bin/sh");
+	free(p);
+	assert_null(spec_resolve_program("no-such-program-xyz", "/"));
+	assert_null(spec_resolve_program("", "/"));
+	/* a folder is not a program */
+	assert_null(spec_resolve_program("/bin", "/"));
+}
+
+static void
+test_host_check(void **state)
+{
+	static const char text[] = BASE_HEAD BASE_ARMS BASE_CELLS
+	    ", \"cpus\": {\"client\": \"0\"}}";
+	struct spec *s = load_ok(text);
+	char err[512];
+
+	(void)state;
+	assert_int_equal(spec_check_host(s, err, sizeof err), 0);
+	spec_destroy(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_arms),
+		cmocka_unit_test(test_optional_fields),
+		cmocka_unit_test(test_quiet_switch),
+		cmocka_unit_test(test_workdir),
+		cmocka_unit_test(test_bad_table),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_resolve_program),
+		cmocka_unit_test(test_host_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
