@@ -1,0 +1,102 @@
+#!/bin/bash
+# The demo round, headless, end to end: the round folder, the log (one leg
+# line per planned leg, every SPEC.md field), the legs' output files, the
+# headless lines, and the seal.  The quiet gate is off: the machine is
+# shared with builds.
+set -u
+: "${BENCHTUI:?}" "${BENCHTUI_DEMO:?}" "${BENCHTUI_SOURCE_DIR:?}"
+
+tmp=$(mktemp -d /tmp/benchtui-e2e-demo.XXXXXX)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+jq --arg b "$BENCHTUI_DEMO" '.bin = $b | .quiet = false' \
+    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$tmp/demo.json" || exit 1
+
+out="$tmp/out"
+"$BENCHTUI" run --headless --out "$out" "$tmp/demo.json" \
+    > "$tmp/stdout" 2> "$tmp/stderr"
+rc=$?
+[ "$rc" -eq 0 ] && ok "exit 0" || { fail "exit $rc"; cat "$tmp/stderr"; }
+
+log="$out/log.jsonl"
+[ -s "$log" ] || { fail "no log.jsonl"; exit 1; }
+
+planned=$(jq '.reps * (.arms | length) * (.cells | length)' "$tmp/demo.json")
+legs=$(jq -c 'select(.t == "leg")' "$log" | wc -l)
+[ "$legs" -eq "$planned" ] && ok "$legs leg lines" ||
+    fail "$legs leg lines, $planned planned"
+uniq=$(jq -r 'select(.t == "leg") | "\(.cell)/\(.arm)/\(.rep)"' "$log" |
+    sort -u | wc -l)
+[ "$uniq" -eq "$planned" ] && ok "one leg line per planned leg" ||
+    fail "$uniq distinct legs, $planned planned"
+total=$(jq -r 'select(.t == "round") | .legs_total' "$log")
+[ "$total" = "$planned" ] && ok "round.legs_total" ||
+    fail "round.legs_total $total"
+
+# Every SPEC.md field of a leg line, on every one.
+missing=$(jq -r 'select(.t == "leg") | . as $l |
+    ["cell","arm","rep","seq","status","rc","signal","timed_out","wall",
+     "utime","stime","cpu","maxrss_kb","minflt","majflt","cycles",
+     "instructions","counters","bytes","foreign","bin"][] |
+    select(. as $k | $l | has($k) | not) | "\($l.seq): \(.)"' "$log")
+[ -z "$missing" ] && ok "every SPEC field on every leg line" ||
+    fail "fields missing: $missing"
+bad=$(jq -r 'select(.t == "leg") | select(.status != "ok" or .rc != 0 or
+    .timed_out != false or (.wall | type) != "number" or .wall <= 0 or
+    (.cpu - .utime - .stime | fabs) > 0.000002 or
+    (.counters | type) != "object" or (.seq | type) != "number") |
+    .seq' "$log")
+[ -z "$bad" ] && ok "leg values sane" || fail "odd leg lines: $bad"
+badts=$(jq -r 'select(.ts | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$") | not) | .t' "$log")
+[ -z "$badts" ] && ok "timestamps" || fail "bad ts on: $badts"
+for t in round env leg_start leg server done; do
+	jq -se --arg t "$t" 'any(.[]; .t == $t)' "$log" > /dev/null ||
+	    fail "no $t event"
+done
+jq -se 'map(select(.t == "round"))[0] | .name and .spec_sha256 and .dir and
+    .workdir and (.arms | length) == 3 and (.cells | length) == 2' \
+    "$log" > /dev/null && ok "round event" || fail "round event fields"
+[ "$(jq -r 'select(.t == "server") | .state' "$log" | tr '\n' ' ')" = \
+    "starting ready stopped " ] && ok "server starting/ready/stopped" ||
+    fail "server states"
+
+cmp -s "$out/round.json" "$tmp/demo.json" && ok "round.json byte-identical" ||
+    fail "round.json differs from the round file"
+sha=$(sha256sum < "$tmp/demo.json" | cut -d' ' -f1)
+[ "$(jq -r 'select(.t == "round") | .spec_sha256' "$log")" = "$sha" ] &&
+    ok "spec_sha256" || fail "spec_sha256 is not the file's"
+for k in kernel cpu_model perf_event_paranoid bins settings; do
+	jq -e --arg k "$k" 'has($k)' "$out/environment.json" > /dev/null ||
+	    fail "environment.json has no $k"
+done
+jq -e --arg b "$BENCHTUI_DEMO" '.bins | keys | any(. == $b)' \
+    "$out/environment.json" > /dev/null && ok "environment.json bins" ||
+    fail "environment.json bins lacks the demo binary"
+
+while read -r f; do
+	[ -s "$out/$f" ] || fail "leg output $f missing or empty"
+done < <(jq -r 'select(.t == "leg_start") | .out' "$log")
+[ "$(ls "$out/legs" | wc -l)" -eq "$planned" ] && ok "legs/*.out" ||
+    fail "legs/ holds $(ls "$out/legs" | wc -l) files"
+[ -s "$out/servers/net.log" ] && ok "servers/net.log" || fail "no server log"
+
+# Headless lines: one per leg, in the documented format.
+lines=$(grep -cE '^\[[0-9]+/'"$planned"'\] [A-Za-z][A-Za-z0-9_-]* [A-Za-z][A-Za-z0-9_-]* r[0-9]+ rc=[0-9]+ wall=[0-9.]+s cpu=[0-9.]+s cycles=([0-9]+|n/a) instr=([0-9]+|n/a)$' "$tmp/stdout")
+[ "$lines" -eq "$planned" ] && ok "headless leg lines" ||
+    { fail "$lines headless leg lines"; cat "$tmp/stdout"; }
+grep -q 'chunk512' "$tmp/stdout" && grep -q '(A/A floor)' "$tmp/stdout" &&
+    ok "closing table" || fail "no closing table"
+
+# Sealed: sha256sum agrees, and nothing of the round is left running.
+(cd "$out" && sha256sum -c --quiet SHA256SUMS) && ok "sha256sum -c" ||
+    fail "SHA256SUMS does not check"
+for pid in $(jq -r 'select(.t == "leg_start" or (.t == "server" and .pid)) |
+    .pid' "$log"); do
+	kill -0 "$pid" 2> /dev/null && fail "pid $pid of the round still alive"
+done
+
+[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all passed"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# run's edge cases: a non-empty --out is refused and left untouched; a leg
+# that exits 3 is recorded failed and the round completes; a leg that
+# outlives timeout_s is killed with its whole process group (a grandchild
+# too) and recorded timed_out; a missing program gives exec_error.
+set -u
+: "${BENCHTUI:?}"
+
+tmp=$(mktemp -d /tmp/benchtui-e2e-legs.XXXXXX)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+cat > "$tmp/exit.json" <<'EOF'
+{
+  "name": "exitcodes",
+  "reps": 2,
+  "command": ["/bin/sh", "-c", "echo leg ${ARM} ${REP}; exit ${RC}"],
+  "baseline": "base",
+  "arms": [{"name": "base"}, {"name": "aa", "aa_of": "base"}],
+  "cells": [{"name": "good", "vars": {"RC": "0"}},
+            {"name": "bad", "vars": {"RC": "3"}}],
+  "counters": ["task-clock"],
+  "quiet": false
+}
+EOF
+
+# 1. A non-empty --out is refused with exit 2, and left as it was.
+mkdir "$tmp/busy"
+echo evidence > "$tmp/busy/keep"
+"$BENCHTUI" run --headless --out "$tmp/busy" "$tmp/exit.json" \
+    > /dev/null 2> "$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && ok "non-empty --out: exit 2" || fail "non-empty --out: exit $rc"
+grep -q "$tmp/busy" "$tmp/err" && ok "message names the folder" ||
+    fail "message: $(cat "$tmp/err")"
+[ "$(ls -A "$tmp/busy")" = keep ] && [ "$(cat "$tmp/busy/keep")" = evidence ] &&
+    ok "non-empty --out untouched" || fail "busy folder changed"
+
+# 2. Failing legs are recorded, and the round still completes.
+"$BENCHTUI" run --headless --out "$tmp/ex" "$tmp/exit.json" > "$tmp/out1" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok "round with failing legs: exit 0" ||
+    { fail "exit $rc"; cat "$tmp/out1"; }
+log="$tmp/ex/log.jsonl"
+[ "$(jq -c 'select(.t == "leg" and .cell == "bad" and .status == "failed" and
+    .rc == 3 and .signal == null and .timed_out == false)' "$log" | wc -l)" -eq 4 ] &&
+    ok "rc 3 legs failed" || fail "bad legs: $(jq -c 'select(.t == "leg" and .cell == "bad") | [.status, .rc]' "$log")"
+[ "$(jq -c 'select(.t == "leg" and .cell == "good" and .status == "ok" and
+    .rc == 0)' "$log" | wc -l)" -eq 4 ] && ok "rc 0 legs ok" || fail "good legs"
+jq -se 'any(.[]; .t == "done")' "$log" > /dev/null && ok "done logged" ||
+    fail "no done event"
+grep -q '^leg aa 2$' "$tmp/ex/legs/good-aa-r2.out" && ok "output captured" ||
+    fail "legs/good-aa-r2.out: $(cat "$tmp/ex/legs/good-aa-r2.out")"
+grep -qE '^\[[0-9]+/8\] bad base r1 rc=3 wall=[0-9.]+s cpu=[0-9.]+s cycles=n/a instr=n/a failed$' "$tmp/out1" &&
+    ok "headless line of a failed leg" || fail "headless: $(grep 'bad base r1' "$tmp/out1")"
+
+# 3. Timeout: the leg's shell and its grandchild (which ignores SIGTERM)
+# are ended by process group.
+cat > "$tmp/slow.json" <<'EOF'
+{
+  "name": "slow",
+  "reps": 1,
+  "command": ["/bin/sh", "-c", "(trap '' TERM; exec sleep 30) & sleep 30; wait"],
+  "baseline": "base",
+  "arms": [{"name": "base"}],
+  "cells": [{"name": "c"}],
+  "timeout_s": 0.5,
+  "counters": ["task-clock"],
+  "quiet": false
+}
+EOF
+start=$(date +%s.%N)
+"$BENCHTUI" run --headless --out "$tmp/slow" "$tmp/slow.json" > "$tmp/out2" 2>&1
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+[ "$rc" -eq 0 ] && ok "timeout round: exit 0" || { fail "exit $rc"; cat "$tmp/out2"; }
+leg=$(jq -c 'select(.t == "leg")' "$tmp/slow/log.jsonl")
+echo "$leg" | jq -e '.status == "timed_out" and .timed_out == true and
+    .rc == null and (.signal | type) == "string" and .wall >= 0.5 and
+    .wall < 2.5' > /dev/null && ok "leg timed_out: $(echo "$leg" | jq -c '[.signal, .wall]')" ||
+    fail "timeout leg: $leg"
+pgid=$(echo "$leg" | jq -r .pid)
+if [ -n "$pgid" ] && [ "$pgid" != null ] && pgrep -g "$pgid" > /dev/null; then
+	fail "process group $pgid still has members: $(pgrep -g "$pgid")"
+else
+	ok "process group $pgid is gone"
+fi
+[ "$(echo "$took < 5" | bc)" -eq 1 ] && ok "timeout round took ${took}s" ||
+    fail "timeout round took ${took}s"
+
+# 4. A program that does not exist: exec_error, status failed, rc 127.
+jq '.command = ["/nonexistent/prog"] | del(.timeout_s)' "$tmp/slow.json" > "$tmp/noexec.json"
+"$BENCHTUI" run --headless --out "$tmp/noexec" "$tmp/noexec.json" > "$tmp/out3" 2>&1
+jq -se 'map(select(.t == "leg"))[0] | .status == "failed" and .rc == 127 and
+    (.exec_error | test("No such file"))' "$tmp/noexec/log.jsonl" > /dev/null &&
+    ok "missing program: exec_error" ||
+    fail "missing program: $(jq -c 'select(.t == "leg")' "$tmp/noexec/log.jsonl")"
+grep -q "exec /nonexistent/prog" "$tmp/noexec/legs/c-base-r1.out" &&
+    ok "exec failure explained in the leg's output" || fail "no exec message"
+
+[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all passed"

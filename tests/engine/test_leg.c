@@ -1,0 +1,285 @@
+/* leg: real children.  Exit codes, signals, a timeout that ends the whole
+ * process group (a grandchild that ignores SIGTERM too), abort, the env,
+ * captured output, fd hygiene, exec failure, and counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "leg.h"
+#include "procs.h"
+
+static char tmpdir[] = "/tmp/benchtui-test-leg.XXXXXX";
+static char *base_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
+
+static int
+setup(void **state)
+{
+	(void)state;
+	/* Orphaned grandchildren come back to us, so the test can see them
+	 * reaped. */
+	procs_become_subreaper();
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+run_sh(const char *script, char *const *envp, double timeout, int abort_fd,
+    const char *outname, struct leg_result *res)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	char out[PATH_MAX], err[256];
+	struct leg_spec ls = { .argv = argv, .envp = envp ? envp : base_env,
+		.cwd = tmpdir, .out_path = out, .timeout_s = timeout,
+		.abort_fd = abort_fd };
+
+	snprintf(out, sizeof out, "%s/%s", tmpdir, outname);
+	assert_int_equal(leg_run(&ls, res, NULL, NULL, err, sizeof err), 0);
+}
+
+static char *
+slurp(const char *name)
+{
+	static char buf[8192];
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+test_exit_code(void **state)
+{
+	struct leg_result res;
+
+	(void)state;
+	run_sh("exit 7", NULL, 0, -1, "exit.out", &res);
+	assert_int_equal(res.rc, 7);
+	assert_int_equal(res.signal, 0);
+	assert_false(res.timed_out);
+	assert_false(res.aborted);
+	assert_int_equal(res.exec_errno, 0);
+	assert_true(res.pid > 0);
+	assert_true(res.wall > 0 && res.wall < 5);
+
+	run_sh("true", NULL, 0, -1, "true.out", &res);
+	assert_int_equal(res.rc, 0);
+}
+
+static void
+test_signal(void **state)
+{
+	struct leg_result res;
+
+	(void)state;
+	run_sh("kill -KILL $$", NULL, 0, -1, "sig.out", &res);
+	assert_int_equal(res.rc, -1);
+	assert_int_equal(res.signal, SIGKILL);
+	assert_false(res.timed_out);
+}
+
+static void
+test_output_and_env(void **state)
+{
+	char *envp[] = { "PATH=/usr/bin:/bin", "DEMO_KNOB=42", NULL };
+	struct leg_result res;
+	char *out;
+
+	(void)state;
+	run_sh("echo knob=$DEMO_KNOB; echo to-stderr >&2; pwd; "
+	    "read x && echo stdin-had-data || echo stdin-empty",
+	    envp, 0, -1, "env.out", &res);
+	assert_int_equal(res.rc, 0);
+	out = slurp("env.out");
+	assert_non_null(strstr(out, "knob=42\n"));
+	assert_non_null(strstr(out, "to-stderr\n"));
+	assert_non_null(strstr(out, tmpdir));
+	assert_non_null(strstr(out, "stdin-empty\n"));
+}
+
+/* A descriptor of ours without CLOEXEC must not reach the leg. */
+static void
+test_no_inherited_fds(void **state)
+{
+	struct leg_result res;
+	char script[128], *out;
+	int fd = open("/dev/null", O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 3);
+	snprintf(script, sizeof script, "test -e /proc/self/fd/%d && echo "
+	    "leaked || echo clean", fd);
+	run_sh(script, NULL, 0, -1, "fds.out", &res);
+	out = slurp("fds.out");
+	assert_string_equal(out, "clean\n");
+	close(fd);
+}
+
+static void
+test_timeout_kills_group(void **state)
+{
+	struct leg_result res;
+	char *out;
+	pid_t gc;
+
+	(void)state;
+	/* The grandchild ignores SIGTERM and would outlive its parent. */
+	run_sh("(trap '' TERM; exec sleep 30) & echo $!; sleep 30",
+	    NULL, 0.3, -1, "timeout.out", &res);
+	assert_true(res.timed_out);
+	assert_false(res.aborted);
+	assert_int_equal(res.rc, -1);
+	assert_int_equal(res.signal, SIGTERM);
+	assert_true(res.wall >= 0.3 && res.wall < 2.0);
+	out = slurp("timeout.out");
+	gc = (pid_t)atoi(out);
+	assert_true(gc > 0);
+	assert_int_equal(kill(gc, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(kill(-res.pid, 0), -1);
+}
+
+static void
+test_abort_fd(void **state)
+{
+	struct leg_result res;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "a", 1), 1);
+	run_sh("sleep 30", NULL, 0, p[0], "abort.out", &res);
+	assert_true(res.aborted);
+	assert_false(res.timed_out);
+	assert_true(res.wall < 2.0);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void
+test_exec_failure(void **state)
+{
+	char *argv[] = { "/nonexistent/prog", NULL };
+	char out[PATH_MAX], err[256];
+	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
+		.out_path = out, .abort_fd = -1 };
+	struct leg_result res;
+
+	(void)state;
+	snprintf(out, sizeof out, "%s/noexec.out", tmpdir);
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(res.exec_errno, ENOENT);
+	assert_int_equal(res.rc, 127);
+	assert_non_null(strstr(slurp("noexec.out"), "/nonexistent/prog"));
+}
+
+static void
+test_path_search(void **state)
+{
+	char *argv[] = { "true", NULL };
+	char out[PATH_MAX], err[256];
+	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
+		.out_path = out, .abort_fd = -1 };
+	struct leg_result res;
+
+	(void)state;
+	snprintf(out, sizeof out, "%s/path.out", tmpdir);
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(res.exec_errno, 0);
+	assert_int_equal(res.rc, 0);
+}
+
+static void
+test_bad_output_path(void **state)
+{
+	char *argv[] = { "true", NULL };
+	char err[256];
+	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
+		.out_path = "/nonexistent-dir/x.out", .abort_fd = -1 };
+	struct leg_result res;
+
+	(void)state;
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent-dir/x.out"));
+}
+
+/* rusage is the leg's own (wait4), and task-clock counts it from exec. */
+static void
+test_rusage_and_counters(void **state)
+{
+	const char *names[] = { "task-clock" };
+	struct counters *c = counters_create(names, 1);
+	char *argv[] = { "/bin/sh", "-c",
+	    "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", NULL };
+	char out[PATH_MAX], err[256];
+	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
+		.out_path = out, .abort_fd = -1, .ctr = c };
+	struct leg_result res;
+	double cpu;
+	uint64_t v;
+
+	(void)state;
+	assert_non_null(c);
+	snprintf(out, sizeof out, "%s/busy.out", tmpdir);
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(res.rc, 0);
+	cpu = (double)res.ru.ru_utime.tv_sec + res.ru.ru_utime.tv_usec / 1e6 +
+	    (double)res.ru.ru_stime.tv_sec + res.ru.ru_stime.tv_usec / 1e6;
+	assert_true(cpu > 0.01);
+	assert_true(cpu <= res.wall * 1.1 + 0.01);
+	if (counters_errno(c, 0) != 0) {
+		counters_destroy(c);
+		skip();
+	}
+	assert_true(counters_value(c, 0, &v));
+	/* task-clock is in ns; within a factor of two of rusage's cpu. */
+	assert_true((double)v / 1e9 > cpu * 0.5);
+	assert_true((double)v / 1e9 < cpu * 2.0 + 0.01);
+	counters_destroy(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_output_and_env),
+		cmocka_unit_test(test_no_inherited_fds),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_abort_fd),
+		cmocka_unit_test(test_exec_failure),
+		cmocka_unit_test(test_path_search),
+		cmocka_unit_test(test_bad_output_path),
+		cmocka_unit_test(test_rusage_and_counters),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
