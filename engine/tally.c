@@ -487,7 +487,7 @@ tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
 }
 
 static json_t *
-tally_metric_json(const double *ratios, size_t n, double floor)
+tally_metric_json(const double *ratios, size_t n, double floor, bool lists)
 {
 	json_t *o = json_object(), *list = json_array(), *ci;
 	double lo, hi, level, median = stats_median(ratios, n);
@@ -497,9 +497,12 @@ tally_metric_json(const double *ratios, size_t n, double floor)
 	json_object_set_new(o, "min", tally_real(stats_min(ratios, n)));
 	json_object_set_new(o, "max", tally_real(stats_max(ratios, n)));
 	json_object_set_new(o, "geomean", tally_real(stats_geomean(ratios, n)));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; lists && i < n; i++)
 		json_array_append_new(list, json_real(ratios[i]));
-	json_object_set_new(o, "ratios", list);
+	if (lists)
+		json_object_set_new(o, "ratios", list);
+	else
+		json_decref(list);
 	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
 	    stats_verdict(ratios, n, floor))));
 	if (stats_median_ci(ratios, n, TALLY_CI_WANT, &lo, &hi, &level)) {
@@ -574,7 +577,7 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 
 static json_t *
 tally_cell_json(const struct tally *t, const struct tcell *c,
-    struct warns *w, size_t *planned)
+    struct warns *w, size_t *planned, bool lists)
 {
 	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
 	json_t *legs = json_object(), *ipcs = json_object();
@@ -633,7 +636,7 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 			if (n > maxn)
 				maxn = n;
 			json_object_set_new(mj, t->metrics[m],
-			    tally_metric_json(ratios, n, fl[m]));
+			    tally_metric_json(ratios, n, fl[m], lists));
 		}
 		json_object_set_new(aj, "metrics", mj);
 		json_object_set_new(aj, "ipc", tally_real(ipc));
@@ -659,8 +662,8 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 	return cj;
 }
 
-json_t *
-tally_report(const struct tally *t)
+static json_t *
+tally_report_lists(const struct tally *t, bool lists)
 {
 	json_t *rep = json_object(), *cells = json_object();
 	struct warns w = { .list = json_array() };
@@ -673,7 +676,7 @@ tally_report(const struct tally *t)
 		json_t *cj;
 		if (c->narms == 0)
 			continue;
-		cj = tally_cell_json(t, c, &w, &planned);
+		cj = tally_cell_json(t, c, &w, &planned, lists);
 		counted += (size_t)json_integer_value(json_object_get(
 		    json_object_get(cj, "legs"), "counted"));
 		json_object_set_new(cells, c->name, cj);
@@ -702,6 +705,18 @@ tally_report(const struct tally *t)
 	}
 	json_object_set_new(rep, "legs_counted", json_integer((json_int_t)counted));
 	return rep;
+}
+
+json_t *
+tally_report(const struct tally *t)
+{
+	return tally_report_lists(t, true);
+}
+
+json_t *
+tally_report_brief(const struct tally *t)
+{
+	return tally_report_lists(t, false);
 }
 
 void

@@ -174,7 +174,9 @@ cmd_report(int argc, char **argv)
 			tally_set_name(t, basename(copy));
 		free(copy);
 	}
-	rep = tally_report(t);
+	/* Text and markdown print no ratio lists, so skip building them. */
+	rep = fmt == REPORT_JSON || fmt == REPORT_CSV ? tally_report(t) :
+	    tally_report_brief(t);
 	if (report_print(rep, (enum report_format)fmt, stdout) != 0) {
 		fprintf(stderr, "benchtui report: writing the report: %s\n",
 		    strerror(errno));

@@ -1,0 +1,47 @@
+#!/bin/bash
+# benchtui report over a log of 1,000,000 legs: wall time and peak RSS,
+# against `jq -c . >/dev/null` over the same file as the reference for
+# "just parsing the JSON".  Not part of make check.
+#
+# usage: bench/report-1m.sh [BENCHTUI] [LEGS]
+#   BENCHTUI defaults to build/meson/tui/benchtui; LEGS to 1000000.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$here/build/meson/tui/benchtui}
+legs=${2:-1000000}
+work=${BENCH_TMP:-$(mktemp -d)}
+log="$work/legs-$legs.jsonl"
+
+[ -x "$bin" ] || { echo "report-1m: $bin: not built" >&2; exit 2; }
+[ -s "$log" ] || python3 "$here/bench/gen-legs.py" "$log" --legs "$legs"
+ls -l "$log"
+
+# measure LABEL CMD...: prints "LABEL wall_s rss_kb" from GNU time.
+measure() {
+	local label=$1
+	shift
+	/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+		echo "report-1m: $label failed:" >&2
+		cat "$work/err" >&2
+		exit 1
+	}
+	read -r wall rss <"$work/time"
+	echo "$label $wall $rss"
+}
+
+cat "$log" >/dev/null   # warm the page cache for both
+for fmt in json text; do
+	r=$(measure "benchtui-report-$fmt" "$bin" report "$log" --aa aa=base --format "$fmt")
+	echo "$r"
+done
+j=$(measure "jq-c" jq -c . "$log")
+echo "$j"
+b=$(measure "benchtui-report-text" "$bin" report "$log" --aa aa=base)
+python3 - "$b" "$j" <<'PY'
+import sys
+b = sys.argv[1].split(); j = sys.argv[2].split()
+bw, br, jw, jr = float(b[1]), int(b[2]), float(j[1]), int(j[2])
+print("report: %.2f s, peak RSS %.1f MiB; jq -c .: %.2f s, %.1f MiB; time ratio report/jq = %.2f"
+      % (bw, br / 1024, jw, jr / 1024, bw / jw if jw else float("nan")))
+PY
+[ -n "${BENCH_TMP:-}" ] || rm -rf "$work"
