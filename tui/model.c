@@ -217,6 +217,35 @@ clear_current(struct model *m)
 	m->cur_start = NULL;
 }
 
+/* The round event lists cells, arms and reps (an extra over SPEC.md):
+ * the plan of a bare log. */
+static void
+plan_from_round(struct model *m, const json_t *ev)
+{
+	const json_t *cells = json_object_get(ev, "cells");
+	const json_t *arms = json_object_get(ev, "arms"), *v;
+	int reps = get_int(ev, "reps", 0);
+	size_t i;
+
+	if (!json_is_array(cells) || !json_is_array(arms) || reps < 1 ||
+	    json_array_size(cells) == 0 || json_array_size(arms) == 0)
+		return;
+	free(m->cells);
+	free(m->arms);
+	free(m->grid);
+	m->cells = NULL;
+	m->arms = NULL;
+	m->grid = NULL;
+	m->ncells = m->narms = 0;
+	json_array_foreach(cells, i, v)
+		add_name(&m->cells, &m->ncells, json_string_value(v));
+	json_array_foreach(arms, i, v)
+		add_name(&m->arms, &m->narms, json_string_value(v));
+	grid_resize(m, m->ncells, m->narms, reps);
+	m->plan_fixed = true;
+	m->legs_total = m->ncells * m->narms * (size_t)reps;
+}
+
 static void
 feed_round(struct model *m, const json_t *ev, double ts)
 {
@@ -228,6 +257,8 @@ feed_round(struct model *m, const json_t *ev, double ts)
 		free(m->dir);
 		m->dir = strdup(dir);
 	}
+	if (!m->plan_fixed)
+		plan_from_round(m, ev);
 	if (json_is_integer(total) && json_integer_value(total) > 0)
 		m->legs_total = (size_t)json_integer_value(total);
 	if (m->start_ts == 0)
@@ -312,7 +343,7 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	struct model_leg l;
 	const char *status = get_str(ev, "status");
 	const json_t *rc = json_object_get(ev, "rc");
-	const json_t *noisy = json_object_get(ev, "noisy");
+	const json_t *noisy = json_object_get(ev, "noisy"), *sig;
 	unsigned char *slot;
 	bool aborted, bad;
 
@@ -327,7 +358,11 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	snprintf(l.status, sizeof l.status, "%s", status);
 	l.has_rc = json_is_integer(rc);
 	l.rc = l.has_rc ? (int)json_integer_value(rc) : 0;
-	l.signal = get_int(ev, "signal", 0);
+	sig = json_object_get(ev, "signal");
+	if (json_is_string(sig))
+		snprintf(l.signal, sizeof l.signal, "%s", json_string_value(sig));
+	else if (json_is_integer(sig))
+		snprintf(l.signal, sizeof l.signal, "%d", (int)json_integer_value(sig));
 	l.wall = get_num(ev, "wall");
 	l.cpu = get_num(ev, "cpu");
 	if (isnan(l.cpu))
@@ -368,8 +403,6 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
 		clear_current(m);
-	tally_feed(m->tally, ev);
-	m->report_stale = true;
 }
 
 void
@@ -380,6 +413,11 @@ model_feed(struct model *m, const json_t *ev)
 
 	if (!t)
 		return;
+	/* The tally takes the round's name and the legs; it skips the rest. */
+	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0) {
+		tally_feed(m->tally, ev);
+		m->report_stale = true;
+	}
 	if (ts > m->last_ts)
 		m->last_ts = ts;
 	if (strcmp(t, "round") == 0) {

@@ -43,7 +43,7 @@ struct model_leg {
 	char status[16];       /* ok, failed, timed_out, aborted */
 	bool has_rc;
 	int rc;
-	int signal;            /* 0 when none */
+	char signal[16];       /* "SIGKILL" or a number; empty when none */
 	double wall, cpu;
 	double cycles, instructions; /* NAN when null (unsupported) */
 	double maxrss_kb;

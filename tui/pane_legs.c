@@ -109,8 +109,9 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			case C_RC:
 				if (l->has_rc)
 					snprintf(buf, sizeof buf, "%*d", cwid, l->rc);
-				else if (l->signal)
-					snprintf(buf, sizeof buf, "%*s%d", cwid - 1 - (l->signal > 9), "s", l->signal);
+				else if (l->signal[0])
+					snprintf(buf, sizeof buf, "%*.*s", cwid, cwid,
+					    strncmp(l->signal, "SIG", 3) == 0 ? l->signal + 3 : l->signal);
 				else
 					snprintf(buf, sizeof buf, "%*s", cwid, "-");
 				break;

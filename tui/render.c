@@ -401,8 +401,8 @@ draw_leg_detail(struct render *r, struct model *m)
 	}
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	LINE("rc %s  signal %d  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
-	    l->has_rc ? rcs : "null", l->signal, l->wall, l->cpu, l->maxrss_kb);
+	LINE("rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
+	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none", l->wall, l->cpu, l->maxrss_kb);
 	v = json_object_get(start ? start : l->ev, "out");
 	LINE("output %s:", json_is_string(v) ? json_string_value(v) : "(not logged)");
 	for (int i = 0; i < RENDER_TAIL_LINES; i++)

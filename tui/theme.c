@@ -190,13 +190,17 @@ trim(char *s)
 	return s;
 }
 
-/* A '#' starts a comment unless it is a #RRGGBB colour. */
+/* A '#' starts a comment, except a word of '#' and hex digits after the
+ * '=' (a colour, checked later, so "#12345" is reported, not dropped). */
 static void
 cut_comment(char *line)
 {
+	char *eq = strchr(line, '=');
+
 	for (char *h = strchr(line, '#'); h; h = strchr(h + 1, '#')) {
-		bool colour = strspn(h + 1, "0123456789abcdefABCDEF") == 6 &&
-		    (h[7] == '\0' || isspace((unsigned char)h[7]) || h[7] == '#');
+		size_t n = strspn(h + 1, "0123456789abcdefABCDEF");
+		bool colour = eq && h > eq && (h[-1] == '=' || isspace((unsigned char)h[-1])) && n > 0 &&
+		    (h[1 + n] == '\0' || isspace((unsigned char)h[1 + n]));
 		if (!colour) {
 			*h = '\0';
 			return;

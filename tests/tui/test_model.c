@@ -1,0 +1,308 @@
+/* model: the reducer fed a hand-written log (tests/data/tui/round): two
+ * cells, three arms with an A/A twin, three reps, a failed leg, a noisy
+ * gate, a pause, an abort and a resume. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "logread.h"
+#include "model.h"
+#include "spec.h"
+#include "tally.h"
+
+struct evs {
+	json_t **ev;
+	size_t n;
+};
+
+static int
+collect(json_t *ev, size_t lineno, void *arg)
+{
+	struct evs *e = arg;
+
+	(void)lineno;
+	e->ev = realloc(e->ev, (e->n + 1) * sizeof *e->ev);
+	e->ev[e->n++] = json_incref(ev);
+	return 0;
+}
+
+static struct evs events;
+static char round_path[4096];
+
+static int
+setup(void **state)
+{
+	const char *src = getenv("BENCHTUI_SOURCE_DIR");
+	char log[4096], err[256];
+
+	(void)state;
+	snprintf(log, sizeof log, "%s/tests/data/tui/round/log.jsonl",
+	    src ? src : ".");
+	snprintf(round_path, sizeof round_path,
+	    "%s/tests/data/tui/round/round.json", src ? src : ".");
+	if (logread_file(log, collect, &events, NULL, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < events.n; i++)
+		json_decref(events.ev[i]);
+	free(events.ev);
+	return 0;
+}
+
+static const char *
+type_of(size_t i)
+{
+	return json_string_value(json_object_get(events.ev[i], "t"));
+}
+
+/* Feed events until (and including) the nth event of type t; returns the
+ * index after it. */
+static size_t
+feed_until(struct model *m, size_t from, const char *t, int nth)
+{
+	for (size_t i = from; i < events.n; i++) {
+		model_feed(m, events.ev[i]);
+		if (strcmp(type_of(i), t) == 0 && --nth == 0)
+			return i + 1;
+	}
+	fail_msg("no %s event", t);
+	return events.n;
+}
+
+static void
+test_whole_log(void **state)
+{
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < events.n; i++)
+		model_feed(&m, events.ev[i]);
+	assert_int_equal(m.state, MODEL_COMPLETE);
+	assert_string_equal(m.name, "fixture");
+	assert_int_equal(m.legs_total, 18);
+	assert_int_equal(m.legs_done, 18);   /* the aborted leg does not count */
+	assert_int_equal(m.legs_failed, 1);
+	assert_int_equal(m.nlegs, 19);       /* but the table shows it */
+	assert_false(m.cur_active);
+	assert_int_equal(m.ncells, 2);
+	assert_int_equal(m.narms, 3);
+	assert_int_equal(m.reps, 3);
+	for (size_t c = 0; c < 2; c++)
+		for (size_t a = 0; a < 3; a++)
+			for (int r = 1; r <= 3; r++) {
+				bool failed = c == 0 && a == 1 && r == 2;
+				assert_int_equal(model_grid_at(&m, c, a, r),
+				    failed ? MODEL_BAD : MODEL_DONE);
+			}
+	/* The newest leg is big/.../3, and the failed one is marked. */
+	assert_string_equal(m.legs[m.nlegs - 1].cell, "big");
+	{
+		int nfailed = 0;
+		for (size_t i = 0; i < m.nlegs; i++)
+			if (strcmp(m.legs[i].status, "failed") == 0) {
+				nfailed++;
+				assert_string_equal(m.legs[i].cell, "small");
+				assert_string_equal(m.legs[i].arm, "fast");
+				assert_int_equal(m.legs[i].rep, 2);
+			}
+		assert_int_equal(nfailed, 1);
+	}
+	assert_true(m.end_ts > m.start_ts);
+	assert_true(model_eta(&m) == 0);
+	model_finish(&m);
+}
+
+static void
+test_ratios_match_tally(void **state)
+{
+	struct model m;
+	struct tally *t = tally_create();
+	struct spec *s = NULL;
+	char err[256];
+	json_t *want;
+
+	(void)state;
+	/* Bare log: both compare with the first arm seen. */
+	model_init(&m);
+	for (size_t i = 0; i < events.n; i++) {
+		model_feed(&m, events.ev[i]);
+		tally_feed(t, events.ev[i]);
+	}
+	want = tally_report(t);
+	assert_true(json_equal((json_t *)model_ratios(&m), want));
+	assert_non_null(json_object_get(json_object_get(model_ratios(&m), "cells"), "big"));
+	json_decref(want);
+	tally_destroy(t);
+	model_finish(&m);
+
+	/* With the round file: vs and aa_of from it, and a floor. */
+	assert_int_equal(spec_load(round_path, NULL, &s, err, sizeof err), 0);
+	t = tally_create();
+	tally_set_spec(t, s);
+	model_init(&m);
+	model_set_spec(&m, s);
+	for (size_t i = 0; i < events.n; i++) {
+		model_feed(&m, events.ev[i]);
+		tally_feed(t, events.ev[i]);
+		if (i == events.n / 2) { /* and midway, while legs arrive */
+			want = tally_report(t);
+			assert_true(json_equal((json_t *)model_ratios(&m), want));
+			json_decref(want);
+		}
+	}
+	want = tally_report(t);
+	assert_true(json_equal((json_t *)model_ratios(&m), want));
+	{
+		json_t *fast = json_object_get(json_object_get(json_object_get(
+		    json_object_get(model_ratios(&m), "cells"), "big"), "arms"),
+		    "fast");
+		json_t *cyc = json_object_get(json_object_get(fast, "metrics"),
+		    "cycles");
+		assert_string_equal(json_string_value(json_object_get(fast, "vs")),
+		    "base");
+		assert_true(fabs(json_number_value(json_object_get(cyc, "median"))
+		    - 0.9) < 1e-6);
+		assert_string_equal(json_string_value(json_object_get(cyc,
+		    "verdict")), "below");
+	}
+	json_decref(want);
+	tally_destroy(t);
+	model_finish(&m);
+	spec_destroy(s);
+}
+
+static void
+test_current_leg_and_states(void **state)
+{
+	struct model m;
+	size_t i;
+
+	(void)state;
+	model_init(&m);
+	assert_int_equal(m.state, MODEL_WAITING);
+	i = feed_until(&m, 0, "round", 1);
+	assert_int_equal(m.state, MODEL_RUNNING);
+	i = feed_until(&m, i, "leg_start", 1);
+	assert_true(m.cur_active);
+	assert_string_equal(m.cur_cell, "small");
+	assert_string_equal(m.cur_arm, "base");
+	assert_int_equal(m.cur_rep, 1);
+	assert_int_equal(m.cur_pid, 1001);
+	assert_string_equal(m.cur_out, "legs/small-base-r1.out");
+	assert_int_equal(model_grid_at(&m, 0, 0, 1), MODEL_RUN);
+	assert_true(isnan(model_arm_median_wall(&m, "small", "base")));
+	i = feed_until(&m, i, "leg", 1);
+	assert_false(m.cur_active);
+	assert_int_equal(m.legs_done, 1);
+	assert_true(fabs(model_arm_median_wall(&m, "small", "base") - 1.0) < 1e-9);
+	assert_true(model_eta(&m) > 0);
+
+	/* The noisy gate: a not-ok sample starts the wait. */
+	while (i < events.n && !(strcmp(type_of(i), "quiet") == 0 &&
+	    json_is_false(json_object_get(events.ev[i], "ok"))))
+		model_feed(&m, events.ev[i++]);
+	model_feed(&m, events.ev[i++]);
+	assert_false(m.quiet_ok);
+	assert_true(m.gate_wait_since > 0);
+	assert_true(fabs(m.quiet_now - 0.9) < 1e-9);
+	assert_true(fabs(m.quiet_threshold - 0.5) < 1e-9);
+	i = feed_until(&m, i, "leg_start", 1);
+	assert_true(m.gate_wait_since == 0);
+
+	i = feed_until(&m, i, "pause", 1);
+	assert_int_equal(m.state, MODEL_PAUSED);
+	i = feed_until(&m, i, "resume", 1);
+	assert_int_equal(m.state, MODEL_RUNNING);
+
+	/* The operator's abort: aborting, then aborted; its leg is pending
+	 * again, and a resume carries on. */
+	model_set_aborting(&m);
+	assert_int_equal(m.state, MODEL_ABORTING);
+	i = feed_until(&m, i, "abort", 1);
+	assert_int_equal(m.state, MODEL_ABORTED);
+	assert_string_equal(m.abort_reason, "operator");
+	assert_false(m.cur_active);
+	assert_string_equal(m.legs[m.nlegs - 1].status, "aborted");
+	{
+		const struct model_leg *l = &m.legs[m.nlegs - 1];
+		size_t c = strcmp(l->cell, "big") == 0 ? 1 : 0, a;
+		for (a = 0; a < m.narms; a++)
+			if (strcmp(m.arms[a], l->arm) == 0)
+				break;
+		assert_int_equal(model_grid_at(&m, c, a, l->rep), MODEL_PENDING);
+		assert_string_equal(l->signal, "SIGKILL");
+		assert_false(l->has_rc);
+	}
+	assert_int_equal(m.legs_done, 16);
+	feed_until(&m, i, "resume", 1);
+	assert_int_equal(m.state, MODEL_RUNNING);
+	model_finish(&m);
+}
+
+static void
+test_legacy_and_unknown(void **state)
+{
+	struct model m;
+	json_t *legacy = json_pack("{s:s, s:s, s:i, s:i, s:f}", "cell", "c1",
+	    "arm", "a1", "rep", 1, "rc", 0, "wall", 2.5);
+	json_t *unknown = json_pack("{s:s, s:s}", "t", "from_the_future", "ts",
+	    "2026-11-29T15:00:00.000Z");
+	json_t *seal = json_pack("{s:s, s:s}", "t", "seal", "ts",
+	    "2026-11-29T15:00:09.000Z");
+
+	(void)state;
+	model_init(&m);
+	model_feed(&m, unknown);
+	assert_int_equal(m.gen, 0);
+	model_feed(&m, legacy);
+	assert_int_equal(m.nlegs, 1);
+	assert_string_equal(m.legs[0].status, "ok");
+	assert_true(isnan(m.legs[0].cycles));  /* shown as n/a */
+	assert_int_equal(m.ncells, 1);           /* the plan grows */
+	assert_int_equal(model_grid_at(&m, 0, 0, 1), MODEL_DONE);
+	model_feed(&m, seal);
+	assert_int_equal(m.state, MODEL_SEALED);
+	model_finish(&m);
+	json_decref(legacy);
+	json_decref(unknown);
+	json_decref(seal);
+}
+
+static void
+test_parse_ts(void **state)
+{
+	(void)state;
+	assert_true(fabs(model_parse_ts("2026-11-29T15:04:05.123Z") -
+	    1795964645.123) < 1e-6);
+	assert_true(model_parse_ts("1970-01-01T00:00:01.500Z") == 1.5);
+	assert_true(model_parse_ts("nonsense") == 0);
+	assert_true(model_parse_ts(NULL) == 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_log),
+		cmocka_unit_test(test_ratios_match_tally),
+		cmocka_unit_test(test_current_leg_and_states),
+		cmocka_unit_test(test_legacy_and_unknown),
+		cmocka_unit_test(test_parse_ts),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
