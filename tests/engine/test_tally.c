@@ -5,9 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "report.h"
 #include "spec.h"
 #include "tally.h"
 
@@ -341,6 +344,70 @@ test_counters_ipc_order(void **state)
 	tally_destroy(t);
 }
 
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, 65535, f) > 0);
+	fclose(f);
+	return buf;
+}
+
+static void
+test_summary_and_brief(void **state)
+{
+	struct tally *t = tally_create();
+	char dir[] = "/tmp/test-summary-XXXXXX", path[64], err[256];
+	json_t *rep, *brief, *back;
+	char *md;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	feed(t, "{\"t\":\"round\",\"name\":\"sum\"}\n"
+	    LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2));
+	rep = tally_report(t);
+	brief = tally_report_brief(t);
+	assert_non_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(json_object_get(
+	    rep, "cells"), "c"), "arms"), "b"), "metrics"), "wall"), "ratios"));
+	assert_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(json_object_get(
+	    brief, "cells"), "c"), "arms"), "b"), "metrics"), "wall"), "ratios"));
+
+	assert_int_equal(report_write_summary(dir, rep, true, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	back = json_load_file(path, 0, NULL);
+	assert_non_null(back);
+	assert_true(json_is_true(json_object_get(back, "partial")));
+	assert_near(num(metric(back, "c", "b", "wall", "median")), 2, 0);
+	json_decref(back);
+	snprintf(path, sizeof path, "%s/summary.md", dir);
+	md = slurp(path);
+	assert_true(strncmp(md, "# ", 2) == 0);
+	assert_non_null(strstr(md, "PARTIAL"));
+	assert_non_null(strstr(md, "| b | a | wall | 1 |"));
+	free(md);
+	unlink(path);
+	assert_int_equal(report_write_summary(dir, rep, false, err, sizeof err), 0);
+	md = slurp(path);
+	assert_null(strstr(md, "PARTIAL"));
+	free(md);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	unlink(path);
+	rmdir(dir);
+	/* An unwritable folder: -1 and a message naming the file. */
+	assert_int_equal(report_write_summary("/nonexistent", rep, false, err,
+	    sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent/"));
+	json_decref(rep);
+	json_decref(brief);
+	tally_destroy(t);
+}
+
 int
 main(void)
 {
@@ -352,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_baseline_flag),
 		cmocka_unit_test(test_spec_vs_and_partial),
 		cmocka_unit_test(test_counters_ipc_order),
+		cmocka_unit_test(test_summary_and_brief),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
