@@ -270,7 +270,7 @@ report_csv(const json_t *rep, FILE *out)
 }
 
 static void
-report_markdown(const json_t *rep, FILE *out, bool partial_banner)
+report_markdown(const json_t *rep, FILE *out)
 {
 	const char *round = json_string_value(json_object_get(rep, "round"));
 	const json_t *cell, *arm, *m, *f, *w;
@@ -279,10 +279,10 @@ report_markdown(const json_t *rep, FILE *out, bool partial_banner)
 	size_t i;
 
 	fprintf(out, "# benchtui round `%s`\n\n", round ? round : "(unnamed)");
-	if (partial_banner)
-		fputs("> **PARTIAL ROUND**: it was aborted and sealed on "
-		    "purpose; some planned legs never ran, so the numbers below "
-		    "cover only the legs that did.\n\n", out);
+	if (json_is_true(json_object_get(rep, "partial")))
+		fputs("> **PARTIAL ROUND**: it was aborted before every planned "
+		    "leg ran; the numbers below cover only the legs that did.\n\n",
+		    out);
 	fprintf(out, "%lld legs counted",
 	    (long long)json_integer_value(json_object_get(rep, "legs_counted")));
 	if (json_is_integer(json_object_get(rep, "legs_total")))
@@ -348,7 +348,7 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
 		report_csv(rep, out);
 		break;
 	case REPORT_MARKDOWN:
-		report_markdown(rep, out, false);
+		report_markdown(rep, out);
 		break;
 	default:
 		return -1;
@@ -360,7 +360,7 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
  * a half-written summary for the seal to hash. */
 static int
 report_write_file(const char *dir, const char *name, const json_t *rep,
-    bool json, bool partial, char *err, size_t errlen)
+    bool json, char *err, size_t errlen)
 {
 	char *path = NULL, *tmp = NULL;
 	int rc = -1;
@@ -382,7 +382,7 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 			goto werr;
 		fputc('\n', f);
 	} else
-		report_markdown(rep, f, partial);
+		report_markdown(rep, f);
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
 		goto werr;
 	if (fclose(f) != 0) {
@@ -421,11 +421,10 @@ report_write_summary(const char *dir, const json_t *rep, bool partial,
 		return -1;
 	}
 	json_object_set_new(copy, "partial", json_boolean(partial));
-	rc = report_write_file(dir, "summary.json", copy, true, partial, err,
-	    errlen);
+	rc = report_write_file(dir, "summary.json", copy, true, err, errlen);
 	if (rc == 0)
-		rc = report_write_file(dir, "summary.md", copy, false, partial,
-		    err, errlen);
+		rc = report_write_file(dir, "summary.md", copy, false, err,
+		    errlen);
 	json_decref(copy);
 	return rc;
 }

@@ -159,6 +159,85 @@ tally_arm(struct tally *t, struct tcell *c, const char *name, bool create)
 	return a;
 }
 
+static void
+tally_arm_free(struct tarm *a)
+{
+	free(a->name);
+	free(a->legs);
+	free(a->vals);
+}
+
+static size_t
+tally_arm_counted(const struct tarm *a)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < a->nlegs; r++)
+		n += a->legs[r].status != LEG_NONE;
+	return n;
+}
+
+static void
+tally_spec_arms_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->nsarms; i++) {
+		free(t->sarms[i].name);
+		free(t->sarms[i].vs);
+		free(t->sarms[i].aa_of);
+	}
+	free(t->sarms);
+	t->sarms = NULL;
+	t->nsarms = 0;
+}
+
+/* Rebuild the cells and their arms in the spec's order.  A resumed round
+ * may have fed its old log before the spec arrives: those legs are moved
+ * over, and legs of cells or arms the spec does not know are dropped and
+ * counted as ignored. */
+static void
+tally_spec_order(struct tally *t, const struct spec *s)
+{
+	struct tcell *cells = tally_xrealloc(NULL, s->ncells * sizeof *cells);
+
+	for (size_t i = 0; i < s->ncells; i++) {
+		struct tcell *old = NULL, *c = &cells[i];
+		for (size_t k = 0; k < t->ncells && !old; k++)
+			if (t->cells[k].name &&
+			    strcmp(t->cells[k].name, s->cells[i].name) == 0)
+				old = &t->cells[k];
+		memset(c, 0, sizeof *c);
+		c->name = tally_xstrdup(s->cells[i].name);
+		c->arms = tally_xrealloc(NULL, s->narms * sizeof *c->arms);
+		c->narms = s->narms;
+		c->aborted_seen = old ? old->aborted_seen : 0;
+		for (size_t j = 0; j < s->narms; j++) {
+			struct tarm *a = &c->arms[j];
+			memset(a, 0, sizeof *a);
+			for (size_t k = 0; old && k < old->narms; k++)
+				if (old->arms[k].name && strcmp(old->arms[k].name,
+				    s->arms[j].name) == 0) {
+					*a = old->arms[k];
+					memset(&old->arms[k], 0, sizeof old->arms[k]);
+					break;
+				}
+			if (a->name == NULL)
+				a->name = tally_xstrdup(s->arms[j].name);
+		}
+	}
+	for (size_t k = 0; k < t->ncells; k++) {
+		for (size_t j = 0; j < t->cells[k].narms; j++) {
+			t->ignored += tally_arm_counted(&t->cells[k].arms[j]);
+			tally_arm_free(&t->cells[k].arms[j]);
+		}
+		free(t->cells[k].arms);
+		free(t->cells[k].name);
+	}
+	free(t->cells);
+	t->cells = cells;
+	t->ncells = s->ncells;
+	t->last_cell = t->last_arm = 0;
+}
+
 void
 tally_set_spec(struct tally *t, const struct spec *s)
 {
@@ -167,7 +246,8 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	t->have_spec = true;
 	t->reps = s->reps;
 	t->spec_threshold = s->quiet.enabled ? s->quiet.max_foreign_cores : NAN;
-	t->sarms = tally_xrealloc(t->sarms, s->narms * sizeof *t->sarms);
+	tally_spec_arms_free(t);
+	t->sarms = tally_xrealloc(NULL, s->narms * sizeof *t->sarms);
 	t->nsarms = s->narms;
 	for (size_t i = 0; i < s->narms; i++) {
 		t->sarms[i].name = tally_xstrdup(s->arms[i].name);
@@ -175,12 +255,7 @@ tally_set_spec(struct tally *t, const struct spec *s)
 		t->sarms[i].aa_of = s->arms[i].aa_of ?
 		    tally_xstrdup(s->arms[i].aa_of) : NULL;
 	}
-	/* Cells and arms in the spec's order, whatever order legs arrive in. */
-	for (size_t i = 0; i < s->ncells; i++) {
-		struct tcell *c = tally_cell(t, s->cells[i].name, true);
-		for (size_t j = 0; j < s->narms; j++)
-			tally_arm(t, c, s->arms[j].name, true);
-	}
+	tally_spec_order(t, s);
 }
 
 void
@@ -725,11 +800,8 @@ tally_destroy(struct tally *t)
 	if (t == NULL)
 		return;
 	for (size_t i = 0; i < t->ncells; i++) {
-		for (size_t j = 0; j < t->cells[i].narms; j++) {
-			free(t->cells[i].arms[j].name);
-			free(t->cells[i].arms[j].legs);
-			free(t->cells[i].arms[j].vals);
-		}
+		for (size_t j = 0; j < t->cells[i].narms; j++)
+			tally_arm_free(&t->cells[i].arms[j]);
 		free(t->cells[i].arms);
 		free(t->cells[i].name);
 	}
@@ -742,12 +814,7 @@ tally_destroy(struct tally *t)
 		free(t->aa[i].aa_of);
 	}
 	free(t->aa);
-	for (size_t i = 0; i < t->nsarms; i++) {
-		free(t->sarms[i].name);
-		free(t->sarms[i].vs);
-		free(t->sarms[i].aa_of);
-	}
-	free(t->sarms);
+	tally_spec_arms_free(t);
 	free(t->baseline);
 	free(t->name);
 	free(t);

@@ -16,7 +16,9 @@ struct tally;
 
 struct tally *tally_create(void);
 
-/* Call tally_set_spec, tally_set_baseline and tally_add_aa before feeding. */
+/* Call tally_set_baseline and tally_add_aa before feeding.  tally_set_spec
+ * may come after (a resume feeds the old log first): legs already fed are
+ * kept and put in the spec's order. */
 
 /* Take arms, vs and aa_of from a round file (a log inside a round folder). */
 void tally_set_spec(struct tally *t, const struct spec *s);

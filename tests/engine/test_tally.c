@@ -302,6 +302,39 @@ test_spec_vs_and_partial(void **state)
 	spec_destroy(s);
 }
 
+/* A resume feeds the old log before the spec arrives. */
+static void
+test_spec_after_feed(void **state)
+{
+	static const char round[] =
+	    "{\"name\":\"r\",\"reps\":1,\"command\":[\"/bin/true\"],"
+	    "\"baseline\":\"base\",\"arms\":[{\"name\":\"base\"},"
+	    "{\"name\":\"new\"}],\"cells\":[{\"name\":\"one\"},{\"name\":\"two\"}]}";
+	struct tally *t = tally_create();
+	struct spec *s = NULL;
+	char err[256];
+	json_t *rep;
+
+	(void)state;
+	assert_int_equal(spec_parse(round, strlen(round), "/tmp/round.json",
+	    NULL, &s, err, sizeof err), 0);
+	feed(t, LEG("two", "new", 1, "ok", 3) LEG("two", "base", 1, "ok", 2)
+	    LEG("gone", "base", 1, "ok", 2) LEG("two", "old", 1, "ok", 2));
+	tally_set_spec(t, s);
+	feed(t, LEG("one", "base", 1, "ok", 1) LEG("one", "new", 1, "ok", 4));
+	rep = tally_report(t);
+	assert_string_equal(json_object_iter_key(json_object_iter(
+	    json_object_get(rep, "cells"))), "one");
+	assert_string_equal(arm_vs(rep, "two", "new"), "base");
+	assert_near(num(metric(rep, "two", "new", "wall", "median")), 1.5, 0);
+	assert_near(num(metric(rep, "one", "new", "wall", "median")), 4, 0);
+	assert_false(json_is_true(json_object_get(rep, "partial")));
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 4);
+	json_decref(rep);
+	tally_destroy(t);
+	spec_destroy(s);
+}
+
 static void
 test_counters_ipc_order(void **state)
 {
@@ -418,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_floor_exact_and_verdicts),
 		cmocka_unit_test(test_baseline_flag),
 		cmocka_unit_test(test_spec_vs_and_partial),
+		cmocka_unit_test(test_spec_after_feed),
 		cmocka_unit_test(test_counters_ipc_order),
 		cmocka_unit_test(test_summary_and_brief),
 	};
