@@ -658,6 +658,15 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		foreign = quiet_leg_end(u->quiet);
 	if (srv != NULL && !res.aborted && !server_alive(srv))
 		died = true;
+	/* What the leg left outside its process group (setsid, double forks
+	 * reparented to us as subreaper) would run on into the next leg:
+	 * end it now, keeping the cell's server.  (Added by the quiet/server
+	 * helper for process hygiene.) */
+	{
+		pid_t keep = srv != NULL ? server_pid(srv) : 0;
+
+		(void)procs_end_descendants(getpid(), &keep, srv != NULL, 0.5);
+	}
 	if (scratch != NULL)
 		bytes = run_scratch_size(scratch);
 
@@ -918,6 +927,9 @@ round_run(struct round *r, char *err, size_t errlen)
 	}
 	if (rc != ROUND_EXIT_OK)
 		snprintf(err, errlen, "%s", u.err);
+	/* The servers are stopped by now: nothing of ours may outlive the
+	 * round. */
+	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
 	quiet_destroy(u.quiet);
 	counters_destroy(u.ctr);

@@ -15,7 +15,7 @@ cat >"$T/round.json" <<EOF
    {"name": "orphan", "vars": {"SCRIPT":
      "(trap '' TERM; exec sleep 60) & echo \$! >$T/orphan.pid; exit 0"}},
    {"name": "stuck", "vars": {"SCRIPT":
-     "trap '' TERM; (exec sleep 60) & echo \$! >$T/stuck.pid; echo \$\$ >>$T/stuck.pid; sleep 60"}}
+     "trap '' TERM; (exec sleep 60) & echo \$! >$T/stuck.pid; echo \$\$\$\$ >>$T/stuck.pid; sleep 60"}}
  ],
  "timeout_s": 1,
  "quiet": false}

@@ -50,6 +50,7 @@ assert_gone() {
 		[ -s "$f" ] || fail "$f: no pid was recorded"
 		while read -r p; do
 			[ -n "$p" ] || continue
+			[[ "$p" =~ ^[0-9]+$ ]] || fail "$f: \"$p\" is not a pid"
 			if alive "$p"; then
 				ps -o pid,ppid,pgid,sid,stat,args -p "$p"
 				fail "pid $p (from $(basename "$f")) is still running"

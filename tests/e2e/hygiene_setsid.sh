@@ -8,7 +8,7 @@ command -v setsid >/dev/null || { echo "SKIP: no setsid(1)"; exit 77; }
 
 cat >"$T/round.json" <<EOF
 {"name": "escape", "reps": 2, "baseline": "a",
- "command": ["sh", "-c", "setsid sh -c 'trap \"\" TERM; echo \$\$ >>$T/escaped.pid; exec sleep 60' & sleep 0.3; exit 0"],
+ "command": ["sh", "-c", "setsid sh -c 'trap \"\" TERM; echo \$\$\$\$ >>$T/escaped.pid; exec sleep 60' & sleep 0.3; exit 0"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "c"}],
  "quiet": false}

@@ -21,7 +21,7 @@ EOF
 }
 
 # Exits with status 3 before it is ready, leaving a child in its group.
-write_round early "[\"sh\", \"-c\", \"echo \$\$ >>$T/early.pids; sleep 30 & echo \$! >>$T/early.pids; echo starting; exit 3\"]" 10 >/dev/null
+write_round early "[\"sh\", \"-c\", \"echo \$\$\$\$ >>$T/early.pids; sleep 30 & echo \$! >>$T/early.pids; echo starting; exit 3\"]" 10 >/dev/null
 "$BENCHTUI" run "$T/early.json" --out "$T/out" --headless >"$T/stdout" 2>&1
 rc=$?
 cat "$T/stdout"
@@ -35,7 +35,7 @@ assert_gone "$T/early.pids"
 
 # Never listens: ready.timeout_s 1.
 rm -rf "$T/out"
-port=$(write_round never "[\"sh\", \"-c\", \"echo \$\$ >>$T/never.pids; exec sleep 30\"]" 1)
+port=$(write_round never "[\"sh\", \"-c\", \"echo \$\$\$\$ >>$T/never.pids; exec sleep 30\"]" 1)
 start=$(date +%s.%N)
 "$BENCHTUI" run "$T/never.json" --out "$T/out" --headless >"$T/stdout" 2>&1
 rc=$?

@@ -25,7 +25,7 @@ rc=$?
 [ "$rc" = 0 ] || fail "benchtui exited with $rc"
 states=$(events server | jq -r .state | tr '\n' ' ')
 [ "$states" = "starting ready stopped " ] || fail "server states: $states"
-pid=$(events server | jq -r .pid | sort -u)
+pid=$(events server | jq -r 'select(.pid != null) | .pid' | sort -u)
 [ "$(echo "$pid" | grep -c .)" = 1 ] || fail "the server events name several pids: $pid"
 events server | jq -e '.cell == "net"' >/dev/null || fail "server events lack the cell"
 alive "$pid" && fail "the server $pid is still running"
