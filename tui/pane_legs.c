@@ -124,8 +124,11 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			case C_CYC: case C_INS: case C_RSS: {
 				char d[32];
 				double v = c == C_CYC ? l->cycles : c == C_INS ?
-				    l->instructions : l->maxrss_kb * 1024;
-				render_fmt_num(d, sizeof d, v, cwid);
+				    l->instructions : l->maxrss_kb;
+				if (c == C_RSS)
+					render_fmt_kb(d, sizeof d, v);
+				else
+					render_fmt_num(d, sizeof d, v, cwid);
 				snprintf(buf, sizeof buf, "%*s", cwid, d);
 				if (isnan(v) && !sel)
 					role = THEME_DIM;
@@ -200,33 +203,43 @@ num(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* One metric of one arm: median [min-max] strip floor verdict. */
+static const char *
+metric_label(const char *metric)
+{
+	return strcmp(metric, "instructions") == 0 ? "instr" : metric;
+}
+
+/* One metric of one arm: median [min-max] floor verdict strip. */
 static void
 ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
-    const char *metric, const json_t *mo, double floor)
+    int labelw, const char *metric, int metricw, const json_t *mo,
+    double floor)
 {
 	char buf[200], med[16], lo[16], hi[16];
 	const json_t *ratios = json_object_get(mo, "ratios"), *v;
 	const char *verdict = json_string_value(json_object_get(mo, "verdict"));
+	bool none = json_integer_value(json_object_get(mo, "n")) == 0;
 	int x = 1, strip;
 	size_t i;
 
 	render_fmt_ratio(med, sizeof med, num(mo, "median"));
 	render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
 	render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
-	snprintf(buf, sizeof buf, "%-*.*s %-7.7s", cw >= 100 ? 22 : 16,
-	    cw >= 100 ? 22 : 16, label, metric);
-	render_put(w, y, x, cw, THEME_NORMAL, buf);
+	snprintf(buf, sizeof buf, "%-*.*s %-*.*s", labelw, labelw, label,
+	    metricw, metricw, metric_label(metric));
+	render_put(w, y, x, cw, none ? THEME_DIM : THEME_NORMAL, buf);
 	x += (int)strlen(buf) + 1;
-	render_put(w, y, x, cw + 1 - x, verdict_role(verdict), med);
+	render_put(w, y, x, cw + 1 - x, none ? THEME_DIM : verdict_role(verdict),
+	    med);
 	x += 6;
 	snprintf(buf, sizeof buf, "[%s-%s]", lo, hi);
-	render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+	render_put(w, y, x, cw + 1 - x, THEME_LABEL, none ? "" : buf);
 	x += 14;
 	if (isnan(floor))
-		snprintf(buf, sizeof buf, "floor  n/a");
+		snprintf(buf, sizeof buf, "floor   n/a");
 	else
-		snprintf(buf, sizeof buf, "floor %4.1f%%", floor * 100);
+		snprintf(buf, sizeof buf, floor >= 1 ? "floor %4.0f%%" :
+		    "floor %4.1f%%", floor * 100);
 	render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
 	x += 12;
 	render_put(w, y, x, cw + 1 - x, verdict_role(verdict),
@@ -257,12 +270,34 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	const json_t *cell;
 	const char *cname;
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
+	int labelw = 8, metricw = 6, room;
 	char label[160];
 
 	(void)now;
 	if (!json_is_object(cells) || json_object_size(cells) == 0) {
 		render_put(w, 1, 1, cw, THEME_DIM, "no ratios yet (they need a leg of each arm)");
 		return;
+	}
+	/* Column widths from what there is to show, within what fits. */
+	json_object_foreach((json_t *)cells, cname, cell) {
+		const json_t *arms = json_object_get(cell, "arms"), *arm, *mo;
+		const char *aname, *mname;
+		json_object_foreach((json_t *)arms, aname, arm) {
+			const char *vs = json_string_value(json_object_get(arm, "vs"));
+			int l = (int)(strlen(aname) + strlen(vs ? vs : "?") + 5);
+			labelw = l > labelw ? l : labelw;
+			json_object_foreach(json_object_get(arm, "metrics"), mname, mo) {
+				int ml = (int)strlen(metric_label(mname));
+				metricw = ml > metricw ? ml : metricw;
+			}
+		}
+	}
+	room = cw - 6 - 14 - 12 - 8 - 4 - 2;
+	if (metricw > 16)
+		metricw = 16;
+	if (labelw + metricw > room) {
+		metricw = metricw > 7 ? 7 : metricw;
+		labelw = room - metricw > 10 ? room - metricw : 10;
 	}
 #define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
 	json_object_foreach((json_t *)cells, cname, cell) {
@@ -279,17 +314,17 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
 			for (size_t f = 0; f < 4; f++) {
 				mo = json_object_get(metrics, first[f]);
-				if (mo && json_integer_value(json_object_get(mo, "n")) >= 0)
-					EMIT(ratio_line(r, w, y, cw, label, first[f], mo,
-					    num(floor, first[f])));
+				if (mo)
+					EMIT(ratio_line(r, w, y, cw, label, labelw,
+					    first[f], metricw, mo, num(floor, first[f])));
 			}
 			json_object_foreach((json_t *)metrics, mname, mo) {
 				bool known = false;
 				for (size_t f = 0; f < 4; f++)
 					known |= strcmp(mname, first[f]) == 0;
 				if (!known)
-					EMIT(ratio_line(r, w, y, cw, label, mname, mo,
-					    num(floor, mname)));
+					EMIT(ratio_line(r, w, y, cw, label, labelw, mname,
+					    metricw, mo, num(floor, mname)));
 			}
 		}
 	}

@@ -22,7 +22,7 @@ quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		snprintf(thr, sizeof thr, "?");
 	else
 		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
-	snprintf(buf, sizeof buf, "foreign %.2f cores  max %s", m->quiet_now, thr);
+	snprintf(buf, sizeof buf, "%.2f cores busy, max %s", m->quiet_now, thr);
 	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
 
 	/* The last minute, oldest on the left, one column per time slot. */
@@ -110,10 +110,13 @@ grid_mark(const struct render *r, enum model_cell_state s, int *role)
 	}
 }
 
+/* Arms down, cells across, one mark per rep: "base  ■■■ ■▶·".  When the
+ * cells do not fit across, one line per cell and arm, which scrolls. */
 static void
 plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
-	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 1, line = 0, namew;
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 1, line = 0, namew = 0;
+	int colw = m->reps, across;
 	char buf[160];
 
 	(void)now;
@@ -121,38 +124,65 @@ plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		render_put(w, 1, 1, cw, THEME_DIM, "no plan yet");
 		return;
 	}
-	namew = 0;
 	for (size_t a = 0; a < m->narms; a++)
 		if ((int)strlen(m->arms[a]) > namew)
 			namew = (int)strlen(m->arms[a]);
-	if (namew > cw / 2)
-		namew = cw / 2;
-	r->plan_lines = (int)(m->ncells * (m->narms + 1));
+	if (namew > 12)
+		namew = 12;
+	for (size_t c = 0; c < m->ncells; c++)
+		if ((int)strlen(m->cells[c]) > colw)
+			colw = (int)strlen(m->cells[c]);
+	if (colw > 12)
+		colw = m->reps > 12 ? m->reps : 12;
+	across = namew + 1 + (int)m->ncells * (colw + 1) <= cw &&
+	    (int)m->narms + 1 <= h + 2;
+	if (across) {
+		r->plan_lines = (int)m->narms + 1;
+		for (size_t c = 0; c < m->ncells; c++) {
+			snprintf(buf, sizeof buf, "%-*.*s", colw, colw, m->cells[c]);
+			render_put(w, 1, 1 + namew + 1 + (int)c * (colw + 1), colw,
+			    THEME_TITLE, buf);
+		}
+		for (size_t a = 0; a < m->narms; a++) {
+			int row = 2 + (int)a - r->scroll[PANE_PLAN];
+			if (row < 2 || row > h)
+				continue;
+			snprintf(buf, sizeof buf, "%-*.*s", namew, namew, m->arms[a]);
+			render_put(w, row, 1, cw, THEME_LABEL, buf);
+			for (size_t c = 0; c < m->ncells; c++) {
+				wmove(w, row, 1 + namew + 1 + (int)c * (colw + 1));
+				for (int rep = 1; rep <= m->reps; rep++) {
+					int role;
+					const char *mk = grid_mark(r,
+					    model_grid_at(m, c, a, rep), &role);
+					wattrset(w, theme_attr(role));
+					waddstr(w, mk);
+				}
+			}
+			wattrset(w, theme_attr(THEME_NORMAL));
+		}
+		return;
+	}
+	r->plan_lines = (int)(m->ncells * m->narms);
 	if (r->scroll[PANE_PLAN] > r->plan_lines - h)
 		r->scroll[PANE_PLAN] = r->plan_lines - h > 0 ? r->plan_lines - h : 0;
-	for (size_t c = 0; c < m->ncells; c++) {
-		for (size_t a = 0; a <= m->narms; a++, line++) {
+	for (size_t c = 0; c < m->ncells; c++)
+		for (size_t a = 0; a < m->narms; a++, line++) {
 			if (line < r->scroll[PANE_PLAN] || y > h)
 				continue;
-			if (a == 0) {
-				render_put(w, y++, 1, cw, THEME_TITLE, m->cells[c]);
-				continue;
-			}
-			snprintf(buf, sizeof buf, " %-*.*s ", namew, namew,
-			    m->arms[a - 1]);
-			render_put(w, y, 1, cw, THEME_LABEL, buf);
-			wmove(w, y, 1 + namew + 2);
-			for (int rep = 1; rep <= m->reps && getcurx(w) < cw; rep++) {
+			snprintf(buf, sizeof buf, "%s/%s", m->cells[c], m->arms[a]);
+			render_put(w, y, 1, cw / 2, THEME_LABEL, buf);
+			wmove(w, y, 1 + cw / 2);
+			for (int rep = 1; rep <= m->reps && getcurx(w) <= cw; rep++) {
 				int role;
 				const char *mk = grid_mark(r,
-				    model_grid_at(m, c, a - 1, rep), &role);
+				    model_grid_at(m, c, a, rep), &role);
 				wattrset(w, theme_attr(role));
 				waddstr(w, mk);
 			}
 			wattrset(w, theme_attr(THEME_NORMAL));
 			y++;
 		}
-	}
 }
 
 static int

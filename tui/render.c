@@ -52,6 +52,20 @@ render_fmt_num(char *buf, size_t len, double v, int width)
 	    "%.0f%c", v, suffix[i]);
 }
 
+/* kB as "812k", "2.0M", "1.5G". */
+void
+render_fmt_kb(char *buf, size_t len, double kb)
+{
+	if (isnan(kb))
+		snprintf(buf, len, "n/a");
+	else if (kb < 10000)
+		snprintf(buf, len, "%.0fk", kb);
+	else if (kb < 10000 * 1024.0)
+		snprintf(buf, len, "%.1fM", kb / 1024);
+	else
+		snprintf(buf, len, "%.1fG", kb / 1024 / 1024);
+}
+
 void
 render_fmt_ratio(char *buf, size_t len, double v)
 {
@@ -181,22 +195,19 @@ static void
 draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	char line[512], el[32], eta[32], state[48];
+
+	(void)r;
 	int cols = getmaxx(w), x, barw;
 	double frac, e = model_eta(m);
 
 	wbkgdset(w, (chtype)theme_attr(THEME_HEADER) | ' ');
 	werase(w);
 	render_fmt_duration(el, sizeof el, model_elapsed(m, now));
-	if (e < 0)
+	if (e < 0 || (m->legs_total && m->legs_done >= m->legs_total))
 		snprintf(eta, sizeof eta, "--");
 	else
 		render_fmt_duration(eta, sizeof eta, e);
-	if (r->replay)
-		snprintf(state, sizeof state, " %s | replay %s x%g ",
-		    model_state_name(m->state), r->replay_playing ? "playing" :
-		    "stopped", r->replay_speed);
-	else
-		snprintf(state, sizeof state, " %s ", model_state_name(m->state));
+	snprintf(state, sizeof state, " %s ", model_state_name(m->state));
 	snprintf(line, sizeof line, " benchtui  %s ", m->name[0] ? m->name :
 	    "(no round yet)");
 	render_put(w, 0, 0, cols, THEME_HEADER, line);
@@ -209,19 +220,25 @@ draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 		x += (int)strlen(line);
 	}
 	if (m->legs_total)
-		snprintf(line, sizeof line, " elapsed %s  legs %zu/%zu  ETA %s",
-		    el, m->legs_done, m->legs_total, eta);
+		snprintf(line, sizeof line, " %s%s  legs %zu/%zu  ETA %s",
+		    cols >= 90 ? "elapsed " : "", el, m->legs_done, m->legs_total, eta);
 	else
-		snprintf(line, sizeof line, " elapsed %s  legs %zu", el,
+		snprintf(line, sizeof line, " %s%s  legs %zu",
+		    cols >= 90 ? "elapsed " : "", el,
 		    m->legs_done);
 	if (m->legs_failed)
 		snprintf(line + strlen(line), sizeof line - strlen(line),
 		    "  failed %zu", m->legs_failed);
 	render_put(w, 0, x, cols - x, THEME_HEADER, line);
 
-	/* Row 2: folder and progress bar. */
+	/* Row 2: folder (or the replay's state) and progress bar. */
 	barw = cols / 3;
-	snprintf(line, sizeof line, " %s", m->dir ? m->dir : "");
+	if (r->replay)
+		snprintf(line, sizeof line, " replay %s x%g  event %zu/%zu  %s",
+		    r->replay_playing ? "playing" : "stopped", r->replay_speed,
+		    r->replay_pos, r->replay_len, m->dir ? m->dir : "");
+	else
+		snprintf(line, sizeof line, " %s", m->dir ? m->dir : "");
 	render_put(w, 1, 0, cols - barw - 7, THEME_HEADER, line);
 	frac = m->legs_total ? (double)m->legs_done / (double)m->legs_total : 0;
 	if (frac > 1)
@@ -234,7 +251,7 @@ draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 	for (int i = 0; i < barw; i++) {
 		bool full = i < (int)(frac * barw + 0.5);
 		wattrset(w, theme_attr(full ? THEME_BAR : THEME_HEADER));
-		mvwaddch(w, 1, x + 1 + i, full ? ' ' : (chtype)'.');
+		waddstr(w, full ? (r->utf8 ? "\u2588" : "#") : (r->utf8 ? "\u00b7" : "."));
 	}
 	snprintf(line, sizeof line, "]%3d%%", (int)(frac * 100 + 0.5));
 	render_put(w, 1, x + 1 + barw, 5, THEME_HEADER, line);

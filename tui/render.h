@@ -83,10 +83,11 @@ void render_draw(struct render *r, struct model *m, double now);
 /* Keys for panes: Tab, arrows, j/k, PgUp/PgDn, Enter, Esc. */
 int render_key(struct render *r, struct model *m, int key);
 
-/* Formatting shared by the panes (render_fmt.c). */
+/* Formatting shared by the panes. */
 void render_fmt_duration(char *buf, size_t len, double s);
 void render_fmt_num(char *buf, size_t len, double v, int width);
 void render_fmt_ratio(char *buf, size_t len, double v);
+void render_fmt_kb(char *buf, size_t len, double kb);
 
 /* The panes (pane_*.c): draw into w, which has a border drawn by the
  * caller; content starts at row 1, col 1. */

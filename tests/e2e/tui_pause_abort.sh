@@ -1,3 +1,40 @@
 #!/bin/bash
-# placeholder until written
-exit 77
+# p pauses between legs and resumes; a then y aborts: exit 3, resumable
+# (the log ends with an abort event and the round is not sealed).
+. "$(dirname "$0")/tui_lib.sh"
+
+demo_round "$tmp/demo.json" 1500   # legs of a second or so
+start 100 30 "$BENCHTUI" run "$tmp/demo.json" --out "$tmp/out"
+
+wait_for 'Current leg' 20 || fail "no console"
+wait_for 'pid [0-9]+' 20 && ok "a leg runs" || fail "no running leg"
+tm send-keys p
+wait_for ' paused ' 30 && ok "p pauses" || fail "never paused"
+grep -q '"t":"pause"' "$tmp/out/log.jsonl" && ok "pause logged" ||
+    fail "no pause event"
+n1=$(grep -c '"t":"leg"' "$tmp/out/log.jsonl")
+sleep 2
+n2=$(grep -c '"t":"leg"' "$tmp/out/log.jsonl")
+[ "$n1" = "$n2" ] && ok "no legs while paused" || fail "legs ran while paused ($n1 -> $n2)"
+tm send-keys p
+wait_for ' running ' 10 && ok "p resumes" || fail "never resumed"
+
+wait_for 'pid [0-9]+' 20
+tm send-keys a
+wait_for 'Abort the round' 5 && ok "a asks" || fail "no confirmation"
+tm send-keys n
+sleep 0.5
+screen | grep -q 'Abort the round' && fail "n did not close the question"
+[ -s "$tmp/exit" ] && fail "n ended the console"
+tm send-keys a
+wait_for 'Abort the round' 5
+tm send-keys y
+st=$(wait_exit 30)
+[ "$st" = 3 ] && ok "a, y: exit 3" || fail "exit $st after abort"
+last=$(tail -n 1 "$tmp/out/log.jsonl" | jq -r .t)
+grep -q '"t":"abort"' "$tmp/out/log.jsonl" && ok "abort logged" || fail "no abort event"
+[ ! -e "$tmp/out/SHA256SUMS" ] && ok "not sealed" || fail "sealed after abort"
+echo "last event: $last"
+# The terminal was restored: the shell after benchtui still prints.
+wait_for 'EXIT|^\$|#' 2 >/dev/null
+finish

@@ -1,0 +1,71 @@
+# Shared by the tui_*.sh tests: a private tmux server per test (killed on
+# exit), the demo round in a temp folder, and polling for screen text.
+set -u
+: "${BENCHTUI:?}" "${BENCHTUI_DEMO:?}" "${BENCHTUI_SOURCE_DIR:?}"
+command -v tmux >/dev/null || { echo "SKIP: no tmux"; exit 77; }
+
+tmp=$(mktemp -d /tmp/benchtui-tui.XXXXXX)
+sock="bt$$"
+tm() { tmux -L "$sock" "$@"; }
+cleanup() {
+	tm kill-server 2>/dev/null
+	chmod -R u+w "$tmp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+# demo_round FILE [MIB]: the demo round with our binary, the gate off, and
+# optionally a heavier work cell (longer legs, for pausing and aborting).
+demo_round() {
+	local mib=${2:-48}
+	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" \
+	    '.bin = $b | .quiet = false |
+	     .cells[0].vars.VAL = $mib | .cells[0].vars.VAL2 = $mib' \
+	    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$1"
+}
+
+# start W H CMD...: run CMD in a fresh session; its exit status lands in
+# $tmp/exit ("EXIT=N").
+start() {
+	local w=$1 h=$2
+	shift 2
+	printf '%q ' "$@" > "$tmp/cmd"
+	tm -f /dev/null new-session -d -x "$w" -y "$h" \
+	    "cd $tmp && LANG=C.UTF-8 TERM=screen-256color $(cat "$tmp/cmd"); echo EXIT=\$? > $tmp/exit; sleep 600"
+}
+
+screen() { tm capture-pane -p; }
+
+# wait_for PATTERN [SECONDS]: until the screen matches (grep -E).
+wait_for() {
+	local pat=$1 n=$(( ${2:-30} * 10 ))
+	while [ $n -gt 0 ]; do
+		screen | grep -Eq -- "$pat" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# wait_exit [SECONDS]: until the command ended; prints its status.
+wait_exit() {
+	local n=$(( ${1:-30} * 10 ))
+	while [ $n -gt 0 ]; do
+		[ -s "$tmp/exit" ] && { sed 's/EXIT=//' "$tmp/exit"; return 0; }
+		sleep 0.1
+		n=$((n - 1))
+	done
+	echo none
+}
+
+finish() {
+	if [ "$fails" -ne 0 ]; then
+		echo "--- last screen:"
+		screen
+		exit 1
+	fi
+	exit 0
+}
