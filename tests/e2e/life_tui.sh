@@ -1,0 +1,59 @@
+#!/bin/bash
+# Abort and resume through the console (tmux): a then y aborts the round
+# (exit 3, the leg in flight logged as aborted); `benchtui resume DIR` in
+# the console then completes it, exactly once, and seals it.  Then the same
+# after a kill -9 of the console in the middle of a leg.
+. "$(dirname "$0")/tui_lib.sh"
+. "$(dirname "$0")/life_lib.sh"
+life_cleanup_hooks+=("cleanup")   # tui_lib's: its tmux server and $tmp
+
+export DEMO_SPIN_MS=300
+make_round "$T/tui.json" tui 2 0   # 12 legs of ~0.3 s
+dir=$T/round
+log=$dir/log.jsonl
+
+# --- abort with a, y ---
+start 100 30 "$BENCHTUI" run "$T/tui.json" --out "$dir"
+wait_for_line "$log" '.t == "leg_start" and .seq == 3' 30 || fail "no third leg"
+tm send-keys a
+wait_for 'Abort the round' 5 || fail "a did not ask to confirm"
+tm send-keys y
+st=$(wait_exit 30)
+[ "$st" = 3 ] || fail "console abort: exit $st, expected 3"
+check_log_whole "$log"
+jq -s -e 'map(select(.t == "abort")) | length == 1' "$log" >/dev/null ||
+	fail "no abort event"
+jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
+	fail "the leg in flight was not logged as aborted"
+[ ! -e "$dir/SHA256SUMS" ] || fail "sealed after abort"
+check_no_live_legs "$log"
+
+# --- resume in the console, killed with -9 in the middle of a leg ---
+tm kill-server 2>/dev/null
+rm -f "$tmp/exit"
+start 100 30 "$BENCHTUI" resume "$dir"
+n=$(jq -s 'map(select(.t == "leg_start")) | length' "$log")
+wait_for_line "$log" ".t == \"leg_start\" and .seq > $((n + 1))" 30 ||
+	fail "resume in the console ran no legs"
+sleep 0.1
+bpid=$(pgrep -x -P "$(tm list-panes -F '#{pane_pid}')" benchtui || true)
+[ -n "$bpid" ] || fail "cannot find the console's benchtui process"
+kill -9 "$bpid"
+sleep 0.5
+check_log_whole "$log" || true
+check_no_live_legs "$log"
+
+# --- resume again in the console, to the end ---
+tm kill-server 2>/dev/null
+rm -f "$tmp/exit"
+start 100 30 "$BENCHTUI" resume "$dir"
+# The console stays up on the finished round until q.
+wait_for ' sealed ' 60 || { screen; fail "resume in the console never showed sealed"; }
+tm send-keys q
+st=$(wait_exit 10)
+[ "$st" = 0 ] || { screen; fail "resume in the console: exit $st, expected 0"; }
+check_log_whole "$log"
+check_exactly_once "$log" 12
+check_sealed "$dir"
+echo "ok: console abort, kill -9 and resume: complete, exactly once, sealed"
+exit 0
