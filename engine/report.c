@@ -127,18 +127,14 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 	report_wrap(out, 2, line);
 	json_object_foreach((json_t *)arms, aname, arm) {
 		const json_t *metrics = json_object_get(arm, "metrics"), *m;
-		char ipc[32];
 
-		fprintf(out, "  %s vs %s", aname,
-		    json_string_value(json_object_get(arm, "vs")));
-		if (json_is_string(json_object_get(arm, "aa_of")))
-			fputs(" (A/A)", out);
-		if (json_is_number(json_object_get(arm, "ipc"))) {
-			snprintf(ipc, sizeof ipc, "%.3f",
+		len = (size_t)snprintf(line, sizeof line, "%s vs %s%s", aname,
+		    json_string_value(json_object_get(arm, "vs")),
+		    json_is_string(json_object_get(arm, "aa_of")) ? " (A/A)" : "");
+		if (json_is_number(json_object_get(arm, "ipc")) && len < sizeof line)
+			snprintf(line + len, sizeof line - len, ", IPC %.3f",
 			    json_number_value(json_object_get(arm, "ipc")));
-			fprintf(out, ", IPC %s", ipc);
-		}
-		fputc('\n', out);
+		report_wrap(out, 2, line);
 		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %6s  %s\n",
 		    "metric", "n", "median", "[min, max]", "geomean",
 		    "CI (>=95%)", "signal", "verdict");

@@ -21,6 +21,7 @@ static const char *const fixed_metrics[M_FIXED] = {
 };
 
 #define TALLY_MAX_REP 10000000   /* a rep beyond this is a broken line */
+#define TALLY_MAX_METRICS 256  /* counters beyond this are ignored */
 #define TALLY_WARN_CAP 10        /* warnings of one kind listed one by one */
 #define TALLY_CI_WANT 0.95
 
@@ -378,7 +379,13 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 	/* Counters first, so the metric list is complete for this line. */
 	if (json_is_object(ctr))
 		json_object_foreach((json_t *)ctr, key, val)
-			(void)tally_metric(t, key);
+			if (t->nmetrics < TALLY_MAX_METRICS)
+				(void)tally_metric(t, key);
+	/* The values' offsets are 32-bit to keep a leg at 16 bytes. */
+	if (a->nvals + t->nmetrics > UINT32_MAX) {
+		t->unusable++;
+		return;
+	}
 	if (r >= a->nlegs) {
 		size_t n = a->nlegs ? a->nlegs : 8;
 		while (n <= r)

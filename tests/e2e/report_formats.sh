@@ -10,7 +10,19 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-for input in "$data/golden.jsonl --aa aa=l3" "$data/round"; do
+# Names at their longest (49 characters) and long counter names must still
+# fit the text table in 100 columns.
+long_a=Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1
+long_b=Bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2
+long_c=Cccccccccccccccccccccccccccccccccccccccccccccccc3
+for r in 1 2 3 4 5 6 7; do
+	for arm in "$long_a" "$long_b" "$long_c"; do
+		printf '{"t":"leg","cell":"%s","arm":"%s","rep":%d,"status":"ok","wall":%d.5,"cpu":1,"cycles":%d,"instructions":12345678901,"counters":{"context-switches":%d,"cpu-migrations":1,"a-very-long-counter-name-indeed":3}}\n' \
+			"$long_c" "$arm" "$r" "$r" $((1000000000 + r)) "$r"
+	done
+done >"$tmp/long.jsonl"
+
+for input in "$data/golden.jsonl --aa aa=l3" "$data/round" "$tmp/long.jsonl --aa $long_c=$long_a"; do
 	# shellcheck disable=SC2086
 	set -- $input
 	"$BENCHTUI" report "$@" >"$tmp/text" 2>/dev/null || fail "text: exit $? for $input"
