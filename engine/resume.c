@@ -237,7 +237,7 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 {
 	struct resume_state *rs;
 	struct logread_info info = { 0 };
-	char path[4096];
+	char path[4096], sums[4096];
 	struct stat st;
 	int rc;
 
@@ -275,7 +275,12 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		    "log", path);
 		goto fail;
 	}
-	if (info.torn) {
+	snprintf(sums, sizeof sums, "%s/%s", dir, SEAL_SUMS);
+	if (access(sums, F_OK) == 0)
+		rs->sealed = true;
+	/* A sealed log is evidence: never cut it (a torn tail there is
+	 * tampering, and verify reports it). */
+	if (info.torn && !rs->sealed) {
 		if (stat(path, &st) != 0) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;
@@ -305,9 +310,6 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		snprintf(err, errlen, "%s: out of memory", dir);
 		goto fail;
 	}
-	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
-	if (access(path, F_OK) == 0)
-		rs->sealed = true;
 	*out = rs;
 	return 0;
 fail:

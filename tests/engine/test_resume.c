@@ -165,6 +165,20 @@ test_done_legs(void **state)
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_true(resume_sealed(rs));
 	resume_destroy(rs);
+
+	/* A sealed log with a torn tail (tampering) is left as it is. */
+	long before = size_of("log.jsonl");
+	char path[512];
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("{\"t\":\"le", f);
+	fclose(f);
+	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
+	assert_true(resume_sealed(rs));
+	assert_int_equal(resume_torn_bytes(rs), 0);
+	assert_int_equal(size_of("log.jsonl"), before + 8);
+	resume_destroy(rs);
 }
 
 static void
