@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,6 +203,27 @@ round_default_dir(const char *name, char *err, size_t errlen)
 	return NULL;
 }
 
+/* Hold an exclusive flock on DIR/log.jsonl (creating it) for as long as
+ * the round lives.  -1 with err when another benchtui holds it. */
+static int
+round_lock(struct round *r, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
+	r->lock_fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (r->lock_fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, errlen, "%s: another benchtui is running this round "
+		    "(it holds the log's lock)", path);
+		return -1;
+	}
+	return 0;
+}
+
 static struct round *
 round_alloc(const struct round_opts *opts)
 {
@@ -211,6 +233,7 @@ round_alloc(const struct round_opts *opts)
 		return NULL;
 	r->abort_pipe[0] = r->abort_pipe[1] = -1;
 	r->ctl_pipe[0] = r->ctl_pipe[1] = -1;
+	r->lock_fd = -1;
 	r->on_event = opts->on_event;
 	r->arg = opts->arg;
 	if (pipe2(r->abort_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
@@ -306,6 +329,8 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	}
 	free(text);
 
+	if (round_lock(r, err, errlen) != 0)
+		return -1;
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
 	if ((r->log = logw_open(path, err, errlen)) == NULL)
 		return -1;
@@ -327,6 +352,16 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 		snprintf(err, errlen, "%s: %s", opts->resume_dir, strerror(errno));
 		return -1;
 	}
+	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
+	if (access(path, F_OK) != 0) {
+		snprintf(err, errlen, "%s: not a round folder (no log.jsonl)",
+		    r->dir);
+		return -1;
+	}
+	/* Before resume_load, which may cut a torn line: never under a live
+	 * round. */
+	if (round_lock(r, err, errlen) != 0)
+		return -1;
 	if (resume_load(r->dir, &r->rs, err, errlen) != 0)
 		return -1;
 	if (resume_sealed(r->rs)) {
@@ -400,6 +435,8 @@ round_destroy(struct round *r)
 			close(r->ctl_pipe[i]);
 	}
 	logw_destroy(r->log);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
 	if (r->spec != NULL)
 		plan_finish(&r->plan);
 	tally_destroy(r->tally);

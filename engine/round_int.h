@@ -20,6 +20,9 @@ struct round {
 	char *dir;                 /* absolute */
 	char *sign_key;
 	struct logw *log;
+	int lock_fd;               /* flock on log.jsonl while the round runs:
+	                            * a second resume, or seal --partial, of
+	                            * the same folder refuses */
 	round_event_fn on_event;
 	void *arg;
 
