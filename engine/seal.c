@@ -537,6 +537,9 @@ seal_parse_sums(const char *path, char *text, struct seal_entry **out,
 			}
 			*w = '\0';
 		}
+		/* `sha256sum $(find . -type f)` writes "./path". */
+		while (name[0] == '.' && name[1] == '/')
+			name += 2;
 		if (!seal_path_safe(name)) {
 			snprintf(err, errlen, "%s:%zu: path \"%s\" leaves the folder",
 			    path, lineno, name);
