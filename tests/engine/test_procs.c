@@ -95,6 +95,7 @@ test_tree_ticks_grow_for_busy_child(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		spin_for(30);
 		_exit(0);
 	}
@@ -141,9 +142,11 @@ test_descendants_with_odd_comm(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		pid_t g = fork();
 
 		if (g == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 			prctl(PR_SET_NAME, "a) (b c) 9 9", 0, 0, 0);
 			close(fds[0]);
 			close(fds[1]);
@@ -235,12 +238,14 @@ test_end_group_stubborn(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		pid_t g;
 
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_IGN);
 		g = fork();
 		if (g == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 			close(fds[0]);
 			close(fds[1]);
 			for (;;)
@@ -276,6 +281,7 @@ test_end_group_quick_when_terminable(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		setpgid(0, 0);
 		for (;;)
 			pause();
@@ -301,6 +307,7 @@ test_end_descendants_escaped_and_kept(void **state)
 	esc = fork();
 	assert_true(esc >= 0);
 	if (esc == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		setsid();
 		signal(SIGTERM, SIG_IGN);
 		for (;;)
@@ -310,9 +317,11 @@ test_end_descendants_escaped_and_kept(void **state)
 	kept = fork();
 	assert_true(kept >= 0);
 	if (kept == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		pid_t c = fork();
 
 		if (c == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 			for (;;)
 				pause();
 		}

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +54,14 @@ spin_for(double s)
 		x++;
 }
 
+/* In every child: die with the test, so a failed assertion (which skips
+ * the cleanup) leaves nothing running that holds the test's output open. */
+static void
+child_init(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+
 static struct spec_quiet
 cfg_of(double max, int window_ms, double timeout_s)
 {
@@ -74,6 +83,7 @@ start_sleeper(void)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		child_init();
 		for (;;)
 			pause();
 	}
@@ -117,6 +127,7 @@ test_leg_own_child_is_not_foreign(void **state)
 	t0 = now_s();
 	pid = fork();
 	if (pid == 0) {
+		child_init();
 		spin_for(0.8);
 		_exit(0);
 	}
@@ -256,10 +267,20 @@ test_wait_holds_while_hog_runs(void **state)
 	usleep(500000);
 	base = quiet_leg_end(probe);
 	quiet_destroy(probe);
+	if (base > 0.7) {
+		/* Other work already keeps the cpus busier than the hog could
+		 * show (a shared 2-cpu box during a build): nothing to test. */
+		print_message("skipped: the machine is busy (%.2f cores)\n",
+		    base);
+		stop_sleeper(sleeper);
+		json_decref(e.list);
+		skip();
+	}
 
 	hog = fork();
 	assert_true(hog >= 0);
 	if (hog == 0) {
+		child_init();
 		if (geteuid() == 0)
 			(void)setpriority(PRIO_PROCESS, 0, -10);
 		spin_for(60);
@@ -269,6 +290,7 @@ test_wait_holds_while_hog_runs(void **state)
 	killer = fork();
 	assert_true(killer >= 0);
 	if (killer == 0) {
+		child_init();
 		usleep(1500000);
 		kill(hog, SIGKILL);
 		_exit(0);
