@@ -359,7 +359,7 @@ quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
 	for (;;) {
 		const struct quiet_sample *base;
 		double fg, cb, waited;
-		bool full, ok, timed_out;
+		bool full, ok, over, timed_out;
 
 		if (quiet_nap(abort_fd))
 			return QUIET_ABORTED;
@@ -370,14 +370,19 @@ quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
 		cb = quiet_cores(q, s.busy_client - base->busy_client,
 		    s.t - base->t);
 		waited = s.t - start;
-		ok = full && fg < q->cfg.max_foreign_cores;
+		over = fg >= q->cfg.max_foreign_cores;
+		ok = full && !over;
 		timed_out = !ok && waited >= q->cfg.timeout_s;
 		if (foreign != NULL)
 			*foreign = fg;
 		if (full)
 			quiet_check_smt(q, base, &s, emit, arg);
-		if (first || ok || timed_out ||
-		    s.t - last_emit >= QUIET_EMIT_EVERY_S) {
+		/* Logged: the first sample over the threshold, then one every
+		 * few seconds while over, and the last.  A sample under the
+		 * threshold before the window is complete says nothing yet, so
+		 * a gate that did not hold logs one event (ok). */
+		if (ok || timed_out || (over && (first ||
+		    s.t - last_emit >= QUIET_EMIT_EVERY_S))) {
 			quiet_emit_sample(q, emit, arg, fg, ok, waited, cb,
 			    timed_out);
 			last_emit = s.t;
