@@ -561,6 +561,7 @@ console_run_round(struct round *r, const char *theme)
 		return ROUND_EXIT_FAIL;
 	}
 	c.thread_started = true;
+	c.r.spec = round_spec(r);
 	rc = console_loop(&c);
 	if (c.engine_err[0] && rc != ROUND_EXIT_OK)
 		fprintf(stderr, "benchtui: %s\n", c.engine_err);

@@ -3,9 +3,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
+#include "spec.h"
+#include "template.h"
 #include "theme.h"
 
 static const struct render_pane_ops *const pane_ops[PANE_COUNT] = {
@@ -390,31 +393,36 @@ draw_leg_detail(struct render *r, struct model *m)
 #define LINE(...) add_line(buf, lines, &n, __VA_ARGS__)
 	LINE("%s / %s / rep %d   seq %d   status %s", l->cell, l->arm, l->rep,
 	    l->seq, l->status);
-	v = start ? json_object_get(start, "argv") : NULL;
-	if (!v && start)
-		v = json_object_get(start, "command");
-	if (json_is_array(v)) {
-		char cmd[200] = "";
-		size_t i;
-		json_t *a;
-		json_array_foreach(v, i, a)
-			if (json_is_string(a))
-				snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
-				    "%s%s", i ? " " : "", json_string_value(a));
-		LINE("command: %s", cmd);
+	if (r->spec) {
+		/* The command line as the engine built it from the round file. */
+		const struct spec *sp = r->spec;
+		int ai = spec_arm_index(sp, l->arm), ci = spec_cell_index(sp, l->cell);
+		char cmd[400] = "", env[400] = "", err[128];
+		const json_t *bin = json_object_get(l->ev, "bin");
+
+		if (ai >= 0 && ci >= 0) {
+			struct template_ctx ctx = {
+				.spec = sp, .cell = &sp->cells[ci], .arm = l->arm,
+				.rep = l->rep, .round_dir = m->dir, .scratch = sp->scratch,
+				.bin = json_is_string(bin) ? json_string_value(bin) :
+				    spec_arm_bin(sp, &sp->arms[ai]),
+			};
+			for (size_t i = 0; i < sp->ncommand; i++) {
+				char *e = template_expand(sp->command[i], &ctx, err, sizeof err);
+				snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s",
+				    i ? " " : "", e ? e : sp->command[i]);
+				free(e);
+			}
+			for (size_t i = 0; i < sp->arms[ai].nenv; i++)
+				snprintf(env + strlen(env), sizeof env - strlen(env),
+				    "%s=%s ", sp->arms[ai].env[i].key, sp->arms[ai].env[i].val);
+		}
+		LINE("command: %s", cmd[0] ? cmd : "?");
+		LINE("env overrides: %s", env[0] ? env : "(none)");
 	} else {
 		v = json_object_get(l->ev, "bin");
-		LINE("bin: %s", json_is_string(v) ? json_string_value(v) : "?");
-	}
-	v = start ? json_object_get(start, "env") : NULL;
-	if (json_is_object(v)) {
-		const char *k;
-		json_t *val;
-		char env[200] = "";
-		json_object_foreach((json_t *)v, k, val)
-			snprintf(env + strlen(env), sizeof env - strlen(env), "%s=%s ",
-			    k, json_is_string(val) ? json_string_value(val) : "?");
-		LINE("env: %s", env[0] ? env : "(none)");
+		LINE("bin: %s  (no round.json: command unknown)",
+		    json_is_string(v) ? json_string_value(v) : "?");
 	}
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);

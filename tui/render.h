@@ -13,6 +13,8 @@
 
 #include "model.h"
 
+struct spec;
+
 enum render_pane {
 	PANE_HEADER,
 	PANE_QUIET,
@@ -58,6 +60,7 @@ struct render {
 	char detail_tail[RENDER_TAIL_LINES][160];
 
 	/* Set by the console. */
+	const struct spec *spec; /* the round file (command, env), or NULL */
 	char out_tail[160];      /* the current leg's last output line */
 	char theme_name[64];
 	char message[160];       /* a one-off note in the footer */

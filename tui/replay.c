@@ -273,6 +273,7 @@ console_replay(const char *log_path, double speed, bool instant,
 		goto out;
 	}
 	c.r.replay = true;
+	c.r.spec = spec;
 	if (instant)
 		feed_to(&c, p.n);
 	else {
