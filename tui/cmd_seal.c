@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -89,25 +88,6 @@ cmd_seal_feed(const json_t *ev, void *arg)
 	tally_feed(arg, ev);
 }
 
-/* A benchtui running this round holds an flock on its log (round.c); a
- * partial seal under a live round would seal a moving folder.  true when
- * someone holds it. */
-static bool
-cmd_seal_busy(const char *dir)
-{
-	char path[4096];
-	bool busy = false;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/log.jsonl", dir);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-		busy = true;
-	close(fd); /* releases our lock if we took it */
-	return busy;
-}
-
 /* Record a torn-line cut in the log, as resume does. */
 static int
 cmd_seal_log_cut(const char *dir, size_t bytes, char *err, size_t errlen)
@@ -169,11 +149,8 @@ cmd_seal(int argc, char **argv)
 		    key, strerror(errno));
 		return 2;
 	}
-	if (cmd_seal_busy(dir)) {
-		fprintf(stderr, "benchtui seal: %s/log.jsonl: a benchtui is still "
-		    "running this round; abort it first\n", dir);
-		return 2;
-	}
+	/* resume_load locks the folder: a partial seal under a live round
+	 * would seal a moving folder. */
 	if (resume_load(dir, &rs, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui seal: %s\n", err);
 		return 2;
