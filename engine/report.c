@@ -287,10 +287,11 @@ report_markdown(const json_t *rep, FILE *out)
 	fputs(".\n", out);
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell) {
 		fprintf(out, "\n## Cell `%s`\n\nNoise floor (A/A):", cname);
+		i = 0;
 		json_object_foreach(json_object_get(cell, "floor"), metric, f)
-			fprintf(out, " %s %s;", metric,
+			fprintf(out, "%s %s %s", i++ ? "," : "", metric,
 			    report_percent(b1, sizeof b1, f));
-		fputs("\n\n| arm | vs | metric | n | median | min | max | "
+		fputs(".\n\n| arm | vs | metric | n | median | min | max | "
 		    "geomean | CI (>=95%) | signal | verdict |\n"
 		    "|---|---|---|--:|--:|--:|--:|--:|---|--:|---|\n", out);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)

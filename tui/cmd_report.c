@@ -73,18 +73,28 @@ cmd_report(int argc, char **argv)
 	int fmt, rc = 2;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		char opt[16];
+		const char *a = argv[i], *val = NULL, *eqv = strchr(a, '=');
+
+		/* --opt=VALUE is --opt VALUE. */
+		if (strncmp(a, "--", 2) == 0 && eqv && (size_t)(eqv - a) < sizeof opt) {
+			snprintf(opt, sizeof opt, "%.*s", (int)(eqv - a), a);
+			a = opt;
+			val = eqv + 1;
+		}
 		if (strcmp(a, "--format") == 0 || strcmp(a, "--baseline") == 0 ||
 		    strcmp(a, "--aa") == 0) {
-			if (i + 1 >= argc) {
+			if (val == NULL && i + 1 >= argc) {
 				rc = cmd_usage_error("report", report_usage,
 				    "%s needs a value", a);
 				goto out;
 			}
+			if (val == NULL)
+				val = argv[++i];
 			if (strcmp(a, "--format") == 0)
-				fmtname = argv[++i];
+				fmtname = val;
 			else if (strcmp(a, "--baseline") == 0) {
-				baseline = argv[++i];
+				baseline = val;
 				if (tally_set_baseline(t, baseline) != 0) {
 					rc = cmd_usage_error("report",
 					    report_usage, "--baseline: '%s' is "
@@ -92,22 +102,24 @@ cmd_report(int argc, char **argv)
 					goto out;
 				}
 			} else {
-				char *pair = argv[++i], *eq = strchr(pair, '=');
+				const char *eq = strchr(val, '=');
+				char *arm;
 				int bad;
 				if (eq == NULL) {
 					rc = cmd_usage_error("report",
 					    report_usage, "--aa: '%s' is not "
-					    "ARM=OF", pair);
+					    "ARM=OF", val);
 					goto out;
 				}
-				*eq = '\0';
-				bad = tally_add_aa(t, pair, eq + 1);
+				if ((arm = strndup(val, (size_t)(eq - val))) == NULL)
+					goto out;
+				bad = tally_add_aa(t, arm, eq + 1);
+				free(arm);
 				aa_given = true;
-				*eq = '=';
 				if (bad) {
 					rc = cmd_usage_error("report",
 					    report_usage, "--aa: '%s' does not "
-					    "name two different valid arms", pair);
+					    "name two different valid arms", val);
 					goto out;
 				}
 			}
