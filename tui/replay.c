@@ -75,7 +75,7 @@ log_dir(const char *log, char *dir, size_t len)
 static int
 replay_load(const char *log, struct events *e, struct spec **spec)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 16], err[512];
+	char dir[PATH_MAX], path[PATH_MAX + 32], err[512];
 	struct logread_info info;
 
 	memset(&info, 0, sizeof info);
@@ -87,9 +87,13 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 	if (info.torn)
 		fprintf(stderr, "benchtui replay: %s:%zu: torn last line (%zu bytes) skipped\n",
 		    log, info.torn_line, info.torn_bytes);
+	/* A log inside a round folder (round.json and environment.json beside
+	 * it, as report decides) takes vs and aa_of from its round file. */
 	log_dir(log, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/environment.json", dir);
+	bool in_folder = access(path, R_OK) == 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
-	if (access(path, R_OK) == 0 &&
+	if (in_folder && access(path, R_OK) == 0 &&
 	    spec_load(path, NULL, spec, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui replay: %s (comparing with the first arm seen instead)\n",
 		    err);
