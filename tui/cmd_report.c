@@ -160,7 +160,9 @@ cmd_report(int argc, char **argv)
 
 	if ((rdir = cmd_report_round_dir(input, S_ISDIR(st.st_mode))) != NULL &&
 	    asprintf(&spath, "%s/round.json", rdir) >= 0) {
-		if (spec_load(spath, NULL, &spec, err, sizeof err) == 0) {
+		/* The workdir is irrelevant to a report, and a round folder
+		 * copied from another machine may not have it: use rdir. */
+		if (spec_load(spath, rdir, &spec, err, sizeof err) == 0) {
 			tally_set_spec(t, spec);
 			if (baseline || aa_given)
 				fprintf(stderr, "benchtui report: %s: arms come "

@@ -79,6 +79,18 @@ echo '{"name": ' >"$tmp/broken/round.json"
 	fail "broken round.json: exit $?"
 grep -q "bare log" "$tmp/broken.err" || fail "broken round.json not reported"
 
+# 5b. A round folder from another machine: its workdir and bin are missing
+#     here, which must not stop report from using its round.json.
+mkdir "$tmp/moved"
+cp "$data/round/log.jsonl" "$data/round/environment.json" "$tmp/moved/"
+sed 's|"command": \["/bin/true"\]|"bin": "/nonexistent/zstd", "workdir": "/nonexistent/dir", "command": ["${BIN}"]|' \
+	"$data/round/round.json" >"$tmp/moved/round.json"
+grep -q nonexistent "$tmp/moved/round.json" || fail "moved: sed did not apply"
+"$BENCHTUI" report "$tmp/moved" --format json >"$tmp/moved.json" 2>"$tmp/moved.err" ||
+	fail "moved round folder: exit $?"
+jsoncmp "$data/golden-round.json" "$tmp/moved.json" ||
+	fail "moved round folder not read with its round.json: $(cat "$tmp/moved.err")"
+
 # 6. A bad line in the middle: exit 2 naming the line.
 { head -3 "$data/golden.jsonl"; echo '{"t":"leg", oops}'; sed -n 4,6p "$data/golden.jsonl"; } >"$tmp/bad.jsonl"
 "$BENCHTUI" report "$tmp/bad.jsonl" >/dev/null 2>"$tmp/bad.err"
