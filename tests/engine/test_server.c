@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -296,6 +297,47 @@ test_stop_stubborn(void **state)
 	assert_no_descendants();
 }
 
+/* The server inherits none of our descriptors: only 0, 1 and 2 are open
+ * in it, though the test holds one without O_CLOEXEC. */
+static void
+test_no_inherited_fds(void **state)
+{
+	char script[5000], err[512] = "", line[256];
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct server *srv;
+	int leak = open("/dev/null", O_RDONLY), n = 0;
+	FILE *fp;
+
+	(void)state;
+	if (access(demo, X_OK) != 0)
+		skip();
+	assert_true(leak >= 3);
+	unlink(logpath);
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	snprintf(script, sizeof script, "ls /proc/$$/fd; exec '%s' serve "
+	    "--port %d", demo, sserver.tcp_port);
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	assert_non_null(srv);
+	assert_string_equal(server_stop(srv, 2.0), "stopped");
+	server_destroy(srv);
+	close(leak);
+	fp = fopen(logpath, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof line, fp) != NULL) {
+		if (line[0] < '0' || line[0] > '9')
+			continue;
+		n++;
+		if (atoi(line) > 2)
+			print_error("fd %s", line);
+		assert_true(atoi(line) <= 2);
+	}
+	fclose(fp);
+	assert_int_equal(n, 3);
+	assert_no_descendants();
+}
+
 int
 main(void)
 {
@@ -307,6 +349,7 @@ main(void)
 		cmocka_unit_test(test_abort_while_waiting),
 		cmocka_unit_test(test_dies_midway),
 		cmocka_unit_test(test_stop_stubborn),
+		cmocka_unit_test(test_no_inherited_fds),
 	};
 
 	procs_become_subreaper();
