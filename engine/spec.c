@@ -742,9 +742,9 @@ check_cpu_overlap(struct parser *p)
 /* Scratch is emptied before every leg, so it must never be a folder that
  * holds anything else: not the workdir, "/", or anything reached by "..". */
 static int
-check_scratch(struct parser *p)
+check_scratch(struct parser *p, const char *sc)
 {
-	const char *sc = p->s->scratch, *w = p->s->workdir;
+	const char *w = p->s->workdir;
 	size_t wl = strlen(w), sl = strlen(sc);
 	char *copy, *tok, *save = NULL;
 	bool dotdot = false;
@@ -898,8 +898,11 @@ check_templates(struct parser *p)
 				goto out_arm;
 			}
 			ctx.bin = bin;
-			if (s->scratch && (scratch = check_expand(p,
-			    s->scratch, &ctx, "scratch")) == NULL)
+			/* The expanded folder too: a variable could make it
+			 * "..". */
+			if (s->scratch && ((scratch = check_expand(p,
+			    s->scratch, &ctx, "scratch")) == NULL ||
+			    check_scratch(p, scratch) < 0))
 				goto out_arm;
 			ctx.scratch = scratch ? "/SCRATCH" : NULL;
 			for (size_t k = 0; k < s->ncommand; k++) {
@@ -1026,7 +1029,7 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		return -1;
 	if ((v = json_object_get(root, "scratch")) != NULL) {
 		if (want_string(p, v, "scratch", true, &s->scratch) < 0 ||
-		    check_scratch(p) < 0)
+		    check_scratch(p, s->scratch) < 0)
 			return -1;
 	}
 	if (check_cpu_overlap(p) < 0)

@@ -123,23 +123,24 @@ test_arms(void **state)
 	spec_destroy(s);
 }
 
+static const char rich_text[] = BASE_HEAD BASE_ARMS
+    " \"cells\": [{\"name\": \"c\", \"vars\": {\"IN\": \"cell-in\", \"N\": \"${CELL}\"}},"
+    "  {\"name\": \"srv\", \"server\": {\"cmd\": [\"/bin/sleep\", \"${IN}\"],"
+    "    \"cpus\": \"1\", \"env\": {\"P\": \"9\"},"
+    "    \"ready\": {\"tcp_port\": 8080, \"timeout_s\": 2.5}}},"
+    "  {\"name\": \"srv2\", \"server\": {\"cmd\": [\"/bin/sleep\"],"
+    "    \"ready\": {\"tcp_port\": 1}}}],"
+    " \"workdir\": \"/\", \"cpus\": {\"client\": \"0\", \"server\": \"1-2,5\"},"
+    " \"nice\": -5, \"settle_s\": 0.5, \"timeout_s\": 30,"
+    " \"counters\": [\"task-clock\", \"page-faults\"],"
+    " \"quiet\": {\"max_foreign_cores\": 0.5, \"window_ms\": 250,"
+    "   \"timeout_s\": 10, \"on_timeout\": \"abort\"},"
+    " \"scratch\": \"scratch/${ARM}\", \"comment\": \"ignored\"}";
+
 static void
 test_optional_fields(void **state)
 {
-	static const char text[] = BASE_HEAD BASE_ARMS
-	    " \"cells\": [{\"name\": \"c\", \"vars\": {\"IN\": \"cell-in\", \"N\": \"${CELL}\"}},"
-	    "  {\"name\": \"srv\", \"server\": {\"cmd\": [\"/bin/sleep\", \"${IN}\"],"
-	    "    \"cpus\": \"1\", \"env\": {\"P\": \"9\"},"
-	    "    \"ready\": {\"tcp_port\": 8080, \"timeout_s\": 2.5}}},"
-	    "  {\"name\": \"srv2\", \"server\": {\"cmd\": [\"/bin/sleep\"],"
-	    "    \"ready\": {\"tcp_port\": 1}}}],"
-	    " \"workdir\": \"/\", \"cpus\": {\"client\": \"0\", \"server\": \"1-2,5\"},"
-	    " \"nice\": -5, \"settle_s\": 0.5, \"timeout_s\": 30,"
-	    " \"counters\": [\"task-clock\", \"page-faults\"],"
-	    " \"quiet\": {\"max_foreign_cores\": 0.5, \"window_ms\": 250,"
-	    "   \"timeout_s\": 10, \"on_timeout\": \"abort\"},"
-	    " \"scratch\": \"scratch/${ARM}\", \"comment\": \"ignored\"}";
-	struct spec *s = load_ok(text);
+	struct spec *s = load_ok(rich_text);
 	const struct spec_server *srv;
 
 	(void)state;
@@ -396,6 +397,82 @@ test_host_check(void **state)
 	spec_destroy(s);
 }
 
+/* Parser robustness: thousands of damaged copies of real rounds (bytes
+ * changed, dropped, truncated) must each load or fail cleanly; run under
+ * ASan/UBSan this catches a bad read or leak on any error path. */
+static int
+mutate_and_parse(const char *text, size_t len, const char *path, int rounds)
+{
+	static const char alphabet[] = "{}[]\",:0-9aA$ \\\n";
+	uint64_t seed = 20261129;
+	char err[1024], *m = malloc(len + 1);
+	int loaded = 0;
+
+	assert_non_null(m);
+	for (int i = 0; i < rounds; i++) {
+		struct spec *s = NULL;
+		size_t n = len;
+		int edits = 1 + i % 4;
+
+		memcpy(m, text, len);
+		for (int e = 0; e < edits && n > 1; e++) {
+			size_t at;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			at = (size_t)(seed >> 33) % n;
+			switch ((seed >> 20) % 3) {
+			case 0: /* replace a byte */
+				m[at] = alphabet[(seed >> 8) % (sizeof alphabet - 1)];
+				break;
+			case 1: /* drop a byte */
+				memmove(m + at, m + at + 1, n - at - 1);
+				n--;
+				break;
+			default: /* truncate */
+				n = at + 1;
+				break;
+			}
+		}
+		if (spec_parse(m, n, path, NULL, &s, err, sizeof err) == 0) {
+			loaded++;
+			spec_destroy(s);
+		} else {
+			assert_null(s);
+			assert_non_null(strstr(err, path));
+		}
+	}
+	free(m);
+	return loaded;
+}
+
+static void
+test_mutations(void **state)
+{
+	const char *src = getenv("BENCHTUI_SOURCE_DIR");
+	char path[4096], *text;
+	size_t len;
+	FILE *f;
+	int a, b;
+
+	(void)state;
+	if (src == NULL)
+		src = BENCHTUI_SOURCE_DIR;
+	snprintf(path, sizeof path, "%s/tests/data/rounds/good/runs-nothing.json",
+	    src);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	text = malloc(1 << 16);
+	assert_non_null(text);
+	len = fread(text, 1, 1 << 16, f);
+	fclose(f);
+	a = mutate_and_parse(text, len, path, 3000);
+	b = mutate_and_parse(rich_text, strlen(rich_text), INLINE_PATH, 3000);
+	print_message("6000 damaged rounds: %d still valid, the rest "
+	    "rejected\n", a + b);
+	assert_true(a + b < 6000);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -410,6 +487,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_resolve_program),
 		cmocka_unit_test(test_host_check),
+		cmocka_unit_test(test_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

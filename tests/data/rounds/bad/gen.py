@@ -114,6 +114,7 @@ case("quiet-on-timeout", 'quiet.on_timeout: must be "abort" or "proceed"', setp(
 case("quiet-unknown-key", 'quiet.window: unknown key "window"', setp(["quiet"], {"window": 1000}))
 case("scratch-dot", 'scratch: "." is the workdir', setp(["scratch"], "."))
 case("scratch-dotdot", 'scratch: "out/../.." holds ".."', setp(["scratch"], "out/../.."))
+case("scratch-var-dotdot", 'scratch: ".." holds ".."', lambda r: r.update(scratch="${S}", vars={"S": ".."}))
 case("scratch-root", 'scratch: "/" is the workdir or one of its parents', setp(["scratch"], "/"))
 case("workdir-missing", 'workdir: "', setp(["workdir"], "no-such-folder"))
 case("server-no-ready", "cells[0].server.ready: missing", setp(["cells", 0, "server"], {"cmd": ["/bin/true"]}))
