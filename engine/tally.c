@@ -337,6 +337,14 @@ tally_status(const json_t *ev)
 	return rc == NULL ? LEG_OK : LEG_FAILED;
 }
 
+/* A float for the per-leg warning fields; NAN for what a float cannot hold
+ * (converting it would be undefined behaviour). */
+static float
+tally_f32(double x)
+{
+	return isfinite(x) && fabs(x) < 1e30 ? (float)x : NAN;
+}
+
 static bool
 tally_multiplexed(const json_t *ev)
 {
@@ -401,11 +409,11 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 	l->status = (uint8_t)status;
 	if (tally_multiplexed(ev))
 		l->flags |= TLEG_MULTIPLEXED;
-	l->foreign = (float)tally_num(json_object_get(ev, "foreign"));
+	l->foreign = tally_f32(tally_num(json_object_get(ev, "foreign")));
 	thr = tally_num(json_object_get(ev, "threshold"));
 	if (isnan(thr))
 		thr = tally_num(json_object_get(ev, "max_foreign_cores"));
-	l->threshold = (float)(isnan(thr) ? t->quiet_threshold : thr);
+	l->threshold = tally_f32(isnan(thr) ? t->quiet_threshold : thr);
 
 	if (a->nvals + t->nmetrics > a->capvals) {
 		a->capvals = a->capvals ? a->capvals * 2 : 64;
