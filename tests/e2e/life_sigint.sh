@@ -25,6 +25,9 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -eq 3 ] || { cat "$T/out.txt"; fail "SIGINT: exit $rc, expected 3"; }
+# The message says why it stopped, and nothing else.
+grep -qi 'SIGINT\|interrupt' "$T/out.txt" || { cat "$T/out.txt"; fail "SIGINT: no message saying so"; }
+! grep -q 'out of memory' "$T/out.txt" || { grep benchtui: "$T/out.txt"; fail "SIGINT: a bogus 'out of memory' message"; }
 log=$dir/log.jsonl
 check_log_whole "$log"
 jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
