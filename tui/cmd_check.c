@@ -45,10 +45,15 @@ print_server(const struct spec *s, const struct spec_cell *c)
 	struct template_ctx ctx = {
 		.spec = s, .cell = c, .round_dir = "<ROUND_DIR>",
 	};
-	char err[512], *bin = NULL;
+	char err[512], *bin = NULL, *abin;
 
 	if (s->bin != NULL)
 		bin = template_expand(s->bin, &ctx, err, sizeof err);
+	if (bin != NULL && (abin = spec_resolve_program(bin,
+	    s->workdir)) != NULL) {
+		free(bin);
+		bin = abin;
+	}
 	ctx.bin = bin;
 	ctx.scratch = s->scratch ? "<SCRATCH>" : NULL;
 	printf("    server tcp_port %d ready_timeout_s %g", c->server->tcp_port,
@@ -123,12 +128,18 @@ print_command(const struct spec *s, const struct plan_leg *leg)
 		.spec = s, .cell = &s->cells[leg->cell], .arm = arm->name,
 		.rep = leg->rep, .round_dir = "<ROUND_DIR>",
 	};
-	char err[512], *xbin = NULL, *scratch = NULL;
+	char err[512], *xbin = NULL, *abin, *scratch = NULL;
 	int rc = -1;
 
 	if (bin != NULL && (xbin = template_expand(bin, &ctx, err,
 	    sizeof err)) == NULL)
 		goto out;
+	/* ${BIN} is the absolute program, as run passes it. */
+	if (xbin != NULL && (abin = spec_resolve_program(xbin,
+	    s->workdir)) != NULL) {
+		free(xbin);
+		xbin = abin;
+	}
 	ctx.bin = xbin;
 	if (s->scratch != NULL) {
 		char *x = template_expand(s->scratch, &ctx, err, sizeof err);
