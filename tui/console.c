@@ -397,7 +397,7 @@ static bool
 clock_moves(const struct console *c)
 {
 	if (c->replay)
-		return false;
+		return c->replay->playing && c->m.cur_active;
 	return (c->m.state == MODEL_RUNNING || c->m.state == MODEL_PAUSED ||
 	    c->m.state == MODEL_ABORTING) && !c->engine_done;
 }
@@ -405,7 +405,7 @@ clock_moves(const struct console *c)
 static void
 draw(struct console *c, double mono_now)
 {
-	double now = c->replay ? c->m.last_ts : console_wall();
+	double now = c->replay ? replay_clock(c, mono_now) : console_wall();
 
 	if (c->m.cur_active) {
 		char tail[1][160];

@@ -21,6 +21,7 @@ struct console_replay {
 	bool playing;
 	double speed;
 	double due;              /* monotonic time the next event is due */
+	double fed_at;           /* monotonic time the last event was fed */
 	const struct spec *spec; /* the round folder's round.json, or NULL */
 };
 
@@ -68,5 +69,8 @@ double console_wall(void);
 double replay_timeout(struct console *c, double now); /* s, or -1: none */
 void replay_advance(struct console *c, double now);
 int replay_key(struct console *c, int key);          /* 1 when handled */
+/* The log's clock while playing: the last event's ts plus the time since,
+ * times the speed, never past the next event. */
+double replay_clock(struct console *c, double now);
 
 #endif

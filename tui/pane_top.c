@@ -22,7 +22,8 @@ quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		snprintf(thr, sizeof thr, "?");
 	else
 		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
-	snprintf(buf, sizeof buf, "%.2f cores busy, max %s", m->quiet_now, thr);
+	snprintf(buf, sizeof buf, cw >= 30 ? "busy %.2f cores, max %s" :
+	    "busy %.2f / max %s", m->quiet_now, thr);
 	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
 
 	/* The last minute, oldest on the left, one column per time slot. */

@@ -190,12 +190,25 @@ replay_advance(struct console *c, double now)
 
 	while (p->playing && p->pos < p->n && now >= p->due) {
 		model_feed(&c->m, p->ev[p->pos++]);
-		schedule(c, p->due > now - 1 ? p->due : now);
+		p->fed_at = p->due > now - 1 ? p->due : now;
+		schedule(c, p->fed_at);
 	}
 	if (p->pos >= p->n && p->playing) {
 		p->playing = false;
 		c->m.gen++;
 	}
+}
+
+double
+replay_clock(struct console *c, double now)
+{
+	struct console_replay *p = c->replay;
+	double t;
+
+	if (!p->playing || p->pos == 0 || p->pos >= p->n)
+		return c->m.last_ts;
+	t = ev_ts(p, p->pos - 1) + (now - p->fed_at) * p->speed;
+	return t < ev_ts(p, p->pos) ? t : ev_ts(p, p->pos);
 }
 
 int
@@ -207,7 +220,8 @@ replay_key(struct console *c, int key)
 	switch (key) {
 	case ' ':
 		p->playing = !p->playing && p->pos < p->n;
-		schedule(c, console_now());
+		p->fed_at = console_now();
+		schedule(c, p->fed_at);
 		break;
 	case '+': case '=':
 		p->speed = p->speed * 2 > REPLAY_SPEED_MAX ? REPLAY_SPEED_MAX : p->speed * 2;
