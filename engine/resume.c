@@ -26,7 +26,6 @@ struct resume_proc {
 	                  * was reused; lo 0: unknown */
 	char key[160];   /* "cell\x1farm\x1frep" for legs, "cell" for servers */
 	bool server;
-	bool open;       /* no end line seen yet */
 };
 
 struct resume_state {
@@ -36,7 +35,7 @@ struct resume_state {
 	json_t *round_ev;   /* borrowed from events */
 	json_t *env;        /* the env event, or environment.json */
 	char *workdir;
-	char **done;        /* sorted keys of counted legs */
+	char **done;        /* counted legs' keys, sorted (strcmp) */
 	size_t ndone, capdone;
 	struct resume_proc *procs;
 	size_t nprocs, capprocs;
@@ -79,12 +78,38 @@ resume_leg_key(const json_t *ev, char *key, size_t len)
 	return 0;
 }
 
+/* Index of key in the sorted done list, or where it would go (*found
+ * false).  Lookups are per planned leg, so they must stay cheap on rounds of
+ * thousands of legs. */
+static size_t
+resume_find_done(const struct resume_state *rs, const char *key, bool *found)
+{
+	size_t lo = 0, hi = rs->ndone;
+
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(rs->done[mid], key);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int
 resume_add_done(struct resume_state *rs, const char *key)
 {
-	for (size_t i = 0; i < rs->ndone; i++)
-		if (strcmp(rs->done[i], key) == 0)
-			return 0;
+	bool found;
+	size_t at = resume_find_done(rs, key, &found);
+
+	if (found)
+		return 0;
 	if (rs->ndone == rs->capdone) {
 		size_t cap = rs->capdone ? rs->capdone * 2 : 64;
 		char **d = realloc(rs->done, cap * sizeof *d);
@@ -93,8 +118,12 @@ resume_add_done(struct resume_state *rs, const char *key)
 		rs->done = d;
 		rs->capdone = cap;
 	}
-	if ((rs->done[rs->ndone] = strdup(key)) == NULL)
+	char *copy = strdup(key);
+	if (copy == NULL)
 		return -1;
+	memmove(&rs->done[at + 1], &rs->done[at],
+	    (rs->ndone - at) * sizeof *rs->done);
+	rs->done[at] = copy;
 	rs->ndone++;
 	return 0;
 }
@@ -114,14 +143,15 @@ resume_add_proc(struct resume_state *rs)
 	return &rs->procs[rs->nprocs++];
 }
 
-/* Close every open process entry with this key (its end line arrived). */
+/* Drop every entry with this key (its end line arrived).  Only unfinished
+ * processes stay in the list, so it stays short however long the log. */
 static void
 resume_close_procs(struct resume_state *rs, const char *key, bool server)
 {
-	for (size_t i = 0; i < rs->nprocs; i++)
+	for (size_t i = rs->nprocs; i-- > 0;)
 		if (rs->procs[i].server == server &&
 		    strcmp(rs->procs[i].key, key) == 0)
-			rs->procs[i].open = false;
+			rs->procs[i] = rs->procs[--rs->nprocs];
 }
 
 static int
@@ -165,7 +195,6 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 		p->lo = resume_ts(ev) - 30;
 		p->hi = resume_ts(ev) + 2;
 		snprintf(p->key, sizeof p->key, "%s", key);
-		p->open = true;
 	} else if (strcmp(t, "server") == 0) {
 		const char *cell = json_string_value(json_object_get(ev, "cell"));
 		const char *state = json_string_value(json_object_get(ev, "state"));
@@ -192,7 +221,6 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 			p->hi = resume_ts(ev) + 2;
 			snprintf(p->key, sizeof p->key, "%s", cell);
 			p->server = true;
-			p->open = true;
 		}
 	} else if (strcmp(t, "done") == 0) {
 		rs->completed = true;
@@ -378,11 +406,11 @@ resume_leg_done(const struct resume_state *rs, const char *cell,
 {
 	char key[160];
 
+	bool found;
+
 	snprintf(key, sizeof key, "%s\x1f%s\x1f%d", cell, arm, rep);
-	for (size_t i = 0; i < rs->ndone; i++)
-		if (strcmp(rs->done[i], key) == 0)
-			return true;
-	return false;
+	resume_find_done(rs, key, &found);
+	return found;
 }
 
 size_t
@@ -482,7 +510,7 @@ resume_end_stale(const struct resume_state *rs)
 		double started;
 		bool leader;
 
-		if (!p->open || p->pid <= 1 || p->pid == getpid())
+		if (p->pid <= 1 || p->pid == getpid())
 			continue;
 		if (resume_zombie_or_gone(p->pid))
 			continue;
