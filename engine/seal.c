@@ -40,6 +40,8 @@
 struct seal_list {
 	char **paths;   /* relative to DIR, sorted */
 	size_t n, cap;
+	bool skip_tmp;  /* seal_write: leave out our own temp files (verify
+	                 * lists them, so nothing hides behind their names) */
 	char *bad;      /* first path that is not a regular file, or NULL */
 };
 
@@ -104,8 +106,8 @@ seal_walk(const char *dir, const char *rel, struct seal_list *l,
 			snprintf(err, errlen, "%s/%s: path too long", path, de->d_name);
 			goto out;
 		}
-		if (*rel == '\0' && (seal_is_own(sub) || strcmp(sub, SEAL_TMP) == 0 ||
-		    strcmp(sub, SEAL_SIG_TMP) == 0))
+		if (*rel == '\0' && (seal_is_own(sub) || (l->skip_tmp &&
+		    (strcmp(sub, SEAL_TMP) == 0 || strcmp(sub, SEAL_SIG_TMP) == 0))))
 			continue;
 		snprintf(full, sizeof full, "%s/%s", dir, sub);
 		if (lstat(full, &st) != 0) {
@@ -141,9 +143,11 @@ seal_cmp(const void *a, const void *b)
 }
 
 static int
-seal_list_dir(const char *dir, struct seal_list *l, char *err, size_t errlen)
+seal_list_dir(const char *dir, bool skip_tmp, struct seal_list *l, char *err,
+    size_t errlen)
 {
 	memset(l, 0, sizeof *l);
+	l->skip_tmp = skip_tmp;
 	if (seal_walk(dir, "", l, err, errlen) != 0) {
 		seal_list_free(l);
 		return -1;
@@ -391,7 +395,7 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
 	unlink(path);
 
-	if (seal_list_dir(dir, &l, err, errlen) != 0)
+	if (seal_list_dir(dir, true, &l, err, errlen) != 0)
 		return -1;
 	if (l.bad != NULL) {
 		snprintf(err, errlen, "%s/%s: not a regular file; the seal covers "
@@ -638,7 +642,7 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 	}
 	if (seal_parse_sums(path, copy, &e, &ne, err, errlen) != 0)
 		goto out;
-	if (seal_list_dir(dir, &l, err, errlen) != 0)
+	if (seal_list_dir(dir, false, &l, err, errlen) != 0)
 		goto out;
 
 	/* Merge the two sorted lists, so the report is in path order. */
