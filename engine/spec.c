@@ -237,8 +237,8 @@ want_number(struct parser *p, json_t *j, const char *path, double lo,
 		    json_type_name(j));
 	v = json_number_value(j);
 	if (v != v || (strict ? v <= lo : v < lo) || v > 1e9)
-		return perr(p, path, "%g is out of range (must be %s %g)", v,
-		    strict ? ">" : ">=", lo);
+		return perr(p, path, "%g is out of range (must be %s %g and "
+		    "at most 1e9)", v, strict ? ">" : ">=", lo);
 	*out = v;
 	return 0;
 }
@@ -867,7 +867,9 @@ check_templates(struct parser *p)
 			rbin = template_expand(s->bin, &ctx, terr, sizeof terr);
 		}
 		ctx.bin = rbin;
-		ctx.scratch = s->scratch ? "/SCRATCH" : NULL;
+		/* No SCRATCH either: it is emptied before every leg, under the
+		 * running server's feet. */
+		ctx.scratch = NULL;
 		for (size_t k = 0; cell->server && k < cell->server->ncmd; k++) {
 			snprintf(path, sizeof path, "cells[%zu].server.cmd[%zu]",
 			    ci, k);

@@ -55,7 +55,6 @@ print_server(const struct spec *s, const struct spec_cell *c)
 		bin = abin;
 	}
 	ctx.bin = bin;
-	ctx.scratch = s->scratch ? "<SCRATCH>" : NULL;
 	printf("    server tcp_port %d ready_timeout_s %g", c->server->tcp_port,
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
