@@ -1,7 +1,9 @@
 /* The round driver, running half: for each cell its server, for each leg
  * the pause point, settle, scratch, quiet gate, the leg and its log line;
  * then done, summaries and the seal. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
@@ -289,6 +291,53 @@ run_abspath(const char *p, const char *base)
 	if (p[0] == '/')
 		return strdup(p);
 	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
+}
+
+/* Whether this process has a child other than keep (0: none kept).  A
+ * descendant always has an ancestor among our children, so without one
+ * there is nothing to end and the walk of the whole of /proc (a few
+ * milliseconds per leg) is skipped.  Reads /proc/self/task/TID/children
+ * of every thread; true when that cannot be read, so the walk still runs. */
+static bool
+run_has_children(pid_t keep)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir("/proc/self/task");
+
+	if (d == NULL)
+		return true;
+	while (!found && (de = readdir(d)) != NULL) {
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/children",
+		    de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			found = true;
+			break;
+		}
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n < 0 || n == (ssize_t)sizeof buf - 1) {
+			found = true;
+			break;
+		}
+		buf[n] = '\0';
+		for (char *p = buf, *end; *p != '\0'; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 0 && pid != (long)keep)
+				found = true;
+		}
+	}
+	closedir(d);
+	return found;
 }
 
 /* --- events ------------------------------------------------------------ */
@@ -646,7 +695,9 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	};
 	u->cur = pl;
 	u->cur_out = outrel;
-	if (u->quiet != NULL)
+	/* Foreign CPU during the leg costs two walks of /proc; with the gate
+	 * switched off ("quiet": false) it is not measured (null). */
+	if (u->quiet != NULL && s->quiet.enabled)
 		quiet_leg_begin(u->quiet);
 	if (leg_run(&ls, &res, run_started, u, u->err, sizeof u->err) != 0) {
 		/* Could not start it (disk full for the output file, no
@@ -654,7 +705,7 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		round_abort_internal(r, "a leg could not be started");
 		goto out;
 	}
-	if (u->quiet != NULL)
+	if (u->quiet != NULL && s->quiet.enabled)
 		foreign = quiet_leg_end(u->quiet);
 	if (srv != NULL && !res.aborted && !server_alive(srv))
 		died = true;
@@ -665,7 +716,9 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	{
 		pid_t keep = srv != NULL ? server_pid(srv) : 0;
 
-		(void)procs_end_descendants(getpid(), &keep, srv != NULL, 0.5);
+		if (run_has_children(keep))
+			(void)procs_end_descendants(getpid(), &keep, srv != NULL,
+			    0.5);
 	}
 	if (scratch != NULL)
 		bytes = run_scratch_size(scratch);
