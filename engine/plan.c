@@ -15,6 +15,8 @@ plan_init(struct plan *p, const struct spec *s)
 
 	p->legs = NULL;
 	p->n = 0;
+	p->narms = p->ncells = 0;
+	p->reps = 0;
 	if (narms == 0 || s->ncells == 0 || s->reps <= 0)
 		return 0;
 	if ((size_t)s->reps > SIZE_MAX / narms / s->ncells)
@@ -42,6 +44,9 @@ plan_init(struct plan *p, const struct spec *s)
 		}
 	}
 	p->n = n;
+	p->narms = narms;
+	p->ncells = s->ncells;
+	p->reps = s->reps;
 	return 0;
 }
 
@@ -53,16 +58,22 @@ plan_finish(struct plan *p)
 	free(p->legs);
 	p->legs = NULL;
 	p->n = 0;
+	p->narms = p->ncells = 0;
+	p->reps = 0;
 }
 
 long
 plan_find(const struct plan *p, size_t cell, size_t arm, int rep)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_leg *l = &p->legs[i];
+	size_t n = p->narms, rot, j, i, k;
 
-		if (l->cell == cell && l->arm == arm && l->rep == rep)
-			return (long)i;
-	}
-	return -1;
+	if (p->legs == NULL || cell >= p->ncells || arm >= n || rep < 1 ||
+	    rep > p->reps)
+		return -1;
+	/* Invert plan_init: arm = (j + rot) % n, j = i or n-1-i. */
+	rot = (size_t)(rep - 1) % n;
+	j = (arm + n - rot) % n;
+	i = (rep % 2 == 0) ? n - 1 - j : j;
+	k = (cell * (size_t)p->reps + (size_t)(rep - 1)) * n + i;
+	return (long)k;
 }

@@ -18,13 +18,16 @@ struct plan_leg {
 struct plan {
 	struct plan_leg *legs;
 	size_t n;
+	size_t narms, ncells; /* the shape, so plan_find need not search */
+	int reps;
 };
 
 /* Build the plan for s into caller-owned p.  0 or -1 (out of memory). */
 int plan_init(struct plan *p, const struct spec *s);
 void plan_finish(struct plan *p);
 
-/* Index of the leg (cell, arm, rep), or -1. */
+/* Index of the leg (cell, arm, rep), or -1.  Constant time: resume calls it
+ * once per logged leg. */
 long plan_find(const struct plan *p, size_t cell, size_t arm, int rep);
 
 #endif

@@ -127,6 +127,40 @@ test_find(void **state)
 	plan_finish(&p); /* twice is harmless */
 }
 
+/* plan_find computes the index; check it against a search over many
+ * shapes. */
+static void
+test_find_shapes(void **state)
+{
+	(void)state;
+	for (size_t narms = 1; narms <= 6; narms++) {
+		for (int reps = 1; reps <= 7; reps++) {
+			struct spec s = fake_spec(narms, 3, reps);
+			struct plan p;
+
+			assert_int_equal(plan_init(&p, &s), 0);
+			for (size_t c = 0; c < 3; c++)
+				for (size_t a = 0; a < narms; a++)
+					for (int r = 1; r <= reps; r++) {
+						long want = -1, got;
+
+						for (size_t i = 0; i < p.n && want < 0; i++)
+							if (p.legs[i].cell == c &&
+							    p.legs[i].arm == a &&
+							    p.legs[i].rep == r)
+								want = (long)i;
+						got = plan_find(&p, c, a, r);
+						assert_true(want >= 0);
+						assert_int_equal(got, want);
+					}
+			assert_int_equal(plan_find(&p, 0, 0, reps + 1), -1);
+			assert_int_equal(plan_find(&p, 0, 0, 0), -1);
+			plan_finish(&p);
+			assert_int_equal(plan_find(&p, 0, 0, 1), -1);
+		}
+	}
+}
+
 static void
 test_empty(void **state)
 {
@@ -151,6 +185,7 @@ main(void)
 		cmocka_unit_test(test_five_arms),
 		cmocka_unit_test(test_cells_outer),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_find_shapes),
 		cmocka_unit_test(test_empty),
 	};
 
