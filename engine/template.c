@@ -128,9 +128,25 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 	} else if (strcmp(name, "ROUND_DIR") == 0)
 		v = c->round_dir;
 	if (v == NULL) {
+		static const struct {
+			const char *name, *why;
+		} whys[] = {
+			{ "BIN", "neither the arm nor the round sets bin" },
+			{ "SCRATCH", "the round sets no scratch (and a cell "
+			  "server never sees it)" },
+			{ "ARM", "a cell's server serves every arm" },
+			{ "REP", "a cell's server serves every rep" },
+			{ "CELL", "this is outside any cell" },
+			{ "ROUND_DIR", "no round folder is known" },
+		};
+		const char *why = "";
+
 		if (w->check)
 			return 0;
-		walk_error(w, "${%s} has no value here", name);
+		for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
+			if (strcmp(whys[i].name, name) == 0)
+				why = whys[i].why;
+		walk_error(w, "${%s} has no value here: %s", name, why);
 		return -1;
 	}
 	return buf_add(out, v, strlen(v));

@@ -92,7 +92,7 @@ case("template-cell-missing", 'vars.OUT: unknown variable ${IN} (cell "c2"', lam
 case("template-bin", "arms[1].bin: unknown variable ${TOOL}", setp(["arms", 1, "bin"], "/usr/bin/${TOOL}"))
 case("template-scratch", "scratch: unknown variable ${DIR}", setp(["scratch"], "${DIR}/s"))
 case("template-server", "cells[0].server.cmd[1]: unknown variable ${PORT}", setp(["cells", 0, "server"], srv(cmd=["/bin/true", "${PORT}"])))
-case("template-server-arm", 'cells[0].server.cmd[1]: ${ARM} has no value here (cell "c")', setp(["cells", 0, "server"], srv(cmd=["/bin/true", "${ARM}"])))
+case("template-server-arm", 'cells[0].server.cmd[1]: ${ARM} has no value here: a cell\'s server serves every arm (cell "c")', setp(["cells", 0, "server"], srv(cmd=["/bin/true", "${ARM}"])))
 case("template-server-scratch", "cells[0].server.cmd[1]: ${SCRATCH} has no value here", lambda r: (r.update(scratch="s"), r["cells"][0].update(server=srv(cmd=["/bin/true", "${SCRATCH}/x"]))))
 case("cpus-bad", 'cpus.client: "0-" is not a cpu list', setp(["cpus"], {"client": "0-"}))
 case("cpus-reversed", 'cpus.server: "3-1" is not a cpu list', setp(["cpus"], {"server": "3-1"}))
