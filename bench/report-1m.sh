@@ -16,17 +16,18 @@ log="$work/legs-$legs.jsonl"
 [ -s "$log" ] || python3 "$here/bench/gen-legs.py" "$log" --legs "$legs"
 ls -l "$log"
 
-# measure LABEL CMD...: prints "LABEL wall_s rss_kb" from GNU time.
+# measure LABEL CMD...: prints "LABEL wall_s rss_kb cpu_s" from GNU time
+# (cpu = user + sys, steadier than wall on a shared machine).
 measure() {
 	local label=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+	/usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
 		echo "report-1m: $label failed:" >&2
 		cat "$work/err" >&2
 		exit 1
 	}
-	read -r wall rss <"$work/time"
-	echo "$label $wall $rss"
+	read -r wall rss user sys <"$work/time"
+	echo "$label $wall $rss $(echo "$user + $sys" | bc)"
 }
 
 cat "$log" >/dev/null   # warm the page cache for both
@@ -40,8 +41,10 @@ b=$(measure "benchtui-report-text" "$bin" report "$log" --aa aa=base)
 python3 - "$b" "$j" <<'PY'
 import sys
 b = sys.argv[1].split(); j = sys.argv[2].split()
-bw, br, jw, jr = float(b[1]), int(b[2]), float(j[1]), int(j[2])
-print("report: %.2f s, peak RSS %.1f MiB; jq -c .: %.2f s, %.1f MiB; time ratio report/jq = %.2f"
-      % (bw, br / 1024, jw, jr / 1024, bw / jw if jw else float("nan")))
+bw, br, bc = float(b[1]), int(b[2]), float(b[3])
+jw, jr, jc = float(j[1]), int(j[2]), float(j[3])
+print("report (text): %.2f s wall, %.2f s cpu, peak RSS %.1f MiB" % (bw, bc, br / 1024))
+print("jq -c .:       %.2f s wall, %.2f s cpu, peak RSS %.1f MiB" % (jw, jc, jr / 1024))
+print("ratio report/jq: wall %.2f, cpu %.2f" % (bw / jw, bc / jc))
 PY
 [ -n "${BENCH_TMP:-}" ] || rm -rf "$work"
