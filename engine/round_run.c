@@ -237,12 +237,16 @@ static char **
 run_expand_argv(char *const *tmpl, size_t n, const struct template_ctx *ctx,
     char *err, size_t errlen)
 {
-	char **v = calloc(n + 1, sizeof *v);
+	char **v = calloc(n + 1, sizeof *v), terr[512];
 
 	if (v == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if ((v[i] = template_expand(tmpl[i], ctx, err, errlen)) == NULL) {
+		if ((v[i] = template_expand(tmpl[i], ctx, terr,
+		    sizeof terr)) == NULL) {
+			/* template_expand writes err even when it succeeds:
+			 * copy it only on failure. */
+			snprintf(err, errlen, "%s", terr);
 			run_free_strv(v);
 			return NULL;
 		}
@@ -639,10 +643,14 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		binabs = spec_resolve_program(bin, s->workdir);
 	ctx.bin = binabs != NULL ? binabs : bin != NULL ? bin : "";
 	if (s->scratch != NULL) {
-		if ((tmp = template_expand(s->scratch, &ctx, u->err,
-		    sizeof u->err)) == NULL ||
-		    (scratch = run_abspath(tmp, s->workdir)) == NULL)
+		char terr[512];
+
+		if ((tmp = template_expand(s->scratch, &ctx, terr,
+		    sizeof terr)) == NULL ||
+		    (scratch = run_abspath(tmp, s->workdir)) == NULL) {
+			snprintf(u->err, sizeof u->err, "scratch: %s", terr);
 			goto fail;
+		}
 		ctx.scratch = scratch;
 		if (run_scratch_empty(scratch, s->workdir, u->err,
 		    sizeof u->err) != 0)
@@ -904,6 +912,13 @@ round_run(struct round *r, char *err, size_t errlen)
 	    (int)s->ncounters);
 	u.ctr_warned = calloc(s->ncounters + 1, sizeof *u.ctr_warned);
 
+	if (r->rs != NULL && resume_completed(r->rs)) {
+		/* Killed between "done" and the seal: the log is complete and
+		 * stays as it is; only the summaries and the seal are left. */
+		resume_replay(r->rs, run_replay_one, r);
+		rc = run_finish(&u, false);
+		goto end;
+	}
 	if (r->rs != NULL) {
 		resume_replay(r->rs, run_replay_one, r);
 		host = run_log_resume(&u);
@@ -978,6 +993,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	} else {
 		rc = run_finish(&u, r->rs == NULL || !resume_completed(r->rs));
 	}
+end:
 	if (rc != ROUND_EXIT_OK)
 		snprintf(err, errlen, "%s", u.err);
 	/* The servers are stopped by now: nothing of ours may outlive the

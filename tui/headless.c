@@ -163,7 +163,13 @@ headless_finish(struct headless *h)
 			    cname, aname, headless_str(arm, "vs"), col[0], col[1],
 			    col[2], col[3]);
 		}
-		if (json_is_object(floor)) {
+		bool any = false;
+		const char *mk;
+		json_t *mv;
+
+		json_object_foreach(floor, mk, mv)
+			any = any || json_is_number(mv);
+		if (any) {
 			fprintf(h->out, "%-12s %-12s %-12s", cname, "(A/A floor)", "");
 			for (int i = 0; i < 4; i++) {
 				json_t *f = json_object_get(floor, metrics[i]);
