@@ -30,6 +30,7 @@ struct walk {
 	int depth;
 	char *err;
 	size_t errlen;
+	bool errset;         /* err holds a message; else a failure is OOM */
 };
 
 static int
@@ -61,6 +62,7 @@ walk_error(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(w->err, w->errlen, fmt, ap);
 	va_end(ap);
+	w->errset = true;
 }
 
 bool
@@ -249,9 +251,11 @@ template_expand(const char *s, const struct template_ctx *ctx, char *err,
 	struct walk w = { .ctx = ctx, .err = err, .errlen = errlen };
 	struct buf out = { 0 };
 
-	/* Overwritten by any error but running out of memory. */
-	snprintf(err, errlen, "out of memory");
+	/* err is left alone on success: callers may pass a buffer that
+	 * already holds something. */
 	if (buf_add(&out, "", 0) < 0 || walk_string(&w, s, &out) < 0) {
+		if (!w.errset)
+			snprintf(err, errlen, "out of memory");
 		free(out.s);
 		return NULL;
 	}
@@ -268,8 +272,9 @@ template_check(const char *s, const struct spec *spec,
 	struct buf out = { 0 };
 	int rc;
 
-	snprintf(err, errlen, "out of memory");
 	rc = walk_string(&w, s, &out);
+	if (rc < 0 && !w.errset)
+		snprintf(err, errlen, "out of memory");
 	free(out.s);
 	return rc < 0 ? -1 : 0;
 }

@@ -22,8 +22,8 @@ struct template_ctx {
 	const char *round_dir;         /* built-in ROUND_DIR (absolute) */
 };
 
-/* Expand s.  malloc'd result, or NULL with err naming the unknown variable
- * or the syntax error. */
+/* Expand s.  malloc'd result (err untouched), or NULL with err naming the
+ * unknown variable or the syntax error. */
 char *template_expand(const char *s, const struct template_ctx *ctx,
     char *err, size_t errlen);
 

@@ -72,7 +72,10 @@ test_expand(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof expand_ok / sizeof expand_ok[0]; i++) {
-		char *v = template_expand(expand_ok[i].in, &full, err, sizeof err);
+		char *v;
+
+		strcpy(err, "untouched");
+		v = template_expand(expand_ok[i].in, &full, err, sizeof err);
 
 		if (expand_ok[i].out == NULL) {
 			assert_null(v);
@@ -80,6 +83,7 @@ test_expand(void **state)
 		}
 		assert_non_null(v);
 		assert_string_equal(v, expand_ok[i].out);
+		assert_string_equal(err, "untouched"); /* err only on failure */
 		free(v);
 	}
 }
