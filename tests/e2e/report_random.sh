@@ -1,0 +1,142 @@
+#!/bin/bash
+# report --format json against an independent Python implementation of
+# SPEC.md's arithmetic, over random logs (seeded, so a failure reproduces):
+# random statuses (ok, failed, timed_out, aborted then rerun), missing
+# values, legacy rows, A/A arms, ratios landing exactly on the floor.
+set -u
+: "${BENCHTUI:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+for seed in $(seq 1 16); do
+	python3 - "$seed" "$tmp/log.jsonl" "$tmp/want.json" "$tmp/args" <<'PY'
+import json, math, random, sys
+seed, logp, wantp, argsp = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+rnd = random.Random(seed)
+ncells, reps = rnd.randint(1, 3), rnd.randint(1, 9)
+arms = ["base", "x", "y", "aa"][: rnd.randint(2, 4)]
+aa = {"aa": "base"} if "aa" in arms else {}
+metrics = ["wall", "cpu", "cycles", "instructions"]
+# Values from a small grid of binary fractions, so ratios often tie with
+# the floor exactly.
+grid = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0]
+lines, counted = [], {}
+for c in range(ncells):
+    cell = "c%d" % c
+    for r in range(1, reps + 1):
+        order = arms[:] if rnd.random() < 0.5 else arms[::-1]
+        for a in order:
+            legacy = rnd.random() < 0.2
+            st = rnd.choices(["ok", "failed", "timed_out", "aborted"], [8, 1, 1, 1])[0]
+            if legacy and st in ("timed_out", "aborted"):
+                st = "ok"
+            vals = {m: (None if rnd.random() < 0.1 else rnd.choice(grid)) for m in metrics}
+            if st == "aborted":
+                lines.append({"t": "leg", "cell": cell, "arm": a, "rep": r, "status": "aborted", **vals})
+                st = "ok"            # the rerun
+            if legacy:
+                d = {"cell": cell, "arm": a, "rep": r, "rc": 0 if st == "ok" else 1, **vals}
+            else:
+                d = {"t": "leg", "cell": cell, "arm": a, "rep": r, "status": st, **vals}
+            lines.append(d)
+            counted[(cell, a, r)] = (st, vals)
+with open(logp, "w") as f:
+    for d in lines:
+        f.write(json.dumps(d) + "\n")
+with open(argsp, "w") as f:
+    f.write(" ".join("--aa %s=%s" % kv for kv in aa.items()))
+
+def ratios(cell, a, b, m):
+    out = []
+    for r in range(1, reps + 1):
+        la, lb = counted.get((cell, a, r)), counted.get((cell, b, r))
+        if not la or not lb or la[0] != "ok" or lb[0] != "ok":
+            continue
+        x, y = la[1][m], lb[1][m]
+        if x is not None and y is not None and y > 0:
+            out.append(x / y)
+    return out
+
+def median(v):
+    s = sorted(v); n = len(s)
+    if not n:
+        return None
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+want = {"cells": {}}
+for c in range(ncells):
+    cell = "c%d" % c
+    floor = {}
+    for m in metrics:
+        f = None
+        for a, of in aa.items():
+            rr = ratios(cell, a, of, m)
+            if rr:
+                x = max(abs(q - 1) for q in rr)
+                f = x if f is None else max(f, x)
+        floor[m] = f
+    out = {}
+    for a in arms:
+        b = aa.get(a, None if a == "base" else "base")
+        if b is None:
+            continue
+        ms = {}
+        for m in metrics:
+            rr = ratios(cell, a, b, m); n = len(rr); f = floor[m]
+            if f is None or n < 2:
+                v = "unknown"
+            elif all(q > 1 + f for q in rr):
+                v = "above"
+            elif all(q < 1 - f for q in rr):
+                v = "below"
+            else:
+                v = "within"
+            ms[m] = {"n": n, "median": median(rr), "min": min(rr) if rr else None,
+                     "max": max(rr) if rr else None,
+                     "geomean": math.exp(sum(map(math.log, rr)) / n) if rr else None,
+                     "ratios": rr, "verdict": v}
+        out[a] = {"vs": b, "metrics": ms}
+    want["cells"][cell] = {"floor": floor, "arms": out}
+json.dump(want, open(wantp, "w"))
+PY
+	# The first arm seen must be base for the reference's "first arm" rule:
+	# every cell's rep 1 may start with any arm, so name it explicitly.
+	# shellcheck disable=SC2046
+	if ! "$BENCHTUI" report "$tmp/log.jsonl" --baseline base $(cat "$tmp/args") \
+		--format json >"$tmp/got.json" 2>"$tmp/err"; then
+		echo "FAIL seed $seed: report exit $?: $(cat "$tmp/err")"
+		fails=$((fails + 1))
+		continue
+	fi
+	python3 - "$tmp/want.json" "$tmp/got.json" "$seed" <<'PY' || fails=$((fails + 1))
+import json, sys
+want, got, seed = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+bad = []
+def cmp(a, b, path):
+    if isinstance(a, dict):
+        for k in a:            # the reference holds SPEC's keys only
+            if not isinstance(b, dict) or k not in b:
+                bad.append(path + "." + k + " missing"); continue
+            cmp(a[k], b[k], path + "." + k)
+        if isinstance(b, dict) and path.endswith(".arms") and set(b) != set(a):
+            bad.append(path + ": arms %s != %s" % (sorted(b), sorted(a)))
+    elif isinstance(a, list):
+        if len(a) != len(b):
+            bad.append(path + ": length"); return
+        for i, (x, y) in enumerate(zip(a, b)):
+            cmp(x, y, "%s[%d]" % (path, i))
+    elif isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None or abs(a - b) > 1e-9:
+            bad.append("%s: want %r got %r" % (path, a, b))
+    elif a != b:
+        bad.append("%s: want %r got %r" % (path, a, b))
+cmp(want, got, "$")
+for b in bad[:10]:
+    print("FAIL seed %s: %s" % (seed, b))
+sys.exit(1 if bad else 0)
+PY
+done
+
+[ "$fails" -eq 0 ] && echo "report_random: all passed"
+exit $((fails > 0))
