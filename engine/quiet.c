@@ -24,6 +24,8 @@
 
 #define QUIET_SAMPLE_MS 100
 #define QUIET_EMIT_EVERY_S 5.0
+/* The shortest interval a leg's foreign figure is measured over. */
+#define QUIET_LEG_MIN_S 0.5
 /* Busy SMT siblings above this (cores, summed) earn the warning. */
 #define QUIET_SMT_BUSY 0.2
 
@@ -404,10 +406,25 @@ quiet_leg_begin(struct quiet *q)
 double
 quiet_leg_end(struct quiet *q)
 {
+	const struct quiet_sample *base = &q->leg0;
 	struct quiet_sample s;
+	size_t i;
 
 	quiet_sample_take(q, &s);
-	return quiet_round3(quiet_foreign_between(q, &q->leg0, &s));
+	/* One clock tick is 10 ms: over a 5 ms leg a single tick of someone
+	 * else's work reads as 2 cores.  A short leg is judged over the last
+	 * QUIET_LEG_MIN_S instead, reaching back into the gate's samples just
+	 * before it (when the gate ran). */
+	if (s.t - base->t < QUIET_LEG_MIN_S) {
+		for (i = q->ring_n; i-- > 0;) {
+			if (q->ring[i].t > q->leg0.t)
+				continue;
+			base = &q->ring[i];
+			if (s.t - base->t >= QUIET_LEG_MIN_S)
+				break;
+		}
+	}
+	return quiet_round3(quiet_foreign_between(q, base, &s));
 }
 
 double

@@ -36,7 +36,9 @@ enum quiet_result quiet_wait(struct quiet *q, int abort_fd,
     quiet_emit_fn emit, void *arg, double *foreign);
 
 /* Bracket a leg to measure the foreign CPU during it (cores, averaged over
- * the leg's wall time).  Cheap: two reads of /proc/stat and of our tree. */
+ * the leg's wall time; a leg shorter than 0.5 s is judged over the last
+ * 0.5 s, reaching back into the gate's samples, since one clock tick is
+ * 10 ms).  Cheap: two reads of /proc/stat and of our tree. */
 void quiet_leg_begin(struct quiet *q);
 double quiet_leg_end(struct quiet *q);
 

@@ -179,6 +179,32 @@ test_wait_ok_when_threshold_generous(void **state)
 	quiet_destroy(q);
 }
 
+/* A leg of a millisecond: one 10 ms tick of anyone's work over it would
+ * read as 10 cores; judged over the gate's samples before it, the figure
+ * stays within what the machine has. */
+static void
+test_short_leg_is_not_a_spike(void **state)
+{
+	struct spec_quiet c = cfg_of(1000, 600, 10);
+	struct quiet *q = quiet_create(&c, NULL, getpid());
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double fg, worst = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(quiet_wait(q, -1, NULL, NULL, &fg), QUIET_OK);
+	for (i = 0; i < 50; i++) {
+		quiet_leg_begin(q);
+		usleep(1000);
+		fg = quiet_leg_end(q);
+		if (fg > worst)
+			worst = fg;
+	}
+	print_message("worst foreign over 50 1-ms legs: %.3f\n", worst);
+	assert_true(worst <= (double)ncpu + 0.25);
+	quiet_destroy(q);
+}
+
 static void
 test_wait_disabled_returns_at_once(void **state)
 {
@@ -321,6 +347,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leg_own_child_is_not_foreign),
 		cmocka_unit_test(test_wait_ok_when_threshold_generous),
+		cmocka_unit_test(test_short_leg_is_not_a_spike),
 		cmocka_unit_test(test_wait_disabled_returns_at_once),
 		cmocka_unit_test(test_wait_timeout_throttled),
 		cmocka_unit_test(test_wait_abort_fd),
