@@ -236,6 +236,9 @@ headless_run_round(struct round *r)
 	sigemptyset(&act.sa_mask);
 	sigaction(SIGINT, &act, &oint);
 	sigaction(SIGTERM, &act, &oterm);
+	/* A closed pipe on stdout (| head) must not kill a round midway; the
+	 * legs get default dispositions back in the child. */
+	signal(SIGPIPE, SIG_IGN);
 	rc = round_run(r, err, sizeof err);
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGTERM, &oterm, NULL);

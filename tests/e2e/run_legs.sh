@@ -100,5 +100,41 @@ jq -se 'map(select(.t == "leg"))[0] | .status == "failed" and .rc == 127 and
 grep -q "exec /nonexistent/prog" "$tmp/noexec/legs/c-base-r1.out" &&
     ok "exec failure explained in the leg's output" || fail "no exec message"
 
+# 5. scratch: emptied before each leg (a stale file goes, the folder stays),
+# its byte count recorded after; settle_s waits before each leg.
+mkdir -p "$tmp/scratch/c"
+echo stale > "$tmp/scratch/c/stale"
+cat > "$tmp/scratch.json" <<'EOF'
+{
+  "name": "scratchy",
+  "reps": 2,
+  "command": ["/bin/sh", "-c", "ls ${SCRATCH}; head -c ${N} /dev/zero > ${SCRATCH}/f"],
+  "baseline": "base",
+  "arms": [{"name": "base"}],
+  "cells": [{"name": "c", "vars": {"N": "1000"}}],
+  "scratch": "scratch/${CELL}",
+  "settle_s": 0.2,
+  "counters": ["task-clock"],
+  "quiet": false
+}
+EOF
+"$BENCHTUI" run --headless --out "$tmp/scr" "$tmp/scratch.json" > "$tmp/out4" 2>&1
+[ "$(jq -s '[.[] | select(.t == "leg") | .bytes] == [1000, 1000]' "$tmp/scr/log.jsonl")" = true ] &&
+    ok "scratch bytes recorded" ||
+    fail "scratch bytes: $(jq -c 'select(.t == "leg") | .bytes' "$tmp/scr/log.jsonl")"
+# ls in the leg sees an empty folder both times: rep 1's stale file and
+# rep 1's own output are gone before rep 2.
+[ ! -s "$tmp/scr/legs/c-base-r1.out" ] && [ ! -s "$tmp/scr/legs/c-base-r2.out" ] &&
+    ok "scratch emptied before each leg" ||
+    fail "scratch not emptied: $(cat "$tmp/scr/legs/c-base-r1.out")"
+[ ! -e "$tmp/scratch/c/stale" ] && [ -f "$tmp/scratch/c/f" ] &&
+    ok "scratch folder kept, contents replaced" || fail "scratch folder state"
+# settle_s: the gap between the first leg's end and the second's start.
+gap=$(jq -rs '[.[] | select(.t == "leg" or .t == "leg_start") | .ts |
+    sub("Z$"; "") | split(":") | (.[1] | tonumber) * 60 + (.[2] | tonumber)] |
+    .[2] - .[1]' "$tmp/scr/log.jsonl")
+[ "$(echo "$gap >= 0.19" | bc)" -eq 1 ] && ok "settle_s ($gap s)" ||
+    fail "settle_s: only $gap s between a leg and the next"
+
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all passed"
