@@ -242,9 +242,18 @@ provenance_cgroup(void)
 			json_object_set_new(cg, "cpu_max", json_null());
 		}
 		if (v1mem != NULL) {
+			char *lim;
+
 			snprintf(path, sizeof(path),
 			    "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1mem);
-			json_object_set_new(cg, "memory_max", provenance_file_string(path));
+			lim = provenance_read_line(path);
+			/* v1 spells "no limit" as a page-rounded LONG_MAX;
+			 * say it as v2 does. */
+			if (lim != NULL && strtoull(lim, NULL, 10) >= (1ULL << 62)) {
+				free(lim);
+				lim = strdup("max");
+			}
+			json_object_set_new(cg, "memory_max", provenance_string_or_null(lim));
 		} else {
 			json_object_set_new(cg, "memory_max", json_null());
 		}
