@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,7 +29,6 @@ struct resume_proc {
 
 struct resume_state {
 	char *dir;
-	int lock_fd;        /* resume_lock_dir's, held until destroy */
 	json_t *events;     /* every event, in order */
 	json_t *round_ev;   /* borrowed from events */
 	json_t *env;        /* the env event, or environment.json */
@@ -289,10 +287,6 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		snprintf(err, errlen, "%s: out of memory", dir);
 		return -1;
 	}
-	rs->lock_fd = -1;
-	/* Before reading anything: a live benchtui may be appending. */
-	if ((rs->lock_fd = resume_lock_dir(dir, err, errlen)) < 0)
-		goto fail;
 	if ((rs->dir = strdup(dir)) == NULL ||
 	    (rs->events = json_array()) == NULL ||
 	    (rs->server_starting = json_object()) == NULL) {
@@ -351,34 +345,6 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	return 0;
 fail:
 	resume_destroy(rs);
-	return -1;
-}
-
-int
-resume_lock_dir(const char *dir, char *err, size_t errlen)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
-		return -1;
-	}
-	/* A killed benchtui's lock goes with its last process; a child that
-	 * had not yet closed its fds may hold it for a moment. */
-	for (int i = 0; i < 20; i++) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return fd;
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			snprintf(err, errlen, "%s: cannot lock: %s", dir,
-			    strerror(errno));
-			close(fd);
-			return -1;
-		}
-		usleep(50000);
-	}
-	snprintf(err, errlen, "%s: another benchtui is running this round "
-	    "(the folder is locked); wait for it or abort it first", dir);
-	close(fd);
 	return -1;
 }
 
@@ -558,8 +524,6 @@ resume_destroy(struct resume_state *rs)
 	json_decref(rs->env);
 	json_decref(rs->events);
 	json_decref(rs->server_starting);
-	if (rs->lock_fd >= 0)
-		close(rs->lock_fd);
 	free(rs->dir);
 	free(rs);
 }

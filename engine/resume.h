@@ -15,20 +15,12 @@
 
 struct resume_state;
 
-/* Load DIR, holding its lock (resume_lock_dir) until resume_destroy.  0,
- * or -1 with err (not a round folder, another benchtui holds it, unreadable
- * log, a bad line other than a torn last one). */
+/* Load DIR.  0, or -1 with err (not a round folder, unreadable log, a bad
+ * line other than a torn last one).  It may cut the log, so the caller must
+ * hold the round's lock first (an flock on DIR/log.jsonl: round.c, and
+ * `seal --partial`), so a live benchtui's log is never cut under it. */
 int resume_load(const char *dir, struct resume_state **out,
     char *err, size_t errlen);
-
-/* Lock DIR against a second benchtui running or resuming the same round
- * (flock on the folder itself, so it never conflicts with locks on the
- * files in it).  Returns the fd that holds the lock (O_CLOEXEC; closing it,
- * or exiting, releases it), or -1 with err when another process holds it
- * (after waiting up to a second for a dying one) or DIR cannot be opened.
- * resume_load takes it itself; `run` takes it for its new folder.
- * (Added by helper G.) */
-int resume_lock_dir(const char *dir, char *err, size_t errlen);
 
 /* The sha256 of round.json recorded in the "round" event, and the workdir. */
 const char *resume_spec_sha256(const struct resume_state *rs);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -88,6 +89,31 @@ cmd_seal_feed(const json_t *ev, void *arg)
 	tally_feed(arg, ev);
 }
 
+/* Take the round's lock, as round.c does: an exclusive flock on
+ * DIR/log.jsonl, held until we exit.  A partial seal under a live round
+ * would seal a moving folder (and resume_load may cut its log).  The fd, or
+ * -1 after printing why. */
+static int
+cmd_seal_lock(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "benchtui seal: %s: %s\n", path, errno == ENOENT ?
+		    "no such file; not a round folder" : strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		fprintf(stderr, "benchtui seal: %s: another benchtui is running "
+		    "this round (it holds the log's lock); abort it first\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Record a torn-line cut in the log, as resume does. */
 static int
 cmd_seal_log_cut(const char *dir, size_t bytes, char *err, size_t errlen)
@@ -118,7 +144,7 @@ cmd_seal(int argc, char **argv)
 	struct spec *spec = NULL;
 	struct tally *t = NULL;
 	json_t *rep = NULL;
-	int rc = 2, ended;
+	int rc = 2, ended, lock;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--partial") == 0) {
@@ -149,10 +175,11 @@ cmd_seal(int argc, char **argv)
 		    key, strerror(errno));
 		return 2;
 	}
-	/* resume_load locks the folder: a partial seal under a live round
-	 * would seal a moving folder. */
+	if ((lock = cmd_seal_lock(dir)) < 0)
+		return 2;
 	if (resume_load(dir, &rs, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui seal: %s\n", err);
+		close(lock);
 		return 2;
 	}
 	if (resume_sealed(rs)) {
@@ -217,5 +244,6 @@ out:
 	tally_destroy(t);
 	spec_destroy(spec);
 	resume_destroy(rs);
+	close(lock);
 	return rc;
 }

@@ -17,9 +17,22 @@ make_round "$T/int.json" sigint 2 0  # 12 legs of ~0.4 s
 dir=$T/round
 "$BENCHTUI" run "$T/int.json" --out "$dir" --headless >"$T/out.txt" 2>&1 &
 pid=$!
-# Interrupt inside the second leg: one leg counted, one in flight.
+# Once a leg has been counted and the next runs:
 wait_for_line "$dir/log.jsonl" '.t == "leg_start" and .seq == 2' 30 ||
 	{ kill -9 $pid; cat "$T/out.txt"; fail "the second leg never started"; }
+# While it runs, the folder is locked: no second resume, no partial seal.
+"$BENCHTUI" resume "$dir" --headless >"$T/busy1.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/busy1.out"; fail "resume of a running round: exit $rc, expected 2"; }
+grep -q 'another benchtui' "$T/busy1.out" || { cat "$T/busy1.out"; fail "resume of a running round: no clear message"; }
+"$BENCHTUI" seal "$dir" --partial >"$T/busy2.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/busy2.out"; fail "seal --partial of a running round: exit $rc, expected 2"; }
+grep -q 'another benchtui' "$T/busy2.out" || { cat "$T/busy2.out"; fail "seal --partial of a running round: no clear message"; }
+# Then interrupt just after the next leg starts.
+n=$(jq -s 'map(select(.t == "leg_start")) | length' "$dir/log.jsonl")
+wait_for_line "$dir/log.jsonl" ".t == \"leg_start\" and .seq == $((n + 1))" 30 ||
+	{ kill -9 $pid; cat "$T/out.txt"; fail "no leg after the lock checks"; }
 sleep 0.1
 kill -INT $pid
 wait $pid
