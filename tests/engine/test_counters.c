@@ -396,6 +396,10 @@ test_user_only_fallback(void **state)
 		prctl(PR_SET_DUMPABLE, 1);
 		if (spawn_leg(&r, names, 2, 8, 0, 0) != 0)
 			_exit(14);
+		/* A build tree nobody may not enter (a clone under /root):
+		 * the leg could not exec, so there is nothing to judge. */
+		if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127)
+			_exit(20);
 		if (!counters_user_only(r.c))
 			_exit(11);
 		if (counters_errno(r.c, 1) != 0 || !counters_value(r.c, 1, &v))
@@ -407,6 +411,10 @@ test_user_only_fallback(void **state)
 	}
 	assert_int_equal(waitpid(helper, &st, 0), helper);
 	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 20 || WEXITSTATUS(st) == 10) {
+		print_message("skipped: user nobody cannot run the test binary here\n");
+		return;
+	}
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
