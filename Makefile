@@ -24,7 +24,7 @@ export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(P
 MESON_TEST := meson test --print-errorlogs --num-processes $(JOBS)
 
 .PHONY: all demo check check-libperf check-raw check-asan build deps \
-        packages libperf clean distclean
+        packages libperf bench clean distclean
 
 all: build
 
@@ -74,6 +74,10 @@ check-asan: $(ASAN_DIR)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(MESON_TEST) -C $(ASAN_DIR) --suite unit
+
+# Not part of check: a measurement that wants an idle machine.
+bench: build
+	./bench/leg-overhead.sh
 
 clean:
 	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR)
