@@ -625,6 +625,15 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 	bool bad = false;
 	int rc = 2;
 
+	struct stat dst;
+	if (stat(dir, &dst) != 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (!S_ISDIR(dst.st_mode)) {
+		snprintf(err, errlen, "%s: not a folder", dir);
+		goto out;
+	}
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	if ((text = seal_slurp(path, &textlen)) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, errno == ENOENT ?
