@@ -234,6 +234,9 @@ headless_run_round(struct round *r)
 	round_set_event_fn(r, headless_on_event, h);
 	headless_round = r;
 	sigemptyset(&act.sa_mask);
+	/* Restart what can be restarted; the waits that matter (poll on the
+	 * abort pipe) see the abort through the pipe anyway. */
+	act.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &act, &oint);
 	sigaction(SIGTERM, &act, &oterm);
 	/* A closed pipe on stdout (| head) must not kill a round midway; the
