@@ -15,7 +15,8 @@ life_cleanup_hooks=()
 life_cleanup() {
 	local h
 	for h in "${life_cleanup_hooks[@]}"; do eval "$h"; done
-	rm -rf "$T"
+	# LIFE_KEEP=1 keeps the folder for a look after a failure.
+	if [ -n "${LIFE_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
 }
 trap life_cleanup EXIT
 
