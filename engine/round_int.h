@@ -51,4 +51,48 @@ void round_emit(struct round *r, json_t *ev);
 /* Abort from inside the driver (fatal errors). */
 void round_abort_internal(struct round *r, const char *reason);
 
+/* --- shared by round_run.c (the loop) and round_leg.c (one leg) --- */
+
+struct counters;
+struct quiet;
+struct server;
+struct template_ctx;
+
+/* What the run loop keeps for one round_run call. */
+struct run {
+	struct round *r;
+	struct counters *ctr;
+	bool *ctr_warned;        /* one warning per unsupported event */
+	struct quiet *quiet;
+	int ncpus;
+	unsigned char *client_mask;
+	unsigned char *server_mask;
+	size_t legs_total;
+	char err[1024];
+	/* the leg in flight, for the leg_start callback */
+	const struct plan_leg *cur;
+	const char *cur_out;
+};
+
+bool run_aborted(const struct run *u);
+/* round_emit, then drop our reference. */
+void run_emit_new(struct run *u, json_t *ev);
+void run_warn(struct run *u, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Wait seconds (< 0: forever) for an abort, or with ctl for a steering
+ * byte.  Never a sleep: an abort ends it at once. */
+void run_wait(struct run *u, double seconds, bool ctl);
+/* Between legs: hold while paused. */
+void run_pause_point(struct run *u);
+void run_free_strv(char **v);
+char **run_expand_argv(char *const *tmpl, size_t n,
+    const struct template_ctx *ctx, char *err, size_t errlen);
+char **run_envp(const struct spec_kv *kv, size_t nkv);
+/* One warning per counter the machine lacks, after the first leg. */
+void run_warn_counters(struct run *u);
+/* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
+ * failure that is not resumable); u->err says why. */
+int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
+    bool *failed);
+
 #endif
