@@ -57,11 +57,15 @@ for t in $(seq 1 "$TRIALS"); do
 
 	out="$tmp/round-$t"
 	t0=$(date +%s.%N)
-	"$BENCHTUI" run "$tmp/round.json" --out "$out" --headless >/dev/null
+	if ! "$BENCHTUI" run "$tmp/round.json" --out "$out" --headless >"$tmp/run-$t.txt" 2>&1; then
+		echo "leg-overhead: benchtui run failed (exit $?):" >&2
+		tail -5 "$tmp/run-$t.txt" >&2
+		exit 1
+	fi
 	t1=$(date +%s.%N)
-	first=$(jq -r 'select(.t == "leg_start") | .ts' "$out/log.jsonl" | head -1)
-	last=$(jq -r 'select(.t == "leg") | .ts' "$out/log.jsonl" | tail -1)
-	legs=$(jq -r 'select(.t == "leg") | .status' "$out/log.jsonl" | grep -c '^ok$' || true)
+	first=$(jq -rn 'first(inputs | select(.t == "leg_start") | .ts)' "$out/log.jsonl")
+	last=$(jq -rn '[inputs | select(.t == "leg") | .ts] | last' "$out/log.jsonl")
+	legs=$(jq -rn '[inputs | select(.t == "leg" and .status == "ok")] | length' "$out/log.jsonl")
 	[ "$legs" -eq "$N" ] || { echo "leg-overhead: $legs of $N legs ok in $out" >&2; exit 1; }
 	leg=$(calc "($(to_s "$last") - $(to_s "$first")) / ($N - 1)")
 	all=$(calc "($t1 - $t0) / $N")

@@ -211,20 +211,32 @@ counters_libperf_init(void)
 	libperf_init(counters_libperf_print);
 }
 
-/* libperf opens without PERF_FLAG_FD_CLOEXEC and does not hand out its fds,
- * so mark every perf fd of ours close-on-exec: none may reach a child. */
+/* Whether fd is a perf event fd. */
+static bool
+counters_is_perf_fd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[perf_event]") == 0;
+}
+
+/* The slow path: mark every perf fd of ours close-on-exec. */
 static void
 counters_cloexec_perf_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
-	char path[64], link[64];
 
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		int fd, flags;
-		ssize_t n;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
@@ -234,34 +246,45 @@ counters_cloexec_perf_fds(void)
 		flags = fcntl(fd, F_GETFD);
 		if (flags < 0 || (flags & FD_CLOEXEC))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		if (strcmp(link, "anon_inode:[perf_event]") == 0)
+		if (counters_is_perf_fd(fd))
 			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 	}
 	closedir(d);
 }
 
+/* libperf opens without PERF_FLAG_FD_CLOEXEC and does not hand out its fds,
+ * yet no counter fd may reach a child.  The kernel gives the lowest free
+ * number, so note it before the open and mark that fd after; if another
+ * thread took the number meanwhile, *rescan asks for the full /proc scan
+ * (some 50 us, too slow for every leg). */
 static int
-counters_open_one(struct counters *c, struct counters_event *e, pid_t pid)
+counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
+    bool *rescan)
 {
 	struct perf_event_attr attr;
-	int rc;
+	int rc, lowest, flags;
 
 	(void)pid;
 	counters_attr(&attr, e->def, c->user_only);
 	e->evsel = perf_evsel__new(&attr);
 	if (e->evsel == NULL)
 		return ENOMEM;
+	lowest = fcntl(0, F_DUPFD_CLOEXEC, 0);
+	if (lowest >= 0)
+		close(lowest);
+	else
+		lowest = 0; /* fd 0 itself is free */
 	rc = perf_evsel__open(e->evsel, NULL, c->threads);
 	if (rc < 0) {
 		perf_evsel__delete(e->evsel);
 		e->evsel = NULL;
 		return -rc;
 	}
+	flags = fcntl(lowest, F_GETFD);
+	if (flags >= 0 && !(flags & FD_CLOEXEC) && counters_is_perf_fd(lowest))
+		fcntl(lowest, F_SETFD, flags | FD_CLOEXEC);
+	else
+		*rescan = true;
 	return 0;
 }
 
@@ -291,11 +314,13 @@ counters_read_one(struct counters_event *e)
 #else /* raw perf_event_open(2) */
 
 static int
-counters_open_one(struct counters *c, struct counters_event *e, pid_t pid)
+counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
+    bool *rescan)
 {
 	struct perf_event_attr attr;
 	long fd;
 
+	(void)rescan; /* PERF_FLAG_FD_CLOEXEC: nothing to mend */
 	counters_attr(&attr, e->def, c->user_only);
 	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
 	    PERF_FLAG_FD_CLOEXEC);
@@ -351,6 +376,8 @@ counters_absent(int err)
 void
 counters_open(struct counters *c, pid_t pid)
 {
+	bool rescan = false;
+
 	if (c == NULL)
 		return;
 #if HAVE_LIBPERF
@@ -379,7 +406,7 @@ again:
 
 		if (e->def == NULL || e->open || counters_absent(e->err))
 			continue;
-		err = counters_open_one(c, e, pid);
+		err = counters_open_one(c, e, pid, &rescan);
 		if (err == EACCES && !c->user_only) {
 			/* perf_event_paranoid may forbid kernel counting to a
 			 * non-root user.  If user space alone opens, count
@@ -387,7 +414,7 @@ again:
 			 * if not, the EACCES has another cause (ptrace
 			 * access to pid) and stands. */
 			c->user_only = true;
-			if (counters_open_one(c, e, pid) == 0) {
+			if (counters_open_one(c, e, pid, &rescan) == 0) {
 				counters_close_one(e);
 				counters_close_all(c);
 				goto again;
@@ -398,7 +425,8 @@ again:
 		e->open = err == 0;
 	}
 #if HAVE_LIBPERF
-	counters_cloexec_perf_fds();
+	if (rescan)
+		counters_cloexec_perf_fds();
 #endif
 }
 
