@@ -13,7 +13,7 @@ MESON_DIR  := $(BUILD)/meson
 RAW_DIR    := $(BUILD)/meson-raw
 ASAN_DIR   := $(BUILD)/meson-asan
 STAMP_PKGS := $(DEPS)/.packages
-JOBS       ?= 2
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
@@ -27,6 +27,10 @@ MESON_TEST := meson test --print-errorlogs --num-processes $(JOBS)
         packages libperf bench clean distclean
 
 all: build
+
+# The configurations share fixed loopback ports and the machine's quiet: one
+# at a time, whatever -j says.
+.NOTPARALLEL:
 
 # `make packages` checks again; the stamp keeps the other targets from
 # asking dpkg on every run.
