@@ -66,7 +66,6 @@ struct run {
 	struct quiet *quiet;
 	int ncpus;
 	unsigned char *client_mask;
-	unsigned char *server_mask;
 	size_t legs_total;
 	char err[1024];
 	/* the leg in flight, for the leg_start callback */
