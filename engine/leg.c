@@ -222,6 +222,11 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		counting = true;
 	}
 
+	/* Announce the leg before releasing it, so that logging leg_start
+	 * does not run on the CPUs during the measured window. */
+	if (started != NULL)
+		started(pid, arg);
+
 	/* Release.  Our own read end is still open, so this cannot SIGPIPE
 	 * even if the child already died in its set-up. */
 	t0 = leg_now();
@@ -230,8 +235,6 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	close(rel[1]);
 	close(rel[0]);
 	rel[0] = rel[1] = -1;
-	if (started != NULL)
-		started(pid, arg);
 
 	/* EOF on the error pipe: exec succeeded (it is CLOEXEC). */
 	do

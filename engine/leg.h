@@ -42,7 +42,9 @@ struct leg_result {
 	struct rusage ru;
 };
 
-/* Called in the parent right after the child is released (the leg runs). */
+/* Called in the parent once the child exists and its counters are open,
+ * just before it is released to exec (so that what the caller does here,
+ * such as logging leg_start, stays out of the measured window). */
 typedef void (*leg_started_fn)(pid_t pid, void *arg);
 
 /* Run one leg to its end.  0 when the leg ran (whatever its exit status);

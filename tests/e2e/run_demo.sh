@@ -12,8 +12,16 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-jq --arg b "$BENCHTUI_DEMO" '.bin = $b | .quiet = false' \
+# Another port than the demo's own: other builds' tests may run the demo
+# round on this machine at the same moment.
+port=$((20000 + RANDOM % 20000))
+jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
+    (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
+        .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
+    (.cells[].vars | select(.VAL == "47311") | .VAL) = ($p | tostring) |
+    .bin = $b | .quiet = false' \
     "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$tmp/demo.json" || exit 1
+grep -q 47311 "$tmp/demo.json" && { echo "FAIL: port not rewritten"; exit 1; }
 
 out="$tmp/out"
 "$BENCHTUI" run --headless --out "$out" "$tmp/demo.json" \
