@@ -204,6 +204,15 @@ server_start(const struct spec_cell *cell, char *const *argv,
 		snprintf(err, errlen, "cell %s: no server command", cell->name);
 		return NULL;
 	}
+	/* Readiness is "the port accepts": with someone else already on it,
+	 * the legs would talk to them and the numbers be theirs. */
+	if (server_port_accepts(ss->tcp_port, SERVER_POLL_MS)) {
+		snprintf(err, errlen, "cell %s: something already accepts on "
+		    "127.0.0.1:%d before the server was started; stop it or give "
+		    "the server another ready.tcp_port", cell->name,
+		    ss->tcp_port);
+		return NULL;
+	}
 	logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (logfd < 0) {
 		snprintf(err, errlen, "cell %s: cannot open server log %s: %s",

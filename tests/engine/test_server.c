@@ -338,6 +338,36 @@ test_no_inherited_fds(void **state)
 	assert_no_descendants();
 }
 
+/* A port someone else already listens on would look ready at once: the
+ * start is refused before anything is run. */
+static void
+test_port_already_taken(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof sa;
+	char err[512] = "";
+	char *argv[] = { "sleep", "30", NULL };
+	struct server *srv;
+	int fd;
+
+	(void)state;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	sserver.tcp_port = ntohs(sa.sin_port);
+	sserver.ready_timeout_s = 5;
+	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
+	    err, sizeof err);
+	close(fd);
+	assert_null(srv);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "cell c1: something already accepts on "
+	    "127.0.0.1:"));
+	assert_no_descendants();
+}
+
 int
 main(void)
 {
@@ -350,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_dies_midway),
 		cmocka_unit_test(test_stop_stubborn),
 		cmocka_unit_test(test_no_inherited_fds),
+		cmocka_unit_test(test_port_already_taken),
 	};
 
 	procs_become_subreaper();
