@@ -15,6 +15,12 @@ dir=$T/plain
 "$BENCHTUI" run "$T/r.json" --out "$dir" --headless >"$T/run.out" 2>&1 ||
 	{ cat "$T/run.out"; fail "run failed"; }
 check_sealed "$dir"
+# The log is complete at done; the seal event goes to the front end only
+# (appending it would change a file the seal covers), with the right sum.
+[ "$(tail -n 1 "$dir/log.jsonl" | jq -r .t)" = done ] || fail "the log does not end with done"
+! grep -q '"t":"seal"' "$dir/log.jsonl" || fail "a seal event in log.jsonl"
+sum=$(sha256sum "$dir/SHA256SUMS" | cut -d' ' -f1)
+grep -q "$sum" "$T/run.out" || { cat "$T/run.out"; fail "the output does not show the seal's sha256 $sum"; }
 for f in SHA256SUMS log.jsonl round.json summary.json summary.md legs/c1-a-r1.out; do
 	[ -e "$dir/$f" ] || fail "$dir/$f missing from a sealed round"
 	[ -z "$(find "$dir/$f" -perm /222)" ] || fail "$dir/$f is writable after the seal"
