@@ -40,7 +40,6 @@ struct resume_state {
 	size_t torn_bytes;
 	bool completed;
 	bool sealed;
-	double round_started;
 	json_t *server_starting; /* {cell: ts of its "starting" line} */
 };
 
@@ -165,10 +164,8 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 	if (t == NULL)
 		return 0;
 	if (strcmp(t, "round") == 0) {
-		if (rs->round_ev == NULL) {
+		if (rs->round_ev == NULL)
 			rs->round_ev = ev;
-			rs->round_started = resume_ts(ev);
-		}
 	} else if (strcmp(t, "env") == 0) {
 		if (rs->env == NULL)
 			rs->env = json_incref(ev);
