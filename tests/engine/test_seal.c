@@ -228,6 +228,68 @@ test_symlink_refused(void **state)
 }
 
 static void
+test_odd_names(void **state)
+{
+	char err[512] = "", out[4096];
+
+	(void)state;
+	put("legs/with space.out", "x");
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(verify(NULL, out, sizeof out), 0);
+	/* An added name with a newline is reported on one line, escaped. */
+	put("legs/new\nline", "x");
+	assert_int_equal(verify(NULL, out, sizeof out), 4);
+	assert_string_equal(out, "added: legs/new\\nline\n");
+	/* ... and a folder holding one cannot be sealed. */
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "newline"));
+}
+
+/* SHA256SUMS is outside input: random and mangled ones give 0, 2 or 4,
+ * never a crash (run under ASan in the asan build). */
+static void
+test_sums_garbage(void **state)
+{
+	char err[512] = "", out[4096], path[512], good[4096];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
+	memcpy(good, slurp(SEAL_SUMS, &len), len + 1);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	srand(7);
+	for (int i = 0; i < 400; i++) {
+		char text[4096];
+		size_t n = len;
+		memcpy(text, good, len + 1);
+		if (i % 2 == 0) {
+			/* flip, insert or cut a few bytes of a good file */
+			for (int k = 0; k < 1 + rand() % 4; k++) {
+				size_t at = (size_t)rand() % n;
+				switch (rand() % 3) {
+				case 0: text[at] = (char)(rand() % 256); break;
+				case 1: n = at; break;
+				default: text[at] = "\n \\*./"[rand() % 6]; break;
+				}
+			}
+		} else {
+			n = (size_t)rand() % 300;
+			for (size_t k = 0; k < n; k++)
+				text[k] = (char)(rand() % 256);
+		}
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		fwrite(text, 1, n, f);
+		fclose(f);
+		int rc = verify(NULL, out, sizeof out);
+		assert_true(rc == 0 || rc == 2 || rc == 4);
+	}
+}
+
+static void
 write_key(EVP_PKEY *pk, const char *priv, const char *pub)
 {
 	char path[512];
@@ -332,6 +394,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_verify_tamper, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_bad_sums, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sums_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sign_not_ed25519, setup, teardown),
 	};
