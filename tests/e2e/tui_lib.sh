@@ -17,13 +17,29 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-# demo_round FILE [MIB]: the demo round with our binary, the gate off, and
-# optionally a heavier work cell (longer legs, for pausing and aborting).
+# free_port: a loopback TCP port nobody listens on (other tests on this
+# machine run the demo's server too).
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$(( 20000 + RANDOM % 20000 ))
+		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+	done
+	echo 47311
+}
+
+# demo_round FILE [MIB]: the demo round with our binary, the gate off, its
+# server on a free port, and optionally a heavier work cell (longer legs,
+# for pausing and aborting).
 demo_round() {
-	local mib=${2:-48}
-	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" \
+	local mib=${2:-48} port
+	port=$(free_port)
+	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" --argjson port "$port" \
 	    '.bin = $b | .quiet = false |
-	     .cells[0].vars.VAL = $mib | .cells[0].vars.VAL2 = $mib' \
+	     .cells[0].vars.VAL = $mib | .cells[0].vars.VAL2 = $mib |
+	     .cells[1].vars.VAL = ($port | tostring) |
+	     .cells[1].server.cmd = (.cells[1].server.cmd | map(if . == "47311" then ($port | tostring) else . end)) |
+	     .cells[1].server.ready.tcp_port = $port' \
 	    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$1"
 }
 

@@ -5,8 +5,8 @@
 . "$(dirname "$0")/tui_lib.sh"
 
 demo_round "$tmp/demo.json"
-"$BENCHTUI" run --headless --out "$tmp/out" "$tmp/demo.json" > /dev/null 2>&1 ||
-    { fail "the demo round did not complete"; finish; }
+"$BENCHTUI" run --headless --out "$tmp/out" "$tmp/demo.json" > /dev/null 2> "$tmp/run.err" ||
+    { fail "the demo round did not complete: $(tail -n 2 "$tmp/run.err")"; finish; }
 "$BENCHTUI" report --format json "$tmp/out" > "$tmp/report.json" ||
     fail "report failed"
 
