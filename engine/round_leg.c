@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +48,44 @@ run_du_cb(const char *path, const struct stat *st, int flag, struct FTW *f)
 
 /* Empty the scratch folder (its contents, not itself), creating it when
  * missing.  Refuses folders that are obviously not scratch. */
+/* Whether dir is inside (or is) the folder top; both canonical. */
+static bool
+run_path_within(const char *dir, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (strcmp(top, "/") == 0)
+		return true;
+	return strncmp(dir, top, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+/* A scratch folder that holds the workdir or the round folder (".", "..",
+ * "/") would take the round's own files with it. */
+static bool
+run_scratch_unsafe(const char *path, const char *workdir, const char *dir)
+{
+	char *sp = realpath(path, NULL), *wd = realpath(workdir, NULL),
+	    *rd = realpath(dir, NULL);
+	bool bad;
+
+	bad = sp != NULL && ((wd != NULL && run_path_within(wd, sp)) ||
+	    (rd != NULL && run_path_within(rd, sp)));
+	free(sp);
+	free(wd);
+	free(rd);
+	return bad;
+}
+
 static int
-run_scratch_empty(const char *path, const char *workdir, char *err,
-    size_t errlen)
+run_scratch_empty(const char *path, const char *workdir,
+    const char *round_dir, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (strcmp(path, "/") == 0 || strcmp(path, workdir) == 0) {
-		snprintf(err, errlen, "scratch: %s is not a scratch folder "
-		    "(refusing to empty it)", path);
+	if (strcmp(path, "/") == 0 ||
+	    run_scratch_unsafe(path, workdir, round_dir)) {
+		snprintf(err, errlen, "scratch: %s holds the workdir or the round "
+		    "folder; refusing to empty it", path);
 		return -1;
 	}
 	if (stat(path, &st) < 0) {
@@ -332,7 +362,7 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 			goto fail;
 		}
 		ctx.scratch = scratch;
-		if (run_scratch_empty(scratch, s->workdir, u->err,
+		if (run_scratch_empty(scratch, s->workdir, r->dir, u->err,
 		    sizeof u->err) != 0)
 			goto fail;
 	} else {
