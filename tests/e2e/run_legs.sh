@@ -38,6 +38,20 @@ grep -q "$tmp/busy" "$tmp/err" && ok "message names the folder" ||
 [ "$(ls -A "$tmp/busy")" = keep ] && [ "$(cat "$tmp/busy/keep")" = evidence ] &&
     ok "non-empty --out untouched" || fail "busy folder changed"
 
+# 1b. Without --out: a fresh dated folder under ./rounds/, named on stdout;
+# a second run in the same second gets its own.
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d1" 2>&1 &&
+    "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d2" 2>&1)
+d1=$(sed -n 's/^round folder: //p' "$tmp/d1")
+d2=$(sed -n 's/^round folder: //p' "$tmp/d2")
+case "$d1" in
+"$tmp/cwd/rounds/exitcodes-"[0-9]*-[0-9]*) ok "default folder $d1" ;;
+*) fail "default folder: '$d1'" ;;
+esac
+[ -n "$d2" ] && [ "$d1" != "$d2" ] && [ -s "$d2/log.jsonl" ] &&
+    ok "second default folder $d2" || fail "second default folder: '$d2'"
+
 # 2. Failing legs are recorded, and the round still completes.
 "$BENCHTUI" run --headless --out "$tmp/ex" "$tmp/exit.json" > "$tmp/out1" 2>&1
 rc=$?
