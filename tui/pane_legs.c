@@ -261,6 +261,12 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 	wattrset(w, theme_attr(THEME_NORMAL));
 }
 
+static bool
+has_ratios(const json_t *mo)
+{
+	return json_integer_value(json_object_get(mo, "n")) > 0;
+}
+
 static void
 ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
@@ -312,19 +318,24 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			const char *mname;
 
 			snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
-			for (size_t f = 0; f < 4; f++) {
-				mo = json_object_get(metrics, first[f]);
-				if (mo)
-					EMIT(ratio_line(r, w, y, cw, label, labelw,
-					    first[f], metricw, mo, num(floor, first[f])));
-			}
-			json_object_foreach((json_t *)metrics, mname, mo) {
-				bool known = false;
-				for (size_t f = 0; f < 4; f++)
-					known |= strcmp(mname, first[f]) == 0;
-				if (!known)
-					EMIT(ratio_line(r, w, y, cw, label, labelw, mname,
-					    metricw, mo, num(floor, mname)));
+			/* cycles, instructions, wall, cpu, then other counters;
+			 * metrics without a single ratio (a counter the machine
+			 * lacks) go last, so they do not push the real ones off. */
+			for (int pass = 0; pass < 2; pass++) {
+				for (size_t f = 0; f < 4; f++) {
+					mo = json_object_get(metrics, first[f]);
+					if (mo && has_ratios(mo) == (pass == 0))
+						EMIT(ratio_line(r, w, y, cw, label, labelw,
+						    first[f], metricw, mo, num(floor, first[f])));
+				}
+				json_object_foreach((json_t *)metrics, mname, mo) {
+					bool known = false;
+					for (size_t f = 0; f < 4; f++)
+						known |= strcmp(mname, first[f]) == 0;
+					if (!known && has_ratios(mo) == (pass == 0))
+						EMIT(ratio_line(r, w, y, cw, label, labelw, mname,
+						    metricw, mo, num(floor, mname)));
+				}
 			}
 		}
 	}
