@@ -18,6 +18,7 @@
 #include "console.h"
 #include "console_loop.h"
 #include "event.h"
+#include "headless.h"
 #include "round.h"
 
 #define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
@@ -96,7 +97,7 @@ console_start(struct console *c, const char *theme)
 	SCREEN *scr;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "benchtui: the console needs a terminal (use --headless)\n");
+		fprintf(stderr, "benchtui: no terminal on stdin for the console: printing headless\n");
 		return -1;
 	}
 	c->mono = nc && *nc;
@@ -131,7 +132,7 @@ console_start(struct console *c, const char *theme)
 	}
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
-		fprintf(stderr, "benchtui: cannot start the console on TERM=%s\n",
+		fprintf(stderr, "benchtui: cannot start the console on TERM=%s: printing headless\n",
 		    getenv("TERM") ? getenv("TERM") : "(unset)");
 		return -1;
 	}
@@ -541,8 +542,9 @@ console_run_round(struct round *r, const char *theme)
 	if (round_spec(r))
 		model_set_spec(&c.m, round_spec(r));
 	if (console_start(&c, theme) < 0) {
+		/* No usable terminal: the round still runs, headless. */
 		model_finish(&c.m);
-		return ROUND_EXIT_FAIL;
+		return headless_run_round(r);
 	}
 	if (pipe_cloexec(fds) < 0) {
 		console_stop(&c);

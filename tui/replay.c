@@ -262,6 +262,8 @@ replay_key(struct console *c, int key)
 	return 1;
 }
 
+static int replay_headless(const char *log);
+
 int
 console_replay(const char *log_path, double speed, bool instant,
     const char *theme)
@@ -287,7 +289,7 @@ console_replay(const char *log_path, double speed, bool instant,
 	if (spec)
 		model_set_spec(&c.m, spec);
 	if (console_start(&c, theme) < 0) {
-		rc = 1;
+		rc = replay_headless(log_path);
 		goto out;
 	}
 	c.r.replay = true;
