@@ -1,6 +1,6 @@
 #!/bin/bash
 # A cell server that dies in the middle of the cell (the first leg kills it
-# by its pid): that leg is recorded as failed, the round aborts resumably
+# by its pid, then runs on a little: SIGKILL is not instant): that leg is recorded as failed, the round aborts resumably
 # (exit 3) with a message naming the cell, and nothing is left running.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
@@ -9,7 +9,7 @@ port=$(free_port)
 # "$$" is a template escape: the shell's $$ is written $$$$.
 cat >"$T/round.json" <<EOF
 {"name": "dies", "reps": 2, "baseline": "a",
- "command": ["sh", "-c", "kill -9 \$(cat $T/server.pid); exit 0"],
+ "command": ["sh", "-c", "kill -9 \$(cat $T/server.pid); sleep 0.3; exit 0"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "net", "server": {
             "cmd": ["sh", "-c", "echo \$\$\$\$ >$T/server.pid; exec '$BENCHTUI_DEMO' serve --port $port"],
