@@ -339,6 +339,8 @@ server_stop(struct server *srv, double grace_s)
 	n = procs_descendants(srv->pid, desc, SERVER_MAX_DESC);
 	(void)kill(srv->pid, SIGTERM);
 	(void)kill(-srv->pid, SIGTERM);
+	for (i = 0; i < n; i++)
+		(void)kill(desc[i], SIGTERM);
 	deadline = server_now() + grace_s;
 	while (!srv->dead) {
 		if (waitpid(srv->pid, &status, WNOHANG) == srv->pid) {
