@@ -484,17 +484,19 @@ console_loop(struct console *c)
 		if (c->replay)
 			replay_advance(c, console_now());
 	}
-	if (sig_term && round_live(c)) {
-		/* SIGTERM, SIGHUP or a lost terminal: stop resumably, then
-		 * leave.  The engine still writes events until it returns. */
-		round_abort(c->round, sig_term == SIGHUP ? "hangup" : "signal");
+	if (round_live(c)) {
+		/* SIGTERM, SIGHUP, a lost terminal or a failed poll: stop
+		 * resumably, then leave.  The engine still writes events until
+		 * it returns, and the round must not be freed under it. */
+		round_abort(c->round, sig_term == SIGHUP ? "hangup" :
+		    sig_term ? "signal" : "console");
 		while (c->ev_fd >= 0) {
 			struct pollfd p = { .fd = c->ev_fd, .events = POLLIN };
 			poll(&p, 1, 1000);
 			drain_events(c);
 		}
 	}
-	if (sig_term)
+	if (sig_term && c->round)
 		c->exit_code = ROUND_EXIT_ABORTED;
 	console_stop(c);
 	return c->exit_code;

@@ -300,10 +300,8 @@ console_replay(const char *log_path, double speed, bool instant,
 		p.playing = true;
 		p.due = console_now();
 	}
-	c.exit_code = 0;
+	c.exit_code = 0; /* a signal ends a replay too: no round to abort */
 	rc = console_loop(&c);
-	if (rc == 3)
-		rc = 0; /* a signal ends a replay; there is no round to abort */
 out:
 	model_finish(&c.m);
 	spec_destroy(spec);
