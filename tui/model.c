@@ -141,7 +141,7 @@ grid_slot(struct model *m, const char *cell, const char *arm, int rep)
 {
 	int c, a;
 
-	if (!cell || !arm || rep < 1)
+	if (!cell || !arm || !*cell || !*arm || rep < 1)
 		return NULL;
 	c = name_index(m->cells, m->ncells, cell);
 	a = name_index(m->arms, m->narms, arm);
@@ -200,6 +200,7 @@ model_set_spec(struct model *m, const struct spec *s)
 	grid_resize(m, m->ncells, m->narms, s->reps);
 	m->plan_fixed = true;
 	m->legs_total = m->ncells * m->narms * (size_t)s->reps;
+	m->gate_off = !s->quiet.enabled;
 	tally_set_spec(m->tally, s);
 	if (!m->name[0])
 		copy_name(m->name, s->name);

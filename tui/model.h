@@ -94,6 +94,7 @@ struct model {
 	double quiet_threshold;/* NAN until a sample says */
 	bool quiet_ok;
 	bool quiet_seen;
+	bool gate_off;         /* the round file says "quiet": false */
 	double gate_wait_since;/* ts of the first not-ok sample since the last
 	                        * leg, or 0 when the gate is not waiting */
 

@@ -14,8 +14,8 @@ quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	double hi;
 
 	if (!m->quiet_seen) {
-		render_put(w, 1, 1, cw, THEME_DIM, "no quiet samples");
-		render_put(w, 2, 1, cw, THEME_DIM, "(gate off, or not yet)");
+		render_put(w, 1, 1, cw, THEME_DIM, m->gate_off ?
+		    "gate off (\"quiet\": false)" : "no quiet samples yet");
 		goto server;
 	}
 	if (isnan(m->quiet_threshold))

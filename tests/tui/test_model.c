@@ -283,6 +283,38 @@ test_legacy_and_unknown(void **state)
 	json_decref(seal);
 }
 
+/* Events with missing or mistyped fields change nothing they cannot. */
+static void
+test_garbage(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"leg\"}",
+		"{\"t\":\"leg\",\"cell\":3,\"arm\":[],\"rep\":\"x\",\"wall\":\"1\"}",
+		"{\"t\":\"leg_start\",\"rep\":-4}",
+		"{\"t\":\"quiet\",\"foreign\":\"lots\",\"ok\":3}",
+		"{\"t\":\"round\",\"name\":null,\"cells\":[1,2],\"arms\":{},\"reps\":0}",
+		"{\"t\":\"abort\",\"reason\":5,\"ts\":\"garbage\"}",
+		"{\"t\":7}",
+		"{}",
+	};
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		json_error_t jerr;
+		json_t *ev = json_loads(lines[i], 0, &jerr);
+		assert_non_null(ev);
+		model_feed(&m, ev);
+		json_decref(ev);
+	}
+	assert_int_equal(m.ncells, 0);        /* nameless legs add no plan */
+	assert_int_equal(m.nlegs, 2);         /* but are listed */
+	assert_int_equal(m.state, MODEL_ABORTED);
+	assert_non_null(model_ratios(&m));
+	model_finish(&m);
+}
+
 static void
 test_parse_ts(void **state)
 {
@@ -302,6 +334,7 @@ main(void)
 		cmocka_unit_test(test_ratios_match_tally),
 		cmocka_unit_test(test_current_leg_and_states),
 		cmocka_unit_test(test_legacy_and_unknown),
+		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_parse_ts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
