@@ -150,5 +150,31 @@ gap=$(jq -rs '[.[] | select(.t == "leg" or .t == "leg_start") | .ts |
 [ "$(echo "$gap >= 0.19" | bc)" -eq 1 ] && ok "settle_s ($gap s)" ||
     fail "settle_s: only $gap s between a leg and the next"
 
+# 6. cpus.client and nice reach the leg; the arm's env is merged over the
+# inherited one; the leg runs in the workdir.
+last=$(( $(nproc --all) - 1 ))
+cat > "$tmp/pin.json" <<EOF
+{
+  "name": "pinned",
+  "reps": 1,
+  "command": ["/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; cut -d' ' -f19 /proc/self/stat; echo knob=\$KNOB home=\$HOME; pwd"],
+  "baseline": "base",
+  "arms": [{"name": "base", "env": {"KNOB": "7"}}],
+  "cells": [{"name": "c"}],
+  "cpus": {"client": "$last"},
+  "nice": 5,
+  "counters": ["task-clock"],
+  "quiet": false
+}
+EOF
+"$BENCHTUI" run --headless --out "$tmp/pin" "$tmp/pin.json" > "$tmp/out5" 2>&1
+pinout="$tmp/pin/legs/c-base-r1.out"
+grep -qE "^Cpus_allowed_list:[[:space:]]+$last\$" "$pinout" && ok "pinned to cpu $last" ||
+    fail "pinning: $(cat "$pinout")"
+sed -n 2p "$pinout" | grep -qx 5 && ok "nice 5" || fail "nice: $(sed -n 2p "$pinout")"
+grep -qx "knob=7 home=$HOME" "$pinout" && ok "env merged over the inherited one" ||
+    fail "env: $(sed -n 3p "$pinout")"
+grep -qx "$tmp" "$pinout" && ok "runs in the workdir" || fail "cwd: $(sed -n 4p "$pinout")"
+
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all passed"
