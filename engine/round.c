@@ -334,6 +334,16 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
 	if ((r->log = logw_open(path, err, errlen)) == NULL)
 		return -1;
+	/* The new names themselves must survive a crash, not only the
+	 * files' contents. */
+	{
+		int dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
 	return 0;
 syserr:
 	snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
