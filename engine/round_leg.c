@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,8 @@ run_tv(const struct timeval *tv)
 static json_t *
 run_secs(double s)
 {
+	if (!isfinite(s))
+		return json_null();
 	return json_real((double)(long long)(s * 1e6 + 0.5) / 1e6);
 }
 
@@ -306,7 +309,7 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	json_object_set_new(ev, "multiplexed", mux);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
 	    json_null());
-	json_object_set_new(ev, "foreign", foreign >= 0 ?
+	json_object_set_new(ev, "foreign", isfinite(foreign) && foreign >= 0 ?
 	    json_real((double)(long long)(foreign * 1000.0 + 0.5) / 1000.0) :
 	    json_null());
 	json_object_set_new(ev, "bin", bin != NULL ? json_string(bin) :
