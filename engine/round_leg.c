@@ -257,7 +257,8 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 {
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("leg"), *ctrs = json_object(),
-	    *mux = json_array(), *cycles = json_null(), *instr = json_null();
+	    *mux = json_array(), *cycles = json_null(), *instr = json_null(),
+	    *jbin;
 	double ut = run_tv(&res->ru.ru_utime), st = run_tv(&res->ru.ru_stime);
 	char sig[32];
 
@@ -312,8 +313,10 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	json_object_set_new(ev, "foreign", isfinite(foreign) && foreign >= 0 ?
 	    json_real((double)(long long)(foreign * 1000.0 + 0.5) / 1000.0) :
 	    json_null());
-	json_object_set_new(ev, "bin", bin != NULL ? json_string(bin) :
-	    json_null());
+	/* json_string refuses bytes that are not UTF-8: a path that is not
+	 * becomes null rather than a missing field. */
+	jbin = bin != NULL ? json_string(bin) : NULL;
+	json_object_set_new(ev, "bin", jbin != NULL ? jbin : json_null());
 	json_object_set_new(ev, "pid", json_integer(res->pid));
 	if (res->exec_errno != 0)
 		json_object_set_new(ev, "exec_error",
