@@ -543,6 +543,8 @@ console_run_round(struct round *r, const char *theme)
 	model_init(&c.m);
 	if (round_spec(r))
 		model_set_spec(&c.m, round_spec(r));
+	/* No need to read the log here: for a resumed round the engine hands
+	 * its earlier events to the callback before it carries on. */
 	if (console_start(&c, theme) < 0) {
 		/* No usable terminal: the round still runs, headless. */
 		model_finish(&c.m);

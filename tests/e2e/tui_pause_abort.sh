@@ -35,6 +35,19 @@ last=$(tail -n 1 "$tmp/out/log.jsonl" | jq -r .t)
 grep -q '"t":"abort"' "$tmp/out/log.jsonl" && ok "abort logged" || fail "no abort event"
 [ ! -e "$tmp/out/SHA256SUMS" ] && ok "not sealed" || fail "sealed after abort"
 echo "last event: $last"
-# The terminal was restored: the shell after benchtui still prints.
-wait_for 'EXIT|^\$|#' 2 >/dev/null
+done_before=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$tmp/out/log.jsonl")
+
+# Resume in the console: it starts from the legs already in the log and
+# ends sealed.
+tm kill-server
+rm -f "$tmp/exit"
+start 100 30 "$BENCHTUI" resume "$tmp/out"
+wait_for "legs $done_before/18|legs $((done_before + 1))/18" 10 &&
+    ok "resume shows the $done_before legs already run" ||
+    fail "resume did not start from $done_before legs"
+wait_for ' sealed ' 120 && ok "resumed round ends sealed" || fail "resume never sealed"
+screen | grep -q 'legs 18/18' && ok "18/18 after resume" || fail "legs after resume"
+tm send-keys q
+st=$(wait_exit 10)
+[ "$st" = 0 ] && ok "q exits 0 after resume" || fail "exit $st after resume"
 finish
