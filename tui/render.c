@@ -288,6 +288,9 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 		n -= 2;
 	}
 	for (size_t i = 0; i < n && x < cols; i++) {
+		/* Whole hints only: the rest are in the help. */
+		if (x + (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 3 > cols)
+			break;
 		snprintf(buf, sizeof buf, " %s", keys[i][0]);
 		render_put(w, 0, x, cols - x, THEME_KEY, buf);
 		x += (int)strlen(buf);
