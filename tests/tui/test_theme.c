@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "theme.h"
 
@@ -188,7 +190,35 @@ test_find(void **state)
 {
 	char path[4096];
 
+	char dir[] = "/tmp/benchtui-theme-XXXXXX", sub[4096], file[4200];
+	struct theme t;
+	FILE *f;
+
 	(void)state;
+	/* The user's folder comes first, and theme_load reads from it. */
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/benchtui", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof sub, "%s/benchtui/themes", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(file, sizeof file, "%s/light.theme", sub);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("ok = 201 default underline\n", f);
+	fclose(f);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	assert_int_equal(theme_find("light", path, sizeof path), 0);
+	assert_string_equal(path, file);
+	assert_int_equal(theme_load(&t, "light", NULL), 0);
+	assert_int_equal(t.roles[THEME_OK].fg, 201);
+	assert_int_equal(t.roles[THEME_OK].attrs, THEME_ATTR_UNDERLINE);
+	unlink(file);
+	rmdir(sub);
+	snprintf(sub, sizeof sub, "%s/benchtui", dir);
+	rmdir(sub);
+	rmdir(dir);
+
+	/* Then the installed and the source trees. */
 	setenv("XDG_CONFIG_HOME", "/nonexistent-benchtui", 1);
 	assert_int_equal(theme_find("light", path, sizeof path), 0);
 	assert_non_null(strstr(path, "themes/light.theme"));
