@@ -455,6 +455,10 @@ model_feed(struct model *m, const json_t *ev)
 	} else if (strcmp(t, "warning") == 0) {
 		const char *msg = get_str(ev, "msg");
 		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
+	} else if (strcmp(t, "log_cut") == 0) {
+		snprintf(m->warning, sizeof m->warning,
+		    "resume cut a torn last line from the log (%.0f bytes)",
+		    get_num(ev, "bytes"));
 	} else if (strcmp(t, "server") == 0) {
 		const char *cell = get_str(ev, "cell");
 		const char *st = get_str(ev, "state");
