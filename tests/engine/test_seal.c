@@ -254,7 +254,7 @@ static void
 test_sums_garbage(void **state)
 {
 	char err[512] = "", out[4096], path[512], good[4096];
-	size_t len;
+	size_t len = 0;
 
 	(void)state;
 	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
