@@ -1,18 +1,13 @@
 /* The round driver, running half: the round/env/resume events, for each
  * cell its server and its legs (round_leg.c), then done, the summaries and
  * the seal. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,7 +15,6 @@
 #include "config.h"
 #include "counters.h"
 #include "event.h"
-#include "leg.h"
 #include "procs.h"
 #include "provenance.h"
 #include "quiet.h"
