@@ -415,6 +415,14 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 		*exit_code = ROUND_EXIT_USAGE;
 		return NULL;
 	}
+	/* A key that cannot be read would only show after the whole round,
+	 * at the seal: say so now. */
+	if (opts->sign_key != NULL && access(opts->sign_key, R_OK) != 0) {
+		snprintf(err, errlen, "%s: cannot read the signing key: %s",
+		    opts->sign_key, strerror(errno));
+		*exit_code = ROUND_EXIT_USAGE;
+		return NULL;
+	}
 	if ((r = round_alloc(opts)) == NULL) {
 		snprintf(err, errlen, "round: out of memory");
 		return NULL;
