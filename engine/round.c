@@ -255,7 +255,10 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	json_t *env = NULL;
 	int nonempty;
 
-	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0) {
+	/* A missing program or an offline cpu would only show mid-round:
+	 * refuse before the folder exists. */
+	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0) {
 		*exit_code = ROUND_EXIT_USAGE;
 		return -1;
 	}
@@ -391,7 +394,8 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 		    recorded != NULL ? recorded : "none");
 		return -1;
 	}
-	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0)
+	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0)
 		return -1;
 	*exit_code = ROUND_EXIT_FAIL;
 	resume_end_stale(r->rs);

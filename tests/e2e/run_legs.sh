@@ -2,7 +2,7 @@
 # run's edge cases: a non-empty --out is refused and left untouched; a leg
 # that exits 3 is recorded failed and the round completes; a leg that
 # outlives timeout_s is killed with its whole process group (a grandchild
-# too) and recorded timed_out; a missing program gives exec_error.
+# too) and recorded timed_out; a missing program is refused before the round.
 set -u
 : "${BENCHTUI:?}"
 
@@ -104,15 +104,17 @@ fi
 [ "$(echo "$took < 5" | bc)" -eq 1 ] && ok "timeout round took ${took}s" ||
     fail "timeout round took ${took}s"
 
-# 4. A program that does not exist: exec_error, status failed, rc 127.
+# 4. A program that does not exist: run refuses it up front (exit 2, the
+# field and the program named) and creates no folder.  (A program that
+# goes missing mid-round is run_late.sh's.)
 jq '.command = ["/nonexistent/prog"] | del(.timeout_s)' "$tmp/slow.json" > "$tmp/noexec.json"
 "$BENCHTUI" run --headless --out "$tmp/noexec" "$tmp/noexec.json" > "$tmp/out3" 2>&1
-jq -se 'map(select(.t == "leg"))[0] | .status == "failed" and .rc == 127 and
-    (.exec_error | test("No such file"))' "$tmp/noexec/log.jsonl" > /dev/null &&
-    ok "missing program: exec_error" ||
-    fail "missing program: $(jq -c 'select(.t == "leg")' "$tmp/noexec/log.jsonl")"
-grep -q "exec /nonexistent/prog" "$tmp/noexec/legs/c-base-r1.out" &&
-    ok "exec failure explained in the leg's output" || fail "no exec message"
+rc=$?
+[ "$rc" -eq 2 ] && ok "missing program: exit 2" || fail "missing program: exit $rc"
+grep -q 'command\[0\].*/nonexistent/prog' "$tmp/out3" &&
+    ok "missing program named with its field" || fail "message: $(cat "$tmp/out3")"
+[ ! -e "$tmp/noexec" ] && ok "no folder for a refused round" ||
+    fail "a refused round left $tmp/noexec"
 
 # 5. scratch: emptied before each leg (a stale file goes, the folder stays),
 # its byte count recorded after; settle_s waits before each leg.
