@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "digest.h"
 #include "event.h"
+#include "template.h"
 
 /* The first line of a small file, without its newline.  NULL when
  * unreadable or empty. */
@@ -477,6 +478,26 @@ provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 	free(path);
 }
 
+/* A program that holds templates is hashed as it expands for one cell and
+ * arm.  One that needs what only a leg knows (${REP}, ${ROUND_DIR}) is
+ * left out here: each leg line records the path it ran as its bin.
+ * (Expansion per cell and arm added by the integration helper H.) */
+static void
+provenance_add_tmpl(json_t *bins, const struct spec *s, const char *prog,
+    const struct template_ctx *ctx)
+{
+	char terr[256], *x;
+
+	if (prog == NULL || strstr(prog, "${") == NULL) {
+		provenance_add_bin(bins, prog, s->workdir);
+		return;
+	}
+	if ((x = template_expand(prog, ctx, terr, sizeof terr)) == NULL)
+		return;
+	provenance_add_bin(bins, x, s->workdir);
+	free(x);
+}
+
 json_t *
 provenance_bins(const struct spec *s)
 {
@@ -484,20 +505,32 @@ provenance_bins(const struct spec *s)
 
 	if (s == NULL || bins == NULL)
 		return bins;
-	for (size_t i = 0; i < s->narms; i++) {
-		const char *bin = spec_arm_bin(s, &s->arms[i]);
+	for (size_t c = 0; c < s->ncells; c++) {
+		const struct spec_cell *cell = &s->cells[c];
+		const struct spec_server *srv = cell->server;
+		struct template_ctx ctx = { .spec = s, .cell = cell };
+		char terr[256], *rbin = NULL;
 
-		if (bin != NULL)
-			provenance_add_bin(bins, bin, s->workdir);
-		else if (s->command != NULL && s->ncommand > 0)
-			provenance_add_bin(bins, s->command[0], s->workdir);
-	}
-	for (size_t i = 0; i < s->ncells; i++) {
-		const struct spec_server *srv = s->cells[i].server;
+		for (size_t i = 0; i < s->narms; i++) {
+			const char *bin = spec_arm_bin(s, &s->arms[i]);
 
+			ctx.arm = s->arms[i].name;
+			if (bin != NULL)
+				provenance_add_tmpl(bins, s, bin, &ctx);
+			else if (s->command != NULL && s->ncommand > 0)
+				provenance_add_tmpl(bins, s, s->command[0], &ctx);
+		}
 		if (srv == NULL || srv->cmd == NULL || srv->ncmd == 0)
 			continue;
-		provenance_add_bin(bins, srv->cmd[0], s->workdir);
+		/* The server: no ARM, and BIN only as the round's bin
+		 * expands for the cell alone. */
+		ctx.arm = NULL;
+		if (s->bin != NULL)
+			rbin = template_expand(s->bin, &ctx, terr, sizeof terr);
+		if (rbin != NULL)
+			ctx.bin = rbin;
+		provenance_add_tmpl(bins, s, srv->cmd[0], &ctx);
+		free(rbin);
 	}
 	return bins;
 }

@@ -68,6 +68,9 @@ struct run {
 	unsigned char *client_mask;
 	size_t legs_total;
 	char err[1024];
+	/* The cell's server death is logged once (by the leg loop, with its
+	 * cause); the stop path then does not log it a second time. */
+	bool srv_death_logged;
 	/* the leg in flight, for the leg_start callback */
 	const struct plan_leg *cur;
 	const char *cur_out;
@@ -89,6 +92,18 @@ char **run_expand_argv(char *const *tmpl, size_t n,
 char **run_envp(const struct spec_kv *kv, size_t nkv);
 /* One warning per counter the machine lacks, after the first leg. */
 void run_warn_counters(struct run *u);
+/* The program an arm runs in a cell and rep: its bin (own, twin's or the
+ * round's) expanded for them (rep 0: for a cell's server, arm "" too),
+ * then resolved as execvp would.  *bin_out the expanded bin (malloc'd, or
+ * NULL when the arm has none); the return the resolved absolute path, or
+ * NULL (not found, or no bin).  NULL *bin_out on a template error, err
+ * set. */
+char *run_resolve_bin(const struct spec *s, const char *bin,
+    const struct template_ctx *ctx, char **bin_out, char *err,
+    size_t errlen);
+/* Log the cell's server as dead (once per cell). */
+void run_server_died(struct run *u, const struct spec_cell *cell,
+    struct server *srv);
 /* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
  * failure that is not resumable); u->err says why. */
 int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,

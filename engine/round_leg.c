@@ -328,6 +328,60 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	return ev;
 }
 
+char *
+run_resolve_bin(const struct spec *s, const char *bin,
+    const struct template_ctx *ctx, char **bin_out, char *err, size_t errlen)
+{
+	char terr[512];
+
+	*bin_out = NULL;
+	if (bin == NULL)
+		return NULL;
+	/* A bin may hold templates ("${TOOLS}/zstd"): what runs is the
+	 * expansion for this cell and arm, never the raw string. */
+	if ((*bin_out = template_expand(bin, ctx, terr, sizeof terr)) == NULL) {
+		snprintf(err, errlen, "bin \"%s\": %s", bin, terr);
+		return NULL;
+	}
+	return spec_resolve_program(*bin_out, s->workdir);
+}
+
+void
+run_server_died(struct run *u, const struct spec_cell *cell,
+    struct server *srv)
+{
+	json_t *ev;
+
+	if (u->srv_death_logged)
+		return;
+	u->srv_death_logged = true;
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
+	json_object_set_new(ev, "state", json_string("died"));
+	json_object_set_new(ev, "msg", json_string(server_death(srv)));
+	run_emit_new(u, ev);
+}
+
+/* Before a leg: a server that died since the last leg (or while the gate
+ * waited) stops the round resumably, before a leg runs against nothing.
+ * waitpid WNOHANG, so cheap enough for the leg path. */
+static bool
+run_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
+{
+	const struct spec *s = u->r->spec;
+	const struct spec_cell *cell = &s->cells[pl->cell];
+
+	if (srv == NULL || server_alive(srv))
+		return false;
+	run_server_died(u, cell, srv);
+	snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) before "
+	    "leg %s r%d; the round stopped, resume continues it", cell->name,
+	    server_death(srv), s->arms[pl->arm].name, pl->rep);
+	round_abort_internal(u->r, "the cell's server died");
+	return true;
+}
+
 /* Run one planned leg.  0 to go on; -1 to stop the round (aborted, or
  * *failed set for a non-resumable failure); u->err says why. */
 int
@@ -341,7 +395,7 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = arm->name,
 		.rep = pl->rep, .round_dir = r->dir };
 	const char *bin = spec_arm_bin(s, arm);
-	char *binabs = NULL, *scratch = NULL, *tmp = NULL, **argv = NULL,
+	char *binabs = NULL, *xbin = NULL, *scratch = NULL, *tmp = NULL, **argv = NULL,
 	    **envp = NULL, *outrel = NULL, *outabs = NULL;
 	double foreign = -1;
 	bool quiet_timeout = false, died = false;
@@ -355,9 +409,20 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	if (run_aborted(u))
 		return -1;
 
-	if (bin != NULL)
-		binabs = spec_resolve_program(bin, s->workdir);
-	ctx.bin = binabs != NULL ? binabs : bin != NULL ? bin : "";
+	if (run_server_gone(u, pl, srv))
+		return -1;
+
+	{
+		char e[640];
+
+		binabs = run_resolve_bin(s, bin, &ctx, &xbin, e, sizeof e);
+		if (bin != NULL && xbin == NULL) {
+			snprintf(u->err, sizeof u->err, "leg %s %s r%d: %s",
+			    cell->name, arm->name, pl->rep, e);
+			goto fail;
+		}
+	}
+	ctx.bin = binabs != NULL ? binabs : xbin != NULL ? xbin : "";
 	if (s->scratch != NULL) {
 		char terr[512];
 
@@ -397,6 +462,8 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		case QUIET_OK:
 			break;
 		}
+		if (run_server_gone(u, pl, srv))
+			goto out;
 	}
 
 	if ((argv = run_expand_argv(s->command, s->ncommand, &ctx, u->err,
@@ -450,14 +517,12 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	run_emit_new(u, run_leg_event(u, pl, &res, binabs != NULL ? binabs :
 	    argv[0], bytes, foreign, quiet_timeout, died));
 	run_warn_counters(u);
+	if (res.exec_errno != 0)
+		run_warn(u, "leg %s %s r%d: cannot run %s: %s", cell->name,
+		    arm->name, pl->rep, binabs != NULL ? binabs : argv[0],
+		    strerror(res.exec_errno));
 	if (died) {
-		json_t *ev = event_new("server");
-
-		json_object_set_new(ev, "cell", json_string(cell->name));
-		json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
-		json_object_set_new(ev, "state", json_string("died"));
-		json_object_set_new(ev, "msg", json_string(server_death(srv)));
-		run_emit_new(u, ev);
+		run_server_died(u, cell, srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
 		    "during leg %s r%d; the round stopped, resume continues it",
 		    cell->name, server_death(srv), arm->name, pl->rep);
@@ -474,6 +539,7 @@ out:
 	run_free_strv(argv);
 	run_free_strv(envp);
 	free(binabs);
+	free(xbin);
 	free(scratch);
 	free(tmp);
 	free(outrel);

@@ -323,17 +323,23 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
 	const struct spec_server *sv = cell->server;
-	char *bin = s->bin != NULL ? spec_resolve_program(s->bin, s->workdir) :
-	    NULL;
-	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = "",
-		.rep = 0, .bin = bin != NULL ? bin : s->bin != NULL ? s->bin : "",
-		.scratch = "", .round_dir = r->dir };
+	/* The round's bin for the cell's server: expanded for the cell alone
+	 * (no ARM, no REP); when it needs more, check already made sure the
+	 * server's cmd does not use ${BIN}. */
+	struct template_ctx ctx = { .spec = s, .cell = cell, .rep = 0,
+		.round_dir = r->dir };
+	char *xbin = NULL, *bin = run_resolve_bin(s, s->bin, &ctx, &xbin,
+	    u->err, sizeof u->err);
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
 	unsigned char *mask = NULL;
 	char **argv = NULL, **envp = NULL, *log = NULL;
 	struct server *srv = NULL;
 	json_t *ev;
 
+	u->err[0] = '\0';
+	ctx.arm = "";
+	ctx.bin = bin != NULL ? bin : xbin != NULL ? xbin : "";
+	ctx.scratch = "";
 	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
 	    spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
 		run_warn(u, "cell %s: server cpus \"%s\" are not all on this "
@@ -373,6 +379,7 @@ out:
 	free(log);
 	free(mask);
 	free(bin);
+	free(xbin);
 	return srv;
 }
 
@@ -380,10 +387,22 @@ static void
 run_server_stop(struct run *u, const struct spec_cell *cell,
     struct server *srv)
 {
-	json_t *ev = event_new("server");
+	json_t *ev;
 	pid_t pid = server_pid(srv);
 	const char *state = server_stop(srv, ROUND_SERVER_GRACE_S);
 
+	/* A death the leg loop saw is logged already, with its cause. */
+	if (u->srv_death_logged && strcmp(state, "died") == 0) {
+		server_destroy(srv);
+		return;
+	}
+	if (strcmp(state, "died") == 0) {
+		/* Died after the last leg: log it once, with its cause. */
+		run_server_died(u, cell, srv);
+		server_destroy(srv);
+		return;
+	}
+	ev = event_new("server");
 	json_object_set_new(ev, "cell", json_string(cell->name));
 	json_object_set_new(ev, "pid", json_integer(pid));
 	json_object_set_new(ev, "state", json_string(state));
@@ -502,6 +521,7 @@ round_run(struct round *r, char *err, size_t errlen)
 		}
 		if (todo == 0)
 			continue;
+		u.srv_death_logged = false;
 		if (cell->server != NULL) {
 			run_pause_point(&u);
 			if (run_aborted(&u))

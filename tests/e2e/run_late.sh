@@ -1,0 +1,51 @@
+#!/bin/bash
+# A binary that goes missing mid-round (run checked it was there): the leg
+# that cannot exec it is recorded failed with exec_error, and the warning
+# names the leg and the binary.  The gate stays on, as rounds have it by
+# default, with a threshold this shared test machine can meet.
+set -u
+: "${BENCHTUI:?}"
+command -v jq >/dev/null || { echo "jq is required"; exit 77; }
+
+tmp=$(mktemp -d /tmp/benchtui-e2e-late.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+mkdir "$tmp/tools"
+# The first leg removes the program itself.
+printf '#!/bin/sh\nrm -f "$0"\n' > "$tmp/tools/vanish"
+chmod +x "$tmp/tools/vanish"
+cat > "$tmp/round.json" <<'EOF'
+{
+  "name": "late",
+  "reps": 2,
+  "bin": "tools/vanish",
+  "command": ["${BIN}"],
+  "baseline": "base",
+  "arms": [{"name": "base"}],
+  "cells": [{"name": "c"}],
+  "counters": ["task-clock"],
+  "quiet": {"max_foreign_cores": 64, "window_ms": 50, "timeout_s": 5}
+}
+EOF
+"$BENCHTUI" run --headless --out "$tmp/out" "$tmp/round.json" > "$tmp/stdout" 2> "$tmp/stderr"
+rc=$?
+log="$tmp/out/log.jsonl"
+[ "$rc" -eq 0 ] && ok "round completes (exit 0)" ||
+    fail "exit $rc: $(cat "$tmp/stderr")"
+jq -se '[.[] | select(.t == "quiet")] | length > 0' "$log" > /dev/null &&
+    ok "the gate ran" || fail "no quiet event: the gate did not run"
+jq -se 'map(select(.t == "leg")) | .[0].status == "ok" and .[1].status == "failed"
+    and (.[1].exec_error | test("No such file"))' "$log" > /dev/null &&
+    ok "second leg failed with exec_error" ||
+    fail "legs: $(jq -c 'select(.t == "leg")' "$log")"
+grep -q "warning: leg c base r2: cannot run tools/vanish: No such file" "$tmp/stderr" &&
+    ok "the warning names the leg and the binary" ||
+    fail "stderr: $(cat "$tmp/stderr")"
+jq -se --arg b "tools/vanish" 'map(select(.t == "warning" and
+    (.msg | contains("leg c base r2") and contains($b)))) | length == 1' "$log" > /dev/null &&
+    ok "logged as a warning" || fail "no warning event in the log"
+
+[ "$fails" -eq 0 ] || exit 1
