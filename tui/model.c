@@ -88,6 +88,16 @@ model_finish(struct model *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* Whether a plan grid from a log (not from a round file) is too big to
+ * hold: a corrupt log's rep 99999999, or thousands of names, would make it
+ * gigabytes.  (Added by the fuzz helper: found by fuzz/fuzz_logread.c.) */
+static bool
+grid_too_big(size_t ncells, size_t narms, int reps)
+{
+	return reps > 100000 || (ncells > 0 && narms > 0 && reps > 0 &&
+	    ncells * narms > ((size_t)1 << 24) / (size_t)reps);
+}
+
 /* Resize the plan grid, keeping what it holds. */
 static int
 grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
@@ -156,6 +166,15 @@ grid_slot(struct model *m, const char *cell, const char *arm, int rep)
 		if (oc != m->ncells || oa != m->narms || rep > oreps) {
 			/* grid_resize reads the old dimensions from m. */
 			size_t nc = m->ncells, na = m->narms;
+			int nr = rep > oreps ? rep : oreps;
+
+			/* Too big: the leg goes ungridded and its new
+			 * names are dropped again. */
+			if (grid_too_big(nc, na, nr)) {
+				m->ncells = oc;
+				m->narms = oa;
+				return NULL;
+			}
 			m->ncells = oc;
 			m->narms = oa;
 			if (!old)
@@ -229,7 +248,8 @@ plan_from_round(struct model *m, const json_t *ev)
 	size_t i;
 
 	if (!json_is_array(cells) || !json_is_array(arms) || reps < 1 ||
-	    json_array_size(cells) == 0 || json_array_size(arms) == 0)
+	    json_array_size(cells) == 0 || json_array_size(arms) == 0 ||
+	    grid_too_big(json_array_size(cells), json_array_size(arms), reps))
 		return;
 	free(m->cells);
 	free(m->arms);
