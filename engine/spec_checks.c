@@ -1,0 +1,210 @@
+/* spec: checks across a round's fields once all are read: the client and
+ * server cpus apart, a scratch folder of its own, and every template
+ * expanding for every cell and arm. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_int.h"
+#include "template.h"
+
+/* A leg's client and its cell's server on the same cpu would measure their
+ * contention, not the client. */
+int
+spec_check_cpu_overlap(struct parser *p)
+{
+	static unsigned char cm[SPEC_CPUS_MAX], sm[SPEC_CPUS_MAX];
+	struct spec *s = p->s;
+
+	if (s->client_cpus == NULL)
+		return 0;
+	spec_cpulist_parse(s->client_cpus, cm, SPEC_CPUS_MAX);
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct spec_server *srv = s->cells[i].server;
+		const char *list;
+		char path[64];
+
+		if (srv == NULL)
+			continue;
+		list = srv->cpus ? srv->cpus : s->server_cpus;
+		if (list == NULL)
+			continue;
+		if (srv->cpus)
+			snprintf(path, sizeof path, "cells[%zu].server.cpus", i);
+		else
+			snprintf(path, sizeof path, "cpus.server");
+		spec_cpulist_parse(list, sm, SPEC_CPUS_MAX);
+		for (int c = 0; c < SPEC_CPUS_MAX; c++)
+			if (cm[c] && sm[c])
+				return spec_perr(p, path, "cpu %d is also in "
+				    "cpus.client (\"%s\"); a cell's server and "
+				    "its client must not share cpus", c,
+				    s->client_cpus);
+	}
+	return 0;
+}
+
+/* Scratch is emptied before every leg, so it must never be a folder that
+ * holds anything else: not the workdir, "/", or anything reached by "..". */
+int
+spec_check_scratch(struct parser *p, const char *sc)
+{
+	const char *w = p->s->workdir;
+	size_t wl = strlen(w), sl = strlen(sc);
+	char *copy, *tok, *save = NULL;
+	bool dotdot = false;
+
+	if ((copy = strdup(sc)) == NULL)
+		return spec_perr(p, "scratch", "out of memory");
+	for (tok = strtok_r(copy, "/", &save); tok != NULL;
+	    tok = strtok_r(NULL, "/", &save))
+		if (strcmp(tok, "..") == 0)
+			dotdot = true;
+	free(copy);
+	if (dotdot)
+		return spec_perr(p, "scratch", "\"%s\" holds \"..\"; scratch is "
+		    "emptied before every leg, so it must be a folder of its "
+		    "own", sc);
+	while (sl > 1 && sc[sl - 1] == '/')
+		sl--;
+	if (strspn(sc, "./") == strlen(sc) ||
+	    (sc[0] == '/' && sl <= wl && strncmp(w, sc, sl) == 0 &&
+	    (w[sl] == '/' || w[sl] == '\0')))
+		return spec_perr(p, "scratch", "\"%s\" is the workdir or one of "
+		    "its parents; scratch is emptied before every leg, so it "
+		    "must be a folder of its own", sc);
+	return 0;
+}
+
+/* Expand one string for a (cell, arm) at load time: any unknown name, cycle
+ * or syntax error is reported now, with the field and the cell it failed
+ * in, rather than at leg 37 of a two-hour round. */
+static char *
+check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
+    const char *path)
+{
+	char terr[512];
+	char *v = template_expand(str, ctx, terr, sizeof terr);
+
+	if (v == NULL) {
+		if (ctx->cell && ctx->arm)
+			spec_perr(p, path, "%s (cell \"%s\", arm \"%s\")", terr,
+			    ctx->cell->name, ctx->arm);
+		else if (ctx->cell)
+			spec_perr(p, path, "%s (cell \"%s\")", terr,
+			    ctx->cell->name);
+		else
+			spec_perr(p, path, "%s", terr);
+	}
+	return v;
+}
+
+int
+spec_check_templates(struct parser *p)
+{
+	struct spec *s = p->s;
+
+	for (size_t ci = 0; ci < s->ncells; ci++) {
+		const struct spec_cell *cell = &s->cells[ci];
+		struct template_ctx ctx = { .spec = s, .cell = cell,
+		    .rep = 1, .round_dir = "/ROUND_DIR" };
+		char path[128], *v, *rbin = NULL;
+		int rc = -1;
+
+		/* The server runs for the whole cell: no ARM or REP, and
+		 * BIN only when the round's bin does not depend on the arm. */
+		ctx.rep = 0;
+		if (s->bin) {
+			char terr[256];
+
+			rbin = template_expand(s->bin, &ctx, terr, sizeof terr);
+		}
+		ctx.bin = rbin;
+		/* No SCRATCH either: it is emptied before every leg, under the
+		 * running server's feet. */
+		ctx.scratch = NULL;
+		for (size_t k = 0; cell->server && k < cell->server->ncmd; k++) {
+			snprintf(path, sizeof path, "cells[%zu].server.cmd[%zu]",
+			    ci, k);
+			if ((v = check_expand(p, cell->server->cmd[k], &ctx,
+			    path)) == NULL)
+				goto out_cell;
+			free(v);
+		}
+		for (size_t ai = 0; ai < s->narms; ai++) {
+			const struct spec_arm *arm = &s->arms[ai];
+			char *bin = NULL, *scratch = NULL;
+			int ok = -1;
+
+			ctx.arm = arm->name;
+			ctx.rep = 1;
+			ctx.bin = NULL;
+			ctx.scratch = NULL;
+			if (arm->bin != NULL) {
+				size_t own = arm->aa_of ? (size_t)spec_arm_index(
+				    s, arm->aa_of) : ai;
+
+				snprintf(path, sizeof path, "arms[%zu].bin", own);
+				if ((bin = check_expand(p, arm->bin, &ctx,
+				    path)) == NULL)
+					goto out_arm;
+			} else if (s->bin && (bin = check_expand(p, s->bin,
+			    &ctx, "bin")) == NULL) {
+				goto out_arm;
+			}
+			ctx.bin = bin;
+			/* The expanded folder too: a variable could make it
+			 * "..". */
+			if (s->scratch && ((scratch = check_expand(p,
+			    s->scratch, &ctx, "scratch")) == NULL ||
+			    spec_check_scratch(p, scratch) < 0))
+				goto out_arm;
+			ctx.scratch = scratch ? "/SCRATCH" : NULL;
+			for (size_t k = 0; k < s->ncommand; k++) {
+				snprintf(path, sizeof path, "command[%zu]", k);
+				if ((v = check_expand(p, s->command[k], &ctx,
+				    path)) == NULL)
+					goto out_arm;
+				free(v);
+			}
+			/* Vars are checked through "${KEY}" so a cycle reads
+			 * from the variable named in the path ("A -> B -> A"),
+			 * and a round var a cell shadows is not checked where
+			 * it cannot be reached. */
+			for (size_t k = 0; k < cell->nvars; k++) {
+				char ref[128];
+
+				snprintf(path, sizeof path, "cells[%zu].vars.%s",
+				    ci, cell->vars[k].key);
+				snprintf(ref, sizeof ref, "${%s}",
+				    cell->vars[k].key);
+				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
+					goto out_arm;
+				free(v);
+			}
+			for (size_t k = 0; k < s->nvars; k++) {
+				char ref[128];
+
+				snprintf(path, sizeof path, "vars.%s",
+				    s->vars[k].key);
+				snprintf(ref, sizeof ref, "${%s}", s->vars[k].key);
+				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
+					goto out_arm;
+				free(v);
+			}
+			ok = 0;
+out_arm:
+			free(bin);
+			free(scratch);
+			if (ok < 0)
+				goto out_cell;
+		}
+		rc = 0;
+out_cell:
+		free(rbin);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,222 @@
+/* spec: the checks against this machine that parsing leaves out (online
+ * cpus, programs found as execvp would find them), so that a recorded
+ * round can still be read on another one. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spec_int.h"
+#include "template.h"
+
+/* dir + "/" + name, without doubling the slash of "/". */
+static char *
+path_cat(const char *dir, size_t dirlen, const char *name)
+{
+	char *out;
+
+	while (dirlen > 0 && dir[dirlen - 1] == '/')
+		dirlen--;
+	if (asprintf(&out, "%.*s/%s", (int)dirlen, dir, name) < 0)
+		return NULL;
+	return out;
+}
+
+static bool
+is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+char *
+spec_resolve_program(const char *prog, const char *workdir)
+{
+	const char *path, *q;
+	char *cand = NULL;
+
+	if (prog == NULL || prog[0] == '\0')
+		return NULL;
+	if (strchr(prog, '/') != NULL) {
+		if (prog[0] == '/')
+			cand = strdup(prog);
+		else
+			cand = path_cat(workdir, strlen(workdir), prog);
+		if (cand != NULL && is_executable(cand))
+			return cand;
+		free(cand);
+		return NULL;
+	}
+	/* As execvp: PATH, or its default when unset; an empty or relative
+	 * entry means the leg's working directory, the workdir. */
+	path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (q = path;; q++) {
+		const char *end = strchr(q, ':');
+		size_t n = end ? (size_t)(end - q) : strlen(q);
+		char *rel = NULL;
+
+		if (n == 0)
+			cand = path_cat(workdir, strlen(workdir), prog);
+		else if (q[0] == '/')
+			cand = path_cat(q, n, prog);
+		else if ((rel = path_cat(workdir, strlen(workdir), q)) != NULL) {
+			/* rel runs on to the rest of PATH: cut it at ':' */
+			rel[strlen(rel) - strlen(q) + n] = '\0';
+			cand = path_cat(rel, strlen(rel), prog);
+			free(rel);
+		}
+		if (cand == NULL)
+			return NULL;
+		if (is_executable(cand))
+			return cand;
+		free(cand);
+		cand = NULL;
+		if (end == NULL)
+			return NULL;
+		q = end;
+	}
+}
+
+static int
+host_online_cpus(unsigned char *mask, int ncpus)
+{
+	char line[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	long n;
+
+	if (f != NULL) {
+		bool ok = fgets(line, sizeof line, f) != NULL;
+
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		if (ok && spec_cpulist_parse(line, mask, ncpus) == 0)
+			return 0;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1 || n > ncpus)
+		return -1;
+	memset(mask, 0, (size_t)ncpus);
+	memset(mask, 1, (size_t)n);
+	return 0;
+}
+
+static int
+host_check_cpus(const char *file, const char *list, const char *path,
+    const unsigned char *online, char *err, size_t errlen)
+{
+	static unsigned char m[SPEC_CPUS_MAX];
+
+	if (list == NULL)
+		return 0;
+	spec_cpulist_parse(list, m, SPEC_CPUS_MAX);
+	for (int c = 0; c < SPEC_CPUS_MAX; c++) {
+		if (m[c] && !online[c]) {
+			snprintf(err, errlen, "%s: %s: cpu %d (in \"%s\") is "
+			    "not online on this machine", file, path, c, list);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Expand str and look its program up.  An expansion that needs a value only
+ * the run knows (SCRATCH, ROUND_DIR) is skipped: the run will tell. */
+static int
+host_check_prog(const struct spec *s, const char *str,
+    const struct template_ctx *ctx, const char *path, char *err,
+    size_t errlen)
+{
+	char terr[256], *prog, *found;
+
+	prog = template_expand(str, ctx, terr, sizeof terr);
+	if (prog == NULL)
+		return 0;
+	found = spec_resolve_program(prog, s->workdir);
+	if (found == NULL) {
+		snprintf(err, errlen, "%s: %s: no program \"%s\" (an "
+		    "executable file, relative to the workdir %s or on PATH)%s%s%s",
+		    s->path, path, prog, s->workdir,
+		    ctx->cell ? " in cell \"" : "",
+		    ctx->cell ? ctx->cell->name : "", ctx->cell ? "\"" : "");
+		free(prog);
+		return -1;
+	}
+	free(found);
+	free(prog);
+	return 0;
+}
+
+int
+spec_check_host(const struct spec *s, char *err, size_t errlen)
+{
+	static unsigned char online[SPEC_CPUS_MAX];
+
+	if (host_online_cpus(online, SPEC_CPUS_MAX) == 0) {
+		if (host_check_cpus(s->path, s->client_cpus, "cpus.client",
+		    online, err, errlen) < 0 ||
+		    host_check_cpus(s->path, s->server_cpus, "cpus.server",
+		    online, err, errlen) < 0)
+			return -1;
+		for (size_t i = 0; i < s->ncells; i++) {
+			char path[64];
+
+			if (s->cells[i].server == NULL)
+				continue;
+			snprintf(path, sizeof path, "cells[%zu].server.cpus", i);
+			if (host_check_cpus(s->path, s->cells[i].server->cpus,
+			    path, online, err, errlen) < 0)
+				return -1;
+		}
+	}
+
+	for (size_t ci = 0; ci < s->ncells; ci++) {
+		const struct spec_cell *cell = &s->cells[ci];
+		struct template_ctx ctx = { .spec = s, .cell = cell };
+		char path[64];
+
+		if (cell->server != NULL) {
+			snprintf(path, sizeof path, "cells[%zu].server.cmd[0]",
+			    ci);
+			if (host_check_prog(s, cell->server->cmd[0], &ctx, path,
+			    err, errlen) < 0)
+				return -1;
+		}
+		for (size_t ai = 0; ai < s->narms; ai++) {
+			const struct spec_arm *arm = &s->arms[ai];
+			const char *bin = spec_arm_bin(s, arm);
+			char terr[256], *xbin = NULL;
+			int rc = 0;
+
+			ctx.arm = arm->name;
+			ctx.rep = 1;
+			ctx.bin = NULL;
+			if (bin != NULL) {
+				if (arm->bin != NULL)
+					snprintf(path, sizeof path,
+					    "arms[%d].bin", arm->aa_of ?
+					    spec_arm_index(s, arm->aa_of) :
+					    (int)ai);
+				else
+					snprintf(path, sizeof path, "bin");
+				if (host_check_prog(s, bin, &ctx, path, err,
+				    errlen) < 0)
+					return -1;
+				xbin = template_expand(bin, &ctx, terr,
+				    sizeof terr);
+			}
+			ctx.bin = xbin;
+			rc = host_check_prog(s, s->command[0], &ctx,
+			    "command[0]", err, errlen);
+			free(xbin);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}

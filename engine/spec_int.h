@@ -1,0 +1,69 @@
+/* Inside the round-file parser: what spec.c (the fields of the round, in
+ * order), spec_fields.c (typed field readers) and spec_checks.c (checks
+ * across fields: cpu overlap, scratch, templates) share.  Not part of the
+ * engine's public surface; spec_host.c (this machine) takes SPEC_CPUS_MAX. */
+#ifndef BENCHTUI_SPEC_INT_H
+#define BENCHTUI_SPEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "spec.h"
+
+#define SPEC_REPS_MAX 100000
+#define SPEC_CPUS_MAX 4096   /* syntax check only; the host check is exact */
+
+/* Defaults of the quiet gate, suited to a shared machine: a quarter of a
+ * core of foreign load is tolerated, judged over one second, and a round
+ * that cannot get quiet within five minutes proceeds (and says so in the
+ * log) rather than stalling forever. */
+#define SPEC_QUIET_MAX_FOREIGN 0.25
+#define SPEC_QUIET_WINDOW_MS 1000
+#define SPEC_QUIET_TIMEOUT_S 300.0
+#define SPEC_SERVER_READY_TIMEOUT_S 30.0
+
+struct parser {
+	const char *file;
+	char *err;
+	size_t errlen;
+	struct spec *s;
+};
+
+/* "FILE: PATH: " + the message into p->err; always -1. */
+int spec_perr(struct parser *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "an object", "a string", ... for messages. */
+const char *spec_json_type(const json_t *j);
+/* "arms[2]" + "aa_of" -> "arms[2].aa_of"; the root has an empty prefix. */
+void spec_path_join(char *out, size_t len, const char *prefix,
+    const char *key);
+/* Every key of obj is in allowed (NULL-terminated) or a string "comment". */
+int spec_check_keys(struct parser *p, json_t *obj, const char *path,
+    const char *const *allowed);
+
+/* Typed readers: 0 and *out, or -1 with the error in p. */
+int spec_want_string(struct parser *p, json_t *j, const char *path,
+    bool nonempty, char **out);
+int spec_want_argv(struct parser *p, json_t *j, const char *path,
+    char ***out, size_t *n);
+enum kv_kind { KV_ENV, KV_VARS };
+int spec_want_kv(struct parser *p, json_t *j, const char *path,
+    enum kv_kind kind, struct spec_kv **out, size_t *n);
+int spec_want_int(struct parser *p, json_t *j, const char *path,
+    long long lo, long long hi, int *out);
+/* A number (integer or real) with v >= lo, or v > lo when strict. */
+int spec_want_number(struct parser *p, json_t *j, const char *path,
+    double lo, bool strict, double *out);
+int spec_want_name(struct parser *p, json_t *j, const char *path,
+    char **out);
+int spec_want_cpulist(struct parser *p, json_t *j, const char *path,
+    char **out);
+
+/* Checks across fields, once they are all read. */
+int spec_check_cpu_overlap(struct parser *p);
+int spec_check_scratch(struct parser *p, const char *sc);
+int spec_check_templates(struct parser *p);
+
+#endif

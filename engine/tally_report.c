@@ -1,0 +1,357 @@
+/* Tally: the report (see tally.h): every (cell, arm) against its
+ * comparison arm, per metric, with the warnings a reader needs.  All
+ * arithmetic through stats.h. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "tally_int.h"
+
+static double
+tally_val(const struct tarm *a, const struct tleg *l, size_t m)
+{
+	return m < l->nvals ? a->vals[l->off + m] : NAN;
+}
+
+static json_t *
+tally_real(double x)
+{
+	return isnan(x) || isinf(x) ? json_null() : json_real(x);
+}
+
+/* Warnings, with each kind listed one by one up to TALLY_WARN_CAP and then
+ * counted, so a million failed legs do not make a million lines. */
+enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OTHER, W_KINDS };
+static const char *const warn_kind[W_KINDS] = {
+	"paired reps below 3", "failed legs", "timed-out legs",
+	"multiplexed counters", "legs with foreign CPU above the threshold",
+	"duplicate counted leg lines", "other",
+};
+
+struct warns {
+	json_t *list;
+	size_t count[W_KINDS];
+};
+
+static void __attribute__((format(printf, 3, 4)))
+tally_warn(struct warns *w, int kind, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (++w->count[kind] > TALLY_WARN_CAP && kind != W_OTHER)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(w->list, json_string(buf));
+}
+
+static bool
+tally_is_aa(const struct tally *t, const char *arm, const char **of)
+{
+	const struct tspec_arm *list = t->have_spec ? t->sarms : t->aa;
+	size_t n = t->have_spec ? t->nsarms : t->naa;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i].name, arm) == 0 && list[i].aa_of) {
+			*of = list[i].aa_of;
+			return true;
+		}
+	return false;
+}
+
+/* The comparison arm of arm a in cell c, or NULL for a baseline. */
+static const char *
+tally_vs(const struct tally *t, const struct tcell *c, const char *arm,
+    struct warns *w)
+{
+	const char *of, *base = NULL;
+
+	if (t->have_spec) {
+		for (size_t i = 0; i < t->nsarms; i++)
+			if (strcmp(t->sarms[i].name, arm) == 0)
+				return t->sarms[i].vs;
+		return NULL;
+	}
+	if (tally_is_aa(t, arm, &of))
+		return of;
+	if (t->baseline) {
+		for (size_t i = 0; i < c->narms && !base; i++)
+			if (strcmp(c->arms[i].name, t->baseline) == 0)
+				base = t->baseline;
+		if (!base && w && strcmp(arm, c->arms[0].name) == 0)
+			tally_warn(w, W_OTHER, "cell %s has no legs of the "
+			    "baseline arm %s; its first arm is the baseline",
+			    c->name, t->baseline);
+	}
+	for (size_t i = 0; i < c->narms && !base; i++)
+		if (!tally_is_aa(t, c->arms[i].name, &of))
+			base = c->arms[i].name;
+	if (!base)
+		base = c->arms[0].name;
+	return strcmp(arm, base) == 0 ? NULL : base;
+}
+
+static const struct tarm *
+tally_find_arm(const struct tcell *c, const char *name)
+{
+	for (size_t i = 0; name && i < c->narms; i++)
+		if (strcmp(c->arms[i].name, name) == 0)
+			return &c->arms[i];
+	return NULL;
+}
+
+/* Paired ratios of metric m, a against b, in rep order into out (room for
+ * max(a, b) reps); returns n. */
+static size_t
+tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
+    double *out, double *va, double *vb, bool *ok)
+{
+	size_t n = a->nlegs < b->nlegs ? a->nlegs : b->nlegs;
+
+	for (size_t r = 0; r < n; r++) {
+		const struct tleg *la = &a->legs[r], *lb = &b->legs[r];
+		ok[r] = la->status == LEG_OK && lb->status == LEG_OK;
+		va[r] = ok[r] ? tally_val(a, la, m) : NAN;
+		vb[r] = ok[r] ? tally_val(b, lb, m) : NAN;
+	}
+	return stats_ratios(va, vb, ok, n, out);
+}
+
+static json_t *
+tally_metric_json(const double *ratios, size_t n, double floor, bool lists)
+{
+	json_t *o = json_object(), *list = json_array(), *ci;
+	double lo, hi, level, median = stats_median(ratios, n);
+
+	json_object_set_new(o, "n", json_integer((json_int_t)n));
+	json_object_set_new(o, "median", tally_real(median));
+	json_object_set_new(o, "min", tally_real(stats_min(ratios, n)));
+	json_object_set_new(o, "max", tally_real(stats_max(ratios, n)));
+	json_object_set_new(o, "geomean", tally_real(stats_geomean(ratios, n)));
+	for (size_t i = 0; lists && i < n; i++)
+		json_array_append_new(list, json_real(ratios[i]));
+	if (lists)
+		json_object_set_new(o, "ratios", list);
+	else
+		json_decref(list);
+	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
+	    stats_verdict(ratios, n, floor))));
+	if (stats_median_ci(ratios, n, TALLY_CI_WANT, &lo, &hi, &level)) {
+		ci = json_object();
+		json_object_set_new(ci, "lo", json_real(lo));
+		json_object_set_new(ci, "hi", json_real(hi));
+		json_object_set_new(ci, "level", json_real(level));
+	} else
+		ci = json_null();
+	json_object_set_new(o, "ci", ci);
+	json_object_set_new(o, "signal", tally_real(stats_signal(median, floor)));
+	return o;
+}
+
+static double
+tally_arm_ipc(const struct tarm *a, double *buf)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < a->nlegs; r++) {
+		const struct tleg *l = &a->legs[r];
+		double ipc;
+		if (l->status != LEG_OK)
+			continue;
+		ipc = stats_ipc(tally_val(a, l, M_INSTRUCTIONS),
+		    tally_val(a, l, M_CYCLES));
+		if (!isnan(ipc))
+			buf[n++] = ipc;
+	}
+	return stats_median(buf, n);
+}
+
+/* Per-leg warnings and counts of one arm. */
+static void
+tally_arm_legs(const struct tally *t, const struct tcell *c,
+    const struct tarm *a, struct warns *w, size_t *counted, size_t *failed,
+    size_t *timed_out, size_t *planned)
+{
+	for (size_t r = 0; r < a->nlegs; r++) {
+		const struct tleg *l = &a->legs[r];
+		double thr;
+		if (l->status == LEG_NONE)
+			continue;
+		(*counted)++;
+		if (t->have_spec && r >= 1 && r <= (size_t)t->reps)
+			(*planned)++;
+		if (l->status == LEG_FAILED) {
+			(*failed)++;
+			tally_warn(w, W_FAILED, "%s %s rep %zu: the leg failed "
+			    "and is left out of the ratios", c->name, a->name, r);
+		} else if (l->status == LEG_TIMED_OUT) {
+			(*timed_out)++;
+			tally_warn(w, W_TIMEOUT, "%s %s rep %zu: the leg timed "
+			    "out and is left out of the ratios", c->name,
+			    a->name, r);
+		}
+		if (l->flags & TLEG_MULTIPLEXED)
+			tally_warn(w, W_MUX, "%s %s rep %zu: counters were "
+			    "multiplexed; their values are scaled estimates",
+			    c->name, a->name, r);
+		if (l->flags & TLEG_DUP)
+			tally_warn(w, W_DUP, "%s %s rep %zu: more than one "
+			    "counted leg line; the last one is used", c->name,
+			    a->name, r);
+		thr = isnan(t->spec_threshold) ? l->threshold : t->spec_threshold;
+		if (!isnan(thr) && !isnan(l->foreign) && l->foreign > thr)
+			tally_warn(w, W_FOREIGN, "%s %s rep %zu: %.2f foreign "
+			    "cores during the leg, above the threshold %.2f",
+			    c->name, a->name, r, (double)l->foreign, thr);
+	}
+}
+
+static json_t *
+tally_cell_json(const struct tally *t, const struct tcell *c,
+    struct warns *w, size_t *planned, bool lists)
+{
+	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
+	json_t *legs = json_object(), *ipcs = json_object();
+	size_t maxreps = 0, nm = t->nmetrics, counted = 0, failed = 0, tout = 0;
+	double *fl = NULL, *ratios = NULL, *va = NULL, *vb = NULL;
+	const char *of;
+	bool *ok = NULL;
+
+	for (size_t i = 0; i < c->narms; i++)
+		if (c->arms[i].nlegs > maxreps)
+			maxreps = c->arms[i].nlegs;
+	fl = tally_xrealloc(NULL, nm * sizeof *fl);
+	ratios = tally_xrealloc(NULL, (maxreps + 1) * sizeof *ratios);
+	va = tally_xrealloc(NULL, (maxreps + 1) * sizeof *va);
+	vb = tally_xrealloc(NULL, (maxreps + 1) * sizeof *vb);
+	ok = tally_xrealloc(NULL, (maxreps + 1) * sizeof *ok);
+
+	/* The floor first: every arm's verdict needs it. */
+	for (size_t m = 0; m < nm; m++) {
+		fl[m] = NAN;
+		for (size_t i = 0; i < c->narms; i++) {
+			const struct tarm *b;
+			size_t n;
+			double f;
+			if (!tally_is_aa(t, c->arms[i].name, &of) ||
+			    (b = tally_find_arm(c, of)) == NULL)
+				continue;
+			n = tally_pair(&c->arms[i], b, m, ratios, va, vb, ok);
+			f = stats_floor(ratios, n);
+			if (!isnan(f) && (isnan(fl[m]) || f > fl[m]))
+				fl[m] = f;
+		}
+		json_object_set_new(floors, t->metrics[m], tally_real(fl[m]));
+	}
+	json_object_set_new(cj, "floor", floors);
+
+	for (size_t i = 0; i < c->narms; i++) {
+		const struct tarm *a = &c->arms[i], *b;
+		const char *vs = tally_vs(t, c, a->name, w);
+		json_t *aj, *mj;
+		double ipc = tally_arm_ipc(a, ratios);
+		size_t maxn = 0;
+
+		json_object_set_new(ipcs, a->name, tally_real(ipc));
+		tally_arm_legs(t, c, a, w, &counted, &failed, &tout, planned);
+		if (vs == NULL)
+			continue;
+		aj = json_object();
+		mj = json_object();
+		json_object_set_new(aj, "vs", json_string(vs));
+		if (tally_is_aa(t, a->name, &of))
+			json_object_set_new(aj, "aa_of", json_string(of));
+		b = tally_find_arm(c, vs);
+		for (size_t m = 0; m < nm; m++) {
+			size_t n = b ? tally_pair(a, b, m, ratios, va, vb, ok) : 0;
+			if (n > maxn)
+				maxn = n;
+			json_object_set_new(mj, t->metrics[m],
+			    tally_metric_json(ratios, n, fl[m], lists));
+		}
+		json_object_set_new(aj, "metrics", mj);
+		json_object_set_new(aj, "ipc", tally_real(ipc));
+		json_object_set_new(arms, a->name, aj);
+		if (maxn < 3)
+			tally_warn(w, W_FEW, "%s %s vs %s: only %zu paired reps "
+			    "(n < 3); treat its verdicts with care", c->name,
+			    a->name, vs, maxn);
+	}
+	json_object_set_new(cj, "arms", arms);
+	json_object_set_new(legs, "counted", json_integer((json_int_t)counted));
+	json_object_set_new(legs, "failed", json_integer((json_int_t)failed));
+	json_object_set_new(legs, "timed_out", json_integer((json_int_t)tout));
+	json_object_set_new(legs, "aborted_seen",
+	    json_integer((json_int_t)c->aborted_seen));
+	json_object_set_new(cj, "legs", legs);
+	json_object_set_new(cj, "ipc", ipcs);
+	free(fl);
+	free(ratios);
+	free(va);
+	free(vb);
+	free(ok);
+	return cj;
+}
+
+static json_t *
+tally_report_lists(const struct tally *t, bool lists)
+{
+	json_t *rep = json_object(), *cells = json_object();
+	struct warns w = { .list = json_array() };
+	size_t planned = 0, counted = 0;
+
+	json_object_set_new(rep, "round",
+	    t->name ? json_string(t->name) : json_null());
+	for (size_t i = 0; i < t->ncells; i++) {
+		const struct tcell *c = &t->cells[i];
+		json_t *cj;
+		if (c->narms == 0)
+			continue;
+		cj = tally_cell_json(t, c, &w, &planned, lists);
+		counted += (size_t)json_integer_value(json_object_get(
+		    json_object_get(cj, "legs"), "counted"));
+		json_object_set_new(cells, c->name, cj);
+	}
+	json_object_set_new(rep, "cells", cells);
+	if (t->ignored)
+		tally_warn(&w, W_OTHER, "%zu leg lines name a cell or arm that "
+		    "is not in round.json and were ignored", t->ignored);
+	if (t->unusable)
+		tally_warn(&w, W_OTHER, "%zu leg lines without a usable cell, "
+		    "arm or rep were ignored", t->unusable);
+	for (size_t k = 0; k < W_OTHER; k++)
+		if (w.count[k] > TALLY_WARN_CAP)
+			tally_warn(&w, W_OTHER, "... and %zu more warnings of "
+			    "the same kind (%s)", w.count[k] - TALLY_WARN_CAP,
+			    warn_kind[k]);
+	json_object_set_new(rep, "warnings", w.list);
+	if (t->have_spec) {
+		size_t total = (size_t)t->reps * t->nsarms * t->ncells;
+		json_object_set_new(rep, "partial", json_boolean(planned < total));
+		json_object_set_new(rep, "legs_total",
+		    json_integer((json_int_t)total));
+	} else {
+		json_object_set_new(rep, "partial", json_null());
+		json_object_set_new(rep, "legs_total", json_null());
+	}
+	json_object_set_new(rep, "legs_counted", json_integer((json_int_t)counted));
+	return rep;
+}
+
+json_t *
+tally_report(const struct tally *t)
+{
+	return tally_report_lists(t, true);
+}
+
+json_t *
+tally_report_brief(const struct tally *t)
+{
+	return tally_report_lists(t, false);
+}
