@@ -22,7 +22,8 @@ logw_open(const char *path, char *err, size_t errlen)
 	struct logw *lw = calloc(1, sizeof *lw);
 
 	if (lw == NULL || (lw->path = strdup(path)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		/* gcc -O2 with UBSan cannot prove path non-null on this branch */
+		snprintf(err, errlen, "%s: out of memory", path ? path : "log");
 		goto fail;
 	}
 	lw->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
