@@ -18,6 +18,7 @@
 #include "event.h"
 #include "provenance.h"
 #include "round_int.h"
+#include "seal.h"
 
 void
 round_emit(struct round *r, json_t *ev)
@@ -419,11 +420,10 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 		*exit_code = ROUND_EXIT_USAGE;
 		return NULL;
 	}
-	/* A key that cannot be read would only show after the whole round,
-	 * at the seal: say so now. */
-	if (opts->sign_key != NULL && access(opts->sign_key, R_OK) != 0) {
-		snprintf(err, errlen, "%s: cannot read the signing key: %s",
-		    opts->sign_key, strerror(errno));
+	/* A key that cannot be used would only show after the whole round,
+	 * at the seal: say so now (unreadable, encrypted, not Ed25519). */
+	if (opts->sign_key != NULL &&
+	    seal_check_key(opts->sign_key, err, errlen) != 0) {
 		*exit_code = ROUND_EXIT_USAGE;
 		return NULL;
 	}
