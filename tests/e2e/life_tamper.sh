@@ -76,11 +76,12 @@ printf "\\$(printf '%03o' $((b ^ 1)))" | dd of="$dir/SHA256SUMS.sig" bs=1 seek=0
 rc=$?
 [ $rc -eq 4 ] || { cat "$T/v3.out"; fail "verify of a flipped signature: exit $rc, expected 4"; }
 grep -q '^signature: bad$' "$T/v3.out" || { cat "$T/v3.out"; fail "no 'signature: bad' line"; }
-# A key that is not Ed25519 is refused before the round runs or at the seal.
+# A key that is not Ed25519 is refused before any leg runs (exit 2).
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$T/ec.pem" 2>/dev/null
 "$BENCHTUI" run "$T/r.json" --out "$T/ec" --headless --sign "$T/ec.pem" >"$T/ec.out" 2>&1
 rc=$?
-[ $rc -ne 0 ] || fail "run --sign with an EC key succeeded"
+[ $rc -eq 2 ] || { cat "$T/ec.out"; fail "run --sign with an EC key: exit $rc, expected 2"; }
 grep -q 'ec.pem' "$T/ec.out" && grep -qi 'Ed25519' "$T/ec.out" ||
 	{ cat "$T/ec.out"; fail "no clear message for a non-Ed25519 key"; }
+[ ! -e "$T/ec/log.jsonl" ] || fail "legs ran before the bad key was refused"
 exit 0
