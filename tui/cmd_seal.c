@@ -170,9 +170,8 @@ cmd_seal(int argc, char **argv)
 		return cmd_usage_error("seal", seal_usage, "a complete round is "
 		    "sealed when it completes; --partial seals an unfinished one "
 		    "on purpose and must be given");
-	if (key != NULL && access(key, R_OK) != 0) {
-		fprintf(stderr, "benchtui seal: %s: cannot read signing key: %s\n",
-		    key, strerror(errno));
+	if (key != NULL && seal_check_key(key, err, sizeof err) != 0) {
+		fprintf(stderr, "benchtui seal: %s\n", err);
 		return 2;
 	}
 	if ((lock = cmd_seal_lock(dir)) < 0)

@@ -63,8 +63,15 @@ rc=$?
 grep -q 'round.json' "$T/changed.out" ||
 	{ cat "$T/changed.out"; fail "resume's refusal does not name round.json"; }
 
-# seal --partial on a copy.
+# seal --partial on a copy; a bad signing key is refused before anything
+# is written.
 cp -a "$dir" "$T/partial"
+printf 'not a key\n' >"$T/bad.pem"
+"$BENCHTUI" seal "$T/partial" --partial --sign "$T/bad.pem" >"$T/badkey.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$T/badkey.out"; fail "seal --partial with a bad key: exit $rc, expected 2"; }
+grep -q 'bad.pem' "$T/badkey.out" || { cat "$T/badkey.out"; fail "seal --partial with a bad key: no message naming it"; }
+[ ! -e "$T/partial/summary.json" ] || fail "seal --partial wrote a summary before refusing the key"
 "$BENCHTUI" seal "$T/partial" --partial >"$T/partial.out" 2>&1 ||
 	{ cat "$T/partial.out"; fail "seal --partial failed"; }
 check_sealed "$T/partial"
