@@ -6,8 +6,13 @@
 # completes exactly once and sealed.
 . "$(dirname "$0")/life_lib.sh"
 
-port1=$((20000 + RANDOM % 20000))
-port2=$((port1 + 1))
+# Two free ports next to each other (nothing answers on them now).
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for try in $(seq 1 50); do
+	port1=$((20000 + RANDOM % 20000))
+	port2=$((port1 + 1))
+	port_busy $port1 || port_busy $port2 || break
+done
 cat >"$T/srv.json" <<EOF
 {
   "name": "srv",
