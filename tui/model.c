@@ -1,5 +1,6 @@
 /* model: the reducer from events to what the console shows.  No curses, no
  * I/O: the same events always build the same model. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,15 @@ static int
 get_int(const json_t *ev, const char *key, int dflt)
 {
 	const json_t *v = json_object_get(ev, key);
-	return json_is_integer(v) ? (int)json_integer_value(v) :
-	    json_is_real(v) ? (int)json_real_value(v) : dflt;
+	double d = json_is_real(v) ? json_real_value(v) : 0;
+
+	/* Out of int's range is dflt: converting such a real is undefined
+	 * (found by fuzz/fuzz_logread.c: "rep": 99999e99). */
+	if (json_is_integer(v))
+		return json_integer_value(v) >= INT_MIN &&
+		    json_integer_value(v) <= INT_MAX ?
+		    (int)json_integer_value(v) : dflt;
+	return json_is_real(v) && d >= INT_MIN && d <= INT_MAX ? (int)d : dflt;
 }
 
 double
