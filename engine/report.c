@@ -15,6 +15,16 @@
 #define REPORT_WIDTH 100
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(17))
 
+/* A string field for printing: the report object comes from a tally, but
+ * report_print also takes hand-made objects, and %s of NULL is undefined. */
+static const char *
+report_str(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : "";
+}
+
 int
 report_format_parse(const char *name)
 {
@@ -129,7 +139,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 		const json_t *metrics = json_object_get(arm, "metrics"), *m;
 
 		len = (size_t)snprintf(line, sizeof line, "%s vs %s%s", aname,
-		    json_string_value(json_object_get(arm, "vs")),
+		    report_str(json_object_get(arm, "vs")),
 		    json_is_string(json_object_get(arm, "aa_of")) ? " (A/A)" : "");
 		if (json_is_number(json_object_get(arm, "ipc")) && len < sizeof line)
 			snprintf(line + len, sizeof line - len, ", IPC %.3f",
@@ -159,7 +169,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 			    report_range(b4, sizeof b4, json_object_get(ci, "lo"),
 				json_object_get(ci, "hi")),
 			    b5,
-			    json_string_value(json_object_get(m, "verdict")));
+			    report_str(json_object_get(m, "verdict")));
 		}
 	}
 }
@@ -188,7 +198,7 @@ report_text(const json_t *rep, FILE *out)
 		fputs("\nwarnings:\n", out);
 		json_array_foreach(json_object_get(rep, "warnings"), i, w) {
 			char line[1024];
-			snprintf(line, sizeof line, "- %s", json_string_value(w));
+			snprintf(line, sizeof line, "- %s", report_str(w));
 			report_wrap(out, 2, line);
 		}
 	}
@@ -309,7 +319,7 @@ report_markdown(const json_t *rep, FILE *out)
 			else
 				snprintf(b5, sizeof b5, "n/a");
 			fprintf(out, "| %s | %s | %s | %lld | %s | ", aname,
-			    json_string_value(json_object_get(arm, "vs")), metric,
+			    report_str(json_object_get(arm, "vs")), metric,
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")));
 			fprintf(out, "%s | ",
@@ -325,7 +335,7 @@ report_markdown(const json_t *rep, FILE *out)
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
 		fputs("\n### Warnings\n\n", out);
 		json_array_foreach(json_object_get(rep, "warnings"), i, w)
-			fprintf(out, "- %s\n", json_string_value(w));
+			fprintf(out, "- %s\n", report_str(w));
 	}
 }
 
