@@ -210,7 +210,7 @@ headless_on_signal(int sig)
 
 	if (r != NULL)
 		round_abort(r, sig == SIGINT ? "interrupted (SIGINT)" :
-		    "terminated (SIGTERM)");
+		    sig == SIGHUP ? "hangup (SIGHUP)" : "terminated (SIGTERM)");
 }
 
 static void
@@ -222,7 +222,8 @@ headless_on_event(const json_t *ev, void *arg)
 int
 headless_run_round(struct round *r)
 {
-	struct sigaction act = { .sa_handler = headless_on_signal }, oint, oterm;
+	struct sigaction act = { .sa_handler = headless_on_signal }, oint, oterm,
+	    ohup;
 	struct headless *h = headless_create(stdout, round_spec(r));
 	char err[1024] = "";
 	int rc;
@@ -239,12 +240,20 @@ headless_run_round(struct round *r)
 	act.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &act, &oint);
 	sigaction(SIGTERM, &act, &oterm);
+	/* A closed terminal (or ssh session) would otherwise kill benchtui by
+	 * its default action, leaving the leg's children and the server's
+	 * running and no abort logged.  Under nohup (SIGHUP ignored) it stays
+	 * ignored. */
+	sigaction(SIGHUP, NULL, &ohup);
+	if (ohup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &act, NULL);
 	/* A closed pipe on stdout (| head) must not kill a round midway; the
 	 * legs get default dispositions back in the child. */
 	signal(SIGPIPE, SIG_IGN);
 	rc = round_run(r, err, sizeof err);
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGTERM, &oterm, NULL);
+	sigaction(SIGHUP, &ohup, NULL);
 	headless_round = NULL;
 	headless_finish(h);
 	if (rc != ROUND_EXIT_OK)
