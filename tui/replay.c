@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "console.h"
 #include "console_loop.h"
+#include "digest.h"
 #include "event.h"
 #include "headless.h"
 #include "logread.h"
@@ -107,9 +108,12 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 			has_seal |= t && strcmp(t, "seal") == 0;
 		}
 		if (!has_seal) {
+			char hex[DIGEST_HEX_LEN];
 			json_t *seal = json_pack("{s:s, s:O, s:b}", "t", "seal", "ts",
 			    e->n ? json_object_get(e->ev[e->n - 1], "ts") : json_null(),
 			    "from_sha256sums", 1);
+			if (seal && digest_file(path, hex) == 0)
+				json_object_set_new(seal, "sha256", json_string(hex));
 			if (seal) {
 				collect(seal, 0, e);
 				json_decref(seal);

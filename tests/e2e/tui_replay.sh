@@ -38,15 +38,55 @@ tm send-keys Right
 wait_for 'legs 1/18' 5 && ok "right steps one leg" || fail "Right"
 tm send-keys End
 wait_for 'legs 18/18' 5 && ok "End jumps to the end" || fail "End"
+tm send-keys Left
+wait_for 'legs 17/18' 5 && ok "left steps back one leg" || fail "Left"
+tm send-keys + +
+wait_for 'replay stopped x200 ' 5 && ok "+ doubles the speed" || fail "+"
+tm send-keys -
+wait_for 'replay stopped x100 ' 5 && ok "- halves the speed" || fail "-"
+tm send-keys End
+# The plan pane fits (3 arms): scrolling it may not push arms out of view.
+tm send-keys Tab Tab j j j j j j
+sleep 0.5
+screen | grep -Eq 'chunk4k +■■■ +■■■' && ok "the plan pane does not scroll past its end" ||
+    fail "j in the plan pane scrolled the arms away"
 tm send-keys q
 st=$(wait_exit 10)
 [ "$st" = 0 ] && ok "q exits 0" || fail "exit $st"
+
+# A terminal that cannot move the cursor (TERM=dumb) gets the headless
+# printer, not a blank screen.
+tm kill-server
+rm -f "$tmp/exit"
+start 100 30 env TERM=dumb "$BENCHTUI" --replay "$tmp/out/log.jsonl" --instant
+st=$(wait_exit 10)
+[ "$st" = 0 ] && ok "TERM=dumb: the replay ends by itself (headless)" ||
+    fail "TERM=dumb: exit $st"
+wait_for '^sealed: SHA256SUMS' 5 && ok "TERM=dumb: headless output" ||
+    fail "TERM=dumb: no headless output"
+
+# At 80x24 the ratio lines cut metric names only as far as they must:
+# "task-clock" and "page-faults" stay whole next to "chunk512 vs chunk4k".
+tm kill-server
+rm -f "$tmp/exit"
+start 80 24 "$BENCHTUI" --replay "$tmp/out/log.jsonl" --instant
+wait_for 'Ratios' 10 || fail "no console at 80x24"
+screen | grep -Eq 'chunk512 vs chunk4k +task-clock +[0-9]' &&
+    screen | grep -Eq 'chunk512 vs chunk4k +page-faults +[0-9]' &&
+    ok "80x24: metric names readable" ||
+    fail "80x24: metric names cut: $(screen | grep -m1 'vs chunk4k')"
+tm send-keys q
+wait_exit 10 > /dev/null
 
 # Headless (stdout not a terminal) goes through the headless printer.
 "$BENCHTUI" replay "$tmp/out/log.jsonl" > "$tmp/headless" 2>&1
 rc=$?
 [ "$rc" = 0 ] && ok "headless replay exits 0" || fail "headless replay exit $rc"
 [ -s "$tmp/headless" ] && ok "headless replay prints" || fail "headless replay printed nothing"
+sums=$(sha256sum < "$tmp/out/SHA256SUMS" | cut -d' ' -f1)
+grep -q "^sealed: SHA256SUMS sha256 $sums\$" "$tmp/headless" &&
+    ok "headless replay names the seal's sha256" ||
+    fail "headless replay: $(grep '^sealed' "$tmp/headless") (want $sums)"
 "$BENCHTUI" --replay "$tmp/nope.jsonl" > /dev/null 2>&1
 [ $? = 2 ] && ok "missing log: exit 2" || fail "missing log exit"
 finish
