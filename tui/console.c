@@ -136,6 +136,16 @@ console_start(struct console *c, const char *theme)
 		    getenv("TERM") ? getenv("TERM") : "(unset)");
 		return -1;
 	}
+	/* A terminal that cannot move the cursor (TERM=dumb, an editor's
+	 * shell buffer) would get a blank or garbled screen. */
+	const char *cup = tigetstr("cup");
+	if (cup == NULL || cup == (char *)-1) {
+		endwin();
+		delscreen(scr);
+		fprintf(stderr, "benchtui: TERM=%s cannot move the cursor: printing headless\n",
+		    getenv("TERM") ? getenv("TERM") : "(unset)");
+		return -1;
+	}
 	curses_active = c->curses_on = true;
 	raw();          /* Ctrl-C arrives as a key: it acts as q */
 	noecho();

@@ -302,8 +302,10 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	if (metricw > 16)
 		metricw = 16;
 	if (labelw + metricw > room) {
-		metricw = metricw > 7 ? 7 : metricw;
-		labelw = room - metricw > 10 ? room - metricw : 10;
+		/* Cut the metric names only as far as the labels need. */
+		metricw = room - labelw > 7 ? room - labelw : 7;
+		if (labelw > room - metricw)
+			labelw = room - metricw > 10 ? room - metricw : 10;
 	}
 #define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
 	json_object_foreach((json_t *)cells, cname, cell) {

@@ -139,6 +139,10 @@ plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	    (int)m->narms + 1 <= h + 2;
 	if (across) {
 		r->plan_lines = (int)m->narms + 1;
+		/* The cell names stay on row 1; arms scroll under them. */
+		if (r->scroll[PANE_PLAN] > (int)m->narms - (h - 1))
+			r->scroll[PANE_PLAN] = (int)m->narms - (h - 1) > 0 ?
+			    (int)m->narms - (h - 1) : 0;
 		for (size_t c = 0; c < m->ncells; c++) {
 			snprintf(buf, sizeof buf, "%-*.*s", colw, colw, m->cells[c]);
 			render_put(w, 1, 1 + namew + 1 + (int)c * (colw + 1), colw,
