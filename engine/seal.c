@@ -653,6 +653,11 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 		goto out;
 	if (seal_list_dir(dir, false, &l, err, errlen) != 0)
 		goto out;
+	/* A key that cannot be used is bad usage (exit 2) before any
+	 * difference is printed, whether or not the folder is signed. */
+	if (pubkey != NULL && seal_check_sig(pubkey, text, textlen,
+	    (const unsigned char *)"", 0, err, errlen) < 0)
+		goto out;
 
 	/* Merge the two sorted lists, so the report is in path order. */
 	size_t i = 0, j = 0;

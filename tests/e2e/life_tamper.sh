@@ -68,6 +68,14 @@ openssl genpkey -algorithm ed25519 -out "$T/key2.pem" 2>/dev/null
 openssl pkey -in "$T/key2.pem" -pubout -out "$T/pub2.pem"
 "$BENCHTUI" verify "$dir" --pubkey "$T/pub2.pem" >"$T/v2.out" 2>&1
 [ $? -eq 4 ] && grep -q '^signature: bad$' "$T/v2.out" || { cat "$T/v2.out"; fail "verify with another key did not say signature: bad"; }
+# A public key that cannot be read is bad usage (exit 2), also on a
+# folder that is not signed (not "signature: missing", exit 4).
+for d in "$dir" "$T/plain"; do
+	"$BENCHTUI" verify "$d" --pubkey "$T/nokey.pem" >"$T/vk.out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q 'nokey.pem' "$T/vk.out" ||
+		{ cat "$T/vk.out"; fail "verify $d --pubkey nokey.pem: exit $rc, expected 2 naming the key"; }
+done
 # Flip one byte of the signature.
 chmod u+w "$dir/SHA256SUMS.sig"
 b=$(od -An -tu1 -N1 "$dir/SHA256SUMS.sig" | tr -d ' ')
