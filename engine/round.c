@@ -379,8 +379,13 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	if (resume_load(r->dir, &r->rs, err, errlen) != 0)
 		return -1;
 	if (resume_sealed(r->rs)) {
-		snprintf(err, errlen, "%s: the round is complete and sealed; "
-		    "nothing to resume", r->dir);
+		if (resume_completed(r->rs))
+			snprintf(err, errlen, "%s: the round is complete and "
+			    "sealed; nothing to resume", r->dir);
+		else
+			snprintf(err, errlen, "%s: the round was sealed "
+			    "unfinished (seal --partial); a sealed round "
+			    "cannot be resumed", r->dir);
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/round.json", r->dir);

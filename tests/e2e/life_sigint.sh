@@ -82,6 +82,8 @@ grep -qi 'partial' "$T/partial/summary.md" ||
 "$BENCHTUI" resume "$T/partial" --headless >"$T/p2.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { cat "$T/p2.out"; fail "resume of a sealed round: exit $rc, expected 2"; }
+grep -q 'sealed unfinished' "$T/p2.out" && ! grep -q 'complete' "$T/p2.out" ||
+	{ cat "$T/p2.out"; fail "resume of a partial seal does not say it was sealed unfinished"; }
 "$BENCHTUI" seal "$T/partial" --partial >"$T/p3.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { cat "$T/p3.out"; fail "second seal --partial: exit $rc, expected 2"; }
