@@ -17,7 +17,12 @@ fail() {
 
 for r in "$src"/assets/rounds/*.json; do
 	name=$(basename "$r" .json)
-	jq --arg wd "$src/assets/rounds" '.quiet = false | .reps = 1 | .workdir = $wd' \
+	# A scratch folder of its own: the example's fixed /tmp path is emptied
+	# before each leg, so two test runs at once (make check's two builds,
+	# several build dirs) would empty each other's and count 0 bytes.
+	jq --arg wd "$src/assets/rounds" --arg sc "$tmp/scratch-$name" \
+		'.quiet = false | .reps = 1 | .workdir = $wd |
+		if .scratch then .scratch = $sc else . end' \
 		"$r" >"$tmp/$name.json"
 	legs=$(jq '(.arms | length) * (.cells | length)' "$tmp/$name.json")
 	"$BENCHTUI" run "$tmp/$name.json" --headless --out "$tmp/$name.out" \
