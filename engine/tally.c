@@ -211,6 +211,9 @@ tally_set_baseline(struct tally *t, const char *arm)
 {
 	if (arm == NULL || !spec_name_valid(arm))
 		return -1;
+	for (size_t i = 0; i < t->naa; i++)
+		if (strcmp(t->aa[i].name, arm) == 0)
+			return -2;
 	free(t->baseline);
 	t->baseline = tally_xstrdup(arm);
 	return 0;
@@ -222,6 +225,15 @@ tally_add_aa(struct tally *t, const char *arm, const char *of)
 	if (arm == NULL || of == NULL || !spec_name_valid(arm) ||
 	    !spec_name_valid(of) || strcmp(arm, of) == 0)
 		return -1;
+	/* As in a round file: an arm is one A/A copy at most, of an arm that
+	 * is not itself a copy, and the baseline is no copy. */
+	if (t->baseline != NULL && strcmp(t->baseline, arm) == 0)
+		return -2;
+	for (size_t i = 0; i < t->naa; i++)
+		if (strcmp(t->aa[i].name, arm) == 0 ||
+		    strcmp(t->aa[i].name, of) == 0 ||
+		    strcmp(t->aa[i].aa_of, arm) == 0)
+			return -2;
 	t->aa = tally_xrealloc(t->aa, (t->naa + 1) * sizeof *t->aa);
 	t->aa[t->naa].name = tally_xstrdup(arm);
 	t->aa[t->naa].aa_of = tally_xstrdup(of);

@@ -29,8 +29,9 @@ void tally_set_spec(struct tally *t, const struct spec *s);
 void tally_set_name(struct tally *t, const char *name);
 
 /* For a bare log: the comparison arm of every other arm (default: the first
- * arm seen in each cell), and A/A pairs (arm is a copy of of).  0, or -1
- * when a name is not valid. */
+ * arm seen in each cell), and A/A pairs (arm is a copy of of).  0, -1
+ * when a name is not valid, or -2 when the pairs and the baseline disagree
+ * (an arm declared a copy twice, a copy of a copy, a copy as baseline). */
 int tally_set_baseline(struct tally *t, const char *arm);
 int tally_add_aa(struct tally *t, const char *arm, const char *of);
 

@@ -94,8 +94,17 @@ cmd_report(int argc, char **argv)
 			if (strcmp(a, "--format") == 0)
 				fmtname = val;
 			else if (strcmp(a, "--baseline") == 0) {
+				int bb;
 				baseline = val;
-				if (tally_set_baseline(t, baseline) != 0) {
+				bb = tally_set_baseline(t, baseline);
+				if (bb == -2) {
+					rc = cmd_usage_error("report",
+					    report_usage, "--baseline: '%s' is "
+					    "an A/A copy (--aa); the baseline "
+					    "must be an original arm", baseline);
+					goto out;
+				}
+				if (bb != 0) {
 					rc = cmd_usage_error("report",
 					    report_usage, "--baseline: '%s' is "
 					    "not a valid arm name", baseline);
@@ -116,6 +125,15 @@ cmd_report(int argc, char **argv)
 				bad = tally_add_aa(t, arm, eq + 1);
 				free(arm);
 				aa_given = true;
+				if (bad == -2) {
+					rc = cmd_usage_error("report",
+					    report_usage, "--aa: '%s' contradicts "
+					    "another --aa or --baseline (an arm "
+					    "is one A/A copy at most, of an arm "
+					    "that is not a copy, and not the "
+					    "baseline)", val);
+					goto out;
+				}
 				if (bad) {
 					rc = cmd_usage_error("report",
 					    report_usage, "--aa: '%s' does not "

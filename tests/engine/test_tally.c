@@ -237,6 +237,14 @@ test_baseline_flag(void **state)
 	assert_int_equal(tally_set_baseline(t, "b"), 0);
 	assert_int_equal(tally_set_baseline(t, "9bad"), -1);
 	assert_int_equal(tally_add_aa(t, "x", "x"), -1);
+	/* Contradictions, as a round file's check refuses them. */
+	assert_int_equal(tally_add_aa(t, "b", "a"), -2);	/* the baseline */
+	assert_int_equal(tally_add_aa(t, "aa", "a"), 0);
+	assert_int_equal(tally_add_aa(t, "aa", "c"), -2);	/* declared twice */
+	assert_int_equal(tally_add_aa(t, "x", "aa"), -2);	/* copy of a copy */
+	assert_int_equal(tally_add_aa(t, "a", "c"), -2);	/* a's copy copies */
+	assert_int_equal(tally_set_baseline(t, "aa"), -2);
+	assert_int_equal(tally_set_baseline(t, "b"), 0);
 	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2));
 	rep = tally_report(t);
 	assert_string_equal(arm_vs(rep, "c", "a"), "b");
