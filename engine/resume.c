@@ -4,6 +4,7 @@
  * not "aborted", whatever happened around it.  A torn last line (a crash in
  * the middle of a write) is cut off the file before anything appends to it,
  * so the next line starts on a line boundary. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -463,6 +464,44 @@ resume_zombie_or_gone(pid_t pid)
 	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
 }
 
+/* Whether a live process of group pgid started at or after lo: the group a
+ * logged leader made, whose leader died with benchtui (PR_SET_PDEATHSIG)
+ * while what it forked, which has no PDEATHSIG of its own, runs on. */
+static bool
+resume_group_started_after(pid_t pgid, double lo)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool found = false;
+
+	if (d == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		char path[64], buf[512], *p, *end;
+		long pid = strtol(de->d_name, &end, 10);
+		int ppid, pgrp;
+		char state;
+		FILE *f;
+		size_t n;
+
+		if (*end != '\0' || pid <= 1)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 ||
+		    pgrp != (int)pgid || state == 'Z' || state == 'X')
+			continue;
+		found = resume_proc_started((pid_t)pid) >= lo;
+	}
+	closedir(d);
+	return found;
+}
+
 int
 resume_end_stale(const struct resume_state *rs)
 {
@@ -475,8 +514,15 @@ resume_end_stale(const struct resume_state *rs)
 
 		if (p->pid <= 1 || p->pid == getpid())
 			continue;
-		if (resume_zombie_or_gone(p->pid))
+		if (resume_zombie_or_gone(p->pid)) {
+			/* The leader is gone but its group may not be: end
+			 * what it left (a member started since shortly before
+			 * the logged line, so the group id was not reused). */
+			if (p->lo > 0 && resume_group_started_after(p->pid,
+			    p->lo) && kill(-p->pid, SIGKILL) == 0)
+				ended++;
 			continue;
+		}
 		/* Pid reuse: the process must have started around the moment its
 		 * line was logged (it forks just before; btime has 1 s steps). */
 		started = resume_proc_started(p->pid);
