@@ -536,7 +536,7 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    spec_check_scratch(p, s->scratch) < 0)
 			return -1;
 	}
-	if (spec_check_cpu_overlap(p) < 0)
+	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
 		return -1;
 	return spec_check_templates(p);
 }

@@ -9,6 +9,46 @@
 #include "spec_int.h"
 #include "template.h"
 
+/* Names may hold '-', so cell "a-b" arm "c" and cell "a" arm "b-c" would
+ * both write legs/a-b-c-rREP.out, the later leg's output over the
+ * earlier's.  Two cells can only collide when one is the other plus "-". */
+int
+spec_check_leg_files(struct parser *p)
+{
+	const struct spec *s = p->s;
+	char path[64];
+
+	for (size_t i = 0; i < s->ncells; i++)
+		for (size_t k = 0; k < s->ncells; k++) {
+			const char *sh = s->cells[i].name, *lo = s->cells[k].name;
+			size_t ls = strlen(sh), lr;
+			const char *rest;
+
+			if (strncmp(lo, sh, ls) != 0 || lo[ls] != '-')
+				continue;
+			rest = lo + ls + 1;
+			lr = strlen(rest);
+			/* Arm X of cell sh and arm Y of cell lo collide when X
+			 * is rest + "-" + Y. */
+			for (size_t j = 0; j < s->narms; j++) {
+				const char *x = s->arms[j].name;
+				if (strncmp(x, rest, lr) != 0 || x[lr] != '-')
+					continue;
+				for (size_t l = 0; l < s->narms; l++) {
+					if (strcmp(x + lr + 1, s->arms[l].name) != 0)
+						continue;
+					snprintf(path, sizeof path, "cells[%zu].name", k);
+					return spec_perr(p, path, "cell \"%s\" arm "
+					    "\"%s\" and cell \"%s\" arm \"%s\" "
+					    "would both write legs/%s-%s-rREP.out; "
+					    "rename a cell or an arm", sh, x, lo,
+					    s->arms[l].name, sh, x);
+				}
+			}
+		}
+	return 0;
+}
+
 /* A leg's client and its cell's server on the same cpu would measure their
  * contention, not the client. */
 int

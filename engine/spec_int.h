@@ -65,5 +65,6 @@ int spec_want_cpulist(struct parser *p, json_t *j, const char *path,
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
 int spec_check_templates(struct parser *p);
+int spec_check_leg_files(struct parser *p);
 
 #endif

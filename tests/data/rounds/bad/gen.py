@@ -80,6 +80,7 @@ case("aa-baseline", "arms[0].aa_of: the baseline arm cannot be an A/A copy", set
 case("cells-empty", "cells: must hold at least one cell", setp(["cells"], []))
 case("cell-no-name", "cells[0].name: missing", setp(["cells", 0], {"vars": {}}))
 case("cell-dup-name", 'cells[1].name: "c" is already the name of cells[0]', lambda r: r["cells"].append({"name": "c"}))
+case("leg-file-clash", 'cells[1].name: cell "c" arm "b-a" and cell "c-b" arm "a" would both write legs/c-b-a-rREP.out', lambda r: (r["cells"].append({"name": "c-b"}), r["arms"].append({"name": "b-a"})))
 case("cell-unknown-key", 'cells[0].var: unknown key "var"', setp(["cells", 0, "var"], {}))
 case("cell-vars-number", "cells[0].vars.X: must be a string", setp(["cells", 0, "vars"], {"X": 2}))
 case("vars-bad-name", 'vars.A-B: "A-B" is not a variable name', setp(["vars"], {"A-B": "x"}))
