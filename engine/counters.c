@@ -179,8 +179,10 @@ counters_scale(struct counters_event *e, uint64_t val, uint64_t ena,
 	e->multiplexed = run < ena;
 	if (run == 0) {
 		e->value = 0;
-		/* ena == 0: the leg ended before exec enabled it. */
-		return ena == 0;
+		/* ena == 0: the leg ended before exec enabled it (the exec
+		 * failed): its program never ran, so there is no count (null),
+		 * not a count of 0. */
+		return false;
 	}
 	if (run < ena)
 		e->value = (uint64_t)((double)val * ((double)ena / (double)run));

@@ -186,18 +186,27 @@ test_abort_fd(void **state)
 static void
 test_exec_failure(void **state)
 {
+	static const char *const names[] = { "task-clock", "page-faults" };
 	char *argv[] = { "/nonexistent/prog", NULL };
 	char out[PATH_MAX], err[256];
+	struct counters *c = counters_create(names, 2);
 	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
-		.out_path = out, .abort_fd = -1 };
+		.out_path = out, .abort_fd = -1, .ctr = c };
 	struct leg_result res;
+	uint64_t v;
 
 	(void)state;
+	assert_non_null(c);
 	snprintf(out, sizeof out, "%s/noexec.out", tmpdir);
 	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
 	assert_int_equal(res.exec_errno, ENOENT);
 	assert_int_equal(res.rc, 127);
 	assert_non_null(strstr(slurp("noexec.out"), "/nonexistent/prog"));
+	/* The program never ran: no count (null in the leg line), not 0. */
+	for (int i = 0; i < 2; i++)
+		if (counters_errno(c, i) == 0)
+			assert_false(counters_value(c, i, &v));
+	counters_destroy(c);
 }
 
 static void
