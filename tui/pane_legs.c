@@ -237,6 +237,8 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 	x += 14;
 	if (isnan(floor))
 		snprintf(buf, sizeof buf, "floor   n/a");
+	else if (floor >= 9.995) /* past 999%: "%4.0f" would run into the verdict */
+		snprintf(buf, sizeof buf, "floor >999%%");
 	else
 		snprintf(buf, sizeof buf, floor >= 1 ? "floor %4.0f%%" :
 		    "floor %4.1f%%", floor * 100);

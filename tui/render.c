@@ -72,8 +72,15 @@ render_fmt_kb(char *buf, size_t len, double kb)
 void
 render_fmt_ratio(char *buf, size_t len, double v)
 {
+	/* At most 5 columns, the width the ratios pane gives a ratio. */
 	if (isnan(v))
 		snprintf(buf, len, "n/a");
+	else if (v >= 99999.5)
+		snprintf(buf, len, ">1e5");
+	else if (v >= 99.995)
+		snprintf(buf, len, "%.0f", v);
+	else if (v >= 9.9995)
+		snprintf(buf, len, "%.2f", v);
 	else
 		snprintf(buf, len, "%.3f", v);
 }

@@ -22,7 +22,9 @@ jq -r '.cells | to_entries[] | .key as $c | .value.arms | to_entries[] |
     "$tmp/report.json" > "$tmp/want"
 n=0
 while IFS='|' read -r label metric median verdict; do
-	med=$(printf '%.3f' "$median")
+	# As the console prints a ratio: 3 decimals, fewer past 10 and 100.
+	med=$(awk -v v="$median" 'BEGIN { if (v >= 99.995) printf "%.0f", v;
+	    else if (v >= 9.9995) printf "%.2f", v; else printf "%.3f", v }')
 	if grep -E -- "$label +$metric +$med .* $verdict" "$tmp/screen" >/dev/null; then
 		n=$((n + 1))
 	else
@@ -75,6 +77,36 @@ screen | grep -Eq 'chunk512 vs chunk4k +task-clock +[0-9]' &&
     screen | grep -Eq 'chunk512 vs chunk4k +page-faults +[0-9]' &&
     ok "80x24: metric names readable" ||
     fail "80x24: metric names cut: $(screen | grep -m1 'vs chunk4k')"
+tm send-keys q
+wait_exit 10 > /dev/null
+
+# Huge ratios and floors keep their columns: a ratio takes at most 5
+# characters and a floor past 999% says so, so the verdict stays apart.
+mkdir "$tmp/big"
+cat > "$tmp/big/round.json" <<'EOF2'
+{"name": "big", "reps": 2, "command": ["true"], "baseline": "base",
+ "arms": [{"name": "base"}, {"name": "slow"}, {"name": "aa", "aa_of": "base"}],
+ "cells": [{"name": "c"}], "counters": ["task-clock"], "quiet": false}
+EOF2
+echo '{}' > "$tmp/big/environment.json"
+seq=0
+for rep in 1 2; do
+	for arm in base slow aa; do
+		seq=$((seq + 1))
+		case $arm$rep in
+		base*) w=0.01 ;; slow1) w=2.5 ;; slow2) w=3.1 ;; aa1) w=1.5 ;; aa2) w=1.2 ;;
+		esac
+		printf '{"t":"leg","ts":"2026-11-29T10:00:0%d.000Z","cell":"c","arm":"%s","rep":%d,"seq":%d,"status":"ok","rc":0,"signal":null,"timed_out":false,"wall":%s,"utime":%s,"stime":0,"cpu":%s,"maxrss_kb":1000,"minflt":1,"majflt":0,"cycles":null,"instructions":null,"counters":{"task-clock":1000},"bytes":null,"foreign":null,"bin":"/bin/true"}\n' \
+		    "$seq" "$arm" "$rep" "$seq" "$w" "$w" "$w"
+	done
+done > "$tmp/big/log.jsonl"
+tm kill-server
+rm -f "$tmp/exit"
+start 100 30 "$BENCHTUI" --replay "$tmp/big/log.jsonl" --instant
+wait_for 'Ratios' 10 || fail "no console (huge ratios)"
+screen | grep -Eq 'slow vs base +wall +280 +\[250-310\] +floor >999% above ' &&
+    ok "huge ratios and floor fit their columns" ||
+    fail "huge ratios: $(screen | grep -m1 'slow vs base')"
 tm send-keys q
 wait_exit 10 > /dev/null
 
