@@ -15,6 +15,7 @@ struct headless {
 	FILE *out;
 	struct tally *tally;
 	json_int_t legs_total;
+	json_int_t legs_shown;
 	bool sealed;
 	char seal[65];
 };
@@ -61,7 +62,25 @@ headless_leg(struct headless *h, const json_t *ev)
 {
 	const char *status = headless_str(ev, "status");
 	json_t *rc = json_object_get(ev, "rc"), *sig = json_object_get(ev, "signal");
-	char rcs[32], cyc[32], ins[32];
+	json_t *seq = json_object_get(ev, "seq");
+	char rcs[32], cyc[32], ins[32], pos[64];
+
+	/* A legacy row (no status, seq, or round total): its status as the
+	 * report reads it, and its place among the legs shown. */
+	if (!json_is_string(json_object_get(ev, "status")))
+		status = json_is_true(json_object_get(ev, "timed_out")) ?
+		    "timed_out" : (json_is_integer(rc) ?
+		    json_integer_value(rc) == 0 : sig == NULL || json_is_null(sig)) ?
+		    "ok" : "failed";
+	h->legs_shown++;
+	if (h->legs_total > 0)
+		snprintf(pos, sizeof pos, "%lld/%lld", json_is_integer(seq) ?
+		    (long long)json_integer_value(seq) :
+		    (long long)h->legs_shown, (long long)h->legs_total);
+	else
+		snprintf(pos, sizeof pos, "%lld", json_is_integer(seq) ?
+		    (long long)json_integer_value(seq) :
+		    (long long)h->legs_shown);
 
 	if (json_is_integer(rc))
 		snprintf(rcs, sizeof rcs, "%lld", (long long)json_integer_value(rc));
@@ -70,10 +89,8 @@ headless_leg(struct headless *h, const json_t *ev)
 		    json_string_value(sig) : "-");
 	headless_count(cyc, sizeof cyc, json_object_get(ev, "cycles"));
 	headless_count(ins, sizeof ins, json_object_get(ev, "instructions"));
-	fprintf(h->out, "[%lld/%lld] %s %s r%lld rc=%s wall=%.3fs cpu=%.3fs "
-	    "cycles=%s instr=%s",
-	    (long long)json_integer_value(json_object_get(ev, "seq")),
-	    (long long)h->legs_total, headless_str(ev, "cell"),
+	fprintf(h->out, "[%s] %s %s r%lld rc=%s wall=%.3fs cpu=%.3fs "
+	    "cycles=%s instr=%s", pos, headless_str(ev, "cell"),
 	    headless_str(ev, "arm"),
 	    (long long)json_integer_value(json_object_get(ev, "rep")), rcs,
 	    json_number_value(json_object_get(ev, "wall")),

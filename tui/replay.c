@@ -89,13 +89,16 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 		fprintf(stderr, "benchtui replay: %s:%zu: torn last line (%zu bytes) skipped\n",
 		    log, info.torn_line, info.torn_bytes);
 	/* A log inside a round folder (round.json and environment.json beside
-	 * it, as report decides) takes vs and aa_of from its round file. */
+	 * it, as report decides) takes vs and aa_of from its round file.  Its
+	 * workdir is irrelevant here and may not exist where the folder is
+	 * read (a relative "workdir", a copied folder): use the folder, as
+	 * report does. */
 	log_dir(log, dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/environment.json", dir);
 	bool in_folder = access(path, R_OK) == 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
 	if (in_folder && access(path, R_OK) == 0 &&
-	    spec_load(path, NULL, spec, err, sizeof err) < 0) {
+	    spec_load(path, dir, spec, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui replay: %s (comparing with the first arm seen instead)\n",
 		    err);
 		*spec = NULL;

@@ -77,5 +77,27 @@ assert tables >= 1
 PY
 done
 
+# A round folder whose round.json names a relative workdir that is not
+# there where the folder is read (moved, copied to another machine):
+# report and --replay both still take vs and aa_of from round.json.
+cp -r "$data/round" "$tmp/moved"
+jq '.workdir = "../no-such-folder"' "$data/round/round.json" >"$tmp/moved/round.json"
+"$BENCHTUI" report "$tmp/moved" --format json 2>"$tmp/rep.err" |
+	jq -e '.cells.second.arms.l9.vs == "l1" and .cells.second.arms.aa.aa_of == "l3"' >/dev/null ||
+	fail "report of a moved folder: vs/aa_of not from round.json: $(cat "$tmp/rep.err")"
+"$BENCHTUI" replay "$tmp/moved/log.jsonl" --headless >"$tmp/replay.out" 2>"$tmp/replay.err" ||
+	fail "replay of a moved folder: exit $?"
+grep -Eq '^second +l9 +l1 ' "$tmp/replay.out" && grep -q 'A/A floor' "$tmp/replay.out" ||
+	fail "replay of a moved folder: vs/aa_of not from round.json: $(cat "$tmp/replay.err")"
+
+# Headless replay of legacy rows (no t, status, seq, nor a round total):
+# each leg is numbered, and its status is the one report reads.
+printf '%s\n' '{"cell":"c","arm":"a","rep":1,"rc":0,"wall":1}' \
+    '{"cell":"c","arm":"b","rep":1,"rc":2,"wall":2}' >"$tmp/legacy.jsonl"
+"$BENCHTUI" replay "$tmp/legacy.jsonl" --headless >"$tmp/legacy.out" 2>&1
+grep -q '^\[1\] c a r1 rc=0 .*instr=n/a$' "$tmp/legacy.out" &&
+    grep -q '^\[2\] c b r1 rc=2 .* failed$' "$tmp/legacy.out" ||
+	fail "headless replay of legacy rows: $(head -2 "$tmp/legacy.out")"
+
 [ "$fails" -eq 0 ] && echo "report_formats: all passed"
 exit $((fails > 0))
