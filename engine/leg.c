@@ -146,7 +146,10 @@ leg_wait(int pidfd, int abort_fd, double deadline)
 
 			if (left <= 0)
 				return 0;
-			timeout = (int)(left * 1000.0) + 1;
+			/* poll takes an int of ms: wait at most a day at a
+			 * time (the loop comes back for the rest) */
+			timeout = left > 86400.0 ? 86400000 :
+			    (int)(left * 1000.0) + 1;
 		}
 		n = poll(pfd, abort_fd >= 0 ? 2 : 1, timeout);
 		if (n < 0 && errno == EINTR)

@@ -88,7 +88,10 @@ run_wait(struct run *u, double seconds, bool ctl)
 
 			if (left <= 0)
 				return;
-			timeout = (int)(left * 1000.0) + 1;
+			/* poll takes an int of ms: wait at most a day at a
+			 * time (the loop comes back for the rest) */
+			timeout = left > 86400.0 ? 86400000 :
+			    (int)(left * 1000.0) + 1;
 		}
 		n = poll(pfd, ctl ? 2 : 1, timeout);
 		if (n < 0 && errno != EINTR)
