@@ -44,9 +44,27 @@ static const struct {
 	{ "check", cmd_check },
 };
 
+/* --replay is an option-shaped command, so a user may put replay's own
+ * flags before it ("benchtui --headless --replay LOG"): move it to the
+ * front, keeping the order of everything else. */
+static void
+main_hoist_replay(int argc, char **argv)
+{
+	int k;
+
+	for (k = 1; k < argc && argv[k][0] == '-'; k++)
+		if (strcmp(argv[k], "--replay") == 0)
+			break;
+	if (k == 1 || k >= argc || strcmp(argv[k], "--replay") != 0)
+		return;
+	for (char *r = argv[k]; k > 1; k--)
+		argv[k] = argv[k - 1], argv[k - 1] = r;
+}
+
 int
 main(int argc, char **argv)
 {
+	main_hoist_replay(argc, argv);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;
