@@ -114,6 +114,16 @@ theme_nearest(int color, int ncolors)
 	    palette_rgb(color);
 	/* 88-colour terminals have another cube: use their 16 system ones. */
 	limit = ncolors >= 256 ? 256 : ncolors >= 16 ? 16 : 8;
+	/* Eight colours have no grey: a mid grey would become white (unseen
+	 * on a light background) or black (unseen on a dark one).  The
+	 * terminal's own colour is seen on both; theme_apply dims it. */
+	if (limit == 8) {
+		unsigned r = rgb >> 16, g = rgb >> 8 & 0xff, b = rgb & 0xff;
+		unsigned hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		unsigned lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+		if (hi - lo <= 0x18 && hi >= 0x40 && hi <= 0xc0)
+			return THEME_COLOR_DEFAULT;
+	}
 	for (int i = 0; i < limit; i++) {
 		unsigned p = palette_rgb(i);
 		long dr = (long)(rgb >> 16) - (long)(p >> 16);
@@ -338,6 +348,9 @@ theme_apply(const struct theme *t, bool mono)
 			continue;
 		init_pair((short)(i + 1), (short)theme_nearest(s->fg, COLORS),
 		    (short)theme_nearest(s->bg, COLORS));
+		if (s->fg != THEME_COLOR_DEFAULT &&
+		    theme_nearest(s->fg, COLORS) == THEME_COLOR_DEFAULT)
+			role_attrs[i] |= A_DIM; /* a grey at 8 colours */
 		role_attrs[i] |= (int)COLOR_PAIR(i + 1);
 	}
 }

@@ -74,6 +74,14 @@ test_nearest(void **state)
 	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0x00af00, 8), 2);
 	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0xeeeeee, 8), 7);
 	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0x101010, 8), 0);
+	/* ... but no mid grey: white or black would vanish on one of the
+	 * backgrounds, so it becomes the terminal's own colour. */
+	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0x808080, 8),
+	    THEME_COLOR_DEFAULT);
+	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0x585858, 8),
+	    THEME_COLOR_DEFAULT);
+	assert_int_equal(theme_nearest(8, 8), THEME_COLOR_DEFAULT); /* grey */
+	assert_int_equal(theme_nearest(THEME_COLOR_RGB | 0x808080, 16), 8);
 	/* An index the terminal lacks maps down; one it has stays. */
 	assert_int_equal(theme_nearest(196, 8), 1);      /* #ff0000 */
 	assert_int_equal(theme_nearest(9, 8), 1);        /* bright red */
