@@ -498,7 +498,8 @@ console_loop(struct console *c)
 		/* SIGTERM, SIGHUP, a lost terminal or a failed poll: stop
 		 * resumably, then leave.  The engine still writes events until
 		 * it returns, and the round must not be freed under it. */
-		round_abort(c->round, sig_term == SIGHUP ? "hangup" :
+		round_abort(c->round, sig_term == SIGHUP ? "hangup (SIGHUP)" :
+		    sig_term == SIGTERM ? "terminated (SIGTERM)" :
 		    sig_term ? "signal" : "console");
 		while (c->ev_fd >= 0) {
 			struct pollfd p = { .fd = c->ev_fd, .events = POLLIN };

@@ -28,8 +28,9 @@ pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ')
 [ -n "$pid" ] && kill -TERM "$pid"
 st=$(wait_exit 30)
 [ "$st" = 3 ] && ok "SIGTERM: exit 3" || fail "SIGTERM exit $st"
-grep -q '"t":"abort"' "$tmp/out2/log.jsonl" && ok "SIGTERM logged an abort" ||
-    fail "no abort after SIGTERM"
+grep -q '"t":"abort".*"reason":"terminated (SIGTERM)"' "$tmp/out2/log.jsonl" &&
+    ok "SIGTERM logged an abort naming it, as headless does" ||
+    fail "no abort naming SIGTERM: $(grep '"t":"abort"' "$tmp/out2/log.jsonl")"
 # The terminal was restored (endwin left the alternate screen).
 [ "$(tm display -p '#{alternate_on}')" = 0 ] && ok "terminal restored" ||
     fail "still on the alternate screen"
