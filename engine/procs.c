@@ -385,13 +385,32 @@ procs_collect_except(pid_t root, const pid_t *keep, size_t nkeep,
 	return n;
 }
 
+/* Reap orphans until none of pids is alive or wait_s has passed, napping
+ * nap_ms between looks. */
+static void
+procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep, size_t nkeep,
+    double wait_s, long nap_ms)
+{
+	double deadline = procs_now() + wait_s;
+
+	for (;;) {
+		bool any = false;
+
+		procs_reap_orphans(keep, nkeep);
+		for (size_t i = 0; i < n && !any; i++)
+			any = procs_alive(pids[i]);
+		if (!any || procs_now() >= deadline)
+			return;
+		procs_nap_ms(nap_ms);
+	}
+}
+
 size_t
 procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
     double grace_s)
 {
 	pid_t *pids = NULL;
 	size_t n, i, found;
-	double deadline;
 	int round;
 
 	found = n = procs_collect_except(root, keep, nkeep, &pids);
@@ -399,17 +418,7 @@ procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
 		goto out;
 	for (i = 0; i < n; i++)
 		(void)kill(pids[i], SIGTERM);
-	deadline = procs_now() + grace_s;
-	for (;;) {
-		bool any = false;
-
-		procs_reap_orphans(keep, nkeep);
-		for (i = 0; i < n && !any; i++)
-			any = procs_alive(pids[i]);
-		if (!any || procs_now() >= deadline)
-			break;
-		procs_nap_ms(10);
-	}
+	procs_wait_gone(pids, n, keep, nkeep, grace_s, 10);
 	/* What is left gets SIGKILL; a few passes catch what the stubborn
 	 * ones forked during the grace. */
 	for (round = 0; round < 3; round++) {
@@ -419,17 +428,7 @@ procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
 			break;
 		for (i = 0; i < n; i++)
 			(void)kill(pids[i], SIGKILL);
-		deadline = procs_now() + 1.0;
-		for (;;) {
-			bool any = false;
-
-			procs_reap_orphans(keep, nkeep);
-			for (i = 0; i < n && !any; i++)
-				any = procs_alive(pids[i]);
-			if (!any || procs_now() >= deadline)
-				break;
-			procs_nap_ms(5);
-		}
+		procs_wait_gone(pids, n, keep, nkeep, 1.0, 5);
 	}
 	procs_reap_orphans(keep, nkeep);
 out:

@@ -1,8 +1,10 @@
 #!/bin/bash
-# An abort (SIGTERM to a headless benchtui) in the middle of a leg whose
-# process and grandchild ignore SIGTERM, in a cell with a server: benchtui
-# stops resumably (exit 3) and leaves none of them running.
+# An abort (SIGTERM to a headless benchtui; or the signal named by $1, as
+# hygiene_hangup.sh passes HUP for a terminal that closed) in the middle of
+# a leg whose process and grandchild ignore SIGTERM, in a cell with a
+# server: benchtui stops resumably (exit 3) and leaves none of them running.
 set -u
+sig=${1:-TERM}
 . "$(dirname "$0")/hygiene_lib.sh"
 
 port=$(free_port)
@@ -24,10 +26,10 @@ for _ in $(seq 100); do
 done
 [ "$(grep -c . "$T/leg.pids" 2>/dev/null)" = 2 ] || fail "the leg did not start"
 events server | jq -r 'select(.pid != null) | .pid' | sort -u >"$T/server.pids"
-kill -TERM "$bt"
+kill -"$sig" "$bt"
 wait "$bt"
 rc=$?
-[ "$rc" = 3 ] || fail "expected exit status 3 after an abort, got $rc"
+[ "$rc" = 3 ] || fail "expected exit status 3 after SIG$sig, got $rc"
 assert_gone "$T/leg.pids" "$T/server.pids"
 [ "$(events leg | jq -r .status)" = aborted ] || fail "the running leg is not recorded as aborted"
 echo "ok"

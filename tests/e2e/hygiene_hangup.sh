@@ -2,33 +2,5 @@
 # A hangup (SIGHUP to a headless benchtui: its terminal closed) in the
 # middle of a leg whose process and grandchild ignore SIGTERM, in a cell
 # with a server: benchtui stops resumably (exit 3), as for SIGINT/SIGTERM,
-# and leaves none of them running.
-set -u
-. "$(dirname "$0")/hygiene_lib.sh"
-
-port=$(free_port)
-cat >"$T/round.json" <<EOF
-{"name": "abort", "reps": 1, "baseline": "a",
- "command": ["sh", "-c", "trap '' TERM; (trap '' TERM; exec sleep 60) & echo \$! >>$T/leg.pids; echo \$\$\$\$ >>$T/leg.pids; sleep 60"],
- "arms": [{"name": "a"}],
- "cells": [{"name": "net", "server": {
-            "cmd": ["$BENCHTUI_DEMO", "serve", "--port", "$port"],
-            "ready": {"tcp_port": $port, "timeout_s": 10}}}],
- "quiet": false}
-EOF
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 &
-bt=$!
-OWN_PIDS+=("$bt")
-for _ in $(seq 100); do
-	[ "$(grep -c . "$T/leg.pids" 2>/dev/null)" = 2 ] && break
-	sleep 0.1
-done
-[ "$(grep -c . "$T/leg.pids" 2>/dev/null)" = 2 ] || fail "the leg did not start"
-events server | jq -r 'select(.pid != null) | .pid' | sort -u >"$T/server.pids"
-kill -HUP "$bt"
-wait "$bt"
-rc=$?
-[ "$rc" = 3 ] || fail "expected exit status 3 after SIGHUP, got $rc"
-assert_gone "$T/leg.pids" "$T/server.pids"
-[ "$(events leg | jq -r .status)" = aborted ] || fail "the running leg is not recorded as aborted"
-echo "ok"
+# and leaves none of them running.  The scenario is hygiene_abort.sh's.
+exec bash "$(dirname "$0")/hygiene_abort.sh" HUP
