@@ -301,7 +301,8 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 		snprintf(buf, sizeof buf, " %s", keys[i][0]);
 		render_put(w, 0, x, cols - x, THEME_KEY, buf);
 		x += (int)strlen(buf);
-		snprintf(buf, sizeof buf, " %s ", keys[i][1]);
+		snprintf(buf, sizeof buf, " %s ", strcmp(keys[i][0], "p") == 0 &&
+		    m->state == MODEL_PAUSED ? "resume" : keys[i][1]);
 		render_put(w, 0, x, cols - x, THEME_FOOTER, buf);
 		x += (int)strlen(buf);
 	}

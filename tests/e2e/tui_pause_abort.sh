@@ -10,6 +10,8 @@ wait_for 'Current leg' 20 || fail "no console"
 wait_for 'pid [0-9]+' 20 && ok "a leg runs" || fail "no running leg"
 tm send-keys p
 wait_for ' paused ' 30 && ok "p pauses" || fail "never paused"
+screen | tail -n 1 | grep -q ' p resume ' && ok "the footer offers p resume" ||
+    fail "footer while paused: $(screen | tail -n 1)"
 grep -q '"t":"pause"' "$tmp/out/log.jsonl" && ok "pause logged" ||
     fail "no pause event"
 n1=$(grep -c '"t":"leg"' "$tmp/out/log.jsonl")
