@@ -18,22 +18,13 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procs.h"
 
 /* How long a timed-out or aborted leg gets between SIGTERM and SIGKILL. */
 #define LEG_GRACE_MS 500
-
-static double
-leg_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Child side, between fork and exec: only async-signal-safe calls, since
  * the parent may have other threads (the console). */
@@ -142,7 +133,7 @@ leg_wait(int pidfd, int abort_fd, double deadline)
 		int timeout = -1, n;
 
 		if (deadline > 0) {
-			double left = deadline - leg_now();
+			double left = deadline - clock_now();
 
 			if (left <= 0)
 				return 0;
@@ -169,7 +160,7 @@ leg_end_group(pid_t pgid, int pidfd)
 {
 	kill(-pgid, SIGTERM);
 	if (pidfd >= 0)
-		leg_wait(pidfd, -1, leg_now() + LEG_GRACE_MS / 1000.0);
+		leg_wait(pidfd, -1, clock_now() + LEG_GRACE_MS / 1000.0);
 	/* Whether or not the leader went, the rest of its group may not have. */
 	kill(-pgid, SIGKILL);
 }
@@ -232,7 +223,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 
 	/* Release.  Our own read end is still open, so this cannot SIGPIPE
 	 * even if the child already died in its set-up. */
-	t0 = leg_now();
+	t0 = clock_now();
 	if (write(rel[1], "x", 1) != 1)
 		kill(-pid, SIGKILL);
 	close(rel[1]);
@@ -253,7 +244,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		res->aborted = why == 2;
 		leg_end_group(pid, pidfd);
 	}
-	res->wall = leg_now() - t0;
+	res->wall = clock_now() - t0;
 	while (wait4(pid, &status, 0, &res->ru) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "wait4 %d: %s", (int)pid,
@@ -262,7 +253,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		}
 	}
 	if (why == 1 && pidfd < 0)
-		res->wall = leg_now() - t0;
+		res->wall = clock_now() - t0;
 	if (WIFEXITED(status)) {
 		res->rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {

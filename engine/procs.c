@@ -10,8 +10,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 struct procs_entry {
 	pid_t pid;
@@ -233,24 +234,6 @@ procs_alive(pid_t pid)
 	return e.state != 'Z' && e.state != 'X';
 }
 
-static double
-procs_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-procs_nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /* Reap every exited child of ours in the group; zombies still count as group
  * members for kill(-pgid, 0), so waiting for ESRCH needs this. */
 static void
@@ -281,9 +264,9 @@ procs_end_group(pid_t pgid, double grace_s)
 		return;
 	}
 	/* Not the leg's timing path: polling with short naps is fine here. */
-	deadline = procs_now() + grace_s;
-	while (procs_group_alive(pgid) && procs_now() < deadline)
-		procs_nap_ms(10);
+	deadline = clock_now() + grace_s;
+	while (procs_group_alive(pgid) && clock_now() < deadline)
+		clock_nap(-1, 10);
 	procs_kill_group(pgid);
 }
 
@@ -300,9 +283,9 @@ procs_kill_group(pid_t pgid)
 	}
 	/* SIGKILL is delivered asynchronously; give the members a moment to
 	 * die so the ones that are our children can be reaped now. */
-	deadline = procs_now() + 2.0;
-	while (procs_group_alive(pgid) && procs_now() < deadline)
-		procs_nap_ms(5);
+	deadline = clock_now() + 2.0;
+	while (procs_group_alive(pgid) && clock_now() < deadline)
+		clock_nap(-1, 5);
 	procs_reap_group(pgid);
 }
 
@@ -389,9 +372,9 @@ procs_collect_except(pid_t root, const pid_t *keep, size_t nkeep,
  * nap_ms between looks. */
 static void
 procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep, size_t nkeep,
-    double wait_s, long nap_ms)
+    double wait_s, int nap_ms)
 {
-	double deadline = procs_now() + wait_s;
+	double deadline = clock_now() + wait_s;
 
 	for (;;) {
 		bool any = false;
@@ -399,9 +382,9 @@ procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep, size_t nkeep,
 		procs_reap_orphans(keep, nkeep);
 		for (size_t i = 0; i < n && !any; i++)
 			any = procs_alive(pids[i]);
-		if (!any || procs_now() >= deadline)
+		if (!any || clock_now() >= deadline)
 			return;
-		procs_nap_ms(nap_ms);
+		clock_nap(-1, nap_ms);
 	}
 }
 

@@ -12,13 +12,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "event.h"
 #include "procs.h"
 
@@ -52,15 +51,6 @@ struct quiet {
 	size_t ring_n;
 	struct quiet_sample leg0;
 };
-
-static double
-quiet_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The number of cpus /proc/stat can mention: highest "cpuN" + 1, at least
  * what sysconf says is configured. */
@@ -123,7 +113,7 @@ quiet_sample_take(const struct quiet *q, struct quiet_sample *s)
 {
 	long long own;
 
-	s->t = quiet_now();
+	s->t = clock_now();
 	(void)quiet_read_stat(q, s);
 	own = procs_tree_ticks(q->root);
 	s->own = own < 0 ? 0 : own;
@@ -335,17 +325,6 @@ quiet_check_smt(struct quiet *q, const struct quiet_sample *a,
 	json_decref(ev);
 }
 
-/* Wait up to QUIET_SAMPLE_MS on abort_fd.  True when it fired. */
-static bool
-quiet_nap(int abort_fd)
-{
-	struct pollfd p = { .fd = abort_fd, .events = POLLIN };
-	int rc;
-
-	rc = poll(&p, abort_fd >= 0 ? 1 : 0, QUIET_SAMPLE_MS);
-	return rc > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
-}
-
 enum quiet_result
 quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
     double *foreign)
@@ -367,7 +346,7 @@ quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
 		double fg, cb, waited;
 		bool full, ok, over, timed_out;
 
-		if (quiet_nap(abort_fd))
+		if (clock_nap(abort_fd, QUIET_SAMPLE_MS))
 			return QUIET_ABORTED;
 		quiet_sample_take(q, &s);
 		quiet_ring_push(q, &s);

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "counters.h"
 #include "event.h"
@@ -29,15 +29,6 @@ extern char **environ;
 /* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
 #define ROUND_SERVER_GRACE_S 2.0
 
-
-static double
-run_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 bool
 run_aborted(const struct run *u)
@@ -74,7 +65,7 @@ run_warn(struct run *u, const char *fmt, ...)
 void
 run_wait(struct run *u, double seconds, bool ctl)
 {
-	double end = run_now() + seconds;
+	double end = clock_now() + seconds;
 
 	while (!run_aborted(u)) {
 		struct pollfd pfd[2] = {
@@ -84,7 +75,7 @@ run_wait(struct run *u, double seconds, bool ctl)
 		int timeout = -1, n;
 
 		if (seconds >= 0) {
-			double left = end - run_now();
+			double left = end - clock_now();
 
 			if (left <= 0)
 				return;

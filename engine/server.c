@@ -17,9 +17,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procs.h"
 
 #define SERVER_POLL_MS 50
@@ -31,15 +31,6 @@ struct server {
 	int status;        /* wait status, valid when dead */
 	char death[96];
 };
-
-static double
-server_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* "servers/CELL.log" out of DIR/servers/CELL.log: the name the user sees in
  * the round folder. */
@@ -177,16 +168,6 @@ server_kill_all(pid_t pid)
 		(void)waitpid(desc[i], NULL, WNOHANG);
 }
 
-/* Returns true when abort_fd fired during the nap. */
-static bool
-server_nap(int abort_fd, int ms)
-{
-	struct pollfd p = { .fd = abort_fd, .events = POLLIN };
-
-	return poll(&p, abort_fd >= 0 ? 1 : 0, ms) > 0 &&
-	    (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
-}
-
 struct server *
 server_start(const struct spec_cell *cell, char *const *argv,
     char *const *envp, const char *cwd, const char *log_path,
@@ -242,7 +223,7 @@ server_start(const struct spec_cell *cell, char *const *argv,
 	logfd = -1;
 	srv->pid = pid;
 
-	deadline = server_now() + ss->ready_timeout_s;
+	deadline = clock_now() + ss->ready_timeout_s;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
@@ -259,7 +240,7 @@ server_start(const struct spec_cell *cell, char *const *argv,
 		}
 		if (server_port_accepts(ss->tcp_port, SERVER_POLL_MS))
 			break;
-		if (server_now() >= deadline) {
+		if (clock_now() >= deadline) {
 			server_kill_all(pid);
 			snprintf(err, errlen, "cell %s: server did not accept on "
 			    "127.0.0.1:%d within %g s; see %s", cell->name,
@@ -267,7 +248,7 @@ server_start(const struct spec_cell *cell, char *const *argv,
 			    server_log_name(log_path));
 			goto fail;
 		}
-		if (server_nap(abort_fd, SERVER_POLL_MS)) {
+		if (clock_nap(abort_fd, SERVER_POLL_MS)) {
 			server_kill_all(pid);
 			snprintf(err, errlen, "cell %s: server start aborted "
 			    "before it was ready", cell->name);
@@ -341,7 +322,7 @@ server_stop(struct server *srv, double grace_s)
 	(void)kill(-srv->pid, SIGTERM);
 	for (i = 0; i < n; i++)
 		(void)kill(desc[i], SIGTERM);
-	deadline = server_now() + grace_s;
+	deadline = clock_now() + grace_s;
 	while (!srv->dead) {
 		if (waitpid(srv->pid, &status, WNOHANG) == srv->pid) {
 			srv->dead = true;
@@ -349,9 +330,9 @@ server_stop(struct server *srv, double grace_s)
 			server_describe(status, srv->death, sizeof srv->death);
 			break;
 		}
-		if (server_now() >= deadline)
+		if (clock_now() >= deadline)
 			break;
-		server_nap(-1, 10);
+		clock_nap(-1, 10);
 	}
 	if (!srv->dead) {
 		(void)kill(srv->pid, SIGKILL);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "console.h"
 #include "console_loop.h"
 #include "event.h"
@@ -52,15 +53,6 @@ console_atexit(void)
 {
 	if (curses_active && !isendwin())
 		endwin();
-}
-
-double
-console_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 double
@@ -439,13 +431,13 @@ draw(struct console *c, double mono_now)
 int
 console_loop(struct console *c)
 {
-	double last_clock = console_now();
+	double last_clock = clock_now();
 
 	render_touch_all(&c->r);
 	while (!c->quit) {
 		struct pollfd pfd[3];
 		nfds_t n = 0;
-		double now = console_now(), wait_s = -1, rt;
+		double now = clock_now(), wait_s = -1, rt;
 		int timeout, key;
 		char drain[64];
 
@@ -492,7 +484,7 @@ console_loop(struct console *c)
 		if (c->ev_fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP)))
 			drain_events(c);
 		if (c->replay)
-			replay_advance(c, console_now());
+			replay_advance(c, clock_now());
 	}
 	if (round_live(c)) {
 		/* SIGTERM, SIGHUP, a lost terminal or a failed poll: stop

@@ -61,7 +61,6 @@ int console_start(struct console *c, const char *theme);
 /* Run until quit; returns c->exit_code.  Restores the terminal. */
 int console_loop(struct console *c);
 void console_stop(struct console *c);
-double console_now(void); /* monotonic seconds */
 /* The log-clock now for a live round: wall clock seconds since the epoch. */
 double console_wall(void);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "console.h"
 #include "console_loop.h"
@@ -227,7 +228,7 @@ replay_key(struct console *c, int key)
 	switch (key) {
 	case ' ':
 		p->playing = !p->playing && p->pos < p->n;
-		p->fed_at = console_now();
+		p->fed_at = clock_now();
 		schedule(c, p->fed_at);
 		break;
 	case '+': case '=':
@@ -305,7 +306,7 @@ console_replay(const char *log_path, double speed, bool instant,
 		feed_to(&c, p.n);
 	else {
 		p.playing = true;
-		p.due = console_now();
+		p.due = clock_now();
 	}
 	c.exit_code = 0; /* a signal ends a replay too: no round to abort */
 	rc = console_loop(&c);
