@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,16 +95,8 @@ leg_child(const struct leg_spec *ls, pid_t parent, int outfd, int relfd,
 		leg_child_fail(errfd, "open", "/dev/null", errno);
 	leg_child_close_fds(relfd, errfd);
 
-	if (ls->cpus != NULL && ls->ncpus > 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		for (int i = 0; i < ls->ncpus && i < CPU_SETSIZE; i++)
-			if (ls->cpus[i])
-				CPU_SET(i, &set);
-		if (sched_setaffinity(0, sizeof set, &set) < 0)
-			leg_child_fail(errfd, "sched_setaffinity", NULL, errno);
-	}
+	if (procs_pin_self(ls->cpus, ls->ncpus) < 0)
+		leg_child_fail(errfd, "sched_setaffinity", NULL, errno);
 	if (ls->nice != 0 && setpriority(PRIO_PROCESS, 0, ls->nice) < 0)
 		leg_child_fail(errfd, "setpriority", NULL, errno);
 	if (ls->cwd != NULL && chdir(ls->cwd) < 0)

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,20 @@ procs_descendants(pid_t root, pid_t *pids, size_t max)
 	free(mark);
 	free(t.v);
 	return n;
+}
+
+int
+procs_pin_self(const unsigned char *mask, int ncpus)
+{
+	cpu_set_t set;
+
+	if (mask == NULL || ncpus <= 0)
+		return 0;
+	CPU_ZERO(&set);
+	for (int i = 0; i < ncpus && i < CPU_SETSIZE; i++)
+		if (mask[i])
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof set, &set);
 }
 
 bool

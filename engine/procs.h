@@ -21,6 +21,11 @@ long long procs_tree_ticks(pid_t root);
  * (up to max).  Returns how many. */
 size_t procs_descendants(pid_t root, pid_t *pids, size_t max);
 
+/* Pin the calling process to the cpus set in mask (ncpus entries); a NULL
+ * mask or ncpus 0 leaves it as it is.  Safe between fork and exec: no
+ * allocation.  0, or -1 with errno. */
+int procs_pin_self(const unsigned char *mask, int ncpus);
+
 /* Whether pid is alive (and not a zombie). */
 bool procs_alive(pid_t pid);
 

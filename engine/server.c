@@ -9,7 +9,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,20 +87,11 @@ server_child(char *const *argv, char *const *envp, const char *cwd,
 		(void)dup2(devnull, STDIN_FILENO);
 		close(devnull);
 	}
-	if (cpus != NULL && ncpus > 0) {
-		cpu_set_t set;
-		int i;
-
-		CPU_ZERO(&set);
-		for (i = 0; i < ncpus && i < CPU_SETSIZE; i++)
-			if (cpus[i])
-				CPU_SET(i, &set);
-		if (sched_setaffinity(0, sizeof set, &set) != 0) {
-			dprintf(STDERR_FILENO,
-			    "benchtui: server: cannot pin to its cpus: %s\n",
-			    strerror(errno));
-			_exit(127);
-		}
+	if (procs_pin_self(cpus, ncpus) != 0) {
+		dprintf(STDERR_FILENO,
+		    "benchtui: server: cannot pin to its cpus: %s\n",
+		    strerror(errno));
+		_exit(127);
 	}
 	if (cwd != NULL && chdir(cwd) != 0) {
 		dprintf(STDERR_FILENO, "benchtui: server: chdir %s: %s\n", cwd,
