@@ -271,6 +271,15 @@ server_pid(const struct server *srv)
 	return srv->pid;
 }
 
+/* The server has been reaped with this wait status. */
+static void
+server_reaped(struct server *srv, int status)
+{
+	srv->dead = true;
+	srv->status = status;
+	server_describe(status, srv->death, sizeof srv->death);
+}
+
 bool
 server_alive(struct server *srv)
 {
@@ -279,9 +288,7 @@ server_alive(struct server *srv)
 	if (srv->dead)
 		return false;
 	if (waitpid(srv->pid, &status, WNOHANG) == srv->pid) {
-		srv->dead = true;
-		srv->status = status;
-		server_describe(status, srv->death, sizeof srv->death);
+		server_reaped(srv, status);
 		return false;
 	}
 	return true;
@@ -313,24 +320,12 @@ server_stop(struct server *srv, double grace_s)
 	for (i = 0; i < n; i++)
 		(void)kill(desc[i], SIGTERM);
 	deadline = clock_now() + grace_s;
-	while (!srv->dead) {
-		if (waitpid(srv->pid, &status, WNOHANG) == srv->pid) {
-			srv->dead = true;
-			srv->status = status;
-			server_describe(status, srv->death, sizeof srv->death);
-			break;
-		}
-		if (clock_now() >= deadline)
-			break;
+	while (server_alive(srv) && clock_now() < deadline)
 		clock_nap(-1, 10);
-	}
 	if (!srv->dead) {
 		(void)kill(srv->pid, SIGKILL);
-		if (waitpid(srv->pid, &status, 0) == srv->pid) {
-			srv->dead = true;
-			srv->status = status;
-			server_describe(status, srv->death, sizeof srv->death);
-		}
+		if (waitpid(srv->pid, &status, 0) == srv->pid)
+			server_reaped(srv, status);
 	}
 	/* The rest of the group had the same grace; what is left is killed. */
 	procs_end_group(srv->pid, grace_s > 0.2 ? 0.2 : grace_s);
