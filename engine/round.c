@@ -1,5 +1,6 @@
-/* The round driver, set-up half: the round folder (run) or its reading back
- * (resume), the log, and steering.  The leg loop is in round_run.c. */
+/* The round driver, the round object: a new round's folder and its files
+ * (run) or an existing folder read back (resume), and its teardown.  The
+ * running is in round_run.c and the files round_int.h lists. */
 #include "round.h"
 
 #include <errno.h>
@@ -19,54 +20,6 @@
 #include "provenance.h"
 #include "round_int.h"
 #include "seal.h"
-
-void
-round_emit(struct round *r, json_t *ev)
-{
-	char err[512];
-
-	if (r->log != NULL && !r->fatal &&
-	    logw_append(r->log, ev, err, sizeof err) != 0) {
-		r->fatal = true;
-		snprintf(r->fatal_err, sizeof r->fatal_err, "%s", err);
-		round_abort_internal(r, "the log cannot be written");
-	}
-	if (r->tally != NULL)
-		tally_feed(r->tally, ev);
-	if (r->on_event != NULL)
-		r->on_event(ev, r->arg);
-}
-
-/* Async-signal-safe: atomics and write(2) only. */
-void
-round_abort(struct round *r, const char *reason)
-{
-	const char *expected = NULL;
-	ssize_t n;
-
-	atomic_compare_exchange_strong(&r->abort_reason, &expected, reason);
-	if (atomic_exchange(&r->aborted, true))
-		return;
-	n = write(r->abort_pipe[1], "a", 1);
-	n = write(r->ctl_pipe[1], "a", 1);
-	(void)n;
-}
-
-void
-round_abort_internal(struct round *r, const char *reason)
-{
-	round_abort(r, reason);
-}
-
-void
-round_pause(struct round *r, bool paused)
-{
-	ssize_t n;
-
-	atomic_store(&r->paused, paused);
-	n = write(r->ctl_pipe[1], "p", 1);
-	(void)n;
-}
 
 void
 round_set_event_fn(struct round *r, round_event_fn fn, void *arg)
@@ -248,21 +201,15 @@ round_alloc(const struct round_opts *opts)
 	return r;
 }
 
+/* The new round's folder: --out (which must be missing or empty) or the
+ * default one; r->dir its absolute path. */
 static int
-round_create_run(struct round *r, const struct round_opts *opts,
+round_make_dir(struct round *r, const struct round_opts *opts,
     int *exit_code, char *err, size_t errlen)
 {
-	char path[PATH_MAX], *dir = NULL, *text = NULL;
-	json_t *env = NULL;
+	char *dir = NULL;
 	int nonempty;
 
-	/* A missing program or an offline cpu would only show mid-round:
-	 * refuse before the folder exists. */
-	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
-	    spec_check_host(r->spec, err, errlen) != 0) {
-		*exit_code = ROUND_EXIT_USAGE;
-		return -1;
-	}
 	if (opts->out_dir != NULL) {
 		nonempty = round_dir_nonempty(opts->out_dir);
 		if (nonempty != 0) {
@@ -293,19 +240,18 @@ round_create_run(struct round *r, const struct round_opts *opts,
 		snprintf(err, errlen, "round folder: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
 
-	snprintf(path, sizeof path, "%s/legs", r->dir);
-	if (mkdir(path, 0755) < 0)
-		goto syserr;
-	snprintf(path, sizeof path, "%s/servers", r->dir);
-	if (mkdir(path, 0755) < 0)
-		goto syserr;
-	snprintf(path, sizeof path, "%s/round.json", r->dir);
-	if (round_write_file(path, r->spec->raw, r->spec->rawlen, err,
-	    errlen) != 0)
-		return -1;
+/* environment.json: the host facts, one newline-ended JSON document. */
+static int
+round_write_env(struct round *r, char *err, size_t errlen)
+{
+	char path[PATH_MAX], *text = NULL;
+	json_t *env = provenance_collect(r->spec, r->dir);
+	size_t n;
+	char *t2;
 
-	env = provenance_collect(r->spec, r->dir);
 	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
 	    JSON_PRESERVE_ORDER) : NULL;
 	json_decref(env);
@@ -315,23 +261,50 @@ round_create_run(struct round *r, const struct round_opts *opts,
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/environment.json", r->dir);
-	{
-		size_t n = strlen(text);
-		char *t2 = realloc(text, n + 2);
-
-		if (t2 == NULL) {
-			free(text);
-			return -1;
-		}
-		text = t2;
-		text[n] = '\n';
-		text[n + 1] = '\0';
-		if (round_write_file(path, text, n + 1, err, errlen) != 0) {
-			free(text);
-			return -1;
-		}
+	n = strlen(text);
+	if ((t2 = realloc(text, n + 2)) == NULL) {
+		free(text);
+		return -1;
+	}
+	text = t2;
+	text[n] = '\n';
+	text[n + 1] = '\0';
+	if (round_write_file(path, text, n + 1, err, errlen) != 0) {
+		free(text);
+		return -1;
 	}
 	free(text);
+	return 0;
+}
+
+/* A new round: the round file loaded and checked against this host, the
+ * folder with legs/, servers/, round.json and environment.json, then the
+ * log, locked. */
+static int
+round_create_run(struct round *r, const struct round_opts *opts,
+    int *exit_code, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	/* A missing program or an offline cpu would only show mid-round:
+	 * refuse before the folder exists. */
+	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0) {
+		*exit_code = ROUND_EXIT_USAGE;
+		return -1;
+	}
+	if (round_make_dir(r, opts, exit_code, err, errlen) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/legs", r->dir);
+	if (mkdir(path, 0755) < 0)
+		goto syserr;
+	snprintf(path, sizeof path, "%s/servers", r->dir);
+	if (mkdir(path, 0755) < 0)
+		goto syserr;
+	snprintf(path, sizeof path, "%s/round.json", r->dir);
+	if (round_write_file(path, r->spec->raw, r->spec->rawlen, err,
+	    errlen) != 0 || round_write_env(r, err, errlen) != 0)
+		return -1;
 
 	if (round_lock(r, err, errlen) != 0)
 		return -1;

@@ -1,6 +1,22 @@
-/* Inside the round driver: the state round.c (set-up, steering, the log)
- * and round_run.c (the leg loop) share.  Not part of the engine's public
- * surface. */
+/* Inside the round driver.  Not part of the engine's public surface.
+ *
+ * The driver is split by what each file owns, and calls run one way: a file
+ * calls only the files listed below it here.
+ *
+ *   round_run.c      the plan loop: cells in order, their server and legs
+ *   round_open.c     the opening events (round, env, resume) and the
+ *                    replay of a resumed log
+ *   round_close.c    the closing: abort or done, the summaries, the seal
+ *   round_leg.c      one leg: prepare, gate, run, record
+ *   round_server.c   a cell's server: start, watch, stop, its events
+ *   round_record.c   the leg's events: leg_start and the leg line
+ *   round_scratch.c  the scratch folder: emptied before, measured after
+ *   round_cmd.c      a leg's argv, env and resolved program
+ *   round_emit.c     events out (log, tally, front end) and steering in
+ *                    (abort, pause, the waits that see them)
+ *   round.c          the round object: its folder or resume, destroy
+ *
+ * The sections below follow the same order, bottom up. */
 #ifndef BENCHTUI_ROUND_INT_H
 #define BENCHTUI_ROUND_INT_H
 
@@ -8,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "leg.h"
 #include "logw.h"
 #include "plan.h"
 #include "resume.h"
@@ -44,15 +61,6 @@ struct round {
 	char fatal_err[512];
 };
 
-/* Append ev to the log, then hand it to the front end and the tally.
- * Takes no reference.  A failed append makes the round fatal (aborted). */
-void round_emit(struct round *r, json_t *ev);
-
-/* Abort from inside the driver (fatal errors). */
-void round_abort_internal(struct round *r, const char *reason);
-
-/* --- shared by round_run.c (the loop) and round_leg.c (one leg) --- */
-
 struct counters;
 struct quiet;
 struct server;
@@ -71,10 +79,15 @@ struct run {
 	/* The cell's server death is logged once (by the leg loop, with its
 	 * cause); the stop path then does not log it a second time. */
 	bool srv_death_logged;
-	/* the leg in flight, for the leg_start callback */
-	const struct plan_leg *cur;
-	const char *cur_out;
 };
+
+/* --- round_emit.c: events out, steering in ------------------------------ */
+
+/* Append ev to the log, then hand it to the front end and the tally.
+ * Takes no reference.  A failed append makes the round fatal (aborted). */
+void round_emit(struct round *r, json_t *ev);
+/* Abort from inside the driver (fatal errors). */
+void round_abort_internal(struct round *r, const char *reason);
 
 bool run_aborted(const struct run *u);
 /* round_emit, then drop our reference. */
@@ -86,12 +99,13 @@ void run_warn(struct run *u, const char *fmt, ...)
 void run_wait(struct run *u, double seconds, bool ctl);
 /* Between legs: hold while paused. */
 void run_pause_point(struct run *u);
+
+/* --- round_cmd.c: a leg's command --------------------------------------- */
+
 void run_free_strv(char **v);
 char **run_expand_argv(char *const *tmpl, size_t n,
     const struct template_ctx *ctx, char *err, size_t errlen);
 char **run_envp(const struct spec_kv *kv, size_t nkv);
-/* One warning per counter the machine lacks, after the first leg. */
-void run_warn_counters(struct run *u);
 /* The program an arm runs in a cell and rep: its bin (own, twin's or the
  * round's) expanded for them (rep 0: for a cell's server, arm "" too),
  * then resolved as execvp would.  *bin_out the expanded bin (malloc'd, or
@@ -101,12 +115,70 @@ void run_warn_counters(struct run *u);
 char *run_resolve_bin(const struct spec *s, const char *bin,
     const struct template_ctx *ctx, char **bin_out, char *err,
     size_t errlen);
+
+/* --- round_scratch.c: the scratch folder -------------------------------- */
+
+/* Empty the scratch folder (its contents, not itself), creating it when
+ * missing.  Refuses a folder that holds the workdir or the round folder.
+ * -1 with err. */
+int run_scratch_empty(const char *path, const char *workdir,
+    const char *round_dir, char *err, size_t errlen);
+/* Bytes in the regular files under path, or -1. */
+long long run_scratch_size(const char *path);
+/* p made absolute against base (malloc'd), or NULL. */
+char *run_abspath(const char *p, const char *base);
+
+/* --- round_record.c: the leg's events ----------------------------------- */
+
+/* The leg_start event for pl, its pid and output file (relative to DIR). */
+json_t *run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
+    pid_t pid, const char *out);
+/* The leg line: every field SPEC.md names, then extras.  bin is the
+ * program that ran (may be NULL). */
+json_t *run_leg_event(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res, const char *bin, long long bytes,
+    double foreign, bool quiet_timeout, bool server_died);
+/* One warning per counter the machine lacks, after the first leg. */
+void run_warn_counters(struct run *u);
+
+/* --- round_server.c: a cell's server ------------------------------------ */
+
+/* Start the cell's server and wait until it is ready, logging "starting"
+ * then "ready" or "died".  NULL with u->err when it did not come up (or
+ * the round was aborted meanwhile). */
+struct server *run_server_start(struct run *u, const struct spec_cell *cell);
 /* Log the cell's server as dead (once per cell). */
 void run_server_died(struct run *u, const struct spec_cell *cell,
     struct server *srv);
+/* Before a leg: true (the round aborted, u->err set) when the server died
+ * since the last leg. */
+bool run_server_gone(struct run *u, const struct plan_leg *pl,
+    struct server *srv);
+/* Stop it by its pid and log how it ended; destroys srv. */
+void run_server_stop(struct run *u, const struct spec_cell *cell,
+    struct server *srv);
+
+/* --- round_leg.c: one leg ----------------------------------------------- */
+
 /* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
- * failure that is not resumable); u->err says why. */
+ * failure that is not resumable); u->err says why.  srv is the cell's
+ * server (or NULL). */
 int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
     bool *failed);
+
+/* --- round_open.c / round_close.c: the round's first and last events ---- */
+
+/* round + env (a new round) or log_cut + resume (a resumed one, after the
+ * legs already done are replayed to the tally and the front end), then the
+ * host's warnings. */
+void run_open(struct run *u);
+/* A resumed round: replay its log to the tally and the front end, so both
+ * see the legs already done (they are not logged again). */
+void run_replay(struct round *r);
+/* The round stopped early: the abort event; the exit status (FAIL when
+ * failed, else ABORTED). */
+int run_close_stopped(struct run *u, bool failed);
+/* done (when log_done), the summaries, the seal.  The exit status. */
+int run_close_done(struct run *u, bool log_done);
 
 #endif

@@ -1,0 +1,65 @@
+/* The round driver, the closing: the abort event of a round that stopped
+ * early, or done, the summaries and the seal of one that completed. */
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "event.h"
+#include "report.h"
+#include "round_int.h"
+#include "seal.h"
+
+int
+run_close_stopped(struct run *u, bool failed)
+{
+	struct round *r = u->r;
+	const char *reason = atomic_load(&r->abort_reason);
+	json_t *ev = event_new("abort");
+
+	if (r->fatal)
+		snprintf(u->err, sizeof u->err, "%s; the round stopped, "
+		    "resume continues it once this is fixed", r->fatal_err);
+	else if (u->err[0] == '\0')
+		snprintf(u->err, sizeof u->err, "aborted (%s); resume "
+		    "continues the round", reason != NULL ? reason : "abort");
+	json_object_set_new(ev, "reason", json_string(failed || r->fatal ?
+	    u->err : reason != NULL ? reason : "abort"));
+	run_emit_new(u, ev);
+	return failed ? ROUND_EXIT_FAIL : ROUND_EXIT_ABORTED;
+}
+
+/* done, the summaries, the seal.  The log is complete at "done"; the seal
+ * event goes to the front end only, since appending it would change a
+ * file SHA256SUMS covers. */
+int
+run_close_done(struct run *u, bool log_done)
+{
+	struct round *r = u->r;
+	char sums[65];
+	json_t *rep, *ev;
+
+	if (log_done) {
+		ev = event_new("done");
+		json_object_set_new(ev, "legs", json_integer((json_int_t)u->legs_total));
+		run_emit_new(u, ev);
+		if (r->fatal) {
+			snprintf(u->err, sizeof u->err, "%s", r->fatal_err);
+			return ROUND_EXIT_ABORTED;
+		}
+	}
+	rep = tally_report(r->tally);
+	if (report_write_summary(r->dir, rep, false, u->err,
+	    sizeof u->err) != 0) {
+		json_decref(rep);
+		return ROUND_EXIT_FAIL;
+	}
+	json_decref(rep);
+	logw_sync(r->log);
+	if (seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err) != 0)
+		return ROUND_EXIT_FAIL;
+	ev = event_new("seal");
+	json_object_set_new(ev, "sha256", json_string(sums));
+	if (r->on_event != NULL)
+		r->on_event(ev, r->arg);
+	json_decref(ev);
+	return ROUND_EXIT_OK;
+}

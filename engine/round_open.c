@@ -1,0 +1,161 @@
+/* The round driver, the opening: the round and env events of a new round,
+ * or the cut and resume events of a resumed one (after its log is
+ * replayed), then the host's warnings. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "event.h"
+#include "provenance.h"
+#include "round_int.h"
+
+static json_t *
+run_names(char *const *names, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+static void
+run_log_round(struct run *u)
+{
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("round"), *arms = json_array(),
+	    *cells = json_array();
+
+	for (size_t i = 0; i < s->narms; i++)
+		json_array_append_new(arms, json_string(s->arms[i].name));
+	for (size_t i = 0; i < s->ncells; i++)
+		json_array_append_new(cells, json_string(s->cells[i].name));
+	json_object_set_new(ev, "name", json_string(s->name));
+	json_object_set_new(ev, "spec_sha256", json_string(s->sha256));
+	json_object_set_new(ev, "dir", json_string(u->r->dir));
+	json_object_set_new(ev, "workdir", json_string(s->workdir));
+	json_object_set_new(ev, "reps", json_integer(s->reps));
+	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
+	json_object_set_new(ev, "arms", arms);
+	json_object_set_new(ev, "cells", cells);
+	json_object_set_new(ev, "baseline", json_string(s->baseline));
+	json_object_set_new(ev, "counters", run_names(s->counters, s->ncounters));
+	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
+	run_emit_new(u, ev);
+}
+
+/* The env event: a pointer to environment.json and its facts, on one line. */
+static json_t *
+run_log_env(struct run *u)
+{
+	char path[PATH_MAX];
+	json_t *file, *ev = event_new("env"), *host = NULL;
+	const char *k;
+	json_t *v;
+
+	snprintf(path, sizeof path, "%s/environment.json", u->r->dir);
+	file = json_load_file(path, JSON_DECODE_ANY, NULL);
+	json_object_set_new(ev, "file", json_string("environment.json"));
+	if (json_is_object(file))
+		json_object_foreach(file, k, v)
+			if (strcmp(k, "t") != 0 && strcmp(k, "ts") != 0)
+				json_object_set(ev, k, v);
+	if (json_is_object(file))
+		host = json_incref(file);
+	json_decref(file);
+	run_emit_new(u, ev);
+	return host != NULL ? host : provenance_host();
+}
+
+/* On resume: the cut, then the resume event with the host re-checked. */
+static json_t *
+run_log_resume(struct run *u)
+{
+	struct resume_state *rs = u->r->rs;
+	const json_t *rec = resume_recorded_env(rs);
+	json_t *ev, *host = provenance_host(), *bins, *rbins;
+	const char *k;
+	json_t *v;
+
+	if (resume_torn_bytes(rs) > 0) {
+		ev = event_new("log_cut");
+		json_object_set_new(ev, "bytes",
+		    json_integer((json_int_t)resume_torn_bytes(rs)));
+		run_emit_new(u, ev);
+	}
+	ev = event_new("resume");
+	json_object_set_new(ev, "from", json_string("restart"));
+	json_object_set_new(ev, "legs_done",
+	    json_integer((json_int_t)resume_legs_done(rs)));
+	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
+	json_object_set_new(ev, "host", json_incref(host));
+	run_emit_new(u, ev);
+
+	if (rec != NULL) {
+		const char *keys[] = { "kernel", "hostname", "cpu_model", NULL };
+		const json_t *rhost = json_object_get(rec, "host");
+
+		if (rhost == NULL)
+			rhost = rec;
+		for (int i = 0; keys[i] != NULL; i++) {
+			json_t *a = json_object_get(rhost, keys[i]),
+			    *b = json_object_get(host, keys[i]);
+
+			if (a != NULL && b != NULL && !json_equal(a, b))
+				run_warn(u, "resume: %s differs from when the round "
+				    "started (%s now, %s then)", keys[i],
+				    json_string_value(b) ? json_string_value(b) : "?",
+				    json_string_value(a) ? json_string_value(a) : "?");
+		}
+		bins = provenance_bins(u->r->spec);
+		rbins = json_object_get(rec, "bins");
+		json_object_foreach(bins, k, v) {
+			json_t *old = json_object_get(rbins, k);
+
+			if (old != NULL && !json_equal(old, v))
+				run_warn(u, "resume: %s has changed since the round "
+				    "started (sha256 %s, recorded %s)", k,
+				    json_string_value(v) ? json_string_value(v) : "?",
+				    json_string_value(old) ? json_string_value(old) : "?");
+		}
+		json_decref(bins);
+	}
+	return host;
+}
+
+/* One event of the replayed log: to the tally and the front end. */
+static void
+run_replay_one(const json_t *ev, void *arg)
+{
+	struct round *r = arg;
+
+	tally_feed(r->tally, ev);
+	if (r->on_event != NULL)
+		r->on_event(ev, r->arg);
+}
+
+void
+run_replay(struct round *r)
+{
+	resume_replay(r->rs, run_replay_one, r);
+}
+
+void
+run_open(struct run *u)
+{
+	json_t *host, *warnings;
+
+	if (u->r->rs != NULL) {
+		run_replay(u->r);
+		host = run_log_resume(u);
+	} else {
+		run_log_round(u);
+		host = run_log_env(u);
+	}
+	warnings = host != NULL ? provenance_warnings(host) : NULL;
+	for (size_t i = 0; i < json_array_size(warnings); i++)
+		run_warn(u, "%s", json_string_value(json_array_get(warnings, i)));
+	json_decref(warnings);
+	json_decref(host);
+}

@@ -1,0 +1,144 @@
+/* The round driver, the leg's events: leg_start when it is running, and
+ * the leg line with every field SPEC.md names once it ended. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "counters.h"
+#include "event.h"
+#include "round_int.h"
+
+json_t *
+run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
+    pid_t pid, const char *out)
+{
+	json_t *ev = event_new("leg_start");
+
+	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
+	json_object_set_new(ev, "rep", json_integer(pl->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	json_object_set_new(ev, "pid", json_integer(pid));
+	json_object_set_new(ev, "out", json_string(out));
+	return ev;
+}
+
+static double
+run_tv(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* Seconds rounded to the microsecond: what rusage and the clock resolve. */
+static json_t *
+run_secs(double s)
+{
+	if (!isfinite(s))
+		return json_null();
+	return json_real((double)(long long)(s * 1e6 + 0.5) / 1e6);
+}
+
+static const char *
+run_status(const struct leg_result *res, bool server_died)
+{
+	if (res->aborted)
+		return "aborted";
+	if (res->timed_out)
+		return "timed_out";
+	if (server_died || res->rc != 0 || res->signal != 0)
+		return "failed";
+	return "ok";
+}
+
+json_t *
+run_leg_event(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res, const char *bin, long long bytes,
+    double foreign, bool quiet_timeout, bool server_died)
+{
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("leg"), *ctrs = json_object(),
+	    *mux = json_array(), *cycles = json_null(), *instr = json_null(),
+	    *jbin;
+	double ut = run_tv(&res->ru.ru_utime), st = run_tv(&res->ru.ru_stime);
+	char sig[32];
+
+	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
+		const char *name = counters_name(u->ctr, i);
+		uint64_t v;
+		json_t *j = counters_value(u->ctr, i, &v) ?
+		    json_integer((json_int_t)v) : json_null();
+
+		if (strcmp(name, "cycles") == 0)
+			cycles = json_incref(j);
+		else if (strcmp(name, "instructions") == 0)
+			instr = json_incref(j);
+		json_object_set_new(ctrs, name, j);
+		if (counters_multiplexed(u->ctr, i))
+			json_array_append_new(mux, json_string(name));
+	}
+	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
+	json_object_set_new(ev, "rep", json_integer(pl->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	json_object_set_new(ev, "status",
+	    json_string(run_status(res, server_died)));
+	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
+	    json_integer(res->rc) : json_null());
+	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
+		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(res->signal));
+		json_object_set_new(ev, "signal", json_string(sig));
+	} else {
+		json_object_set_new(ev, "signal", res->signal != 0 ?
+		    json_integer(res->signal) : json_null());
+	}
+	json_object_set_new(ev, "timed_out", json_boolean(res->timed_out));
+	json_object_set_new(ev, "wall", run_secs(res->wall));
+	json_object_set_new(ev, "utime", run_secs(ut));
+	json_object_set_new(ev, "stime", run_secs(st));
+	json_object_set_new(ev, "cpu", run_secs(ut + st));
+	json_object_set_new(ev, "maxrss_kb", json_integer(res->ru.ru_maxrss));
+	json_object_set_new(ev, "minflt", json_integer(res->ru.ru_minflt));
+	json_object_set_new(ev, "majflt", json_integer(res->ru.ru_majflt));
+	if (json_is_integer(cycles) && json_is_integer(instr) &&
+	    json_integer_value(cycles) > 0)
+		json_object_set_new(ev, "ipc", json_real(
+		    (double)(long long)((double)json_integer_value(instr) /
+		    (double)json_integer_value(cycles) * 1000.0 + 0.5) / 1000.0));
+	json_object_set_new(ev, "cycles", cycles);
+	json_object_set_new(ev, "instructions", instr);
+	json_object_set_new(ev, "counters", ctrs);
+	json_object_set_new(ev, "multiplexed", mux);
+	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
+	    json_null());
+	json_object_set_new(ev, "foreign", isfinite(foreign) && foreign >= 0 ?
+	    json_real((double)(long long)(foreign * 1000.0 + 0.5) / 1000.0) :
+	    json_null());
+	/* json_string refuses bytes that are not UTF-8: a path that is not
+	 * becomes null rather than a missing field. */
+	jbin = bin != NULL ? json_string(bin) : NULL;
+	json_object_set_new(ev, "bin", jbin != NULL ? jbin : json_null());
+	json_object_set_new(ev, "pid", json_integer(res->pid));
+	if (res->exec_errno != 0)
+		json_object_set_new(ev, "exec_error",
+		    json_string(strerror(res->exec_errno)));
+	if (quiet_timeout)
+		json_object_set_new(ev, "quiet_timeout", json_true());
+	if (server_died)
+		json_object_set_new(ev, "server_died", json_true());
+	return ev;
+}
+
+void
+run_warn_counters(struct run *u)
+{
+	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
+		int e = counters_errno(u->ctr, i);
+
+		if (e == 0 || u->ctr_warned[i])
+			continue;
+		u->ctr_warned[i] = true;
+		run_warn(u, "counter %s is not supported here (%s); it is "
+		    "recorded as null", counters_name(u->ctr, i), strerror(e));
+	}
+}

@@ -1,0 +1,143 @@
+/* The round driver, a cell's server: started before the cell's first leg
+ * and waited on until ready, checked before and after each leg, stopped by
+ * its pid after the cell; each change of state is a "server" event. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "round_int.h"
+#include "server.h"
+#include "template.h"
+
+/* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
+#define ROUND_SERVER_GRACE_S 2.0
+
+struct server *
+run_server_start(struct run *u, const struct spec_cell *cell)
+{
+	struct round *r = u->r;
+	const struct spec *s = r->spec;
+	const struct spec_server *sv = cell->server;
+	/* The round's bin for the cell's server: expanded for the cell alone
+	 * (no ARM, no REP); when it needs more, check already made sure the
+	 * server's cmd does not use ${BIN}. */
+	struct template_ctx ctx = { .spec = s, .cell = cell, .rep = 0,
+		.round_dir = r->dir };
+	char *xbin = NULL, *bin = run_resolve_bin(s, s->bin, &ctx, &xbin,
+	    u->err, sizeof u->err);
+	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
+	unsigned char *mask = NULL;
+	char **argv = NULL, **envp = NULL, *log = NULL;
+	struct server *srv = NULL;
+	json_t *ev;
+
+	u->err[0] = '\0';
+	ctx.arm = "";
+	ctx.bin = bin != NULL ? bin : xbin != NULL ? xbin : "";
+	ctx.scratch = "";
+	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
+	    spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
+		run_warn(u, "cell %s: server cpus \"%s\" are not all on this "
+		    "machine (%d cpus); the server is not pinned", cell->name,
+		    cpus, u->ncpus);
+		free(mask);
+		mask = NULL;
+	}
+	if ((argv = run_expand_argv(sv->cmd, sv->ncmd, &ctx, u->err,
+	    sizeof u->err)) == NULL ||
+	    (envp = run_envp(sv->env, sv->nenv)) == NULL ||
+	    asprintf(&log, "%s/servers/%s.log", r->dir, cell->name) < 0) {
+		if (u->err[0] == '\0')
+			snprintf(u->err, sizeof u->err, "out of memory");
+		goto out;
+	}
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_null());
+	json_object_set_new(ev, "state", json_string("starting"));
+	json_object_set_new(ev, "log", json_string(log + strlen(r->dir) + 1));
+	run_emit_new(u, ev);
+	srv = server_start(cell, argv, envp, s->workdir, log, mask, u->ncpus,
+	    r->abort_pipe[0], u->err, sizeof u->err);
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", srv != NULL ?
+	    json_integer(server_pid(srv)) : json_null());
+	json_object_set_new(ev, "state", json_string(srv != NULL ? "ready" :
+	    "died"));
+	if (srv == NULL)
+		json_object_set_new(ev, "msg", json_string(u->err));
+	run_emit_new(u, ev);
+out:
+	run_free_strv(argv);
+	run_free_strv(envp);
+	free(log);
+	free(mask);
+	free(bin);
+	free(xbin);
+	return srv;
+}
+
+void
+run_server_stop(struct run *u, const struct spec_cell *cell,
+    struct server *srv)
+{
+	json_t *ev;
+	pid_t pid = server_pid(srv);
+	const char *state = server_stop(srv, ROUND_SERVER_GRACE_S);
+
+	/* A death the leg loop saw is logged already, with its cause. */
+	if (u->srv_death_logged && strcmp(state, "died") == 0) {
+		server_destroy(srv);
+		return;
+	}
+	if (strcmp(state, "died") == 0) {
+		/* Died after the last leg: log it once, with its cause. */
+		run_server_died(u, cell, srv);
+		server_destroy(srv);
+		return;
+	}
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_integer(pid));
+	json_object_set_new(ev, "state", json_string(state));
+	run_emit_new(u, ev);
+	server_destroy(srv);
+}
+
+void
+run_server_died(struct run *u, const struct spec_cell *cell,
+    struct server *srv)
+{
+	json_t *ev;
+
+	if (u->srv_death_logged)
+		return;
+	u->srv_death_logged = true;
+	ev = event_new("server");
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
+	json_object_set_new(ev, "state", json_string("died"));
+	json_object_set_new(ev, "msg", json_string(server_death(srv)));
+	run_emit_new(u, ev);
+}
+
+/* Before a leg: a server that died since the last leg (or while the gate
+ * waited) stops the round resumably, before a leg runs against nothing.
+ * waitpid WNOHANG, so cheap enough for the leg path. */
+bool
+run_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
+{
+	const struct spec *s = u->r->spec;
+	const struct spec_cell *cell = &s->cells[pl->cell];
+
+	if (srv == NULL || server_alive(srv))
+		return false;
+	run_server_died(u, cell, srv);
+	snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) before "
+	    "leg %s r%d; the round stopped, resume continues it", cell->name,
+	    server_death(srv), s->arms[pl->arm].name, pl->rep);
+	round_abort_internal(u->r, "the cell's server died");
+	return true;
+}
