@@ -36,6 +36,11 @@
 #define SEAL_TMP ".SHA256SUMS.tmp"
 #define SEAL_SIG_TMP ".SHA256SUMS.sig.tmp"
 #define ED25519_SIG_LEN 64
+/* The deepest folder nesting the seal walks (benchtui makes 1 level:
+ * legs/, servers/), and the longest relative path it lists.  Past either
+ * seal and verify refuse with a message naming the path (benchtui(1)). */
+#define SEAL_MAX_DEPTH 32
+#define SEAL_PATH_MAX 4096
 
 struct seal_list {
 	char **paths;   /* relative to DIR, sorted */
@@ -78,61 +83,94 @@ seal_is_own(const char *rel)
 	return strcmp(rel, SEAL_SUMS) == 0 || strcmp(rel, SEAL_SIG) == 0;
 }
 
-/* Walk DIR/rel (rel "" for the top) adding regular files.  Non-regular
- * entries are added too (so verify reports them as added) and the first is
- * remembered in l->bad (so seal_write can refuse). */
+/* Walk DIR iteratively (a stack of open folders, never recursion: a leg
+ * can make a tree thousands of levels deep) adding every entry that is not
+ * a folder.  Non-regular entries are added too (so verify reports them as
+ * added) and the first is remembered in l->bad (so seal_write can refuse).
+ * Folders nested deeper than SEAL_MAX_DEPTH are refused with a message:
+ * benchtui itself makes two levels (legs/, servers/). */
 static int
-seal_walk(const char *dir, const char *rel, struct seal_list *l,
-    char *err, size_t errlen)
+seal_walk(const char *dir, struct seal_list *l, char *err, size_t errlen)
 {
-	char path[4096];
-	DIR *d;
-	struct dirent *de;
-	int rc = -1;
+	struct { DIR *d; size_t len; } st[SEAL_MAX_DEPTH + 1];
+	char rel[SEAL_PATH_MAX];
+	int depth = 0, fd, rc = -1;
 
-	snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
-	if ((d = opendir(path)) == NULL) {
-		snprintf(err, errlen, "%s: cannot list: %s", path, strerror(errno));
+	rel[0] = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (st[0].d = fdopendir(fd)) == NULL) {
+		snprintf(err, errlen, "%s: cannot list: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		char sub[4096], full[8192];
-		struct stat st;
+	st[0].len = 0;
+	while (depth >= 0) {
+		DIR *d = st[depth].d;
+		size_t len = st[depth].len;
+		struct dirent *de;
+		struct stat sb;
+		int n;
 
+		rel[len] = '\0';
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0) {
+				snprintf(err, errlen, "%s/%s: cannot list: %s", dir,
+				    rel, strerror(errno));
+				goto out;
+			}
+			closedir(d);
+			depth--;
+			continue;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "",
-		    de->d_name) >= (int)sizeof sub) {
-			snprintf(err, errlen, "%s/%s: path too long", path, de->d_name);
+		n = snprintf(rel + len, sizeof rel - len, "%s%s", len ? "/" : "",
+		    de->d_name);
+		if (n < 0 || (size_t)n >= sizeof rel - len) {
+			snprintf(err, errlen, "%s/%.*s/%s: path too long for the seal",
+			    dir, (int)len, rel, de->d_name);
 			goto out;
 		}
-		if (*rel == '\0' && (seal_is_own(sub) || (l->skip_tmp &&
-		    (strcmp(sub, SEAL_TMP) == 0 || strcmp(sub, SEAL_SIG_TMP) == 0))))
+		if (depth == 0 && (seal_is_own(rel) || (l->skip_tmp &&
+		    (strcmp(rel, SEAL_TMP) == 0 || strcmp(rel, SEAL_SIG_TMP) == 0))))
 			continue;
-		snprintf(full, sizeof full, "%s/%s", dir, sub);
-		if (lstat(full, &st) != 0) {
-			snprintf(err, errlen, "%s: %s", full, strerror(errno));
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			snprintf(err, errlen, "%s/%s: %s", dir, rel, strerror(errno));
 			goto out;
 		}
-		if (S_ISDIR(st.st_mode)) {
-			if (seal_walk(dir, sub, l, err, errlen) != 0)
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth + 1 > SEAL_MAX_DEPTH) {
+				snprintf(err, errlen, "%s/%s: folders nest more than %d "
+				    "levels deep; the seal refuses such a tree (remove "
+				    "it: benchtui never makes one)", dir, rel,
+				    SEAL_MAX_DEPTH);
 				goto out;
+			}
+			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || (st[depth + 1].d = fdopendir(fd)) == NULL) {
+				snprintf(err, errlen, "%s/%s: cannot list: %s", dir, rel,
+				    strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				goto out;
+			}
+			st[++depth].len = strlen(rel);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) && l->bad == NULL)
-			l->bad = strdup(sub);
-		if (seal_list_add(l, sub) != 0) {
-			snprintf(err, errlen, "%s: out of memory", full);
+		if (!S_ISREG(sb.st_mode) && l->bad == NULL)
+			l->bad = strdup(rel);
+		if (seal_list_add(l, rel) != 0) {
+			snprintf(err, errlen, "%s/%s: out of memory", dir, rel);
 			goto out;
 		}
-	}
-	if (errno != 0) {
-		snprintf(err, errlen, "%s: cannot list: %s", path, strerror(errno));
-		goto out;
 	}
 	rc = 0;
 out:
-	closedir(d);
+	for (; depth >= 0; depth--)
+		closedir(st[depth].d);
 	return rc;
 }
 
@@ -148,7 +186,7 @@ seal_list_dir(const char *dir, bool skip_tmp, struct seal_list *l, char *err,
 {
 	memset(l, 0, sizeof *l);
 	l->skip_tmp = skip_tmp;
-	if (seal_walk(dir, "", l, err, errlen) != 0) {
+	if (seal_walk(dir, l, err, errlen) != 0) {
 		seal_list_free(l);
 		return -1;
 	}
@@ -169,7 +207,10 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 
 	snprintf(tpath, sizeof tpath, "%s/%s", dir, tmp);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* seal_write removed any old temp file: O_EXCL and O_NOFOLLOW, so a
+	 * link planted under the name cannot send the write elsewhere. */
+	fd = open(tpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", tpath, strerror(errno));
 		return -1;
@@ -366,7 +407,7 @@ seal_make_readonly(const char *dir, const struct seal_list *l)
 	for (size_t i = 0; i < l->n + 2; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir,
 		    i < l->n ? l->paths[i] : own[i - l->n]);
-		if (stat(path, &st) == 0)
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 			chmod(path, st.st_mode & ~(mode_t)0222 & 07777);
 	}
 }
@@ -445,21 +486,40 @@ out:
 	return rc;
 }
 
-/* Print a path for verify's output: newline and backslash escaped, the way
- * sha256sum escapes them, so one report line is one file. */
+/* A path as verify shows it: newline and backslash escaped the way
+ * sha256sum escapes them, and every other control byte (a CR would move
+ * the cursor back over the line) as \r, \t or \xNN, so one report line
+ * is one file and what is printed is what is there.  Cut to fit buf. */
+static const char *
+seal_escape(const char *rel, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)rel;
+	    *p != '\0' && n + 5 < len; p++) {
+		if (*p == '\n')
+			n += (size_t)snprintf(buf + n, len - n, "\\n");
+		else if (*p == '\r')
+			n += (size_t)snprintf(buf + n, len - n, "\\r");
+		else if (*p == '\t')
+			n += (size_t)snprintf(buf + n, len - n, "\\t");
+		else if (*p == '\\')
+			n += (size_t)snprintf(buf + n, len - n, "\\\\");
+		else if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
+		else
+			buf[n++] = (char)*p;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static void
 seal_print(FILE *out, const char *what, const char *rel)
 {
-	fprintf(out, "%s: ", what);
-	for (const char *p = rel; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\\')
-			fputs("\\\\", out);
-		else
-			fputc(*p, out);
-	}
-	fputc('\n', out);
+	char buf[4 * SEAL_PATH_MAX + 8];
+
+	fprintf(out, "%s: %s\n", what, seal_escape(rel, buf, sizeof buf));
 }
 
 struct seal_entry {
@@ -545,8 +605,10 @@ seal_parse_sums(const char *path, char *text, struct seal_entry **out,
 		while (name[0] == '.' && name[1] == '/')
 			name += 2;
 		if (!seal_path_safe(name)) {
+			char buf[512];
+
 			snprintf(err, errlen, "%s:%zu: path \"%s\" leaves the folder",
-			    path, lineno, name);
+			    path, lineno, seal_escape(name, buf, sizeof buf));
 			goto fail;
 		}
 		if (n == cap) {
@@ -574,43 +636,72 @@ fail:
 	return -1;
 }
 
+/* Read a file of the seal (SHA256SUMS, its signature) whole.  Never
+ * through a symlink, and never anything but a regular file (a fifo would
+ * hang verify): benchtui writes both as regular files, so anything else is
+ * not its seal.  NULL with errno (ELOOP: a symlink; EINVAL: not a regular
+ * file). */
 static char *
 seal_slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
+	struct stat st;
 
-	if (f == NULL)
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
 	for (;;) {
+		ssize_t r;
+
 		if (n + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 8192;
 			char *nb = realloc(buf, cap);
 			if (nb == NULL) {
 				free(buf);
-				fclose(f);
+				close(fd);
 				errno = ENOMEM;
 				return NULL;
 			}
 			buf = nb;
 		}
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
 		if (r == 0)
 			break;
+		n += (size_t)r;
 	}
-	if (ferror(f)) {
-		int e = errno;
-		free(buf);
-		fclose(f);
-		errno = e ? e : EIO;
-		return NULL;
-	}
-	fclose(f);
+	close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+/* Why a seal file could not be read, for err. */
+static const char *
+seal_slurp_error(int e)
+{
+	if (e == ENOENT)
+		return "no seal (the round is not sealed)";
+	if (e == ELOOP)
+		return "is a symlink, not the seal benchtui wrote; verify "
+		    "refuses to follow it";
+	if (e == EINVAL)
+		return "is not a regular file, not the seal benchtui wrote";
+	return strerror(e);
 }
 
 int
@@ -636,8 +727,7 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	if ((text = seal_slurp(path, &textlen)) == NULL) {
-		snprintf(err, errlen, "%s: %s", path, errno == ENOENT ?
-		    "no seal (the round is not sealed)" : strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, seal_slurp_error(errno));
 		goto out;
 	}
 	if (memchr(text, '\0', textlen) != NULL) {
@@ -663,14 +753,25 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 	size_t i = 0, j = 0;
 	while (i < ne || j < l.n) {
 		int c = i >= ne ? 1 : j >= l.n ? -1 : strcmp(e[i].path, l.paths[j]);
+		size_t k = i + 1;
+
 		if (c > 0) {
 			seal_print(out, "added", l.paths[j++]);
 			bad = true;
 			continue;
 		}
-		if (c < 0) {
-			seal_print(out, "missing", e[i++].path);
+		/* The same path listed twice: sha256sum -c would check it
+		 * twice and pass; it is not the list benchtui wrote. */
+		while (k < ne && strcmp(e[k].path, e[i].path) == 0)
+			k++;
+		if (k - i > 1) {
+			seal_print(out, "duplicate", e[i].path);
 			bad = true;
+		}
+		if (c < 0) {
+			seal_print(out, "missing", e[i].path);
+			bad = true;
+			i = k;
 			continue;
 		}
 		struct stat st;
@@ -683,11 +784,16 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 			    strerror(errno));
 			rc = 2;
 			goto out;
-		} else if (strcmp(hex, e[i].hex) != 0) {
-			seal_print(out, "changed", e[i].path);
-			bad = true;
+		} else {
+			bool same = true;
+			for (size_t m = i; m < k; m++)
+				same = same && strcmp(hex, e[m].hex) == 0;
+			if (!same) {
+				seal_print(out, "changed", e[i].path);
+				bad = true;
+			}
 		}
-		i++;
+		i = k;
 		j++;
 	}
 
@@ -695,7 +801,8 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 		snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
 		if ((sig = seal_slurp(path, &siglen)) == NULL) {
 			if (errno != ENOENT) {
-				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+				snprintf(err, errlen, "%s: %s", path,
+				    seal_slurp_error(errno));
 				goto out;
 			}
 			fputs("signature: missing\n", out);

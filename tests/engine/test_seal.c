@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,73 @@ test_sign_not_ed25519(void **state)
 	EVP_PKEY_free(pk);
 }
 
+/* A leg can make a tree thousands of levels deep inside the round folder:
+ * seal and verify walk it without recursion and refuse past their depth
+ * with a message naming it (the recursive walk died of SIGSEGV). */
+static void
+test_deep_tree(void **state)
+{
+	char err[1024] = "", out[4096], path[512];
+	int fd, nfd;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/legs", dir);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 1500; i++) {
+		assert_int_equal(mkdirat(fd, "d", 0755), 0);
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		assert_true(nfd >= 0);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "levels deep"));
+	assert_non_null(strstr(err, "legs/d/d/"));
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	assert_int_equal(access(path, F_OK), -1);
+	put(SEAL_SUMS, "");
+	assert_int_equal(verify(NULL, out, sizeof out), 2);
+	assert_non_null(strstr(out, "levels deep"));
+}
+
+/* SHA256SUMS is outside input: a path listed twice is named as a
+ * duplicate (sha256sum -c passes it), a CR in a name is shown as \r (not
+ * sent to the terminal), and a SHA256SUMS that is a symlink is refused. */
+static void
+test_verify_odd_sums(void **state)
+{
+	char err[512] = "", out[4096], path[512], other[600];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	chmod(path, 0644);
+	char line[200];
+	memcpy(line, slurp(SEAL_SUMS, NULL), 67 + strlen("legs/c-a-r1.out") + 1);
+	line[67 + strlen("legs/c-a-r1.out")] = '\0';
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs(line, f);
+	fclose(f);
+	assert_int_equal(verify(NULL, out, sizeof out), 4);
+	assert_string_equal(out, "duplicate: legs/c-a-r1.out\n");
+
+	put("legs/a\rchanged: b", "x");
+	assert_int_equal(verify(NULL, out, sizeof out), 4);
+	assert_string_equal(out, "added: legs/a\\rchanged: b\n"
+	    "duplicate: legs/c-a-r1.out\n");
+
+	snprintf(other, sizeof other, "%s.sums", dir);
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(verify(NULL, out, sizeof out), 2);
+	assert_non_null(strstr(out, "symlink"));
+	unlink(other);
+}
+
 int
 main(void)
 {
@@ -398,6 +466,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_sums_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sign_not_ed25519, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_odd_sums, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
