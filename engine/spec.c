@@ -80,6 +80,9 @@ parse_arms(struct parser *p, json_t *arms)
 		    "%s", spec_json_type(arms));
 	if (json_array_size(arms) == 0)
 		return spec_perr(p, "arms", "must hold at least one arm");
+	if (json_array_size(arms) > SPEC_ARMS_MAX)
+		return spec_perr(p, "arms", "%zu arms; a round holds at most %d",
+		    json_array_size(arms), SPEC_ARMS_MAX);
 	s->arms = calloc(json_array_size(arms), sizeof *s->arms);
 	if (s->arms == NULL)
 		return spec_perr(p, "arms", "out of memory");
@@ -267,6 +270,9 @@ parse_cells(struct parser *p, json_t *cells)
 		    "not %s", spec_json_type(cells));
 	if (json_array_size(cells) == 0)
 		return spec_perr(p, "cells", "must hold at least one cell");
+	if (json_array_size(cells) > SPEC_CELLS_MAX)
+		return spec_perr(p, "cells", "%zu cells; a round holds at most %d",
+		    json_array_size(cells), SPEC_CELLS_MAX);
 	s->cells = calloc(json_array_size(cells), sizeof *s->cells);
 	if (s->cells == NULL)
 		return spec_perr(p, "cells", "out of memory");
@@ -536,6 +542,12 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    spec_check_scratch(p, s->scratch) < 0)
 			return -1;
 	}
+	if ((unsigned long long)s->reps * s->narms * s->ncells > SPEC_LEGS_MAX)
+		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
+		    "= %llu legs; a round holds at most %d legs", s->reps,
+		    s->narms, s->ncells,
+		    (unsigned long long)s->reps * s->narms * s->ncells,
+		    SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
 		return -1;
 	return spec_check_templates(p);

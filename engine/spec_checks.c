@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spec_int.h"
 #include "template.h"
@@ -140,6 +141,51 @@ check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
 	return v;
 }
 
+/* The bytes execve(2) counts for a string: the string, its NUL, its
+ * pointer. */
+static size_t
+check_exec_bytes(const char *v)
+{
+	return strlen(v) + 1 + sizeof(char *);
+}
+
+/* The environment a leg of arm gets: the inherited one with the arm's env
+ * over it (at most; a key the arm sets is counted twice). */
+static size_t
+check_env_bytes(const struct spec_arm *arm)
+{
+	extern char **environ;
+	size_t n = sizeof(char *);
+
+	for (size_t i = 0; environ[i] != NULL; i++)
+		n += check_exec_bytes(environ[i]);
+	for (size_t i = 0; i < arm->nenv; i++)
+		n += strlen(arm->env[i].key) + 1 + check_exec_bytes(arm->env[i].val);
+	return n;
+}
+
+/* The kernel refuses to exec an argument longer than MAX_ARG_STRLEN (32
+ * pages) or an argv and envp larger than ARG_MAX (execve(2)): that is a
+ * check error, not a leg whose exec fails with E2BIG at leg 37. */
+static int
+check_exec_limits(struct parser *p, const char *path, const char *v,
+    size_t *total, const struct spec_cell *cell, const struct spec_arm *arm)
+{
+	long page = sysconf(_SC_PAGESIZE), argmax = sysconf(_SC_ARG_MAX);
+	size_t maxarg = (size_t)(page > 0 ? page : 4096) * 32, n = strlen(v);
+
+	if (n >= maxarg)
+		return spec_perr(p, path, "expands to %zu bytes (cell \"%s\", arm "
+		    "\"%s\"); the kernel execs at most %zu bytes per argument",
+		    n, cell->name, arm->name, maxarg - 1);
+	*total += check_exec_bytes(v);
+	if (argmax > 0 && *total > (size_t)argmax)
+		return spec_perr(p, path, "the command and environment reach %zu "
+		    "bytes here (cell \"%s\", arm \"%s\"); the kernel execs at "
+		    "most %ld (ARG_MAX)", *total, cell->name, arm->name, argmax);
+	return 0;
+}
+
 int
 spec_check_templates(struct parser *p)
 {
@@ -201,12 +247,18 @@ spec_check_templates(struct parser *p)
 			    spec_check_scratch(p, scratch) < 0))
 				goto out_arm;
 			ctx.scratch = scratch ? "/SCRATCH" : NULL;
+			size_t total = check_env_bytes(arm) + sizeof(char *);
 			for (size_t k = 0; k < s->ncommand; k++) {
 				snprintf(path, sizeof path, "command[%zu]", k);
 				if ((v = check_expand(p, s->command[k], &ctx,
 				    path)) == NULL)
 					goto out_arm;
+				int lim = check_exec_limits(p, path, v, &total,
+				    cell, arm);
+
 				free(v);
+				if (lim < 0)
+					goto out_arm;
 			}
 			/* Vars are checked through "${KEY}" so a cycle reads
 			 * from the variable named in the path ("A -> B -> A"),

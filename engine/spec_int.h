@@ -13,6 +13,13 @@
 #include "spec.h"
 
 #define SPEC_REPS_MAX 100000
+/* What a round may plan (benchtui-round(5)): the name checks are quadratic
+ * in arms and in cells, and the plan holds every leg in memory, so past
+ * these a round is refused by check, naming the fields, before any folder
+ * is made. */
+#define SPEC_ARMS_MAX 1000
+#define SPEC_CELLS_MAX 10000
+#define SPEC_LEGS_MAX 1000000
 #define SPEC_CPUS_MAX 4096   /* syntax check only; the host check is exact */
 
 /* Defaults of the quiet gate, suited to a shared machine: a quarter of a

@@ -17,6 +17,10 @@
 #include "template.h"
 
 #define TEMPLATE_DEPTH_MAX 16
+/* Bounds on one expansion (template.h): nested variables multiply, so a
+ * few hundred bytes of round file can ask for gigabytes.  Both are checked
+ * as the expansion grows, so a refusal costs milliseconds. */
+#define TEMPLATE_REFS_MAX (1u << 20)
 
 struct buf {
 	char *s;
@@ -28,6 +32,7 @@ struct walk {
 	bool check;          /* built-ins are defined, values unknown */
 	const char *stack[TEMPLATE_DEPTH_MAX];
 	int depth;
+	size_t refs;         /* variables expanded so far */
 	char *err;
 	size_t errlen;
 	bool errset;         /* err holds a message; else a failure is OOM */
@@ -63,6 +68,35 @@ walk_error(struct walk *w, const char *fmt, ...)
 	vsnprintf(w->err, w->errlen, fmt, ap);
 	va_end(ap);
 	w->errset = true;
+}
+
+/* "${A} -> ${B}": the variables being expanded, outermost first. */
+static const char *
+walk_chain(const struct walk *w, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < w->depth && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s${%s}",
+		    i ? " -> " : "", w->stack[i]);
+	return buf;
+}
+
+/* buf_add within TEMPLATE_ARG_MAX, naming the variables that overflow it. */
+static int
+walk_add(struct walk *w, struct buf *out, const char *s, size_t n)
+{
+	if (out->len + n > TEMPLATE_ARG_MAX) {
+		char chain[256];
+
+		walk_error(w, "%s expands past %u bytes (a variable used more "
+		    "than once multiplies its value); refusing",
+		    w->depth ? walk_chain(w, chain, sizeof chain) :
+		    "the string", TEMPLATE_ARG_MAX);
+		return -1;
+	}
+	return buf_add(out, s, n);
 }
 
 bool
@@ -151,7 +185,7 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 		walk_error(w, "${%s} has no value here: %s", name, why);
 		return -1;
 	}
-	return buf_add(out, v, strlen(v));
+	return walk_add(w, out, v, strlen(v));
 }
 
 static int
@@ -191,6 +225,16 @@ walk_var(struct walk *w, const char *name, struct buf *out)
 		return -1;
 	}
 	w->stack[w->depth++] = name;
+	if (++w->refs > TEMPLATE_REFS_MAX) {
+		char chain[256];
+
+		walk_error(w, "%s: expanding it takes more than %u variable "
+		    "references (a variable used more than once multiplies "
+		    "them); refusing", walk_chain(w, chain, sizeof chain),
+		    TEMPLATE_REFS_MAX);
+		w->depth--;
+		return -1;
+	}
 	rc = walk_string(w, v, out);
 	w->depth--;
 	return rc;
@@ -208,17 +252,17 @@ walk_string(struct walk *w, const char *s, struct buf *out)
 		size_t n;
 
 		if (dollar == NULL)
-			return buf_add(out, p, strlen(p));
-		if (buf_add(out, p, (size_t)(dollar - p)) < 0)
+			return walk_add(w, out, p, strlen(p));
+		if (walk_add(w, out, p, (size_t)(dollar - p)) < 0)
 			return -1;
 		if (dollar[1] == '$') {
-			if (buf_add(out, "$", 1) < 0)
+			if (walk_add(w, out, "$", 1) < 0)
 				return -1;
 			p = dollar + 2;
 			continue;
 		}
 		if (dollar[1] != '{') {
-			if (buf_add(out, "$", 1) < 0)
+			if (walk_add(w, out, "$", 1) < 0)
 				return -1;
 			p = dollar + 1;
 			continue;

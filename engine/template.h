@@ -22,8 +22,13 @@ struct template_ctx {
 	const char *round_dir;         /* built-in ROUND_DIR (absolute) */
 };
 
+/* The most one expansion may produce: 1 MiB.  Past it, or past 2^20
+ * variable references (nested variables that expand to nothing still cost
+ * time), expansion stops with an error naming the chain of variables. */
+#define TEMPLATE_ARG_MAX (1u << 20)
+
 /* Expand s.  malloc'd result (err untouched), or NULL with err naming the
- * unknown variable or the syntax error. */
+ * unknown variable, the syntax error or the bound exceeded. */
 char *template_expand(const char *s, const struct template_ctx *ctx,
     char *err, size_t errlen);
 

@@ -473,6 +473,64 @@ test_mutations(void **state)
 	free(text);
 }
 
+/* A plan too large to hold, or a command the kernel cannot exec, is an
+ * error naming the fields at load (check), before any folder is made. */
+static void
+test_size_limits(void **state)
+{
+	char err[1024], *text;
+	struct spec *s = NULL;
+	size_t n;
+
+	(void)state;
+	/* reps x arms x cells past SPEC_LEGS_MAX */
+	text = malloc(64 * 1024);
+	n = (size_t)snprintf(text, 64 * 1024, "{\"name\": \"r\", \"reps\": "
+	    "100000, \"command\": [\"/bin/true\"], \"baseline\": \"a0\", "
+	    "\"cells\": [{\"name\": \"c\"}], \"arms\": [");
+	for (int i = 0; i < 20; i++)
+		n += (size_t)snprintf(text + n, 64 * 1024 - n,
+		    "%s{\"name\": \"a%d\"}", i ? ", " : "", i);
+	snprintf(text + n, 64 * 1024 - n, "]}");
+	assert_int_equal(spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
+	    err, sizeof err), -1);
+	assert_non_null(strstr(err, "reps (100000) x arms (20) x cells (1)"));
+	free(text);
+
+	/* One argument past the kernel's 32 pages: 50 * 8^4 bytes. */
+	static const char big[] = "{\"name\": \"r\", \"reps\": 1, "
+	    "\"command\": [\"/bin/true\", \"${V4}\"], \"baseline\": \"a\", "
+	    "\"arms\": [{\"name\": \"a\"}], \"cells\": [{\"name\": \"c\"}], "
+	    "\"vars\": {\"V0\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", "
+	    "\"V1\": \"${V0}${V0}${V0}${V0}${V0}${V0}${V0}${V0}\", "
+	    "\"V2\": \"${V1}${V1}${V1}${V1}${V1}${V1}${V1}${V1}\", "
+	    "\"V3\": \"${V2}${V2}${V2}${V2}${V2}${V2}${V2}${V2}\", "
+	    "\"V4\": \"${V3}${V3}${V3}${V3}${V3}${V3}${V3}${V3}\"}}";
+	assert_int_equal(spec_parse(big, strlen(big), INLINE_PATH, NULL, &s,
+	    err, sizeof err), -1);
+	assert_non_null(strstr(err, "command[1]: expands to 204800 bytes"));
+	assert_non_null(strstr(err, "per argument"));
+
+	/* Many arguments under that, together past ARG_MAX (2 MiB here,
+	 * a quarter of the stack limit: 8 MiB stacks make 2 MiB). */
+	text = malloc(1024 * 1024);
+	n = (size_t)snprintf(text, 1024 * 1024, "{\"name\": \"r\", \"reps\": 1, "
+	    "\"baseline\": \"a\", \"arms\": [{\"name\": \"a\"}], "
+	    "\"cells\": [{\"name\": \"c\"}], \"vars\": {\"X\": \"");
+	memset(text + n, 'x', 100000);
+	n += 100000;
+	n += (size_t)snprintf(text + n, 1024 * 1024 - n, "\"}, \"command\": "
+	    "[\"/bin/true\"");
+	long argmax = sysconf(_SC_ARG_MAX);
+	for (long i = 0; i < argmax / 100000 + 2; i++)
+		n += (size_t)snprintf(text + n, 1024 * 1024 - n, ", \"${X}\"");
+	snprintf(text + n, 1024 * 1024 - n, "]}");
+	assert_int_equal(spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
+	    err, sizeof err), -1);
+	assert_non_null(strstr(err, "ARG_MAX"));
+	free(text);
+}
+
 int
 main(void)
 {
@@ -488,6 +546,7 @@ main(void)
 		cmocka_unit_test(test_resolve_program),
 		cmocka_unit_test(test_host_check),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_size_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -233,6 +234,55 @@ test_names(void **state)
 	assert_false(template_is_builtin("INPUT"));
 }
 
+/* Nested variables multiply: eleven levels of eight uses of the one below
+ * ask for 50 * 8^10 bytes (a 673-byte round file of this shape took four
+ * minutes and a gigabyte), and eleven levels of ten uses of an empty one
+ * ask for 10^11 lookups.  Both stop within a second, naming the chain. */
+static void
+test_bounds(void **state)
+{
+	static char vals[2][12][128];
+	static char names[2][12][8];
+	struct spec_kv kv[2][12];
+	char err[512];
+	struct timespec t0, t1;
+
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		for (int i = 0; i < 12; i++) {
+			snprintf(names[b][i], sizeof names[b][i], "V%d", i);
+			vals[b][i][0] = '\0';
+			if (i == 0)
+				snprintf(vals[b][i], sizeof vals[b][i], "%s",
+				    b == 0 ? "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" : "");
+			else
+				for (int k = 0; k < (b == 0 ? 8 : 10); k++)
+					snprintf(vals[b][i] + strlen(vals[b][i]), 16,
+					    "${V%d}", i - 1);
+			kv[b][i].key = names[b][i];
+			kv[b][i].val = vals[b][i];
+		}
+		struct spec sp = { .name = "r", .vars = kv[b], .nvars = 12 };
+		struct template_ctx ctx = { .spec = &sp };
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_null(template_expand("${V11}", &ctx, err, sizeof err));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_true(t1.tv_sec - t0.tv_sec < 2);
+		assert_non_null(strstr(err, "${V11} -> ${V10}"));
+		assert_non_null(strstr(err, b == 0 ? "1048576 bytes" :
+		    "1048576 variable references"));
+		/* One level less of the first is 50 * 8^9 bytes: refused
+		 * too; three levels (25600 bytes) are fine. */
+		if (b == 0) {
+			char *v = template_expand("${V3}", &ctx, err, sizeof err);
+			assert_non_null(v);
+			assert_int_equal(strlen(v), 25600);
+			free(v);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -244,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
