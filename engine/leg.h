@@ -1,11 +1,11 @@
-/* One leg: fork, exec with no shell, measure, reap.
+/* One leg: spawn with no shell, measure, reap.
  *
- * The child takes its own process group, sets PR_SET_PDEATHSIG, pins itself
- * to the cpus, nices itself, chdirs to the workdir, points stdout and stderr
- * at the output file, and waits on a pipe until the parent has opened the
- * counters on its pid; then it execs.  Wall time runs from that release to
- * the reap; rusage comes from wait4 on that child.  After the leg, anything
- * left in its process group is killed (SIGKILL) and reaped. */
+ * The child is started by spawn.c (its own process group, PDEATHSIG,
+ * pinned, niced, in the workdir, stdout and stderr to the output file) and
+ * held until the counters are open on its pid; then it execs.  Wall time
+ * runs from that release to the reap; rusage comes from wait4 on that
+ * child.  After the leg, anything left in its process group is killed
+ * (SIGKILL) and reaped. */
 #ifndef BENCHTUI_LEG_H
 #define BENCHTUI_LEG_H
 
@@ -17,8 +17,9 @@
 #include "counters.h"
 
 struct leg_spec {
-	char *const *argv;       /* argv[0] is the program; PATH searched when it
-	                          * has no '/' */
+	const char *path;        /* the program, resolved (execve'd as is, no
+	                          * PATH search); NULL: argv[0] as is */
+	char *const *argv;
 	char *const *envp;       /* the full environment for the child */
 	const char *cwd;         /* workdir */
 	const char *out_path;    /* stdout+stderr go here (created, 0644) */
@@ -27,6 +28,8 @@ struct leg_spec {
 	int nice;                /* applied with setpriority in the child */
 	double timeout_s;        /* 0: none */
 	struct counters *ctr;    /* may be NULL */
+	int cgroup_procs_fd;     /* the cgroup the leg joins before its exec;
+	                          * -1: none (0 is taken as -1) */
 	int abort_fd;            /* becomes readable when the leg must be ended
 	                          * (abort); -1 for none */
 };

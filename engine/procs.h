@@ -26,6 +26,10 @@ size_t procs_descendants(pid_t root, pid_t *pids, size_t max);
  * allocation.  0, or -1 with errno. */
 int procs_pin_self(const unsigned char *mask, int ncpus);
 
+/* Parse a cpu list ("0-3,6") into a mask of ncpus entries.  0, or -1 (bad
+ * syntax, or a cpu >= ncpus). */
+int procs_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
+
 /* Whether pid is alive (and not a zombie). */
 bool procs_alive(pid_t pid);
 

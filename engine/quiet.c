@@ -37,7 +37,7 @@ struct quiet_sample {
 };
 
 struct quiet {
-	struct spec_quiet cfg;
+	struct quiet_params cfg;
 	pid_t root;
 	double hz;
 	int ncpus;
@@ -181,7 +181,7 @@ quiet_find_siblings(struct quiet *q)
 		fclose(fp);
 		buf[strcspn(buf, "\n")] = '\0';
 		memset(one, 0, (size_t)q->ncpus);
-		if (spec_cpulist_parse(buf, one, q->ncpus) != 0)
+		if (procs_cpulist_parse(buf, one, q->ncpus) != 0)
 			continue;
 		for (k = 0; k < q->ncpus; k++) {
 			if (one[k] && !q->client[k] && !sib[k]) {
@@ -209,8 +209,8 @@ out:
 }
 
 struct quiet *
-quiet_create(const struct spec_quiet *cfg, const char *client_cpus,
-    pid_t root_pid)
+quiet_create(const struct quiet_params *cfg, const unsigned char *client,
+    int ncpus, pid_t root_pid)
 {
 	struct quiet *q = calloc(1, sizeof *q);
 	long hz = sysconf(_SC_CLK_TCK);
@@ -221,18 +221,13 @@ quiet_create(const struct spec_quiet *cfg, const char *client_cpus,
 	q->root = root_pid;
 	q->hz = hz > 0 ? (double)hz : 100.0;
 	q->ncpus = quiet_count_cpus();
-	if (client_cpus != NULL && *client_cpus != '\0') {
+	if (client != NULL && ncpus > 0) {
 		q->client = calloc((size_t)q->ncpus, 1);
 		if (q->client == NULL)
 			goto fail;
-		if (spec_cpulist_parse(client_cpus, q->client, q->ncpus) != 0) {
-			/* The round file was validated against this machine;
-			 * an unparsable list here means no client view. */
-			free(q->client);
-			q->client = NULL;
-		} else {
-			quiet_find_siblings(q);
-		}
+		for (int i = 0; i < ncpus && i < q->ncpus; i++)
+			q->client[i] = client[i];
+		quiet_find_siblings(q);
 	}
 	q->ring_cap = (size_t)(cfg->window_ms > 0 ? cfg->window_ms : 0) /
 	    QUIET_SAMPLE_MS + 4;
@@ -335,8 +330,6 @@ quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
 
 	if (foreign != NULL)
 		*foreign = 0;
-	if (!q->cfg.enabled)
-		return QUIET_OK;
 	q->ring_n = 0;
 	quiet_sample_take(q, &s);
 	start = s.t;

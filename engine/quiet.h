@@ -10,8 +10,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-
-#include "spec.h"
+#include <sys/types.h>
 
 struct quiet;
 
@@ -24,10 +23,18 @@ enum quiet_result {
 /* Emit one event (a "quiet" sample); the callee takes no reference. */
 typedef void (*quiet_emit_fn)(json_t *ev, void *arg);
 
+/* The gate's settings (the round file's "quiet" object). */
+struct quiet_params {
+	double max_foreign_cores;
+	int window_ms;
+	double timeout_s;
+};
+
 /* A gate for the round whose own tree is rooted at root_pid (benchtui).
- * client_cpus may be NULL (watch every cpu).  NULL on failure. */
-struct quiet *quiet_create(const struct spec_quiet *cfg,
-    const char *client_cpus, pid_t root_pid);
+ * client is a mask of ncpus entries (the client cpus), or NULL (watch every
+ * cpu).  NULL on failure. */
+struct quiet *quiet_create(const struct quiet_params *p,
+    const unsigned char *client, int ncpus, pid_t root_pid);
 
 /* Hold until quiet.  Sample events are emitted through emit, throttled so a
  * long wait does not flood the log.  abort_fd (or -1) ends the wait early.

@@ -209,7 +209,7 @@ run_leg_run(struct run_leg *l)
 		l->binabs = spec_resolve_program(l->argv[0], s->workdir);
 
 	struct leg_spec ls = {
-		.argv = l->argv, .envp = l->envp, .cwd = s->workdir,
+		.path = l->binabs, .argv = l->argv, .envp = l->envp, .cwd = s->workdir,
 		.out_path = l->outabs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],

@@ -83,7 +83,12 @@ run_begin(struct run *u)
 	const struct spec *s = u->r->spec;
 
 	u->client_mask = run_mask(u, s->client_cpus, "client");
-	u->quiet = quiet_create(&s->quiet, s->client_cpus, getpid());
+	if (s->quiet.enabled)
+		u->quiet = quiet_create(&(struct quiet_params){
+		    .max_foreign_cores = s->quiet.max_foreign_cores,
+		    .window_ms = s->quiet.window_ms,
+		    .timeout_s = s->quiet.timeout_s }, u->client_mask, u->ncpus,
+		    getpid());
 	if (u->quiet == NULL && s->quiet.enabled)
 		run_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");

@@ -1,4 +1,4 @@
-/* Cell servers: fork/exec with no shell, in their own process group, pinned,
+/* Cell servers: spawned (spawn.c) with no shell, in their own process group, pinned,
  * output appended to the cell's log; ready when 127.0.0.1:PORT accepts;
  * stopped by pid and pgid.  Nothing is left running when a start fails. */
 #include "server.h"
@@ -8,18 +8,19 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "procs.h"
+#include "spawn.h"
+
+extern char **environ;
 
 #define SERVER_POLL_MS 50
 #define SERVER_MAX_DESC 256
@@ -57,56 +58,6 @@ server_describe(int status, char *buf, size_t len)
 		    WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
 		snprintf(buf, len, "ended with wait status %d", status);
-}
-
-/* In the child: never returns.  Errors before exec go to the log (our
- * stderr by then, when it got that far) and end in _exit(127). */
-static void
-server_child(char *const *argv, char *const *envp, const char *cwd,
-    int logfd, const unsigned char *cpus, int ncpus, pid_t parent)
-{
-	sigset_t none;
-	int devnull, sig;
-
-	for (sig = 1; sig < NSIG; sig++)
-		(void)signal(sig, SIG_DFL);
-	(void)setpgid(0, 0);
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	/* benchtui died before the line above: nobody would stop us. */
-	if (getppid() != parent)
-		_exit(127);
-	/* Unmask only now, so a signal for the parent cannot run its handler
-	 * in the child.  Nothing stays blocked: the thread that forks may block
-	 * SIGTERM for the console's sake, and server_stop relies on it. */
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(logfd, STDOUT_FILENO) < 0 || dup2(logfd, STDERR_FILENO) < 0)
-		_exit(127);
-	devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0 && devnull != STDIN_FILENO) {
-		(void)dup2(devnull, STDIN_FILENO);
-		close(devnull);
-	}
-	if (procs_pin_self(cpus, ncpus) != 0) {
-		dprintf(STDERR_FILENO,
-		    "benchtui: server: cannot pin to its cpus: %s\n",
-		    strerror(errno));
-		_exit(127);
-	}
-	if (cwd != NULL && chdir(cwd) != 0) {
-		dprintf(STDERR_FILENO, "benchtui: server: chdir %s: %s\n", cwd,
-		    strerror(errno));
-		_exit(127);
-	}
-	/* The log, counter fds and the terminal stay with benchtui. */
-	(void)close_range(3, ~0U, 0);
-	if (envp != NULL)
-		execvpe(argv[0], argv, envp);
-	else
-		execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "benchtui: server: cannot run %s: %s\n", argv[0],
-	    strerror(errno));
-	_exit(127);
 }
 
 /* Whether 127.0.0.1:port accepts a connection within wait_ms. */
@@ -166,10 +117,9 @@ server_start(const struct spec_cell *cell, char *const *argv,
 {
 	const struct spec_server *ss = cell->server;
 	struct server *srv = NULL;
-	sigset_t all, old;
 	double deadline;
 	int logfd = -1, status;
-	pid_t pid, self;
+	pid_t pid;
 
 	if (ss == NULL || argv == NULL || argv[0] == NULL) {
 		snprintf(err, errlen, "cell %s: no server command", cell->name);
@@ -195,20 +145,25 @@ server_start(const struct spec_cell *cell, char *const *argv,
 		snprintf(err, errlen, "cell %s: out of memory", cell->name);
 		goto fail;
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	self = getpid();
-	pid = fork();
-	if (pid == 0)
-		server_child(argv, envp, cwd, logfd, cpus, ncpus, self);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		snprintf(err, errlen, "cell %s: cannot start the server: "
-		    "fork: %s", cell->name, strerror(errno));
-		goto fail;
+	/* The one spawn path (spawn.c): no PATH search in the child, so the
+	 * program is resolved here as check resolved it. */
+	{
+		char *path = spec_resolve_program(argv[0], cwd != NULL ? cwd : ".");
+		struct spawn_req rq = { .path = path != NULL ? path : argv[0],
+			.argv = argv, .envp = envp != NULL ? envp : environ,
+			.cwd = cwd, .out_fd = logfd, .cpus = cpus, .ncpus = ncpus,
+			.cgroup_procs_fd = -1 };
+		char serr[512];
+
+		pid = spawn_run(&rq, NULL, serr, sizeof serr);
+		free(path);
+		if (pid < 0) {
+			snprintf(err, errlen, "cell %s: cannot start the server: "
+			    "%s; see %s", cell->name, serr,
+			    server_log_name(log_path));
+			goto fail;
+		}
 	}
-	/* Also from this side, so a kill(-pid) right after fork reaches it. */
-	(void)setpgid(pid, pid);
 	close(logfd);
 	logfd = -1;
 	srv->pid = pid;

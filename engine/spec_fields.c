@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "procs.h"
 #include "spec_int.h"
 #include "template.h"
 
@@ -239,37 +240,7 @@ spec_want_name(struct parser *p, json_t *j, const char *path, char **out)
 int
 spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus)
 {
-	const char *q = list;
-
-	memset(mask, 0, (size_t)ncpus);
-	if (*q == '\0')
-		return -1;
-	for (;;) {
-		char *end;
-		long lo, hi;
-
-		if (*q < '0' || *q > '9')
-			return -1;
-		lo = strtol(q, &end, 10);
-		hi = lo;
-		q = end;
-		if (*q == '-') {
-			q++;
-			if (*q < '0' || *q > '9')
-				return -1;
-			hi = strtol(q, &end, 10);
-			q = end;
-		}
-		if (lo > hi || hi >= ncpus)
-			return -1;
-		for (long c = lo; c <= hi; c++)
-			mask[c] = 1;
-		if (*q == '\0')
-			return 0;
-		if (*q != ',')
-			return -1;
-		q++;
-	}
+	return procs_cpulist_parse(list, mask, ncpus);
 }
 
 int

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -209,20 +210,74 @@ test_exec_failure(void **state)
 	counters_destroy(c);
 }
 
+/* execve, never execvpe: a bare name is not looked up on PATH (the engine
+ * resolves the program once, as check does), and a script without "#!"
+ * is an exec error, never a shell. */
 static void
-test_path_search(void **state)
+test_no_path_search_no_shell(void **state)
 {
 	char *argv[] = { "true", NULL };
-	char out[PATH_MAX], err[256];
+	char out[PATH_MAX], err[256], script[PATH_MAX];
 	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
 		.out_path = out, .abort_fd = -1 };
 	struct leg_result res;
+	FILE *f;
 
 	(void)state;
 	snprintf(out, sizeof out, "%s/path.out", tmpdir);
 	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(res.exec_errno, ENOENT);
+	assert_int_equal(res.rc, 127);
+
+	snprintf(script, sizeof script, "%s/noshebang", tmpdir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fputs("echo ran-by-a-shell\n", f);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	argv[0] = script;
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	assert_int_equal(res.exec_errno, ENOEXEC);
+	assert_int_equal(res.rc, 127);
+	assert_null(strstr(slurp("path.out"), "ran-by-a-shell"));
+
+	/* The resolved path is what runs; argv[0] is only the name. */
+	argv[0] = "anything";
+	ls.path = "/bin/true";
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
 	assert_int_equal(res.exec_errno, 0);
 	assert_int_equal(res.rc, 0);
+}
+
+/* What benchtui ignores or catches, and what its thread blocks, is not the
+ * leg's: the leg starts with default dispositions and an empty mask. */
+static void
+test_signals_reset(void **state)
+{
+	char *argv[] = { "/bin/cat", "/proc/self/status", NULL };
+	char out[PATH_MAX], err[256];
+	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
+		.out_path = out, .abort_fd = -1 };
+	struct leg_result res;
+	void (*old_usr1)(int), (*old_pipe)(int);
+	sigset_t block, oldmask;
+	const char *st;
+
+	(void)state;
+	old_usr1 = signal(SIGUSR1, SIG_IGN);
+	old_pipe = signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	snprintf(out, sizeof out, "%s/status.out", tmpdir);
+	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	signal(SIGUSR1, old_usr1);
+	signal(SIGPIPE, old_pipe);
+	assert_int_equal(res.rc, 0);
+	st = slurp("status.out");
+	assert_non_null(strstr(st, "SigIgn:\t0000000000000000"));
+	assert_non_null(strstr(st, "SigBlk:\t0000000000000000"));
 }
 
 static void
@@ -285,7 +340,8 @@ main(void)
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_abort_fd),
 		cmocka_unit_test(test_exec_failure),
-		cmocka_unit_test(test_path_search),
+		cmocka_unit_test(test_no_path_search_no_shell),
+		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_bad_output_path),
 		cmocka_unit_test(test_rusage_and_counters),
 	};

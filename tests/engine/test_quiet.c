@@ -25,6 +25,8 @@
 #include "procs.h"
 #include "quiet.h"
 
+static const unsigned char cpu0[1] = { 1 };
+
 struct events {
 	json_t *list;
 };
@@ -64,15 +66,13 @@ child_init(void)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 }
 
-static struct spec_quiet
+static struct quiet_params
 cfg_of(double max, int window_ms, double timeout_s)
 {
-	struct spec_quiet c = {
-		.enabled = true,
+	struct quiet_params c = {
 		.max_foreign_cores = max,
 		.window_ms = window_ms,
 		.timeout_s = timeout_s,
-		.abort_on_timeout = false,
 	};
 	return c;
 }
@@ -112,10 +112,10 @@ ru_cpu(const struct rusage *ru)
 static void
 test_leg_own_child_is_not_foreign(void **state)
 {
-	struct spec_quiet c = cfg_of(0.25, 1000, 300);
+	struct quiet_params c = cfg_of(0.25, 1000, 300);
 	pid_t sleeper = start_sleeper();
-	struct quiet *mine = quiet_create(&c, NULL, getpid());
-	struct quiet *other = quiet_create(&c, NULL, sleeper);
+	struct quiet *mine = quiet_create(&c, NULL, 0, getpid());
+	struct quiet *other = quiet_create(&c, NULL, 0, sleeper);
 	struct rusage ru;
 	double t0, wall, f_mine, f_other, leg_cores;
 	pid_t pid;
@@ -151,8 +151,8 @@ test_leg_own_child_is_not_foreign(void **state)
 static void
 test_wait_ok_when_threshold_generous(void **state)
 {
-	struct spec_quiet c = cfg_of(1000, 300, 10);
-	struct quiet *q = quiet_create(&c, "0", getpid());
+	struct quiet_params c = cfg_of(1000, 300, 10);
+	struct quiet *q = quiet_create(&c, cpu0, 1, getpid());
 	struct events e = { json_array() };
 	double t0 = now_s(), fg = -1;
 	json_t *last;
@@ -187,8 +187,8 @@ test_wait_ok_when_threshold_generous(void **state)
 static void
 test_short_leg_is_not_a_spike(void **state)
 {
-	struct spec_quiet c = cfg_of(1000, 600, 10);
-	struct quiet *q = quiet_create(&c, NULL, getpid());
+	struct quiet_params c = cfg_of(1000, 600, 10);
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double fg, worst = 0;
 	int i;
@@ -207,35 +207,13 @@ test_short_leg_is_not_a_spike(void **state)
 	quiet_destroy(q);
 }
 
-static void
-test_wait_disabled_returns_at_once(void **state)
-{
-	struct spec_quiet c = cfg_of(-1, 1000, 300);
-	struct quiet *q;
-	struct events e = { json_array() };
-	double t0 = now_s(), fg = -1;
-
-	(void)state;
-	c.enabled = false;
-	q = quiet_create(&c, NULL, getpid());
-	assert_non_null(q);
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
-	assert_true(now_s() - t0 < 0.05);
-	assert_int_equal(json_array_size(e.list), 0);
-	/* The legs are still measured. */
-	quiet_leg_begin(q);
-	assert_true(quiet_leg_end(q) >= 0);
-	json_decref(e.list);
-	quiet_destroy(q);
-}
-
 /* A threshold nothing can meet: the gate gives up after timeout_s, with a
  * first and a final event only (throttled), the last marked timed out. */
 static void
 test_wait_timeout_throttled(void **state)
 {
-	struct spec_quiet c = cfg_of(-1, 200, 1.0);
-	struct quiet *q = quiet_create(&c, NULL, getpid());
+	struct quiet_params c = cfg_of(-1, 200, 1.0);
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
 	struct events e = { json_array() };
 	double t0 = now_s(), fg;
 	json_t *last;
@@ -258,8 +236,8 @@ test_wait_timeout_throttled(void **state)
 static void
 test_wait_abort_fd(void **state)
 {
-	struct spec_quiet c = cfg_of(-1, 200, 300);
-	struct quiet *q = quiet_create(&c, NULL, getpid());
+	struct quiet_params c = cfg_of(-1, 200, 300);
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
 	int fds[2];
 	double t0 = now_s(), fg;
 
@@ -282,7 +260,7 @@ static void
 test_wait_holds_while_hog_runs(void **state)
 {
 	pid_t sleeper = start_sleeper();
-	struct spec_quiet c;
+	struct quiet_params c;
 	struct quiet *probe, *q;
 	struct events e = { json_array() };
 	double base, fg, t0, waited, first;
@@ -291,7 +269,7 @@ test_wait_holds_while_hog_runs(void **state)
 
 	(void)state;
 	c = cfg_of(0, 500, 300);
-	probe = quiet_create(&c, NULL, getpid());
+	probe = quiet_create(&c, NULL, 0, getpid());
 	quiet_leg_begin(probe);
 	usleep(500000);
 	base = quiet_leg_end(probe);
@@ -325,7 +303,7 @@ test_wait_holds_while_hog_runs(void **state)
 		_exit(0);
 	}
 	c = cfg_of(base + 0.4, 300, 20);
-	q = quiet_create(&c, NULL, sleeper);
+	q = quiet_create(&c, NULL, 0, sleeper);
 	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
 	waited = now_s() - t0;
 	assert_true(json_array_size(e.list) >= 2);
@@ -350,7 +328,7 @@ static void
 test_smt_sibling_warning(void **state)
 {
 	char root[] = "/tmp/benchtui-test-sysfs-XXXXXX", path[256], cmd[300];
-	struct spec_quiet c = cfg_of(1000, 300, 10);
+	struct quiet_params c = cfg_of(1000, 300, 10);
 	struct events e = { json_array() };
 	struct quiet *q;
 	cpu_set_t set;
@@ -374,7 +352,7 @@ test_smt_sibling_warning(void **state)
 	fputs("0-1\n", fp);
 	fclose(fp);
 	setenv("BENCHTUI_SYSFS_CPU", root, 1);
-	q = quiet_create(&c, "0", getpid());
+	q = quiet_create(&c, cpu0, 1, getpid());
 	unsetenv("BENCHTUI_SYSFS_CPU");
 	assert_non_null(q);
 
@@ -423,7 +401,6 @@ main(void)
 		cmocka_unit_test(test_leg_own_child_is_not_foreign),
 		cmocka_unit_test(test_wait_ok_when_threshold_generous),
 		cmocka_unit_test(test_short_leg_is_not_a_spike),
-		cmocka_unit_test(test_wait_disabled_returns_at_once),
 		cmocka_unit_test(test_wait_timeout_throttled),
 		cmocka_unit_test(test_wait_abort_fd),
 		cmocka_unit_test(test_wait_holds_while_hog_runs),

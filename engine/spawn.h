@@ -1,0 +1,80 @@
+/* Starting a child program: the one spawn path of legs, servers and
+ * profiles.
+ *
+ * The child is made with clone(CLONE_VM) on a stack of its own, so nothing
+ * of benchtui's address space is copied (fork) or torn down again by the
+ * exec: that cost would otherwise land inside a leg's wall, cpu and faults.
+ * The child is held before it execs until spawn_release, so that counters
+ * can be opened on its pid first (enable-on-exec).  What it execs is
+ * spawn_req.path with execve: never a PATH search, never a shell, so a
+ * script without "#!" fails with ENOEXEC like any other exec error.
+ *
+ * Between clone and exec the child uses only async-signal-safe calls: it
+ * takes its own process group, sets PR_SET_PDEATHSIG, resets to SIG_DFL the
+ * signals benchtui catches or ignores (and only those), unblocks every
+ * signal, points fds 0/1/2 at /dev/null and the output fd, closes every
+ * other fd, pins itself, nices itself, joins the cgroup and chdirs.  A
+ * failure there, or of the exec, reaches the parent through a
+ * close-on-exec pipe and is also written to the child's stderr. */
+#ifndef BENCHTUI_SPAWN_H
+#define BENCHTUI_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct spawn_req {
+	const char *path;          /* execve'd as is: resolve it beforehand */
+	char *const *argv;
+	char *const *envp;
+	const char *cwd;           /* or NULL: benchtui's */
+	int out_fd;                /* becomes fds 1 and 2; -1: /dev/null */
+	const unsigned char *cpus; /* mask of ncpus entries, or NULL */
+	int ncpus;
+	int nice;                  /* 0: left as it is */
+	int cgroup_procs_fd;       /* an open cgroup.procs the child joins
+	                            * before it execs; -1 (or 0): none */
+};
+
+/* A child between spawn_create and its release or cancel.  Caller-owned
+ * (init/finish style): spawn_create fills it. */
+struct spawn {
+	pid_t pid;                 /* also its process group */
+	int pidfd;                 /* or -1 where the kernel has none */
+	int rel_fd;                /* write end: one byte releases the child */
+	int rel_rd;                /* its read end, kept open until then */
+	int err_fd;                /* read end: an errno, or EOF at exec */
+	void *stack;
+	size_t stack_size;
+	const struct spawn_req *req; /* the child reads it until it execs */
+	unsigned long long sigs;   /* the signals to reset (bit sig-1) */
+};
+
+/* Create the child, held before its exec.  The request and everything it
+ * points to must stay unchanged until spawn_release or spawn_cancel
+ * returns, since the child reads them in place.  0, or -1 with err. */
+int spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
+    size_t errlen);
+
+/* Let the child go on to exec and wait until it has (or has failed to).
+ * Returns 0 with *exec_errno 0 when the program runs, or the errno of the
+ * step that failed (the child has then exited with status 127).  The pid
+ * stays the caller's to reap; the pidfd stays open until spawn_finish. */
+int spawn_release(struct spawn *sp, int *exec_errno);
+
+/* Give up on a held child: it exits without running anything and is
+ * reaped.  Then finish. */
+void spawn_cancel(struct spawn *sp);
+
+/* Free what spawn_create took (the stack, the pipes, the pidfd). */
+void spawn_finish(struct spawn *sp);
+
+/* The whole thing for callers that have nothing to do in between (servers,
+ * profiles): create, release, finish.  The pid, or -1 with err; a failed
+ * exec is reported as an error naming the path (the child is reaped).
+ * *pidfd, when not NULL, gets the child's pidfd (or -1), the caller's to
+ * close. */
+pid_t spawn_run(const struct spawn_req *req, int *pidfd, char *err,
+    size_t errlen);
+
+#endif
