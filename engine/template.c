@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "template.h"
 
@@ -120,12 +121,30 @@ template_is_builtin(const char *name)
 {
 	static const char *const builtins[] = {
 		"BIN", "SCRATCH", "CELL", "ARM", "REP", "ROUND_DIR",
+		"BENCHTUI", "METRICS", "SERVER_BIN",
 	};
 
 	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
 		if (strcmp(name, builtins[i]) == 0)
 			return true;
 	return false;
+}
+
+const char *
+template_self_path(void)
+{
+	static char self[4096];
+	ssize_t n;
+
+	if (self[0] != '\0')
+		return self;
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0 || (size_t)n >= sizeof self - 1) {
+		self[0] = '\0';
+		return NULL;
+	}
+	self[n] = '\0';
+	return self;
 }
 
 static const char *
@@ -163,6 +182,12 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 		}
 	} else if (strcmp(name, "ROUND_DIR") == 0)
 		v = c->round_dir;
+	else if (strcmp(name, "BENCHTUI") == 0)
+		v = template_self_path();
+	else if (strcmp(name, "METRICS") == 0)
+		v = c->metrics;
+	else if (strcmp(name, "SERVER_BIN") == 0)
+		v = c->server_bin;
 	if (v == NULL) {
 		static const struct {
 			const char *name, *why;
@@ -174,6 +199,9 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 			{ "REP", "a cell's server serves every rep" },
 			{ "CELL", "this is outside any cell" },
 			{ "ROUND_DIR", "no round folder is known" },
+			{ "BENCHTUI", "/proc/self/exe cannot be read" },
+			{ "METRICS", "only a leg has a metrics file" },
+			{ "SERVER_BIN", "the arm sets no server_bin" },
 		};
 		const char *why = "";
 

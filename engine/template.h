@@ -1,7 +1,9 @@
 /* ${NAME} templates in command, server.cmd, vars and scratch.
  *
  * Names are looked up, in order, in the cell's vars, the round's vars and
- * the built-ins BIN, SCRATCH, CELL, ARM, REP, ROUND_DIR.  Values of vars may
+ * the built-ins BIN, SCRATCH, CELL, ARM, REP, ROUND_DIR, BENCHTUI (this
+ * program's own path), METRICS (a leg's metrics file) and SERVER_BIN (the
+ * arm's server binary).  Values of vars may
  * themselves hold templates (expanded recursively, with a depth limit that
  * catches cycles).  "$$" is a literal "$". */
 #ifndef BENCHTUI_TEMPLATE_H
@@ -20,6 +22,8 @@ struct template_ctx {
 	const char *bin;               /* built-in BIN */
 	const char *scratch;           /* built-in SCRATCH (absolute) */
 	const char *round_dir;         /* built-in ROUND_DIR (absolute) */
+	const char *metrics;           /* built-in METRICS (absolute) */
+	const char *server_bin;        /* built-in SERVER_BIN */
 };
 
 /* The most one expansion may produce: 1 MiB.  Past it, or past 2^20
@@ -41,7 +45,11 @@ int template_check(const char *s, const struct spec *spec,
 bool template_name_valid(const char *name, size_t len);
 
 /* Whether name is one of the built-ins (BIN, SCRATCH, CELL, ARM, REP,
- * ROUND_DIR), which vars may not shadow. */
+ * ROUND_DIR, BENCHTUI, METRICS, SERVER_BIN), which vars may not shadow. */
 bool template_is_builtin(const char *name);
+
+/* The running benchtui's own path (${BENCHTUI}), or NULL when the kernel
+ * does not say. */
+const char *template_self_path(void);
 
 #endif

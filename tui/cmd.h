@@ -10,6 +10,7 @@ int cmd_report(int argc, char **argv);   /* report DIR|LOG [--format F] [--basel
 int cmd_verify(int argc, char **argv);   /* verify DIR [--pubkey PUB.pem] */
 int cmd_seal(int argc, char **argv);     /* seal DIR --partial [--sign KEY] */
 int cmd_check(int argc, char **argv);    /* check ROUND.json */
+int cmd_load(int argc, char **argv);     /* load URL [options] */
 
 /* Usage errors print "benchtui SUB: what is wrong" and the usage line to
  * stderr and return 2. */

@@ -15,6 +15,7 @@ static const char usage[] =
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
+    "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
     "       benchtui --version | --help\n";
 
 int
@@ -42,6 +43,7 @@ static const struct {
 	{ "verify", cmd_verify },
 	{ "seal", cmd_seal },
 	{ "check", cmd_check },
+	{ "load", cmd_load },
 };
 
 /* --replay is an option-shaped command, so a user may put replay's own

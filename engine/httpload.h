@@ -1,0 +1,52 @@
+/* A verified HTTP/1.1 keep-alive load: `benchtui load URL`.
+ *
+ * GET URL over a fixed set of persistent connections, each with one request
+ * in flight, until warmup + requests responses have arrived.  Every response
+ * is checked (status, Content-Length against the body, no content coding,
+ * the body's size and sha256 when expected, and that the server kept the
+ * connection open); the first failed check ends the run.  No TLS: http://
+ * only. */
+#ifndef BENCHTUI_HTTPLOAD_H
+#define BENCHTUI_HTTPLOAD_H
+
+#include <stddef.h>
+
+#include "digest.h"
+
+#define HTTPLOAD_MAX_HEADERS 32
+
+struct httpload_opts {
+	const char *url;            /* http://HOST[:PORT]/PATH */
+	long requests;              /* counted requests (>= 1) */
+	long warmup;                /* checked, not counted */
+	int connections;            /* persistent connections (>= 1) */
+	const char *headers[HTTPLOAD_MAX_HEADERS]; /* "K: V" lines */
+	int nheaders;
+	int expect_status;
+	long long expect_bytes;     /* -1: any */
+	char expect_sha256[DIGEST_HEX_LEN]; /* "" : any */
+	const char *evidence;       /* path or NULL */
+	const char *metrics;        /* path or NULL */
+	double timeout_s;           /* per response, with no progress */
+};
+
+/* The figures of a finished run (the counted requests only). */
+struct httpload_result {
+	long requests;
+	double seconds;
+	double rps;
+	long long bytes;
+	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
+};
+
+/* Defaults: 1 connection, 1000 requests, status 200, 30 s timeout. */
+void httpload_opts_init(struct httpload_opts *o);
+
+/* Run the load.  0 with res filled (and the metrics file written); 1 when a
+ * check failed or the server could not be reached, err naming the request
+ * number and what differed; 2 when the options are wrong (a bad URL, an
+ * unwritable evidence file). */
+int httpload_run(const struct httpload_opts *o, struct httpload_result *res,
+    char *err, size_t errlen);
+
+#endif

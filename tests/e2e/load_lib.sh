@@ -1,0 +1,26 @@
+# Shared by the load_* and server_round* e2e tests (sourced, not run): a
+# python3 http.server in a folder of our own, and the file it serves.
+. "$(dirname "$0")/hygiene_lib.sh"
+command -v python3 >/dev/null || { echo "python3 is required"; exit 77; }
+
+# The 64 KiB file the servers serve, in $T/www.
+mkdir -p "$T/www"
+head -c 65536 /dev/urandom >"$T/www/f.bin"
+FILE_SHA=$(sha256sum "$T/www/f.bin" | cut -d' ' -f1)
+
+# start_http PORT [PROTOCOL]: python3 -m http.server on 127.0.0.1:PORT
+# serving $T/www (HTTP/1.0 unless PROTOCOL says otherwise); waits until it
+# accepts.  Sets HTTP_PID.
+start_http() {
+	local port=$1 proto=${2:-HTTP/1.0} i
+	(cd "$T/www" && exec python3 -m http.server --protocol "$proto" \
+		--bind 127.0.0.1 "$port") >"$T/http.log" 2>&1 &
+	HTTP_PID=$!
+	OWN_PIDS+=("$HTTP_PID")
+	for i in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
+			2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "python3 -m http.server did not listen on $port"
+}
