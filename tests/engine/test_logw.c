@@ -212,6 +212,41 @@ test_short_write_is_cut_back(void **state)
 	}
 }
 
+/* A leg line waits at most about LOGW_SYNC_MS for its fdatasync (in the
+ * background); a pause, abort or done line is synced before the append
+ * returns. */
+static void
+test_sync_window(void **state)
+{
+	char path[PATH_MAX], err[256];
+	struct logw *lw;
+	json_t *ev;
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/sync.jsonl", tmpdir);
+	lw = logw_open(path, err, sizeof err);
+	assert_non_null(lw);
+	for (i = 1; i <= 50; i++) {
+		ev = leg_event(i);
+		assert_int_equal(logw_append(lw, ev, err, sizeof err), 0);
+		json_decref(ev);
+	}
+	/* Ten times the window, for a loaded machine's scheduling. */
+	for (i = 0; i < 100 && logw_pending(lw); i++)
+		usleep(LOGW_SYNC_MS * 10);
+	assert_false(logw_pending(lw));
+
+	ev = leg_event(51);
+	assert_int_equal(logw_append(lw, ev, err, sizeof err), 0);
+	json_decref(ev);
+	ev = event_new("pause");
+	assert_int_equal(logw_append(lw, ev, err, sizeof err), 0);
+	json_decref(ev);
+	assert_false(logw_pending(lw));
+	logw_destroy(lw);
+}
+
 int
 main(void)
 {
@@ -220,6 +255,7 @@ main(void)
 		cmocka_unit_test(test_open_error_names_file),
 		cmocka_unit_test(test_cloexec),
 		cmocka_unit_test(test_short_write_is_cut_back),
+		cmocka_unit_test(test_sync_window),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
