@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "procs.h"
+#include "rfile.h"
 #include "spawn.h"
 
 /* How long a timed-out or aborted leg gets between SIGTERM and SIGKILL. */
@@ -86,11 +87,10 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 
 	memset(res, 0, sizeof *res);
 	res->rc = -1;
-	rq.out_fd = open(ls->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644);
+	rq.out_fd = rfile_create(ls->out_path, 0, 0644);
 	if (rq.out_fd < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",
-		    ls->out_path, strerror(errno));
+		    ls->out_path, rfile_strerror(errno));
 		goto out;
 	}
 	if (spawn_create(&rq, &sp, err, errlen) != 0)

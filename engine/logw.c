@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "rfile.h"
 
 struct logw {
 	int fd;
@@ -109,10 +110,10 @@ logw_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path ? path : "log");
 		goto fail;
 	}
-	lw->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	lw->fd = rfile_open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (lw->fd < 0) {
 		snprintf(err, errlen, "%s: cannot open for appending: %s", path,
-		    strerror(errno));
+		    rfile_strerror(errno));
 		goto fail;
 	}
 	pthread_mutex_init(&lw->mu, NULL);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "rfile.h"
 
 #define REPORT_WIDTH 100
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(17))
@@ -379,10 +380,17 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		path = tmp = NULL;
 		goto out;
 	}
-	if ((f = fopen(tmp, "w")) == NULL) {
-		snprintf(err, errlen, "%s: cannot create: %s", tmp,
-		    strerror(errno));
-		goto out;
+	{
+		/* Never through a link a leg planted under the temp name. */
+		int fd = rfile_create(tmp, 0, 0644);
+
+		if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+			snprintf(err, errlen, "%s: cannot create: %s", tmp,
+			    rfile_strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
 	}
 	if (json) {
 		if (json_dumpf(rep, f, REPORT_JSON_FLAGS) != 0)

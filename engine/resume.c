@@ -18,6 +18,7 @@
 #include "logread.h"
 #include "resume.h"
 #include "seal.h"
+#include "rfile.h"
 
 /* A process that a killed benchtui may have left behind. */
 struct resume_proc {
@@ -240,11 +241,11 @@ resume_load_envfile(const char *dir)
 static int
 resume_cut(const char *path, long long good, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = rfile_open(path, O_WRONLY, 0);
 
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open to cut its torn last line: %s",
-		    path, strerror(errno));
+		    path, rfile_strerror(errno));
 		return -1;
 	}
 	if (ftruncate(fd, (off_t)good) != 0 || fsync(fd) != 0) {

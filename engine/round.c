@@ -20,6 +20,7 @@
 #include "provenance.h"
 #include "round_int.h"
 #include "seal.h"
+#include "rfile.h"
 
 void
 round_set_event_fn(struct round *r, round_event_fn fn, void *arg)
@@ -96,7 +97,7 @@ static int
 round_write_file(const char *path, const char *buf, size_t len, char *err,
     size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = rfile_open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	size_t done = 0;
 
 	if (fd < 0) {
@@ -165,9 +166,10 @@ round_lock(struct round *r, char *err, size_t errlen)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
-	r->lock_fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	r->lock_fd = rfile_open(path, O_RDONLY | O_CREAT, 0644);
 	if (r->lock_fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open: %s", path,
+		    rfile_strerror(errno));
 		return -1;
 	}
 	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {

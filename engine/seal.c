@@ -32,6 +32,7 @@
 
 #include "digest.h"
 #include "seal.h"
+#include "rfile.h"
 
 #define SEAL_TMP ".SHA256SUMS.tmp"
 #define SEAL_SIG_TMP ".SHA256SUMS.sig.tmp"
@@ -207,12 +208,12 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 
 	snprintf(tpath, sizeof tpath, "%s/%s", dir, tmp);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	/* seal_write removed any old temp file: O_EXCL and O_NOFOLLOW, so a
-	 * link planted under the name cannot send the write elsewhere. */
-	fd = open(tpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
+	/* A link planted under the temp name cannot send the write
+	 * elsewhere. */
+	fd = rfile_create(tpath, 0, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", tpath, strerror(errno));
+		snprintf(err, errlen, "%s: cannot create: %s", tpath,
+		    rfile_strerror(errno));
 		return -1;
 	}
 	while (left > 0) {

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "procs.h"
+#include "rfile.h"
 #include "spawn.h"
 
 extern char **environ;
@@ -134,10 +135,10 @@ server_start(const struct spec_cell *cell, char *const *argv,
 		    ss->tcp_port);
 		return NULL;
 	}
-	logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	logfd = rfile_open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (logfd < 0) {
 		snprintf(err, errlen, "cell %s: cannot open server log %s: %s",
-		    cell->name, log_path, strerror(errno));
+		    cell->name, log_path, rfile_strerror(errno));
 		return NULL;
 	}
 	srv = calloc(1, sizeof *srv);

@@ -138,6 +138,7 @@ int
 cmd_seal(int argc, char **argv)
 {
 	const char *dir = NULL, *key = NULL;
+	char *real = NULL;
 	bool partial = false;
 	char err[1024] = "", path[4096], hex[DIGEST_HEX_LEN], sums[65];
 	struct resume_state *rs = NULL;
@@ -229,8 +230,13 @@ cmd_seal(int argc, char **argv)
 	tally_set_spec(t, spec);
 	resume_replay(rs, cmd_seal_feed, t);
 	rep = tally_report(t);
-	if (report_write_summary(dir, rep, true, err, sizeof err) != 0 ||
-	    seal_write(dir, key, sums, err, sizeof err) != 0) {
+	/* Canonical, so the files written into it can refuse every symlink
+	 * (rfile.h) without refusing a folder reached through one. */
+	if ((real = realpath(dir, NULL)) == NULL)
+		snprintf(err, sizeof err, "%s: %s", dir, strerror(errno));
+	if (real == NULL ||
+	    report_write_summary(real, rep, true, err, sizeof err) != 0 ||
+	    seal_write(real, key, sums, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui seal: %s\n", err);
 		goto out;
 	}
@@ -239,6 +245,7 @@ cmd_seal(int argc, char **argv)
 	    key ? ", signed" : "");
 	rc = 0;
 out:
+	free(real);
 	json_decref(rep);
 	tally_destroy(t);
 	spec_destroy(spec);

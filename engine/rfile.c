@@ -1,0 +1,84 @@
+/* Files of a round folder, never through a symlink (see rfile.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rfile.h"
+
+static int
+rfile_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	do
+		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+	while (fd < 0 && errno == EAGAIN);
+	if (fd < 0 && (errno == ENOSYS || errno == E2BIG))
+		fd = openat(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	return (int)fd;
+}
+
+int
+rfile_open(const char *path, int flags, mode_t mode)
+{
+	return rfile_openat(AT_FDCWD, path, flags, mode);
+}
+
+int
+rfile_create(const char *path, int flags, mode_t mode)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[4096];
+	int dfd, fd, e;
+
+	if (slash == NULL || (size_t)(slash - path) >= sizeof parent) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* The folder, reached without a symlink; the name removed and made
+	 * again inside it (unlinkat never follows a link, it removes it). */
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	if ((dfd = rfile_openat(AT_FDCWD, parent[0] ? parent : "/",
+	    O_RDONLY | O_DIRECTORY, 0)) < 0) {
+		struct stat st;
+
+		/* O_NOFOLLOW | O_DIRECTORY on a link says ENOTDIR: say what
+		 * is in the way. */
+		if (errno == ENOTDIR && lstat(parent, &st) == 0 &&
+		    S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		return -1;
+	}
+	if (unlinkat(dfd, slash + 1, 0) != 0 && errno != ENOENT) {
+		e = errno;
+		close(dfd);
+		errno = e;
+		return -1;
+	}
+	fd = rfile_openat(dfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | flags,
+	    mode);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return fd;
+}
+
+const char *
+rfile_strerror(int e)
+{
+	if (e == ELOOP)
+		return "a symlink is in the way (a round's files are never "
+		    "written through one)";
+	return strerror(e);
+}

@@ -1,0 +1,24 @@
+/* Files of a round folder, opened so that nothing a leg plants there can
+ * send benchtui's writes elsewhere: no symlink is followed, in the file's
+ * own name or in any folder of its path.  Paths are absolute and canonical
+ * (the round's folder is realpath'd), so "no symlink anywhere" is exact. */
+#ifndef BENCHTUI_RFILE_H
+#define BENCHTUI_RFILE_H
+
+#include <sys/types.h>
+
+/* open(2) of path with flags, refusing any symlink on the way (openat2
+ * RESOLVE_NO_SYMLINKS; O_NOFOLLOW on kernels before 5.6).  O_CLOEXEC is
+ * added.  fd, or -1 with errno (ELOOP: a symlink is in the way). */
+int rfile_open(const char *path, int flags, mode_t mode);
+
+/* A new file at path for writing (flags add to O_WRONLY | O_CREAT |
+ * O_EXCL): whatever holds the name now (a file from an attempt that was
+ * aborted, or a link a leg planted) is removed first, never followed.
+ * fd, or -1 with errno. */
+int rfile_create(const char *path, int flags, mode_t mode);
+
+/* strerror(e), but a symlink in the way says so. */
+const char *rfile_strerror(int e);
+
+#endif
