@@ -94,10 +94,10 @@ round_dir_nonempty(const char *path)
 }
 
 static int
-round_write_file(const char *path, const char *buf, size_t len, char *err,
-    size_t errlen)
+round_write_file(const char *path, const char *buf, size_t len, mode_t mode,
+    char *err, size_t errlen)
 {
-	int fd = rfile_open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	int fd = rfile_open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
 	size_t done = 0;
 
 	if (fd < 0) {
@@ -271,7 +271,7 @@ round_write_env(struct round *r, char *err, size_t errlen)
 	text = t2;
 	text[n] = '\n';
 	text[n + 1] = '\0';
-	if (round_write_file(path, text, n + 1, err, errlen) != 0) {
+	if (round_write_file(path, text, n + 1, 0644, err, errlen) != 0) {
 		free(text);
 		return -1;
 	}
@@ -304,7 +304,9 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	if (mkdir(path, 0755) < 0)
 		goto syserr;
 	snprintf(path, sizeof path, "%s/round.json", r->dir);
-	if (round_write_file(path, r->spec->raw, r->spec->rawlen, err,
+	/* Read-only from the start: the round is what this file says, and
+	 * the seal checks it still is (its sha256 is in the round event). */
+	if (round_write_file(path, r->spec->raw, r->spec->rawlen, 0444, err,
 	    errlen) != 0 || round_write_env(r, err, errlen) != 0)
 		return -1;
 

@@ -1,8 +1,12 @@
 /* The round driver, the closing: the abort event of a round that stopped
  * early, or done, the summaries and the seal of one that completed. */
+#include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "digest.h"
 #include "event.h"
 #include "report.h"
 #include "round_int.h"
@@ -27,6 +31,29 @@ run_close_stopped(struct run *u, bool failed)
 	return failed ? ROUND_EXIT_FAIL : ROUND_EXIT_ABORTED;
 }
 
+/* round.json still has the sha256 the round event recorded.  -1 with
+ * u->err when it does not (or cannot be read). */
+static int
+run_close_spec_intact(struct run *u)
+{
+	char path[PATH_MAX], hex[DIGEST_HEX_LEN];
+
+	snprintf(path, sizeof path, "%s/round.json", u->r->dir);
+	if (digest_file(path, hex) != 0) {
+		snprintf(u->err, sizeof u->err, "%.600s: cannot read: %s; not "
+		    "sealed", path, strerror(errno));
+		return -1;
+	}
+	if (strcmp(hex, u->r->spec->sha256) != 0) {
+		snprintf(u->err, sizeof u->err, "%.600s: changed during the round "
+		    "(sha256 %s, the log recorded %s); not sealed: the seal "
+		    "would vouch for a round file that did not run", path, hex,
+		    u->r->spec->sha256);
+		return -1;
+	}
+	return 0;
+}
+
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
  * event goes to the front end only, since appending it would change a
  * file SHA256SUMS covers. */
@@ -46,6 +73,11 @@ run_close_done(struct run *u, bool log_done)
 			return ROUND_EXIT_ABORTED;
 		}
 	}
+	/* round.json is read-only from the start, but its owner can still
+	 * change it: a seal over another round file than the one run would
+	 * vouch for a round that never ran. */
+	if (run_close_spec_intact(u) != 0)
+		return ROUND_EXIT_FAIL;
 	rep = tally_report(r->tally);
 	if (report_write_summary(r->dir, rep, false, u->err,
 	    sizeof u->err) != 0) {

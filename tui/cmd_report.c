@@ -21,11 +21,24 @@ static const char report_usage[] =
     "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
     "[--baseline ARM] [--aa ARM=OF]...\n";
 
+struct cmd_report_feed {
+	struct tally *t;
+	char spec_sha256[65];   /* the round event's, or "" */
+};
+
 static int
 cmd_report_feed(json_t *ev, size_t lineno, void *arg)
 {
+	struct cmd_report_feed *f = arg;
+	const char *sha;
+
 	(void)lineno;
-	tally_feed(arg, ev);
+	if (f->spec_sha256[0] == '\0' &&
+	    strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
+	    "round") == 0 &&
+	    (sha = json_string_value(json_object_get(ev, "spec_sha256"))) != NULL)
+		snprintf(f->spec_sha256, sizeof f->spec_sha256, "%s", sha);
+	tally_feed(f->t, ev);
 	return 0;
 }
 
@@ -193,8 +206,22 @@ cmd_report(int argc, char **argv)
 		fprintf(stderr, "benchtui report: %s/round.json: cannot read it; "
 		    "reading %s as a bare log\n", input, log);
 
-	if (logread_file(log, cmd_report_feed, t, &info, err, sizeof err) != 0) {
+	struct cmd_report_feed feed = { .t = t };
+
+	if (logread_file(log, cmd_report_feed, &feed, &info, err,
+	    sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
+		goto out;
+	}
+	/* The arms came from round.json: it must be the file the round ran,
+	 * or the report would contradict the round's own summary. */
+	if (spec != NULL && feed.spec_sha256[0] != '\0' &&
+	    strcmp(spec->sha256, feed.spec_sha256) != 0) {
+		fprintf(stderr, "benchtui report: %s: changed since the round "
+		    "started (sha256 %s, the log recorded %s); refusing to report "
+		    "with arms the round did not run (a copy of the log outside "
+		    "the folder reads as a bare log)\n", spath, spec->sha256,
+		    feed.spec_sha256);
 		goto out;
 	}
 	if (info.torn)
