@@ -86,6 +86,9 @@ cp "$data/round/log.jsonl" "$data/round/environment.json" "$tmp/moved/"
 sed 's|"command": \["/bin/true"\]|"bin": "/nonexistent/zstd", "workdir": "/nonexistent/dir", "command": ["${BIN}"]|' \
 	"$data/round/round.json" >"$tmp/moved/round.json"
 grep -q nonexistent "$tmp/moved/round.json" || fail "moved: sed did not apply"
+# ... as it ran there: the log records that round file's sha256.
+sha=$(sha256sum "$tmp/moved/round.json" | cut -d' ' -f1)
+sed -i "s/\"spec_sha256\":\"[0-9a-f]*\"/\"spec_sha256\":\"$sha\"/" "$tmp/moved/log.jsonl"
 "$BENCHTUI" report "$tmp/moved" --format json >"$tmp/moved.json" 2>"$tmp/moved.err" ||
 	fail "moved round folder: exit $?"
 jsoncmp "$data/golden-round.json" "$tmp/moved.json" ||
