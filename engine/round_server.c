@@ -58,8 +58,15 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 	json_object_set_new(ev, "state", json_string("starting"));
 	json_object_set_new(ev, "log", json_string(log + strlen(r->dir) + 1));
 	run_emit_new(u, ev);
-	srv = server_start(cell, argv, envp, s->workdir, log, mask, u->ncpus,
-	    r->abort_pipe[0], u->err, sizeof u->err);
+	{
+		struct server_params sp = { .cell = cell->name, .argv = argv,
+			.envp = envp, .cwd = s->workdir, .log_path = log,
+			.cpus = mask, .ncpus = u->ncpus, .tcp_port = sv->tcp_port,
+			.ready_timeout_s = sv->ready_timeout_s,
+			.abort_fd = r->abort_pipe[0] };
+
+		srv = server_start(&sp, u->err, sizeof u->err);
+	}
 	ev = event_new("server");
 	json_object_set_new(ev, "cell", json_string(cell->name));
 	json_object_set_new(ev, "pid", srv != NULL ?

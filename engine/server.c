@@ -1,9 +1,12 @@
-/* Cell servers: spawned (spawn.c) with no shell, in their own process group, pinned,
- * output appended to the cell's log; ready when 127.0.0.1:PORT accepts;
- * stopped by pid and pgid.  Nothing is left running when a start fails. */
+/* Servers: spawned (spawn.c) with no shell, in their own process group,
+ * pinned, output appended to the cell's log; ready when a listener on PORT
+ * is the server's own (its socket inode among the tree's fds) and
+ * 127.0.0.1:PORT accepts; stopped by pid and pgid.  Nothing is left running
+ * when a start fails. */
 #include "server.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -20,6 +23,7 @@
 #include "procs.h"
 #include "rfile.h"
 #include "spawn.h"
+#include "spec.h"
 
 extern char **environ;
 
@@ -110,58 +114,199 @@ server_kill_all(pid_t pid)
 		(void)waitpid(desc[i], NULL, WNOHANG);
 }
 
-struct server *
-server_start(const struct spec_cell *cell, char *const *argv,
-    char *const *envp, const char *cwd, const char *log_path,
-    const unsigned char *cpus, int ncpus, int abort_fd, char *err,
+#define SERVER_MAX_INODES 16
+
+/* Inodes of the sockets listening on TCP port, from /proc/net/tcp and tcp6
+ * (this network namespace, where 127.0.0.1 leads).  How many (up to max).
+ * O(sockets on the host), read every poll of the ready wait. */
+static size_t
+server_listen_inodes(int port, unsigned long *inodes, size_t max)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	char line[512];
+	size_t n = 0;
+
+	for (size_t f = 0; f < 2; f++) {
+		FILE *fp = fopen(files[f], "re");
+
+		if (fp == NULL)
+			continue;
+		/* The first line is a header. */
+		if (fgets(line, sizeof line, fp) == NULL) {
+			fclose(fp);
+			continue;
+		}
+		while (fgets(line, sizeof line, fp) != NULL && n < max) {
+			char local[64], remote[64], *colon;
+			unsigned st, lport;
+			unsigned long inode;
+
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, " %*s %63s %63s %x %*s %*s %*s %*u %*u %lu",
+			    local, remote, &st, &inode) != 4)
+				continue;
+			colon = strrchr(local, ':');
+			if (colon == NULL || sscanf(colon + 1, "%x", &lport) != 1)
+				continue;
+			if (st == 0x0A /* TCP_LISTEN */ && (int)lport == port &&
+			    inode != 0)
+				inodes[n++] = inode;
+		}
+		fclose(fp);
+	}
+	return n;
+}
+
+/* Whether pid has an fd on one of the sockets.  O(its fds). */
+static bool
+server_pid_holds(pid_t pid, const unsigned long *inodes, size_t n)
+{
+	char path[64], link[64];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return false;
+	while (!found && (d = readdir(dir)) != NULL) {
+		unsigned long ino;
+		ssize_t len;
+
+		if (d->d_name[0] == '.')
+			continue;
+		len = readlinkat(dirfd(dir), d->d_name, link, sizeof link - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &ino) != 1)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (inodes[i] == ino)
+				found = true;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* How many of the sockets the server's tree (root and its descendants)
+ * holds; the rest belong to someone else. */
+static size_t
+server_tree_holds(pid_t root, const unsigned long *inodes, size_t n)
+{
+	pid_t desc[SERVER_MAX_DESC];
+	size_t nd = procs_descendants(root, desc, SERVER_MAX_DESC), held = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool mine = server_pid_holds(root, &inodes[i], 1);
+
+		for (size_t k = 0; !mine && k < nd; k++)
+			mine = server_pid_holds(desc[k], &inodes[i], 1);
+		held += mine;
+	}
+	return held;
+}
+
+void
+server_port_holder(int port, char *buf, size_t len)
+{
+	unsigned long inodes[SERVER_MAX_INODES];
+	size_t n = server_listen_inodes(port, inodes, SERVER_MAX_INODES);
+	struct dirent *d;
+	DIR *proc;
+
+	if (n == 0) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len, "a process benchtui cannot see");
+	if ((proc = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(proc)) != NULL) {
+		char path[64], comm[64] = "?";
+		pid_t pid = (pid_t)atoi(d->d_name);
+		FILE *fp;
+
+		if (pid <= 0 || !server_pid_holds(pid, inodes, n))
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+		if ((fp = fopen(path, "re")) != NULL) {
+			if (fgets(comm, sizeof comm, fp) != NULL)
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(fp);
+		}
+		snprintf(buf, len, "pid %d (%s)", (int)pid, comm);
+		break;
+	}
+	closedir(proc);
+}
+
+/* The port has a listener that is not the server's: name it. */
+static void
+server_foreign(const struct server_params *p, bool started, char *err,
     size_t errlen)
 {
-	const struct spec_server *ss = cell->server;
+	char who[128];
+
+	server_port_holder(p->tcp_port, who, sizeof who);
+	if (who[0] == '\0')
+		snprintf(who, sizeof who, "a process benchtui cannot see");
+	snprintf(err, errlen, "cell %s: port %d %s by %s, not by the cell's "
+	    "server; stop it or give the server another ready.tcp_port",
+	    p->cell, p->tcp_port, started ? "was taken while the server "
+	    "started," : "already has a listener before the server was "
+	    "started: it is held", who);
+}
+
+struct server *
+server_start(const struct server_params *p, char *err, size_t errlen)
+{
 	struct server *srv = NULL;
+	unsigned long inodes[SERVER_MAX_INODES];
 	double deadline;
 	int logfd = -1, status;
 	pid_t pid;
 
-	if (ss == NULL || argv == NULL || argv[0] == NULL) {
-		snprintf(err, errlen, "cell %s: no server command", cell->name);
+	if (p->argv == NULL || p->argv[0] == NULL) {
+		snprintf(err, errlen, "cell %s: no server command", p->cell);
 		return NULL;
 	}
-	/* Readiness is "the port accepts": with someone else already on it,
-	 * the legs would talk to them and the numbers be theirs. */
-	if (server_port_accepts(ss->tcp_port, SERVER_POLL_MS)) {
-		snprintf(err, errlen, "cell %s: something already accepts on "
-		    "127.0.0.1:%d before the server was started; stop it or give "
-		    "the server another ready.tcp_port", cell->name,
-		    ss->tcp_port);
+	/* With someone else already on the port, the legs would talk to
+	 * them and the numbers be theirs. */
+	if (server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES) > 0 ||
+	    server_port_accepts(p->tcp_port, SERVER_POLL_MS)) {
+		server_foreign(p, false, err, errlen);
 		return NULL;
 	}
-	logfd = rfile_open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	logfd = rfile_open(p->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (logfd < 0) {
 		snprintf(err, errlen, "cell %s: cannot open server log %s: %s",
-		    cell->name, log_path, rfile_strerror(errno));
+		    p->cell, p->log_path, rfile_strerror(errno));
 		return NULL;
 	}
 	srv = calloc(1, sizeof *srv);
 	if (srv == NULL) {
-		snprintf(err, errlen, "cell %s: out of memory", cell->name);
+		snprintf(err, errlen, "cell %s: out of memory", p->cell);
 		goto fail;
 	}
 	/* The one spawn path (spawn.c): no PATH search in the child, so the
 	 * program is resolved here as check resolved it. */
 	{
-		char *path = spec_resolve_program(argv[0], cwd != NULL ? cwd : ".");
-		struct spawn_req rq = { .path = path != NULL ? path : argv[0],
-			.argv = argv, .envp = envp != NULL ? envp : environ,
-			.cwd = cwd, .out_fd = logfd, .cpus = cpus, .ncpus = ncpus,
-			.cgroup_procs_fd = -1 };
+		char *path = spec_resolve_program(p->argv[0],
+		    p->cwd != NULL ? p->cwd : ".");
+		struct spawn_req rq = { .path = path != NULL ? path : p->argv[0],
+			.argv = p->argv,
+			.envp = p->envp != NULL ? p->envp : environ,
+			.cwd = p->cwd, .out_fd = logfd, .cpus = p->cpus,
+			.ncpus = p->ncpus, .cgroup_procs_fd = -1 };
 		char serr[512];
 
 		pid = spawn_run(&rq, NULL, serr, sizeof serr);
 		free(path);
 		if (pid < 0) {
 			snprintf(err, errlen, "cell %s: cannot start the server: "
-			    "%s; see %s", cell->name, serr,
-			    server_log_name(log_path));
+			    "%s; see %s", p->cell, serr,
+			    server_log_name(p->log_path));
 			goto fail;
 		}
 	}
@@ -169,9 +314,12 @@ server_start(const struct spec_cell *cell, char *const *argv,
 	logfd = -1;
 	srv->pid = pid;
 
-	deadline = clock_now() + ss->ready_timeout_s;
+	/* Waiting is on the server: ready when a listener on the port is in
+	 * its process tree, never merely when something answers. */
+	deadline = clock_now() + p->ready_timeout_s;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
+		size_t n;
 
 		if (w == pid) {
 			char how[96];
@@ -180,38 +328,36 @@ server_start(const struct spec_cell *cell, char *const *argv,
 			/* Its children may still hold the group. */
 			procs_kill_group(pid);
 			snprintf(err, errlen, "cell %s: server %s before it was "
-			    "ready; see %s", cell->name, how,
-			    server_log_name(log_path));
+			    "ready; see %s", p->cell, how,
+			    server_log_name(p->log_path));
 			goto fail;
 		}
-		if (server_port_accepts(ss->tcp_port, SERVER_POLL_MS))
-			break;
+		n = server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES);
+		if (n > 0) {
+			size_t held = server_tree_holds(pid, inodes, n);
+
+			if (held < n) {
+				server_foreign(p, true, err, errlen);
+				server_kill_all(pid);
+				goto fail;
+			}
+			if (server_port_accepts(p->tcp_port, SERVER_POLL_MS))
+				break;
+		}
 		if (clock_now() >= deadline) {
 			server_kill_all(pid);
 			snprintf(err, errlen, "cell %s: server did not accept on "
-			    "127.0.0.1:%d within %g s; see %s", cell->name,
-			    ss->tcp_port, ss->ready_timeout_s,
-			    server_log_name(log_path));
+			    "127.0.0.1:%d within %g s; see %s", p->cell,
+			    p->tcp_port, p->ready_timeout_s,
+			    server_log_name(p->log_path));
 			goto fail;
 		}
-		if (clock_nap(abort_fd, SERVER_POLL_MS)) {
+		if (clock_nap(p->abort_fd, SERVER_POLL_MS)) {
 			server_kill_all(pid);
 			snprintf(err, errlen, "cell %s: server start aborted "
-			    "before it was ready", cell->name);
+			    "before it was ready", p->cell);
 			goto fail;
 		}
-	}
-	/* A port held by someone else would answer too: make sure ours is
-	 * still the one running. */
-	if (waitpid(pid, &status, WNOHANG) == pid) {
-		char how[96];
-
-		server_describe(status, how, sizeof how);
-		procs_kill_group(pid);
-		snprintf(err, errlen, "cell %s: server %s before it was ready "
-		    "(something else answers on 127.0.0.1:%d); see %s",
-		    cell->name, how, ss->tcp_port, server_log_name(log_path));
-		goto fail;
 	}
 	return srv;
 fail:

@@ -1,6 +1,6 @@
-/* Cell servers: started before a cell's first leg, pinned to their cpus,
- * waited on until ready.tcp_port accepts on loopback, and stopped by pid
- * (SIGTERM, a grace period, SIGKILL) after the cell. */
+/* Servers: started (for a cell, or for one leg), pinned to their cpus,
+ * waited on until their own listener on ready.tcp_port accepts on loopback,
+ * and stopped by pid (SIGTERM, a grace period, SIGKILL). */
 #ifndef BENCHTUI_SERVER_H
 #define BENCHTUI_SERVER_H
 
@@ -8,18 +8,39 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "spec.h"
-
 struct server;
 
-/* Start the cell's server: argv already expanded, output to log_path.
- * Blocks until the port accepts.  NULL with err naming the cell, the exit
- * status or the timeout, and the log file when it died or never listened
- * (nothing is left running then).  abort_fd (or -1) ends the wait early. */
-struct server *server_start(const struct spec_cell *cell,
-    char *const *argv, char *const *envp, const char *cwd,
-    const char *log_path, const unsigned char *cpus, int ncpus,
-    int abort_fd, char *err, size_t errlen);
+/* What a server is started with: plain values, so any caller (a cell's
+ * server for the whole cell, or one per leg with the arm's binary and
+ * environment) builds them its own way. */
+struct server_params {
+	const char *cell;             /* named in every message */
+	char *const *argv;            /* expanded; argv[0] resolved here */
+	char *const *envp;            /* NULL: benchtui's own */
+	const char *cwd;
+	const char *log_path;         /* appended to */
+	const unsigned char *cpus;    /* pin mask of ncpus entries, or NULL */
+	int ncpus;
+	int tcp_port;                 /* ready: ours listens and it accepts */
+	double ready_timeout_s;
+	int abort_fd;                 /* readable: stop waiting; or -1 */
+};
+
+/* Start a server and wait until it is ready: a socket listening on
+ * tcp_port belongs to the server's process tree (its inode is among the
+ * tree's fds) and 127.0.0.1:tcp_port accepts.  A port that already has a
+ * listener before the start, or that another process takes while we wait,
+ * is an error naming the port and that process when /proc shows it.  NULL
+ * with err naming the cell, the exit status or the timeout, and the log
+ * file when it died or never listened (nothing is left running then). */
+struct server *server_start(const struct server_params *p, char *err,
+    size_t errlen);
+
+/* Who listens on TCP port (any address, IPv4 or IPv6): "pid N (COMM)",
+ * "a process benchtui cannot see" when no readable fd table holds the
+ * socket, or "" when nothing listens.  Walks every process's fds: O(all
+ * processes x their fds), so only for error messages. */
+void server_port_holder(int port, char *buf, size_t len);
 
 pid_t server_pid(const struct server *srv);
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # A cell server that exits before it is ready, and one that never listens:
 # each fails the round at once with a non-zero exit and a message naming the
-# cell and its log, and leaves no process behind (checked by pid).
+# cell and its log, and leaves no process behind (checked by pid).  A
+# foreign listener on the port before the round is an error naming the port
+# and its process, and no leg runs or is counted.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
@@ -48,4 +50,28 @@ grep -q "servers/srv.log" "$T/stdout" || fail "the message does not name the log
 awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "took $took s to give up on a 1 s ready timeout"
 [ -z "$(events leg_start)" ] || fail "a leg ran without its server"
 assert_gone "$T/never.pids"
+
+# Someone else listens on the port before the round: a server that would
+# come up fine is never started against it.
+rm -rf "$T/out"
+port=$(write_round foreign "[\"sh\", \"-c\", \"echo \$\$\$\$ >>$T/foreign.pids; exec sleep 30\"]" 5)
+python3 -c "import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(4); time.sleep(60)" &
+holder=$!
+OWN_PIDS+=("$holder")
+for _ in $(seq 50); do
+	grep -qi ":$(printf '%04X' "$port") 00000000:0000 0A" /proc/net/tcp && break
+	sleep 0.1
+done
+"$BENCHTUI" run "$T/foreign.json" --out "$T/out" --headless >"$T/stdout" 2>&1
+rc=$?
+cat "$T/stdout"
+kill "$holder"
+[ "$rc" != 0 ] || fail "a foreign listener: exit status 0"
+grep -q "port $port already has a listener before the server was started: it is held by pid $holder (python3)" "$T/stdout" ||
+	fail "the message does not name the port and the holder"
+[ -z "$(events leg_start)" ] || fail "a leg ran against a foreign listener"
+[ -z "$(events leg)" ] || fail "a leg was counted against a foreign listener"
+[ ! -e "$T/foreign.pids" ] || fail "the server was started anyway"
 echo "ok"

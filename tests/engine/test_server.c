@@ -81,8 +81,21 @@ assert_no_descendants(void)
 	assert_int_equal(n, 0);
 }
 
-static struct spec_server sserver;
-static struct spec_cell scell = { .name = "c1", .server = &sserver };
+static struct { int tcp_port; double ready_timeout_s; } sserver;
+
+/* The start parameters of cell c1's server (one at a time). */
+static const struct server_params *
+params(char *const *argv, const unsigned char *cpus, int abort_fd)
+{
+	static struct server_params p;
+
+	p = (struct server_params){ .cell = "c1", .argv = argv,
+		.envp = environ, .cwd = dir, .log_path = logpath, .cpus = cpus,
+		.ncpus = cpus != NULL ? 1 : 0, .tcp_port = sserver.tcp_port,
+		.ready_timeout_s = sserver.ready_timeout_s,
+		.abort_fd = abort_fd };
+	return &p;
+}
 
 static int
 setup(void **state)
@@ -127,8 +140,7 @@ test_ready_pinned_stopped(void **state)
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 10;
 	snprintf(port, sizeof port, "%d", sserver.tcp_port);
-	srv = server_start(&scell, argv, environ, dir, logpath, cpus, 1, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, cpus, -1), err, sizeof err);
 	if (srv == NULL)
 		print_error("%s\n", err);
 	assert_non_null(srv);
@@ -166,8 +178,7 @@ test_exits_before_ready(void **state)
 	(void)state;
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 10;
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_null(srv);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "cell c1"));
@@ -186,8 +197,7 @@ test_cannot_exec(void **state)
 	(void)state;
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 10;
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_null(srv);
 	assert_non_null(strstr(err, "cannot run "
 	    "/nonexistent/benchtui-no-such-server"));
@@ -205,8 +215,7 @@ test_never_listens(void **state)
 	(void)state;
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 1;
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_null(srv);
 	print_message("%s\n", err);
 	assert_true(now_s() - t0 >= 1.0);
@@ -232,8 +241,7 @@ test_abort_while_waiting(void **state)
 	assert_int_equal(write(fds[1], "x", 1), 1);
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 20;
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0,
-	    fds[0], err, sizeof err);
+	srv = server_start(params(argv, NULL, fds[0]), err, sizeof err);
 	assert_null(srv);
 	assert_true(now_s() - t0 < 3.0);
 	assert_non_null(strstr(err, "aborted"));
@@ -255,8 +263,7 @@ test_dies_midway(void **state)
 	sserver.tcp_port = free_port();
 	sserver.ready_timeout_s = 10;
 	snprintf(port, sizeof port, "%d", sserver.tcp_port);
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_non_null(srv);
 	kill(server_pid(srv), SIGKILL);
 	while (server_alive(srv))
@@ -286,8 +293,7 @@ test_stop_stubborn(void **state)
 	snprintf(script, sizeof script,
 	    "trap '' TERM; '%s' serve --port %d & sleep 30 & wait", demo,
 	    sserver.tcp_port);
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_non_null(srv);
 	t0 = now_s();
 	assert_string_equal(server_stop(srv, 0.5), "stopped");
@@ -318,8 +324,7 @@ test_no_inherited_fds(void **state)
 	sserver.ready_timeout_s = 10;
 	snprintf(script, sizeof script, "ls /proc/$$/fd; exec '%s' serve "
 	    "--port %d", demo, sserver.tcp_port);
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_non_null(srv);
 	assert_string_equal(server_stop(srv, 2.0), "stopped");
 	server_destroy(srv);
@@ -346,7 +351,7 @@ test_port_already_taken(void **state)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof sa;
-	char err[512] = "";
+	char err[512] = "", want[160];
 	char *argv[] = { "sleep", "30", NULL };
 	struct server *srv;
 	int fd;
@@ -359,13 +364,61 @@ test_port_already_taken(void **state)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
 	sserver.tcp_port = ntohs(sa.sin_port);
 	sserver.ready_timeout_s = 5;
-	srv = server_start(&scell, argv, environ, dir, logpath, NULL, 0, -1,
-	    err, sizeof err);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	close(fd);
 	assert_null(srv);
 	print_message("%s\n", err);
-	assert_non_null(strstr(err, "cell c1: something already accepts on "
-	    "127.0.0.1:"));
+	snprintf(want, sizeof want, "cell c1: port %d already has a listener "
+	    "before the server was started: it is held by pid %d (",
+	    sserver.tcp_port, (int)getpid());
+	assert_non_null(strstr(err, want));
+	assert_no_descendants();
+}
+
+/* Another process takes the port while the server (which never listens)
+ * starts: not ready, an error naming that process, nothing left running. */
+static void
+test_port_taken_while_waiting(void **state)
+{
+	char err[512] = "", want[160];
+	char *argv[] = { "sleep", "30", NULL };
+	struct server *srv;
+	int go[2];
+	pid_t thief;
+
+	(void)state;
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = 10;
+	assert_int_equal(pipe(go), 0);
+	thief = fork();
+	if (thief == 0) {
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		char c;
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sa.sin_port = htons((uint16_t)sserver.tcp_port);
+		close(go[1]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(1);
+		usleep(200000);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+		    listen(fd, 4) != 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[0]);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	kill(thief, SIGKILL);
+	waitpid(thief, NULL, 0);
+	close(go[1]);
+	assert_null(srv);
+	print_message("%s\n", err);
+	snprintf(want, sizeof want, "cell c1: port %d was taken while the "
+	    "server started, by pid %d (", sserver.tcp_port, (int)thief);
+	assert_non_null(strstr(err, want));
 	assert_no_descendants();
 }
 
@@ -382,6 +435,7 @@ main(void)
 		cmocka_unit_test(test_stop_stubborn),
 		cmocka_unit_test(test_no_inherited_fds),
 		cmocka_unit_test(test_port_already_taken),
+		cmocka_unit_test(test_port_taken_while_waiting),
 	};
 
 	procs_become_subreaper();
