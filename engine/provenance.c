@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "provenance.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -445,6 +446,8 @@ provenance_collect(const struct spec *s, const char *round_dir)
 		provenance_probe_counters(env, (const char *const *)s->counters,
 		    (int)s->ncounters);
 	json_object_set_new(env, "bins", provenance_bins(s));
+	if (s->profile != NULL)
+		json_object_set_new(env, "profilers", profile_tools());
 	json_object_set_new(env, "warnings", provenance_warnings(env));
 	return env;
 }

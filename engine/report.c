@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "profdiff.h"
+#include "profile.h"
 #include "rfile.h"
 
 #define REPORT_WIDTH 100
@@ -346,6 +348,8 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
 	switch (fmt) {
 	case REPORT_TEXT:
 		report_text(rep, out);
+		profdiff_print(json_object_get(rep, "profiles"), false,
+		    PROFILE_TOP, out);
 		break;
 	case REPORT_JSON:
 		if (json_dumpf(rep, out, REPORT_JSON_FLAGS) != 0)
@@ -357,6 +361,8 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
 		break;
 	case REPORT_MARKDOWN:
 		report_markdown(rep, out);
+		profdiff_print(json_object_get(rep, "profiles"), true,
+		    PROFILE_TOP, out);
 		break;
 	default:
 		return -1;
@@ -396,8 +402,11 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		if (json_dumpf(rep, f, REPORT_JSON_FLAGS) != 0)
 			goto werr;
 		fputc('\n', f);
-	} else
+	} else {
 		report_markdown(rep, f);
+		profdiff_print(json_object_get(rep, "profiles"), true,
+		    PROFILE_TOP, f);
+	}
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
 		goto werr;
 	if (fclose(f) != 0) {

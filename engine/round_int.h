@@ -7,7 +7,9 @@
  *   round_open.c     the opening events (round, env, resume) and the
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
- *   round_leg.c      one leg: prepare, gate, run, record
+ *   round_prof.c     the profile phase after a cell's timed legs
+ *   round_leg.c      one leg: prepare, gate, run, record; the leg's
+ *                    program (run_cmd_build), for profile legs too
  *   round_server.c   a cell's server: start, watch, stop, its events
  *   round_record.c   the leg's events: leg_start and the leg line
  *   round_scratch.c  the scratch folder: emptied before, measured after
@@ -160,11 +162,34 @@ void run_server_stop(struct run *u, const struct spec_cell *cell,
 
 /* --- round_leg.c: one leg ----------------------------------------------- */
 
+/* A leg's program as it runs: the bin resolved, the scratch folder
+ * emptied, the command and environment expanded for the cell, arm and rep.
+ * Timed legs and profile legs build it here, once. */
+struct run_cmd {
+	char *binabs;            /* the resolved program, or NULL */
+	char *xbin;              /* the arm's bin expanded, or NULL */
+	char *scratch;           /* absolute scratch folder, or NULL */
+	char *tmp;
+	char **argv, **envp;
+};
+/* 0, or -1 with u->err. */
+int run_cmd_build(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep, struct run_cmd *c);
+void run_cmd_finish(struct run_cmd *c);
+
 /* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
  * failure that is not resumable); u->err says why.  srv is the cell's
  * server (or NULL). */
 int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
     bool *failed);
+
+/* --- round_prof.c: the profile phase ----------------------------------- */
+
+/* Whether cell c has a profile the log does not hold yet. */
+bool run_prof_pending(struct run *u, size_t c);
+/* Take cell c's profiles after its timed legs, its server (or NULL) still
+ * up: 0 to go on, -1 when the round was aborted. */
+int run_prof_cell(struct run *u, size_t c, struct server *srv);
 
 /* --- round_open.c / round_close.c: the round's first and last events ---- */
 

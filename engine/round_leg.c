@@ -25,8 +25,8 @@ struct run_leg {
 	const struct spec_cell *cell;
 	const struct spec_arm *arm;
 	struct server *srv;
-	struct template_ctx ctx;
-	char *binabs, *xbin, *scratch, *tmp, **argv, **envp, *outrel, *outabs;
+	struct run_cmd cmd;
+	char *outrel, *outabs;
 	double foreign;
 	bool quiet_timeout, died;
 	long long bytes;
@@ -103,39 +103,69 @@ run_leg_started(pid_t pid, void *arg)
 	    l->outrel));
 }
 
-/* Prepare: the program the arm runs (its bin expanded and resolved), and
- * the scratch folder, emptied. */
+int
+run_cmd_build(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep, struct run_cmd *c)
+{
+	const struct spec *s = u->r->spec;
+	const char *bin = spec_arm_bin(s, arm);
+	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = arm->name,
+		.rep = rep, .round_dir = u->r->dir };
+	char e[640];
+
+	memset(c, 0, sizeof *c);
+	c->binabs = run_resolve_bin(s, bin, &ctx, &c->xbin, e, sizeof e);
+	if (bin != NULL && c->xbin == NULL) {
+		snprintf(u->err, sizeof u->err, "leg %s %s r%d: %s",
+		    cell->name, arm->name, rep, e);
+		return -1;
+	}
+	ctx.bin = c->binabs != NULL ? c->binabs : c->xbin != NULL ? c->xbin :
+	    "";
+	ctx.scratch = "";
+	if (s->scratch != NULL) {
+		if ((c->tmp = template_expand(s->scratch, &ctx, e,
+		    sizeof e)) == NULL ||
+		    (c->scratch = run_abspath(c->tmp, s->workdir)) == NULL) {
+			snprintf(u->err, sizeof u->err, "scratch: %s", e);
+			return -1;
+		}
+		ctx.scratch = c->scratch;
+		if (run_scratch_empty(c->scratch, s->workdir, u->r->dir, u->err,
+		    sizeof u->err) != 0)
+			return -1;
+	}
+	if ((c->argv = run_expand_argv(s->command, s->ncommand, &ctx, u->err,
+	    sizeof u->err)) == NULL ||
+	    (c->envp = run_envp(arm->env, arm->nenv)) == NULL) {
+		if (u->err[0] == '\0')
+			snprintf(u->err, sizeof u->err, "out of memory");
+		return -1;
+	}
+	if (c->binabs == NULL)
+		c->binabs = spec_resolve_program(c->argv[0], s->workdir);
+	return 0;
+}
+
+void
+run_cmd_finish(struct run_cmd *c)
+{
+	run_free_strv(c->argv);
+	run_free_strv(c->envp);
+	free(c->binabs);
+	free(c->xbin);
+	free(c->scratch);
+	free(c->tmp);
+	memset(c, 0, sizeof *c);
+}
+
+/* Prepare: the program the arm runs (its bin expanded and resolved), the
+ * scratch folder emptied, the argv and env. */
 static int
 run_leg_prepare(struct run_leg *l)
 {
-	struct run *u = l->u;
-	const struct spec *s = u->r->spec;
-	const char *bin = spec_arm_bin(s, l->arm);
-	char e[640];
-
-	l->binabs = run_resolve_bin(s, bin, &l->ctx, &l->xbin, e, sizeof e);
-	if (bin != NULL && l->xbin == NULL) {
-		snprintf(u->err, sizeof u->err, "leg %s %s r%d: %s",
-		    l->cell->name, l->arm->name, l->pl->rep, e);
-		return RUN_LEG_FAIL;
-	}
-	l->ctx.bin = l->binabs != NULL ? l->binabs : l->xbin != NULL ?
-	    l->xbin : "";
-	if (s->scratch == NULL) {
-		l->ctx.scratch = "";
-		return RUN_LEG_GO;
-	}
-	if ((l->tmp = template_expand(s->scratch, &l->ctx, e,
-	    sizeof e)) == NULL ||
-	    (l->scratch = run_abspath(l->tmp, s->workdir)) == NULL) {
-		snprintf(u->err, sizeof u->err, "scratch: %s", e);
-		return RUN_LEG_FAIL;
-	}
-	l->ctx.scratch = l->scratch;
-	if (run_scratch_empty(l->scratch, s->workdir, u->r->dir, u->err,
-	    sizeof u->err) != 0)
-		return RUN_LEG_FAIL;
-	return RUN_LEG_GO;
+	return run_cmd_build(l->u, l->cell, l->arm, l->pl->rep, &l->cmd) == 0 ?
+	    RUN_LEG_GO : RUN_LEG_FAIL;
 }
 
 /* Gate: hold until the machine is quiet (or the gate gives up), then make
@@ -195,21 +225,16 @@ run_leg_run(struct run_leg *l)
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
 
-	if ((l->argv = run_expand_argv(s->command, s->ncommand, &l->ctx, u->err,
-	    sizeof u->err)) == NULL ||
-	    (l->envp = run_envp(l->arm->env, l->arm->nenv)) == NULL ||
-	    asprintf(&l->outrel, "legs/%s-%s-r%d.out", l->cell->name,
+	if (asprintf(&l->outrel, "legs/%s-%s-r%d.out", l->cell->name,
 	    l->arm->name, l->pl->rep) < 0 ||
 	    asprintf(&l->outabs, "%s/%s", u->r->dir, l->outrel) < 0) {
-		if (u->err[0] == '\0')
-			snprintf(u->err, sizeof u->err, "out of memory");
+		snprintf(u->err, sizeof u->err, "out of memory");
 		return RUN_LEG_FAIL;
 	}
-	if (l->binabs == NULL)
-		l->binabs = spec_resolve_program(l->argv[0], s->workdir);
 
 	struct leg_spec ls = {
-		.path = l->binabs, .argv = l->argv, .envp = l->envp, .cwd = s->workdir,
+		.path = l->cmd.binabs, .argv = l->cmd.argv, .envp = l->cmd.envp,
+		.cwd = s->workdir,
 		.out_path = l->outabs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
@@ -230,8 +255,8 @@ run_leg_run(struct run_leg *l)
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
 	run_leg_end_leftovers(l);
-	if (l->scratch != NULL)
-		l->bytes = run_scratch_size(l->scratch);
+	if (l->cmd.scratch != NULL)
+		l->bytes = run_scratch_size(l->cmd.scratch);
 	return RUN_LEG_GO;
 }
 
@@ -240,7 +265,8 @@ static int
 run_leg_record(struct run_leg *l)
 {
 	struct run *u = l->u;
-	const char *ran = l->binabs != NULL ? l->binabs : l->argv[0];
+	const char *ran = l->cmd.binabs != NULL ? l->cmd.binabs :
+	    l->cmd.argv[0];
 
 	run_emit_new(u, run_leg_event(u, l->pl, &l->res, ran, l->bytes,
 	    l->foreign, l->quiet_timeout, l->died));
@@ -265,12 +291,7 @@ run_leg_record(struct run_leg *l)
 static void
 run_leg_finish(struct run_leg *l)
 {
-	run_free_strv(l->argv);
-	run_free_strv(l->envp);
-	free(l->binabs);
-	free(l->xbin);
-	free(l->scratch);
-	free(l->tmp);
+	run_cmd_finish(&l->cmd);
 	free(l->outrel);
 	free(l->outabs);
 }
@@ -285,8 +306,6 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		.foreign = -1, .bytes = -1 };
 	int rc;
 
-	l.ctx = (struct template_ctx){ .spec = s, .cell = l.cell,
-		.arm = l.arm->name, .rep = pl->rep, .round_dir = u->r->dir };
 	run_pause_point(u);
 	if (s->settle_s > 0 && !run_aborted(u))
 		run_wait(u, s->settle_s, false);

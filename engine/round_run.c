@@ -36,7 +36,7 @@ run_leg_todo(const struct round *r, const struct plan_leg *pl)
 	    s->arms[pl->arm].name, pl->rep);
 }
 
-/* One cell: its server, then its legs in plan order.  false when the round
+/* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
 run_cell(struct run *u, size_t c, bool *failed)
@@ -51,7 +51,7 @@ run_cell(struct run *u, size_t c, bool *failed)
 		if (r->plan.legs[i].cell == c &&
 		    run_leg_todo(r, &r->plan.legs[i]))
 			todo++;
-	if (todo == 0)
+	if (todo == 0 && !run_prof_pending(u, c))
 		return true;
 	u->srv_death_logged = false;
 	if (cell->server != NULL) {
@@ -71,6 +71,10 @@ run_cell(struct run *u, size_t c, bool *failed)
 		    run_leg(u, pl, srv, failed) != 0)
 			stop = true;
 	}
+	/* Profiles explain the cell's ratios: after its timed legs. */
+	if (!stop && !r->fatal && !run_aborted(u) &&
+	    run_prof_cell(u, c, srv) != 0)
+		stop = true;
 	if (srv != NULL)
 		run_server_stop(u, cell, srv);
 	return !stop;

@@ -469,7 +469,7 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	static const char *const keys[] = { "name", "reps", "bin", "command",
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
-	    NULL };
+	    "profile", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "cells", "baseline", NULL };
 	struct spec *s = p->s;
@@ -506,6 +506,9 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	if (link_arms(p, json_object_get(root, "arms")) < 0)
 		return -1;
 	if (parse_cells(p, json_object_get(root, "cells")) < 0)
+		return -1;
+	if ((v = json_object_get(root, "profile")) != NULL &&
+	    spec_parse_profile(p, v) < 0)
 		return -1;
 
 	if (set_workdir(p, json_object_get(root, "workdir"),
@@ -716,5 +719,6 @@ spec_destroy(struct spec *s)
 	strv_free(s->counters);
 	free(s->scratch);
 	kv_free(s->vars, s->nvars);
+	spec_profile_free(s->profile);
 	free(s);
 }

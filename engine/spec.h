@@ -54,6 +54,21 @@ struct spec_quiet {
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 
+/* "profile": what to profile after a cell's timed legs (SPEC.md
+ * Profiles).  arms and cells are names checked against the round's. */
+struct spec_profile {
+	char **arms;         /* NULL-terminated, in the round file's order */
+	size_t narms;
+	char **cells;        /* NULL-terminated; every cell when absent */
+	size_t ncells;
+	bool perf;           /* "perf" given */
+	char **perf_args;    /* perf record's options; default -F 999 -g */
+	size_t nperf_args;
+	bool syscalls;       /* "syscalls" given */
+	char **trace;        /* strace -e trace=LIST */
+	size_t ntrace;
+};
+
 struct spec {
 	char *path;          /* the round file as given */
 	char *raw;           /* the file's bytes, exactly as read (NUL-terminated) */
@@ -83,6 +98,7 @@ struct spec {
 	char *scratch;       /* NULL when unset; may hold templates */
 	struct spec_kv *vars;
 	size_t nvars;
+	struct spec_profile *profile; /* NULL when the round profiles nothing */
 };
 
 /* Read and validate a round file.  workdir_override, when not NULL, replaces
@@ -108,6 +124,11 @@ const char *spec_arm_bin(const struct spec *s, const struct spec_arm *arm);
 /* Parse a cpu list ("0-3,6") into a bit mask array of ncpus entries.
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */
 int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
+
+/* Whether the round profiles this cell and arm (names), with perf or with
+ * strace (kind "perf" or "syscalls"; NULL: either). */
+bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
+    const char *kind);
 
 /* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
 bool spec_name_valid(const char *name);

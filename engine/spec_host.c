@@ -152,6 +152,33 @@ host_check_prog(const struct spec *s, const char *str,
 	return 0;
 }
 
+/* A round that profiles needs the tools on this machine: perf for "perf",
+ * strace for "syscalls". */
+static int
+host_check_profilers(const struct spec *s, char *err, size_t errlen)
+{
+	const struct spec_profile *pr = s->profile;
+	const char *tool[2] = { pr && pr->perf ? "perf" : NULL,
+		pr && pr->syscalls ? "strace" : NULL };
+	const char *pkg[2] = { "linux-perf", "strace" };
+
+	for (int i = 0; i < 2; i++) {
+		char *found;
+
+		if (tool[i] == NULL)
+			continue;
+		if ((found = spec_resolve_program(tool[i], s->workdir)) != NULL) {
+			free(found);
+			continue;
+		}
+		snprintf(err, errlen, "%s: profile.%s: %s is not installed (not "
+		    "found in PATH); install the %s package", s->path,
+		    i == 0 ? "perf" : "syscalls", tool[i], pkg[i]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 spec_check_host(const struct spec *s, char *err, size_t errlen)
 {
@@ -218,5 +245,5 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 				return -1;
 		}
 	}
-	return 0;
+	return host_check_profilers(s, err, errlen);
 }

@@ -68,6 +68,10 @@ int spec_want_name(struct parser *p, json_t *j, const char *path,
 int spec_want_cpulist(struct parser *p, json_t *j, const char *path,
     char **out);
 
+/* "profile" (spec_profile.c), read after the arms and cells. */
+int spec_parse_profile(struct parser *p, json_t *j);
+void spec_profile_free(struct spec_profile *pr);
+
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);

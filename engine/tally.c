@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profdiff.h"
 #include "tally_int.h"
 
 /* The names of the fixed metrics, in the order of M_*. */
@@ -408,10 +409,20 @@ tally_feed(struct tally *t, const json_t *ev)
 	    json_is_string(json_object_get(ev, "name")))
 		t->name = tally_xstrdup(json_string_value(
 		    json_object_get(ev, "name")));
-	else if (strcmp(type, "quiet") == 0 &&
+	else if (strcmp(type, "profile") == 0) {
+		if (t->prof == NULL)
+			t->prof = profdiff_create();
+		profdiff_feed(t->prof, ev);
+	} else if (strcmp(type, "quiet") == 0 &&
 	    json_is_number(json_object_get(ev, "threshold")))
 		t->quiet_threshold = json_number_value(
 		    json_object_get(ev, "threshold"));
+}
+
+const struct profdiff *
+tally_profiles(const struct tally *t)
+{
+	return t->prof;
 }
 
 void
@@ -419,6 +430,7 @@ tally_destroy(struct tally *t)
 {
 	if (t == NULL)
 		return;
+	profdiff_destroy(t->prof);
 	for (size_t i = 0; i < t->ncells; i++) {
 		for (size_t j = 0; j < t->cells[i].narms; j++)
 			tally_arm_free(&t->cells[i].arms[j]);

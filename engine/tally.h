@@ -13,6 +13,7 @@
 #include "spec.h"
 
 struct tally;
+struct profdiff;
 
 struct tally *tally_create(void);
 
@@ -48,6 +49,9 @@ json_t *tally_report(const struct tally *t);
  * formats and the console, which print none.  The lists of a million-leg
  * log cost about 150 MB as json reals. */
 json_t *tally_report_brief(const struct tally *t);
+
+/* The "profile" events fed so far (profdiff.h), or NULL when none. */
+const struct profdiff *tally_profiles(const struct tally *t);
 
 void tally_destroy(struct tally *t);
 

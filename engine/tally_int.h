@@ -69,6 +69,7 @@ struct tally {
 	double spec_threshold;       /* NAN when the gate is off */
 	size_t ignored;              /* legs of cells/arms not in the spec */
 	size_t unusable;             /* leg lines without cell, arm or rep */
+	struct profdiff *prof;       /* "profile" events */
 };
 
 /* realloc that aborts on failure (n 0 allocates 1 byte). */

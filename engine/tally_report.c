@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "profdiff.h"
 #include "tally_int.h"
 
 static double
@@ -319,6 +320,10 @@ tally_report_lists(const struct tally *t, bool lists)
 		json_object_set_new(cells, c->name, cj);
 	}
 	json_object_set_new(rep, "cells", cells);
+	/* Profiles explain a ratio but are never in one: beside the cells. */
+	if (profdiff_any(t->prof))
+		json_object_set_new(rep, "profiles", profdiff_json(t->prof,
+		    cells));
 	if (t->ignored)
 		tally_warn(&w, W_OTHER, "%zu leg lines name a cell or arm that "
 		    "is not in round.json and were ignored", t->ignored);

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "plan.h"
+#include "profile.h"
 #include "spec.h"
 #include "template.h"
 
@@ -178,12 +179,30 @@ out:
 	return rc;
 }
 
+/* The profiles taken after each cell's timed legs, in the order they run:
+ * "profile CELL ARM KIND". */
+static void
+print_profiles(const struct spec *s)
+{
+	static const char *const kinds[] = { "perf", "syscalls" };
+
+	for (size_t c = 0; s->profile != NULL && c < s->ncells; c++)
+		for (size_t a = 0; a < s->narms; a++)
+			for (int k = 0; k < 2; k++)
+				if (spec_profiles(s, s->cells[c].name,
+				    s->arms[a].name, kinds[k]))
+					printf("profile %s %s %s\n",
+					    s->cells[c].name, s->arms[a].name,
+					    kinds[k]);
+}
+
 int
 cmd_check(int argc, char **argv)
 {
 	struct spec *s = NULL;
 	struct plan plan = { 0 };
 	unsigned char *shown = NULL;
+	json_t *warn;
 	char err[1024];
 	int rc = 2;
 
@@ -199,6 +218,11 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "benchtui check: %s\n", err);
 		goto out;
 	}
+	warn = profile_warnings(s);
+	for (size_t i = 0; i < json_array_size(warn); i++)
+		fprintf(stderr, "benchtui check: %s: warning: %s\n", s->path,
+		    json_string_value(json_array_get(warn, i)));
+	json_decref(warn);
 	if (plan_init(&plan, s) < 0 ||
 	    (shown = calloc(s->ncells * s->narms, 1)) == NULL) {
 		fprintf(stderr, "benchtui check: out of memory\n");
@@ -218,6 +242,7 @@ cmd_check(int argc, char **argv)
 				goto out;
 		}
 	}
+	print_profiles(s);
 	rc = 0;
 out:
 	free(shown);

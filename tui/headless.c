@@ -105,6 +105,34 @@ headless_leg(struct headless *h, const json_t *ev)
 	fflush(h->out);
 }
 
+/* "profile cpu on perf ok: prof_hot_extra 49.5%, prof_base 48.6%" */
+static void
+headless_profile(struct headless *h, const json_t *ev)
+{
+	const json_t *top = json_object_get(ev, "top"), *r;
+	const char *kind = headless_str(ev, "kind");
+	size_t i;
+
+	fprintf(h->out, "profile %s %s %s %s", headless_str(ev, "cell"),
+	    headless_str(ev, "arm"), kind, headless_str(ev, "status"));
+	if (json_is_string(json_object_get(ev, "reason")))
+		fprintf(h->out, ": %s", headless_str(ev, "reason"));
+	json_array_foreach(top, i, r) {
+		if (i >= 3)
+			break;
+		if (strcmp(kind, "perf") == 0)
+			fprintf(h->out, "%s %s %.1f%%", i ? "," : ":",
+			    headless_str(r, "symbol"),
+			    json_number_value(json_object_get(r, "share")));
+		else
+			fprintf(h->out, "%s %s %lld", i ? "," : ":",
+			    headless_str(r, "syscall"), (long long)
+			    json_integer_value(json_object_get(r, "calls")));
+	}
+	fputc('\n', h->out);
+	fflush(h->out);
+}
+
 void
 headless_event(struct headless *h, const json_t *ev)
 {
@@ -120,6 +148,8 @@ headless_event(struct headless *h, const json_t *ev)
 			h->legs_total = json_integer_value(n);
 	} else if (strcmp(t, "leg") == 0) {
 		headless_leg(h, ev);
+	} else if (strcmp(t, "profile") == 0) {
+		headless_profile(h, ev);
 	} else if (strcmp(t, "warning") == 0) {
 		fprintf(stderr, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {

@@ -1,0 +1,318 @@
+/* Profiles: the tools (perf, strace), the kernel settings that can block
+ * them, and the readers of perf report's and strace -c's text. */
+#include "profile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "leg.h"
+
+extern char **environ;
+
+#define PROFILE_PARANOID "/proc/sys/kernel/perf_event_paranoid"
+#define PROFILE_PTRACE "/proc/sys/kernel/yama/ptrace_scope"
+
+char *
+profile_slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	if ((buf = malloc(max + 1)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	n = fread(buf, 1, max, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A kernel setting as an integer, or -1000 when it is not there. */
+static int
+profile_setting(const char *path)
+{
+	char *s = profile_slurp(path, 32);
+	int v = -1000;
+
+	if (s != NULL && s[0] != '\0')
+		v = atoi(s);
+	free(s);
+	return v;
+}
+
+int
+profile_exec(char *const *argv, const char *cwd, const char *out_path,
+    int abort_fd, double timeout_s)
+{
+	struct leg_spec ls = {
+		.path = argv[0], .argv = argv, .envp = environ, .cwd = cwd,
+		.out_path = out_path,
+		.timeout_s = timeout_s, .abort_fd = abort_fd,
+	};
+	struct leg_result res;
+	char err[256];
+
+	if (leg_run(&ls, &res, NULL, NULL, err, sizeof err) != 0)
+		return -1;
+	if (res.aborted)
+		return -2;
+	if (res.signal != 0)
+		return 128 + res.signal;
+	return res.exec_errno != 0 ? -1 : res.rc;
+}
+
+/* {"path", "version", "sha256"} of a tool, or null when it is missing. */
+static json_t *
+profile_tool(const char *name, const char *version_flag)
+{
+	char *path = spec_resolve_program(name, "/"), hex[DIGEST_HEX_LEN];
+	char tmp[] = "/tmp/benchtui-version-XXXXXX", *text = NULL, *nl;
+	char *argv[] = { path, (char *)version_flag, NULL };
+	json_t *o;
+	int fd;
+
+	if (path == NULL)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "path", json_string(path));
+	if ((fd = mkstemp(tmp)) >= 0) {
+		close(fd);
+		if (profile_exec(argv, "/", tmp, -1, 10.0) == 0)
+			text = profile_slurp(tmp, 4096);
+		unlink(tmp);
+	}
+	if (text != NULL && (nl = strchr(text, '\n')) != NULL)
+		*nl = '\0';
+	json_object_set_new(o, "version", text != NULL ? json_string(text) :
+	    json_null());
+	json_object_set_new(o, "sha256", digest_file(path, hex) == 0 ?
+	    json_string(hex) : json_null());
+	free(text);
+	free(path);
+	return o;
+}
+
+static json_t *
+profile_setting_json(const char *path)
+{
+	int v = profile_setting(path);
+
+	return v == -1000 ? json_null() : json_integer(v);
+}
+
+json_t *
+profile_tools(void)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "perf", profile_tool("perf", "--version"));
+	json_object_set_new(o, "strace", profile_tool("strace", "-V"));
+	json_object_set_new(o, "perf_event_paranoid",
+	    profile_setting_json(PROFILE_PARANOID));
+	json_object_set_new(o, "ptrace_scope",
+	    profile_setting_json(PROFILE_PTRACE));
+	return o;
+}
+
+const char *
+profile_blocked(const char *kind, char *buf, size_t len)
+{
+	bool root = geteuid() == 0;
+	int v;
+
+	if (strcmp(kind, "perf") == 0) {
+		v = profile_setting(PROFILE_PARANOID);
+		/* 3 and above (a Debian patch) refuse perf_event_open to
+		 * every user but root. */
+		if (!root && v >= 3) {
+			snprintf(buf, len, "kernel.perf_event_paranoid is %d: "
+			    "perf record is refused to users other than root "
+			    "(it needs 2 or less)", v);
+			return buf;
+		}
+		return NULL;
+	}
+	v = profile_setting(PROFILE_PTRACE);
+	if (v >= 3 || (v >= 1 && !root)) {
+		snprintf(buf, len, "kernel.yama.ptrace_scope is %d: strace may "
+		    "not attach to the cell's server (%s)", v, v >= 3 ?
+		    "no process may be traced until reboot" : v == 2 ?
+		    "only root may attach" : "only to its own descendants, and "
+		    "the server is not one; it needs 0, or root");
+		return buf;
+	}
+	return NULL;
+}
+
+json_t *
+profile_warnings(const struct spec *s)
+{
+	json_t *w = json_array();
+	char buf[256];
+	const char *why;
+
+	if (s->profile == NULL)
+		return w;
+	if (s->profile->perf && (why = profile_blocked("perf", buf,
+	    sizeof buf)) != NULL)
+		json_array_append_new(w, json_pack("s+", "profile.perf: ", why));
+	if (s->profile->syscalls && (why = profile_blocked("syscalls", buf,
+	    sizeof buf)) != NULL)
+		json_array_append_new(w, json_pack("s+", "profile.syscalls: ",
+		    why));
+	return w;
+}
+
+bool
+profile_event_is_clock(const char *event)
+{
+	return strncmp(event, "cpu-clock", 9) == 0 ||
+	    strncmp(event, "task-clock", 10) == 0;
+}
+
+/* One line of text, or NULL at the end; advances *p. */
+static char *
+profile_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (*s == '\0')
+		return NULL;
+	if ((nl = strchr(s, '\n')) != NULL) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = s + strlen(s);
+	}
+	return s;
+}
+
+json_t *
+profile_perf_top(const char *text, size_t n, char *event, size_t evlen)
+{
+	json_t *top = json_array();
+	char *copy = strdup(text), *p = copy, *line;
+	size_t ipc_col = 0;
+
+	event[0] = '\0';
+	if (copy == NULL)
+		return top;
+	/* Lines come sorted by overhead, largest first. */
+	while ((line = profile_line(&p)) != NULL) {
+		char *e, *sym, *end;
+		double share;
+
+		if (line[0] == '#') {
+			const char *ev = strstr(line, "of event '"), *col;
+
+			if (ev != NULL && event[0] == '\0') {
+				ev += 10;
+				snprintf(event, evlen, "%.*s",
+				    (int)strcspn(ev, "'"), ev);
+			}
+			/* "# Overhead  Symbol    IPC   [IPC Coverage]": the
+			 * columns after the symbol start where "IPC" does. */
+			if (strncmp(line, "# Overhead", 10) == 0 &&
+			    (col = strstr(line, "  IPC")) != NULL)
+				ipc_col = (size_t)(col - line) + 2;
+			continue;
+		}
+		share = strtod(line, &e);
+		if (e == line || *e != '%' || json_array_size(top) >= n)
+			continue;
+		sym = e + 1;
+		while (*sym == ' ')
+			sym++;
+		/* "[.] " user space, "[k] " kernel */
+		if (sym[0] == '[' && sym[1] != '\0' && sym[2] == ']' &&
+		    sym[3] == ' ')
+			sym += 4;
+		while (*sym == ' ')
+			sym++;
+		if (ipc_col > 0 && strlen(line) > ipc_col &&
+		    line + ipc_col > sym)
+			line[ipc_col] = '\0';
+		end = sym + strlen(sym);
+		while (end > sym && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		if (*sym == '\0')
+			continue;
+		json_array_append_new(top, json_pack("{s:s,s:f}", "symbol", sym,
+		    "share", share));
+	}
+	free(copy);
+	return top;
+}
+
+int
+profile_strace_table(const char *text, json_t **rows, json_t **total,
+    char *err, size_t errlen)
+{
+	char *copy = strdup(text), *p = copy, *line;
+	long long sum = 0, sum_err = 0;
+
+	*rows = json_array();
+	*total = NULL;
+	if (copy == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	/* "% time  seconds  usecs/call  calls  errors syscall", the errors
+	 * column blank when there were none. */
+	while ((line = profile_line(&p)) != NULL) {
+		char *f[8], *save = NULL, *tok;
+		int nf = 0;
+		long long calls, errors = 0;
+		double secs;
+
+		for (tok = strtok_r(line, " \t", &save); tok != NULL && nf < 8;
+		    tok = strtok_r(NULL, " \t", &save))
+			f[nf++] = tok;
+		if ((nf != 5 && nf != 6) || !isdigit((unsigned char)f[0][0]))
+			continue;
+		secs = strtod(f[1], NULL);
+		calls = strtoll(f[3], NULL, 10);
+		if (nf == 6)
+			errors = strtoll(f[4], NULL, 10);
+		if (strcmp(f[nf - 1], "total") == 0) {
+			*total = json_pack("{s:I,s:I,s:f}", "calls",
+			    (json_int_t)calls, "errors", (json_int_t)errors,
+			    "seconds", secs);
+			break;
+		}
+		sum += calls;
+		sum_err += errors;
+		json_array_append_new(*rows, json_pack("{s:s,s:I,s:I,s:f}",
+		    "syscall", f[nf - 1], "calls", (json_int_t)calls, "errors",
+		    (json_int_t)errors, "seconds", secs));
+	}
+	if (*total == NULL) {
+		snprintf(err, errlen, "the strace summary has no total row");
+		goto fail;
+	}
+	if (json_integer_value(json_object_get(*total, "calls")) != sum ||
+	    json_integer_value(json_object_get(*total, "errors")) != sum_err) {
+		snprintf(err, errlen, "the strace summary's rows add up to %lld "
+		    "calls and %lld errors, its total row says %lld and %lld",
+		    sum, sum_err,
+		    (long long)json_integer_value(json_object_get(*total,
+		    "calls")), (long long)json_integer_value(
+		    json_object_get(*total, "errors")));
+		goto fail;
+	}
+	free(copy);
+	return 0;
+fail:
+	free(copy);
+	return -1;
+}

@@ -1,0 +1,55 @@
+/* Profiles (SPEC.md "Profiles"): the tools, the kernel settings that can
+ * block them, and the readers of what they print.  The profile phase of a
+ * round is the driver's (round_prof.c); the side-by-side comparison is
+ * profdiff.h.  Nothing here enters the arithmetic. */
+#ifndef BENCHTUI_PROFILE_H
+#define BENCHTUI_PROFILE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "spec.h"
+
+/* How many symbols a perf profile's event carries. */
+#define PROFILE_TOP 20
+
+/* For environment.json: {"perf": {"path", "version", "sha256"} | null,
+ * "strace": {...} | null, "perf_event_paranoid": N|null,
+ * "ptrace_scope": N|null}.  Runs `perf --version` and `strace -V`. */
+json_t *profile_tools(void);
+
+/* Why the kernel would refuse this kind of profile ("perf" or "syscalls")
+ * to this process, or NULL when nothing blocks it.  The string is buf. */
+const char *profile_blocked(const char *kind, char *buf, size_t len);
+
+/* check's warnings for a round that profiles: an array of strings (empty
+ * when nothing blocks).  A missing tool is not here: spec_check_host
+ * refuses it. */
+json_t *profile_warnings(const struct spec *s);
+
+/* Run argv (no shell) to its end with stdout and stderr into out_path, in
+ * cwd, ended by abort_fd or after timeout_s (0: none).  The exit status
+ * (0..255), 128+signal, -2 when aborted, or -1 when it could not start. */
+int profile_exec(char *const *argv, const char *cwd, const char *out_path,
+    int abort_fd, double timeout_s);
+
+/* Read `perf report --stdio --sort symbol -g none` output: the first n
+ * symbols as [{"symbol": S, "share": PCT}], largest first.  *event gets
+ * the sampled event's name ("cpu-clock:ppp"), or "" when not found. */
+json_t *profile_perf_top(const char *text, size_t n, char *event,
+    size_t evlen);
+
+/* Whether a perf event is a software clock (no hardware PMU behind it). */
+bool profile_event_is_clock(const char *event);
+
+/* Read an `strace -c` summary: *rows [{"syscall", "calls", "errors",
+ * "seconds"}] in its order, *total {"calls", "errors", "seconds"}.  0, or -1
+ * with err when there is no total row or the rows do not add up to it. */
+int profile_strace_table(const char *text, json_t **rows, json_t **total,
+    char *err, size_t errlen);
+
+/* A whole small file as a string (NUL-terminated), or NULL. */
+char *profile_slurp(const char *path, size_t max);
+
+#endif

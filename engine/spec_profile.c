@@ -1,0 +1,266 @@
+/* spec: the "profile" field -- which arms of which cells get a perf record
+ * leg and an strace of their server after the cell's timed legs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_int.h"
+
+/* What a syscalls profile traces when the round names nothing: the calls a
+ * server spends a request in. */
+static const char *const spec_profile_trace_default[] = {
+	"read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg",
+	"sendmsg", "sendfile", "accept4", "close", "openat", "futex",
+	"epoll_wait", "poll", NULL,
+};
+
+static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
+	NULL };
+
+static int
+spec_profile_strv(const char *const *from, char ***out, size_t *n)
+{
+	size_t k = 0;
+
+	while (from[k] != NULL)
+		k++;
+	if ((*out = calloc(k + 1, sizeof **out)) == NULL)
+		return -1;
+	for (*n = 0; *n < k; (*n)++)
+		if (((*out)[*n] = strdup(from[*n])) == NULL)
+			return -1;
+	return 0;
+}
+
+/* A list of names, each one of the round's arms (or cells), kept in the
+ * round file's order whatever order the profile lists them in. */
+static int
+spec_profile_names(struct parser *p, json_t *j, const char *path, bool arms,
+    char ***out, size_t *n)
+{
+	const struct spec *s = p->s;
+	size_t total = arms ? s->narms : s->ncells, i;
+	unsigned char *want;
+	json_t *v;
+
+	if (!json_is_array(j) || json_array_size(j) == 0)
+		return spec_perr(p, path, "must be a non-empty array of %s names",
+		    arms ? "arm" : "cell");
+	if ((want = calloc(total, 1)) == NULL ||
+	    (*out = calloc(total + 1, sizeof **out)) == NULL) {
+		free(want);
+		return spec_perr(p, path, "out of memory");
+	}
+	json_array_foreach(j, i, v) {
+		const char *name = json_string_value(v);
+		char sub[128];
+		int k;
+
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if (name == NULL) {
+			free(want);
+			return spec_perr(p, sub, "must be a string, not %s",
+			    spec_json_type(v));
+		}
+		k = arms ? spec_arm_index(s, name) : spec_cell_index(s, name);
+		if (k < 0) {
+			free(want);
+			return spec_perr(p, sub, "no %s named \"%s\"",
+			    arms ? "arm" : "cell", name);
+		}
+		if (want[k]) {
+			free(want);
+			return spec_perr(p, sub, "\"%s\" is listed twice", name);
+		}
+		want[k] = 1;
+	}
+	*n = 0;
+	for (size_t k = 0; k < total; k++)
+		if (want[k] && ((*out)[(*n)++] = strdup(arms ?
+		    s->arms[k].name : s->cells[k].name)) == NULL) {
+			free(want);
+			return spec_perr(p, path, "out of memory");
+		}
+	free(want);
+	return 0;
+}
+
+static int
+spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
+{
+	static const char *const keys[] = { "args", NULL };
+	json_t *args;
+	size_t i;
+
+	if (!json_is_object(j))
+		return spec_perr(p, "profile.perf", "must be an object "
+		    "({\"args\": [...]}), not %s", spec_json_type(j));
+	if (spec_check_keys(p, j, "profile.perf", keys) < 0)
+		return -1;
+	pr->perf = true;
+	if ((args = json_object_get(j, "args")) == NULL) {
+		if (spec_profile_strv(spec_profile_perf_default, &pr->perf_args,
+		    &pr->nperf_args) < 0)
+			return spec_perr(p, "profile.perf", "out of memory");
+		return 0;
+	}
+	if (!json_is_array(args))
+		return spec_perr(p, "profile.perf.args", "must be an array of "
+		    "strings (perf record's options), not %s",
+		    spec_json_type(args));
+	if ((pr->perf_args = calloc(json_array_size(args) + 1,
+	    sizeof *pr->perf_args)) == NULL)
+		return spec_perr(p, "profile.perf.args", "out of memory");
+	json_array_foreach(args, i, j) {
+		char sub[64];
+		const char *a;
+
+		snprintf(sub, sizeof sub, "profile.perf.args[%zu]", i);
+		if (spec_want_string(p, j, sub, true, &pr->perf_args[i]) < 0)
+			return -1;
+		pr->nperf_args = i + 1;
+		a = pr->perf_args[i];
+		/* The output file and the command are the round's. */
+		if (strcmp(a, "-o") == 0 || strncmp(a, "--output", 8) == 0 ||
+		    strcmp(a, "--") == 0 || strcmp(a, "-p") == 0 ||
+		    strncmp(a, "--pid", 5) == 0 || strcmp(a, "-a") == 0)
+			return spec_perr(p, sub, "\"%s\" is the round's to set "
+			    "(the output is legs/prof-CELL-ARM.data, the command "
+			    "the round's)", a);
+	}
+	return 0;
+}
+
+static int
+spec_profile_syscalls(struct parser *p, struct spec_profile *pr, json_t *j)
+{
+	static const char *const keys[] = { "trace", NULL };
+	json_t *tr;
+	size_t i;
+
+	if (!json_is_object(j))
+		return spec_perr(p, "profile.syscalls", "must be an object "
+		    "({\"trace\": [...]}), not %s", spec_json_type(j));
+	if (spec_check_keys(p, j, "profile.syscalls", keys) < 0)
+		return -1;
+	pr->syscalls = true;
+	if ((tr = json_object_get(j, "trace")) == NULL) {
+		if (spec_profile_strv(spec_profile_trace_default, &pr->trace,
+		    &pr->ntrace) < 0)
+			return spec_perr(p, "profile.syscalls", "out of memory");
+		return 0;
+	}
+	if (spec_want_argv(p, tr, "profile.syscalls.trace", &pr->trace,
+	    &pr->ntrace) < 0)
+		return -1;
+	for (i = 0; i < pr->ntrace; i++) {
+		const char *n = pr->trace[i];
+		char sub[64];
+
+		snprintf(sub, sizeof sub, "profile.syscalls.trace[%zu]", i);
+		if (n[0] == '\0' || strspn(n, "abcdefghijklmnopqrstuvwxyz"
+		    "0123456789_") != strlen(n))
+			return spec_perr(p, sub, "\"%s\" is not a system call "
+			    "name ([a-z0-9_]+)", n);
+	}
+	return 0;
+}
+
+int
+spec_parse_profile(struct parser *p, json_t *j)
+{
+	static const char *const keys[] = { "arms", "cells", "perf",
+	    "syscalls", NULL };
+	struct spec *s = p->s;
+	struct spec_profile *pr;
+	json_t *v;
+	bool server = false;
+
+	if (!json_is_object(j))
+		return spec_perr(p, "profile", "must be an object, not %s",
+		    spec_json_type(j));
+	if (spec_check_keys(p, j, "profile", keys) < 0)
+		return -1;
+	if ((pr = s->profile = calloc(1, sizeof *pr)) == NULL)
+		return spec_perr(p, "profile", "out of memory");
+	if ((v = json_object_get(j, "arms")) == NULL)
+		return spec_perr(p, "profile.arms", "missing (the arms to "
+		    "profile)");
+	if (spec_profile_names(p, v, "profile.arms", true, &pr->arms,
+	    &pr->narms) < 0)
+		return -1;
+	if ((v = json_object_get(j, "cells")) != NULL) {
+		if (spec_profile_names(p, v, "profile.cells", false, &pr->cells,
+		    &pr->ncells) < 0)
+			return -1;
+	} else {
+		if ((pr->cells = calloc(s->ncells + 1, sizeof *pr->cells)) ==
+		    NULL)
+			return spec_perr(p, "profile.cells", "out of memory");
+		for (; pr->ncells < s->ncells; pr->ncells++)
+			if ((pr->cells[pr->ncells] =
+			    strdup(s->cells[pr->ncells].name)) == NULL)
+				return spec_perr(p, "profile.cells",
+				    "out of memory");
+	}
+	if ((v = json_object_get(j, "perf")) != NULL &&
+	    spec_profile_perf(p, pr, v) < 0)
+		return -1;
+	if ((v = json_object_get(j, "syscalls")) != NULL &&
+	    spec_profile_syscalls(p, pr, v) < 0)
+		return -1;
+	if (!pr->perf && !pr->syscalls)
+		return spec_perr(p, "profile", "names no kind of profile: give "
+		    "\"perf\", \"syscalls\" or both");
+	for (size_t i = 0; i < pr->ncells; i++)
+		server |= s->cells[spec_cell_index(s, pr->cells[i])].server !=
+		    NULL;
+	if (pr->syscalls && !server)
+		return spec_perr(p, "profile.syscalls", "none of the profiled "
+		    "cells has a server to trace");
+	return 0;
+}
+
+static void
+spec_profile_strv_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+spec_profile_free(struct spec_profile *pr)
+{
+	if (pr == NULL)
+		return;
+	spec_profile_strv_free(pr->arms);
+	spec_profile_strv_free(pr->cells);
+	spec_profile_strv_free(pr->perf_args);
+	spec_profile_strv_free(pr->trace);
+	free(pr);
+}
+
+bool
+spec_profiles(const struct spec *s, const char *cell, const char *arm,
+    const char *kind)
+{
+	const struct spec_profile *pr = s->profile;
+	bool c = false, a = false;
+	int ci;
+
+	if (pr == NULL || (ci = spec_cell_index(s, cell)) < 0)
+		return false;
+	for (size_t i = 0; i < pr->ncells && !c; i++)
+		c = strcmp(pr->cells[i], cell) == 0;
+	for (size_t i = 0; i < pr->narms && !a; i++)
+		a = strcmp(pr->arms[i], arm) == 0;
+	if (!c || !a)
+		return false;
+	if (kind == NULL)
+		return pr->perf || (pr->syscalls && s->cells[ci].server != NULL);
+	if (strcmp(kind, "perf") == 0)
+		return pr->perf;
+	return strcmp(kind, "syscalls") == 0 && pr->syscalls &&
+	    s->cells[ci].server != NULL;
+}

@@ -1,0 +1,240 @@
+/* Profiles: the "profile" field read back, the readers of perf report's
+ * and strace -c's text (captured on this project's machine, in
+ * tests/data/profile), and the side-by-side comparison. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profdiff.h"
+#include "profile.h"
+#include "spec.h"
+
+#define HEAD \
+	"{\"name\": \"r\", \"reps\": 1, \"command\": [\"/bin/true\"]," \
+	" \"baseline\": \"a\", \"arms\": [{\"name\": \"a\"}, {\"name\": \"b\"}," \
+	" {\"name\": \"c\"}], \"cells\": [{\"name\": \"x\"}, {\"name\": \"y\"," \
+	" \"server\": {\"cmd\": [\"/bin/sleep\", \"9\"], \"ready\":" \
+	" {\"tcp_port\": 9}}}],"
+
+static char *
+data(const char *name)
+{
+	char path[4096];
+	char *text;
+
+	snprintf(path, sizeof path, "%s/tests/data/profile/%s",
+	    getenv("BENCHTUI_SOURCE_DIR"), name);
+	text = profile_slurp(path, 1 << 20);
+	assert_non_null(text);
+	return text;
+}
+
+static struct spec *
+load(const char *text)
+{
+	struct spec *s = NULL;
+	char err[1024];
+
+	if (spec_parse(text, strlen(text), "/tmp/inline.json", NULL, &s, err,
+	    sizeof err) != 0)
+		fail_msg("unexpected error: %s", err);
+	return s;
+}
+
+static void
+test_spec_defaults(void **state)
+{
+	struct spec *s = load(HEAD "\"profile\": {\"arms\": [\"c\", \"a\"],"
+	    " \"perf\": {}}}");
+
+	(void)state;
+	assert_non_null(s->profile);
+	/* kept in the round file's order */
+	assert_int_equal(s->profile->narms, 2);
+	assert_string_equal(s->profile->arms[0], "a");
+	assert_string_equal(s->profile->arms[1], "c");
+	/* every cell when none are named */
+	assert_int_equal(s->profile->ncells, 2);
+	assert_true(s->profile->perf);
+	assert_false(s->profile->syscalls);
+	assert_int_equal(s->profile->nperf_args, 3);
+	assert_string_equal(s->profile->perf_args[0], "-F");
+	assert_string_equal(s->profile->perf_args[2], "-g");
+	assert_true(spec_profiles(s, "x", "a", "perf"));
+	assert_false(spec_profiles(s, "x", "b", "perf"));
+	assert_false(spec_profiles(s, "y", "a", "syscalls"));
+	spec_destroy(s);
+}
+
+static void
+test_spec_syscalls(void **state)
+{
+	struct spec *s = load(HEAD "\"profile\": {\"arms\": [\"b\"],"
+	    " \"cells\": [\"y\"], \"perf\": {\"args\": []},"
+	    " \"syscalls\": {\"trace\": [\"read\", \"write\"]}}}");
+
+	(void)state;
+	assert_int_equal(s->profile->ncells, 1);
+	assert_int_equal(s->profile->nperf_args, 0);
+	assert_int_equal(s->profile->ntrace, 2);
+	assert_string_equal(s->profile->trace[1], "write");
+	assert_true(spec_profiles(s, "y", "b", "syscalls"));
+	assert_true(spec_profiles(s, "y", "b", "perf"));
+	assert_false(spec_profiles(s, "x", "b", NULL));
+	spec_destroy(s);
+	/* without a trace list, the default one */
+	s = load(HEAD "\"profile\": {\"arms\": [\"b\"], \"syscalls\": {}}}");
+	assert_true(s->profile->ntrace > 5);
+	/* x has no server: nothing of x is profiled */
+	assert_false(spec_profiles(s, "x", "b", NULL));
+	spec_destroy(s);
+}
+
+static void
+test_perf_top(void **state)
+{
+	char *text = data("perf-flat.txt"), event[64];
+	json_t *top = profile_perf_top(text, PROFILE_TOP, event, sizeof event);
+
+	(void)state;
+	assert_string_equal(event, "cpu-clock:ppp");
+	assert_true(profile_event_is_clock(event));
+	assert_false(profile_event_is_clock("cycles:P"));
+	assert_int_equal(json_array_size(top), 4);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(top, 0), "symbol")), "base");
+	assert_true(json_real_value(json_object_get(json_array_get(top, 0),
+	    "share")) == 50.53);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(top, 1), "symbol")), "hot");
+	/* kernel symbols lose their "[k] " */
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(top, 2), "symbol")), "_raw_spin_unlock_irq");
+	json_decref(top);
+	top = profile_perf_top(text, 2, event, sizeof event);
+	assert_int_equal(json_array_size(top), 2);
+	json_decref(top);
+	free(text);
+}
+
+static void
+test_strace_table(void **state)
+{
+	char *text = data("strace-errors.txt"), err[256];
+	json_t *rows, *total;
+
+	(void)state;
+	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	    sizeof err), 0);
+	assert_int_equal(json_array_size(rows), 3);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(rows, 1), "syscall")), "write");
+	assert_int_equal(json_integer_value(json_object_get(
+	    json_array_get(rows, 1), "errors")), 10);
+	assert_int_equal(json_integer_value(json_object_get(total, "calls")),
+	    210);
+	json_decref(rows);
+	json_decref(total);
+	free(text);
+
+	text = data("strace-c.txt");
+	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	    sizeof err), 0);
+	assert_int_equal(json_integer_value(json_object_get(total, "calls")),
+	    4);
+	json_decref(rows);
+	json_decref(total);
+	free(text);
+
+	/* rows that do not add up to the total are refused */
+	text = data("strace-bad.txt");
+	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	    sizeof err), -1);
+	assert_non_null(strstr(err, "add up to 210"));
+	json_decref(rows);
+	json_decref(total);
+	free(text);
+	/* no total row */
+	assert_int_equal(profile_strace_table("nothing\n", &rows, &total, err,
+	    sizeof err), -1);
+	assert_non_null(strstr(err, "no total row"));
+	json_decref(rows);
+}
+
+static json_t *
+prof_ev(const char *arm, const char *kind, const char *top)
+{
+	json_t *ev = json_pack("{s:s,s:s,s:s,s:s,s:s}", "t", "profile",
+	    "cell", "x", "arm", arm, "kind", kind, "status", "ok");
+
+	json_object_set_new(ev, "top", json_loads(top, 0, NULL));
+	return ev;
+}
+
+static void
+feed(struct profdiff *d, json_t *ev)
+{
+	profdiff_feed(d, ev);
+	json_decref(ev);
+}
+
+static void
+test_profdiff(void **state)
+{
+	json_t *cells = json_loads("{\"x\": {\"arms\": {\"b\": {\"vs\": \"a\"},"
+	    " \"c\": {\"vs\": \"a\"}}}}", 0, NULL);
+	struct profdiff *d = profdiff_create();
+	json_t *out, *cmp, *syms, *first;
+
+	(void)state;
+	feed(d, prof_ev("a", "perf", "[{\"symbol\": \"base\","
+	    " \"share\": 98.0}, {\"symbol\": \"main\", \"share\": 2.0}]"));
+	feed(d, prof_ev("b", "perf", "[{\"symbol\": \"base\","
+	    " \"share\": 50.0}, {\"symbol\": \"hot\", \"share\": 49.0},"
+	    " {\"symbol\": \"main\", \"share\": 1.0}]"));
+	/* c was not profiled against anything: b's pair only */
+	out = profdiff_json(d, cells);
+	cmp = json_object_get(json_object_get(json_object_get(out, "x"), "b"),
+	    "perf");
+	assert_non_null(cmp);
+	assert_string_equal(json_string_value(json_object_get(cmp, "vs")), "a");
+	syms = json_object_get(cmp, "symbols");
+	first = json_array_get(syms, 0);
+	/* the largest move first: base falls 48 points, hot rises 49 */
+	assert_string_equal(json_string_value(json_object_get(first, "symbol")),
+	    "hot");
+	assert_true(json_real_value(json_object_get(first, "diff")) == 49.0);
+	assert_true(json_real_value(json_object_get(first, "vs_share")) == 0.0);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(syms, 1), "symbol")), "base");
+	assert_true(json_real_value(json_object_get(json_array_get(syms, 1),
+	    "diff")) == -48.0);
+	assert_null(json_object_get(json_object_get(out, "x"), "c"));
+	/* the baseline's own profile is listed, compared with nothing */
+	assert_true(json_is_null(json_object_get(json_object_get(
+	    json_object_get(json_object_get(out, "x"), "a"), "perf"), "vs")));
+	json_decref(out);
+	json_decref(cells);
+	profdiff_destroy(d);
+	profdiff_destroy(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_defaults),
+		cmocka_unit_test(test_spec_syscalls),
+		cmocka_unit_test(test_perf_top),
+		cmocka_unit_test(test_strace_table),
+		cmocka_unit_test(test_profdiff),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
