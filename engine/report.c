@@ -114,16 +114,54 @@ report_fit(char *buf, size_t len, const char *s, int width)
 	return buf;
 }
 
+/* The interval of a metric: "[lo, hi]", or "n<K: none" when there is
+ * none (too few reps for the level). */
+static const char *
+report_ci(char *buf, size_t len, const json_t *m)
+{
+	const json_t *ci = json_object_get(m, "ci");
+
+	if (json_is_array(ci))
+		return report_range(buf, len, json_array_get(ci, 0),
+		    json_array_get(ci, 1));
+	if (json_integer_value(json_object_get(m, "n")) > 0)
+		return "none (few n)";
+	return "n/a";
+}
+
+/* The verdict word, with SUSPECT when the cell's A/A arms disagree. */
+static const char *
+report_verdict(char *buf, size_t len, const json_t *m)
+{
+	snprintf(buf, len, "%s%s", report_str(json_object_get(m, "verdict")),
+	    json_is_true(json_object_get(m, "suspect")) ? " SUSPECT" : "");
+	return buf;
+}
+
+/* "the level as a percentage": 95, 99.5 */
+static const char *
+report_level(char *buf, size_t len, const json_t *rep)
+{
+	const json_t *l = json_object_get(rep, "level");
+
+	if (!json_is_number(l))
+		return "?";
+	snprintf(buf, len, "%g", 100.0 * json_number_value(l));
+	return buf;
+}
+
 static void
-report_text_cell(FILE *out, const char *cname, const json_t *cell)
+report_text_cell(FILE *out, const char *cname, const json_t *cell,
+    const char *level)
 {
 	const json_t *floors = json_object_get(cell, "floor");
 	const json_t *legs = json_object_get(cell, "legs");
 	const json_t *arms = json_object_get(cell, "arms");
+	const json_t *biased = json_object_get(cell, "biased");
 	const char *metric, *aname;
-	const json_t *f, *arm;
-	char line[4096], buf[64];
-	size_t len;
+	const json_t *f, *arm, *b;
+	char line[4096], buf[64], cih[48];
+	size_t len, i;
 
 	fprintf(out, "cell %s\n", cname);
 	fprintf(out, "  legs: %lld counted, %lld failed, %lld timed out, "
@@ -132,12 +170,27 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 	    (long long)json_integer_value(json_object_get(legs, "failed")),
 	    (long long)json_integer_value(json_object_get(legs, "timed_out")),
 	    (long long)json_integer_value(json_object_get(legs, "aborted_seen")));
-	len = (size_t)snprintf(line, sizeof line, "noise floor:");
+	len = (size_t)snprintf(line, sizeof line, "A/A floor (largest spread):");
 	json_object_foreach((json_t *)floors, metric, f)
 		if (len < sizeof line)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 			    " %s %s", metric, report_percent(buf, sizeof buf, f));
 	report_wrap(out, 2, line);
+	if (json_array_size(biased) > 0) {
+		len = (size_t)snprintf(line, sizeof line, "BIASED: the A/A arms "
+		    "differ on");
+		json_array_foreach(biased, i, b)
+			if (len < sizeof line)
+				len += (size_t)snprintf(line + len,
+				    sizeof line - len, "%s %s", i ? "," : "",
+				    report_str(b));
+		if (len < sizeof line)
+			snprintf(line + len, sizeof line - len, "; every verdict "
+			    "on %s is suspect", json_array_size(biased) > 1 ?
+			    "them" : "it");
+		report_wrap(out, 2, line);
+	}
+	snprintf(cih, sizeof cih, "CI %s%%", level);
 	json_object_foreach((json_t *)arms, aname, arm) {
 		const json_t *metrics = json_object_get(arm, "metrics"), *m;
 
@@ -148,31 +201,22 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell)
 			snprintf(line + len, sizeof line - len, ", IPC %.3f",
 			    json_number_value(json_object_get(arm, "ipc")));
 		report_wrap(out, 2, line);
-		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %6s  %s\n",
-		    "metric", "n", "median", "[min, max]", "geomean",
-		    "CI (>=95%)", "signal", "verdict");
+		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %s\n",
+		    "metric", "n", "median", "range [min, max]", "estim.",
+		    cih, "verdict");
 		json_object_foreach((json_t *)metrics, metric, m) {
-			const json_t *ci = json_object_get(m, "ci");
-			char nb[64], b1[32], b2[32], b3[64], b4[64], b5[32];
-			const json_t *sig = json_object_get(m, "signal");
+			char nb[64], b1[32], b2[32], b3[64], b4[64], b5[64];
 
-			if (json_is_number(sig))
-				snprintf(b5, sizeof b5, "%.1f",
-				    json_number_value(sig));
-			else
-				snprintf(b5, sizeof b5, "n/a");
 			fprintf(out,
-			    "    %-16s %4lld  %7s  %-18s  %7s  %-18s  %6s  %s\n",
+			    "    %-16s %4lld  %7s  %-18s  %7s  %-18s  %s\n",
 			    report_fit(nb, sizeof nb, metric, 16),
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")),
 			    report_range(b3, sizeof b3, json_object_get(m, "min"),
 				json_object_get(m, "max")),
-			    report_ratio(b2, sizeof b2, json_object_get(m, "geomean")),
-			    report_range(b4, sizeof b4, json_object_get(ci, "lo"),
-				json_object_get(ci, "hi")),
-			    b5,
-			    report_str(json_object_get(m, "verdict")));
+			    report_ratio(b2, sizeof b2, json_object_get(m, "estimate")),
+			    report_ci(b4, sizeof b4, m),
+			    report_verdict(b5, sizeof b5, m));
 		}
 	}
 }
@@ -184,8 +228,10 @@ report_text(const json_t *rep, FILE *out)
 	const json_t *total = json_object_get(rep, "legs_total");
 	const char *name = json_string_value(json_object_get(rep, "round"));
 	const char *cname;
+	char lvl[32], cih_buf[32];
 	size_t i;
 
+	report_level(lvl, sizeof lvl, rep);
 	fprintf(out, "round %s: %lld legs counted", name ? name : "(unnamed)",
 	    (long long)json_integer_value(json_object_get(rep, "legs_counted")));
 	if (json_is_integer(total))
@@ -193,9 +239,13 @@ report_text(const json_t *rep, FILE *out)
 	if (json_is_true(json_object_get(rep, "partial")))
 		fputs(" (PARTIAL)", out);
 	fputc('\n', out);
+	fprintf(out, "intervals at %s%%, margin %s, %lld comparisons\n", lvl,
+	    report_percent(cih_buf, sizeof cih_buf, json_object_get(rep,
+	    "margin")), (long long)json_integer_value(json_object_get(rep,
+	    "comparisons")));
 	json_object_foreach((json_t *)cells, cname, cell) {
 		fputc('\n', out);
-		report_text_cell(out, cname, cell);
+		report_text_cell(out, cname, cell, lvl);
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
 		fputs("\nwarnings:\n", out);
@@ -246,8 +296,9 @@ report_csv(const json_t *rep, FILE *out)
 	const char *cname, *aname, *metric;
 	const json_t *cell, *arm, *m;
 
-	fputs("round,cell,arm,vs,metric,n,median,min,max,geomean,ci_lo,ci_hi,"
-	    "floor,verdict,ratios\n", out);
+	fputs("round,cell,arm,vs,metric,n,median,min,max,geomean,abs,vs_abs,"
+	    "estimate,ci_lo,ci_hi,level,margin,spread,floor,verdict,suspect,"
+	    "ratios\n", out);
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell)
 	json_object_foreach(json_object_get(cell, "arms"), aname, arm)
 	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
@@ -265,12 +316,20 @@ report_csv(const json_t *rep, FILE *out)
 		report_csv_num(out, json_object_get(m, "min"));
 		report_csv_num(out, json_object_get(m, "max"));
 		report_csv_num(out, json_object_get(m, "geomean"));
-		report_csv_num(out, json_object_get(ci, "lo"));
-		report_csv_num(out, json_object_get(ci, "hi"));
+		report_csv_num(out, json_object_get(m, "abs"));
+		report_csv_num(out, json_object_get(m, "vs_abs"));
+		report_csv_num(out, json_object_get(m, "estimate"));
+		report_csv_num(out, json_array_get(ci, 0));
+		report_csv_num(out, json_array_get(ci, 1));
+		report_csv_num(out, json_object_get(rep, "level"));
+		report_csv_num(out, json_object_get(rep, "margin"));
+		report_csv_num(out, json_object_get(m, "spread"));
 		report_csv_num(out, json_object_get(json_object_get(cell, "floor"),
 		    metric));
 		report_csv_str(out, json_string_value(json_object_get(m,
 		    "verdict")), true);
+		report_csv_str(out, json_is_true(json_object_get(m, "suspect")) ?
+		    "true" : "false", true);
 		fputc(',', out);
 		json_array_foreach(json_object_get(m, "ratios"), i, r)
 			fprintf(out, "%s%.17g", i ? ";" : "", json_number_value(r));
@@ -282,11 +341,12 @@ static void
 report_markdown(const json_t *rep, FILE *out)
 {
 	const char *round = json_string_value(json_object_get(rep, "round"));
-	const json_t *cell, *arm, *m, *f, *w;
+	const json_t *cell, *arm, *m, *f, *w, *b;
 	const char *cname, *aname, *metric;
-	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	char b1[64], b2[64], b3[64], b4[64], lvl[32];
 	size_t i;
 
+	report_level(lvl, sizeof lvl, rep);
 	fprintf(out, "# benchtui round `%s`\n\n", round ? round : "(unnamed)");
 	if (json_is_true(json_object_get(rep, "partial")))
 		fputs("> **PARTIAL ROUND**: it was aborted before every planned "
@@ -297,42 +357,48 @@ report_markdown(const json_t *rep, FILE *out)
 	if (json_is_integer(json_object_get(rep, "legs_total")))
 		fprintf(out, " of %lld planned", (long long)json_integer_value(
 		    json_object_get(rep, "legs_total")));
-	fputs(".\n", out);
+	fprintf(out, ". Intervals at %s%%, margin %s, %lld comparisons.\n", lvl,
+	    report_percent(b1, sizeof b1, json_object_get(rep, "margin")),
+	    (long long)json_integer_value(json_object_get(rep, "comparisons")));
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell) {
-		fprintf(out, "\n## Cell `%s`\n\nNoise floor (A/A):", cname);
+		const json_t *biased = json_object_get(cell, "biased");
+
+		fprintf(out, "\n## Cell `%s`\n\nA/A floor (largest spread):",
+		    cname);
 		i = 0;
 		json_object_foreach(json_object_get(cell, "floor"), metric, f)
 			fprintf(out, "%s %s %s", i++ ? "," : "", metric,
 			    report_percent(b1, sizeof b1, f));
-		fputs(".\n\n| arm | vs | metric | n | median | min | max | "
-		    "geomean | CI (>=95%) | signal | verdict |\n"
-		    "|---|---|---|--:|--:|--:|--:|--:|---|--:|---|\n", out);
+		fputs(".\n\n", out);
+		if (json_array_size(biased) > 0) {
+			fputs("> **BIASED**: the A/A arms differ on", out);
+			json_array_foreach(biased, i, b)
+				fprintf(out, "%s %s", i ? "," : "",
+				    report_str(b));
+			fputs("; every verdict there is **suspect**.\n\n", out);
+		}
+		fprintf(out, "| arm | vs | metric | n | median | range [min, max] "
+		    "| estimate | CI %s%% | verdict |\n"
+		    "|---|---|---|--:|--:|---|--:|---|---|\n", lvl);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)
 		json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
-			const json_t *ci = json_object_get(m, "ci");
-			const json_t *sig = json_object_get(m, "signal");
 			const char *v = json_string_value(json_object_get(m,
 			    "verdict"));
 			bool strong = v && (strcmp(v, "above") == 0 ||
 			    strcmp(v, "below") == 0);
 
-			if (json_is_number(sig))
-				snprintf(b5, sizeof b5, "%.1f",
-				    json_number_value(sig));
-			else
-				snprintf(b5, sizeof b5, "n/a");
 			fprintf(out, "| %s | %s | %s | %lld | %s | ", aname,
 			    report_str(json_object_get(arm, "vs")), metric,
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")));
-			fprintf(out, "%s | ",
-			    report_ratio(b2, sizeof b2, json_object_get(m, "min")));
-			fprintf(out, "%s | %s | %s | %s | %s%s%s |\n",
-			    report_ratio(b3, sizeof b3, json_object_get(m, "max")),
-			    report_ratio(b4, sizeof b4, json_object_get(m, "geomean")),
-			    report_range(b1, sizeof b1, json_object_get(ci, "lo"),
-				json_object_get(ci, "hi")),
-			    b5, strong ? "**" : "", v ? v : "", strong ? "**" : "");
+			fprintf(out, "%s | %s | %s | %s%s%s%s |\n",
+			    report_range(b2, sizeof b2, json_object_get(m, "min"),
+				json_object_get(m, "max")),
+			    report_ratio(b3, sizeof b3, json_object_get(m, "estimate")),
+			    report_ci(b4, sizeof b4, m),
+			    strong ? "**" : "", v ? v : "", strong ? "**" : "",
+			    json_is_true(json_object_get(m, "suspect")) ?
+			    " **SUSPECT**" : "");
 		}
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {

@@ -19,6 +19,7 @@
 #include "resume.h"
 #include "seal.h"
 #include "rfile.h"
+#include "tally.h"
 
 /* A process that a killed benchtui may have left behind. */
 struct resume_proc {
@@ -172,12 +173,11 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 		if (rs->env == NULL)
 			rs->env = json_incref(ev);
 	} else if (strcmp(t, "leg") == 0) {
-		const char *status = json_string_value(json_object_get(ev, "status"));
 		if (resume_leg_key(ev, key, sizeof key) != 0)
 			return 0;
 		resume_close_procs(rs, key, false);
-		/* A legacy row has no status: it was counted when written. */
-		if (status == NULL || strcmp(status, "aborted") != 0)
+		/* The one status rule: a legacy row is never aborted. */
+		if (tally_leg_status(ev) != TALLY_LEG_ABORTED)
 			if (resume_add_done(rs, key) != 0)
 				return -1;
 	} else if (strcmp(t, "leg_start") == 0) {

@@ -8,13 +8,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum stats_verdict {
-	STATS_UNKNOWN,
-	STATS_WITHIN,
-	STATS_ABOVE,
-	STATS_BELOW,
+	STATS_UNKNOWN,   /* no interval (n too small for the level) */
+	STATS_SAME,      /* the interval lies inside the margin */
+	STATS_ABOVE,     /* the interval lies above 1 */
+	STATS_BELOW,     /* the interval lies below 1 */
+	STATS_UNDECIDED, /* the interval holds 1 and reaches past the margin */
 };
+
+/* The exact null distribution of the signed-rank statistic is used up to
+ * this n; beyond it the normal approximation. */
+#define STATS_EXACT_MAX 2000
 
 /* Median of v[0..n) (v is not changed): the middle value for odd n, the
  * mean of the two middle values for even n; NAN when n == 0. */
@@ -28,34 +34,56 @@ double stats_max(const double *v, size_t n);
 double stats_geomean(const double *v, size_t n);
 
 /* Paired ratios a[i] / b[i] for i in [0, n) where ok[i] (may be NULL: all)
- * and both values are present and b[i] > 0, written to out in index order.
- * Returns how many were written. */
+ * and both values are present and greater than 0, written to out in index
+ * order.  Returns how many were written. */
 size_t stats_ratios(const double *a, const double *b, const bool *ok,
     size_t n, double *out);
 
-/* The noise floor contribution of ratios: the largest |r - 1|; NAN when
- * n == 0.  The floor of a cell is the largest over all its A/A arms. */
-double stats_floor(const double *ratios, size_t n);
+/* An A/A arm's spread: the largest |r - 1| over its ratios; NAN when
+ * n == 0.  A cell's floor is the largest spread over its A/A arms. */
+double stats_spread(const double *ratios, size_t n);
 
-/* SPEC.md's verdict: ABOVE when every ratio > 1 + floor, BELOW when every
- * ratio < 1 - floor, else WITHIN (a ratio exactly on 1 +- floor is WITHIN);
- * UNKNOWN when floor is NAN (no A/A arm) or n < 2. */
-enum stats_verdict stats_verdict(const double *ratios, size_t n, double floor);
+/* k of the Wilcoxon signed-rank interval [W(k), W(M+1-k)] over the
+ * M = n(n+1)/2 sorted Walsh averages: the largest k with
+ * P(T <= k-1) <= (1-level)/2 for the signed-rank statistic T under the null,
+ * exact for n <= STATS_EXACT_MAX (O(n^3 / 4) work, about a second at 2000:
+ * callers memoise by n), else floor(M/2 - z sqrt(n(n+1)(2n+1)/24)).  k
+ * depends on n and level only: ties and zeros enter the Walsh averages as
+ * they fall.  0 when no k >= 1 exists (n < 6 at 0.95). */
+uint64_t stats_wilcoxon_k(size_t n, double level);
 
-/* "above", "below", "within", "unknown". */
+/* The fewest reps with an interval at level: P(T <= 0) = 2^-n, so the
+ * smallest n with 2^-n <= (1-level)/2 (6 at 0.95, 8 at 0.99). */
+size_t stats_min_n(double level);
+
+/* The k-th smallest (1-based) of the Walsh averages (x[i] + x[j]) / 2,
+ * i <= j, of sorted x[0..n), without listing them: a bisection over the
+ * doubles, each step counting in O(n), so 64 O(n) passes at most. */
+double stats_walsh_select(const double *sorted, size_t n, uint64_t k);
+
+/* Estimate and interval of ratios[0..n) at level, as ratios: the
+ * Hodges-Lehmann estimate and the Wilcoxon interval of the log ratios,
+ * exponentiated.  k is stats_wilcoxon_k(n, level) (passed in so a caller
+ * can memoise it).  *est is NAN when n == 0; returns true with *lo, *hi
+ * when the interval exists (k >= 1). */
+bool stats_interval(const double *ratios, size_t n, uint64_t k, double *est,
+    double *lo, double *hi);
+
+/* The verdict for an interval: SAME when [lo, hi] lies inside
+ * [1/(1+margin), 1+margin], else ABOVE when lo > 1, BELOW when hi < 1,
+ * else UNDECIDED; UNKNOWN when has_ci is false. */
+enum stats_verdict stats_verdict(bool has_ci, double lo, double hi,
+    double margin);
+
+/* "same", "above", "below", "undecided", "unknown". */
 const char *stats_verdict_name(enum stats_verdict v);
 
-/* A distribution-free confidence interval for the median of v[0..n): the
- * order statistics [x(k), x(n+1-k)] with the largest k whose coverage
- * 1 - 2 P(Binomial(n, 1/2) <= k - 1) is at least want (e.g. 0.95).
- * Returns true with *lo, *hi and the exact coverage in *level, or false
- * when n is too small to reach want (n < 6 for 0.95). */
-bool stats_median_ci(const double *v, size_t n, double want, double *lo,
-    double *hi, double *level);
+/* Whether a verdict settles the question (above, below or same). */
+bool stats_decided(enum stats_verdict v);
 
-/* |median - 1| / floor: how many noise floors the effect is; NAN when the
- * floor is NAN or 0 (undefined) or the median is NAN. */
-double stats_signal(double median, double floor);
+/* The per-look level of an adaptive round with nlooks looks planned:
+ * 1 - (1 - confidence) / nlooks (Bonferroni). */
+double stats_look_level(double confidence, size_t nlooks);
 
 /* instructions / cycles; NAN unless both are present and cycles > 0. */
 double stats_ipc(double instructions, double cycles);

@@ -47,6 +47,8 @@ tally_create(void)
 	memset(t, 0, sizeof *t);
 	t->quiet_threshold = NAN;
 	t->spec_threshold = NAN;
+	t->level = TALLY_LEVEL;
+	t->margin = TALLY_MARGIN;
 	for (size_t i = 0; i < M_FIXED; i++) {
 		t->metrics = tally_xrealloc(t->metrics,
 		    (t->nmetrics + 1) * sizeof *t->metrics);
@@ -261,33 +263,56 @@ tally_num(const json_t *v)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The leg's status; SPEC.md's field, or for an earlier harness's row
- * (no status) its rc and timed_out.  -1 for "aborted". */
-static int
-tally_status(const json_t *ev)
+enum tally_leg_status
+tally_leg_status(const json_t *ev)
 {
 	const char *s = json_string_value(json_object_get(ev, "status"));
-	const json_t *rc;
+	const json_t *rc, *sig;
 
+	if (!json_is_object(ev))
+		return TALLY_LEG_NONE;
 	if (s != NULL) {
 		if (strcmp(s, "ok") == 0)
-			return LEG_OK;
+			return TALLY_LEG_OK;
 		if (strcmp(s, "timed_out") == 0)
-			return LEG_TIMED_OUT;
+			return TALLY_LEG_TIMED_OUT;
 		if (strcmp(s, "aborted") == 0)
-			return -1;
-		return LEG_FAILED;
+			return TALLY_LEG_ABORTED;
+		return TALLY_LEG_FAILED;
 	}
 	if (json_is_true(json_object_get(ev, "timed_out")))
-		return LEG_TIMED_OUT;
+		return TALLY_LEG_TIMED_OUT;
 	rc = json_object_get(ev, "rc");
 	if (json_is_integer(rc))
-		return json_integer_value(rc) == 0 ? LEG_OK : LEG_FAILED;
+		return json_integer_value(rc) == 0 ? TALLY_LEG_OK :
+		    TALLY_LEG_FAILED;
 	/* No rc at all: only a signal says it failed. */
-	if (json_is_integer(json_object_get(ev, "signal")) &&
-	    json_integer_value(json_object_get(ev, "signal")) != 0)
-		return LEG_FAILED;
-	return rc == NULL ? LEG_OK : LEG_FAILED;
+	sig = json_object_get(ev, "signal");
+	if ((json_is_integer(sig) && json_integer_value(sig) != 0) ||
+	    json_is_string(sig))
+		return TALLY_LEG_FAILED;
+	return rc == NULL ? TALLY_LEG_OK : TALLY_LEG_FAILED;
+}
+
+const char *
+tally_leg_status_name(enum tally_leg_status st)
+{
+	switch (st) {
+	case TALLY_LEG_OK:        return "ok";
+	case TALLY_LEG_FAILED:    return "failed";
+	case TALLY_LEG_TIMED_OUT: return "timed_out";
+	case TALLY_LEG_ABORTED:   return "aborted";
+	case TALLY_LEG_NONE:      break;
+	}
+	return "?";
+}
+
+void
+tally_set_stats(struct tally *t, double level, double margin)
+{
+	t->level = level;
+	t->margin = margin;
+	t->stats_set = true;
 }
 
 /* A float for the per-leg warning fields; NAN for what a float cannot hold
@@ -333,7 +358,7 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 		t->ignored++;
 		return;
 	}
-	if ((status = tally_status(ev)) < 0) {
+	if ((status = tally_leg_status(ev)) == TALLY_LEG_ABORTED) {
 		c->aborted_seen++;
 		return;
 	}
@@ -405,11 +430,21 @@ tally_feed(struct tally *t, const json_t *ev)
 	}
 	if (strcmp(type, "leg") == 0)
 		tally_feed_leg(t, ev);
-	else if (strcmp(type, "round") == 0 && t->name == NULL &&
-	    json_is_string(json_object_get(ev, "name")))
-		t->name = tally_xstrdup(json_string_value(
-		    json_object_get(ev, "name")));
-	else if (strcmp(type, "profile") == 0) {
+	else if (strcmp(type, "round") == 0) {
+		if (t->name == NULL &&
+		    json_is_string(json_object_get(ev, "name")))
+			t->name = tally_xstrdup(json_string_value(
+			    json_object_get(ev, "name")));
+		/* A bare log carries its round's level and margin here. */
+		if (!t->stats_set) {
+			double l = tally_num(json_object_get(ev, "level"));
+			double m = tally_num(json_object_get(ev, "margin"));
+			if (l > 0 && l < 1)
+				t->level = l;
+			if (m >= 0)
+				t->margin = m;
+		}
+	} else if (strcmp(type, "profile") == 0) {
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);

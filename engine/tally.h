@@ -36,6 +36,28 @@ void tally_set_name(struct tally *t, const char *name);
 int tally_set_baseline(struct tally *t, const char *arm);
 int tally_add_aa(struct tally *t, const char *arm, const char *of);
 
+/* The level of the intervals and the verdicts' margin (SPEC.md
+ * "Arithmetic"); default 0.95 and 0.01, or the round file's, or a bare
+ * log's round event's. */
+void tally_set_stats(struct tally *t, double level, double margin);
+
+/* A leg line's status, the one rule every reader (report, console,
+ * headless, resume) uses: SPEC.md's status field, or for an earlier
+ * harness's row without one, timed_out, then rc (0 ok, else failed), then
+ * a signal (failed); a row with neither rc nor signal counts as ok, one
+ * whose rc is null as failed. */
+enum tally_leg_status {
+	TALLY_LEG_NONE,      /* not a leg line */
+	TALLY_LEG_OK,
+	TALLY_LEG_FAILED,
+	TALLY_LEG_TIMED_OUT,
+	TALLY_LEG_ABORTED,
+};
+enum tally_leg_status tally_leg_status(const json_t *ev);
+
+/* "ok", "failed", "timed_out", "aborted" ("?" for NONE). */
+const char *tally_leg_status_name(enum tally_leg_status st);
+
 /* Feed one event.  "round" gives the name; "leg" lines are recorded (a
  * later leg line for the same cell/arm/rep replaces an aborted one); other
  * types are ignored. */

@@ -16,9 +16,13 @@ enum { M_WALL, M_CPU, M_CYCLES, M_INSTRUCTIONS, M_FIXED };
 #define TALLY_MAX_REP 10000000   /* a rep beyond this is a broken line */
 #define TALLY_MAX_METRICS 256  /* counters beyond this are ignored */
 #define TALLY_WARN_CAP 10        /* warnings of one kind listed one by one */
-#define TALLY_CI_WANT 0.95
+#define TALLY_LEVEL 0.95
+#define TALLY_MARGIN 0.01
 
-enum { LEG_NONE, LEG_OK, LEG_FAILED, LEG_TIMED_OUT };
+enum {
+	LEG_NONE = TALLY_LEG_NONE, LEG_OK = TALLY_LEG_OK,
+	LEG_FAILED = TALLY_LEG_FAILED, LEG_TIMED_OUT = TALLY_LEG_TIMED_OUT,
+};
 enum { TLEG_MULTIPLEXED = 1, TLEG_DUP = 2 };
 
 struct tleg {
@@ -61,6 +65,8 @@ struct tally {
 	struct tspec_arm *aa;        /* --aa pairs (vs unused) */
 	size_t naa;
 	double quiet_threshold;      /* from the last "quiet" event */
+	double level, margin;        /* of the intervals and verdicts */
+	bool stats_set;              /* level and margin from a spec or caller */
 
 	bool have_spec;
 	struct tspec_arm *sarms;

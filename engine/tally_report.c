@@ -28,7 +28,7 @@ tally_real(double x)
  * counted, so a million failed legs do not make a million lines. */
 enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OTHER, W_KINDS };
 static const char *const warn_kind[W_KINDS] = {
-	"paired reps below 3", "failed legs", "timed-out legs",
+	"too few paired reps for an interval", "failed legs", "timed-out legs",
 	"multiplexed counters", "legs with foreign CPU above the threshold",
 	"duplicate counted leg lines", "other",
 };
@@ -108,30 +108,82 @@ tally_find_arm(const struct tcell *c, const char *name)
 }
 
 /* Paired ratios of metric m, a against b, in rep order into out (room for
- * max(a, b) reps); returns n. */
+ * max(a, b) reps), and the pairs' values into va and vb, compacted the same
+ * way; returns n. */
 static size_t
 tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
-    double *out, double *va, double *vb, bool *ok)
+    double *out, double *va, double *vb)
 {
-	size_t n = a->nlegs < b->nlegs ? a->nlegs : b->nlegs;
+	size_t n = a->nlegs < b->nlegs ? a->nlegs : b->nlegs, k = 0;
 
 	for (size_t r = 0; r < n; r++) {
 		const struct tleg *la = &a->legs[r], *lb = &b->legs[r];
-		ok[r] = la->status == LEG_OK && lb->status == LEG_OK;
-		va[r] = ok[r] ? tally_val(a, la, m) : NAN;
-		vb[r] = ok[r] ? tally_val(b, lb, m) : NAN;
+		double x, y;
+		if (la->status != LEG_OK || lb->status != LEG_OK)
+			continue;
+		x = tally_val(a, la, m);
+		y = tally_val(b, lb, m);
+		if (stats_ratios(&x, &y, NULL, 1, &out[k]) == 1) {
+			va[k] = x;
+			vb[k] = y;
+			k++;
+		}
 	}
-	return stats_ratios(va, vb, ok, n, out);
+	return k;
+}
+
+/* stats_wilcoxon_k remembered by n: the exact distribution costs about a
+ * second at n = 2000, and every metric of every arm in a cell usually has
+ * the same n. */
+#define KMEMO 8
+struct kmemo {
+	double level;
+	size_t n[KMEMO];
+	uint64_t k[KMEMO];
+	size_t used, next;
+};
+
+static uint64_t
+tally_k(struct kmemo *km, size_t n)
+{
+	size_t i = km->next;
+
+	for (size_t j = 0; j < km->used; j++)
+		if (km->n[j] == n)
+			return km->k[j];
+	km->n[i] = n;
+	km->k[i] = stats_wilcoxon_k(n, km->level);
+	km->next = (i + 1) % KMEMO;
+	if (km->used < KMEMO)
+		km->used++;
+	return km->k[i];
+}
+
+/* One metric of one arm: what SPEC.md's report lists, with the verdict
+ * left for the caller (it needs the cell's biased flag).  *v gets the
+ * verdict before suspicion. */
+struct tally_est {
+	double est, lo, hi;
+	bool has_ci;
+};
+
+static void
+tally_estimate(struct kmemo *km, const double *ratios, size_t n,
+    struct tally_est *e)
+{
+	e->has_ci = stats_interval(ratios, n, n ? tally_k(km, n) : 0, &e->est,
+	    &e->lo, &e->hi);
 }
 
 static json_t *
-tally_metric_json(const double *ratios, size_t n, double floor, bool lists)
+tally_metric_json(const double *ratios, const double *va, const double *vb,
+    size_t n, const struct tally_est *e, bool aa, double margin,
+    bool suspect, bool lists)
 {
 	json_t *o = json_object(), *list = json_array(), *ci;
-	double lo, hi, level, median = stats_median(ratios, n);
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
-	json_object_set_new(o, "median", tally_real(median));
+	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
 	json_object_set_new(o, "min", tally_real(stats_min(ratios, n)));
 	json_object_set_new(o, "max", tally_real(stats_max(ratios, n)));
 	json_object_set_new(o, "geomean", tally_real(stats_geomean(ratios, n)));
@@ -141,17 +193,21 @@ tally_metric_json(const double *ratios, size_t n, double floor, bool lists)
 		json_object_set_new(o, "ratios", list);
 	else
 		json_decref(list);
-	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
-	    stats_verdict(ratios, n, floor))));
-	if (stats_median_ci(ratios, n, TALLY_CI_WANT, &lo, &hi, &level)) {
-		ci = json_object();
-		json_object_set_new(ci, "lo", json_real(lo));
-		json_object_set_new(ci, "hi", json_real(hi));
-		json_object_set_new(ci, "level", json_real(level));
+	json_object_set_new(o, "abs", tally_real(stats_median(va, n)));
+	json_object_set_new(o, "vs_abs", tally_real(stats_median(vb, n)));
+	json_object_set_new(o, "estimate", tally_real(e->est));
+	if (e->has_ci) {
+		ci = json_array();
+		json_array_append_new(ci, json_real(e->lo));
+		json_array_append_new(ci, json_real(e->hi));
 	} else
 		ci = json_null();
 	json_object_set_new(o, "ci", ci);
-	json_object_set_new(o, "signal", tally_real(stats_signal(median, floor)));
+	json_object_set_new(o, "spread", aa ? tally_real(stats_spread(ratios,
+	    n)) : json_null());
+	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
+	    stats_verdict(e->has_ci, e->lo, e->hi, margin))));
+	json_object_set_new(o, "suspect", json_boolean(suspect));
 	return o;
 }
 
@@ -215,48 +271,75 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 
 static json_t *
 tally_cell_json(const struct tally *t, const struct tcell *c,
-    struct warns *w, size_t *planned, bool lists)
+    struct warns *w, size_t *planned, struct kmemo *km, size_t *ncmp,
+    bool lists)
 {
 	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
-	json_t *legs = json_object(), *ipcs = json_object();
+	json_t *legs = json_object(), *ipcs = json_object(), *biased = json_array();
 	size_t maxreps = 0, nm = t->nmetrics, counted = 0, failed = 0, tout = 0;
 	double *fl = NULL, *ratios = NULL, *va = NULL, *vb = NULL;
+	bool *bias = NULL;
 	const char *of;
-	bool *ok = NULL;
 
 	for (size_t i = 0; i < c->narms; i++)
 		if (c->arms[i].nlegs > maxreps)
 			maxreps = c->arms[i].nlegs;
 	fl = tally_xrealloc(NULL, nm * sizeof *fl);
+	bias = tally_xrealloc(NULL, nm * sizeof *bias);
 	ratios = tally_xrealloc(NULL, (maxreps + 1) * sizeof *ratios);
 	va = tally_xrealloc(NULL, (maxreps + 1) * sizeof *va);
 	vb = tally_xrealloc(NULL, (maxreps + 1) * sizeof *vb);
-	ok = tally_xrealloc(NULL, (maxreps + 1) * sizeof *ok);
 
-	/* The floor first: every arm's verdict needs it. */
+	/* The A/A arms first: every verdict needs to know whether identical
+	 * arms read differently (biased), and the floor describes the cell. */
 	for (size_t m = 0; m < nm; m++) {
 		fl[m] = NAN;
+		bias[m] = false;
 		for (size_t i = 0; i < c->narms; i++) {
 			const struct tarm *b;
+			struct tally_est e;
 			size_t n;
 			double f;
 			if (!tally_is_aa(t, c->arms[i].name, &of) ||
 			    (b = tally_find_arm(c, of)) == NULL)
 				continue;
-			n = tally_pair(&c->arms[i], b, m, ratios, va, vb, ok);
-			f = stats_floor(ratios, n);
+			n = tally_pair(&c->arms[i], b, m, ratios, va, vb);
+			f = stats_spread(ratios, n);
 			if (!isnan(f) && (isnan(fl[m]) || f > fl[m]))
 				fl[m] = f;
+			tally_estimate(km, ratios, n, &e);
+			if (e.has_ci && (e.lo > 1 || e.hi < 1))
+				bias[m] = true;
 		}
 		json_object_set_new(floors, t->metrics[m], tally_real(fl[m]));
 	}
 	json_object_set_new(cj, "floor", floors);
+	/* Sorted, as the report promises. */
+	{
+		size_t *idx = tally_xrealloc(NULL, nm * sizeof *idx), nb = 0;
+		for (size_t m = 0; m < nm; m++)
+			if (bias[m]) {
+				size_t k = nb++;
+				while (k > 0 && strcmp(t->metrics[idx[k - 1]],
+				    t->metrics[m]) > 0) {
+					idx[k] = idx[k - 1];
+					k--;
+				}
+				idx[k] = m;
+			}
+		for (size_t k = 0; k < nb; k++)
+			json_array_append_new(biased, json_string(
+			    t->metrics[idx[k]]));
+		free(idx);
+	}
+	json_object_set_new(cj, "biased", biased);
 
 	for (size_t i = 0; i < c->narms; i++) {
 		const struct tarm *a = &c->arms[i], *b;
 		const char *vs = tally_vs(t, c, a->name, w);
 		json_t *aj, *mj;
 		double ipc = tally_arm_ipc(a, ratios);
+		bool aa;
 		size_t maxn = 0;
 
 		json_object_set_new(ipcs, a->name, tally_real(ipc));
@@ -266,23 +349,28 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 		aj = json_object();
 		mj = json_object();
 		json_object_set_new(aj, "vs", json_string(vs));
-		if (tally_is_aa(t, a->name, &of))
-			json_object_set_new(aj, "aa_of", json_string(of));
+		aa = tally_is_aa(t, a->name, &of);
+		json_object_set_new(aj, "aa_of", aa ? json_string(of) :
+		    json_null());
 		b = tally_find_arm(c, vs);
 		for (size_t m = 0; m < nm; m++) {
-			size_t n = b ? tally_pair(a, b, m, ratios, va, vb, ok) : 0;
+			size_t n = b ? tally_pair(a, b, m, ratios, va, vb) : 0;
+			struct tally_est e;
 			if (n > maxn)
 				maxn = n;
+			tally_estimate(km, ratios, n, &e);
 			json_object_set_new(mj, t->metrics[m],
-			    tally_metric_json(ratios, n, fl[m], lists));
+			    tally_metric_json(ratios, va, vb, n, &e, aa,
+			    t->margin, bias[m], lists));
+			(*ncmp)++;
 		}
 		json_object_set_new(aj, "metrics", mj);
 		json_object_set_new(aj, "ipc", tally_real(ipc));
 		json_object_set_new(arms, a->name, aj);
-		if (maxn < 3)
-			tally_warn(w, W_FEW, "%s %s vs %s: only %zu paired reps "
-			    "(n < 3); treat its verdicts with care", c->name,
-			    a->name, vs, maxn);
+		if (tally_k(km, maxn) == 0)
+			tally_warn(w, W_FEW, "%s %s vs %s: only %zu paired reps, "
+			    "too few for an interval at level %g; its verdicts "
+			    "are unknown", c->name, a->name, vs, maxn, km->level);
 	}
 	json_object_set_new(cj, "arms", arms);
 	json_object_set_new(legs, "counted", json_integer((json_int_t)counted));
@@ -293,10 +381,10 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 	json_object_set_new(cj, "legs", legs);
 	json_object_set_new(cj, "ipc", ipcs);
 	free(fl);
+	free(bias);
 	free(ratios);
 	free(va);
 	free(vb);
-	free(ok);
 	return cj;
 }
 
@@ -307,18 +395,24 @@ tally_report_lists(const struct tally *t, bool lists)
 	struct warns w = { .list = json_array() };
 	size_t planned = 0, counted = 0;
 
+	struct kmemo km = { .level = t->level };
+	size_t ncmp = 0;
+
 	json_object_set_new(rep, "round",
 	    t->name ? json_string(t->name) : json_null());
+	json_object_set_new(rep, "level", json_real(t->level));
+	json_object_set_new(rep, "margin", json_real(t->margin));
 	for (size_t i = 0; i < t->ncells; i++) {
 		const struct tcell *c = &t->cells[i];
 		json_t *cj;
 		if (c->narms == 0)
 			continue;
-		cj = tally_cell_json(t, c, &w, &planned, lists);
+		cj = tally_cell_json(t, c, &w, &planned, &km, &ncmp, lists);
 		counted += (size_t)json_integer_value(json_object_get(
 		    json_object_get(cj, "legs"), "counted"));
 		json_object_set_new(cells, c->name, cj);
 	}
+	json_object_set_new(rep, "comparisons", json_integer((json_int_t)ncmp));
 	json_object_set_new(rep, "cells", cells);
 	/* Profiles explain a ratio but are never in one: beside the cells. */
 	if (profdiff_any(t->prof))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "round.h"
+#include "stats.h"
 #include "tally.h"
 
 struct headless {
@@ -60,18 +61,13 @@ headless_count(char *buf, size_t len, const json_t *v)
 static void
 headless_leg(struct headless *h, const json_t *ev)
 {
-	const char *status = headless_str(ev, "status");
+	const char *status;
 	json_t *rc = json_object_get(ev, "rc"), *sig = json_object_get(ev, "signal");
 	json_t *seq = json_object_get(ev, "seq");
 	char rcs[32], cyc[32], ins[32], pos[64];
 
-	/* A legacy row (no status, seq, or round total): its status as the
-	 * report reads it, and its place among the legs shown. */
-	if (!json_is_string(json_object_get(ev, "status")))
-		status = json_is_true(json_object_get(ev, "timed_out")) ?
-		    "timed_out" : (json_is_integer(rc) ?
-		    json_integer_value(rc) == 0 : sig == NULL || json_is_null(sig)) ?
-		    "ok" : "failed";
+	/* A legacy row has no status field: the one rule gives it. */
+	status = tally_leg_status_name(tally_leg_status(ev));
 	h->legs_shown++;
 	if (h->legs_total > 0)
 		snprintf(pos, sizeof pos, "%lld/%lld", json_is_integer(seq) ?
@@ -169,18 +165,32 @@ headless_event(struct headless *h, const json_t *ev)
 	}
 }
 
-/* "1.032 above" for one metric of one arm, or "-" without data. */
+/* One row of the closing table: an arm's estimate, interval and verdict
+ * on one metric, as the report has them. */
 static void
-headless_ratio(char *buf, size_t len, const json_t *m)
+headless_row(struct headless *h, const char *cell, const char *arm,
+    const char *vs, const char *metric, const json_t *m, double level)
 {
-	const json_t *med = json_object_get(m, "median");
-	const char *v = json_string_value(json_object_get(m, "verdict"));
+	const json_t *ci = json_object_get(m, "ci"), *e;
+	json_int_t n = json_integer_value(json_object_get(m, "n"));
+	char est[32], iv[64];
 
-	if (!json_is_number(med))
-		snprintf(buf, len, "-");
+	e = json_object_get(m, "estimate");
+	snprintf(est, sizeof est, json_is_number(e) ? "%.4f" : "-",
+	    json_number_value(e));
+	if (json_is_array(ci))
+		snprintf(iv, sizeof iv, "[%.4f, %.4f]",
+		    json_number_value(json_array_get(ci, 0)),
+		    json_number_value(json_array_get(ci, 1)));
+	else if (n > 0)
+		snprintf(iv, sizeof iv, "n < %zu: no interval",
+		    stats_min_n(level));
 	else
-		snprintf(buf, len, "%.3f %s", json_number_value(med),
-		    v != NULL ? v : "");
+		snprintf(iv, sizeof iv, "-");
+	fprintf(h->out, "%-12s %-12s %-12s %-13s %4lld %-8s %-22s %s%s\n", cell,
+	    arm, vs, metric, (long long)n, est, iv,
+	    headless_str(m, "verdict"),
+	    json_is_true(json_object_get(m, "suspect")) ? " SUSPECT" : "");
 }
 
 void
@@ -188,27 +198,37 @@ headless_finish(struct headless *h)
 {
 	static const char *const metrics[] = { "wall", "cpu", "cycles",
 		"instructions" };
-	json_t *rep = tally_report(h->tally), *cells = json_object_get(rep,
+	json_t *rep = tally_report_brief(h->tally), *cells = json_object_get(rep,
 	    "cells"), *cell;
 	const char *cname;
+	char lvl[32], cih[48];
 
-	fprintf(h->out, "\n%-12s %-12s %-12s %-16s %-16s %-16s %-16s\n",
-	    "cell", "arm", "vs", "wall", "cpu", "cycles", "instructions");
+	snprintf(lvl, sizeof lvl, "%g", 100 * json_number_value(
+	    json_object_get(rep, "level")));
+	snprintf(cih, sizeof cih, "interval (%s%%)", lvl);
+	fprintf(h->out, "\n%-12s %-12s %-12s %-13s %4s %-8s %-22s %s\n",
+	    "cell", "arm", "vs", "metric", "n", "estimate", cih, "verdict");
 	json_object_foreach(cells, cname, cell) {
 		json_t *arms = json_object_get(cell, "arms"), *arm,
-		    *floor = json_object_get(cell, "floor");
+		    *floor = json_object_get(cell, "floor"), *b;
 		const char *aname;
+		size_t k;
 
 		json_object_foreach(arms, aname, arm) {
 			json_t *ms = json_object_get(arm, "metrics");
-			char col[4][48];
 
-			for (int i = 0; i < 4; i++)
-				headless_ratio(col[i], sizeof col[i],
-				    json_object_get(ms, metrics[i]));
-			fprintf(h->out, "%-12s %-12s %-12s %-16s %-16s %-16s %-16s\n",
-			    cname, aname, headless_str(arm, "vs"), col[0], col[1],
-			    col[2], col[3]);
+			for (int i = 0; i < 4; i++) {
+				json_t *m = json_object_get(ms, metrics[i]);
+				/* A counter the machine lacks: no row. */
+				if (i >= 2 && json_integer_value(
+				    json_object_get(m, "n")) == 0)
+					continue;
+				if (m != NULL)
+					headless_row(h, cname, aname,
+					    headless_str(arm, "vs"),
+					    metrics[i], m, json_number_value(
+					    json_object_get(rep, "level")));
+			}
 		}
 		bool any = false;
 		const char *mk;
@@ -217,21 +237,26 @@ headless_finish(struct headless *h)
 		json_object_foreach(floor, mk, mv)
 			any = any || json_is_number(mv);
 		if (any) {
-			fprintf(h->out, "%-12s %-12s %-12s", cname, "(A/A floor)", "");
+			fprintf(h->out, "%-12s (A/A floor: largest spread)", cname);
 			for (int i = 0; i < 4; i++) {
 				json_t *f = json_object_get(floor, metrics[i]);
-				char b[48];
 
 				if (json_is_number(f))
-					snprintf(b, sizeof b, "+-%.3f",
-					    json_number_value(f));
-				else
-					snprintf(b, sizeof b, "-");
-				fprintf(h->out, " %-16s", b);
+					fprintf(h->out, " %s +-%.2f%%",
+					    metrics[i],
+					    100 * json_number_value(f));
 			}
 			fputc('\n', h->out);
 		}
+		json_array_foreach(json_object_get(cell, "biased"), k, b)
+			fprintf(h->out, "%-12s BIASED on %s: its A/A arms read "
+			    "differently; every verdict on %s is suspect\n",
+			    cname, json_string_value(b), json_string_value(b));
 	}
+	fprintf(h->out, "verdicts: same = within the margin of %g%%, above/"
+	    "below = the interval excludes 1, undecided = more reps would "
+	    "tell, unknown = too few reps for an interval\n",
+	    100 * json_number_value(json_object_get(rep, "margin")));
 	if (h->sealed)
 		fprintf(h->out, "sealed: SHA256SUMS sha256 %s\n", h->seal);
 	fflush(h->out);

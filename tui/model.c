@@ -370,7 +370,7 @@ static void
 feed_leg(struct model *m, const json_t *ev, double ts)
 {
 	struct model_leg l;
-	const char *status = get_str(ev, "status");
+	const char *status;
 	const json_t *rc = json_object_get(ev, "rc");
 	const json_t *noisy = json_object_get(ev, "noisy"), *sig;
 	unsigned char *slot;
@@ -381,9 +381,8 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	copy_name(l.arm, get_str(ev, "arm"));
 	l.rep = get_int(ev, "rep", 0);
 	l.seq = get_int(ev, "seq", 0);
-	if (!status) /* a legacy row: its exit code says */
-		status = json_is_integer(rc) && json_integer_value(rc) == 0 ?
-		    "ok" : "failed";
+	/* A legacy row has no status field: the one rule gives it. */
+	status = tally_leg_status_name(tally_leg_status(ev));
 	snprintf(l.status, sizeof l.status, "%s", status);
 	l.has_rc = json_is_integer(rc);
 	l.rc = l.has_rc ? (int)json_integer_value(rc) : 0;

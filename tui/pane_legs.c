@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "stats.h"
 #include "theme.h"
 
 enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_CYC, C_INS,
@@ -192,7 +193,8 @@ verdict_role(const char *v)
 	if (!v) return THEME_UNKNOWN;
 	if (strcmp(v, "above") == 0) return THEME_ABOVE;
 	if (strcmp(v, "below") == 0) return THEME_BELOW;
-	if (strcmp(v, "within") == 0) return THEME_WITHIN;
+	if (strcmp(v, "same") == 0) return THEME_WITHIN;
+	if (strcmp(v, "undecided") == 0) return THEME_NORMAL;
 	return THEME_UNKNOWN;
 }
 
@@ -209,58 +211,122 @@ metric_label(const char *metric)
 	return strcmp(metric, "instructions") == 0 ? "instr" : metric;
 }
 
-/* One metric of one arm: median [min-max] floor verdict strip. */
+/* The columns of a ratio line after the label and metric: estimate,
+ * interval, verdict (with SUSPECT), the ratios' range, then the strip. */
+#define RATIO_EST_W 6
+#define RATIO_CI_W 19
+#define RATIO_VERDICT_W 17
+#define RATIO_RANGE_W 18
+
+/* One metric of one arm: estimate [interval] verdict range strip. */
 static void
 ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
     int labelw, const char *metric, int metricw, const json_t *mo,
-    double floor)
+    size_t min_n, bool show_range)
 {
-	char buf[200], med[16], lo[16], hi[16];
+	char buf[200], est[16], lo[16], hi[16];
 	const json_t *ratios = json_object_get(mo, "ratios"), *v;
+	const json_t *ci = json_object_get(mo, "ci");
 	const char *verdict = json_string_value(json_object_get(mo, "verdict"));
 	bool none = json_integer_value(json_object_get(mo, "n")) == 0;
+	bool suspect = json_is_true(json_object_get(mo, "suspect"));
 	int x = 1, strip;
 	size_t i;
 
-	render_fmt_ratio(med, sizeof med, num(mo, "median"));
-	render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
-	render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
 	snprintf(buf, sizeof buf, "%-*.*s %-*.*s", labelw, labelw, label,
 	    metricw, metricw, metric_label(metric));
 	render_put(w, y, x, cw, none ? THEME_DIM : THEME_NORMAL, buf);
 	x += (int)strlen(buf) + 1;
+	render_fmt_ratio(est, sizeof est, num(mo, "estimate"));
 	render_put(w, y, x, cw + 1 - x, none ? THEME_DIM : verdict_role(verdict),
-	    med);
-	x += 6;
-	snprintf(buf, sizeof buf, "[%s-%s]", lo, hi);
-	render_put(w, y, x, cw + 1 - x, THEME_LABEL, none ? "" : buf);
-	x += 14;
-	if (isnan(floor))
-		snprintf(buf, sizeof buf, "floor   n/a");
-	else if (floor >= 9.995) /* past 999%: "%4.0f" would run into the verdict */
-		snprintf(buf, sizeof buf, "floor >999%%");
-	else
-		snprintf(buf, sizeof buf, floor >= 1 ? "floor %4.0f%%" :
-		    "floor %4.1f%%", floor * 100);
-	render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
-	x += 12;
+	    est);
+	x += RATIO_EST_W;
+	if (json_is_array(ci)) {
+		render_fmt_ratio(lo, sizeof lo, json_number_value(
+		    json_array_get(ci, 0)));
+		render_fmt_ratio(hi, sizeof hi, json_number_value(
+		    json_array_get(ci, 1)));
+		snprintf(buf, sizeof buf, "[%s, %s]", lo, hi);
+		render_put(w, y, x, cw + 1 - x, THEME_NORMAL, buf);
+	} else if (!none) {
+		snprintf(buf, sizeof buf, "n < %zu: no interval", min_n);
+		render_put(w, y, x, cw + 1 - x, THEME_DIM, buf);
+	}
+	x += RATIO_CI_W;
 	render_put(w, y, x, cw + 1 - x, verdict_role(verdict),
 	    verdict ? verdict : "unknown");
-	x += 8;
-	/* The per-rep ratios, scaled over their own range, coloured by side. */
+	if (suspect)
+		render_put(w, y, x + 10, cw + 1 - x - 10, THEME_BAD, "SUSPECT");
+	x += RATIO_VERDICT_W;
+	if (!show_range)
+		goto strip;
+	if (!none) {
+		render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
+		render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
+		snprintf(buf, sizeof buf, "range %s-%s", lo, hi);
+		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+	}
+	x += RATIO_RANGE_W;
+strip:
+	/* The per-rep ratios, scaled over their own range, coloured by the
+	 * side of 1 they fall on. */
 	strip = cw + 1 - x;
+	if (strip <= 0)
+		return;
 	wmove(w, y, x);
 	json_array_foreach(ratios, i, v) {
 		double rv = json_is_number(v) ? json_number_value(v) : NAN;
-		int role = isnan(rv) ? THEME_DIM : !isnan(floor) && rv > 1 + floor ?
-		    THEME_ABOVE : !isnan(floor) && rv < 1 - floor ? THEME_BELOW :
-		    THEME_SPARK;
+		int role = isnan(rv) ? THEME_DIM : rv > 1 ? THEME_ABOVE :
+		    rv < 1 ? THEME_BELOW : THEME_SPARK;
 		if ((int)i >= strip)
 			break;
 		wattrset(w, theme_attr(role));
 		waddstr(w, render_spark(r, rv, num(mo, "min"), num(mo, "max")));
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
+}
+
+/* The cell's title line: its name, the A/A floor of wall and cpu, and
+ * BIASED in the alarm colour when identical arms read differently. */
+static void
+ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
+    const json_t *cell)
+{
+	const json_t *floor = json_object_get(cell, "floor");
+	const json_t *biased = json_object_get(cell, "biased"), *b;
+	char buf[256];
+	size_t len, i;
+	int x = 1;
+
+	render_put(w, y, x, cw, THEME_TITLE, cname);
+	x += (int)strlen(cname) + 2;
+	len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		const char *mk = i ? "cpu" : "wall";
+		double f = num(floor, mk);
+		if (isnan(f) || len >= sizeof buf)
+			continue;
+		/* Past 999% the number says nothing more. */
+		len += (size_t)snprintf(buf + len, sizeof buf - len,
+		    f >= 9.995 ? "%s%s >999%%" : "%s%s %.1f%%",
+		    len ? ", " : "A/A floor: ", mk, 100 * f);
+	}
+	if (len > 0) {
+		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+		x += (int)strlen(buf) + 2;
+	}
+	if (json_array_size(biased) == 0)
+		return;
+	len = (size_t)snprintf(buf, sizeof buf, "BIASED:");
+	json_array_foreach(biased, i, b)
+		if (len < sizeof buf)
+			len += (size_t)snprintf(buf + len, sizeof buf - len,
+			    "%s %s", i ? "," : "", json_string_value(b));
+	if (len < sizeof buf)
+		snprintf(buf + len, sizeof buf - len, " (A/A arms differ: "
+		    "verdicts suspect)");
+	render_put(w, y, x, cw + 1 - x, THEME_BAD, buf);
 }
 
 static bool
@@ -279,6 +345,8 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	const char *cname;
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
 	int labelw = 8, metricw = 6, room;
+	size_t min_n = stats_min_n(num(rep, "level"));
+	bool show_range;
 	char label[160];
 
 	(void)now;
@@ -300,7 +368,12 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			}
 		}
 	}
-	room = cw - 6 - 14 - 12 - 8 - 4 - 2;
+	/* The range column only where the names keep their room. */
+	room = cw - RATIO_EST_W - RATIO_CI_W - RATIO_VERDICT_W - 2;
+	show_range = room - RATIO_RANGE_W >= labelw + (metricw < 12 ?
+	    metricw : 12);
+	if (show_range)
+		room -= RATIO_RANGE_W;
 	if (metricw > 16)
 		metricw = 16;
 	if (labelw + metricw > room) {
@@ -312,10 +385,9 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 #define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
 	json_object_foreach((json_t *)cells, cname, cell) {
 		const json_t *arms = json_object_get(cell, "arms"), *arm;
-		const json_t *floor = json_object_get(cell, "floor");
 		const char *aname;
 
-		EMIT(render_put(w, y, 1, cw, THEME_TITLE, cname));
+		EMIT(ratio_cell_title(w, y, cw, cname, cell));
 		json_object_foreach((json_t *)arms, aname, arm) {
 			const json_t *metrics = json_object_get(arm, "metrics"), *mo;
 			const char *vs = json_string_value(json_object_get(arm, "vs"));
@@ -330,7 +402,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 					mo = json_object_get(metrics, first[f]);
 					if (mo && has_ratios(mo) == (pass == 0))
 						EMIT(ratio_line(r, w, y, cw, label, labelw,
-						    first[f], metricw, mo, num(floor, first[f])));
+						    first[f], metricw, mo, min_n, show_range));
 				}
 				json_object_foreach((json_t *)metrics, mname, mo) {
 					bool known = false;
@@ -338,7 +410,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 						known |= strcmp(mname, first[f]) == 0;
 					if (!known && has_ratios(mo) == (pass == 0))
 						EMIT(ratio_line(r, w, y, cw, label, labelw, mname,
-						    metricw, mo, num(floor, mname)));
+						    metricw, mo, min_n, show_range));
 				}
 			}
 		}

@@ -33,13 +33,14 @@ for input in "$data/golden.jsonl --aa aa=l3" "$data/round" "$tmp/long.jsonl --aa
 	wide=$(awk 'length($0) > 100' "$tmp/text" | wc -l)
 	[ "$wide" -eq 0 ] || fail "text: $wide lines wider than 100 columns"
 	grep -q "verdict" "$tmp/text" || fail "text: no table header"
-	grep -q "noise floor" "$tmp/text" || fail "text: no floor line"
+	grep -q "A/A floor" "$tmp/text" || fail "text: no floor line"
 
 	python3 - "$tmp/csv" "$tmp/json" <<'PY' || fail "csv does not match the json report"
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1])))
 rep = json.load(open(sys.argv[2]))
-head = "round,cell,arm,vs,metric,n,median,min,max,geomean,ci_lo,ci_hi,floor,verdict,ratios".split(",")
+head = ("round,cell,arm,vs,metric,n,median,min,max,geomean,abs,vs_abs,estimate,"
+        "ci_lo,ci_hi,level,margin,spread,floor,verdict,suspect,ratios").split(",")
 assert rows[0] == head, rows[0]
 want = [(c, a, m) for c, cell in rep["cells"].items() for a, arm in cell["arms"].items() for m in arm["metrics"]]
 got = [(r[1], r[2], r[4]) for r in rows[1:]]
@@ -51,9 +52,20 @@ for r in rows[1:]:
     assert (r[6] == "") == (m["median"] is None)
     if m["median"] is not None:
         assert abs(float(r[6]) - m["median"]) <= 1e-12
-    ratios = [float(x) for x in r[14].split(";")] if r[14] else []
+    col = dict(zip(head, r))
+    ratios = [float(x) for x in col["ratios"].split(";")] if col["ratios"] else []
     assert ratios == m["ratios"]
-    assert r[13] == m["verdict"]
+    assert col["verdict"] == m["verdict"]
+    assert col["suspect"] == ("true" if m["suspect"] else "false")
+    for k in ("estimate", "abs", "vs_abs", "spread"):
+        assert (col[k] == "") == (m[k] is None), k
+        if m[k] is not None:
+            assert abs(float(col[k]) - m[k]) <= 1e-12 * abs(m[k]), k
+    ci = m["ci"] or [None, None]
+    for k, v in zip(("ci_lo", "ci_hi"), ci):
+        assert (col[k] == "") == (v is None), k
+        if v is not None:
+            assert abs(float(col[k]) - v) <= 1e-12 * abs(v), k
 PY
 
 	python3 - "$tmp/md" <<'PY' || fail "markdown tables are not consistent"

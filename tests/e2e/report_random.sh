@@ -4,23 +4,25 @@
 # random statuses (ok, failed, timed_out, aborted then rerun), missing
 # values, legacy rows, A/A arms, ratios landing exactly on the floor.
 set -u
-: "${BENCHTUI:?}"
+: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 
 for seed in $(seq 1 16); do
+	PYTHONPATH="$BENCHTUI_SOURCE_DIR/tests" \
 	python3 - "$seed" "$tmp/log.jsonl" "$tmp/want.json" "$tmp/args" <<'PY'
 import json, math, random, sys
+import stats_ref
 seed, logp, wantp, argsp = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 rnd = random.Random(seed)
 ncells, reps = rnd.randint(1, 3), rnd.randint(1, 9)
 arms = ["base", "x", "y", "aa"][: rnd.randint(2, 4)]
 aa = {"aa": "base"} if "aa" in arms else {}
 metrics = ["wall", "cpu", "cycles", "instructions"]
-# Values from a small grid of binary fractions, so ratios often tie with
-# the floor exactly.
-grid = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0]
+# Values from a small grid of binary fractions, so ratios often tie; a 0
+# gives no ratio.
+grid = [0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0]
 lines, counted = [], {}
 for c in range(ncells):
     cell = "c%d" % c
@@ -54,8 +56,7 @@ def ratios(cell, a, b, m):
         if not la or not lb or la[0] != "ok" or lb[0] != "ok":
             continue
         x, y = la[1][m], lb[1][m]
-        if x is not None and y is not None and y > 0:
-            out.append(x / y)
+        out.append((x, y))
     return out
 
 def median(v):
@@ -64,17 +65,21 @@ def median(v):
         return None
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
-want = {"cells": {}}
+want = {"level": 0.95, "margin": 0.01, "cells": {}}
+ncmp = 0
 for c in range(ncells):
     cell = "c%d" % c
-    floor = {}
+    floor, biased = {}, []
     for m in metrics:
         f = None
         for a, of in aa.items():
-            rr = ratios(cell, a, of, m)
+            rr = stats_ref.ratios(ratios(cell, a, of, m))
             if rr:
                 x = max(abs(q - 1) for q in rr)
                 f = x if f is None else max(f, x)
+            est, ci = stats_ref.interval(rr, 0.95)
+            if ci and (ci[0] > 1 or ci[1] < 1):
+                biased.append(m)
         floor[m] = f
     out = {}
     for a in arms:
@@ -83,21 +88,25 @@ for c in range(ncells):
             continue
         ms = {}
         for m in metrics:
-            rr = ratios(cell, a, b, m); n = len(rr); f = floor[m]
-            if f is None or n < 2:
-                v = "unknown"
-            elif all(q > 1 + f for q in rr):
-                v = "above"
-            elif all(q < 1 - f for q in rr):
-                v = "below"
-            else:
-                v = "within"
-            ms[m] = {"n": n, "median": median(rr), "min": min(rr) if rr else None,
+            pp = [p for p in ratios(cell, a, b, m)
+                  if p[0] is not None and p[1] is not None and p[0] > 0 and p[1] > 0]
+            rr = stats_ref.ratios(pp); n = len(rr)
+            est, ci = stats_ref.interval(rr, 0.95)
+            ms[m] = {"n": n, "median": stats_ref.median(rr),
+                     "min": min(rr) if rr else None,
                      "max": max(rr) if rr else None,
                      "geomean": math.exp(sum(map(math.log, rr)) / n) if rr else None,
-                     "ratios": rr, "verdict": v}
-        out[a] = {"vs": b, "metrics": ms}
-    want["cells"][cell] = {"floor": floor, "arms": out}
+                     "ratios": rr,
+                     "abs": stats_ref.median([p[0] for p in pp]),
+                     "vs_abs": stats_ref.median([p[1] for p in pp]),
+                     "estimate": est, "ci": ci,
+                     "spread": max(abs(q - 1) for q in rr) if a in aa and rr else None,
+                     "verdict": stats_ref.verdict(ci, 0.01),
+                     "suspect": m in biased}
+            ncmp += 1
+        out[a] = {"vs": b, "aa_of": aa.get(a), "metrics": ms}
+    want["cells"][cell] = {"floor": floor, "biased": sorted(biased), "arms": out}
+want["comparisons"] = ncmp
 json.dump(want, open(wantp, "w"))
 PY
 	# The first arm seen must be base for the reference's "first arm" rule:
@@ -127,7 +136,7 @@ def cmp(a, b, path):
         for i, (x, y) in enumerate(zip(a, b)):
             cmp(x, y, "%s[%d]" % (path, i))
     elif isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None or abs(a - b) > 1e-9:
+        if a is None or b is None or abs(a - b) > 1e-9 * max(1, abs(a)):
             bad.append("%s: want %r got %r" % (path, a, b))
     elif a != b:
         bad.append("%s: want %r got %r" % (path, a, b))

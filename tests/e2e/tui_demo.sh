@@ -18,8 +18,10 @@ s=$(screen)
 grep -q 'legs 18/18' <<<"$s" && ok "18/18 legs" || fail "legs count"
 rows=$(grep -cE '^│(work|net) +(chunk4k|chunk512|aa) +[0-9]' <<<"$s")
 [ "$rows" -ge 5 ] && ok "legs table filled ($rows rows)" || fail "legs table: $rows rows"
-grep -Eq '(above|below|within) ' <<<"$s" && ok "verdicts shown" ||
+grep -Eq '(above|below|same|undecided|unknown)' <<<"$s" && ok "verdicts shown" ||
     fail "no verdict in the ratios pane"
+grep -q 'n < 6: no interval' <<<"$s" && ok "3 reps: 'n < 6: no interval'" ||
+    fail "no 'n < 6: no interval' in the ratios pane"
 grep -q 'chunk512 vs chunk4k' <<<"$s" && ok "ratio vs its comparison arm" ||
     fail "no 'chunk512 vs chunk4k'"
 

@@ -29,13 +29,13 @@ free_port() {
 }
 
 # demo_round FILE [MIB]: the demo round with our binary, the gate off, its
-# server on a free port, and optionally a heavier work cell (longer legs,
-# for pausing and aborting).
+# server on a free port, 3 reps (18 legs, short), and optionally a heavier
+# work cell (longer legs, for pausing and aborting).
 demo_round() {
 	local mib=${2:-48} port
 	port=$(free_port)
 	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" --argjson port "$port" \
-	    '.bin = $b | .quiet = false |
+	    '.bin = $b | .quiet = false | .reps = 3 |
 	     .cells[0].vars.VAL = $mib | .cells[0].vars.VAL2 = $mib |
 	     .cells[1].vars.VAL = ($port | tostring) |
 	     .cells[1].server.cmd = (.cells[1].server.cmd | map(if . == "47311" then ($port | tostring) else . end)) |

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "stats.h"
@@ -57,106 +58,162 @@ test_geomean(void **state)
 static void
 test_ratios(void **state)
 {
-	/* rep 2 not ok (failed leg), rep 3 missing in A, rep 4 B is 0. */
-	const double a[] = { 2, 3, NAN, 1, 5 }, b[] = { 1, 1, 1, 0, 4 };
-	const bool ok[] = { true, false, true, true, true };
-	double out[5];
+	/* rep 2 not ok (failed leg), rep 3 missing in A, rep 4 B is 0, rep 6
+	 * A is 0 (a count of 0 gives no ratio either). */
+	const double a[] = { 2, 3, NAN, 1, 5, 0 }, b[] = { 1, 1, 1, 0, 4, 2 };
+	const bool ok[] = { true, false, true, true, true, true };
+	double out[6];
 
 	(void)state;
-	assert_int_equal(stats_ratios(a, b, ok, 5, out), 2);
+	assert_int_equal(stats_ratios(a, b, ok, 6, out), 2);
 	assert_near(out[0], 2, 0);
 	assert_near(out[1], 1.25, 0);
-	assert_int_equal(stats_ratios(a, b, NULL, 5, out), 3);
+	assert_int_equal(stats_ratios(a, b, NULL, 6, out), 3);
 	assert_near(out[1], 3, 0);
 }
 
 static void
-test_floor(void **state)
+test_spread(void **state)
 {
 	const double r[] = { 1.02, 0.97, 1.0 }, e[] = { 1.25, 0.75 };
 
 	(void)state;
-	assert_near(stats_floor(r, N(r)), 0.03, 1e-12);
-	assert_near(stats_floor(e, N(e)), 0.25, 0);
-	assert_true(isnan(stats_floor(r, 0)));
+	assert_near(stats_spread(r, N(r)), 0.03, 1e-12);
+	assert_near(stats_spread(e, N(e)), 0.25, 0);
+	assert_true(isnan(stats_spread(r, 0)));
+}
+
+static void
+test_wilcoxon_k(void **state)
+{
+	(void)state;
+	/* Exact tails from the tables of the signed-rank statistic:
+	 * n = 5: P(T <= 0) = 1/32 > 0.025, so no interval at 0.95;
+	 * n = 6: P(T <= 0) = 1/64, P(T <= 1) = 2/64 -> k = 1;
+	 * n = 7: P(T <= 2) = 3/128, P(T <= 3) = 5/128 -> k = 3;
+	 * n = 10: P(T <= 8) = 25/1024, P(T <= 9) = 33/1024 -> k = 9. */
+	assert_int_equal(stats_wilcoxon_k(5, 0.95), 0);
+	assert_int_equal(stats_wilcoxon_k(6, 0.95), 1);
+	assert_int_equal(stats_wilcoxon_k(7, 0.95), 3);
+	assert_int_equal(stats_wilcoxon_k(10, 0.95), 9);
+	/* n = 5 at 0.90: P(T <= 0) = 1/32 <= 0.05 < P(T <= 1) -> k = 1. */
+	assert_int_equal(stats_wilcoxon_k(5, 0.90), 1);
+	assert_int_equal(stats_wilcoxon_k(0, 0.95), 0);
+	assert_int_equal(stats_min_n(0.95), 6);
+	assert_int_equal(stats_min_n(0.99), 8);
+	assert_int_equal(stats_min_n(0.90), 5);
+	for (size_t n = 1; n < 12; n++)
+		assert_true((stats_wilcoxon_k(n, 0.99) > 0) ==
+		    (n >= stats_min_n(0.99)));
+	/* Beyond the exact range: floor(M/2 - 1.959964 sd). */
+	assert_int_equal(stats_wilcoxon_k(2500, 0.95),
+	    (uint64_t)floor(2500.0 * 2501 / 4 - 1.959963984540054 *
+	    sqrt(2500.0 * 2501 * 5001 / 24)));
+}
+
+/* Every Walsh average listed and sorted, the obvious way. */
+static int
+cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+test_walsh_select(void **state)
+{
+	/* Ties, zeros and negatives. */
+	double x[] = { -2, -0.5, 0, 0, 0.25, 0.25, 0.25, 1, 3 };
+	size_t n = N(x), m = n * (n + 1) / 2, k = 0;
+	double w[45];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			w[k++] = (x[i] + x[j]) / 2;
+	qsort(w, m, sizeof *w, cmpd);
+	for (k = 1; k <= m; k++)
+		assert_true(stats_walsh_select(x, n, k) == w[k - 1]);
+	assert_true(isnan(stats_walsh_select(x, n, 0)));
+	assert_true(isnan(stats_walsh_select(x, n, m + 1)));
+}
+
+static void
+test_interval(void **state)
+{
+	/* Ratios 2^-1, 1, 2, 4, 8, 16: log2 -1, 0, 1, 2, 3, 4.  k = 1 at
+	 * 0.95: [W(1), W(21)] = [x(1), x(6)]; 21 averages, the 11th is 1.5. */
+	const double r[] = { 2, 0.5, 16, 1, 8, 4 };
+	double est, lo, hi;
+
+	(void)state;
+	assert_true(stats_interval(r, 6, 1, &est, &lo, &hi));
+	assert_near(lo, 0.5, 1e-12);
+	assert_near(hi, 16, 1e-12);
+	assert_near(est, pow(2, 1.5), 1e-12);
+	/* No k: an estimate but no interval. */
+	assert_false(stats_interval(r, 6, 0, &est, &lo, &hi));
+	assert_near(est, pow(2, 1.5), 1e-12);
+	assert_true(isnan(lo) && isnan(hi));
+	/* n = 2: 3 averages, the middle one. */
+	assert_false(stats_interval(r, 2, 0, &est, &lo, &hi));
+	assert_near(est, pow(2, 0), 1e-12);
+	/* n = 4, M = 10 even: the mean of the 5th and 6th. */
+	{
+		const double q[] = { 2, 0.5, 16, 1 }; /* logs -1 0 1 4 */
+		/* averages: -1 -.5 0 0 .5 1 1.5 2 2.5 4: mean of .5 and 1 */
+		stats_interval(q, 4, 0, &est, &lo, &hi);
+		assert_near(est, pow(2, 0.75), 1e-12);
+	}
+	assert_false(stats_interval(r, 0, 1, &est, &lo, &hi));
+	assert_true(isnan(est));
 }
 
 static void
 test_verdict(void **state)
 {
-	const double up[] = { 1.3, 1.5, 1.26 }, down[] = { 0.7, 0.6 };
-	const double mixed[] = { 1.3, 1.1 };
-	/* Exactly on 1 + floor and 1 - floor: not beyond it, so within. */
-	const double on_hi[] = { 1.25, 1.5 }, on_lo[] = { 0.75, 0.5 };
-
 	(void)state;
-	assert_int_equal(stats_verdict(up, N(up), 0.25), STATS_ABOVE);
-	assert_int_equal(stats_verdict(down, N(down), 0.25), STATS_BELOW);
-	assert_int_equal(stats_verdict(mixed, N(mixed), 0.25), STATS_WITHIN);
-	assert_int_equal(stats_verdict(on_hi, N(on_hi), 0.25), STATS_WITHIN);
-	assert_int_equal(stats_verdict(on_lo, N(on_lo), 0.25), STATS_WITHIN);
-	assert_int_equal(stats_verdict(up, 1, 0.25), STATS_UNKNOWN);
-	assert_int_equal(stats_verdict(up, N(up), NAN), STATS_UNKNOWN);
-	assert_int_equal(stats_verdict(up, N(up), 0), STATS_ABOVE);
+	assert_int_equal(stats_verdict(true, 0.995, 1.009, 0.01), STATS_SAME);
+	/* The margin's edges belong to same: 1/(1+m) and 1+m. */
+	assert_int_equal(stats_verdict(true, 1 / 1.01, 1.01, 0.01), STATS_SAME);
+	assert_int_equal(stats_verdict(true, 1.001, 1.011, 0.01), STATS_ABOVE);
+	assert_int_equal(stats_verdict(true, 0.90, 0.999, 0.01), STATS_BELOW);
+	assert_int_equal(stats_verdict(true, 0.98, 1.02, 0.01), STATS_UNDECIDED);
+	/* Inside the margin wins over above: a tiny, certain effect is same. */
+	assert_int_equal(stats_verdict(true, 1.001, 1.002, 0.01), STATS_SAME);
+	assert_int_equal(stats_verdict(false, NAN, NAN, 0.01), STATS_UNKNOWN);
+	assert_string_equal(stats_verdict_name(STATS_SAME), "same");
 	assert_string_equal(stats_verdict_name(STATS_ABOVE), "above");
 	assert_string_equal(stats_verdict_name(STATS_BELOW), "below");
-	assert_string_equal(stats_verdict_name(STATS_WITHIN), "within");
+	assert_string_equal(stats_verdict_name(STATS_UNDECIDED), "undecided");
 	assert_string_equal(stats_verdict_name(STATS_UNKNOWN), "unknown");
+	assert_true(stats_decided(STATS_SAME) && !stats_decided(STATS_UNDECIDED));
+	assert_near(stats_look_level(0.95, 5), 0.99, 1e-12);
 }
 
 static void
-test_median_ci(void **state)
+test_large(void **state)
 {
-	const double v5[] = { 5, 4, 3, 2, 1 };
-	const double v6[] = { 6, 1, 5, 2, 4, 3 };
-	const double v10[] = { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 };
-	double lo = 0, hi = 0, level = 0;
+	/* A million ratios: selection, not listing 5e11 averages. */
+	size_t n = 1000000;
+	double *r = malloc(n * sizeof *r), est, lo, hi;
+	uint64_t k = stats_wilcoxon_k(n, 0.95);
 
 	(void)state;
-	/* n = 5: even [min, max] covers only 1 - 2/32 = 93.75%. */
-	assert_false(stats_median_ci(v5, 5, 0.95, &lo, &hi, &level));
-	/* n = 6: [x(1), x(6)], coverage 1 - 2/64. */
-	assert_true(stats_median_ci(v6, 6, 0.95, &lo, &hi, &level));
-	assert_near(lo, 1, 0);
-	assert_near(hi, 6, 0);
-	assert_near(level, 1 - 2.0 / 64, 1e-12);
-	/* n = 10: P(B <= 1) = 11/1024 -> 97.85% for k = 2; k = 3 gives
-	 * 1 - 2 * 56/1024 = 89.06% < 95%, so [x(2), x(9)]. */
-	assert_true(stats_median_ci(v10, 10, 0.95, &lo, &hi, &level));
-	assert_near(lo, 2, 0);
-	assert_near(hi, 9, 0);
-	assert_near(level, 1 - 22.0 / 1024, 1e-12);
-	/* A lower level asked: k = 3 now qualifies. */
-	assert_true(stats_median_ci(v10, 10, 0.80, &lo, &hi, &level));
-	assert_near(lo, 3, 0);
-	assert_near(hi, 8, 0);
+	assert_non_null(r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = exp(((double)(i * 7919 % n) / (double)n - 0.5) * 0.1);
+	assert_true(stats_interval(r, n, k, &est, &lo, &hi));
+	assert_near(est, 1, 1e-4);
+	assert_true(lo < 1 && hi > 1 && hi - lo < 0.001);
+	free(r);
 }
 
 static void
-test_median_ci_large(void **state)
-{
-	static double v[20001];
-	double lo, hi, level;
-
-	(void)state;
-	for (size_t i = 0; i < N(v); i++)
-		v[i] = (double)i;
-	/* Normal approximation: k ~ n/2 - 0.98 sqrt(n) ~ 9862. */
-	assert_true(stats_median_ci(v, N(v), 0.95, &lo, &hi, &level));
-	assert_true(lo > 9850 && lo < 9875);
-	assert_near(hi, (double)(N(v) - 1) - lo, 0);
-	assert_true(level >= 0.95 && level < 0.96);
-}
-
-static void
-test_signal_ipc(void **state)
+test_ipc(void **state)
 {
 	(void)state;
-	assert_near(stats_signal(1.1, 0.05), 2, 1e-12);
-	assert_near(stats_signal(0.9, 0.05), 2, 1e-12);
-	assert_true(isnan(stats_signal(1.1, 0)));
-	assert_true(isnan(stats_signal(1.1, NAN)));
-	assert_true(isnan(stats_signal(NAN, 0.1)));
 	assert_near(stats_ipc(3000, 2000), 1.5, 0);
 	assert_true(isnan(stats_ipc(3000, 0)));
 	assert_true(isnan(stats_ipc(NAN, 2000)));
@@ -170,11 +227,13 @@ main(void)
 		cmocka_unit_test(test_min_max),
 		cmocka_unit_test(test_geomean),
 		cmocka_unit_test(test_ratios),
-		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_wilcoxon_k),
+		cmocka_unit_test(test_walsh_select),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_verdict),
-		cmocka_unit_test(test_median_ci),
-		cmocka_unit_test(test_median_ci_large),
-		cmocka_unit_test(test_signal_ipc),
+		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_ipc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -189,42 +189,151 @@ test_aborted_replaced_and_duplicates(void **state)
 	tally_destroy(t);
 }
 
+/* Six reps of arms a (baseline), aa (its copy) and the arms under test,
+ * with wall = a's value times the factor of each rep. */
 static void
-test_floor_exact_and_verdicts(void **state)
+feed_six(struct tally *t, const char *arm, const double f[6])
 {
+	char line[256];
+
+	for (int r = 1; r <= 6; r++) {
+		json_t *ev;
+		snprintf(line, sizeof line, "{\"t\":\"leg\",\"cell\":\"c\","
+		    "\"arm\":\"%s\",\"rep\":%d,\"status\":\"ok\","
+		    "\"wall\":%.17g,\"cpu\":%.17g}", arm, r, 4 * f[r - 1],
+		    f[r - 1] > 0 ? 2.0 : 0.0);
+		ev = json_loads(line, 0, NULL);
+		assert_non_null(ev);
+		tally_feed(t, ev);
+		json_decref(ev);
+	}
+}
+
+static void
+test_verdicts_and_bias(void **state)
+{
+	static const double one[6] = { 1, 1, 1, 1, 1, 1 };
+	static const double aa[6] = { 1.25, 0.75, 1, 1, 1, 1 };
+	static const double up[6] = { 1.5, 1.25, 2, 1.5, 1.25, 1.5 };
+	static const double low[6] = { 0.5, 0.75, 0.5, 0.5, 0.75, 0.5 };
+	static const double same[6] = { 1, 1.0009765625, 1, 0.9990234375, 1, 1 };
+	static const double mixed[6] = { 1.5, 0.5, 1.25, 0.75, 1, 1 };
+	static const double zero[6] = { 0, 1.5, 1.5, 1.5, 1.5, 1.5 };
 	struct tally *t = tally_create();
-	json_t *rep;
+	json_t *rep, *ci;
 
 	(void)state;
 	tally_add_aa(t, "aa", "a");
-	/* A/A ratios 1.25 and 0.75: floor 0.25 exactly (binary fractions).
-	 * up: 1.25 and 1.5 -> one ratio on the floor -> within.
-	 * far: 1.5 and 2 -> above.  low: 0.5, 0.5 -> below. */
-	feed(t,
-	    LEG("c", "a", 1, "ok", 4) LEG("c", "aa", 1, "ok", 5)
-	    LEG("c", "up", 1, "ok", 5) LEG("c", "far", 1, "ok", 6)
-	    LEG("c", "low", 1, "ok", 2)
-	    LEG("c", "a", 2, "ok", 4) LEG("c", "aa", 2, "ok", 3)
-	    LEG("c", "up", 2, "ok", 6) LEG("c", "far", 2, "ok", 8)
-	    LEG("c", "low", 2, "ok", 2)
-	    /* one: a single pair -> n < 2 -> unknown even with a floor */
-	    LEG("c", "one", 1, "ok", 40));
+	feed_six(t, "a", one);
+	feed_six(t, "aa", aa);
+	feed_six(t, "up", up);
+	feed_six(t, "low", low);
+	feed_six(t, "same", same);
+	feed_six(t, "mixed", mixed);
+	feed_six(t, "zero", zero);
 	rep = tally_report(t);
+	assert_near(num(json_object_get(rep, "level")), 0.95, 0);
+	assert_near(num(json_object_get(rep, "margin")), 0.01, 0);
+	/* 6 arms against a, 4 metrics each (wall, cpu, cycles, instr). */
+	assert_int_equal(json_integer_value(json_object_get(rep,
+	    "comparisons")), 24);
+	/* The floor is a description: the A/A spread, 0.25. */
 	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
-	assert_string_equal(arm_vs(rep, "c", "up"), "a");
+	assert_near(num(metric(rep, "c", "aa", "wall", "spread")), 0.25, 0);
+	assert_true(json_is_null(metric(rep, "c", "up", "wall", "spread")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(rep, "cells"), "c"),
+	    "arms"), "aa"), "aa_of")), "a");
+	assert_true(json_is_null(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(rep, "cells"), "c"),
+	    "arms"), "up"), "aa_of")));
+	/* n = 6 at 0.95: k = 1, the interval is [min, max] of the ratios. */
+	ci = metric(rep, "c", "up", "wall", "ci");
+	assert_near(num(json_array_get(ci, 0)), 1.25, 1e-12);
+	assert_near(num(json_array_get(ci, 1)), 2, 1e-12);
+	assert_near(num(metric(rep, "c", "up", "wall", "estimate")), 1.5, 1e-12);
+	assert_near(num(metric(rep, "c", "up", "wall", "abs")), 6, 0);
+	assert_near(num(metric(rep, "c", "up", "wall", "vs_abs")), 4, 0);
 	assert_string_equal(json_string_value(metric(rep, "c", "up", "wall",
-	    "verdict")), "within");
-	assert_string_equal(json_string_value(metric(rep, "c", "far", "wall",
 	    "verdict")), "above");
 	assert_string_equal(json_string_value(metric(rep, "c", "low", "wall",
 	    "verdict")), "below");
-	assert_string_equal(json_string_value(metric(rep, "c", "one", "wall",
+	assert_string_equal(json_string_value(metric(rep, "c", "same", "wall",
+	    "verdict")), "same");
+	assert_string_equal(json_string_value(metric(rep, "c", "mixed", "wall",
+	    "verdict")), "undecided");
+	assert_false(json_is_true(metric(rep, "c", "up", "wall", "suspect")));
+	/* A value of 0 gives no ratio: 5 pairs, no interval at 0.95. */
+	assert_int_equal(json_integer_value(metric(rep, "c", "zero", "wall",
+	    "n")), 5);
+	assert_true(json_is_null(metric(rep, "c", "zero", "wall", "ci")));
+	assert_string_equal(json_string_value(metric(rep, "c", "zero", "wall",
 	    "verdict")), "unknown");
-	/* signal = |median - 1| / floor: far's median 1.75 -> 3. */
-	assert_near(num(metric(rep, "c", "far", "wall", "signal")), 3, 1e-12);
-	assert_true(json_is_null(metric(rep, "c", "far", "wall", "ci")));
+	/* cpu: aa reads the same as a throughout; equal values -> same. */
+	assert_string_equal(json_string_value(metric(rep, "c", "aa", "cpu",
+	    "verdict")), "same");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "biased")), 0);
 	json_decref(rep);
 	tally_destroy(t);
+
+	/* An A/A copy that reads 1.5x every time: its interval excludes 1,
+	 * the cell's wall is biased and every verdict on wall is suspect. */
+	t = tally_create();
+	tally_add_aa(t, "aa", "a");
+	feed_six(t, "a", one);
+	feed_six(t, "aa", up);
+	feed_six(t, "low", low);
+	rep = tally_report(t);
+	{
+		json_t *b = json_object_get(json_object_get(json_object_get(rep,
+		    "cells"), "c"), "biased");
+		assert_int_equal(json_array_size(b), 1);
+		assert_string_equal(json_string_value(json_array_get(b, 0)),
+		    "wall");
+	}
+	assert_true(json_is_true(metric(rep, "c", "low", "wall", "suspect")));
+	assert_true(json_is_true(metric(rep, "c", "aa", "wall", "suspect")));
+	assert_false(json_is_true(metric(rep, "c", "low", "cpu", "suspect")));
+	assert_string_equal(json_string_value(metric(rep, "c", "low", "wall",
+	    "verdict")), "below");
+	json_decref(rep);
+	tally_destroy(t);
+}
+
+static void
+test_leg_status(void **state)
+{
+	static const struct {
+		const char *line;
+		enum tally_leg_status want;
+	} cases[] = {
+		{ "{\"status\":\"ok\",\"rc\":1}", TALLY_LEG_OK },
+		{ "{\"status\":\"failed\"}", TALLY_LEG_FAILED },
+		{ "{\"status\":\"timed_out\"}", TALLY_LEG_TIMED_OUT },
+		{ "{\"status\":\"aborted\"}", TALLY_LEG_ABORTED },
+		{ "{\"status\":\"weird\"}", TALLY_LEG_FAILED },
+		/* Legacy rows: timed_out, rc, signal, then nothing. */
+		{ "{\"rc\":0,\"timed_out\":true}", TALLY_LEG_TIMED_OUT },
+		{ "{\"rc\":0}", TALLY_LEG_OK },
+		{ "{\"rc\":3}", TALLY_LEG_FAILED },
+		{ "{\"rc\":null,\"signal\":9}", TALLY_LEG_FAILED },
+		{ "{\"rc\":null}", TALLY_LEG_FAILED },
+		{ "{\"signal\":\"SIGKILL\"}", TALLY_LEG_FAILED },
+		{ "{\"signal\":null}", TALLY_LEG_OK },
+		{ "{\"wall\":1}", TALLY_LEG_OK },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *ev = json_loads(cases[i].line, 0, NULL);
+		assert_non_null(ev);
+		if (tally_leg_status(ev) != cases[i].want)
+			fail_msg("%s: got %s", cases[i].line,
+			    tally_leg_status_name(tally_leg_status(ev)));
+		json_decref(ev);
+	}
+	assert_int_equal(tally_leg_status(NULL), TALLY_LEG_NONE);
 }
 
 static void
@@ -456,7 +565,8 @@ main(void)
 		cmocka_unit_test(test_odd_even_and_geomean),
 		cmocka_unit_test(test_missing_and_failed),
 		cmocka_unit_test(test_aborted_replaced_and_duplicates),
-		cmocka_unit_test(test_floor_exact_and_verdicts),
+		cmocka_unit_test(test_verdicts_and_bias),
+		cmocka_unit_test(test_leg_status),
 		cmocka_unit_test(test_baseline_flag),
 		cmocka_unit_test(test_spec_vs_and_partial),
 		cmocka_unit_test(test_spec_after_feed),

@@ -1,0 +1,93 @@
+"""An independent reference for benchtui's arithmetic (tests only).
+
+Written from the rules in benchtui(1) STATISTICS, not from engine/stats.c:
+the null distribution of the signed-rank statistic by exact integer
+counting, every Walsh average listed and sorted, the normal quantile from
+Python's statistics module.  tests/e2e/stats_ref.sh and report_random.sh
+compare `benchtui report --format json` with it.
+"""
+import math
+from fractions import Fraction
+from statistics import NormalDist
+
+EXACT_MAX = 2000
+
+
+def ratios(pairs):
+    """Paired ratios a/b of (a, b) pairs where both are present and > 0."""
+    return [a / b for a, b in pairs
+            if a is not None and b is not None and a > 0 and b > 0]
+
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    if not n:
+        return None
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def null_counts(n):
+    """How many of the 2^n sign patterns give T = t, for every t."""
+    c = [1]
+    for i in range(1, n + 1):
+        nxt = c + [0] * i
+        for t, x in enumerate(c):
+            nxt[t + i] += x
+        c = nxt
+    return c
+
+
+def wilcoxon_k(n, level):
+    """Largest k with P(T <= k-1) <= (1-level)/2; 0 when there is none."""
+    if n == 0:
+        return 0
+    m = n * (n + 1) // 2
+    if n > EXACT_MAX:
+        z = NormalDist().inv_cdf((1 + level) / 2)
+        k = math.floor(m / 2 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24))
+        return max(k, 0)
+    counts = null_counts(n)
+    total = 2 ** n
+    # Exact: the double (1 - level) / 2 as a fraction, against integers.
+    alpha = Fraction((1 - level) / 2)
+    k, cum = 0, 0
+    for t in range(m + 1):
+        cum += counts[t]
+        if cum > alpha * total:
+            break
+        k = t + 1
+    return k
+
+
+def walsh(x):
+    w = [(x[i] + x[j]) / 2 for i in range(len(x)) for j in range(i, len(x))]
+    w.sort()
+    return w
+
+
+def interval(rs, level):
+    """(estimate, [lo, hi] or None) of ratios rs, as ratios."""
+    n = len(rs)
+    if n == 0:
+        return None, None
+    x = sorted(math.log(r) for r in rs)
+    w = walsh(x)
+    m = len(w)
+    est = w[m // 2] if m % 2 else (w[m // 2 - 1] + w[m // 2]) / 2
+    k = wilcoxon_k(n, level)
+    ci = [math.exp(w[k - 1]), math.exp(w[m - k])] if k >= 1 else None
+    return math.exp(est), ci
+
+
+def verdict(ci, margin):
+    if ci is None:
+        return "unknown"
+    lo, hi = ci
+    if lo >= 1 / (1 + margin) and hi <= 1 + margin:
+        return "same"
+    if lo > 1:
+        return "above"
+    if hi < 1:
+        return "below"
+    return "undecided"
