@@ -81,6 +81,10 @@ struct run {
 	/* The cell's server death is logged once (by the leg loop, with its
 	 * cause); the stop path then does not log it a second time. */
 	bool srv_death_logged;
+	/* The running server's arm and rep when it runs per leg (NULL, 0
+	 * for a cell's server): its events name them. */
+	const struct spec_arm *srv_arm;
+	int srv_rep;
 };
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
@@ -146,9 +150,12 @@ void run_warn_counters(struct run *u);
 /* --- round_server.c: a cell's server ------------------------------------ */
 
 /* Start the cell's server and wait until it is ready, logging "starting"
- * then "ready" or "died".  NULL with u->err when it did not come up (or
- * the round was aborted meanwhile). */
-struct server *run_server_start(struct run *u, const struct spec_cell *cell);
+ * then "ready" or "died".  arm NULL: the cell's server, for all its legs;
+ * else a server for one leg (spec_server_per_leg), with that arm's
+ * server_bin and server_env and ${ARM}, ${REP}.  NULL with u->err when it
+ * did not come up (or the round was aborted meanwhile). */
+struct server *run_server_start(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep);
 /* Log the cell's server as dead (once per cell). */
 void run_server_died(struct run *u, const struct spec_cell *cell,
     struct server *srv);
@@ -179,7 +186,8 @@ void run_cmd_finish(struct run_cmd *c);
 
 /* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
  * failure that is not resumable); u->err says why.  srv is the cell's
- * server (or NULL). */
+ * server (or NULL); a cell whose server runs per leg gets its own here,
+ * started before the leg and stopped after it. */
 int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
     bool *failed);
 

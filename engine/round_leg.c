@@ -304,6 +304,7 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 	struct run_leg l = { .u = u, .pl = pl, .srv = srv,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
 		.foreign = -1, .bytes = -1 };
+	struct server *own = NULL;
 	int rc;
 
 	run_pause_point(u);
@@ -311,10 +312,26 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		run_wait(u, s->settle_s, false);
 	if (run_aborted(u) || run_server_gone(u, pl, srv))
 		return -1;
+	/* A server per leg: started and ready before the leg's measurement
+	 * begins, stopped after it ends. */
+	if (srv == NULL && spec_server_per_leg(s, l.cell)) {
+		run_pause_point(u);
+		if (run_aborted(u))
+			return -1;
+		if ((l.srv = run_server_start(u, l.cell, l.arm,
+		    pl->rep)) == NULL) {
+			if (!run_aborted(u))
+				*failed = true;
+			return -1;
+		}
+		own = l.srv;
+	}
 	if ((rc = run_leg_prepare(&l)) == RUN_LEG_GO &&
 	    (rc = run_leg_gate(&l)) == RUN_LEG_GO &&
 	    (rc = run_leg_run(&l)) == RUN_LEG_GO)
 		rc = run_leg_record(&l);
+	if (own != NULL)
+		run_server_stop(u, l.cell, own);
 	run_leg_finish(&l);
 	if (rc == RUN_LEG_FAIL)
 		*failed = true;

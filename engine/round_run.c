@@ -54,11 +54,11 @@ run_cell(struct run *u, size_t c, bool *failed)
 	if (todo == 0 && !run_prof_pending(u, c))
 		return true;
 	u->srv_death_logged = false;
-	if (cell->server != NULL) {
+	if (cell->server != NULL && !spec_server_per_leg(r->spec, cell)) {
 		run_pause_point(u);
 		if (run_aborted(u))
 			return false;
-		if ((srv = run_server_start(u, cell)) == NULL) {
+		if ((srv = run_server_start(u, cell, NULL, 0)) == NULL) {
 			if (!run_aborted(u))
 				*failed = true;
 			return false;

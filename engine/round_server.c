@@ -13,8 +13,53 @@
 /* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
 #define ROUND_SERVER_GRACE_S 2.0
 
+/* The server's environment: server.env, and a per-leg server's arm's
+ * server_env over it (a key in both takes the arm's value), over
+ * benchtui's. */
+static char **
+run_server_envp(const struct spec_server *sv, const struct spec_arm *arm)
+{
+	size_t na = arm != NULL ? arm->nserver_env : 0, n = 0;
+	struct spec_kv *kv = calloc(sv->nenv + na + 1, sizeof *kv);
+	char **envp;
+
+	if (kv == NULL)
+		return NULL;
+	for (size_t i = 0; i < sv->nenv; i++) {
+		bool over = false;
+
+		for (size_t j = 0; j < na && !over; j++)
+			over = strcmp(sv->env[i].key,
+			    arm->server_env[j].key) == 0;
+		if (!over)
+			kv[n++] = sv->env[i];
+	}
+	for (size_t j = 0; j < na; j++)
+		kv[n++] = arm->server_env[j];
+	envp = run_envp(kv, n);
+	free(kv);
+	return envp;
+}
+
+/* A server event: the cell, and for a server per leg its arm and rep. */
+static json_t *
+run_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
+    int rep, const char *state)
+{
+	json_t *ev = event_new("server");
+
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	if (arm != NULL) {
+		json_object_set_new(ev, "arm", json_string(arm->name));
+		json_object_set_new(ev, "rep", json_integer(rep));
+	}
+	json_object_set_new(ev, "state", json_string(state));
+	return ev;
+}
+
 struct server *
-run_server_start(struct run *u, const struct spec_cell *cell)
+run_server_start(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
@@ -33,7 +78,12 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 	json_t *ev;
 
 	u->err[0] = '\0';
-	ctx.arm = "";
+	u->srv_death_logged = false;
+	u->srv_arm = arm;
+	u->srv_rep = rep;
+	ctx.arm = arm != NULL ? arm->name : "";
+	ctx.rep = rep;
+	ctx.server_bin = arm != NULL ? arm->server_bin : NULL;
 	ctx.bin = bin != NULL ? bin : xbin != NULL ? xbin : "";
 	ctx.scratch = "";
 	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
@@ -46,16 +96,14 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 	}
 	if ((argv = run_expand_argv(sv->cmd, sv->ncmd, &ctx, u->err,
 	    sizeof u->err)) == NULL ||
-	    (envp = run_envp(sv->env, sv->nenv)) == NULL ||
+	    (envp = run_server_envp(sv, arm)) == NULL ||
 	    asprintf(&log, "%s/servers/%s.log", r->dir, cell->name) < 0) {
 		if (u->err[0] == '\0')
 			snprintf(u->err, sizeof u->err, "out of memory");
 		goto out;
 	}
-	ev = event_new("server");
-	json_object_set_new(ev, "cell", json_string(cell->name));
+	ev = run_server_event(cell, arm, rep, "starting");
 	json_object_set_new(ev, "pid", json_null());
-	json_object_set_new(ev, "state", json_string("starting"));
 	json_object_set_new(ev, "log", json_string(log + strlen(r->dir) + 1));
 	run_emit_new(u, ev);
 	{
@@ -67,12 +115,9 @@ run_server_start(struct run *u, const struct spec_cell *cell)
 
 		srv = server_start(&sp, u->err, sizeof u->err);
 	}
-	ev = event_new("server");
-	json_object_set_new(ev, "cell", json_string(cell->name));
+	ev = run_server_event(cell, arm, rep, srv != NULL ? "ready" : "died");
 	json_object_set_new(ev, "pid", srv != NULL ?
 	    json_integer(server_pid(srv)) : json_null());
-	json_object_set_new(ev, "state", json_string(srv != NULL ? "ready" :
-	    "died"));
 	if (srv == NULL)
 		json_object_set_new(ev, "msg", json_string(u->err));
 	run_emit_new(u, ev);
@@ -105,10 +150,8 @@ run_server_stop(struct run *u, const struct spec_cell *cell,
 		server_destroy(srv);
 		return;
 	}
-	ev = event_new("server");
-	json_object_set_new(ev, "cell", json_string(cell->name));
+	ev = run_server_event(cell, u->srv_arm, u->srv_rep, state);
 	json_object_set_new(ev, "pid", json_integer(pid));
-	json_object_set_new(ev, "state", json_string(state));
 	run_emit_new(u, ev);
 	server_destroy(srv);
 }
@@ -122,10 +165,8 @@ run_server_died(struct run *u, const struct spec_cell *cell,
 	if (u->srv_death_logged)
 		return;
 	u->srv_death_logged = true;
-	ev = event_new("server");
-	json_object_set_new(ev, "cell", json_string(cell->name));
+	ev = run_server_event(cell, u->srv_arm, u->srv_rep, "died");
 	json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
-	json_object_set_new(ev, "state", json_string("died"));
 	json_object_set_new(ev, "msg", json_string(server_death(srv)));
 	run_emit_new(u, ev);
 }

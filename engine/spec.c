@@ -49,6 +49,21 @@ spec_arm_bin(const struct spec *s, const struct spec_arm *arm)
 	return arm->bin != NULL ? arm->bin : s->bin;
 }
 
+bool
+spec_server_per_leg(const struct spec *s, const struct spec_cell *cell)
+{
+	if (cell->server == NULL)
+		return false;
+	for (size_t i = 0; i < s->narms; i++)
+		if (s->arms[i].server_bin != NULL || s->arms[i].nserver_env > 0)
+			return true;
+	for (size_t k = 0; k < cell->server->ncmd; k++)
+		if (strstr(cell->server->cmd[k], "${ARM}") != NULL ||
+		    strstr(cell->server->cmd[k], "${SERVER_BIN}") != NULL)
+			return true;
+	return false;
+}
+
 static int
 kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
     size_t *nout)
@@ -70,7 +85,7 @@ static int
 parse_arms(struct parser *p, json_t *arms)
 {
 	static const char *const keys[] = { "name", "env", "bin", "vs",
-	    "aa_of", NULL };
+	    "aa_of", "server_bin", "server_env", NULL };
 	struct spec *s = p->s;
 	size_t i;
 	json_t *a;
@@ -124,6 +139,15 @@ parse_arms(struct parser *p, json_t *arms)
 		if ((v = json_object_get(a, "aa_of")) != NULL &&
 		    spec_want_string(p, v, sub, true, &arm->aa_of) < 0)
 			return -1;
+		spec_path_join(sub, sizeof sub, path, "server_bin");
+		if ((v = json_object_get(a, "server_bin")) != NULL &&
+		    spec_want_string(p, v, sub, true, &arm->server_bin) < 0)
+			return -1;
+		spec_path_join(sub, sizeof sub, path, "server_env");
+		if ((v = json_object_get(a, "server_env")) != NULL &&
+		    spec_want_kv(p, v, sub, KV_ENV, &arm->server_env,
+		    &arm->nserver_env) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -164,10 +188,12 @@ link_arms(struct parser *p, json_t *arms)
 				return spec_perr(p, path, "the baseline arm cannot "
 				    "be an A/A copy");
 			if (json_object_get(a, "env") || json_object_get(a,
-			    "bin") || json_object_get(a, "vs"))
+			    "bin") || json_object_get(a, "vs") ||
+			    json_object_get(a, "server_bin") ||
+			    json_object_get(a, "server_env"))
 				return spec_perr(p, path, "an A/A arm takes env, "
-				    "bin and vs from \"%s\"; it may not set "
-				    "its own", arm->aa_of);
+				    "bin, vs, server_bin and server_env from "
+				    "\"%s\"; it may not set its own", arm->aa_of);
 			continue;
 		}
 		if (arm->vs != NULL) {
@@ -195,6 +221,10 @@ link_arms(struct parser *p, json_t *arms)
 			    &s->arms[spec_arm_index(s, arm->aa_of)];
 
 			if (kv_copy(t->env, t->nenv, &arm->env, &arm->nenv) < 0 ||
+			    kv_copy(t->server_env, t->nserver_env,
+			    &arm->server_env, &arm->nserver_env) < 0 ||
+			    (t->server_bin && (arm->server_bin =
+			    strdup(t->server_bin)) == NULL) ||
 			    (t->bin && (arm->bin = strdup(t->bin)) == NULL) ||
 			    (arm->vs = strdup(arm->aa_of)) == NULL)
 				return spec_perr(p, "arms", "out of memory");
@@ -692,6 +722,8 @@ spec_destroy(struct spec *s)
 		free(a->bin);
 		free(a->vs);
 		free(a->aa_of);
+		free(a->server_bin);
+		kv_free(a->server_env, a->nserver_env);
 	}
 	free(s->arms);
 	for (size_t i = 0; i < s->ncells; i++) {

@@ -37,6 +37,10 @@ struct spec_arm {
 	char *vs;            /* comparison arm: aa_of, vs, or the baseline; NULL
 	                      * for the baseline itself */
 	char *aa_of;         /* NULL unless this is an A/A copy */
+	char *server_bin;    /* ${SERVER_BIN} for a server per leg, or NULL;
+	                      * an aa_of arm's is its twin's */
+	struct spec_kv *server_env; /* over server.env, for a server per leg */
+	size_t nserver_env;
 };
 
 struct spec_cell {
@@ -120,6 +124,12 @@ int spec_cell_index(const struct spec *s, const char *name);
 /* The binary an arm runs (its own, its twin's, or the round's); may be NULL
  * when the round has no bin and the command names its program directly. */
 const char *spec_arm_bin(const struct spec *s, const struct spec_arm *arm);
+
+/* Whether the cell's server runs once per leg (started with the leg's arm
+ * and stopped after it) rather than once for the cell: the cell has a
+ * server, and some arm sets server_bin or server_env, or server.cmd uses
+ * ${ARM} or ${SERVER_BIN}. */
+bool spec_server_per_leg(const struct spec *s, const struct spec_cell *cell);
 
 /* Parse a cpu list ("0-3,6") into a bit mask array of ncpus entries.
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */

@@ -210,14 +210,26 @@ spec_check_templates(struct parser *p)
 		/* No SCRATCH either: it is emptied before every leg, under the
 		 * running server's feet. */
 		ctx.scratch = NULL;
-		for (size_t k = 0; cell->server && k < cell->server->ncmd; k++) {
-			snprintf(path, sizeof path, "cells[%zu].server.cmd[%zu]",
-			    ci, k);
-			if ((v = check_expand(p, cell->server->cmd[k], &ctx,
-			    path)) == NULL)
-				goto out_cell;
-			free(v);
+		/* A server per leg has its arm's ARM and SERVER_BIN. */
+		for (size_t ai = 0; ai < (spec_server_per_leg(s, cell) ?
+		    s->narms : 1); ai++) {
+			if (spec_server_per_leg(s, cell)) {
+				ctx.arm = s->arms[ai].name;
+				ctx.server_bin = s->arms[ai].server_bin;
+			}
+			for (size_t k = 0; cell->server &&
+			    k < cell->server->ncmd; k++) {
+				snprintf(path, sizeof path,
+				    "cells[%zu].server.cmd[%zu]", ci, k);
+				if ((v = check_expand(p, cell->server->cmd[k],
+				    &ctx, path)) == NULL)
+					goto out_cell;
+				free(v);
+			}
 		}
+		ctx.server_bin = NULL;
+		/* Every leg has a metrics file. */
+		ctx.metrics = "/METRICS";
 		for (size_t ai = 0; ai < s->narms; ai++) {
 			const struct spec_arm *arm = &s->arms[ai];
 			char *bin = NULL, *scratch = NULL;

@@ -4,6 +4,7 @@
  * tests can compare plans: a header of "KEY value" lines, then one
  * "leg SEQ CELL REP ARM" line per leg in run order, the first leg of each
  * (cell, arm) followed by the indented command it would exec. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,40 @@ print_arg(FILE *f, const char *a)
 	fputc('\'', f);
 }
 
-/* A cell's server line: its port, then its argv expanded for the cell (no
- * ARM or REP: it serves every leg of the cell). */
+/* One "server-exec" line: the server's argv expanded in ctx. */
+static void
+print_server_exec(const struct spec_cell *c, const struct template_ctx *ctx,
+    const char *arm)
+{
+	char err[512];
+
+	printf("    server-exec");
+	if (arm != NULL)
+		printf(" (arm %s)", arm);
+	putchar(arm != NULL ? ':' : ' ');
+	for (size_t k = 0; k < c->server->ncmd; k++) {
+		char *a = template_expand(c->server->cmd[k], ctx, err,
+		    sizeof err);
+
+		if (k > 0 || arm != NULL)
+			putchar(' ');
+		print_arg(stdout, a ? a : c->server->cmd[k]);
+		free(a);
+	}
+	putchar('\n');
+}
+
+/* A cell's server lines: its port; "server-per-leg" when it is started
+ * before each leg with the leg's arm and stopped after it; then its argv
+ * expanded for the cell (no ARM or REP: it serves every leg of the cell),
+ * or for each arm with its server_bin and server_env when per leg. */
 static void
 print_server(const struct spec *s, const struct spec_cell *c)
 {
 	struct template_ctx ctx = {
 		.spec = s, .cell = c, .round_dir = "<ROUND_DIR>",
 	};
+	bool per_leg = spec_server_per_leg(s, c);
 	char err[512], *bin = NULL, *abin;
 
 	if (s->bin != NULL)
@@ -60,16 +87,26 @@ print_server(const struct spec *s, const struct spec_cell *c)
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
 		printf(" cpus %s", c->server->cpus);
-	printf("\n    server-exec");
-	for (size_t k = 0; k < c->server->ncmd; k++) {
-		char *a = template_expand(c->server->cmd[k], &ctx, err,
-		    sizeof err);
-
-		putchar(' ');
-		print_arg(stdout, a ? a : c->server->cmd[k]);
-		free(a);
-	}
 	putchar('\n');
+	if (per_leg)
+		printf("    server-per-leg: started before each leg with its "
+		    "arm's server_bin and server_env, stopped after it\n");
+	if (!per_leg)
+		print_server_exec(c, &ctx, NULL);
+	for (size_t ai = 0; per_leg && ai < s->narms; ai++) {
+		const struct spec_arm *a = &s->arms[ai];
+
+		ctx.arm = a->name;
+		ctx.rep = 1;
+		ctx.server_bin = a->server_bin;
+		print_server_exec(c, &ctx, a->name);
+		for (size_t k = 0; k < a->nserver_env; k++) {
+			printf("    server-env (arm %s): %s=", a->name,
+			    a->server_env[k].key);
+			print_arg(stdout, a->server_env[k].val);
+			putchar('\n');
+		}
+	}
 	free(bin);
 }
 

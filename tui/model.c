@@ -489,8 +489,20 @@ model_feed(struct model *m, const json_t *ev)
 	} else if (strcmp(t, "server") == 0) {
 		const char *cell = get_str(ev, "cell");
 		const char *st = get_str(ev, "state");
-		snprintf(m->server, sizeof m->server, "%s: %s",
-		    cell ? cell : "?", st ? st : "?");
+		const char *arm = get_str(ev, "arm");
+		double pid = get_num(ev, "pid");
+		char who[96] = "";
+
+		/* A server per leg names its leg; the pid comes with ready. */
+		if (arm != NULL)
+			snprintf(who, sizeof who, " %s r%.0f", arm,
+			    get_num(ev, "rep"));
+		snprintf(m->server, sizeof m->server, "%s%s: %s",
+		    cell ? cell : "?", who, st ? st : "?");
+		if (pid > 0)
+			snprintf(m->server + strlen(m->server),
+			    sizeof m->server - strlen(m->server), " pid %.0f",
+			    pid);
 	} else
 		return;
 	m->gen++;

@@ -66,7 +66,7 @@ struct model {
 	char *dir;             /* the round folder, or NULL */
 	char abort_reason[64];
 	char warning[160];     /* the last warning event */
-	char server[128];      /* "cell: state" of the last server event */
+	char server[128];      /* "cell [arm rN]: state [pid N]" of the last server event */
 
 	double start_ts;       /* the round event's ts (0 before it) */
 	double last_ts;        /* the latest ts fed */
