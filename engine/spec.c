@@ -192,8 +192,9 @@ link_arms(struct parser *p, json_t *arms)
 			    json_object_get(a, "server_bin") ||
 			    json_object_get(a, "server_env"))
 				return spec_perr(p, path, "an A/A arm takes env, "
-				    "bin, vs, server_bin and server_env from "
-				    "\"%s\"; it may not set its own", arm->aa_of);
+				    "bin and vs (and server_bin, server_env) "
+				    "from \"%s\"; it may not set its own",
+				    arm->aa_of);
 			continue;
 		}
 		if (arm->vs != NULL) {

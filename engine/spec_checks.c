@@ -215,6 +215,7 @@ spec_check_templates(struct parser *p)
 		    s->narms : 1); ai++) {
 			if (spec_server_per_leg(s, cell)) {
 				ctx.arm = s->arms[ai].name;
+				ctx.rep = 1;
 				ctx.server_bin = s->arms[ai].server_bin;
 			}
 			for (size_t k = 0; cell->server &&
@@ -228,6 +229,7 @@ spec_check_templates(struct parser *p)
 			}
 		}
 		ctx.server_bin = NULL;
+		ctx.arm = NULL;
 		/* Every leg has a metrics file. */
 		ctx.metrics = "/METRICS";
 		for (size_t ai = 0; ai < s->narms; ai++) {
