@@ -87,6 +87,28 @@ start_hog() {
 	fi
 	HOG=$!
 	OWN_PIDS+=("$HOG")
+	wait_until 10 hog_spinning || fail "the hog $HOG never ran"
+}
+
+# Whether the hog's loop (the child of timeout) has had cpu time.
+hog_spinning() {
+	local c
+	c=$(pgrep -P "$HOG" | head -1)
+	[ -n "$c" ] && [ "$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' \
+	    "/proc/$c/stat" 2>/dev/null || echo 0)" -gt 0 ]
+}
+
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 when
+# it never did.
+wait_until() {
+	local n=$(( $1 * 10 ))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
 }
 
 stop_hog() {

@@ -6,9 +6,19 @@ set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 command -v setsid >/dev/null || { echo "SKIP: no setsid(1)"; exit 77; }
 
+# The leg ends once its escaped child has written its pid.
+cat >"$T/leg.sh" <<'EOF'
+f=$1
+n=$(cat "$f" 2>/dev/null | grep -c .)
+setsid sh -c 'trap "" TERM; echo $$ >>"$1"; exec sleep 60' sh "$f" &
+while [ "$(cat "$f" 2>/dev/null | grep -c .)" -le "$n" ]; do
+	sleep 0.02
+done
+exit 0
+EOF
 cat >"$T/round.json" <<EOF
 {"name": "escape", "reps": 2, "baseline": "a",
- "command": ["sh", "-c", "setsid sh -c 'trap \"\" TERM; echo \$\$\$\$ >>$T/escaped.pid; exec sleep 60' & sleep 0.3; exit 0"],
+ "command": ["sh", "$T/leg.sh", "$T/escaped.pid"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "c"}],
  "quiet": false}

@@ -31,11 +31,14 @@ jq -e '.bins | to_entries | map(select(.key | endswith("/demo"))) | length == 1'
 # Unchanged: resume (interrupted again) warns about no binary.
 "$BENCHTUI" resume "$dir" --headless >"$T/out.txt" 2>&1 &
 pid=$!
-n=$(jq -s 'map(select(.t == "leg" and .status != "aborted")) | length' "$log")
+starts=$(jq -c 'select(.t == "leg_start")' "$log" | grep -c .)
 wait_for_line "$log" ".t == \"resume\"" 30 || fail "no resume event"
 jq -s -e 'map(select(.t == "resume")) | .[0].host | type == "object"' "$log" >/dev/null ||
 	fail "the resume event does not carry the host facts"
-sleep 0.5
+# Its warnings come before its first leg: once that leg started, they are
+# all in the log.
+wait_count "$log" '.t == "leg_start"' $((starts + 1)) 30 ||
+	{ kill -9 $pid; cat "$T/out.txt"; fail "the resume ran no leg"; }
 kill -INT $pid
 wait $pid
 jq -s -e 'map(select(.t == "warning" and (.msg | test("changed")))) | length == 0' "$log" >/dev/null ||

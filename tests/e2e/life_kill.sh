@@ -12,6 +12,7 @@ make_round "$T/kill.json" kill 7 0   # 3 arms x 2 cells x 7 reps = 42 legs
 planned=42
 dir=$T/round
 
+seed_kills
 torn='{"t":"leg","cell":"c1","arm":"a","rep":1,"seq":1,"sta'
 kills=0 runs=0 rc=1 complete=0
 while [ $complete -eq 0 ]; do

@@ -25,6 +25,19 @@ fail() {
 	exit 1
 }
 
+# seed_kills: seed $RANDOM, which draws the kill times, from
+# $BENCHTUI_TEST_SEED or a fresh seed, and print it: the same seed replays
+# the same kill times (BENCHTUI_TEST_SEED=N meson test NAME).  Call it
+# after any other use of $RANDOM (ports), so only the kill times repeat.
+seed_kills() {
+	local seed=${BENCHTUI_TEST_SEED:-$(( $(date +%s%N) % 1000000007 ))}
+	case $seed in
+	''|*[!0-9]*) fail "BENCHTUI_TEST_SEED=$seed: not a number" ;;
+	esac
+	echo "kill times seed: $seed (replay: BENCHTUI_TEST_SEED=$seed)"
+	RANDOM=$seed
+}
+
 # make_round FILE NAME REPS MIB: a round of the demo workload, 3 arms (a
 # baseline, another chunk size, an A/A copy) x 2 cells x REPS reps, no
 # quiet gate, software counters only (this VM has no PMU).  DEMO_SPIN_MS
@@ -107,6 +120,29 @@ check_sealed() {
 	actual=$(cd "$dir" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig | wc -l)
 	[ "$listed" -eq "$actual" ] ||
 		fail "$dir/SHA256SUMS lists $listed files, the folder has $actual"
+}
+
+# wait_count FILE FILTER N [S]: wait (up to S seconds) until FILE holds at
+# least N lines matching the jq filter.
+wait_count() {
+	local file=$1 filter=$2 want=$3 s=${4:-30} i
+	for ((i = 0; i < s * 20; i++)); do
+		[ -f "$file" ] && [ "$(jq -c "select($filter)" "$file" 2>/dev/null |
+		    grep -c .)" -ge "$want" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_no_live_legs LOG [S]: wait (up to S seconds) until no leg process
+# LOG names is alive, then check_no_live_legs.
+wait_no_live_legs() {
+	local log=$1 s=${2:-10} i
+	for ((i = 0; i < s * 20; i++)); do
+		(check_no_live_legs "$log") >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	check_no_live_legs "$log"
 }
 
 # Wait (up to S seconds) until FILE holds a line matching the jq filter.

@@ -38,6 +38,7 @@ dir=$T/round
 "$BENCHTUI" check "$T/srv.json" >/dev/null 2>"$T/check.err" ||
 	{ cat "$T/check.err"; fail "check rejects the server round"; }
 
+seed_kills
 kills=0 runs=0 stops=0 complete=0
 while [ $complete -eq 0 ]; do
 	runs=$((runs + 1))

@@ -33,7 +33,6 @@ grep -q 'another benchtui' "$T/busy2.out" || { cat "$T/busy2.out"; fail "seal --
 n=$(jq -s 'map(select(.t == "leg_start")) | length' "$dir/log.jsonl")
 wait_for_line "$dir/log.jsonl" ".t == \"leg_start\" and .seq == $((n + 1))" 30 ||
 	{ kill -9 $pid; cat "$T/out.txt"; fail "no leg after the lock checks"; }
-sleep 0.1
 kill -INT $pid
 wait $pid
 rc=$?

@@ -23,7 +23,6 @@ cat >"$T/round.json" <<EOF
 EOF
 
 start_hog
-sleep 0.3
 start=$(date +%s.%N)
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
 rc=$?

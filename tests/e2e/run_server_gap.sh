@@ -36,9 +36,19 @@ assert_gone "$T/server.pid"
 # Killed during the first leg: the leg is failed, and "died" is logged once.
 rm -rf "$T/out" "$T/server.pid"
 port=$(free_port)
+# The leg kills the server, and ends once it is dead (a zombie, for
+# benchtui to reap): SIGKILL is not instant.
+cat >"$T/leg.sh" <<'EOF'
+p=$(cat "$1")
+kill -9 "$p"
+while [ -d "/proc/$p" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$p/status"; do
+	sleep 0.02
+done
+exit 0
+EOF
 cat >"$T/round.json" <<EOF
 {"name": "dies", "reps": 2, "baseline": "a",
- "command": ["sh", "-c", "kill -9 \$(cat $T/server.pid); sleep 0.3; exit 0"],
+ "command": ["sh", "$T/leg.sh", "$T/server.pid"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "net", "server": {
             "cmd": ["sh", "-c", "echo \$\$\$\$ >$T/server.pid; exec '$BENCHTUI_DEMO' serve --port $port"],

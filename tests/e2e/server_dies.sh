@@ -1,15 +1,25 @@
 #!/bin/bash
 # A cell server that dies in the middle of the cell (the first leg kills it
-# by its pid, then runs on a little: SIGKILL is not instant): that leg is recorded as failed, the round aborts resumably
-# (exit 3) with a message naming the cell, and nothing is left running.
+# by its pid, then ends once it is dead): that leg is recorded as failed,
+# the round aborts resumably (exit 3) with a message naming the cell, and nothing is left running.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
 port=$(free_port)
+# The leg kills the server, and ends once it is dead (a zombie, for
+# benchtui to reap): SIGKILL is not instant.
+cat >"$T/leg.sh" <<'EOF'
+p=$(cat "$1")
+kill -9 "$p"
+while [ -d "/proc/$p" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$p/status"; do
+	sleep 0.02
+done
+exit 0
+EOF
 # "$$" is a template escape: the shell's $$ is written $$$$.
 cat >"$T/round.json" <<EOF
 {"name": "dies", "reps": 2, "baseline": "a",
- "command": ["sh", "-c", "kill -9 \$(cat $T/server.pid); sleep 0.3; exit 0"],
+ "command": ["sh", "$T/leg.sh", "$T/server.pid"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "net", "server": {
             "cmd": ["sh", "-c", "echo \$\$\$\$ >$T/server.pid; exec '$BENCHTUI_DEMO' serve --port $port"],

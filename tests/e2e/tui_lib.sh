@@ -66,6 +66,41 @@ wait_for() {
 	return 1
 }
 
+# wait_gone PATTERN [SECONDS]: until the screen no longer matches.
+wait_gone() {
+	local pat=$1 n=$(( ${2:-30} * 10 ))
+	while [ $n -gt 0 ]; do
+		screen | grep -Eq -- "$pat" || return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# drawn_at W H: the console has drawn itself for a W x H terminal: its
+# footer on the last line and a pane's bottom-right corner in the last
+# column of the line above.  What tmux keeps of a drawing for another size
+# (cut, or padded with blank lines) fails one or the other.
+drawn_at() {
+	local w=$1 h=$2 s edge
+	s=$(screen)
+	sed -n "${h}p" <<<"$s" | grep -q 'q quit' || return 1
+	edge=$(sed -n "$((h - 1))p" <<<"$s")
+	grep -q '┘$' <<<"$edge" &&
+	    [ "$(printf '%s' "$edge" | LC_ALL=C.UTF-8 wc -m)" -eq "$w" ]
+}
+
+# wait_drawn W H [SECONDS]: until drawn_at W H.
+wait_drawn() {
+	local n=$(( ${3:-10} * 10 ))
+	while [ $n -gt 0 ]; do
+		drawn_at "$1" "$2" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # wait_exit [SECONDS]: until the command ended; prints its status.
 wait_exit() {
 	local n=$(( ${1:-30} * 10 ))

@@ -15,6 +15,7 @@ screen | tail -n 1 | grep -q ' p resume ' && ok "the footer offers p resume" ||
 grep -q '"t":"pause"' "$tmp/out/log.jsonl" && ok "pause logged" ||
     fail "no pause event"
 n1=$(grep -c '"t":"leg"' "$tmp/out/log.jsonl")
+# Not a wait for something: the stretch over which nothing may happen.
 sleep 2
 n2=$(grep -c '"t":"leg"' "$tmp/out/log.jsonl")
 [ "$n1" = "$n2" ] && ok "no legs while paused" || fail "legs ran while paused ($n1 -> $n2)"
@@ -25,9 +26,8 @@ wait_for 'pid [0-9]+' 20
 tm send-keys a
 wait_for 'Abort the round' 5 && ok "a asks" || fail "no confirmation"
 tm send-keys n
-sleep 0.5
-screen | grep -q 'Abort the round' && fail "n did not close the question"
-[ -s "$tmp/exit" ] && fail "n ended the console"
+wait_gone 'Abort the round' 5 || fail "n did not close the question"
+[ "$(wait_exit 1)" = none ] || fail "n ended the console"
 tm send-keys a
 wait_for 'Abort the round' 5
 tm send-keys y

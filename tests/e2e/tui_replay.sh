@@ -48,8 +48,10 @@ tm send-keys -
 wait_for 'replay stopped x100 ' 5 && ok "- halves the speed" || fail "-"
 tm send-keys End
 # The plan pane fits (3 arms): scrolling it may not push arms out of view.
-tm send-keys Tab Tab j j j j j j
-sleep 0.5
+# Keys are handled in order: once the + after the j's shows (x200), the
+# j's were handled too.
+tm send-keys Tab Tab j j j j j j +
+wait_for 'replay stopped x200 ' 5 || fail "the keys after Tab were not handled"
 screen | grep -Eq 'chunk4k +■■■ +■■■' && ok "the plan pane does not scroll past its end" ||
     fail "j in the plan pane scrolled the arms away"
 tm send-keys q

@@ -7,32 +7,37 @@ log="$BENCHTUI_SOURCE_DIR/tests/data/tui/round/log.jsonl"
 start 100 30 "$BENCHTUI" --replay "$log" --instant
 wait_for 'Ratios' 10 || fail "no console"
 check_titles() {
-	local s
+	local s bad=0
 	s=$(screen)
 	for title in 'Quiet box' 'Current leg' 'Plan' 'Legs' 'Ratios' 'fixture' 'q quit'; do
-		grep -q -- "$title" <<<"$s" || fail "$1: '$title' not readable"
+		grep -q -- "$title" <<<"$s" || { fail "$1: '$title' not readable"; bad=1; }
 	done
-	echo "ok: $1"
+	[ $bad = 1 ] || ok "$1"
 }
+# resize_to W H: tmux resizes the window, then the console redraws for
+# it.  Either one missing fails: titles still readable in what tmux kept
+# of the old drawing prove nothing.
+resize_to() {
+	tm resize-window -x "$1" -y "$2"
+	[ "$(tm display -p '#{window_width}x#{window_height}')" = "$1x$2" ] ||
+	    fail "tmux did not resize to $1x$2"
+	wait_drawn "$1" "$2" 10 || fail "the console did not redraw for $1x$2"
+}
+wait_drawn 100 30 10 || fail "the console is not drawn for 100x30"
 check_titles "100x30"
-tm resize-window -x 80 -y 24
-sleep 1
-[ "$(tm display -p '#{window_width}x#{window_height}')" = 80x24 ] ||
-    echo "note: tmux did not resize"
+resize_to 80 24
 check_titles "80x24"
-tm resize-window -x 132 -y 40
-sleep 1
+resize_to 132 40
 check_titles "132x40"
 s=$(screen)
 grep -q 'maxrss' <<<"$s" && ok "wide screen shows more columns" || fail "no maxrss column at 132"
-tm resize-window -x 80 -y 24
-sleep 1
+resize_to 80 24
 check_titles "80x24 again"
+grep -q 'maxrss' <<<"$(screen)" && fail "maxrss column still shown at 80"
 tm send-keys Enter
 wait_for 'status ok' 5 && ok "Enter shows a leg" || fail "no leg details"
 tm send-keys Escape
-sleep 0.3
-screen | grep -q 'status ok' && fail "Esc did not close the leg"
+wait_gone 'status ok' 5 || fail "Esc did not close the leg"
 tm send-keys q
 st=$(wait_exit 10)
 [ "$st" = 0 ] && ok "q exits 0" || fail "exit $st"

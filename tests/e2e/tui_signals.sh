@@ -9,8 +9,8 @@ wait_for 'pid [0-9]+' 30 && ok "a leg runs" || fail "no leg"
 tm send-keys q
 wait_for 'still running' 5 && ok "q asks while running" || fail "q did not ask"
 tm send-keys n
-sleep 0.5
-[ -s "$tmp/exit" ] && fail "n quit anyway"
+wait_gone 'still running' 5 || fail "n did not close the question"
+[ "$(wait_exit 1)" = none ] || fail "n quit anyway"
 tm send-keys C-c
 wait_for 'still running' 5 && ok "Ctrl-C acts as q" || fail "Ctrl-C did not ask"
 tm send-keys y

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,12 +141,90 @@ test_leg_own_child_is_not_foreign(void **state)
 	leg_cores = ru_cpu(&ru) / wall;
 	print_message("leg %.2f cores; foreign: rooted at us %.3f, "
 	    "elsewhere %.3f\n", leg_cores, f_mine, f_other);
-	assert_true(leg_cores > 0.2);
-	assert_true(f_other - f_mine >= 0.7 * leg_cores - 0.1);
-	assert_true(f_mine >= 0);
 	quiet_destroy(mine);
 	quiet_destroy(other);
 	stop_sleeper(sleeper);
+	if (leg_cores <= 0.2) {
+		/* Other work on this shared machine starved the leg: a leg's
+		 * worth of cores is then within the noise. */
+		print_message("skipped: the leg got %.2f cores\n", leg_cores);
+		skip();
+	}
+	assert_true(f_other - f_mine >= 0.7 * leg_cores - 0.1);
+	/* ...and not much more: the gate that owns the leg takes away the
+	 * leg, not more than the leg. */
+	assert_true(f_other - f_mine <= 1.3 * leg_cores + 0.1);
+}
+
+/* A leg in the tree of a gate, while foreign work runs beside it: the
+ * foreign work still shows.  foreign is clamped at 0, so a gate that took
+ * away more than its own tree (the leg counted twice, say) would hide
+ * foreign work behind the clamp; the earlier test cannot see that on an
+ * idle machine, where there is no foreign work to hide.  The gate is
+ * rooted at a child that runs the leg; this test process spins beside it
+ * as the foreign work. */
+static void
+test_foreign_beside_own_leg(void **state)
+{
+	struct quiet_params c = cfg_of(0.25, 1000, 300);
+	struct quiet *q;
+	int go[2], done[2];
+	double f, leg_cpu = 0, t0, wall;
+	pid_t owner;
+	char b = 'g';
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	owner = fork();
+	assert_true(owner >= 0);
+	if (owner == 0) {
+		struct rusage ru;
+		pid_t leg;
+		double cpu;
+
+		child_init();
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		if ((leg = fork()) == 0) {
+			spin_for(0.8);
+			_exit(0);
+		}
+		wait4(leg, NULL, 0, &ru);
+		cpu = ru_cpu(&ru);
+		if (write(done[1], &cpu, sizeof cpu) != sizeof cpu)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	q = quiet_create(&c, NULL, 0, owner);
+	assert_non_null(q);
+	quiet_leg_begin(q);
+	t0 = now_s();
+	assert_int_equal(write(go[1], &b, 1), 1);
+	/* The foreign work: spin until the leg has ended and been reaped. */
+	assert_int_equal(fcntl(done[0], F_SETFL, O_NONBLOCK), 0);
+	while (read(done[0], &leg_cpu, sizeof leg_cpu) != sizeof leg_cpu)
+		spin_for(0.01);
+	wall = now_s() - t0;
+	f = quiet_leg_end(q);
+	print_message("leg %.2f cores in the gate's tree; foreign beside it "
+	    "%.3f\n", leg_cpu / wall, f);
+	kill(owner, SIGKILL);
+	waitpid(owner, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	if (leg_cpu / wall <= 0.2) {
+		/* Other work starved the leg: too little of it to hide. */
+		quiet_destroy(q);
+		skip();
+	}
+	/* This process spun for the whole interval: on any machine it got a
+	 * good share of a cpu, all of it foreign to the gate. */
+	assert_true(f >= 0.3);
+	quiet_destroy(q);
 }
 
 static void
@@ -399,6 +478,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leg_own_child_is_not_foreign),
+		cmocka_unit_test(test_foreign_beside_own_leg),
 		cmocka_unit_test(test_wait_ok_when_threshold_generous),
 		cmocka_unit_test(test_short_leg_is_not_a_spike),
 		cmocka_unit_test(test_wait_timeout_throttled),
