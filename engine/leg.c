@@ -77,16 +77,17 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		.argv = ls->argv, .envp = ls->envp, .cwd = ls->cwd,
 		.out_fd = -1, .cpus = ls->cpus, .ncpus = ls->ncpus,
 		.nice = ls->nice,
-		.cgroup_procs_fd = ls->cgroup_procs_fd > 0 ? ls->cgroup_procs_fd : -1,
+		.cgroup_procs_fd = ls->cg != NULL ? cgroup_procs_fd(ls->cg) : -1,
 	};
 	struct spawn sp;
 	int status = 0, why, ret = -1;
-	bool counting = false, spawned = false;
+	bool counting = false, spawned = false, peak = false;
 	pid_t pid;
 	double t0;
 
 	memset(res, 0, sizeof *res);
 	res->rc = -1;
+	res->mem_peak_kb = -1;
 	rq.out_fd = rfile_create(ls->out_path, 0, 0644);
 	if (rq.out_fd < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",
@@ -107,6 +108,8 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	 * does not run on the CPUs during the measured window. */
 	if (started != NULL)
 		started(pid, arg);
+	if (ls->cg != NULL)
+		peak = cgroup_peak_begin(ls->cg);
 
 	/* The window opens at the release: what the child does from here
 	 * (its last set-up, the exec) is what a bare posix_spawn loop
@@ -139,8 +142,13 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		res->rc = -1;
 		res->signal = WTERMSIG(status);
 	}
-	/* Grandchildren still in the leg's group die with it. */
+	if (peak)
+		res->mem_peak_kb = cgroup_peak_end(ls->cg);
+	/* Grandchildren still in the leg's group die with it, and what
+	 * escaped the group but not the cgroup too. */
 	procs_kill_group(pid);
+	if (ls->cg != NULL)
+		res->strays = cgroup_kill(ls->cg, 2.0);
 	ret = 0;
 out:
 	if (counting)

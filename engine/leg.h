@@ -5,7 +5,9 @@
  * held until the counters are open on its pid; then it execs.  Wall time
  * runs from that release to the reap; rusage comes from wait4 on that
  * child.  After the leg, anything left in its process group is killed
- * (SIGKILL) and reaped. */
+ * (SIGKILL) and reaped, and with a cgroup anything left in the group
+ * (escaped by setsid or a double fork) is killed too (cgroup.kill); the
+ * caller reaps those that were reparented to it. */
 #ifndef BENCHTUI_LEG_H
 #define BENCHTUI_LEG_H
 
@@ -14,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "counters.h"
 
 struct leg_spec {
@@ -28,8 +31,8 @@ struct leg_spec {
 	int nice;                /* applied with setpriority in the child */
 	double timeout_s;        /* 0: none */
 	struct counters *ctr;    /* may be NULL */
-	int cgroup_procs_fd;     /* the cgroup the leg joins before its exec;
-	                          * -1: none (0 is taken as -1) */
+	struct cgroup *cg;       /* the group the leg runs in (joined before
+	                          * its exec), or NULL */
 	int abort_fd;            /* becomes readable when the leg must be ended
 	                          * (abort); -1 for none */
 };
@@ -43,6 +46,10 @@ struct leg_result {
 	int exec_errno;          /* exec failed in the child (rc is 127) */
 	double wall;             /* seconds */
 	struct rusage ru;
+	long long mem_peak_kb;   /* the group's memory.peak over the leg, or
+	                          * -1 (no group, or no per-leg peak here) */
+	size_t strays;           /* processes left in the group after the
+	                          * leader was reaped, killed (cgroup only) */
 };
 
 /* Called in the parent once the child exists and its counters are open,

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -167,37 +168,106 @@ procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
 	procs_table_mark_except(t, root, NULL, 0, mark);
 }
 
+/* Append the children of every thread of pid (its children links) to
+ * *v.  0, or -1 on allocation failure. */
+static int
+procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		ssize_t len;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.20s/children",
+		    (int)pid, de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (char *p = buf, *end; *p != '\0'; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (*n == *cap) {
+				size_t nc = *cap ? *cap * 2 : 32;
+				pid_t *nv = realloc(*v, nc * sizeof *nv);
+
+				if (nv == NULL) {
+					closedir(d);
+					return -1;
+				}
+				*v = nv;
+				*cap = nc;
+			}
+			(*v)[(*n)++] = (pid_t)c;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+bool
+procs_has_child_except(pid_t keep)
+{
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	bool found = false;
+
+	if (procs_children(getpid(), &v, &n, &cap) != 0) {
+		free(v);
+		return true; /* cannot tell: the caller looks the long way */
+	}
+	for (size_t i = 0; i < n && !found; i++)
+		found = v[i] != keep;
+	free(v);
+	return found;
+}
+
+/* Through the children links from root down, not a walk of all of /proc:
+ * O(root's own tree), a handful of processes for a round. */
 long long
 procs_tree_ticks(pid_t root)
 {
-	struct procs_table t;
-	unsigned char *mark;
+	pid_t *todo = NULL;
+	size_t n = 0, cap = 0;
 	long long sum = 0;
-	bool found = false;
-	size_t i;
+	struct procs_entry e;
 
-	if (procs_table_read(&t) != 0)
+	if (procs_read_one(root, &e) != 0)
 		return -1;
-	mark = calloc(t.n ? t.n : 1, 1);
-	if (mark == NULL) {
-		free(t.v);
-		return -1;
-	}
-	procs_table_mark(&t, root, mark);
+	sum = e.ticks;
+	if (procs_children(root, &todo, &n, &cap) != 0)
+		goto fail;
 	/* Zombies count too: their time is not yet in anyone's cutime.  A
-	 * child's cutime is what it reaped, so counting utime+stime+cutime+
-	 * cstime over the tree stays continuous when a member exits and is
-	 * reaped inside the tree (its time moves into its reaper's cutime). */
-	for (i = 0; i < t.n; i++) {
-		if (!mark[i])
-			continue;
-		if (t.v[i].pid == root)
-			found = true;
-		sum += t.v[i].ticks;
+	 * member's cutime is what it reaped, so utime+stime+cutime+cstime
+	 * over the tree stays continuous when a member exits and is reaped
+	 * inside the tree (its time moves into its reaper's cutime). */
+	while (n > 0) {
+		pid_t pid = todo[--n];
+
+		if (procs_read_one(pid, &e) != 0)
+			continue; /* gone since: its time is in our cutime */
+		sum += e.ticks;
+		if (procs_children(pid, &todo, &n, &cap) != 0)
+			goto fail;
 	}
-	free(mark);
-	free(t.v);
-	return found ? sum : -1;
+	free(todo);
+	return sum;
+fail:
+	free(todo);
+	return -1;
 }
 
 size_t

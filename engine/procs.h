@@ -11,11 +11,19 @@
 void procs_become_subreaper(void);
 
 /* Summed utime+stime+cutime+cstime, in clock ticks, of root and all its
- * descendants, zombies included (walking /proc/PID/stat ppid links).  The
+ * descendants, zombies included (down the children links of every thread,
+ * /proc/PID/task/TID/children: O(root's tree), not of the host).  The
  * cutime terms keep the sum continuous when a member exits and is reaped
  * inside the tree: its time moves into its reaper's cutime.  -1 when root
  * is gone or /proc cannot be read. */
 long long procs_tree_ticks(pid_t root);
+
+/* Whether this process has a child (a zombie too) other than keep (0: none
+ * kept), from its threads' children links: a handful of small reads, where
+ * a descendant search walks all of /proc.  A descendant always has an
+ * ancestor among our children, so false means there is none.  true when
+ * it cannot tell. */
+bool procs_has_child_except(pid_t keep);
 
 /* Collect the pids of root's live descendants (not root itself) into pids
  * (up to max).  Returns how many. */

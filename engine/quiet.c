@@ -1,28 +1,42 @@
-/* The quiet-box gate: foreign CPU from /proc/stat minus our own tree.
+/* The quiet-box gate: foreign CPU from /proc/stat minus our own tree,
+ * sampled in the background.
  *
  * busy = user+nice+system+irq+softirq+steal per cpu (idle and iowait are
- * idle); own = procs_tree_ticks(root), which includes what the tree reaped
- * (cutime), so a leg that ended between two samples still counts as ours.
- * foreign = (busy delta - own delta) / elapsed, in cores, clamped at 0.
+ * idle); own = the CPU of benchtui's own tree: the round's cgroup cpu.stat
+ * (benchtui, its legs and servers, the dead included) where there is one,
+ * else benchtui's /proc/PID/stat times (cutime included, so a reaped leg
+ * stays counted) plus its live descendants', found through the children
+ * links (/proc/PID/task/TID/children): O(our own processes), never a walk
+ * of all of /proc.  foreign = (busy delta - own delta) / elapsed, in cores,
+ * clamped at 0.
  *
- * Both are tick counts (USER_HZ), so one sample 100 ms apart is only good to
- * about a tick per cpu.  The gate therefore judges the average over the
- * trailing window_ms, not each 100 ms sample on its own. */
+ * A thread takes a sample every QUIET_SAMPLE_MS into a ring spanning the
+ * window, all through the round, so a leg starts at once when the last
+ * window_ms was quiet; a gate that waits judges each new sample.  /proc/stat
+ * counts in ticks (USER_HZ), so one sample is only good to about a tick per
+ * cpu: the gate judges the average over the trailing window_ms. */
 #include "quiet.h"
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "clock.h"
 #include "event.h"
 #include "procs.h"
 
+/* A sample every 100 ms costs some 50 us (two small /proc reads): 0.05%
+ * of a core. */
 #define QUIET_SAMPLE_MS 100
-#define QUIET_EMIT_EVERY_S 5.0
+/* While the gate holds, a sample event this often (the countdown). */
+#define QUIET_EMIT_EVERY_S 1.0
 /* The shortest interval a leg's foreign figure is measured over. */
 #define QUIET_LEG_MIN_S 0.5
 /* Busy SMT siblings above this (cores, summed) earn the warning. */
@@ -33,23 +47,32 @@ struct quiet_sample {
 	long long busy_all;   /* ticks, every cpu */
 	long long busy_client;
 	long long busy_sib;   /* SMT siblings of the client cpus */
-	long long own;        /* our tree's ticks */
+	double own;           /* our tree's CPU seconds */
 };
 
 struct quiet {
 	struct quiet_params cfg;
 	pid_t root;
+	struct cgroup *own;     /* or NULL: the children links */
 	double hz;
 	int ncpus;
 	unsigned char *client;  /* mask, or NULL: no client cpus */
 	unsigned char *sib;     /* siblings not themselves client cpus */
 	char *sib_list;         /* for the warning */
 	bool warned_smt;
+	bool last_ok;           /* the last quiet event said ok */
+	double leg_t0;
 
-	struct quiet_sample *ring; /* trailing samples while waiting */
+	/* The ring, filled by the sampler thread; mu guards it. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool started;
+	bool stop;
+	struct quiet_sample *ring;
 	size_t ring_cap;
+	size_t ring_head;       /* index of the oldest */
 	size_t ring_n;
-	struct quiet_sample leg0;
 };
 
 /* The number of cpus /proc/stat can mention: highest "cpuN" + 1, at least
@@ -108,15 +131,23 @@ quiet_read_stat(const struct quiet *q, struct quiet_sample *s)
 	return 0;
 }
 
+static double
+quiet_own(const struct quiet *q)
+{
+	long long v;
+
+	if (q->own != NULL && (v = cgroup_cpu_usec(q->own)) >= 0)
+		return (double)v / 1e6;
+	v = procs_tree_ticks(q->root);
+	return v < 0 ? 0 : (double)v / q->hz;
+}
+
 static void
 quiet_sample_take(const struct quiet *q, struct quiet_sample *s)
 {
-	long long own;
-
 	s->t = clock_now();
 	(void)quiet_read_stat(q, s);
-	own = procs_tree_ticks(q->root);
-	s->own = own < 0 ? 0 : own;
+	s->own = quiet_own(q);
 }
 
 static double
@@ -128,8 +159,8 @@ quiet_foreign_between(const struct quiet *q, const struct quiet_sample *a,
 
 	if (el <= 0)
 		return 0;
-	f = (double)((b->busy_all - a->busy_all) - (b->own - a->own)) /
-	    q->hz / el;
+	f = ((double)(b->busy_all - a->busy_all) / q->hz - (b->own - a->own)) /
+	    el;
 	return f > 0 ? f : 0;
 }
 
@@ -208,17 +239,87 @@ out:
 	free(one);
 }
 
+/* The i-th sample from the oldest; mu held. */
+static const struct quiet_sample *
+quiet_ring_at(const struct quiet *q, size_t i)
+{
+	return &q->ring[(q->ring_head + i) % q->ring_cap];
+}
+
+static void
+quiet_ring_push(struct quiet *q, const struct quiet_sample *s)
+{
+	if (q->ring_n == q->ring_cap) {
+		q->ring_head = (q->ring_head + 1) % q->ring_cap;
+		q->ring_n--;
+	}
+	q->ring[(q->ring_head + q->ring_n) % q->ring_cap] = *s;
+	q->ring_n++;
+}
+
+/* The base sample for a span of at least span_s ending at the newest: the
+ * latest one that far back, or the oldest when the ring spans less (*full
+ * false).  mu held, ring not empty. */
+static const struct quiet_sample *
+quiet_ring_base(const struct quiet *q, double span_s, bool *full)
+{
+	const struct quiet_sample *now = quiet_ring_at(q, q->ring_n - 1);
+
+	for (size_t i = q->ring_n - 1; i-- > 0;) {
+		const struct quiet_sample *s = quiet_ring_at(q, i);
+
+		if (now->t - s->t >= span_s) {
+			*full = true;
+			return s;
+		}
+	}
+	*full = false;
+	return quiet_ring_at(q, 0);
+}
+
+static void *
+quiet_sampler(void *arg)
+{
+	struct quiet *q = arg;
+	struct quiet_sample s;
+
+	pthread_mutex_lock(&q->mu);
+	while (!q->stop) {
+		struct timespec due;
+
+		pthread_mutex_unlock(&q->mu);
+		quiet_sample_take(q, &s);
+		pthread_mutex_lock(&q->mu);
+		quiet_ring_push(q, &s);
+		pthread_cond_broadcast(&q->cv);
+		clock_gettime(CLOCK_MONOTONIC, &due);
+		due.tv_nsec += QUIET_SAMPLE_MS * 1000000L;
+		if (due.tv_nsec >= 1000000000L) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000L;
+		}
+		while (!q->stop && pthread_cond_timedwait(&q->cv, &q->mu,
+		    &due) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
 struct quiet *
 quiet_create(const struct quiet_params *cfg, const unsigned char *client,
-    int ncpus, pid_t root_pid)
+    int ncpus, pid_t root_pid, struct cgroup *own)
 {
 	struct quiet *q = calloc(1, sizeof *q);
 	long hz = sysconf(_SC_CLK_TCK);
+	pthread_condattr_t ca;
+	double span;
 
 	if (q == NULL)
 		return NULL;
 	q->cfg = *cfg;
 	q->root = root_pid;
+	q->own = own;
 	q->hz = hz > 0 ? (double)hz : 100.0;
 	q->ncpus = quiet_count_cpus();
 	if (client != NULL && ncpus > 0) {
@@ -229,11 +330,24 @@ quiet_create(const struct quiet_params *cfg, const unsigned char *client,
 			q->client[i] = client[i];
 		quiet_find_siblings(q);
 	}
-	q->ring_cap = (size_t)(cfg->window_ms > 0 ? cfg->window_ms : 0) /
-	    QUIET_SAMPLE_MS + 4;
+	span = cfg->window_ms / 1000.0;
+	if (span < QUIET_LEG_MIN_S)
+		span = QUIET_LEG_MIN_S;
+	q->ring_cap = (size_t)(span * 1000.0 / QUIET_SAMPLE_MS) + 4;
 	q->ring = calloc(q->ring_cap, sizeof *q->ring);
 	if (q->ring == NULL)
 		goto fail;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&q->thread, NULL, quiet_sampler, q) != 0) {
+		pthread_mutex_destroy(&q->mu);
+		pthread_cond_destroy(&q->cv);
+		goto fail;
+	}
+	q->started = true;
 	return q;
 fail:
 	quiet_destroy(q);
@@ -241,37 +355,9 @@ fail:
 }
 
 static void
-quiet_ring_push(struct quiet *q, const struct quiet_sample *s)
-{
-	if (q->ring_n == q->ring_cap) {
-		memmove(q->ring, q->ring + 1, (q->ring_cap - 1) * sizeof *q->ring);
-		q->ring_n--;
-	}
-	q->ring[q->ring_n++] = *s;
-}
-
-/* The base sample for a window ending at the newest sample: the latest one
- * at least window_ms older, or the oldest when the ring spans less. */
-static const struct quiet_sample *
-quiet_ring_base(const struct quiet *q, bool *full)
-{
-	const struct quiet_sample *now = &q->ring[q->ring_n - 1];
-	double win = q->cfg.window_ms / 1000.0;
-	size_t i;
-
-	for (i = q->ring_n - 1; i-- > 0;) {
-		if (now->t - q->ring[i].t >= win) {
-			*full = true;
-			return &q->ring[i];
-		}
-	}
-	*full = false;
-	return &q->ring[0];
-}
-
-static void
 quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg, double fg,
-    bool ok, double waited, double client_busy, bool timed_out)
+    bool ok, double waited, double client_busy, bool timed_out,
+    bool released)
 {
 	json_t *ev;
 
@@ -288,8 +374,11 @@ quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg, double fg,
 	if (q->client != NULL)
 		json_object_set_new(ev, "client_busy",
 		    json_real(quiet_round3(client_busy)));
+	json_object_set_new(ev, "timeout_s", json_real(q->cfg.timeout_s));
 	if (timed_out)
 		json_object_set_new(ev, "timed_out", json_true());
+	if (released)
+		json_object_set_new(ev, "override", json_true());
 	emit(ev, arg);
 	json_decref(ev);
 }
@@ -320,87 +409,114 @@ quiet_check_smt(struct quiet *q, const struct quiet_sample *a,
 	json_decref(ev);
 }
 
-enum quiet_result
-quiet_wait(struct quiet *q, int abort_fd, quiet_emit_fn emit, void *arg,
-    double *foreign)
+/* The gate's verdict on the newest window; mu held, ring not empty. */
+static void
+quiet_judge(struct quiet *q, double *fg, double *cb, bool *full,
+    const struct quiet_sample **base, const struct quiet_sample **now)
 {
-	struct quiet_sample s;
-	double start, last_emit = -1e9;
-	bool first = true;
+	*now = quiet_ring_at(q, q->ring_n - 1);
+	*base = quiet_ring_base(q, q->cfg.window_ms / 1000.0, full);
+	*fg = quiet_foreign_between(q, *base, *now);
+	*cb = quiet_cores(q, (*now)->busy_client - (*base)->busy_client,
+	    (*now)->t - (*base)->t);
+}
+
+enum quiet_result
+quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
+    void *arg, double *foreign)
+{
+	double start = clock_now(), last_emit = -1e9;
+	enum quiet_result res;
 
 	if (foreign != NULL)
 		*foreign = 0;
-	q->ring_n = 0;
-	quiet_sample_take(q, &s);
-	start = s.t;
-	quiet_ring_push(q, &s);
 	for (;;) {
-		const struct quiet_sample *base;
-		double fg, cb, waited;
-		bool full, ok, over, timed_out;
+		const struct quiet_sample *base = NULL, *now = NULL;
+		struct quiet_sample b, n;
+		double fg = 0, cb = 0, waited = clock_now() - start;
+		bool full = false, ok, over, timed_out, have;
+		struct pollfd pfd[2] = {
+			{ .fd = abort_fd, .events = POLLIN },
+			{ .fd = release_fd, .events = POLLIN },
+		};
 
-		if (clock_nap(abort_fd, QUIET_SAMPLE_MS))
-			return QUIET_ABORTED;
-		quiet_sample_take(q, &s);
-		quiet_ring_push(q, &s);
-		base = quiet_ring_base(q, &full);
-		fg = quiet_foreign_between(q, base, &s);
-		cb = quiet_cores(q, s.busy_client - base->busy_client,
-		    s.t - base->t);
-		waited = s.t - start;
-		over = fg >= q->cfg.max_foreign_cores;
-		ok = full && !over;
-		timed_out = !ok && waited >= q->cfg.timeout_s;
+		pthread_mutex_lock(&q->mu);
+		have = q->ring_n > 0;
+		if (have) {
+			quiet_judge(q, &fg, &cb, &full, &base, &now);
+			b = *base;
+			n = *now;
+		}
+		pthread_mutex_unlock(&q->mu);
 		if (foreign != NULL)
 			*foreign = fg;
+		over = have && fg >= q->cfg.max_foreign_cores;
+		ok = full && !over;
+		timed_out = !ok && waited >= q->cfg.timeout_s;
 		if (full)
-			quiet_check_smt(q, base, &s, emit, arg);
-		/* Logged: the first sample over the threshold, then one every
-		 * few seconds while over, and the last.  A sample under the
-		 * threshold before the window is complete says nothing yet, so
-		 * a gate that did not hold logs one event (ok). */
-		if (ok || timed_out || (over && (first ||
-		    s.t - last_emit >= QUIET_EMIT_EVERY_S))) {
+			quiet_check_smt(q, &b, &n, emit, arg);
+		/* Logged: a change to quiet (not every leg that finds the box
+		 * quiet), the first sample over the threshold and then one a
+		 * second while the gate holds (the countdown), the end. */
+		if ((ok && (!q->last_ok || waited > 0.05)) || timed_out ||
+		    (over && waited - last_emit >= QUIET_EMIT_EVERY_S)) {
 			quiet_emit_sample(q, emit, arg, fg, ok, waited, cb,
-			    timed_out);
-			last_emit = s.t;
-			first = false;
+			    timed_out, false);
+			last_emit = waited;
+			q->last_ok = ok;
 		}
 		if (ok)
 			return QUIET_OK;
 		if (timed_out)
 			return QUIET_TIMEOUT;
+		/* Until the next sample, an abort or a release. */
+		if (poll(pfd, 2, QUIET_SAMPLE_MS) > 0) {
+			if (abort_fd >= 0 && pfd[0].revents != 0)
+				return QUIET_ABORTED;
+			if (release_fd >= 0 && pfd[1].revents != 0) {
+				res = QUIET_RELEASED;
+				break;
+			}
+		}
 	}
+	quiet_emit_sample(q, emit, arg, foreign != NULL ? *foreign : 0, false,
+	    clock_now() - start, 0, false, true);
+	q->last_ok = false;
+	return res;
 }
 
 void
 quiet_leg_begin(struct quiet *q)
 {
-	quiet_sample_take(q, &q->leg0);
+	q->leg_t0 = clock_now();
 }
 
 double
 quiet_leg_end(struct quiet *q)
 {
-	const struct quiet_sample *base = &q->leg0;
-	struct quiet_sample s;
-	size_t i;
+	const struct quiet_sample *now, *base = NULL;
+	double fg = 0;
 
-	quiet_sample_take(q, &s);
-	/* One clock tick is 10 ms: over a 5 ms leg a single tick of someone
-	 * else's work reads as 2 cores.  A short leg is judged over the last
-	 * QUIET_LEG_MIN_S instead, reaching back into the gate's samples just
-	 * before it (when the gate ran). */
-	if (s.t - base->t < QUIET_LEG_MIN_S) {
-		for (i = q->ring_n; i-- > 0;) {
-			if (q->ring[i].t > q->leg0.t)
-				continue;
-			base = &q->ring[i];
-			if (s.t - base->t >= QUIET_LEG_MIN_S)
-				break;
-		}
+	pthread_mutex_lock(&q->mu);
+	if (q->ring_n < 2)
+		goto out;
+	now = quiet_ring_at(q, q->ring_n - 1);
+	/* The last sample taken at or before the leg began, reaching further
+	 * back when that spans less than QUIET_LEG_MIN_S: over a 5 ms leg a
+	 * single 10 ms tick of someone else's work reads as 2 cores.  No
+	 * sample is taken for the leg itself: the newest is at most
+	 * QUIET_SAMPLE_MS old. */
+	for (size_t i = q->ring_n - 1; i-- > 0;) {
+		const struct quiet_sample *s = quiet_ring_at(q, i);
+
+		base = s;
+		if (s->t <= q->leg_t0 && now->t - s->t >= QUIET_LEG_MIN_S)
+			break;
 	}
-	return quiet_round3(quiet_foreign_between(q, base, &s));
+	fg = quiet_foreign_between(q, base, now);
+out:
+	pthread_mutex_unlock(&q->mu);
+	return quiet_round3(fg);
 }
 
 double
@@ -414,6 +530,15 @@ quiet_destroy(struct quiet *q)
 {
 	if (q == NULL)
 		return;
+	if (q->started) {
+		pthread_mutex_lock(&q->mu);
+		q->stop = true;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+		pthread_join(q->thread, NULL);
+		pthread_mutex_destroy(&q->mu);
+		pthread_cond_destroy(&q->cv);
+	}
 	free(q->client);
 	free(q->sib);
 	free(q->sib_list);

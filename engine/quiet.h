@@ -2,9 +2,11 @@
  *
  * Foreign CPU is the CPU time the machine spent busy that belongs to no
  * process of this round (benchtui's own tree: itself, its legs, its
- * servers), from /proc/stat minus the tree's /proc/PID/stat times, in cores.
- * Before each leg the gate samples until foreign CPU has stayed under
- * max_foreign_cores for window_ms, or gives up after timeout_s. */
+ * servers), from /proc/stat minus the tree's CPU time, in cores.  A thread
+ * samples it in the background all through the round (10 times a second);
+ * before each leg the gate lets it go at once when the trailing window_ms
+ * was under max_foreign_cores, else holds until it is, the operator
+ * releases it, or timeout_s passes. */
 #ifndef BENCHTUI_QUIET_H
 #define BENCHTUI_QUIET_H
 
@@ -18,6 +20,7 @@ enum quiet_result {
 	QUIET_OK,        /* quiet for the whole window (or the gate is off) */
 	QUIET_TIMEOUT,   /* gave up after timeout_s; caller checks on_timeout */
 	QUIET_ABORTED,   /* abort_fd fired while waiting */
+	QUIET_RELEASED,  /* release_fd fired: the operator let the leg go */
 };
 
 /* Emit one event (a "quiet" sample); the callee takes no reference. */
@@ -30,22 +33,30 @@ struct quiet_params {
 	double timeout_s;
 };
 
-/* A gate for the round whose own tree is rooted at root_pid (benchtui).
- * client is a mask of ncpus entries (the client cpus), or NULL (watch every
- * cpu).  NULL on failure. */
-struct quiet *quiet_create(const struct quiet_params *p,
-    const unsigned char *client, int ncpus, pid_t root_pid);
+struct cgroup;
 
-/* Hold until quiet.  Sample events are emitted through emit, throttled so a
- * long wait does not flood the log.  abort_fd (or -1) ends the wait early.
- * *foreign gets the last measurement in cores. */
-enum quiet_result quiet_wait(struct quiet *q, int abort_fd,
+/* A gate for the round whose own tree is rooted at root_pid (benchtui),
+ * sampling from now on.  own, when not NULL, is a cgroup holding that whole
+ * tree (benchtui in it): its cpu.stat is read instead of the tree's /proc
+ * files.  client is a mask of ncpus entries (the client cpus), or NULL
+ * (watch every cpu).  NULL on failure. */
+struct quiet *quiet_create(const struct quiet_params *p,
+    const unsigned char *client, int ncpus, pid_t root_pid,
+    struct cgroup *own);
+
+/* Hold until quiet: at once when the last window was.  "quiet" events are
+ * emitted through emit when the box turns quiet, while the gate holds (one
+ * a second, with waited_s and timeout_s for a countdown) and when it ends
+ * (timed_out, or override when released).  abort_fd and release_fd (or
+ * -1) end the wait early; neither is drained.  *foreign gets the last
+ * measurement in cores. */
+enum quiet_result quiet_wait(struct quiet *q, int abort_fd, int release_fd,
     quiet_emit_fn emit, void *arg, double *foreign);
 
-/* Bracket a leg to measure the foreign CPU during it (cores, averaged over
- * the leg's wall time; a leg shorter than 0.5 s is judged over the last
- * 0.5 s, reaching back into the gate's samples, since one clock tick is
- * 10 ms).  Cheap: two reads of /proc/stat and of our tree. */
+/* Bracket a leg to measure the foreign CPU during it (cores, from the
+ * background samples around it; a leg shorter than 0.5 s is judged over the
+ * last 0.5 s, since one clock tick is 10 ms).  Costs no sample of its
+ * own. */
 void quiet_leg_begin(struct quiet *q);
 double quiet_leg_end(struct quiet *q);
 

@@ -189,11 +189,13 @@ round_alloc(const struct round_opts *opts)
 		return NULL;
 	r->abort_pipe[0] = r->abort_pipe[1] = -1;
 	r->ctl_pipe[0] = r->ctl_pipe[1] = -1;
+	r->gate_pipe[0] = r->gate_pipe[1] = -1;
 	r->lock_fd = -1;
 	r->on_event = opts->on_event;
 	r->arg = opts->arg;
 	if (pipe2(r->abort_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    pipe2(r->ctl_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(r->gate_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    (opts->sign_key != NULL &&
 	    (r->sign_key = strdup(opts->sign_key)) == NULL) ||
 	    (r->tally = tally_create()) == NULL) {
@@ -437,6 +439,8 @@ round_destroy(struct round *r)
 			close(r->abort_pipe[i]);
 		if (r->ctl_pipe[i] >= 0)
 			close(r->ctl_pipe[i]);
+		if (r->gate_pipe[i] >= 0)
+			close(r->gate_pipe[i]);
 	}
 	logw_destroy(r->log);
 	if (r->lock_fd >= 0)

@@ -57,6 +57,9 @@ void round_pause(struct round *r, bool paused); /* takes effect between legs */
 /* Abort: ends the current leg by its process group, logs "abort" with
  * reason (a string literal: it is kept, not copied) and stops resumable. */
 void round_abort(struct round *r, const char *reason);
+/* Let the leg the quiet gate holds go now (an operator override, logged as
+ * such on the leg); no effect when the gate is not holding. */
+void round_release_gate(struct round *r);
 
 void round_destroy(struct round *r);
 

@@ -59,6 +59,15 @@ round_pause(struct round *r, bool paused)
 	(void)n;
 }
 
+/* Async-signal-safe: write(2) only. */
+void
+round_release_gate(struct round *r)
+{
+	ssize_t n = write(r->gate_pipe[1], "g", 1);
+
+	(void)n;
+}
+
 bool
 run_aborted(const struct run *u)
 {

@@ -54,6 +54,10 @@ struct round {
 	 * ctl_pipe wakes a paused round; it is drained by the pause wait. */
 	int abort_pipe[2];
 	int ctl_pipe[2];
+	/* gate_pipe releases a quiet gate that holds (the operator's key);
+	 * drained before each wait, so a key pressed between waits is not
+	 * kept for the next one. */
+	int gate_pipe[2];
 	atomic_bool paused;
 	atomic_bool aborted;
 	_Atomic(const char *) abort_reason;
@@ -63,6 +67,7 @@ struct round {
 	char fatal_err[512];
 };
 
+struct cgroup;
 struct counters;
 struct quiet;
 struct server;
@@ -74,6 +79,9 @@ struct run {
 	struct counters *ctr;
 	bool *ctr_warned;        /* one warning per unsupported event */
 	struct quiet *quiet;
+	/* The round's cgroup (NULL where the machine allows none): benchtui
+	 * itself, and so its servers, in cg_self; the legs in cg_legs. */
+	struct cgroup *cg, *cg_self, *cg_legs;
 	int ncpus;
 	unsigned char *client_mask;
 	size_t legs_total;
@@ -143,7 +151,8 @@ json_t *run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
  * program that ran (may be NULL). */
 json_t *run_leg_event(struct run *u, const struct plan_leg *pl,
     const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool server_died);
+    double foreign, bool quiet_timeout, bool quiet_override,
+    bool server_died);
 /* One warning per counter the machine lacks, after the first leg. */
 void run_warn_counters(struct run *u);
 

@@ -1,8 +1,6 @@
 /* The round driver, one leg, in four steps: prepare (its program and its
  * scratch folder), gate (the quiet box, the cell's server), run (leg_run,
  * then what it left behind) and record (the leg line and its warnings). */
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,7 +26,7 @@ struct run_leg {
 	struct run_cmd cmd;
 	char *outrel, *outabs;
 	double foreign;
-	bool quiet_timeout, died;
+	bool quiet_timeout, quiet_override, died;
 	long long bytes;
 	struct leg_result res;
 };
@@ -40,51 +38,13 @@ enum {
 	RUN_LEG_FAIL = -2,  /* stop the round, not resumably; u->err says why */
 };
 
-/* Whether this process has a child other than keep (0: none kept).  A
- * descendant always has an ancestor among our children, so without one
- * there is nothing to end and the walk of the whole of /proc (a few
- * milliseconds per leg) is skipped.  Reads /proc/self/task/TID/children
- * of every thread; true when that cannot be read, so the walk still runs. */
-static bool
-run_has_children(pid_t keep)
+static void
+run_drain(int fd)
 {
-	char path[64], buf[4096];
-	struct dirent *de;
-	bool found = false;
-	DIR *d = opendir("/proc/self/task");
+	char buf[64];
 
-	if (d == NULL)
-		return true;
-	while (!found && (de = readdir(d)) != NULL) {
-		ssize_t n;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%.20s/children",
-		    de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			found = true;
-			break;
-		}
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n < 0 || n == (ssize_t)sizeof buf - 1) {
-			found = true;
-			break;
-		}
-		buf[n] = '\0';
-		for (char *p = buf, *end; *p != '\0'; p = end) {
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (pid > 0 && pid != (long)keep)
-				found = true;
-		}
-	}
-	closedir(d);
-	return found;
+	while (read(fd, buf, sizeof buf) > 0)
+		;
 }
 
 static void
@@ -179,10 +139,15 @@ run_leg_gate(struct run_leg *l)
 
 	if (u->quiet == NULL)
 		return RUN_LEG_GO;
-	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], run_quiet_emit, u,
-	    &f)) {
+	run_drain(u->r->gate_pipe[0]);
+	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
+	    run_quiet_emit, u, &f)) {
 	case QUIET_ABORTED:
 		return RUN_LEG_STOP;
+	case QUIET_RELEASED:
+		run_drain(u->r->gate_pipe[0]);
+		l->quiet_override = true;
+		break;
 	case QUIET_TIMEOUT:
 		if (s->quiet.abort_on_timeout) {
 			snprintf(u->err, sizeof u->err, "the machine did not "
@@ -206,13 +171,19 @@ run_leg_gate(struct run_leg *l)
 
 /* What the leg left outside its process group (setsid, double forks
  * reparented to us as subreaper) would run on into the next leg: end it
- * now, keeping the cell's server. */
+ * now, keeping the cell's server.  With a cgroup, leg_run has killed it
+ * already (cgroup.kill): what is left is to reap those reparented to us. */
 static void
 run_leg_end_leftovers(struct run_leg *l)
 {
 	pid_t keep = l->srv != NULL ? server_pid(l->srv) : 0;
 
-	if (run_has_children(keep))
+	if (l->u->cg_legs != NULL) {
+		if (l->res.strays > 0)
+			procs_reap_orphans(&keep, l->srv != NULL);
+		return;
+	}
+	if (procs_has_child_except(keep))
 		(void)procs_end_descendants(getpid(), &keep, l->srv != NULL, 0.5);
 }
 
@@ -238,9 +209,11 @@ run_leg_run(struct run_leg *l)
 		.out_path = l->outabs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
+		.cg = u->cg_legs,
 	};
-	/* Foreign CPU during the leg costs two walks of /proc; with the gate
-	 * switched off ("quiet": false) it is not measured (null). */
+	/* Foreign CPU during the leg comes from the gate's background
+	 * samples; with the gate switched off ("quiet": false) it is not
+	 * measured (null). */
 	if (u->quiet != NULL && s->quiet.enabled)
 		quiet_leg_begin(u->quiet);
 	if (leg_run(&ls, &l->res, run_leg_started, l, u->err,
@@ -269,7 +242,7 @@ run_leg_record(struct run_leg *l)
 	    l->cmd.argv[0];
 
 	run_emit_new(u, run_leg_event(u, l->pl, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->died));
+	    l->foreign, l->quiet_timeout, l->quiet_override, l->died));
 	run_warn_counters(u);
 	if (l->res.exec_errno != 0)
 		run_warn(u, "leg %s %s r%d: cannot run %s: %s", l->cell->name,

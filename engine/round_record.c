@@ -54,7 +54,8 @@ run_status(const struct leg_result *res, bool server_died)
 json_t *
 run_leg_event(struct run *u, const struct plan_leg *pl,
     const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool server_died)
+    double foreign, bool quiet_timeout, bool quiet_override,
+    bool server_died)
 {
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("leg"), *ctrs = json_object(),
@@ -98,6 +99,10 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	json_object_set_new(ev, "stime", run_secs(st));
 	json_object_set_new(ev, "cpu", run_secs(ut + st));
 	json_object_set_new(ev, "maxrss_kb", json_integer(res->ru.ru_maxrss));
+	/* The whole tree's peak (the cgroup's memory.peak), where the
+	 * machine gives one per leg. */
+	json_object_set_new(ev, "mem_peak_kb", res->mem_peak_kb >= 0 ?
+	    json_integer(res->mem_peak_kb) : json_null());
 	json_object_set_new(ev, "minflt", json_integer(res->ru.ru_minflt));
 	json_object_set_new(ev, "majflt", json_integer(res->ru.ru_majflt));
 	if (json_is_integer(cycles) && json_is_integer(instr) &&
@@ -124,6 +129,8 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 		    json_string(strerror(res->exec_errno)));
 	if (quiet_timeout)
 		json_object_set_new(ev, "quiet_timeout", json_true());
+	if (quiet_override)
+		json_object_set_new(ev, "quiet_override", json_true());
 	if (server_died)
 		json_object_set_new(ev, "server_died", json_true());
 	return ev;

@@ -1,10 +1,14 @@
 /* The round driver, the plan loop: the opening events, then cell by cell
  * its server and the legs of the plan still to run, then the closing. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "clock.h"
 #include "counters.h"
 #include "procs.h"
 #include "quiet.h"
@@ -80,19 +84,54 @@ run_cell(struct run *u, size_t c, bool *failed)
 	return !stop;
 }
 
-/* The counters, the client cpus and the quiet gate, for every leg. */
+static void
+run_cgroup_end(struct run *u)
+{
+	cgroup_destroy(u->cg_self); /* moves benchtui home first */
+	cgroup_destroy(u->cg_legs);
+	cgroup_destroy(u->cg);
+	u->cg = u->cg_self = u->cg_legs = NULL;
+}
+
+/* The round's cgroup: one group, benchtui moved into a child of it (so
+ * that its servers start there too) and the legs into another.  Where the
+ * machine allows none, one warning and the /proc ways. */
+static void
+run_cgroup_begin(struct run *u)
+{
+	char name[64], e[600] = "";
+
+	snprintf(name, sizeof name, "benchtui-%d-%lld", (int)getpid(),
+	    (long long)(clock_now() * 1e3));
+	if ((u->cg = cgroup_create(NULL, name, e, sizeof e)) == NULL ||
+	    (u->cg_self = cgroup_create(u->cg, "benchtui", e,
+	    sizeof e)) == NULL ||
+	    (u->cg_legs = cgroup_create(u->cg, "legs", e, sizeof e)) == NULL ||
+	    cgroup_enter(u->cg_self) != 0) {
+		if (e[0] == '\0')
+			snprintf(e, sizeof e, "cannot move benchtui into %s: %s",
+			    cgroup_path(u->cg_self), strerror(errno));
+		run_warn(u, "no cgroup v2 for this round (%s): what legs leave "
+		    "behind is found through /proc, and mem_peak_kb is null", e);
+		run_cgroup_end(u);
+	}
+}
+
+/* The counters, the client cpus, the cgroup and the quiet gate, for every
+ * leg. */
 static void
 run_begin(struct run *u)
 {
 	const struct spec *s = u->r->spec;
 
 	u->client_mask = run_mask(u, s->client_cpus, "client");
+	run_cgroup_begin(u);
 	if (s->quiet.enabled)
 		u->quiet = quiet_create(&(struct quiet_params){
 		    .max_foreign_cores = s->quiet.max_foreign_cores,
 		    .window_ms = s->quiet.window_ms,
 		    .timeout_s = s->quiet.timeout_s }, u->client_mask, u->ncpus,
-		    getpid());
+		    getpid(), u->cg);
 	if (u->quiet == NULL && s->quiet.enabled)
 		run_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");
@@ -136,6 +175,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
 	quiet_destroy(u.quiet);
+	run_cgroup_end(&u);
 	counters_destroy(u.ctr);
 	free(u.ctr_warned);
 	free(u.client_mask);

@@ -354,6 +354,14 @@ handle_key(struct console *c, int key)
 			    c->paused_req ? "pausing after the current leg" :
 			    "resuming");
 			return;
+		case 'g': case 'G':
+			if (!round_live(c))
+				return;
+			round_release_gate(c->round);
+			snprintf(r->message, sizeof r->message, "%s",
+			    "the quiet gate lets this leg go (an operator "
+			    "override, logged on the leg)");
+			return;
 		case 'a': case 'A':
 			if (round_live(c) && !c->quit_when_done)
 				r->overlay = OVERLAY_CONFIRM_ABORT;

@@ -97,6 +97,8 @@ headless_leg(struct headless *h, const json_t *ev)
 		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
 	if (json_is_true(json_object_get(ev, "quiet_timeout")))
 		fprintf(h->out, " noisy");
+	if (json_is_true(json_object_get(ev, "quiet_override")))
+		fprintf(h->out, " gate-override");
 	fputc('\n', h->out);
 	fflush(h->out);
 }

@@ -73,6 +73,7 @@ model_init(struct model *m)
 	memset(m, 0, sizeof *m);
 	m->quiet_threshold = NAN;
 	m->quiet_now = NAN;
+	m->gate_waited = m->gate_timeout = NAN;
 	m->tally = tally_create();
 	m->report_stale = true;
 }
@@ -308,6 +309,12 @@ feed_quiet(struct model *m, const json_t *ev, double ts)
 		m->quiet_threshold = thr;
 	m->quiet_ok = json_is_boolean(ok) ? json_is_true(ok) :
 	    !(m->quiet_now > m->quiet_threshold);
+	m->gate_waited = get_num(ev, "waited_s");
+	m->gate_timeout = get_num(ev, "timeout_s");
+	/* Released by the operator, or given up: the gate holds no more. */
+	if (json_is_true(json_object_get(ev, "override")) ||
+	    json_is_true(json_object_get(ev, "timed_out")))
+		m->quiet_ok = true;
 	if (!m->quiet_ok && m->gate_wait_since == 0)
 		m->gate_wait_since = ts;
 	else if (m->quiet_ok)

@@ -97,6 +97,8 @@ struct model {
 	bool gate_off;         /* the round file says "quiet": false */
 	double gate_wait_since;/* ts of the first not-ok sample since the last
 	                        * leg, or 0 when the gate is not waiting */
+	double gate_waited;    /* the last sample's waited_s (NAN: none) */
+	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
 
 	/* Every leg line, in arrival order (the table shows them reversed). */
 	struct model_leg *legs;

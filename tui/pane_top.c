@@ -52,8 +52,22 @@ quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	if (m->gate_wait_since > 0 && m->cur_active == false &&
 	    (m->state == MODEL_RUNNING)) {
 		double base = r->replay ? m->last_ts : now;
-		snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
-		    base > m->gate_wait_since ? base - m->gate_wait_since : 0);
+		double waited = base > m->gate_wait_since ? base -
+		    m->gate_wait_since : 0;
+
+		/* The countdown to the gate's timeout_s, from the samples'
+		 * own clock when they carry one. */
+		if (!isnan(m->gate_waited) && !isnan(m->gate_timeout)) {
+			double left = m->gate_timeout - m->gate_waited -
+			    (base - m->last_ts > 0 && !r->replay ?
+			    base - m->last_ts : 0);
+
+			snprintf(buf, sizeof buf, "held, %.0f s left%s",
+			    left > 0 ? left : 0, r->replay ? "" : " (g: go)");
+		} else {
+			snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
+			    waited);
+		}
 		render_put(w, 3, 1, cw, THEME_WARN, buf);
 	} else
 		render_put(w, 3, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :

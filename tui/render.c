@@ -334,6 +334,7 @@ static const char *const help_text[] = {
 	"Live round",
 	"  p        pause after the current leg / resume",
 	"  a        abort (asks y/n); the round stays resumable",
+	"  g        let the leg the quiet gate holds go now (logged)",
 	"  q        quit (asks to abort a running round); Ctrl-C too",
 	"Everywhere",
 	"  ?        this help          t   next theme",

@@ -115,8 +115,8 @@ test_leg_own_child_is_not_foreign(void **state)
 {
 	struct quiet_params c = cfg_of(0.25, 1000, 300);
 	pid_t sleeper = start_sleeper();
-	struct quiet *mine = quiet_create(&c, NULL, 0, getpid());
-	struct quiet *other = quiet_create(&c, NULL, 0, sleeper);
+	struct quiet *mine = quiet_create(&c, NULL, 0, getpid(), NULL);
+	struct quiet *other = quiet_create(&c, NULL, 0, sleeper, NULL);
 	struct rusage ru;
 	double t0, wall, f_mine, f_other, leg_cores;
 	pid_t pid;
@@ -231,14 +231,14 @@ static void
 test_wait_ok_when_threshold_generous(void **state)
 {
 	struct quiet_params c = cfg_of(1000, 300, 10);
-	struct quiet *q = quiet_create(&c, cpu0, 1, getpid());
+	struct quiet *q = quiet_create(&c, cpu0, 1, getpid(), NULL);
 	struct events e = { json_array() };
 	double t0 = now_s(), fg = -1;
 	json_t *last;
 
 	(void)state;
 	assert_non_null(q);
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	/* The window has to pass before it can be judged quiet. */
 	assert_true(now_s() - t0 >= 0.3);
 	assert_true(now_s() - t0 < 3);
@@ -267,13 +267,13 @@ static void
 test_short_leg_is_not_a_spike(void **state)
 {
 	struct quiet_params c = cfg_of(1000, 600, 10);
-	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid(), NULL);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double fg, worst = 0;
 	int i;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, NULL, NULL, &fg), QUIET_OK);
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &fg), QUIET_OK);
 	for (i = 0; i < 50; i++) {
 		quiet_leg_begin(q);
 		usleep(1000);
@@ -292,13 +292,13 @@ static void
 test_wait_timeout_throttled(void **state)
 {
 	struct quiet_params c = cfg_of(-1, 200, 1.0);
-	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid(), NULL);
 	struct events e = { json_array() };
 	double t0 = now_s(), fg;
 	json_t *last;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_TIMEOUT);
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
 	assert_true(now_s() - t0 >= 1.0);
 	assert_true(now_s() - t0 < 4.0);
 	/* About ten samples were taken; two were logged. */
@@ -316,14 +316,14 @@ static void
 test_wait_abort_fd(void **state)
 {
 	struct quiet_params c = cfg_of(-1, 200, 300);
-	struct quiet *q = quiet_create(&c, NULL, 0, getpid());
+	struct quiet *q = quiet_create(&c, NULL, 0, getpid(), NULL);
 	int fds[2];
 	double t0 = now_s(), fg;
 
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	assert_int_equal(write(fds[1], "x", 1), 1);
-	assert_int_equal(quiet_wait(q, fds[0], NULL, NULL, &fg), QUIET_ABORTED);
+	assert_int_equal(quiet_wait(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
 	assert_true(now_s() - t0 < 1.0);
 	close(fds[0]);
 	close(fds[1]);
@@ -348,7 +348,7 @@ test_wait_holds_while_hog_runs(void **state)
 
 	(void)state;
 	c = cfg_of(0, 500, 300);
-	probe = quiet_create(&c, NULL, 0, getpid());
+	probe = quiet_create(&c, NULL, 0, getpid(), NULL);
 	quiet_leg_begin(probe);
 	usleep(500000);
 	base = quiet_leg_end(probe);
@@ -382,8 +382,8 @@ test_wait_holds_while_hog_runs(void **state)
 		_exit(0);
 	}
 	c = cfg_of(base + 0.4, 300, 20);
-	q = quiet_create(&c, NULL, 0, sleeper);
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	q = quiet_create(&c, NULL, 0, sleeper, NULL);
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	waited = now_s() - t0;
 	assert_true(json_array_size(e.list) >= 2);
 	ev0 = json_array_get(e.list, 0);
@@ -431,7 +431,7 @@ test_smt_sibling_warning(void **state)
 	fputs("0-1\n", fp);
 	fclose(fp);
 	setenv("BENCHTUI_SYSFS_CPU", root, 1);
-	q = quiet_create(&c, cpu0, 1, getpid());
+	q = quiet_create(&c, cpu0, 1, getpid(), NULL);
 	unsetenv("BENCHTUI_SYSFS_CPU");
 	assert_non_null(q);
 
@@ -450,8 +450,8 @@ test_smt_sibling_warning(void **state)
 	usleep(200000);
 	/* The hog is our child, so not foreign: the gate opens, but the
 	 * sibling is busy all the same. */
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
-	assert_int_equal(quiet_wait(q, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	kill(hog, SIGKILL);
 	waitpid(hog, NULL, 0);
 	for (i = 0; i < json_array_size(e.list); i++) {

@@ -1,0 +1,397 @@
+/* The round's cgroup v2: found through mountinfo, made under our own
+ * cgroup, killed with cgroup.kill, read through cgroup.events, cpu.stat and
+ * memory.peak. */
+#include "cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+struct cgroup {
+	char *path;
+	char *home;       /* cgroup_enter: the folder benchtui came from */
+	int procs_fd;
+	int peak_fd;      /* memory.peak opened and reset by cgroup_peak_begin */
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void
+cgroup_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* The cgroup2 mount point and the root of the hierarchy it shows.  The
+ * file has one line per mount: O(mounts), a few dozen. */
+static int
+cgroup_find_mount(char *mnt, size_t mntlen, char *root, size_t rootlen)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int found = -1;
+
+	if (fp == NULL)
+		return -1;
+	while (found != 0 && getline(&line, &cap, fp) > 0) {
+		char *f[6], *save = NULL, *sep = strstr(line, " - ");
+		int n = 0;
+
+		if (sep == NULL || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		*sep = '\0';
+		for (char *t = strtok_r(line, " ", &save); t != NULL && n < 6;
+		    t = strtok_r(NULL, " ", &save))
+			f[n++] = t;
+		if (n < 5)
+			continue;
+		cgroup_unescape(f[3]);
+		cgroup_unescape(f[4]);
+		snprintf(root, rootlen, "%s", f[3]);
+		snprintf(mnt, mntlen, "%s", f[4]);
+		found = 0;
+	}
+	free(line);
+	fclose(fp);
+	return found;
+}
+
+/* Our own cgroup in the v2 hierarchy: the "0::PATH" line. */
+static int
+cgroup_own(char *own, size_t ownlen)
+{
+	FILE *fp = fopen("/proc/self/cgroup", "re");
+	char line[4096];
+	int found = -1;
+
+	if (fp == NULL)
+		return -1;
+	while (found != 0 && fgets(line, sizeof line, fp) != NULL) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(own, ownlen, "%s", line + 3);
+		found = 0;
+	}
+	fclose(fp);
+	return found;
+}
+
+static char *
+cgroup_file(const struct cgroup *cg, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", cg->path, name) < 0 ? NULL : p;
+}
+
+/* Read a small file of the group into buf.  Bytes read, or -1. */
+static ssize_t
+cgroup_read(const struct cgroup *cg, const char *name, char *buf, size_t len)
+{
+	char *path = cgroup_file(cg, name);
+	ssize_t n = -1;
+	int fd;
+
+	if (path != NULL && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	free(path);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static int
+cgroup_write(const struct cgroup *cg, const char *name, const char *val)
+{
+	char *path = cgroup_file(cg, name);
+	ssize_t n = -1;
+	int fd, e = ENOMEM;
+
+	if (path != NULL && (fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
+		n = write(fd, val, strlen(val));
+		e = errno;
+		close(fd);
+	} else if (path != NULL) {
+		e = errno;
+	}
+	free(path);
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+struct cgroup *
+cgroup_create(struct cgroup *parent, const char *name, char *err,
+    size_t errlen)
+{
+	char mnt[1024], root[1024], own[4096], *base = NULL;
+	struct cgroup *cg = calloc(1, sizeof *cg);
+
+	if (cg == NULL) {
+		snprintf(err, errlen, "cgroup: out of memory");
+		return NULL;
+	}
+	cg->procs_fd = cg->peak_fd = -1;
+	if (parent != NULL) {
+		base = strdup(parent->path);
+		if (parent->home != NULL)
+			cg->home = strdup(parent->home);
+	} else {
+		size_t rl;
+		const char *rel;
+
+		if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0) {
+			snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
+			    "(/proc/self/mountinfo)");
+			goto fail;
+		}
+		if (cgroup_own(own, sizeof own) != 0) {
+			snprintf(err, errlen, "benchtui is in no cgroup v2 "
+			    "(/proc/self/cgroup has no 0:: line)");
+			goto fail;
+		}
+		/* The mount may show a subtree (a container's): our path is
+		 * then below its root. */
+		rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+		rel = strncmp(own, root, rl) == 0 ? own + rl : own;
+		if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" :
+		    rel) < 0)
+			base = NULL;
+		cg->home = base != NULL ? strdup(base) : NULL;
+	}
+	if (base == NULL || asprintf(&cg->path, "%s/%s", base, name) < 0) {
+		cg->path = NULL;
+		snprintf(err, errlen, "cgroup: out of memory");
+		goto fail;
+	}
+	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make the cgroup %s: %s", cg->path,
+		    strerror(errno));
+		goto fail;
+	}
+	{
+		char *procs = cgroup_file(cg, "cgroup.procs");
+
+		cg->procs_fd = procs != NULL ? open(procs, O_WRONLY |
+		    O_CLOEXEC) : -1;
+		free(procs);
+	}
+	if (cg->procs_fd < 0) {
+		snprintf(err, errlen, "cannot open %s/cgroup.procs: %s", cg->path,
+		    strerror(errno));
+		rmdir(cg->path);
+		goto fail;
+	}
+	/* Hand the memory controller (for memory.peak) to the children
+	 * where the parent has it; nothing is lost where it does not. */
+	if (parent == NULL)
+		(void)cgroup_write(cg, "cgroup.subtree_control", "+memory");
+	free(base);
+	return cg;
+fail:
+	free(base);
+	free(cg->path);
+	free(cg->home);
+	free(cg);
+	return NULL;
+}
+
+const char *
+cgroup_path(const struct cgroup *cg)
+{
+	return cg->path;
+}
+
+int
+cgroup_procs_fd(const struct cgroup *cg)
+{
+	return cg->procs_fd;
+}
+
+int
+cgroup_add(struct cgroup *cg, pid_t pid)
+{
+	char num[24];
+	int len = snprintf(num, sizeof num, "%d", (int)pid);
+
+	return write(cg->procs_fd, num, (size_t)len) == len ? 0 : -1;
+}
+
+bool
+cgroup_populated(const struct cgroup *cg)
+{
+	char buf[256];
+	const char *p;
+
+	if (cgroup_read(cg, "cgroup.events", buf, sizeof buf) <= 0 ||
+	    (p = strstr(buf, "populated ")) == NULL)
+		return true;
+	return p[10] != '0';
+}
+
+/* SIGKILL each pid listed in cgroup.procs (kernels without cgroup.kill).
+ * How many were listed. */
+static size_t
+cgroup_kill_listed(const struct cgroup *cg)
+{
+	char buf[8192];
+	size_t n = 0;
+
+	if (cgroup_read(cg, "cgroup.procs", buf, sizeof buf) <= 0)
+		return 0;
+	for (char *p = buf, *end; *p != '\0'; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 1) {
+			(void)kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t
+cgroup_kill(struct cgroup *cg, double wait_s)
+{
+	double deadline = clock_now() + wait_s;
+	size_t n;
+
+	if (!cgroup_populated(cg))
+		return 0;
+	n = cgroup_kill_listed(cg);
+	(void)cgroup_write(cg, "cgroup.kill", "1");
+	/* Killed processes leave the group as they exit, zombies or not. */
+	while (cgroup_populated(cg) && clock_now() < deadline) {
+		(void)cgroup_kill_listed(cg);
+		clock_nap(-1, 5);
+	}
+	return n > 0 ? n : 1;
+}
+
+long long
+cgroup_cpu_usec(const struct cgroup *cg)
+{
+	char buf[1024];
+	const char *p;
+
+	if (cgroup_read(cg, "cpu.stat", buf, sizeof buf) <= 0 ||
+	    (p = strstr(buf, "usage_usec ")) == NULL)
+		return -1;
+	return strtoll(p + 11, NULL, 10);
+}
+
+bool
+cgroup_peak_begin(struct cgroup *cg)
+{
+	char *path;
+
+	if (cg->peak_fd < 0) {
+		if ((path = cgroup_file(cg, "memory.peak")) == NULL)
+			return false;
+		cg->peak_fd = open(path, O_RDWR | O_CLOEXEC);
+		free(path);
+		if (cg->peak_fd < 0)
+			return false;
+	}
+	/* Any write resets the peak for reads through this fd (6.12+);
+	 * an older kernel refuses it, and a peak since the group was made
+	 * is no leg's. */
+	if (write(cg->peak_fd, "reset\n", 6) != 6) {
+		close(cg->peak_fd);
+		cg->peak_fd = -1;
+		return false;
+	}
+	return true;
+}
+
+long long
+cgroup_peak_end(struct cgroup *cg)
+{
+	char buf[64];
+	ssize_t n;
+
+	if (cg->peak_fd < 0)
+		return -1;
+	n = pread(cg->peak_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10) / 1024;
+}
+
+/* The group benchtui entered, if any. */
+static struct cgroup *cgroup_entered;
+
+int
+cgroup_enter(struct cgroup *cg)
+{
+	if (cg->home == NULL || cgroup_add(cg, getpid()) != 0)
+		return -1;
+	cgroup_entered = cg;
+	return 0;
+}
+
+/* Back to where benchtui was before cgroup_enter. */
+static void
+cgroup_leave(struct cgroup *cg)
+{
+	char *procs, num[24];
+	int fd;
+
+	if (asprintf(&procs, "%s/cgroup.procs", cg->home) < 0)
+		return;
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	free(procs);
+	if (fd < 0)
+		return;
+	snprintf(num, sizeof num, "%d", (int)getpid());
+	if (write(fd, num, strlen(num)) > 0)
+		cgroup_entered = NULL;
+	close(fd);
+}
+
+void
+cgroup_destroy(struct cgroup *cg)
+{
+	if (cg == NULL)
+		return;
+	if (cgroup_entered == cg)
+		cgroup_leave(cg);
+	if (cgroup_entered == cg) /* could not leave: never kill ourselves */
+		return;
+	(void)cgroup_kill(cg, 2.0);
+	if (cg->procs_fd >= 0)
+		close(cg->procs_fd);
+	if (cg->peak_fd >= 0)
+		close(cg->peak_fd);
+	(void)rmdir(cg->path);
+	free(cg->path);
+	free(cg->home);
+	free(cg);
+}

@@ -1,0 +1,91 @@
+/* cgroup: a round's group and a child group for legs, a leg whose
+ * descendants escape its process group (setsid, double fork), and
+ * cgroup.kill ending them all.  Exits 77 where no cgroup v2 group can be
+ * made (no v2 mount, no permission). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "procs.h"
+#include "spawn.h"
+
+extern char **environ;
+
+static char name[64];
+
+static void
+test_kill_escaped(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c",
+	    "setsid sleep 60 & (sleep 60 &) ; sleep 60 & exit 0", NULL };
+	char err[512];
+	struct cgroup *round, *legs;
+	struct stat st;
+	char *path;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	round = cgroup_create(NULL, name, err, sizeof err);
+	assert_non_null(round);
+	legs = cgroup_create(round, "legs", err, sizeof err);
+	assert_non_null(legs);
+	assert_false(cgroup_populated(legs));
+	{
+		struct spawn_req rq = { .path = argv[0], .argv = argv,
+			.envp = environ, .out_fd = -1,
+			.cgroup_procs_fd = cgroup_procs_fd(legs) };
+
+		pid = spawn_run(&rq, NULL, err, sizeof err);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The leader is gone; its sleeps, in and out of its group, are not,
+	 * and they are still in the group. */
+	assert_true(cgroup_populated(legs));
+	assert_true(cgroup_cpu_usec(legs) >= 0);
+	assert_true(cgroup_cpu_usec(round) >= cgroup_cpu_usec(legs));
+	assert_true(cgroup_kill(legs, 5.0) >= 1);
+	assert_false(cgroup_populated(legs));
+	assert_int_equal(cgroup_kill(legs, 1.0), 0);
+	procs_reap_orphans(NULL, 0);
+
+	path = strdup(cgroup_path(round));
+	cgroup_destroy(legs);
+	cgroup_destroy(round);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	free(path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kill_escaped),
+	};
+	char err[512];
+	struct cgroup *probe;
+
+	procs_become_subreaper();
+	snprintf(name, sizeof name, "benchtui-test-%d", (int)getpid());
+	if ((probe = cgroup_create(NULL, name, err, sizeof err)) == NULL) {
+		fprintf(stderr, "test-cgroup: skipped: %s\n", err);
+		return 77;
+	}
+	cgroup_destroy(probe);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
