@@ -197,7 +197,7 @@ test_foreign_beside_own_leg(void **state)
 		for (;;)
 			pause();
 	}
-	q = quiet_create(&c, NULL, 0, owner);
+	q = quiet_create(&c, NULL, 0, owner, NULL);
 	assert_non_null(q);
 	quiet_leg_begin(q);
 	t0 = now_s();
