@@ -93,6 +93,8 @@ struct run {
 	 * for a cell's server): its events name them. */
 	const struct spec_arm *srv_arm;
 	int srv_rep;
+	/* The lock on the scratch folder's marker (-1: none held). */
+	int scratch_lock;
 };
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
@@ -132,13 +134,20 @@ char *run_resolve_bin(const struct spec *s, const char *bin,
 
 /* --- round_scratch.c: the scratch folder -------------------------------- */
 
-/* Empty the scratch folder (its contents, not itself), creating it when
- * missing.  Refuses a folder that holds the workdir or the round folder.
- * -1 with err. */
-int run_scratch_empty(const char *path, const char *workdir,
-    const char *round_dir, char *err, size_t errlen);
-/* Bytes in the regular files under path, or -1. */
-long long run_scratch_size(const char *path);
+/* Before a leg: check, claim and empty the scratch folder path (absolute),
+ * creating it when missing.  Refused (-1 with err) when it is a symlink,
+ * is or holds a system folder, $HOME, the workdir, the round folder or
+ * file or any of keep[0..nkeep) (the leg's program, the paths its command
+ * names); when it holds files but not benchtui's marker; when another
+ * round holds the marker's lock.  The lock is kept in u until
+ * run_scratch_release. */
+int run_scratch_empty(struct run *u, const char *path, char *const *keep,
+    size_t nkeep, char *err, size_t errlen);
+/* Bytes in the regular files under path (the marker aside); -1 when it
+ * cannot be measured (gone); -2 with err when it became a symlink. */
+long long run_scratch_size(const char *path, char *err, size_t errlen);
+/* Let go of the scratch lock (the round is over). */
+void run_scratch_release(struct run *u);
 /* p made absolute against base (malloc'd), or NULL. */
 char *run_abspath(const char *p, const char *base);
 
@@ -188,7 +197,8 @@ struct run_cmd {
 	char *tmp;
 	char **argv, **envp;
 };
-/* 0, or -1 with u->err. */
+/* 0; -1 with u->err; -2 with u->err when the scratch folder was refused
+ * (the round is aborted: resumable once the folder is fixed). */
 int run_cmd_build(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep, struct run_cmd *c);
 void run_cmd_finish(struct run_cmd *c);

@@ -63,6 +63,43 @@ run_leg_started(pid_t pid, void *arg)
 	    l->outrel));
 }
 
+/* What emptying the scratch folder must never take: the leg's program,
+ * then every path its command names (a whole argument, or what follows
+ * "=" in one) other than through ${SCRATCH}.  An argument whose expansion
+ * changes with SCRATCH is the leg's own path in scratch.  Relative paths
+ * are made absolute against the workdir.  NULL-terminated, malloc'd (NULL
+ * when out of memory: the checks that remain still hold). */
+static char **
+run_cmd_named(const struct spec *s, const struct template_ctx *ctx,
+    const struct run_cmd *c, size_t *n)
+{
+	struct template_ctx other = *ctx;
+	char **v = calloc(2 * s->ncommand + 2, sizeof *v), e[512];
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	if (c->binabs != NULL && (v[*n] = strdup(c->binabs)) != NULL)
+		(*n)++;
+	other.scratch = "/\x01scratch";
+	for (size_t i = 0; i < s->ncommand; i++) {
+		char *a = template_expand(s->command[i], ctx, e, sizeof e),
+		    *b = template_expand(s->command[i], &other, e, sizeof e);
+		const char *eq = a != NULL ? strchr(a, '=') : NULL;
+
+		if (a != NULL && b != NULL && strcmp(a, b) == 0 && *a != '\0') {
+			if ((v[*n] = run_abspath(a, s->workdir)) != NULL)
+				(*n)++;
+			if (eq != NULL && eq[1] != '\0' &&
+			    (v[*n] = run_abspath(eq + 1, s->workdir)) != NULL)
+				(*n)++;
+		}
+		free(a);
+		free(b);
+	}
+	return v;
+}
+
 int
 run_cmd_build(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep, struct run_cmd *c)
@@ -71,7 +108,9 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 	const char *bin = spec_arm_bin(s, arm);
 	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = arm->name,
 		.rep = rep, .round_dir = u->r->dir };
-	char e[640];
+	char e[640], **keep;
+	size_t nkeep = 0;
+	int rc;
 
 	memset(c, 0, sizeof *c);
 	c->binabs = run_resolve_bin(s, bin, &ctx, &c->xbin, e, sizeof e);
@@ -91,9 +130,6 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 			return -1;
 		}
 		ctx.scratch = c->scratch;
-		if (run_scratch_empty(c->scratch, s->workdir, u->r->dir, u->err,
-		    sizeof u->err) != 0)
-			return -1;
 	}
 	if ((c->argv = run_expand_argv(s->command, s->ncommand, &ctx, u->err,
 	    sizeof u->err)) == NULL ||
@@ -104,6 +140,17 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 	}
 	if (c->binabs == NULL)
 		c->binabs = spec_resolve_program(c->argv[0], s->workdir);
+	if (c->scratch == NULL)
+		return 0;
+	keep = run_cmd_named(s, &ctx, c, &nkeep);
+	rc = run_scratch_empty(u, c->scratch, keep, nkeep, u->err,
+	    sizeof u->err);
+	run_free_strv(keep);
+	if (rc != 0) {
+		/* The folder is the user's to fix; then resume goes on. */
+		round_abort_internal(u->r, "the scratch folder was refused");
+		return -2;
+	}
 	return 0;
 }
 
@@ -120,12 +167,13 @@ run_cmd_finish(struct run_cmd *c)
 }
 
 /* Prepare: the program the arm runs (its bin expanded and resolved), the
- * scratch folder emptied, the argv and env. */
+ * argv and env, the scratch folder checked and emptied. */
 static int
 run_leg_prepare(struct run_leg *l)
 {
-	return run_cmd_build(l->u, l->cell, l->arm, l->pl->rep, &l->cmd) == 0 ?
-	    RUN_LEG_GO : RUN_LEG_FAIL;
+	int rc = run_cmd_build(l->u, l->cell, l->arm, l->pl->rep, &l->cmd);
+
+	return rc == 0 ? RUN_LEG_GO : rc == -2 ? RUN_LEG_STOP : RUN_LEG_FAIL;
 }
 
 /* Gate: hold until the machine is quiet (or the gate gives up), then make
@@ -228,8 +276,14 @@ run_leg_run(struct run_leg *l)
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
 	run_leg_end_leftovers(l);
-	if (l->cmd.scratch != NULL)
-		l->bytes = run_scratch_size(l->cmd.scratch);
+	/* A scratch folder the leg turned into a link is not "0 bytes": the
+	 * round stops, and the leg runs again once it is a folder again. */
+	if (l->cmd.scratch != NULL &&
+	    (l->bytes = run_scratch_size(l->cmd.scratch, u->err,
+	    sizeof u->err)) == -2) {
+		round_abort_internal(u->r, "the scratch folder was refused");
+		return RUN_LEG_STOP;
+	}
 	return RUN_LEG_GO;
 }
 

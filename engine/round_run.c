@@ -140,7 +140,7 @@ run_begin(struct run *u)
 int
 round_run(struct round *r, char *err, size_t errlen)
 {
-	struct run u = { .r = r };
+	struct run u = { .r = r, .scratch_lock = -1 };
 	const struct spec *s = r->spec;
 	bool failed = false;
 	int rc;
@@ -174,6 +174,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	 * round. */
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
+	run_scratch_release(&u);
 	quiet_destroy(u.quiet);
 	run_cgroup_end(&u);
 	counters_destroy(u.ctr);

@@ -120,6 +120,9 @@ grep -q 'command\[0\].*/nonexistent/prog' "$tmp/out3" &&
 # its byte count recorded after; settle_s waits before each leg.
 mkdir -p "$tmp/scratch/c"
 echo stale > "$tmp/scratch/c/stale"
+# A folder an earlier round made (its marker): only such a folder is
+# emptied with files in it (harden_scratch covers the refusals).
+touch "$tmp/scratch/c/.benchtui-scratch"
 cat > "$tmp/scratch.json" <<'EOF'
 {
   "name": "scratchy",
