@@ -331,6 +331,35 @@ tally_multiplexed(const json_t *ev)
 	return json_is_true(m) || (json_is_array(m) && json_array_size(m) > 0);
 }
 
+/* Whether x can be metric m of a leg: finite, not negative, and for the
+ * seconds (wall, cpu) under a year, a wall above zero.  Anything else is
+ * a broken or forged line, left out of every figure (never used in the
+ * medians but not the ratios, or the other way round). */
+static bool
+tally_plausible(size_t m, double x)
+{
+	if (!isfinite(x) || x < 0)
+		return false;
+	if (m == M_WALL || m == M_CPU)
+		return x < 3.2e7 && (m != M_WALL || x > 0);
+	return x < 1.8e19;
+}
+
+/* "CELL ARM rep R" (with ": METRIC X"), for a warning. */
+static char *
+tally_name_leg(const char *cell, const char *arm, size_t r,
+    const char *metric, double x)
+{
+	char buf[256];
+
+	if (metric != NULL)
+		snprintf(buf, sizeof buf, "%.60s %.60s rep %zu: %.60s %g", cell,
+		    arm, r, metric, x);
+	else
+		snprintf(buf, sizeof buf, "%.60s %.60s rep %zu", cell, arm, r);
+	return tally_xstrdup(buf);
+}
+
 static void
 tally_feed_leg(struct tally *t, const json_t *ev)
 {
@@ -355,6 +384,9 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 	r = (size_t)rep;
 	if ((c = tally_cell(t, cname, !t->have_spec)) == NULL ||
 	    (a = tally_arm(t, c, aname, !t->have_spec)) == NULL) {
+		if (t->ignored < TALLY_WARN_CAP)
+			t->ignored_names[t->ignored] = tally_name_leg(cname,
+			    aname, r, NULL, NAN);
 		t->ignored++;
 		return;
 	}
@@ -414,6 +446,14 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 	if (isnan(v[M_CPU]))
 		v[M_CPU] = tally_num(json_object_get(ev, "utime")) +
 		    tally_num(json_object_get(ev, "stime"));
+	for (size_t m = 0; m < t->nmetrics; m++)
+		if (!isnan(v[m]) && !tally_plausible(m, v[m])) {
+			if (t->nimplausible < TALLY_WARN_CAP)
+				t->implausible[t->nimplausible] = tally_name_leg(
+				    cname, aname, r, t->metrics[m], v[m]);
+			t->nimplausible++;
+			v[m] = NAN;
+		}
 }
 
 void
@@ -435,6 +475,12 @@ tally_feed(struct tally *t, const json_t *ev)
 		    json_is_string(json_object_get(ev, "name")))
 			t->name = tally_xstrdup(json_string_value(
 			    json_object_get(ev, "name")));
+		if (json_is_integer(json_object_get(ev, "reps")) &&
+		    json_integer_value(json_object_get(ev, "reps")) > 0 &&
+		    json_integer_value(json_object_get(ev, "reps")) <=
+		    TALLY_MAX_REP)
+			t->log_reps = (int)json_integer_value(
+			    json_object_get(ev, "reps"));
 		/* A bare log carries its round's level and margin here. */
 		if (!t->stats_set) {
 			double l = tally_num(json_object_get(ev, "level"));
@@ -466,6 +512,10 @@ tally_destroy(struct tally *t)
 	if (t == NULL)
 		return;
 	profdiff_destroy(t->prof);
+	for (size_t i = 0; i < TALLY_WARN_CAP; i++) {
+		free(t->ignored_names[i]);
+		free(t->implausible[i]);
+	}
 	for (size_t i = 0; i < t->ncells; i++) {
 		for (size_t j = 0; j < t->cells[i].narms; j++)
 			tally_arm_free(&t->cells[i].arms[j]);

@@ -75,6 +75,14 @@ struct tally {
 	double spec_threshold;       /* NAN when the gate is off */
 	size_t ignored;              /* legs of cells/arms not in the spec */
 	size_t unusable;             /* leg lines without cell, arm or rep */
+	int log_reps;                /* the round event's reps (a bare log) */
+	/* Named in the warnings, the first TALLY_WARN_CAP of each: leg
+	 * lines of a cell or arm the spec lacks, and values no leg can have
+	 * (not finite, negative, a zero or absurd wall), which are left out
+	 * of every figure rather than used in some. */
+	char *ignored_names[TALLY_WARN_CAP];
+	char *implausible[TALLY_WARN_CAP];
+	size_t nimplausible;
 	struct profdiff *prof;       /* "profile" events */
 };
 

@@ -26,12 +26,28 @@ tally_real(double x)
 
 /* Warnings, with each kind listed one by one up to TALLY_WARN_CAP and then
  * counted, so a million failed legs do not make a million lines. */
-enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OTHER, W_KINDS };
+enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OUTSIDE,
+    W_OTHER, W_KINDS };
 static const char *const warn_kind[W_KINDS] = {
 	"too few paired reps for an interval", "failed legs", "timed-out legs",
 	"multiplexed counters", "legs with foreign CPU above the threshold",
-	"duplicate counted leg lines", "other",
+	"duplicate counted leg lines", "leg lines outside the plan", "other",
 };
+
+/* The round's reps, when known (round.json, or the log's round event):
+ * a leg line of rep 0 or past them is outside the plan, named in the
+ * warnings and never counted.  0 when unknown. */
+static size_t
+tally_plan_reps(const struct tally *t)
+{
+	return t->have_spec ? (size_t)t->reps : (size_t)t->log_reps;
+}
+
+static bool
+tally_in_plan(size_t reps, size_t r)
+{
+	return reps == 0 || (r >= 1 && r <= reps);
+}
 
 struct warns {
 	json_t *list;
@@ -112,14 +128,15 @@ tally_find_arm(const struct tcell *c, const char *name)
  * way; returns n. */
 static size_t
 tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
-    double *out, double *va, double *vb)
+    size_t reps, double *out, double *va, double *vb)
 {
 	size_t n = a->nlegs < b->nlegs ? a->nlegs : b->nlegs, k = 0;
 
 	for (size_t r = 0; r < n; r++) {
 		const struct tleg *la = &a->legs[r], *lb = &b->legs[r];
 		double x, y;
-		if (la->status != LEG_OK || lb->status != LEG_OK)
+		if (la->status != LEG_OK || lb->status != LEG_OK ||
+		    !tally_in_plan(reps, r))
 			continue;
 		x = tally_val(a, la, m);
 		y = tally_val(b, lb, m);
@@ -212,14 +229,14 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 }
 
 static double
-tally_arm_ipc(const struct tarm *a, double *buf)
+tally_arm_ipc(const struct tarm *a, size_t reps, double *buf)
 {
 	size_t n = 0;
 
 	for (size_t r = 0; r < a->nlegs; r++) {
 		const struct tleg *l = &a->legs[r];
 		double ipc;
-		if (l->status != LEG_OK)
+		if (l->status != LEG_OK || !tally_in_plan(reps, r))
 			continue;
 		ipc = stats_ipc(tally_val(a, l, M_INSTRUCTIONS),
 		    tally_val(a, l, M_CYCLES));
@@ -240,6 +257,12 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 		double thr;
 		if (l->status == LEG_NONE)
 			continue;
+		if (!tally_in_plan(tally_plan_reps(t), r)) {
+			tally_warn(w, W_OUTSIDE, "%s %s rep %zu: a leg line outside "
+			    "the plan (reps %zu); not counted", c->name, a->name,
+			    r, tally_plan_reps(t));
+			continue;
+		}
 		(*counted)++;
 		if (t->have_spec && r >= 1 && r <= (size_t)t->reps)
 			(*planned)++;
@@ -303,7 +326,8 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 			if (!tally_is_aa(t, c->arms[i].name, &of) ||
 			    (b = tally_find_arm(c, of)) == NULL)
 				continue;
-			n = tally_pair(&c->arms[i], b, m, ratios, va, vb);
+			n = tally_pair(&c->arms[i], b, m, tally_plan_reps(t),
+			    ratios, va, vb);
 			f = stats_spread(ratios, n);
 			if (!isnan(f) && (isnan(fl[m]) || f > fl[m]))
 				fl[m] = f;
@@ -338,7 +362,7 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 		const struct tarm *a = &c->arms[i], *b;
 		const char *vs = tally_vs(t, c, a->name, w);
 		json_t *aj, *mj;
-		double ipc = tally_arm_ipc(a, ratios);
+		double ipc = tally_arm_ipc(a, tally_plan_reps(t), ratios);
 		bool aa;
 		size_t maxn = 0;
 
@@ -354,7 +378,8 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 		    json_null());
 		b = tally_find_arm(c, vs);
 		for (size_t m = 0; m < nm; m++) {
-			size_t n = b ? tally_pair(a, b, m, ratios, va, vb) : 0;
+			size_t n = b ? tally_pair(a, b, m, tally_plan_reps(t),
+			    ratios, va, vb) : 0;
 			struct tally_est e;
 			if (n > maxn)
 				maxn = n;
@@ -421,6 +446,15 @@ tally_report_lists(const struct tally *t, bool lists)
 	if (t->ignored)
 		tally_warn(&w, W_OTHER, "%zu leg lines name a cell or arm that "
 		    "is not in round.json and were ignored", t->ignored);
+	for (size_t i = 0; i < t->ignored && i < TALLY_WARN_CAP; i++)
+		tally_warn(&w, W_OTHER, "%s: a leg line of a cell or arm that is "
+		    "not in round.json; not counted", t->ignored_names[i]);
+	for (size_t i = 0; i < t->nimplausible && i < TALLY_WARN_CAP; i++)
+		tally_warn(&w, W_OTHER, "%s is not a value a leg can have; left "
+		    "out of every figure", t->implausible[i]);
+	if (t->nimplausible > TALLY_WARN_CAP)
+		tally_warn(&w, W_OTHER, "... and %zu more values no leg can have",
+		    t->nimplausible - TALLY_WARN_CAP);
 	if (t->unusable)
 		tally_warn(&w, W_OTHER, "%zu leg lines without a usable cell, "
 		    "arm or rep were ignored", t->unusable);

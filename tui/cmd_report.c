@@ -24,6 +24,7 @@ static const char report_usage[] =
 struct cmd_report_feed {
 	struct tally *t;
 	char spec_sha256[65];   /* the round event's, or "" */
+	size_t legs;            /* leg lines, counted or not */
 };
 
 static int
@@ -38,6 +39,9 @@ cmd_report_feed(json_t *ev, size_t lineno, void *arg)
 	    "round") == 0 &&
 	    (sha = json_string_value(json_object_get(ev, "spec_sha256"))) != NULL)
 		snprintf(f->spec_sha256, sizeof f->spec_sha256, "%s", sha);
+	if (strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
+	    "leg") == 0)
+		f->legs++;
 	tally_feed(f->t, ev);
 	return 0;
 }
@@ -211,6 +215,12 @@ cmd_report(int argc, char **argv)
 	if (logread_file(log, cmd_report_feed, &feed, &info, err,
 	    sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
+		goto out;
+	}
+	/* Nothing to report is not a report of a round named null. */
+	if (feed.legs == 0) {
+		fprintf(stderr, "benchtui report: %s: no legs (%s)\n", log,
+		    info.lines == 0 ? "the log is empty" : "not one leg line");
 		goto out;
 	}
 	/* The arms came from round.json: it must be the file the round ran,

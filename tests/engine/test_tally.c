@@ -558,6 +558,86 @@ test_summary_and_brief(void **state)
 	tally_destroy(t);
 }
 
+/* Leg lines outside the plan -- a rep past reps, rep 0, an arm or cell
+ * round.json does not have -- are named in the warnings and counted
+ * nowhere (counted could exceed planned); values no leg can have (wall
+ * 1e308, negative, zero) are named and left out of every figure. */
+static bool
+has_warning(json_t *rep, const char *text)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(rep, "warnings"), i, w)
+		if (strstr(json_string_value(w), text) != NULL)
+			return true;
+	return false;
+}
+
+static void
+test_outside_plan_and_implausible(void **state)
+{
+	static const char round[] =
+	    "{\"name\":\"r\",\"reps\":2,\"command\":[\"/bin/true\"],"
+	    "\"baseline\":\"base\",\"arms\":[{\"name\":\"base\"},"
+	    "{\"name\":\"mid\"}],\"cells\":[{\"name\":\"one\"}]}";
+	struct tally *t = tally_create();
+	struct spec *s = NULL;
+	char err[256];
+	json_t *rep;
+
+	(void)state;
+	if (spec_parse(round, strlen(round), "/tmp/round.json", NULL, &s, err,
+	    sizeof err) != 0)
+		fail_msg("spec_parse: %s", err);
+	tally_set_spec(t, s);
+	feed(t, LEG("one", "base", 1, "ok", 1) LEG("one", "mid", 1, "ok", 2)
+	    LEG("one", "base", 2, "ok", 1) LEG("one", "mid", 2, "ok", 2)
+	    LEG("one", "base", 3, "ok", 100) LEG("one", "mid", 3, "ok", 1)
+	    LEG("one", "base", 0, "ok", 100) LEG("one", "mid", 0, "ok", 1)
+	    LEG("one", "stray", 1, "ok", 1) LEG("nope", "base", 1, "ok", 1));
+	rep = tally_report(t);
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 4);
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_total")), 4);
+	assert_int_equal(json_integer_value(metric(rep, "one", "mid", "wall", "n")), 2);
+	assert_near(num(metric(rep, "one", "mid", "wall", "median")), 2, 0);
+	assert_true(has_warning(rep, "one base rep 3: a leg line outside the plan"));
+	assert_true(has_warning(rep, "one mid rep 0: a leg line outside the plan"));
+	assert_true(has_warning(rep, "one stray rep 1: a leg line of a cell or arm"));
+	assert_true(has_warning(rep, "nope base rep 1: a leg line of a cell or arm"));
+	json_decref(rep);
+	tally_destroy(t);
+	spec_destroy(s);
+
+	/* A bare log: the round event's reps are the plan. */
+	t = tally_create();
+	feed(t, "{\"t\":\"round\",\"name\":\"r\",\"reps\":1}\n"
+	    LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
+	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "ok", 9));
+	rep = tally_report(t);
+	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 2);
+	assert_true(has_warning(rep, "c b rep 2: a leg line outside the plan"));
+	json_decref(rep);
+	tally_destroy(t);
+
+	t = tally_create();
+	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 1e308)
+	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "ok", -1)
+	    LEG("c", "a", 3, "ok", 1) LEG("c", "b", 3, "ok", 0)
+	    LEG("c", "a", 4, "ok", 1) LEG("c", "b", 4, "ok", 2)
+	    LEG("c", "a", 5, "ok", 1) LEG("c", "b", 5, "ok", 2)
+	    LEG("c", "a", 6, "ok", 1.7e308) LEG("c", "b", 6, "ok", 2));
+	rep = tally_report(t);
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 2);
+	assert_near(num(metric(rep, "c", "b", "wall", "abs")), 2, 0);
+	assert_near(num(metric(rep, "c", "b", "wall", "max")), 2, 0);
+	assert_true(has_warning(rep, "c b rep 1: wall 1e+308 is not a value"));
+	assert_true(has_warning(rep, "c b rep 2: wall -1 is not a value"));
+	assert_true(has_warning(rep, "c b rep 3: wall 0 is not a value"));
+	json_decref(rep);
+	tally_destroy(t);
+}
+
 int
 main(void)
 {
@@ -572,6 +652,7 @@ main(void)
 		cmocka_unit_test(test_spec_after_feed),
 		cmocka_unit_test(test_counters_ipc_order),
 		cmocka_unit_test(test_summary_and_brief),
+		cmocka_unit_test(test_outside_plan_and_implausible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
