@@ -113,6 +113,7 @@ round_write_file(const char *path, const char *buf, size_t len, mode_t mode,
 			snprintf(err, errlen, "%s: cannot write: %s", path,
 			    n < 0 ? strerror(errno) : "disk full");
 			close(fd);
+			unlink(path);  /* ours (O_EXCL), and only a stub */
 			return -1;
 		}
 		done += (size_t)n;
@@ -120,6 +121,7 @@ round_write_file(const char *path, const char *buf, size_t len, mode_t mode,
 	if (fdatasync(fd) < 0 && errno != EINVAL) {
 		snprintf(err, errlen, "%s: cannot sync: %s", path, strerror(errno));
 		close(fd);
+		unlink(path);
 		return -1;
 	}
 	close(fd);
@@ -158,24 +160,69 @@ round_default_dir(const char *name, char *err, size_t errlen)
 	return NULL;
 }
 
-/* Hold an exclusive flock on DIR/log.jsonl (creating it) for as long as
- * the round lives.  -1 with err when another benchtui holds it. */
+/* What run made of a new round's folder. */
+enum {
+	ROUND_MADE_DIR = 1, ROUND_MADE_LOG = 2, ROUND_MADE_LEGS = 4,
+	ROUND_MADE_SERVERS = 8, ROUND_MADE_SPEC = 16, ROUND_MADE_ENV = 32,
+};
+
+void
+round_unmake(struct round *r)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+		int flags;
+	} parts[] = {
+		{ ROUND_MADE_ENV, "environment.json", 0 },
+		{ ROUND_MADE_SPEC, "round.json", 0 },
+		{ ROUND_MADE_SERVERS, "servers", AT_REMOVEDIR },
+		{ ROUND_MADE_LEGS, "legs", AT_REMOVEDIR },
+		{ ROUND_MADE_LOG, "log.jsonl", 0 },
+	};
+	int dfd;
+
+	if (r->dir == NULL || r->made == 0 ||
+	    (dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (r->made & parts[i].bit)
+			(void)unlinkat(dfd, parts[i].name, parts[i].flags);
+	close(dfd);
+	if (r->made & ROUND_MADE_DIR)
+		(void)rmdir(r->dir);
+	r->made = 0;
+}
+
+/* Hold an exclusive flock on DIR/log.jsonl for as long as the round lives
+ * (a new round creates it, and only it: a log already there means another
+ * run took the folder).  -2 with err when another benchtui has it, -1 on
+ * any other error. */
 static int
-round_lock(struct round *r, char *err, size_t errlen)
+round_lock(struct round *r, bool create, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
-	r->lock_fd = rfile_open(path, O_RDONLY | O_CREAT, 0644);
+	r->lock_fd = rfile_open(path, O_RDONLY | (create ? O_CREAT | O_EXCL :
+	    0), 0644);
 	if (r->lock_fd < 0) {
+		if (create && errno == EEXIST) {
+			snprintf(err, errlen, "%s: another run took this folder "
+			    "first (its log is there); a round never overwrites "
+			    "evidence (choose another --out)", r->dir);
+			return -2;
+		}
 		snprintf(err, errlen, "%s: cannot open: %s", path,
 		    rfile_strerror(errno));
 		return -1;
 	}
+	if (create)
+		r->made |= ROUND_MADE_LOG;
 	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		snprintf(err, errlen, "%s: another benchtui is running this round "
 		    "(it holds the log's lock)", path);
-		return -1;
+		return -2;
 	}
 	return 0;
 }
@@ -227,6 +274,10 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 				    opts->out_dir, strerror(errno));
 			return -1;
 		}
+		struct stat st;
+
+		if (stat(opts->out_dir, &st) != 0)
+			r->made |= ROUND_MADE_DIR;
 		if (round_mkdirs(opts->out_dir) < 0) {
 			snprintf(err, errlen, "%s: cannot create: %s", opts->out_dir,
 			    strerror(errno));
@@ -235,6 +286,7 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 		dir = strdup(opts->out_dir);
 	} else {
 		dir = round_default_dir(r->spec->name, err, errlen);
+		r->made |= ROUND_MADE_DIR;
 	}
 	if (dir == NULL)
 		return -1;
@@ -289,6 +341,7 @@ round_create_run(struct round *r, const struct round_opts *opts,
     int *exit_code, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
+	int rc;
 
 	/* A missing program or an offline cpu would only show mid-round:
 	 * refuse before the folder exists. */
@@ -298,25 +351,35 @@ round_create_run(struct round *r, const struct round_opts *opts,
 		return -1;
 	}
 	if (round_make_dir(r, opts, exit_code, err, errlen) != 0)
-		return -1;
+		goto fail;
+	/* The lock first: of two runs racing on one --out, the one that
+	 * does not get it leaves everything to the other (exit 2). */
+	if ((rc = round_lock(r, true, err, errlen)) != 0) {
+		if (rc == -2)
+			*exit_code = ROUND_EXIT_USAGE;
+		goto fail;
+	}
 	snprintf(path, sizeof path, "%s/legs", r->dir);
 	if (mkdir(path, 0755) < 0)
 		goto syserr;
+	r->made |= ROUND_MADE_LEGS;
 	snprintf(path, sizeof path, "%s/servers", r->dir);
 	if (mkdir(path, 0755) < 0)
 		goto syserr;
+	r->made |= ROUND_MADE_SERVERS;
 	snprintf(path, sizeof path, "%s/round.json", r->dir);
 	/* Read-only from the start: the round is what this file says, and
 	 * the seal checks it still is (its sha256 is in the round event). */
 	if (round_write_file(path, r->spec->raw, r->spec->rawlen, 0444, err,
-	    errlen) != 0 || round_write_env(r, err, errlen) != 0)
-		return -1;
-
-	if (round_lock(r, err, errlen) != 0)
-		return -1;
+	    errlen) != 0)
+		goto fail;
+	r->made |= ROUND_MADE_SPEC;
+	if (round_write_env(r, err, errlen) != 0)
+		goto fail;
+	r->made |= ROUND_MADE_ENV;
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
 	if ((r->log = logw_open(path, err, errlen)) == NULL)
-		return -1;
+		goto fail;
 	/* The new names themselves must survive a crash, not only the
 	 * files' contents. */
 	{
@@ -330,6 +393,8 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	return 0;
 syserr:
 	snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+fail:
+	round_unmake(r);
 	return -1;
 }
 
@@ -353,7 +418,7 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	}
 	/* Before resume_load, which may cut a torn line: never under a live
 	 * round. */
-	if (round_lock(r, err, errlen) != 0)
+	if (round_lock(r, false, err, errlen) != 0)
 		return -1;
 	if (resume_load(r->dir, &r->rs, err, errlen) != 0)
 		return -1;

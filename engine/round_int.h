@@ -39,6 +39,10 @@ struct round {
 	char *dir;                 /* absolute */
 	char *sign_key;
 	struct logw *log;
+	/* What run made of a new round's folder (ROUND_MADE_*), so a run
+	 * that cannot start (a full disk) takes it all back and leaves no
+	 * stub that can be neither resumed nor reused. */
+	unsigned made;
 	int lock_fd;               /* flock on log.jsonl while the round runs:
 	                            * a second resume, or seal --partial, of
 	                            * the same folder refuses */
@@ -96,6 +100,12 @@ struct run {
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
 };
+
+/* --- round.c: the round object ----------------------------------------- */
+
+/* Remove what run made of a new round's folder (nothing of a resumed one,
+ * nothing another run made): a run that could not start leaves no stub. */
+void round_unmake(struct round *r);
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -217,6 +218,21 @@ run_leg_gate(struct run_leg *l)
 	return RUN_LEG_GO;
 }
 
+/* Whether the file system holding path is full: less than 64 KiB left
+ * to us (root may use the blocks kept for it). */
+static bool
+run_leg_disk_full(const char *path)
+{
+	struct statvfs sv;
+	unsigned long long avail;
+
+	if (statvfs(path, &sv) != 0 || sv.f_blocks == 0)
+		return false;
+	avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
+	    sv.f_bavail) * sv.f_frsize;
+	return avail < 64 * 1024;
+}
+
 /* What the leg left outside its process group (setsid, double forks
  * reparented to us as subreaper) would run on into the next leg: end it
  * now, keeping the cell's server.  With a cgroup, leg_run has killed it
@@ -276,6 +292,19 @@ run_leg_run(struct run_leg *l)
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
 	run_leg_end_leftovers(l);
+	/* The leg writes its output into the round folder itself: a disk
+	 * that filled meanwhile failed the harness's file, not the leg, so
+	 * the leg is not recorded (as "failed", for good) but runs again on
+	 * resume. */
+	if (!l->res.aborted && run_leg_disk_full(l->outabs)) {
+		snprintf(u->err, sizeof u->err, "%s: No space left on device "
+		    "(the disk filled while leg %s %s r%d ran, so its output may "
+		    "be cut short); the round stopped, resume runs the leg again "
+		    "once there is room", l->outabs, l->cell->name, l->arm->name,
+		    l->pl->rep);
+		round_abort_internal(u->r, "the disk is full");
+		return RUN_LEG_STOP;
+	}
 	/* A scratch folder the leg turned into a link is not "0 bytes": the
 	 * round stops, and the leg runs again once it is a folder again. */
 	if (l->cmd.scratch != NULL &&

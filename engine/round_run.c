@@ -157,8 +157,15 @@ round_run(struct round *r, char *err, size_t errlen)
 		 * stays as it is; only the summaries and the seal are left. */
 		run_replay(r);
 		rc = run_close_done(&u, false);
+	} else if (run_open(&u), r->rs == NULL && r->fatal) {
+		/* Not even a new round's first events reached the log (a full
+		 * disk): there is nothing to resume, so nothing is kept, and
+		 * --out can be used again. */
+		snprintf(u.err, sizeof u.err, "%s; the round did not start and "
+		    "its folder %s was removed", r->fatal_err, r->dir);
+		round_unmake(r);
+		rc = ROUND_EXIT_FAIL;
 	} else {
-		run_open(&u);
 		run_begin(&u);
 		for (size_t c = 0; c < s->ncells && !r->fatal; c++)
 			if (!run_cell(&u, c, &failed))
