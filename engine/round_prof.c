@@ -69,6 +69,23 @@ prof_event(const char *cell, const char *arm, const char *kind,
 	return ev;
 }
 
+/* leg_run's callback once a profile leg runs: profile_start with its pid
+ * (the process group a kill campaign checks is gone). */
+struct prof_start {
+	struct run *u;
+	const char *cell, *arm, *kind;
+};
+
+static void
+prof_started(pid_t pid, void *arg)
+{
+	struct prof_start *ps = arg;
+	json_t *ev = prof_event(ps->cell, ps->arm, ps->kind, NULL);
+
+	json_object_set_new(ev, "pid", json_integer(pid));
+	run_emit_new(ps->u, ev);
+}
+
 /* A profile that could not be taken: its event, with the reason and the
  * files it left (a NULL-terminated list, or NULL). */
 static void
@@ -158,7 +175,6 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 	unlink(agraph);
 	unlink(tmp);
 
-	run_emit_new(u, prof_event(cell->name, arm->name, "perf", NULL));
 	if ((blocked = profile_blocked("perf", why, sizeof why)) != NULL ||
 	    perf == NULL) {
 		prof_failed(u, cell->name, arm->name, "perf", blocked != NULL ?
@@ -194,7 +210,8 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 		.nice = s->nice, .timeout_s = s->timeout_s,
 		.abort_fd = u->r->abort_pipe[0],
 	};
-	if (leg_run(&ls, &res, NULL, NULL, why, sizeof why) != 0) {
+	struct prof_start ps = { u, cell->name, arm->name, "perf" };
+	if (leg_run(&ls, &res, prof_started, &ps, why, sizeof why) != 0) {
 		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
 		goto out;
 	}

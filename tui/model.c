@@ -449,7 +449,8 @@ model_feed(struct model *m, const json_t *ev)
 	if (!t)
 		return;
 	/* The tally takes the round's name and the legs; it skips the rest. */
-	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0) {
+	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0 ||
+	    strcmp(t, "profile") == 0) {
 		tally_feed(m->tally, ev);
 		m->report_stale = true;
 	}
@@ -493,6 +494,13 @@ model_feed(struct model *m, const json_t *ev)
 		snprintf(m->warning, sizeof m->warning,
 		    "resume cut a torn last line from the log (%.0f bytes)",
 		    get_num(ev, "bytes"));
+	} else if (strcmp(t, "profile_start") == 0) {
+		const char *cell = get_str(ev, "cell"), *arm = get_str(ev, "arm"),
+		    *kind = get_str(ev, "kind");
+		snprintf(m->profiling, sizeof m->profiling, "%s / %s / %s",
+		    cell ? cell : "?", arm ? arm : "?", kind ? kind : "?");
+	} else if (strcmp(t, "profile") == 0) {
+		m->profiling[0] = '\0';
 	} else if (strcmp(t, "server") == 0) {
 		const char *cell = get_str(ev, "cell");
 		const char *st = get_str(ev, "state");

@@ -67,6 +67,7 @@ struct model {
 	char abort_reason[64];
 	char warning[160];     /* the last warning event */
 	char server[128];      /* "cell [arm rN]: state [pid N]" of the last server event */
+	char profiling[128];   /* "cell / arm / perf" while a profile runs */
 
 	double start_ts;       /* the round event's ts (0 before it) */
 	double last_ts;        /* the latest ts fed */

@@ -350,6 +350,10 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	char label[160];
 
 	(void)now;
+	if (r->show_profiles) {
+		pane_prof_draw(r, w, m);
+		return;
+	}
 	if (!json_is_object(cells) || json_object_size(cells) == 0) {
 		render_put(w, 1, 1, cw, THEME_DIM, "no ratios yet (they need a leg of each arm)");
 		return;

@@ -86,6 +86,14 @@ current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	char buf[256], el[32], med[32];
 	double base = r->replay ? m->last_ts : now, e, md;
 
+	if (!m->cur_active && m->profiling[0] != '\0' &&
+	    m->state == MODEL_RUNNING) {
+		snprintf(buf, sizeof buf, "profiling %s", m->profiling);
+		render_put(w, 1, 1, cw, THEME_RUNNING, buf);
+		render_put(w, 2, 1, cw, THEME_DIM, "after the cell's timed legs; "
+		    "not in the ratios");
+		return;
+	}
 	if (!m->cur_active) {
 		const char *what = m->state == MODEL_PAUSED ? "paused between legs" :
 		    m->state == MODEL_COMPLETE || m->state == MODEL_SEALED ?

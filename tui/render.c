@@ -273,12 +273,13 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 	static const char *const live[][2] = {
 		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
 		{ "?", "help" }, { "t", "theme" }, { "Tab", "pane" },
-		{ "j/k", "scroll" }, { "Enter", "leg" },
+		{ "j/k", "scroll" }, { "Enter", "leg" }, { "f", "profiles" },
 	};
 	static const char *const replay[][2] = {
 		{ "space", "play" }, { "+/-", "speed" }, { "</>", "step" },
 		{ "Home/End", "ends" }, { "q", "quit" }, { "?", "help" },
 		{ "t", "theme" }, { "Tab", "pane" }, { "Enter", "leg" },
+		{ "f", "profiles" },
 	};
 	const char *const (*keys)[2] = r->replay ? replay : live;
 	size_t n = r->replay ? sizeof replay / sizeof replay[0] :
@@ -321,10 +322,14 @@ draw_pane(struct render *r, int p, struct model *m, double now)
 	const struct render_pane_ops *ops = pane_ops[p];
 	char title[96];
 
+	if (p == PANE_RATIOS)
+		pane_prof_offer(r, m);
 	werase(w);
 	wattrset(w, theme_attr(r->focus == p ? THEME_FOCUS : THEME_BORDER));
 	box(w, 0, 0);
-	snprintf(title, sizeof title, " %s ", ops->title);
+	snprintf(title, sizeof title, " %s ", p == PANE_RATIOS &&
+	    r->show_profiles ? "Profiles beside the comparison arm (f: "
+	    "ratios)" : ops->title);
 	render_put(w, 0, 2, getmaxx(w) - 4, r->focus == p ? THEME_FOCUS :
 	    THEME_TITLE, title);
 	ops->draw(r, w, m, now);
@@ -340,6 +345,7 @@ static const char *const help_text[] = {
 	"  ?        this help          t   next theme",
 	"  Tab      next pane          j/k, arrows, PgUp/PgDn  scroll",
 	"  Enter    the selected leg: command, env, output tail",
+	"  f        ratios pane: the profiles, each arm beside its comparison",
 	"Replay",
 	"  space    play / pause       + -   speed",
 	"  <- ->    step one leg       Home End  first / last event",
@@ -507,6 +513,14 @@ render_key(struct render *r, struct model *m, int key)
 	if (r->overlay == OVERLAY_LEG || r->overlay == OVERLAY_HELP) {
 		r->overlay = OVERLAY_NONE;
 		render_touch_all(r);
+		return RENDER_KEY_HANDLED;
+	}
+	if (key == 'f' || key == 'F') {
+		/* the ratios pane: ratios or profiles */
+		r->show_profiles = !r->show_profiles;
+		r->profiles_offered = true;
+		r->scroll[PANE_RATIOS] = 0;
+		r->dirty |= 1u << PANE_RATIOS;
 		return RENDER_KEY_HANDLED;
 	}
 	if (key == '\t' || key == KEY_BTAB) {

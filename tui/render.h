@@ -8,6 +8,7 @@
 #define BENCHTUI_RENDER_H
 
 #include <curses.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -54,6 +55,9 @@ struct render {
 	int scroll[PANE_COUNT];
 	size_t sel_leg;          /* 0 = the newest leg */
 	int ratio_lines, plan_lines; /* last drawn line counts, for scrolling */
+	bool show_profiles;      /* the ratios pane shows the profiles ('f') */
+	bool profiles_offered;   /* switched to them once, when the first
+	                          * differential profile came in */
 
 	enum render_overlay overlay;
 	size_t detail_leg;       /* index into model legs for OVERLAY_LEG */
@@ -102,6 +106,13 @@ struct render_pane_ops {
 };
 extern const struct render_pane_ops pane_quiet_ops, pane_current_ops,
     pane_plan_ops, pane_legs_ops, pane_ratios_ops;
+
+/* The profiles view of the ratios pane (pane_prof.c): each profiled arm
+ * beside its comparison arm.  Sets r->ratio_lines for scrolling. */
+void pane_prof_draw(struct render *r, WINDOW *w, struct model *m);
+/* Once, when the first profile beside its comparison comes in, turn the
+ * ratios pane to the profiles ('f' turns it back). */
+void pane_prof_offer(struct render *r, struct model *m);
 
 /* Put s at (y, x) in role's attributes, cut to width columns. */
 void render_put(WINDOW *w, int y, int x, int width, int role, const char *s);

@@ -103,4 +103,26 @@ jq -e '.profilers.perf.sha256 | length == 64' "$T/out/environment.json" >/dev/nu
 jq -e '.profilers | has("perf_event_paranoid") and has("ptrace_scope") and
 	(.perf.version | test("perf"))' "$T/out/environment.json" >/dev/null ||
 	fail "environment.json lacks the settings"
+
+# A perf that cannot profile (as a blocked perf_event_paranoid makes it) is
+# a failed profile event with the reason, never a failed round.
+mkdir "$T/fakebin"
+printf '#!/bin/sh\necho "perf_event_open(..., PERF_FLAG_FD_CLOEXEC) failed: Permission denied" >&2\nexit 255\n' \
+	>"$T/fakebin/perf"
+chmod +x "$T/fakebin/perf"
+PATH=$T/fakebin:$PATH "$BENCHTUI" run "$T/round.json" --headless --out "$T/out2" >"$T/stdout2" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "a failing perf failed the round: exit $rc: $(cat "$T/stdout2")"
+jq -e -s 'map(select(.t == "profile")) | length == 2 and
+	all(.status == "failed" and (.reason | test("perf record exited")))' \
+	"$T/out2/log.jsonl" >/dev/null ||
+	fail "failed profiles: $(jq -c 'select(.t == "profile")' "$T/out2/log.jsonl")"
+grep -q 'Permission denied' "$T/out2/legs/prof-cpu-on.out" ||
+	fail "perf's message is not kept in legs/prof-cpu-on.out"
+grep -q 'profile cpu on perf failed: perf record exited non-zero' "$T/stdout2" ||
+	fail "headless does not print the failed profile: $(cat "$T/stdout2")"
+"$BENCHTUI" report "$T/out2" >"$T/rep2.txt" || fail "report of failed profiles"
+grep -q 'cpu  perf  on: failed -- perf record exited non-zero' "$T/rep2.txt" ||
+	fail "the report does not show the failed profile: $(cat "$T/rep2.txt")"
+"$BENCHTUI" verify "$T/out2" >/dev/null 2>&1 || fail "verify of the second round"
 echo "ok"

@@ -1,0 +1,97 @@
+#!/bin/bash
+# The kill campaign over the profile phase: kill -9 benchtui while its perf
+# profiles run (at a random moment after a profile leg started), resuming
+# after each, until the round completes.  Then: every leg counted exactly
+# once, every profile taken exactly once (one "profile" event each, ok),
+# nothing an interrupted profile left behind (temporary reports, perf's
+# .old data), no profile process alive, and the seal holds.
+. "$(dirname "$0")/life_lib.sh"
+command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+
+export DEMO_SPIN_MS=100
+make_round "$T/base.json" killprof 2 0   # 3 arms x 2 cells x 2 reps = 12 legs
+jq '.profile = {"arms": ["a", "b"], "perf": {"args": ["-F", "999", "-g"]}}' \
+	"$T/base.json" >"$T/kill.json"
+planned=12 profiles=4
+dir=$T/round
+log=$dir/log.jsonl
+
+starts() { jq -s 'map(select(.t == "profile_start")) | length' "$log" 2>/dev/null || echo 0; }
+
+kills=0 inprof=0 runs=0 complete=0
+while [ $complete -eq 0 ]; do
+	runs=$((runs + 1))
+	[ $runs -le 40 ] || fail "round not complete after $runs runs"
+	before=0
+	if [ ! -f "$log" ] || ! grep -q '"t":"round"' "$log"; then
+		rm -rf "$dir"
+		"$BENCHTUI" run "$T/kill.json" --out "$dir" --headless \
+		    >>"$T/out.txt" 2>&1 &
+		pid=$!
+	else
+		before=$(starts)
+		"$BENCHTUI" resume "$dir" --headless >>"$T/out.txt" 2>&1 &
+		pid=$!
+	fi
+	if [ $inprof -lt 6 ]; then
+		# Wait for the next profile leg to start, then kill somewhere
+		# inside it (perf record, the leg, perf report or the event).
+		i=0
+		while kill -0 $pid 2>/dev/null && [ "$(starts)" -le "$before" ] &&
+		    [ $i -lt 600 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		sleep "0.$(printf '%03d' $((RANDOM % 900)))"
+		if kill -9 $pid 2>/dev/null; then
+			wait $pid 2>/dev/null
+			kills=$((kills + 1))
+			# Killed inside a profile when the last profile line is
+			# its start.
+			last=$(jq -r 'select(.t == "profile_start" or .t == "profile") | .t' \
+			    "$log" | tail -1)
+			[ "$last" = profile_start ] && inprof=$((inprof + 1))
+			continue
+		fi
+	fi
+	wait $pid
+	rc=$?
+	case $rc in
+	0) complete=1 ;;
+	*) tail -20 "$T/out.txt"; fail "run/resume exited $rc (run $runs)" ;;
+	esac
+done
+echo "kill campaign over profiles: $kills kills, $inprof inside a profile, $runs runs"
+[ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
+
+check_log_whole "$log"
+check_exactly_once "$log" $planned
+check_no_live_legs "$log"
+check_sealed "$dir"
+# Each profile exactly once, and ok.
+jq -s -e --argjson n $profiles 'map(select(.t == "profile")) |
+	length == $n and all(.status == "ok") and
+	(map(.cell + "/" + .arm + "/" + .kind) | unique | length == $n)' "$log" >/dev/null ||
+	fail "profile events: $(jq -c 'select(.t == "profile") | [.cell, .arm, .status]' "$log")"
+restarted=$(jq -s 'map(select(.t == "profile_start")) | length' "$log")
+echo "profile legs started: $restarted for $profiles profiles"
+[ "$restarted" -gt $profiles ] || fail "no profile was taken again after a kill"
+# What interrupted profiles left was removed before they were taken again.
+left=$(cd "$dir/legs" && ls | grep -E '\.(tmp|flat|graph|old)$' || true)
+[ -z "$left" ] || fail "left in legs/: $left"
+for c in c1 c2; do
+	for a in a b; do
+		[ -s "$dir/legs/prof-$c-$a.report" ] || fail "no prof-$c-$a.report"
+	done
+done
+[ ! -e "$dir/legs/prof-c1-aa.data" ] || fail "aa was profiled"
+# No profile process (perf, or the leg under it) outlived its round.
+for p in $(jq -r 'select(.t == "profile_start") | .pid' "$log"); do
+	if kill -0 -- "-$p" 2>/dev/null; then
+		ps -o pid,pgid,stat,args -g "$p"
+		fail "profile process group $p is still alive"
+	fi
+done
+jq -e '.profiles.c1.b.perf.vs == "a"' "$dir/summary.json" >/dev/null ||
+	fail "summary.json lacks the profiles"
+exit 0
