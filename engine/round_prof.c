@@ -16,6 +16,7 @@
 #include "profdiff.h"
 #include "profile.h"
 #include "round_int.h"
+#include "server.h"
 
 /* perf report's output is read whole; a flat profile is a few hundred
  * lines, a call graph a few thousand. */
@@ -309,15 +310,28 @@ run_prof_cell(struct run *u, size_t c, struct server *srv)
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[c];
 
-	(void)srv;
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
+		struct server *own = NULL;
+		int rc = 0;
 
 		if (!spec_profiles(s, cell->name, arm->name, "perf") ||
 		    prof_done(u, cell->name, arm->name, "perf"))
 			continue;
 		run_pause_point(u);
-		if (run_aborted(u) || prof_perf(u, cell, arm) != 0)
+		if (run_aborted(u))
+			return -1;
+		/* Servers per leg: the arm's own server, up for its profiles
+		 * as for its legs (rep 0: outside the timed reps). */
+		if (srv == NULL && cell->server != NULL &&
+		    spec_server_per_leg(s, cell)) {
+			if ((own = run_server_start(u, cell, arm, 0)) == NULL)
+				return -1;
+		}
+		rc = prof_perf(u, cell, arm);
+		if (own != NULL)
+			run_server_stop(u, cell, own);
+		if (rc != 0 || run_aborted(u))
 			return -1;
 	}
 	return 0;
