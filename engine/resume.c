@@ -44,6 +44,7 @@ struct resume_state {
 	bool completed;
 	bool sealed;
 	json_t *server_starting; /* {cell: ts of its "starting" line} */
+	json_t *decided;    /* {cell: rep of the look that decided it} */
 };
 
 static double
@@ -180,6 +181,12 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 		if (tally_leg_status(ev) != TALLY_LEG_ABORTED)
 			if (resume_add_done(rs, key) != 0)
 				return -1;
+	} else if (strcmp(t, "look") == 0) {
+		const char *cell = json_string_value(json_object_get(ev, "cell"));
+		json_t *rep = json_object_get(ev, "rep");
+		if (cell != NULL && json_is_integer(rep) &&
+		    json_is_true(json_object_get(ev, "decided")))
+			json_object_set(rs->decided, cell, rep);
 	} else if (strcmp(t, "leg_start") == 0) {
 		json_t *pid = json_object_get(ev, "pid");
 		struct resume_proc *p;
@@ -288,7 +295,8 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	}
 	if ((rs->dir = strdup(dir)) == NULL ||
 	    (rs->events = json_array()) == NULL ||
-	    (rs->server_starting = json_object()) == NULL) {
+	    (rs->server_starting = json_object()) == NULL ||
+	    (rs->decided = json_object()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		goto fail;
 	}
@@ -357,6 +365,43 @@ const char *
 resume_workdir(const struct resume_state *rs)
 {
 	return rs->workdir;
+}
+
+int
+resume_recorded_order(const struct resume_state *rs, enum spec_order *order,
+    uint64_t *seed)
+{
+	const json_t *o = json_object_get(rs->round_ev, "order");
+	const json_t *sd = json_object_get(rs->round_ev, "shuffle_seed");
+	const char *name = json_string_value(o);
+
+	*seed = 0;
+	if (o == NULL) {
+		*order = SPEC_ORDER_SEED;
+		return 0;
+	}
+	if (name == NULL)
+		return -1;
+	if (strcmp(name, "mirror") == 0)
+		*order = SPEC_ORDER_MIRROR;
+	else if (strcmp(name, "seed") == 0)
+		*order = SPEC_ORDER_SEED;
+	else if (strcmp(name, "shuffle") == 0) {
+		if (!json_is_integer(sd) || json_integer_value(sd) < 0)
+			return -1;
+		*order = SPEC_ORDER_SHUFFLE;
+		*seed = (uint64_t)json_integer_value(sd);
+	} else
+		return -1;
+	return 0;
+}
+
+int
+resume_cell_stopped(const struct resume_state *rs, const char *cell)
+{
+	const json_t *rep = json_object_get(rs->decided, cell);
+
+	return json_is_integer(rep) ? (int)json_integer_value(rep) : 0;
 }
 
 const json_t *
@@ -568,6 +613,7 @@ resume_destroy(struct resume_state *rs)
 	json_decref(rs->env);
 	json_decref(rs->events);
 	json_decref(rs->server_starting);
+	json_decref(rs->decided);
 	free(rs->dir);
 	free(rs);
 }

@@ -11,7 +11,10 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "spec.h"
 
 struct resume_state;
 
@@ -25,6 +28,18 @@ int resume_load(const char *dir, struct resume_state **out,
 /* The sha256 of round.json recorded in the "round" event, and the workdir. */
 const char *resume_spec_sha256(const struct resume_state *rs);
 const char *resume_workdir(const struct resume_state *rs);
+
+/* The leg order the "round" event recorded: its "order" ("mirror",
+ * "seed", "shuffle") and "shuffle_seed".  A round event without "order"
+ * was written before the field existed, under the seed rule.  -1 when the
+ * recorded order is not one this benchtui knows (or shuffle lacks its
+ * seed). */
+int resume_recorded_order(const struct resume_state *rs,
+    enum spec_order *order, uint64_t *seed);
+
+/* The rep at which an adaptive look decided the cell (its legs past it
+ * are not run), or 0. */
+int resume_cell_stopped(const struct resume_state *rs, const char *cell);
 
 /* The "env" event's host facts and binaries as recorded (borrowed). */
 const json_t *resume_recorded_env(const struct resume_state *rs);

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -350,6 +352,16 @@ round_create_run(struct round *r, const struct round_opts *opts,
 		*exit_code = ROUND_EXIT_USAGE;
 		return -1;
 	}
+	/* A shuffle without a seed gets one here, recorded in the round
+	 * event so that resume and a reader can replay the same order.  63
+	 * bits: it travels as a JSON integer. */
+	if (r->spec->order == SPEC_ORDER_SHUFFLE && !r->spec->has_shuffle_seed) {
+		uint64_t seed = 0;
+		if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+			seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+		r->spec->shuffle_seed = seed & (UINT64_MAX >> 1);
+		r->spec->has_shuffle_seed = true;
+	}
 	if (round_make_dir(r, opts, exit_code, err, errlen) != 0)
 		goto fail;
 	/* The lock first: of two runs racing on one --out, the one that
@@ -447,6 +459,16 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
 	    spec_check_host(r->spec, err, errlen) != 0)
 		return -1;
+	/* The plan the log was written under, whatever the round file says
+	 * by default today: each planned leg then ends exactly once. */
+	if (resume_recorded_order(r->rs, &r->spec->order,
+	    &r->spec->shuffle_seed) != 0) {
+		snprintf(err, errlen, "%s/log.jsonl: the round event records "
+		    "an order this benchtui does not know; resume refuses",
+		    r->dir);
+		return -1;
+	}
+	r->spec->has_shuffle_seed = r->spec->order == SPEC_ORDER_SHUFFLE;
 	*exit_code = ROUND_EXIT_FAIL;
 	resume_end_stale(r->rs);
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);

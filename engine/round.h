@@ -32,6 +32,8 @@ enum {
 	ROUND_EXIT_FAIL = 1,
 	ROUND_EXIT_USAGE = 2,
 	ROUND_EXIT_ABORTED = 3,
+	/* complete and sealed, but some legs failed or timed out */
+	ROUND_EXIT_LEGS_FAILED = 5,
 };
 
 /* Validate the options, load the round, create (run) or load (resume) the

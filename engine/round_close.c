@@ -25,7 +25,8 @@ run_close_stopped(struct run *u, bool failed)
 	else if (u->err[0] == '\0')
 		snprintf(u->err, sizeof u->err, "aborted (%s); resume "
 		    "continues the round", reason != NULL ? reason : "abort");
-	json_object_set_new(ev, "reason", json_string(failed || r->fatal ?
+	json_object_set_new(ev, "reason", json_string(failed || r->fatal ||
+	    u->stop_logged_err ?
 	    u->err : reason != NULL ? reason : "abort"));
 	run_emit_new(u, ev);
 	return failed ? ROUND_EXIT_FAIL : ROUND_EXIT_ABORTED;
@@ -52,6 +53,25 @@ run_close_spec_intact(struct run *u)
 		return -1;
 	}
 	return 0;
+}
+
+/* A complete round whose legs did not all succeed exits 5, saying how
+ * many, where, and which file holds the first failing leg's output. */
+static int
+run_close_failed_legs(struct run *u)
+{
+	struct tally_failure first;
+	char where[512];
+	size_t n = tally_failed_legs(u->r->tally, &first, where, sizeof where);
+
+	if (n == 0)
+		return ROUND_EXIT_OK;
+	snprintf(u->err, sizeof u->err, "the round is complete and sealed, "
+	    "but %zu leg%s failed or timed out (%s; left out of the ratios); "
+	    "the first failing leg's output: %s/legs/%s-%s-r%d.out", n,
+	    n == 1 ? "" : "s", where, u->r->dir, first.cell, first.arm,
+	    first.rep);
+	return ROUND_EXIT_LEGS_FAILED;
 }
 
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
@@ -93,5 +113,5 @@ run_close_done(struct run *u, bool log_done)
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);
 	json_decref(ev);
-	return ROUND_EXIT_OK;
+	return run_close_failed_legs(u);
 }

@@ -8,6 +8,7 @@
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
  *   round_prof.c     the profile phase after a cell's timed legs
+ *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: prepare, gate, run, record; the leg's
  *                    program (run_cmd_build), for profile legs too
  *   round_server.c   a cell's server: start, watch, stop, its events
@@ -99,6 +100,9 @@ struct run {
 	int srv_rep;
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
+	/* The abort event's reason is u->err (fail_fast), not the short
+	 * abort reason. */
+	bool stop_logged_err;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -194,6 +198,13 @@ bool run_server_gone(struct run *u, const struct plan_leg *pl,
 /* Stop it by its pid and log how it ended; destroys srv. */
 void run_server_stop(struct run *u, const struct spec_cell *cell,
     struct server *srv);
+
+/* --- round_look.c: adaptive looks -------------------------------------- */
+
+/* Cell c has completed rep: when rep is one of an adaptive round's looks,
+ * log the look event; true when every arm that is not an A/A copy is
+ * decided on the round's metric (the cell stops). */
+bool run_look(struct run *u, size_t c, int rep);
 
 /* --- round_leg.c: one leg ----------------------------------------------- */
 

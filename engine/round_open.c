@@ -9,6 +9,7 @@
 #include "event.h"
 #include "provenance.h"
 #include "round_int.h"
+#include "stats.h"
 
 static json_t *
 run_names(char *const *names, size_t n)
@@ -42,6 +43,27 @@ run_log_round(struct run *u)
 	json_object_set_new(ev, "baseline", json_string(s->baseline));
 	json_object_set_new(ev, "counters", run_names(s->counters, s->ncounters));
 	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
+	/* The leg order (resume follows it) and the arithmetic's settings
+	 * (a bare copy of the log reports with them). */
+	json_object_set_new(ev, "order", json_string(spec_order_name(s->order)));
+	if (s->order == SPEC_ORDER_SHUFFLE)
+		json_object_set_new(ev, "shuffle_seed",
+		    json_integer((json_int_t)s->shuffle_seed));
+	json_object_set_new(ev, "confidence", json_real(s->confidence));
+	json_object_set_new(ev, "level", json_real(s->adaptive.on ?
+	    stats_look_level(s->confidence, spec_looks(s, NULL, 0)) :
+	    s->confidence));
+	json_object_set_new(ev, "margin", json_real(s->margin));
+	json_object_set_new(ev, "fail_fast", json_integer(s->fail_fast));
+	if (s->adaptive.on) {
+		json_t *ad = json_object();
+		json_object_set_new(ad, "min", json_integer(s->adaptive.min));
+		json_object_set_new(ad, "max", json_integer(s->adaptive.max));
+		json_object_set_new(ad, "until", json_string("decided"));
+		json_object_set_new(ad, "metric",
+		    json_string(s->adaptive.metric));
+		json_object_set_new(ev, "adaptive", ad);
+	}
 	run_emit_new(u, ev);
 }
 

@@ -35,9 +35,81 @@ static bool
 run_leg_todo(const struct round *r, const struct plan_leg *pl)
 {
 	const struct spec *s = r->spec;
+	int stopped;
 
-	return r->rs == NULL || !resume_leg_done(r->rs, s->cells[pl->cell].name,
+	if (r->rs == NULL)
+		return true;
+	/* An adaptive cell decided at a look plans nothing past it. */
+	stopped = resume_cell_stopped(r->rs, s->cells[pl->cell].name);
+	if (stopped > 0 && pl->rep > stopped)
+		return false;
+	return !resume_leg_done(r->rs, s->cells[pl->cell].name,
 	    s->arms[pl->arm].name, pl->rep);
+}
+
+/* The last lines of a leg's output file (at most 5 lines of its last 600
+ * bytes), each on a line of its own starting "    | ", control bytes shown
+ * as '?'; "" when it is empty or unreadable. */
+static void
+run_output_tail(const char *path, char *out, size_t len)
+{
+	char buf[601];
+	FILE *f = fopen(path, "r");
+	long size;
+	size_t n, start, lines = 0, k = 0;
+
+	out[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+	    fseek(f, size > 600 ? size - 600 : 0, SEEK_SET) != 0) {
+		fclose(f);
+		return;
+	}
+	n = fread(buf, 1, 600, f);
+	fclose(f);
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	/* Back from the end over at most 5 line breaks. */
+	for (start = n; start > 0; start--)
+		if (buf[start - 1] == '\n' && ++lines == 5)
+			break;
+	for (size_t i = start; i < n && k + 9 < len; i++) {
+		if (i == start || buf[i] == '\n') {
+			k += (size_t)snprintf(out + k, len - k, "\n    | ");
+			if (buf[i] == '\n')
+				continue;
+		}
+		out[k++] = (unsigned char)buf[i] < 0x20 && buf[i] != '\t' ?
+		    '?' : buf[i];
+	}
+	out[k] = '\0';
+}
+
+/* fail_fast: the arm's first N legs in this cell all failed.  true (the
+ * round stops, resumably) with u->err naming the arm, the cell and the
+ * end of the leg's output. */
+static bool
+run_fail_fast(struct run *u, const struct plan_leg *pl)
+{
+	struct round *r = u->r;
+	const struct spec *s = r->spec;
+	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
+	char path[4096], tail[400];
+
+	if (s->fail_fast <= 0 || pl->rep < s->fail_fast ||
+	    !tally_first_failed(r->tally, cell, arm, s->fail_fast))
+		return false;
+	snprintf(path, sizeof path, "%s/legs/%s-%s-r%d.out", r->dir, cell, arm,
+	    pl->rep);
+	run_output_tail(path, tail, sizeof tail);
+	snprintf(u->err, sizeof u->err, "fail_fast: arm %s failed its first "
+	    "%d legs in cell %s; the round stopped (resume continues it once "
+	    "this is fixed). The end of %.300s:%s", arm, s->fail_fast, cell, path,
+	    tail[0] ? tail : " (empty)");
+	u->stop_logged_err = true;
+	round_abort_internal(r, "fail_fast");
+	return true;
 }
 
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
@@ -68,12 +140,29 @@ run_cell(struct run *u, size_t c, bool *failed)
 			return false;
 		}
 	}
-	for (size_t i = 0; i < r->plan.n && !stop; i++) {
+	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
 		const struct plan_leg *pl = &r->plan.legs[i];
 
-		if (pl->cell == c && run_leg_todo(r, pl) &&
-		    run_leg(u, pl, srv, failed) != 0)
-			stop = true;
+		if (pl->cell != c)
+			continue;
+		if (run_leg_todo(r, pl)) {
+			if (run_leg(u, pl, srv, failed) != 0 ||
+			    run_fail_fast(u, pl)) {
+				stop = true;
+				break;
+			}
+			ran++;
+		}
+		/* The rep is complete after its last leg in the plan: an
+		 * adaptive round may look (once: not for a rep that an
+		 * earlier session completed and looked at). */
+		if (ran > 0 && (i + 1 == r->plan.n ||
+		    r->plan.legs[i + 1].rep != pl->rep ||
+		    r->plan.legs[i + 1].cell != c)) {
+			ran = 0;
+			if (run_look(u, c, pl->rep))
+				break;
+		}
 	}
 	/* Profiles explain the cell's ratios: after its timed legs. */
 	if (!stop && !r->fatal && !run_aborted(u) &&

@@ -500,7 +500,8 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	static const char *const keys[] = { "name", "reps", "bin", "command",
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
-	    "profile", NULL };
+	    "profile", "order", "shuffle_seed", "confidence", "margin",
+	    "fail_fast", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "cells", "baseline", NULL };
 	struct spec *s = p->s;
@@ -517,8 +518,7 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 
 	if (spec_want_name(p, json_object_get(root, "name"), "name", &s->name) < 0)
 		return -1;
-	if (spec_want_int(p, json_object_get(root, "reps"), "reps", 1,
-	    SPEC_REPS_MAX, &s->reps) < 0)
+	if (spec_parse_reps(p, root) < 0 || spec_parse_stats(p, root) < 0)
 		return -1;
 	if ((v = json_object_get(root, "bin")) != NULL &&
 	    spec_want_string(p, v, "bin", true, &s->bin) < 0)
@@ -740,6 +740,7 @@ spec_destroy(struct spec *s)
 		}
 	}
 	free(s->cells);
+	free(s->adaptive.metric);
 	free(s->path);
 	free(s->raw);
 	free(s->name);

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define SPEC_NAME_MAX 49 /* [A-Za-z][A-Za-z0-9_-]{0,48} */
 
@@ -73,6 +74,13 @@ struct spec_profile {
 	size_t ntrace;
 };
 
+/* The leg order within a cell (SPEC.md "Leg order"). */
+enum spec_order {
+	SPEC_ORDER_MIRROR,   /* default: drift cancels within each pair of reps */
+	SPEC_ORDER_SEED,     /* the older rule, kept for old folders */
+	SPEC_ORDER_SHUFFLE,  /* a seeded permutation per rep */
+};
+
 struct spec {
 	char *path;          /* the round file as given */
 	char *raw;           /* the file's bytes, exactly as read (NUL-terminated) */
@@ -103,6 +111,19 @@ struct spec {
 	struct spec_kv *vars;
 	size_t nvars;
 	struct spec_profile *profile; /* NULL when the round profiles nothing */
+
+	/* Leg order, arithmetic and failures (benchtui-round(5)). */
+	enum spec_order order;
+	bool has_shuffle_seed;  /* set in the file, or chosen by run/resume */
+	uint64_t shuffle_seed;
+	double confidence;      /* default 0.95 */
+	double margin;          /* default 0.01 */
+	int fail_fast;          /* default 2; 0 never stops */
+	struct {
+		bool on;        /* reps is an object: reps == max */
+		int min, max;
+		char *metric;   /* default "wall" */
+	} adaptive;
 };
 
 /* Read and validate a round file.  workdir_override, when not NULL, replaces
@@ -139,6 +160,13 @@ int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
  * strace (kind "perf" or "syscalls"; NULL: either). */
 bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
     const char *kind);
+/* The reps at which an adaptive round looks at each cell: min, then each
+ * 1.5x growth rounded up, then max.  Writes up to cap into at (may be
+ * NULL) and returns how many there are; 0 for a fixed reps. */
+size_t spec_looks(const struct spec *s, int *at, size_t cap);
+
+/* The name of an order: "mirror", "seed", "shuffle". */
+const char *spec_order_name(enum spec_order o);
 
 /* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
 bool spec_name_valid(const char *name);

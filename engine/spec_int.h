@@ -31,6 +31,11 @@
 #define SPEC_QUIET_TIMEOUT_S 300.0
 #define SPEC_SERVER_READY_TIMEOUT_S 30.0
 
+/* Defaults of the arithmetic and of fail_fast (benchtui-round(5)). */
+#define SPEC_CONFIDENCE 0.95
+#define SPEC_MARGIN 0.01
+#define SPEC_FAIL_FAST 2
+
 struct parser {
 	const char *file;
 	char *err;
@@ -71,6 +76,10 @@ int spec_want_cpulist(struct parser *p, json_t *j, const char *path,
 /* "profile" (spec_profile.c), read after the arms and cells. */
 int spec_parse_profile(struct parser *p, json_t *j);
 void spec_profile_free(struct spec_profile *pr);
+/* spec_stats.c: reps (an integer, or an object for adaptive rounds), and
+ * order, shuffle_seed, confidence, margin, fail_fast. */
+int spec_parse_reps(struct parser *p, json_t *root);
+int spec_parse_stats(struct parser *p, json_t *root);
 
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);

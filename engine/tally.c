@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profdiff.h"
+#include "stats.h"
 #include "tally_int.h"
 
 /* The names of the fixed metrics, in the order of M_*. */
@@ -154,6 +155,8 @@ tally_spec_order(struct tally *t, const struct spec *s)
 		c->arms = tally_xrealloc(NULL, s->narms * sizeof *c->arms);
 		c->narms = s->narms;
 		c->aborted_seen = old ? old->aborted_seen : 0;
+		c->stopped_rep = old ? old->stopped_rep : 0;
+		c->look = old ? json_incref(old->look) : NULL;
 		for (size_t j = 0; j < s->narms; j++) {
 			struct tarm *a = &c->arms[j];
 			memset(a, 0, sizeof *a);
@@ -175,6 +178,7 @@ tally_spec_order(struct tally *t, const struct spec *s)
 		}
 		free(t->cells[k].arms);
 		free(t->cells[k].name);
+		json_decref(t->cells[k].look);
 	}
 	free(t->cells);
 	t->cells = cells;
@@ -190,6 +194,9 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	t->have_spec = true;
 	t->reps = s->reps;
 	t->spec_threshold = s->quiet.enabled ? s->quiet.max_foreign_cores : NAN;
+	/* An adaptive round's report uses its looks' level (Bonferroni). */
+	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
+	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
 	tally_spec_arms_free(t);
 	t->sarms = tally_xrealloc(NULL, s->narms * sizeof *t->sarms);
 	t->nsarms = s->narms;
@@ -305,6 +312,67 @@ tally_leg_status_name(enum tally_leg_status st)
 	case TALLY_LEG_NONE:      break;
 	}
 	return "?";
+}
+
+static bool
+tally_bad(const struct tleg *l)
+{
+	return l->status == LEG_FAILED || l->status == LEG_TIMED_OUT;
+}
+
+bool
+tally_first_failed(const struct tally *t, const char *cell, const char *arm,
+    int n)
+{
+	const struct tcell *c = NULL;
+	const struct tarm *a = NULL;
+
+	for (size_t i = 0; i < t->ncells && !c; i++)
+		if (strcmp(t->cells[i].name, cell) == 0)
+			c = &t->cells[i];
+	for (size_t i = 0; c && i < c->narms && !a; i++)
+		if (strcmp(c->arms[i].name, arm) == 0)
+			a = &c->arms[i];
+	if (a == NULL || n < 1 || (size_t)n >= a->nlegs)
+		return false;
+	for (int r = 1; r <= n; r++)
+		if (!tally_bad(&a->legs[r]))
+			return false;
+	return true;
+}
+
+size_t
+tally_failed_legs(const struct tally *t, struct tally_failure *first,
+    char *where, size_t wlen)
+{
+	size_t total = 0, len = 0;
+
+	if (first)
+		*first = (struct tally_failure){ NULL, NULL, 0 };
+	if (wlen)
+		where[0] = '\0';
+	/* O(cells x arms x reps): once, when a round closes. */
+	for (size_t i = 0; i < t->ncells; i++) {
+		const struct tcell *c = &t->cells[i];
+		size_t n = 0, maxr = 0;
+		for (size_t j = 0; j < c->narms; j++)
+			if (c->arms[j].nlegs > maxr)
+				maxr = c->arms[j].nlegs;
+		for (size_t r = 0; r < maxr; r++)
+			for (size_t j = 0; j < c->narms; j++) {
+				const struct tarm *a = &c->arms[j];
+				if (r >= a->nlegs || !tally_bad(&a->legs[r]))
+					continue;
+				if (n++ == 0 && total == 0 && first)
+					*first = (struct tally_failure){ c->name,
+					    a->name, (int)r };
+			}
+		if (n > 0 && len < wlen)
+			len += (size_t)snprintf(where + len, wlen - len,
+			    "%scell %s %zu", len ? ", " : "", c->name, n);
+		total += n;
+	}
+	return total;
 }
 
 void
@@ -490,6 +558,18 @@ tally_feed(struct tally *t, const json_t *ev)
 			if (m >= 0)
 				t->margin = m;
 		}
+	} else if (strcmp(type, "look") == 0) {
+		const char *cn = json_string_value(json_object_get(ev, "cell"));
+		struct tcell *c = cn ? tally_cell(t, cn, !t->have_spec) : NULL;
+		const json_t *rep = json_object_get(ev, "rep");
+		if (c == NULL)
+			return;
+		json_decref(c->look);
+		c->look = json_incref((json_t *)ev);
+		if (json_is_true(json_object_get(ev, "decided")) &&
+		    json_is_integer(rep) && json_integer_value(rep) > 0 &&
+		    json_integer_value(rep) <= TALLY_MAX_REP)
+			c->stopped_rep = (int)json_integer_value(rep);
 	} else if (strcmp(type, "profile") == 0) {
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
@@ -521,6 +601,7 @@ tally_destroy(struct tally *t)
 			tally_arm_free(&t->cells[i].arms[j]);
 		free(t->cells[i].arms);
 		free(t->cells[i].name);
+		json_decref(t->cells[i].look);
 	}
 	free(t->cells);
 	for (size_t i = 0; i < t->nmetrics; i++)

@@ -58,6 +58,21 @@ enum tally_leg_status tally_leg_status(const json_t *ev);
 /* "ok", "failed", "timed_out", "aborted" ("?" for NONE). */
 const char *tally_leg_status_name(enum tally_leg_status st);
 
+/* Whether arm's first n legs in cell (reps 1..n) are all counted and all
+ * failed or timed out: fail_fast's condition. */
+bool tally_first_failed(const struct tally *t, const char *cell,
+    const char *arm, int n);
+
+/* Counted legs that failed or timed out, over every cell; *first (may be
+ * NULL) the first of them in cell, rep and arm order, as cell, arm and rep
+ * (borrowed names).  where gets "CELL N, CELL N" per cell. */
+struct tally_failure {
+	const char *cell, *arm;
+	int rep;
+};
+size_t tally_failed_legs(const struct tally *t, struct tally_failure *first,
+    char *where, size_t wlen);
+
 /* Feed one event.  "round" gives the name; "leg" lines are recorded (a
  * later leg line for the same cell/arm/rep replaces an aborted one); other
  * types are ignored. */

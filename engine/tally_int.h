@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "tally.h"
 
 /* The fixed metrics come first, in this order; counters follow as seen. */
@@ -47,6 +49,9 @@ struct tcell {
 	struct tarm *arms;
 	size_t narms;
 	size_t aborted_seen;
+	int stopped_rep;     /* an adaptive look decided the cell at this
+	                      * rep (its plan ends there); 0 when none */
+	json_t *look;        /* the cell's last look event, or NULL */
 };
 
 struct tspec_arm {

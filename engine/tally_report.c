@@ -264,7 +264,8 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 			continue;
 		}
 		(*counted)++;
-		if (t->have_spec && r >= 1 && r <= (size_t)t->reps)
+		if (t->have_spec && r >= 1 && r <= (size_t)(c->stopped_rep ?
+		    c->stopped_rep : t->reps))
 			(*planned)++;
 		if (l->status == LEG_FAILED) {
 			(*failed)++;
@@ -405,6 +406,17 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 	    json_integer((json_int_t)c->aborted_seen));
 	json_object_set_new(cj, "legs", legs);
 	json_object_set_new(cj, "ipc", ipcs);
+	if (c->look != NULL) {
+		json_t *lk = json_object();
+		static const char *const keys[] = { "rep", "look", "looks",
+		    "level", "decided", "verdicts" };
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			json_t *v = json_object_get(c->look, keys[k]);
+			if (v != NULL)
+				json_object_set(lk, keys[k], v);
+		}
+		json_object_set_new(cj, "look", lk);
+	}
 	free(fl);
 	free(bias);
 	free(ratios);
@@ -465,7 +477,11 @@ tally_report_lists(const struct tally *t, bool lists)
 			    warn_kind[k]);
 	json_object_set_new(rep, "warnings", w.list);
 	if (t->have_spec) {
-		size_t total = (size_t)t->reps * t->nsarms * t->ncells;
+		size_t total = 0;
+		/* An adaptive cell decided at a look plans no reps past it. */
+		for (size_t i = 0; i < t->ncells; i++)
+			total += (size_t)(t->cells[i].stopped_rep ?
+			    t->cells[i].stopped_rep : t->reps) * t->nsarms;
 		json_object_set_new(rep, "partial", json_boolean(planned < total));
 		json_object_set_new(rep, "legs_total",
 		    json_integer((json_int_t)total));

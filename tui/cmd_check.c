@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "plan.h"
+#include "stats.h"
 #include "profile.h"
 #include "spec.h"
 #include "template.h"
@@ -110,6 +111,23 @@ print_server(const struct spec *s, const struct spec_cell *c)
 	free(bin);
 }
 
+/* Too few reps for an interval: every verdict would be unknown. */
+static void
+check_warn_reps(const struct spec *s)
+{
+	int reps = s->adaptive.on ? s->adaptive.min : s->reps;
+	double level = s->adaptive.on ? stats_look_level(s->confidence,
+	    spec_looks(s, NULL, 0)) : s->confidence;
+	size_t need = stats_min_n(level);
+
+	if (reps < 6 || (size_t)reps < need)
+		fprintf(stderr, "benchtui check: %s: warning: %s is %d: an "
+		    "interval at level %g needs at least %zu paired reps, so "
+		    "verdicts stay unknown%s\n", s->path, s->adaptive.on ?
+		    "reps.min" : "reps", reps, level, need < 6 ? 6 : need,
+		    s->adaptive.on ? " until a later look" : "");
+}
+
 static void
 print_header(const struct spec *s, size_t nlegs)
 {
@@ -118,6 +136,31 @@ print_header(const struct spec *s, size_t nlegs)
 	printf("sha256 %s\n", s->sha256);
 	printf("workdir %s\n", s->workdir);
 	printf("reps %d\n", s->reps);
+	printf("order %s\n", spec_order_name(s->order));
+	if (s->order == SPEC_ORDER_SHUFFLE && s->has_shuffle_seed)
+		printf("shuffle_seed %llu\n",
+		    (unsigned long long)s->shuffle_seed);
+	else if (s->order == SPEC_ORDER_SHUFFLE)
+		printf("shuffle_seed (chosen by run; the plan below is "
+		    "seed 0's)\n");
+	printf("confidence %g\n", s->confidence);
+	printf("margin %g\n", s->margin);
+	printf("fail_fast %d\n", s->fail_fast);
+	if (s->adaptive.on) {
+		size_t nl = spec_looks(s, NULL, 0);
+		int *at = calloc(nl, sizeof *at);
+
+		printf("adaptive min %d max %d metric %s\n", s->adaptive.min,
+		    s->adaptive.max, s->adaptive.metric);
+		printf("looks");
+		if (at != NULL) {
+			spec_looks(s, at, nl);
+			for (size_t i = 0; i < nl; i++)
+				printf(" %d", at[i]);
+		}
+		printf(" level %.6g\n", stats_look_level(s->confidence, nl));
+		free(at);
+	}
 	for (size_t i = 0; i < s->narms; i++) {
 		const struct spec_arm *a = &s->arms[i];
 		const char *bin = spec_arm_bin(s, a);
@@ -260,6 +303,7 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "benchtui check: %s: warning: %s\n", s->path,
 		    json_string_value(json_array_get(warn, i)));
 	json_decref(warn);
+	check_warn_reps(s);
 	if (plan_init(&plan, s) < 0 ||
 	    (shown = calloc(s->ncells * s->narms, 1)) == NULL) {
 		fprintf(stderr, "benchtui check: out of memory\n");

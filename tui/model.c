@@ -450,7 +450,7 @@ model_feed(struct model *m, const json_t *ev)
 		return;
 	/* The tally takes the round's name and the legs; it skips the rest. */
 	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0 ||
-	    strcmp(t, "profile") == 0) {
+	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0) {
 		tally_feed(m->tally, ev);
 		m->report_stale = true;
 	}

@@ -286,6 +286,39 @@ strip:
 	wattrset(w, theme_attr(THEME_NORMAL));
 }
 
+/* An adaptive cell's last look: decided, or how many of its arms are. */
+static void
+ratio_cell_look(WINDOW *w, int y, int *x, int cw, const json_t *look)
+{
+	const json_t *v;
+	const char *arm;
+	size_t n = 0, done = 0;
+	char buf[160];
+
+	if (!json_is_object(look))
+		return;
+	json_object_foreach((json_t *)json_object_get(look, "verdicts"), arm, v) {
+		const char *s = json_string_value(v);
+		n++;
+		done += s && (strcmp(s, "above") == 0 || strcmp(s, "below") == 0 ||
+		    strcmp(s, "same") == 0);
+	}
+	if (json_is_true(json_object_get(look, "decided")))
+		snprintf(buf, sizeof buf, "decided at rep %lld (look %lld/%lld)",
+		    (long long)json_integer_value(json_object_get(look, "rep")),
+		    (long long)json_integer_value(json_object_get(look, "look")),
+		    (long long)json_integer_value(json_object_get(look, "looks")));
+	else
+		snprintf(buf, sizeof buf, "look %lld/%lld at rep %lld: %zu of "
+		    "%zu arms decided",
+		    (long long)json_integer_value(json_object_get(look, "look")),
+		    (long long)json_integer_value(json_object_get(look, "looks")),
+		    (long long)json_integer_value(json_object_get(look, "rep")),
+		    done, n);
+	render_put(w, y, *x, cw + 1 - *x, THEME_WARN, buf);
+	*x += (int)strlen(buf) + 2;
+}
+
 /* The cell's title line: its name, the A/A floor of wall and cpu, and
  * BIASED in the alarm colour when identical arms read differently. */
 static void
@@ -316,6 +349,7 @@ ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
 		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
 		x += (int)strlen(buf) + 2;
 	}
+	ratio_cell_look(w, y, &x, cw, json_object_get(cell, "look"));
 	if (json_array_size(biased) == 0)
 		return;
 	len = (size_t)snprintf(buf, sizeof buf, "BIASED:");

@@ -346,6 +346,8 @@ static const char *const help_text[] = {
 	"  Tab      next pane          j/k, arrows, PgUp/PgDn  scroll",
 	"  Enter    the selected leg: command, env, output tail",
 	"  f        ratios pane: the profiles, each arm beside its comparison",
+	"Ratios: estimate [interval] verdict (SUSPECT: A/A arms differ)",
+	"  same: in margin  above/below: CI past 1  undecided: more reps",
 	"Replay",
 	"  space    play / pause       + -   speed",
 	"  <- ->    step one leg       Home End  first / last event",
@@ -479,7 +481,7 @@ render_draw(struct render *r, struct model *m, double now)
 	switch (r->overlay) {
 	case OVERLAY_HELP:
 		draw_box_lines(r, " help ", help_text,
-		    sizeof help_text / sizeof help_text[0], 62);
+		    sizeof help_text / sizeof help_text[0], 66);
 		break;
 	case OVERLAY_CONFIRM_ABORT: {
 		const char *l[] = { "Abort the round?  The leg running now is ended;",

@@ -16,13 +16,17 @@ fail() {
 	fails=$((fails + 1))
 }
 
-# The leg lines SPEC.md's rule gives: cells in order; rep r rotates the arms
-# left by (r-1) mod n and reverses them when r is even.
+# The leg lines of the round's order: cells in order; odd rep r rotates the
+# arms left by ((r-1)/2) mod n under mirror (the default), (r-1) mod n under
+# seed; even reps are the rep before reversed.
 jq_plan() {
 	jq -r '
 	  [.arms[].name] as $a | ($a | length) as $n | .reps as $reps |
+	  (.order // "mirror") as $o |
 	  [ .cells[].name as $c | range(1; $reps + 1) as $r |
-	    (($r - 1) % $n) as $k | ($a[$k:] + $a[:$k]) as $rot |
+	    (if $o == "seed" then ($r - 1) % $n
+	     else ((($r - 1) / 2 | floor) % $n) end) as $k |
+	    ($a[$k:] + $a[:$k]) as $rot |
 	    (if $r % 2 == 0 then ($rot | reverse) else $rot end)[] |
 	    [$c, $r, .] ] |
 	  to_entries[] | "leg \(.key + 1) \(.value[0]) \(.value[1]) \(.value[2])"
@@ -36,7 +40,9 @@ check_round() {
 		fail "check $round exited $? ($(cat "$tmp/$name.err"))"
 		return
 	fi
-	[ -s "$tmp/$name.err" ] && fail "check $round wrote to stderr: $(cat "$tmp/$name.err")"
+	# Below 6 reps check warns (no interval); nothing else may go there.
+	grep -v ': warning: reps is [0-5]: an interval' "$tmp/$name.err" >"$tmp/$name.err2"
+	[ -s "$tmp/$name.err2" ] && fail "check $round wrote to stderr: $(cat "$tmp/$name.err")"
 	grep -q "^round $(jq -r .name "$round")\$" "$tmp/$name.out" ||
 		fail "$round: no 'round NAME' header line"
 	grep -q "^legs $(jq_plan "$round" | wc -l)\$" "$tmp/$name.out" ||
@@ -44,7 +50,7 @@ check_round() {
 	grep '^leg ' "$tmp/$name.out" >"$tmp/$name.legs"
 	jq_plan "$round" >"$tmp/$name.jq"
 	diff -u "$tmp/$name.jq" "$tmp/$name.legs" >&2 ||
-		fail "$round: leg order differs from SPEC.md's rule"
+		fail "$round: leg order differs from the order rule"
 	if [ -n "$expected" ]; then
 		grep -E '^(leg |    (exec|server))' "$tmp/$name.out" >"$tmp/$name.plan"
 		diff -u "$expected" "$tmp/$name.plan" >&2 ||
@@ -66,6 +72,26 @@ marker=/tmp/benchtui-check-ran-marker
 rm -f "$marker"
 check_round "$data/good/runs-nothing.json" "$data/expected/runs-nothing.plan"
 [ -e "$marker" ] && fail "check ran a leg or a server ($marker exists)"
+grep -q 'warning: reps is 2: an interval at level 0.95 needs at least 6 paired reps' \
+	"$tmp/runs-nothing.err" || fail "check does not warn of reps below 6"
+grep -q '^order mirror$' "$tmp/runs-nothing.out" || fail "check prints no 'order mirror'"
+
+# An adaptive round: check prints the look schedule and its level.
+jq '.reps = {"min": 6, "max": 60, "until": "decided", "metric": "wall"} |
+    .order = "shuffle" | .shuffle_seed = 7' \
+	"$data/good/runs-nothing.json" >"$tmp/adaptive.json"
+"$BENCHTUI" check "$tmp/adaptive.json" >"$tmp/adaptive.out" 2>"$tmp/adaptive.err" ||
+	fail "check of an adaptive round: $(cat "$tmp/adaptive.err")"
+grep -q '^looks 6 9 14 21 32 48 60 level 0.992857$' "$tmp/adaptive.out" ||
+	fail "adaptive: no look schedule: $(grep -E '^(looks|adaptive)' "$tmp/adaptive.out")"
+grep -q '^order shuffle$' "$tmp/adaptive.out" && grep -q '^shuffle_seed 7$' "$tmp/adaptive.out" ||
+	fail "adaptive: order shuffle and its seed not printed"
+jq '.reps = {"min": 9, "max": 6, "until": "decided"}' "$data/good/runs-nothing.json" >"$tmp/bad-ad.json"
+"$BENCHTUI" check "$tmp/bad-ad.json" >/dev/null 2>"$tmp/bad-ad.err"
+[ $? -eq 2 ] && grep -q 'reps.max' "$tmp/bad-ad.err" || fail "reps.max below reps.min accepted"
+jq '.shuffle_seed = 3' "$data/good/runs-nothing.json" >"$tmp/bad-seed.json"
+"$BENCHTUI" check "$tmp/bad-seed.json" >/dev/null 2>"$tmp/bad-seed.err"
+[ $? -eq 2 ] && grep -q 'shuffle_seed' "$tmp/bad-seed.err" || fail "shuffle_seed without shuffle accepted"
 
 # Usage errors exit 2.
 "$BENCHTUI" check >/dev/null 2>&1; rc=$?

@@ -24,7 +24,8 @@ start=$(date +%s.%N)
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
 rc=$?
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+# The stuck leg timed out: complete and sealed, exit 5.
+[ "$rc" = 5 ] || fail "benchtui exited with $rc, want 5"
 assert_gone "$T/orphan.pid" "$T/stuck.pid"
 statuses=$(events leg | jq -r '.cell + "=" + .status' | tr '\n' ' ')
 [ "$statuses" = "orphan=ok stuck=timed_out " ] || fail "leg statuses: $statuses"

@@ -33,7 +33,8 @@ EOF
 "$BENCHTUI" run --headless --out "$tmp/out" "$tmp/round.json" > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
 log="$tmp/out/log.jsonl"
-[ "$rc" -eq 0 ] && ok "round completes (exit 0)" ||
+# Complete and sealed, with a failed leg: exit 5.
+[ "$rc" -eq 5 ] && ok "round completes (exit 5: a leg failed)" ||
     fail "exit $rc: $(cat "$tmp/stderr")"
 jq -se '[.[] | select(.t == "quiet")] | length > 0' "$log" > /dev/null &&
     ok "the gate ran" || fail "no quiet event: the gate did not run"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # run's edge cases: a non-empty --out is refused and left untouched; a leg
-# that exits 3 is recorded failed and the round completes; a leg that
+# that exits 3 is recorded failed and the round completes (exit 5, with
+# fail_fast off); a leg that
 # outlives timeout_s is killed with its whole process group (a grandchild
 # too) and recorded timed_out; a missing program is refused before the round.
 set -u
@@ -21,6 +22,7 @@ cat > "$tmp/exit.json" <<'EOF'
   "arms": [{"name": "base"}, {"name": "aa", "aa_of": "base"}],
   "cells": [{"name": "good", "vars": {"RC": "0"}},
             {"name": "bad", "vars": {"RC": "3"}}],
+  "fail_fast": 0,
   "counters": ["task-clock"],
   "quiet": false
 }
@@ -41,8 +43,8 @@ grep -q "$tmp/busy" "$tmp/err" && ok "message names the folder" ||
 # 1b. Without --out: a fresh dated folder under ./rounds/, named on stdout;
 # a second run in the same second gets its own.
 mkdir "$tmp/cwd"
-(cd "$tmp/cwd" && "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d1" 2>&1 &&
-    "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d2" 2>&1)
+(cd "$tmp/cwd" && { "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d1" 2>&1;
+    "$BENCHTUI" run --headless "$tmp/exit.json" > "$tmp/d2" 2>&1; })
 d1=$(sed -n 's/^round folder: //p' "$tmp/d1")
 d2=$(sed -n 's/^round folder: //p' "$tmp/d2")
 case "$d1" in
@@ -55,7 +57,7 @@ esac
 # 2. Failing legs are recorded, and the round still completes.
 "$BENCHTUI" run --headless --out "$tmp/ex" "$tmp/exit.json" > "$tmp/out1" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] && ok "round with failing legs: exit 0" ||
+[ "$rc" -eq 5 ] && ok "round with failing legs: exit 5" ||
     { fail "exit $rc"; cat "$tmp/out1"; }
 log="$tmp/ex/log.jsonl"
 [ "$(jq -c 'select(.t == "leg" and .cell == "bad" and .status == "failed" and
@@ -89,7 +91,7 @@ start=$(date +%s.%N)
 "$BENCHTUI" run --headless --out "$tmp/slow" "$tmp/slow.json" > "$tmp/out2" 2>&1
 rc=$?
 took=$(echo "$(date +%s.%N) - $start" | bc)
-[ "$rc" -eq 0 ] && ok "timeout round: exit 0" || { fail "exit $rc"; cat "$tmp/out2"; }
+[ "$rc" -eq 5 ] && ok "timeout round: exit 5" || { fail "exit $rc"; cat "$tmp/out2"; }
 leg=$(jq -c 'select(.t == "leg")' "$tmp/slow/log.jsonl")
 echo "$leg" | jq -e '.status == "timed_out" and .timed_out == true and
     .rc == null and (.signal | type) == "string" and .wall >= 0.5 and

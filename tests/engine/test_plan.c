@@ -1,6 +1,7 @@
 /* Leg order (SPEC.md "Leg order"), against orders worked out by hand:
- * rep r rotates the arms left by (r-1) mod n and reverses them when r is
- * even. */
+ * mirror (odd rep r rotates left by ((r-1)/2) mod n, even reps reverse the
+ * rep before), seed (rep r rotates left by (r-1) mod n, reversed when r is
+ * even), and shuffle against a SplitMix64 computed independently. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 
 #include "plan.h"
 
+static enum spec_order test_order = SPEC_ORDER_SEED;
+
 static struct spec
 fake_spec(size_t narms, size_t ncells, int reps)
 {
@@ -20,6 +23,8 @@ fake_spec(size_t narms, size_t ncells, int reps)
 	s.narms = narms;
 	s.ncells = ncells;
 	s.reps = reps;
+	s.order = test_order;
+	s.shuffle_seed = 42;
 	return s;
 }
 
@@ -83,6 +88,56 @@ test_five_arms(void **state)
 {
 	(void)state;
 	check_order(5, 3, "ABCDE AEDCB CDEAB");
+}
+
+static void
+test_mirror(void **state)
+{
+	(void)state;
+	test_order = SPEC_ORDER_MIRROR;
+	check_order(1, 2, "A A");
+	/* Two arms alternate: each arm's positions in reps 2k-1, 2k sum to 1. */
+	check_order(2, 5, "AB BA BA AB AB");
+	check_order(3, 6, "ABC CBA BCA ACB CAB BAC");
+	check_order(4, 4, "ABCD DCBA BCDA ADCB");
+	test_order = SPEC_ORDER_SEED;
+}
+
+/* Positions add up to n-1 within every pair of reps, for any n. */
+static void
+test_mirror_pairs(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= 9; n++) {
+		struct spec s = fake_spec(n, 1, 10);
+		struct plan p;
+
+		s.order = SPEC_ORDER_MIRROR;
+		assert_int_equal(plan_init(&p, &s), 0);
+		for (int r = 1; r <= 10; r += 2)
+			for (size_t a = 0; a < n; a++) {
+				long x = plan_find(&p, 0, a, r) - (long)(n *
+				    (size_t)(r - 1));
+				long y = plan_find(&p, 0, a, r + 1) - (long)(n *
+				    (size_t)r);
+				assert_int_equal(x + y, (long)n - 1);
+			}
+		plan_finish(&p);
+	}
+}
+
+static void
+test_shuffle(void **state)
+{
+	uint64_t st = 0;
+
+	(void)state;
+	/* SplitMix64's published first output for seed 0. */
+	assert_true(plan_splitmix64(&st) == UINT64_C(0xe220a8397b1dcdaf));
+	/* Seed 42, 3 arms: Fisher-Yates from i = 2 down, j = next % (i+1). */
+	test_order = SPEC_ORDER_SHUFFLE;
+	check_order(3, 4, "ACB BCA CAB CAB");
+	test_order = SPEC_ORDER_SEED;
 }
 
 static void
@@ -183,6 +238,9 @@ main(void)
 		cmocka_unit_test(test_three_arms),
 		cmocka_unit_test(test_four_arms),
 		cmocka_unit_test(test_five_arms),
+		cmocka_unit_test(test_mirror),
+		cmocka_unit_test(test_mirror_pairs),
+		cmocka_unit_test(test_shuffle),
 		cmocka_unit_test(test_cells_outer),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_find_shapes),

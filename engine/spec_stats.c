@@ -1,0 +1,156 @@
+/* Round-file fields of the leg order, the arithmetic and failure handling:
+ * order, shuffle_seed, confidence, margin, fail_fast, and reps as an
+ * object (adaptive rounds).  See benchtui-round(5). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_int.h"
+
+static int
+spec_stats_order(struct parser *p, json_t *root)
+{
+	static const char *const names[] = { "mirror", "seed", "shuffle" };
+	json_t *v = json_object_get(root, "order"), *seed;
+	const char *o;
+	struct spec *s = p->s;
+
+	s->order = SPEC_ORDER_MIRROR;
+	if (v != NULL) {
+		size_t i;
+		if ((o = json_string_value(v)) == NULL)
+			return spec_perr(p, "order", "must be \"mirror\", "
+			    "\"seed\" or \"shuffle\", not %s",
+			    spec_json_type(v));
+		for (i = 0; i < 3 && strcmp(o, names[i]) != 0; i++)
+			;
+		if (i == 3)
+			return spec_perr(p, "order", "must be \"mirror\", "
+			    "\"seed\" or \"shuffle\", not \"%s\"", o);
+		s->order = (enum spec_order)i;
+	}
+	if ((seed = json_object_get(root, "shuffle_seed")) != NULL) {
+		if (s->order != SPEC_ORDER_SHUFFLE)
+			return spec_perr(p, "shuffle_seed", "only applies to "
+			    "\"order\": \"shuffle\"");
+		if (!json_is_integer(seed) || json_integer_value(seed) < 0)
+			return spec_perr(p, "shuffle_seed", "must be an "
+			    "integer >= 0");
+		s->shuffle_seed = (uint64_t)json_integer_value(seed);
+		s->has_shuffle_seed = true;
+	}
+	return 0;
+}
+
+/* reps as an object: {"min": N, "max": M, "until": "decided",
+ * "metric": "wall"}. */
+static int
+spec_stats_adaptive(struct parser *p, json_t *r)
+{
+	static const char *const keys[] = { "min", "max", "until", "metric",
+	    NULL };
+	struct spec *s = p->s;
+	const char *until;
+	json_t *v;
+
+	if (spec_check_keys(p, r, "reps", keys) < 0)
+		return -1;
+	if (spec_want_int(p, json_object_get(r, "min"), "reps.min", 1,
+	    SPEC_REPS_MAX, &s->adaptive.min) < 0 ||
+	    spec_want_int(p, json_object_get(r, "max"), "reps.max", 1,
+	    SPEC_REPS_MAX, &s->adaptive.max) < 0)
+		return -1;
+	if (s->adaptive.max < s->adaptive.min)
+		return spec_perr(p, "reps.max", "(%d) is below reps.min (%d)",
+		    s->adaptive.max, s->adaptive.min);
+	if ((v = json_object_get(r, "until")) == NULL)
+		return spec_perr(p, "reps.until", "missing (required): "
+		    "\"decided\"");
+	if ((until = json_string_value(v)) == NULL ||
+	    strcmp(until, "decided") != 0)
+		return spec_perr(p, "reps.until", "must be \"decided\"");
+	if ((v = json_object_get(r, "metric")) != NULL) {
+		if (spec_want_string(p, v, "reps.metric", true,
+		    &s->adaptive.metric) < 0)
+			return -1;
+	} else if ((s->adaptive.metric = strdup("wall")) == NULL)
+		return spec_perr(p, "reps.metric", "out of memory");
+	s->adaptive.on = true;
+	s->reps = s->adaptive.max;
+	return 0;
+}
+
+int
+spec_parse_reps(struct parser *p, json_t *root)
+{
+	json_t *r = json_object_get(root, "reps");
+
+	if (json_is_object(r))
+		return spec_stats_adaptive(p, r);
+	return spec_want_int(p, r, "reps", 1, SPEC_REPS_MAX, &p->s->reps);
+}
+
+int
+spec_parse_stats(struct parser *p, json_t *root)
+{
+	struct spec *s = p->s;
+	json_t *v;
+	int ff = SPEC_FAIL_FAST;
+
+	if (spec_stats_order(p, root) < 0)
+		return -1;
+	s->confidence = SPEC_CONFIDENCE;
+	s->margin = SPEC_MARGIN;
+	if ((v = json_object_get(root, "confidence")) != NULL) {
+		if (spec_want_number(p, v, "confidence", 0, true,
+		    &s->confidence) < 0)
+			return -1;
+		if (!(s->confidence < 1))
+			return spec_perr(p, "confidence", "must be below 1 "
+			    "(0.95 is 95%%), not %g", s->confidence);
+	}
+	if ((v = json_object_get(root, "margin")) != NULL &&
+	    spec_want_number(p, v, "margin", 0, false, &s->margin) < 0)
+		return -1;
+	if ((v = json_object_get(root, "fail_fast")) != NULL &&
+	    spec_want_int(p, v, "fail_fast", 0, SPEC_REPS_MAX, &ff) < 0)
+		return -1;
+	s->fail_fast = ff;
+	if (s->adaptive.on && s->adaptive.min > s->reps)
+		return spec_perr(p, "reps.min", "out of range");
+	return 0;
+}
+
+size_t
+spec_looks(const struct spec *s, int *at, size_t cap)
+{
+	size_t n = 0;
+	int r;
+
+	if (!s->adaptive.on)
+		return 0;
+	/* min, then each 1.5x growth rounded up, then max. */
+	for (r = s->adaptive.min; r < s->adaptive.max;
+	    r = (int)ceil(r * 1.5)) {
+		if (at && n < cap)
+			at[n] = r;
+		n++;
+		if (r == (int)ceil(r * 1.5))
+			break;
+	}
+	if (at && n < cap)
+		at[n] = s->adaptive.max;
+	return n + 1;
+}
+
+const char *
+spec_order_name(enum spec_order o)
+{
+	switch (o) {
+	case SPEC_ORDER_SEED:    return "seed";
+	case SPEC_ORDER_SHUFFLE: return "shuffle";
+	case SPEC_ORDER_MIRROR:  break;
+	}
+	return "mirror";
+}
