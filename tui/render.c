@@ -481,7 +481,7 @@ render_draw(struct render *r, struct model *m, double now)
 	switch (r->overlay) {
 	case OVERLAY_HELP:
 		draw_box_lines(r, " help ", help_text,
-		    sizeof help_text / sizeof help_text[0], 66);
+		    sizeof help_text / sizeof help_text[0], 68);
 		break;
 	case OVERLAY_CONFIRM_ABORT: {
 		const char *l[] = { "Abort the round?  The leg running now is ended;",
