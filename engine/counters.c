@@ -108,6 +108,18 @@ counters_known(const char *name)
 	return counters_lookup(name) != NULL;
 }
 
+bool
+counters_event_attr(const char *name, uint32_t *type, uint64_t *config)
+{
+	const struct counters_event_def *d = counters_lookup(name);
+
+	if (d == NULL)
+		return false;
+	*type = d->type;
+	*config = d->config;
+	return true;
+}
+
 const char *const *
 counters_names(void)
 {

@@ -24,6 +24,11 @@ const char *counters_backend(void);
  * "cache-misses", "branch-misses", ...). */
 bool counters_known(const char *name);
 
+/* The perf type and config of a known event (for a caller that opens it
+ * its own way, as the server meter does on every thread of a server).
+ * false when the name is not known. */
+bool counters_event_attr(const char *name, uint32_t *type, uint64_t *config);
+
 /* A NULL-terminated list of every known event name (static). */
 const char *const *counters_names(void);
 

@@ -217,6 +217,8 @@ struct run_cmd {
 	char *scratch;           /* absolute scratch folder, or NULL */
 	char *tmp;
 	char **argv, **envp;
+	char *metrics;           /* ${METRICS}: DIR/legs/...metrics.json */
+	char *metrics_rel;       /* the same, relative to DIR */
 };
 /* 0; -1 with u->err; -2 with u->err when the scratch folder was refused
  * (the round is aborted: resumable once the folder is fixed). */

@@ -11,10 +11,12 @@
 
 #include "event.h"
 #include "leg.h"
+#include "legmetrics.h"
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
 #include "server.h"
+#include "srvmeter.h"
 #include "template.h"
 
 /* One leg in flight: what its steps hand each other. */
@@ -30,6 +32,8 @@ struct run_leg {
 	bool quiet_timeout, quiet_override, died;
 	long long bytes;
 	struct leg_result res;
+	struct srvmeter *meter;  /* the server's tree over the leg */
+	json_t *srvblock;        /* the leg line's "server" */
 };
 
 /* What a step tells run_leg. */
@@ -114,6 +118,17 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 	int rc;
 
 	memset(c, 0, sizeof *c);
+	/* The leg's own metrics file, in the round folder so the seal covers
+	 * it; one left by an attempt that was aborted is not this leg's. */
+	if ((rep > 0 ? asprintf(&c->metrics_rel, "legs/%s-%s-r%d.metrics.json",
+	    cell->name, arm->name, rep) : asprintf(&c->metrics_rel,
+	    "legs/prof-%s-%s.metrics.json", cell->name, arm->name)) < 0 ||
+	    asprintf(&c->metrics, "%s/%s", u->r->dir, c->metrics_rel) < 0) {
+		snprintf(u->err, sizeof u->err, "out of memory");
+		return -1;
+	}
+	(void)unlink(c->metrics);
+	ctx.metrics = c->metrics;
 	c->binabs = run_resolve_bin(s, bin, &ctx, &c->xbin, e, sizeof e);
 	if (bin != NULL && c->xbin == NULL) {
 		snprintf(u->err, sizeof u->err, "leg %s %s r%d: %s",
@@ -164,6 +179,8 @@ run_cmd_finish(struct run_cmd *c)
 	free(c->xbin);
 	free(c->scratch);
 	free(c->tmp);
+	free(c->metrics);
+	free(c->metrics_rel);
 	memset(c, 0, sizeof *c);
 }
 
@@ -280,12 +297,21 @@ run_leg_run(struct run_leg *l)
 	 * measured (null). */
 	if (u->quiet != NULL && s->quiet.enabled)
 		quiet_leg_begin(u->quiet);
+	/* The server's tree is measured over the leg's window: its counters
+	 * open on every thread before the leg starts. */
+	if (l->srv != NULL)
+		l->meter = srvmeter_begin(server_pid(l->srv),
+		    (const char *const *)s->counters, (int)s->ncounters);
 	if (leg_run(&ls, &l->res, run_leg_started, l, u->err,
 	    sizeof u->err) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */
 		round_abort_internal(u->r, "a leg could not be started");
 		return RUN_LEG_STOP;
+	}
+	if (l->meter != NULL) {
+		l->srvblock = srvmeter_end(l->meter);
+		l->meter = NULL;
 	}
 	if (u->quiet != NULL && s->quiet.enabled)
 		l->foreign = quiet_leg_end(u->quiet);
@@ -316,6 +342,34 @@ run_leg_run(struct run_leg *l)
 	return RUN_LEG_GO;
 }
 
+/* The leg's metrics file, read after the leg: its object, or NULL.  A bad
+ * file gets one warning naming the leg and the file, and the leg keeps its
+ * status; so does an ok leg whose command names ${METRICS} and that wrote
+ * none. */
+static json_t *
+run_leg_metrics(struct run *u, const struct run_leg *l,
+    const struct leg_result *res)
+{
+	const struct spec *s = u->r->spec;
+	char why[256];
+	bool absent, named = false;
+	json_t *m;
+
+	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
+	    sizeof why)) != NULL)
+		return m;
+	for (size_t i = 0; i < s->ncommand && !named; i++)
+		named = strstr(s->command[i], "${METRICS}") != NULL;
+	if (absent && (!named || res->rc != 0 || res->signal != 0))
+		return NULL;
+	if (absent)
+		snprintf(why, sizeof why, "was not written");
+	run_warn(u, "leg %s %s r%d: metrics file %s %s; the leg has no "
+	    "metrics", l->cell->name, l->arm->name, l->pl->rep,
+	    l->cmd.metrics_rel, why);
+	return NULL;
+}
+
 /* Record: the leg line, its warnings, and a server that died during it. */
 static int
 run_leg_record(struct run_leg *l)
@@ -324,8 +378,18 @@ run_leg_record(struct run_leg *l)
 	const char *ran = l->cmd.binabs != NULL ? l->cmd.binabs :
 	    l->cmd.argv[0];
 
-	run_emit_new(u, run_leg_event(u, l->pl, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->quiet_override, l->died));
+	json_t *ev = run_leg_event(u, l->pl, &l->res, ran, l->bytes,
+	    l->foreign, l->quiet_timeout, l->quiet_override, l->died),
+	    *metrics;
+
+	if (l->srvblock != NULL) {
+		json_object_set_new(ev, "server", l->srvblock);
+		l->srvblock = NULL;
+	}
+	if (!l->res.aborted &&
+	    (metrics = run_leg_metrics(u, l, &l->res)) != NULL)
+		json_object_set_new(ev, "metrics", metrics);
+	run_emit_new(u, ev);
 	run_warn_counters(u);
 	if (l->res.exec_errno != 0)
 		run_warn(u, "leg %s %s r%d: cannot run %s: %s", l->cell->name,
@@ -348,6 +412,8 @@ static void
 run_leg_finish(struct run_leg *l)
 {
 	run_cmd_finish(&l->cmd);
+	srvmeter_destroy(l->meter);
+	json_decref(l->srvblock);
 	free(l->outrel);
 	free(l->outabs);
 }

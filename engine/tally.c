@@ -428,6 +428,54 @@ tally_name_leg(const char *cell, const char *arm, size_t r,
 	return tally_xstrdup(buf);
 }
 
+/* A server block's metrics are server_cpu and server_CTR per counter. */
+#define TALLY_SERVER_PREFIX "server_"
+
+/* Register the names of the leg line's "server" block and its "metrics"
+ * (SPEC.md "Server rounds"). */
+static void
+tally_extra_metrics(struct tally *t, const json_t *ev)
+{
+	const json_t *srv = json_object_get(ev, "server");
+	const json_t *sctr = json_object_get(srv, "counters");
+	const json_t *mets = json_object_get(ev, "metrics");
+	const char *key;
+	json_t *val;
+	char name[128];
+
+	if (json_is_object(srv) && t->nmetrics < TALLY_MAX_METRICS)
+		(void)tally_metric(t, TALLY_SERVER_PREFIX "cpu");
+	if (json_is_object(sctr))
+		json_object_foreach((json_t *)sctr, key, val) {
+			snprintf(name, sizeof name, TALLY_SERVER_PREFIX "%s", key);
+			if (t->nmetrics < TALLY_MAX_METRICS)
+				(void)tally_metric(t, name);
+		}
+	if (json_is_object(mets))
+		json_object_foreach((json_t *)mets, key, val)
+			if (t->nmetrics < TALLY_MAX_METRICS)
+				(void)tally_metric(t, key);
+}
+
+/* The value of a metric that is not a fixed one or a leg counter: the
+ * leg's own metrics, or the server block's server_cpu / server_CTR. */
+static double
+tally_extra_value(const json_t *ev, const char *name)
+{
+	const json_t *srv = json_object_get(ev, "server");
+	double x = tally_num(json_object_get(json_object_get(ev, "metrics"),
+	    name));
+
+	if (!isnan(x) || !json_is_object(srv) ||
+	    strncmp(name, TALLY_SERVER_PREFIX, strlen(TALLY_SERVER_PREFIX)) != 0)
+		return x;
+	name += strlen(TALLY_SERVER_PREFIX);
+	if (strcmp(name, "cpu") == 0)
+		return tally_num(json_object_get(srv, "cpu"));
+	return tally_num(json_object_get(json_object_get(srv, "counters"),
+	    name));
+}
+
 static void
 tally_feed_leg(struct tally *t, const json_t *ev)
 {
@@ -462,11 +510,14 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 		c->aborted_seen++;
 		return;
 	}
-	/* Counters first, so the metric list is complete for this line. */
+	/* Counters first, so the metric list is complete for this line;
+	 * then the server's (server_cpu, server_CTR) and the leg's own
+	 * metrics. */
 	if (json_is_object(ctr))
 		json_object_foreach((json_t *)ctr, key, val)
 			if (t->nmetrics < TALLY_MAX_METRICS)
 				(void)tally_metric(t, key);
+	tally_extra_metrics(t, ev);
 	/* The values' offsets are 32-bit to keep a leg at 16 bytes. */
 	if (a->nvals + t->nmetrics > UINT32_MAX) {
 		t->unusable++;
@@ -509,6 +560,8 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 			x = tally_num(json_object_get(ev, t->metrics[m]));
 		if (isnan(x) && json_is_object(ctr))
 			x = tally_num(json_object_get(ctr, t->metrics[m]));
+		if (isnan(x) && m >= M_FIXED)
+			x = tally_extra_value(ev, t->metrics[m]);
 		v[m] = x;
 	}
 	if (isnan(v[M_CPU]))

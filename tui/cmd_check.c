@@ -208,9 +208,13 @@ print_command(const struct spec *s, const struct plan_leg *leg)
 		.spec = s, .cell = &s->cells[leg->cell], .arm = arm->name,
 		.rep = leg->rep, .round_dir = "<ROUND_DIR>",
 	};
-	char err[512], *xbin = NULL, *abin, *scratch = NULL;
+	char err[512], *xbin = NULL, *abin, *scratch = NULL, metrics[256];
 	int rc = -1;
 
+	/* Where run puts the leg's ${METRICS} file. */
+	snprintf(metrics, sizeof metrics, "<ROUND_DIR>/legs/%s-%s-r%d.metrics"
+	    ".json", ctx.cell->name, arm->name, leg->rep);
+	ctx.metrics = metrics;
 	if (bin != NULL && (xbin = template_expand(bin, &ctx, err,
 	    sizeof err)) == NULL)
 		goto out;

@@ -91,6 +91,20 @@ headless_leg(struct headless *h, const json_t *ev)
 	    (long long)json_integer_value(json_object_get(ev, "rep")), rcs,
 	    json_number_value(json_object_get(ev, "wall")),
 	    json_number_value(json_object_get(ev, "cpu")), cyc, ins);
+	/* A server's tree over the leg, and the leg's own metrics. */
+	if (json_is_number(json_object_get(json_object_get(ev, "server"),
+	    "cpu")))
+		fprintf(h->out, " server_cpu=%.3fs", json_number_value(
+		    json_object_get(json_object_get(ev, "server"), "cpu")));
+	{
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(json_object_get(ev, "metrics"), k, v)
+			if (json_is_number(v))
+				fprintf(h->out, " %s=%.6g", k,
+				    json_number_value(v));
+	}
 	if (strcmp(status, "ok") != 0)
 		fprintf(h->out, " %s", status);
 	if (json_is_string(json_object_get(ev, "exec_error")))

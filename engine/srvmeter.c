@@ -1,0 +1,248 @@
+/* The server meter.  One perf fd per (thread, event): a per-thread event
+ * with inherit counts that thread and every task it creates afterwards, so
+ * opening on each thread that exists at the start covers the whole tree
+ * through the leg.  The walk is O(tasks of the tree x events), at most
+ * SRVMETER_MAX_FDS fds; a server with more threads than that is counted on
+ * the first ones and says so ("tasks" vs "tasks_counted"). */
+#include "srvmeter.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "procs.h"
+
+#define SRVMETER_MAX_PROCS 1024
+#define SRVMETER_MAX_FDS 4096
+
+struct srvmeter_fd {
+	int fd;
+	int event;
+};
+
+struct srvmeter {
+	pid_t root;
+	int nev;
+	char **names;
+	struct srvmeter_fd *fds;
+	size_t nfds, ntasks, ncounted;
+	bool user_only;
+	long long t0[2];      /* utime, stime ticks at the start; -1: unread */
+};
+
+/* utime and stime (each with the children reaped inside the tree) summed
+ * over root and its live descendants, in clock ticks.  -1 when root is
+ * gone. */
+static int
+srvmeter_ticks(pid_t root, long long out[2])
+{
+	pid_t pids[SRVMETER_MAX_PROCS];
+	size_t n;
+	bool root_seen = false;
+
+	pids[0] = root;
+	n = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
+	out[0] = out[1] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], buf[1024], *p;
+		unsigned long long ut, st;
+		long long cut, cst;
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pids[i]);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		p = fgets(buf, sizeof buf, f);
+		fclose(f);
+		/* The comm may hold spaces and parentheses: skip to the last
+		 * ')'.  Then fields 3.. ; utime is 14, stime 15, cutime 16,
+		 * cstime 17. */
+		if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+			continue;
+		if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		    "%llu %llu %lld %lld", &ut, &st, &cut, &cst) != 4)
+			continue;
+		if (pids[i] == root)
+			root_seen = true;
+		out[0] += (long long)ut + cut;
+		out[1] += (long long)st + cst;
+	}
+	return root_seen ? 0 : -1;
+}
+
+static int
+srvmeter_open_one(uint32_t type, uint64_t config, pid_t tid, bool user_only)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = type;
+	attr.config = config;
+	attr.inherit = 1;          /* threads and children made during the leg */
+	attr.exclude_hv = 1;
+	attr.exclude_kernel = user_only ? 1 : 0;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Open every event on one thread. */
+static void
+srvmeter_open_task(struct srvmeter *m, pid_t tid)
+{
+	m->ntasks++;
+	if (m->nfds + (size_t)m->nev > SRVMETER_MAX_FDS)
+		return;
+	m->ncounted++;
+	for (int e = 0; e < m->nev; e++) {
+		uint32_t type;
+		uint64_t config;
+		int fd;
+
+		if (!counters_event_attr(m->names[e], &type, &config))
+			continue;
+		fd = srvmeter_open_one(type, config, tid, m->user_only);
+		if (fd < 0 && errno == EACCES && !m->user_only) {
+			/* perf_event_paranoid: user space only, as the
+			 * leg's counters do. */
+			m->user_only = true;
+			fd = srvmeter_open_one(type, config, tid, true);
+		}
+		if (fd < 0)
+			continue;
+		m->fds[m->nfds].fd = fd;
+		m->fds[m->nfds].event = e;
+		m->nfds++;
+	}
+}
+
+struct srvmeter *
+srvmeter_begin(pid_t root, const char *const *names, int n)
+{
+	pid_t pids[SRVMETER_MAX_PROCS];
+	struct srvmeter *m = calloc(1, sizeof *m);
+	size_t np;
+
+	if (m == NULL)
+		return NULL;
+	m->root = root;
+	m->nev = n;
+	m->names = calloc((size_t)n + 1, sizeof *m->names);
+	m->fds = calloc(SRVMETER_MAX_FDS, sizeof *m->fds);
+	if (m->names == NULL || m->fds == NULL) {
+		srvmeter_destroy(m);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if ((m->names[i] = strdup(names[i])) == NULL) {
+			srvmeter_destroy(m);
+			return NULL;
+		}
+	pids[0] = root;
+	np = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
+	for (size_t i = 0; i < np; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
+		if ((dir = opendir(path)) == NULL)
+			continue;
+		while ((d = readdir(dir)) != NULL) {
+			pid_t tid = (pid_t)atoi(d->d_name);
+
+			if (tid > 0)
+				srvmeter_open_task(m, tid);
+		}
+		closedir(dir);
+	}
+	if (srvmeter_ticks(root, m->t0) != 0)
+		m->t0[0] = -1;
+	return m;
+}
+
+static json_t *
+srvmeter_seconds(long long ticks)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return json_real((double)(ticks > 0 ? ticks : 0) /
+	    (double)(hz > 0 ? hz : 100));
+}
+
+json_t *
+srvmeter_end(struct srvmeter *m)
+{
+	json_t *b = json_object(), *ctr = json_object();
+	long long t1[2];
+	uint64_t *sum;
+	bool *seen;
+
+	sum = calloc((size_t)m->nev + 1, sizeof *sum);
+	seen = calloc((size_t)m->nev + 1, sizeof *seen);
+	for (size_t i = 0; sum != NULL && seen != NULL && i < m->nfds; i++) {
+		uint64_t v[3];
+
+		if (read(m->fds[i].fd, v, sizeof v) != (ssize_t)sizeof v ||
+		    v[2] == 0)
+			continue;
+		/* Scaled for the share of time it was on the PMU. */
+		sum[m->fds[i].event] += v[2] < v[1] ?
+		    (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
+		seen[m->fds[i].event] = true;
+	}
+	json_object_set_new(b, "pid", json_integer(m->root));
+	json_object_set_new(b, "tasks", json_integer((json_int_t)m->ntasks));
+	if (m->ncounted < m->ntasks)
+		json_object_set_new(b, "tasks_counted",
+		    json_integer((json_int_t)m->ncounted));
+	if (m->t0[0] >= 0 && srvmeter_ticks(m->root, t1) == 0) {
+		long long ut = t1[0] - m->t0[0], st = t1[1] - m->t0[1];
+
+		json_object_set_new(b, "utime", srvmeter_seconds(ut));
+		json_object_set_new(b, "stime", srvmeter_seconds(st));
+		json_object_set_new(b, "cpu", srvmeter_seconds(
+		    (ut > 0 ? ut : 0) + (st > 0 ? st : 0)));
+	} else {
+		json_object_set_new(b, "utime", json_null());
+		json_object_set_new(b, "stime", json_null());
+		json_object_set_new(b, "cpu", json_null());
+	}
+	for (int e = 0; e < m->nev; e++)
+		json_object_set_new(ctr, m->names[e], seen != NULL && seen[e] ?
+		    json_integer((json_int_t)sum[e]) : json_null());
+	json_object_set_new(b, "cycles", json_incref(json_object_get(ctr,
+	    "cycles") ? json_object_get(ctr, "cycles") : json_null()));
+	json_object_set_new(b, "instructions", json_incref(json_object_get(ctr,
+	    "instructions") ? json_object_get(ctr, "instructions") :
+	    json_null()));
+	json_object_set_new(b, "counters", ctr);
+	free(sum);
+	free(seen);
+	srvmeter_destroy(m);
+	return b;
+}
+
+void
+srvmeter_destroy(struct srvmeter *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; m->fds != NULL && i < m->nfds; i++)
+		close(m->fds[i].fd);
+	for (int i = 0; m->names != NULL && i < m->nev; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->fds);
+	free(m);
+}
