@@ -92,7 +92,7 @@ done < <(jq -r 'select(.t == "leg_start") | .out' "$log")
 [ -s "$out/servers/net.log" ] && ok "servers/net.log" || fail "no server log"
 
 # Headless lines: one per leg, in the documented format.
-lines=$(grep -cE '^\[[0-9]+/'"$planned"'\] [A-Za-z][A-Za-z0-9_-]* [A-Za-z][A-Za-z0-9_-]* r[0-9]+ rc=[0-9]+ wall=[0-9.]+s cpu=[0-9.]+s cycles=([0-9]+|n/a) instr=([0-9]+|n/a)$' "$tmp/stdout")
+lines=$(grep -cE '^\[[0-9]+/'"$planned"'\] [A-Za-z][A-Za-z0-9_-]* [A-Za-z][A-Za-z0-9_-]* r[0-9]+ rc=[0-9]+ wall=[0-9.]+s cpu=[0-9.]+s cycles=([0-9]+|n/a) instr=([0-9]+|n/a)( server_cpu=[0-9.]+s)?$' "$tmp/stdout")
 [ "$lines" -eq "$planned" ] && ok "headless leg lines" ||
     { fail "$lines headless leg lines"; cat "$tmp/stdout"; }
 grep -q 'chunk512' "$tmp/stdout" && grep -q 'A/A floor' "$tmp/stdout" &&
