@@ -87,6 +87,9 @@ struct run {
 	/* The round's cgroup (NULL where the machine allows none): benchtui
 	 * itself, and so its servers, in cg_self; the legs in cg_legs. */
 	struct cgroup *cg, *cg_self, *cg_legs;
+	/* The round's servers, one at a time (NULL: they stay in cg_self):
+	 * their cpu.stat is a server's CPU over a leg. */
+	struct cgroup *cg_servers;
 	int ncpus;
 	unsigned char *client_mask;
 	size_t legs_total;

@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "event.h"
 #include "leg.h"
 #include "legmetrics.h"
@@ -301,7 +302,8 @@ run_leg_run(struct run_leg *l)
 	 * open on every thread before the leg starts. */
 	if (l->srv != NULL)
 		l->meter = srvmeter_begin(server_pid(l->srv),
-		    (const char *const *)s->counters, (int)s->ncounters);
+		    (const char *const *)s->counters, (int)s->ncounters,
+		    u->cg_servers != NULL ? cgroup_path(u->cg_servers) : NULL);
 	if (leg_run(&ls, &l->res, run_leg_started, l, u->err,
 	    sizeof u->err) != 0) {
 		/* Could not start it (disk full for the output file, no

@@ -178,8 +178,9 @@ run_cgroup_end(struct run *u)
 {
 	cgroup_destroy(u->cg_self); /* moves benchtui home first */
 	cgroup_destroy(u->cg_legs);
+	cgroup_destroy(u->cg_servers);
 	cgroup_destroy(u->cg);
-	u->cg = u->cg_self = u->cg_legs = NULL;
+	u->cg = u->cg_self = u->cg_legs = u->cg_servers = NULL;
 }
 
 /* The round's cgroup: one group, benchtui moved into a child of it (so
@@ -203,7 +204,10 @@ run_cgroup_begin(struct run *u)
 		run_warn(u, "no cgroup v2 for this round (%s): what legs leave "
 		    "behind is found through /proc, and mem_peak_kb is null", e);
 		run_cgroup_end(u);
+		return;
 	}
+	/* Without it servers stay in cg_self and are measured through /proc. */
+	u->cg_servers = cgroup_create(u->cg, "servers", e, sizeof e);
 }
 
 /* The counters, the client cpus, the cgroup and the quiet gate, for every

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "event.h"
 #include "round_int.h"
 #include "server.h"
@@ -111,7 +112,9 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 			.envp = envp, .cwd = s->workdir, .log_path = log,
 			.cpus = mask, .ncpus = u->ncpus, .tcp_port = sv->tcp_port,
 			.ready_timeout_s = sv->ready_timeout_s,
-			.abort_fd = r->abort_pipe[0] };
+			.abort_fd = r->abort_pipe[0],
+			.cgroup_procs_fd = u->cg_servers != NULL ?
+			    cgroup_procs_fd(u->cg_servers) : -1 };
 
 		srv = server_start(&sp, u->err, sizeof u->err);
 	}

@@ -298,7 +298,8 @@ server_start(const struct server_params *p, char *err, size_t errlen)
 			.argv = p->argv,
 			.envp = p->envp != NULL ? p->envp : environ,
 			.cwd = p->cwd, .out_fd = logfd, .cpus = p->cpus,
-			.ncpus = p->ncpus, .cgroup_procs_fd = -1 };
+			.ncpus = p->ncpus, .cgroup_procs_fd =
+			    p->cgroup_procs_fd > 0 ? p->cgroup_procs_fd : -1 };
 		char serr[512];
 
 		pid = spawn_run(&rq, NULL, serr, sizeof serr);

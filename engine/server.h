@@ -24,6 +24,8 @@ struct server_params {
 	int tcp_port;                 /* ready: ours listens and it accepts */
 	double ready_timeout_s;
 	int abort_fd;                 /* readable: stop waiting; or -1 */
+	int cgroup_procs_fd;          /* > 0: its cgroup.procs, joined before
+	                               * the exec; 0 or -1: none */
 };
 
 /* Start a server and wait until it is ready: a socket listening on

@@ -35,8 +35,32 @@ struct srvmeter {
 	struct srvmeter_fd *fds;
 	size_t nfds, ntasks, ncounted;
 	bool user_only;
-	long long t0[2];      /* utime, stime ticks at the start; -1: unread */
+	char *cgdir;          /* the servers' cgroup folder, or NULL */
+	long long t0[2];      /* utime, stime at the start (ticks, or usec
+	                       * from the cgroup); -1: unread */
 };
+
+/* user_usec and system_usec of a cgroup's cpu.stat.  0 or -1. */
+static int
+srvmeter_cg_usec(const char *dir, long long out[2])
+{
+	char path[4200], key[64];
+	long long v;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/cpu.stat", dir);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2) {
+		if (strcmp(key, "user_usec") == 0)
+			out[0] = v, found |= 1;
+		else if (strcmp(key, "system_usec") == 0)
+			out[1] = v, found |= 2;
+	}
+	fclose(f);
+	return found == 3 ? 0 : -1;
+}
 
 /* utime and stime (each with the children reaped inside the tree) summed
  * over root and its live descendants, in clock ticks.  -1 when root is
@@ -126,8 +150,18 @@ srvmeter_open_task(struct srvmeter *m, pid_t tid)
 	}
 }
 
+/* The CPU reading: from the cgroup when there is one, else /proc. */
+static int
+srvmeter_cpu(const struct srvmeter *m, long long out[2])
+{
+	if (m->cgdir != NULL)
+		return srvmeter_cg_usec(m->cgdir, out);
+	return srvmeter_ticks(m->root, out);
+}
+
 struct srvmeter *
-srvmeter_begin(pid_t root, const char *const *names, int n)
+srvmeter_begin(pid_t root, const char *const *names, int n,
+    const char *cgroup_dir)
 {
 	pid_t pids[SRVMETER_MAX_PROCS];
 	struct srvmeter *m = calloc(1, sizeof *m);
@@ -148,6 +182,10 @@ srvmeter_begin(pid_t root, const char *const *names, int n)
 			srvmeter_destroy(m);
 			return NULL;
 		}
+	if (cgroup_dir != NULL && (m->cgdir = strdup(cgroup_dir)) == NULL) {
+		srvmeter_destroy(m);
+		return NULL;
+	}
 	pids[0] = root;
 	np = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
 	for (size_t i = 0; i < np; i++) {
@@ -166,18 +204,20 @@ srvmeter_begin(pid_t root, const char *const *names, int n)
 		}
 		closedir(dir);
 	}
-	if (srvmeter_ticks(root, m->t0) != 0)
+	if (srvmeter_cpu(m, m->t0) != 0)
 		m->t0[0] = -1;
 	return m;
 }
 
+/* A CPU difference in seconds: microseconds from the cgroup, else clock
+ * ticks. */
 static json_t *
-srvmeter_seconds(long long ticks)
+srvmeter_seconds(const struct srvmeter *m, long long d)
 {
 	long hz = sysconf(_SC_CLK_TCK);
+	double unit = m->cgdir != NULL ? 1e6 : (double)(hz > 0 ? hz : 100);
 
-	return json_real((double)(ticks > 0 ? ticks : 0) /
-	    (double)(hz > 0 ? hz : 100));
+	return json_real((double)(d > 0 ? d : 0) / unit);
 }
 
 json_t *
@@ -206,12 +246,14 @@ srvmeter_end(struct srvmeter *m)
 	if (m->ncounted < m->ntasks)
 		json_object_set_new(b, "tasks_counted",
 		    json_integer((json_int_t)m->ncounted));
-	if (m->t0[0] >= 0 && srvmeter_ticks(m->root, t1) == 0) {
+	json_object_set_new(b, "cpu_source", json_string(m->cgdir != NULL ?
+	    "cgroup" : "proc"));
+	if (m->t0[0] >= 0 && srvmeter_cpu(m, t1) == 0) {
 		long long ut = t1[0] - m->t0[0], st = t1[1] - m->t0[1];
 
-		json_object_set_new(b, "utime", srvmeter_seconds(ut));
-		json_object_set_new(b, "stime", srvmeter_seconds(st));
-		json_object_set_new(b, "cpu", srvmeter_seconds(
+		json_object_set_new(b, "utime", srvmeter_seconds(m, ut));
+		json_object_set_new(b, "stime", srvmeter_seconds(m, st));
+		json_object_set_new(b, "cpu", srvmeter_seconds(m,
 		    (ut > 0 ? ut : 0) + (st > 0 ? st : 0)));
 	} else {
 		json_object_set_new(b, "utime", json_null());
@@ -244,5 +286,6 @@ srvmeter_destroy(struct srvmeter *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->fds);
+	free(m->cgdir);
 	free(m);
 }

@@ -2,9 +2,11 @@
  *
  * Begun before the leg starts, ended after it: perf counters opened on every
  * thread of the tree (inherit, so threads and processes created during the
- * leg count too), and the tree's CPU time from the kernel's accounting
- * (/proc/PID/stat utime, stime and the cutime, cstime of children reaped
- * inside the tree), as a difference of the two readings. */
+ * leg count too), and the tree's CPU time from the kernel's accounting,
+ * as a difference of the two readings: the cpu.stat of the servers'
+ * cgroup where the round has one (microseconds, dead processes included),
+ * else /proc/PID/stat utime and stime with the cutime and cstime of
+ * children reaped inside the tree (clock ticks). */
 #ifndef BENCHTUI_SRVMETER_H
 #define BENCHTUI_SRVMETER_H
 
@@ -14,12 +16,16 @@
 struct srvmeter;
 
 /* Open the counters (names: perf event names, as counters.h knows them)
- * on every thread of root's tree and take the first CPU reading.  NULL on
- * allocation failure only; events that do not open are null at the end. */
-struct srvmeter *srvmeter_begin(pid_t root, const char *const *names, int n);
+ * on every thread of root's tree and take the first CPU reading (from the
+ * cgroup folder cgroup_dir, which holds the server and nothing else, or
+ * NULL for /proc).  NULL on allocation failure only; events that do not
+ * open are null at the end. */
+struct srvmeter *srvmeter_begin(pid_t root, const char *const *names, int n,
+    const char *cgroup_dir);
 
 /* Read and close: the leg line's "server" block, {"pid", "tasks",
- * "utime", "stime", "cpu" (seconds), "counters": {NAME: N|null},
+ * "utime", "stime", "cpu" (seconds), "cpu_source" ("cgroup" or "proc"),
+ * "counters": {NAME: N|null},
  * "cycles", "instructions"}; cpu values null when the tree could not be
  * read.  Destroys m.  New reference. */
 json_t *srvmeter_end(struct srvmeter *m);
