@@ -10,15 +10,16 @@ demo_round "$tmp/demo.json"
 "$BENCHTUI" report --format json "$tmp/out" > "$tmp/report.json" ||
     fail "report failed"
 
-# A screen tall enough for every ratio line.
-start 140 80 "$BENCHTUI" --replay "$tmp/out/log.jsonl" --speed 50
+# A screen tall enough for every ratio line (the server cell's too: its
+# server_* metrics); the pane cuts a metric's name at 16 characters.
+start 140 120 "$BENCHTUI" --replay "$tmp/out/log.jsonl" --speed 50
 wait_for ' sealed ' 60 && ok "replay ends sealed (SHA256SUMS beside the log)" ||
     fail "replay never reached sealed"
 screen > "$tmp/screen"
 jq -r '.cells | to_entries[] | .key as $c | .value.arms | to_entries[] |
     .key as $a | .value.vs as $vs | .value.metrics | to_entries[] |
     select(.value.estimate != null) |
-    "\($a) vs \($vs)|\(if .key == "instructions" then "instr" else .key end)|\(.value.estimate * 1000 | round / 1000)|\(.value.verdict)"' \
+    "\($a) vs \($vs)|\(if .key == "instructions" then "instr" else .key[0:16] end)|\(.value.estimate * 1000 | round / 1000)|\(.value.verdict)"' \
     "$tmp/report.json" > "$tmp/want"
 n=0
 while IFS='|' read -r label metric median verdict; do
