@@ -215,7 +215,7 @@ metric_label(const char *metric)
  * interval, verdict (with SUSPECT), the ratios' range, then the strip. */
 #define RATIO_EST_W 6
 #define RATIO_CI_W 19
-#define RATIO_VERDICT_W 17
+#define RATIO_VERDICT_W 18
 #define RATIO_RANGE_W 18
 
 /* One metric of one arm: estimate [interval] verdict range strip. */
