@@ -10,30 +10,31 @@
 /* Rows shown per profile; the report has them all. */
 #define PANE_PROF_ROWS 12
 
-static bool
-pane_prof_any_diff(const json_t *profiles)
+int
+pane_prof_headlines(struct model *m, char (*lines)[160], int n)
 {
-	const char *cell, *arm, *kind;
+	const json_t *profiles = json_object_get(model_ratios(m), "profiles");
 	const json_t *c, *a, *p;
+	const char *cell, *arm, *kind;
+	int k = 0;
 
 	json_object_foreach((json_t *)profiles, cell, c)
 		json_object_foreach((json_t *)c, arm, a)
-			json_object_foreach((json_t *)a, kind, p)
-				if (json_is_string(json_object_get(p, "vs")))
-					return true;
-	return false;
-}
+			json_object_foreach((json_t *)a, kind, p) {
+		const char *vs = json_string_value(json_object_get(p, "vs"));
+		const json_t *top = json_array_get(json_object_get(p,
+		    strcmp(kind, "perf") == 0 ? "symbols" : "syscalls"), 0);
+		const char *name = json_string_value(json_object_get(top,
+		    strcmp(kind, "perf") == 0 ? "symbol" : "syscall"));
+		const json_t *d = json_object_get(top, "diff");
 
-void
-pane_prof_offer(struct render *r, struct model *m)
-{
-	if (r->profiles_offered)
-		return;
-	if (pane_prof_any_diff(json_object_get(model_ratios(m), "profiles"))) {
-		r->profiles_offered = true;
-		r->show_profiles = true;
-		r->scroll[PANE_RATIOS] = 0;
+		if (k >= n || vs == NULL || name == NULL || !json_is_number(d))
+			continue;
+		snprintf(lines[k++], 160, "%s %s vs %s: %s %+.1f %s", cell, arm,
+		    vs, name, json_number_value(d), strcmp(kind, "perf") == 0 ?
+		    "pts" : "calls/req");
 	}
+	return k;
 }
 
 static double

@@ -100,6 +100,19 @@ current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    "round complete" : m->state == MODEL_ABORTED ? "aborted" :
 		    m->gate_wait_since > 0 ? "waiting for quiet" : "no leg running";
 		render_put(w, 1, 1, cw, THEME_DIM, what);
+		/* The round is over: each differential profile's largest move,
+		 * a pointer to the whole view. */
+		if (m->state == MODEL_COMPLETE || m->state == MODEL_SEALED ||
+		    m->state == MODEL_ABORTED) {
+			char lines[4][160];
+			int n = pane_prof_headlines(m, lines, h - 2 < 4 ? h - 2 : 4);
+
+			if (n > 0)
+				render_put(w, 2, 1, cw, THEME_LABEL,
+				    "profiles (f shows them all):");
+			for (int i = 0; i < n; i++)
+				render_put(w, 3 + i, 1, cw, THEME_NORMAL, lines[i]);
+		}
 		return;
 	}
 	snprintf(buf, sizeof buf, "%s / %s / rep %d", m->cur_cell, m->cur_arm,

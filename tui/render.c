@@ -322,8 +322,6 @@ draw_pane(struct render *r, int p, struct model *m, double now)
 	const struct render_pane_ops *ops = pane_ops[p];
 	char title[96];
 
-	if (p == PANE_RATIOS)
-		pane_prof_offer(r, m);
 	werase(w);
 	wattrset(w, theme_attr(r->focus == p ? THEME_FOCUS : THEME_BORDER));
 	box(w, 0, 0);
@@ -520,7 +518,6 @@ render_key(struct render *r, struct model *m, int key)
 	if (key == 'f' || key == 'F') {
 		/* the ratios pane: ratios or profiles */
 		r->show_profiles = !r->show_profiles;
-		r->profiles_offered = true;
 		r->scroll[PANE_RATIOS] = 0;
 		r->dirty |= 1u << PANE_RATIOS;
 		return RENDER_KEY_HANDLED;

@@ -56,8 +56,6 @@ struct render {
 	size_t sel_leg;          /* 0 = the newest leg */
 	int ratio_lines, plan_lines; /* last drawn line counts, for scrolling */
 	bool show_profiles;      /* the ratios pane shows the profiles ('f') */
-	bool profiles_offered;   /* switched to them once, when the first
-	                          * differential profile came in */
 
 	enum render_overlay overlay;
 	size_t detail_leg;       /* index into model legs for OVERLAY_LEG */
@@ -110,9 +108,10 @@ extern const struct render_pane_ops pane_quiet_ops, pane_current_ops,
 /* The profiles view of the ratios pane (pane_prof.c): each profiled arm
  * beside its comparison arm.  Sets r->ratio_lines for scrolling. */
 void pane_prof_draw(struct render *r, WINDOW *w, struct model *m);
-/* Once, when the first profile beside its comparison comes in, turn the
- * ratios pane to the profiles ('f' turns it back). */
-void pane_prof_offer(struct render *r, struct model *m);
+/* For the current-leg pane once the round is over: the largest move of up
+ * to n differential profiles, one line each ("work chunk512 vs chunk4k:
+ * demo_frame +16.0 points"), into lines[n][len].  How many. */
+int pane_prof_headlines(struct model *m, char (*lines)[160], int n);
 
 /* Put s at (y, x) in role's attributes, cut to width columns. */
 void render_put(WINDOW *w, int y, int x, int width, int role, const char *s);

@@ -87,8 +87,14 @@ jq -e --arg b "$BENCHTUI_DEMO" '.bins | keys | any(. == $b)' \
 while read -r f; do
 	[ -s "$out/$f" ] || fail "leg output $f missing or empty"
 done < <(jq -r 'select(.t == "leg_start") | .out' "$log")
-[ "$(ls "$out/legs" | wc -l)" -eq "$planned" ] && ok "legs/*.out" ||
-    fail "legs/ holds $(ls "$out/legs" | wc -l) files"
+[ "$(ls "$out/legs" | grep -vc '^prof-')" -eq "$planned" ] && ok "legs/*.out" ||
+    fail "legs/ holds $(ls "$out/legs" | grep -vc '^prof-') leg files"
+# The demo profiles two arms of its work cell (data, report, output each).
+[ "$(ls "$out/legs" | grep -c '^prof-work-')" -eq 6 ] && ok "legs/prof-work-*" ||
+    fail "legs/ holds $(ls "$out/legs" | grep -c '^prof-work-') profile files"
+jq -e '.profiles.work.chunk512.perf.vs == "chunk4k"' "$out/summary.json" \
+    > /dev/null && ok "summary.json: chunk512's profile beside chunk4k's" ||
+    fail "summary.json has no differential profile"
 [ -s "$out/servers/net.log" ] && ok "servers/net.log" || fail "no server log"
 
 # Headless lines: one per leg, in the documented format.
