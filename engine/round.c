@@ -223,7 +223,7 @@ round_lock(struct round *r, bool create, char *err, size_t errlen)
 		r->made |= ROUND_MADE_LOG;
 	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		snprintf(err, errlen, "%s: another benchtui is running this round "
-		    "(it holds the log's lock)", path);
+		    "(it holds the log's lock); abort it first", path);
 		return -2;
 	}
 	return 0;
@@ -410,16 +410,46 @@ fail:
 	return -1;
 }
 
+/* A folder read back is sealed or complete: what resume (or seal
+ * --partial) says of it.  -1 with err when it refuses, else 0. */
 static int
-round_create_resume(struct round *r, const struct round_opts *opts,
+round_refuse_done(struct round *r, bool partial, char *err, size_t errlen)
+{
+	bool sealed = resume_sealed(r->rs), done = resume_completed(r->rs);
+
+	if (partial && sealed)
+		snprintf(err, errlen, "%s: already sealed (%s exists); check it "
+		    "with `benchtui verify %s`", r->dir, SEAL_SUMS, r->dir);
+	else if (partial && done)
+		snprintf(err, errlen, "%s: the round completed (its log ends "
+		    "with \"done\"), so it is not partial; `benchtui resume %s` "
+		    "finishes its seal", r->dir, r->dir);
+	else if (sealed && done)
+		snprintf(err, errlen, "%s: the round is complete and sealed; "
+		    "nothing to resume", r->dir);
+	else if (sealed)
+		snprintf(err, errlen, "%s: the round was sealed unfinished (seal "
+		    "--partial); a sealed round cannot be resumed", r->dir);
+	else
+		return 0;
+	return -1;
+}
+
+/* An existing round folder, for resume or (partial) seal --partial: the
+ * lock, the log read back, round.json checked against the sha256 the log
+ * recorded, what a killed benchtui left running ended, the log opened for
+ * appending.  A partial seal does not check the host: sealing needs none
+ * of the round's programs. */
+static int
+round_create_resume(struct round *r, const char *dir, bool partial,
     int *exit_code, char *err, size_t errlen)
 {
 	char path[PATH_MAX], sha[DIGEST_HEX_LEN];
 	const char *recorded;
 
 	*exit_code = ROUND_EXIT_USAGE;
-	if ((r->dir = realpath(opts->resume_dir, NULL)) == NULL) {
-		snprintf(err, errlen, "%s: %s", opts->resume_dir, strerror(errno));
+	if ((r->dir = realpath(dir, NULL)) == NULL) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
@@ -432,18 +462,9 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	 * round. */
 	if (round_lock(r, false, err, errlen) != 0)
 		return -1;
-	if (resume_load(r->dir, &r->rs, err, errlen) != 0)
+	if (resume_load(r->dir, &r->rs, err, errlen) != 0 ||
+	    round_refuse_done(r, partial, err, errlen) != 0)
 		return -1;
-	if (resume_sealed(r->rs)) {
-		if (resume_completed(r->rs))
-			snprintf(err, errlen, "%s: the round is complete and "
-			    "sealed; nothing to resume", r->dir);
-		else
-			snprintf(err, errlen, "%s: the round was sealed "
-			    "unfinished (seal --partial); a sealed round "
-			    "cannot be resumed", r->dir);
-		return -1;
-	}
 	snprintf(path, sizeof path, "%s/round.json", r->dir);
 	if (digest_file(path, sha) != 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -452,12 +473,13 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	recorded = resume_spec_sha256(r->rs);
 	if (recorded == NULL || strcmp(recorded, sha) != 0) {
 		snprintf(err, errlen, "%s: changed since the round started "
-		    "(sha256 %s, the log recorded %s); resume refuses", path, sha,
-		    recorded != NULL ? recorded : "none");
+		    "(sha256 %s, the log recorded %s); %s", path, sha,
+		    recorded != NULL ? recorded : "none",
+		    partial ? "refusing to seal it" : "resume refuses");
 		return -1;
 	}
 	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
-	    spec_check_host(r->spec, err, errlen) != 0)
+	    (!partial && spec_check_host(r->spec, err, errlen) != 0))
 		return -1;
 	/* The plan the log was written under, whatever the round file says
 	 * by default today: each planned leg then ends exactly once. */
@@ -470,11 +492,50 @@ round_create_resume(struct round *r, const struct round_opts *opts,
 	}
 	r->spec->has_shuffle_seed = r->spec->order == SPEC_ORDER_SHUFFLE;
 	*exit_code = ROUND_EXIT_FAIL;
-	resume_end_stale(r->rs);
+	/* Legs a killed benchtui left running would write into the folder
+	 * after it is sealed, or beside the resumed legs. */
+	r->stale_ended = resume_end_stale(r->rs);
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);
 	if ((r->log = logw_open(path, err, errlen)) == NULL)
 		return -1;
 	return 0;
+}
+
+/* round_alloc, once the signing key proved usable: a key that cannot be
+ * used would only show after the whole round, at the seal (unreadable,
+ * encrypted, not Ed25519). */
+static struct round *
+round_new(const struct round_opts *opts, int *exit_code, char *err,
+    size_t errlen)
+{
+	struct round *r;
+
+	*exit_code = ROUND_EXIT_USAGE;
+	if (opts->sign_key != NULL &&
+	    seal_check_key(opts->sign_key, err, errlen) != 0)
+		return NULL;
+	*exit_code = ROUND_EXIT_FAIL;
+	if ((r = round_alloc(opts)) == NULL)
+		snprintf(err, errlen, "round: out of memory");
+	return r;
+}
+
+struct round *
+round_open_partial(const char *dir, const char *sign_key, int *exit_code,
+    char *err, size_t errlen)
+{
+	struct round_opts opts = { .resume_dir = dir, .sign_key = sign_key };
+	struct round *r = round_new(&opts, exit_code, err, errlen);
+
+	if (r == NULL)
+		return NULL;
+	if (round_create_resume(r, dir, true, exit_code, err, errlen) != 0) {
+		round_destroy(r);
+		return NULL;
+	}
+	tally_set_spec(r->tally, r->spec);
+	*exit_code = ROUND_EXIT_OK;
+	return r;
 }
 
 struct round *
@@ -484,26 +545,17 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 	struct round *r;
 	int rc;
 
-	*exit_code = ROUND_EXIT_FAIL;
 	if ((opts->spec_path == NULL) == (opts->resume_dir == NULL)) {
 		snprintf(err, errlen, "round: give either a round file or a "
 		    "folder to resume");
 		*exit_code = ROUND_EXIT_USAGE;
 		return NULL;
 	}
-	/* A key that cannot be used would only show after the whole round,
-	 * at the seal: say so now (unreadable, encrypted, not Ed25519). */
-	if (opts->sign_key != NULL &&
-	    seal_check_key(opts->sign_key, err, errlen) != 0) {
-		*exit_code = ROUND_EXIT_USAGE;
+	if ((r = round_new(opts, exit_code, err, errlen)) == NULL)
 		return NULL;
-	}
-	if ((r = round_alloc(opts)) == NULL) {
-		snprintf(err, errlen, "round: out of memory");
-		return NULL;
-	}
 	rc = opts->resume_dir != NULL ?
-	    round_create_resume(r, opts, exit_code, err, errlen) :
+	    round_create_resume(r, opts->resume_dir, false, exit_code, err,
+	    errlen) :
 	    round_create_run(r, opts, exit_code, err, errlen);
 	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
 		if (rc == 0)

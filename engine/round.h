@@ -65,4 +65,28 @@ void round_release_gate(struct round *r);
 
 void round_destroy(struct round *r);
 
+/* The seal event of a sealed round folder, for a reader of its log (the
+ * log never holds it: appending it would change a sealed file): the sha256
+ * of DIR/SHA256SUMS, stamped ts (borrowed; NULL: null), marked
+ * from_sha256sums.  NULL when DIR is not sealed. */
+json_t *round_seal_event(const char *dir, json_t *ts);
+
+/* What round_seal_partial did, for its report. */
+struct round_partial {
+	size_t torn_bytes;   /* a torn last line cut from the log (0: none) */
+	int ended;           /* leftover process groups of the round ended */
+	size_t legs_done;    /* legs the summaries count */
+	char sha256[65];     /* SHA256SUMS's */
+};
+
+/* seal --partial: seal an unfinished round (an abort, a crash) on purpose.
+ * Under the round's lock, as resume reads it back: a torn last line cut
+ * (and logged as log_cut), leftover legs ended, round.json checked against
+ * the log; then the summaries, marked partial, and SHA256SUMS, signed with
+ * sign_key when not NULL.  Refuses a live, sealed or complete round.  An
+ * exit status: OK, USAGE (the folder or its state) or FAIL (a write); err
+ * says why. */
+int round_seal_partial(const char *dir, const char *sign_key,
+    struct round_partial *out, char *err, size_t errlen);
+
 #endif

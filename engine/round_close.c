@@ -1,10 +1,12 @@
 /* The round driver, the closing: the abort event of a round that stopped
- * early, or done, the summaries and the seal of one that completed. */
+ * early, or done, the summaries and the seal of one that completed (and
+ * the summaries and seal of seal --partial, round_partial.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "digest.h"
 #include "event.h"
@@ -74,6 +76,52 @@ run_close_failed_legs(struct run *u)
 	return ROUND_EXIT_LEGS_FAILED;
 }
 
+static json_t *
+run_seal_event(const char *sums)
+{
+	json_t *ev = event_new("seal");
+
+	json_object_set_new(ev, "sha256", json_string(sums));
+	return ev;
+}
+
+json_t *
+round_seal_event(const char *dir, json_t *ts)
+{
+	char path[PATH_MAX], hex[DIGEST_HEX_LEN];
+	json_t *ev;
+
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
+	if (access(path, F_OK) != 0)
+		return NULL;
+	ev = digest_file(path, hex) == 0 ? run_seal_event(hex) :
+	    event_new("seal");
+	json_object_set(ev, "ts", ts != NULL ? ts : json_null());
+	json_object_set_new(ev, "from_sha256sums", json_true());
+	return ev;
+}
+
+int
+run_seal(struct run *u, bool partial, char sums[65])
+{
+	struct round *r = u->r;
+	json_t *rep;
+	int rc;
+
+	/* round.json is read-only from the start, but its owner can still
+	 * change it: a seal over another round file than the one run would
+	 * vouch for a round that never ran. */
+	if (run_close_spec_intact(u) != 0)
+		return -1;
+	rep = tally_report(r->tally);
+	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
+	json_decref(rep);
+	if (rc != 0)
+		return -1;
+	logw_sync(r->log);
+	return seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err);
+}
+
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
  * event goes to the front end only, since appending it would change a
  * file SHA256SUMS covers. */
@@ -82,7 +130,7 @@ run_close_done(struct run *u, bool log_done)
 {
 	struct round *r = u->r;
 	char sums[65];
-	json_t *rep, *ev;
+	json_t *ev;
 
 	if (log_done) {
 		ev = event_new("done");
@@ -93,23 +141,9 @@ run_close_done(struct run *u, bool log_done)
 			return ROUND_EXIT_ABORTED;
 		}
 	}
-	/* round.json is read-only from the start, but its owner can still
-	 * change it: a seal over another round file than the one run would
-	 * vouch for a round that never ran. */
-	if (run_close_spec_intact(u) != 0)
+	if (run_seal(u, false, sums) != 0)
 		return ROUND_EXIT_FAIL;
-	rep = tally_report(r->tally);
-	if (report_write_summary(r->dir, rep, false, u->err,
-	    sizeof u->err) != 0) {
-		json_decref(rep);
-		return ROUND_EXIT_FAIL;
-	}
-	json_decref(rep);
-	logw_sync(r->log);
-	if (seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err) != 0)
-		return ROUND_EXIT_FAIL;
-	ev = event_new("seal");
-	json_object_set_new(ev, "sha256", json_string(sums));
+	ev = run_seal_event(sums);
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);
 	json_decref(ev);

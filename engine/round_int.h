@@ -4,6 +4,7 @@
  * calls only the files listed below it here.
  *
  *   round_run.c      the plan loop: cells in order, their server and legs
+ *   round_partial.c  seal --partial: an unfinished round sealed on purpose
  *   round_open.c     the opening events (round, env, resume) and the
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
@@ -67,6 +68,8 @@ struct round {
 	atomic_bool aborted;
 	_Atomic(const char *) abort_reason;
 
+	int stale_ended;           /* resume: leftover process groups ended */
+
 	/* A fatal error (the log cannot be written) stops the round. */
 	bool fatal;
 	char fatal_err[512];
@@ -113,6 +116,13 @@ struct run {
 /* Remove what run made of a new round's folder (nothing of a resumed one,
  * nothing another run made): a run that could not start leaves no stub. */
 void round_unmake(struct round *r);
+
+/* seal --partial: the folder opened as resume opens it (the lock, the log
+ * read back, round.json checked against it, leftovers ended), but without
+ * the checks against this host, and refusing a sealed or complete round.
+ * NULL with err and *exit_code. */
+struct round *round_open_partial(const char *dir, const char *sign_key,
+    int *exit_code, char *err, size_t errlen);
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
 
@@ -246,6 +256,8 @@ int run_prof_cell(struct run *u, size_t c, struct server *srv);
 
 /* --- round_open.c / round_close.c: the round's first and last events ---- */
 
+/* A resumed round's torn last line, cut when it was read back: log_cut. */
+void run_log_cut(struct run *u);
 /* round + env (a new round) or log_cut + resume (a resumed one, after the
  * legs already done are replayed to the tally and the front end), then the
  * host's warnings. */
@@ -256,6 +268,9 @@ void run_replay(struct round *r);
 /* The round stopped early: the abort event; the exit status (FAIL when
  * failed, else ABORTED). */
 int run_close_stopped(struct run *u, bool failed);
+/* The summaries (marked partial or not), then SHA256SUMS, its sha256 in
+ * sums; round.json checked first.  0, or -1 with u->err. */
+int run_seal(struct run *u, bool partial, char sums[65]);
 /* done (when log_done), the summaries, the seal.  The exit status. */
 int run_close_done(struct run *u, bool log_done);
 

@@ -90,6 +90,19 @@ run_log_env(struct run *u)
 	return host != NULL ? host : provenance_host();
 }
 
+void
+run_log_cut(struct run *u)
+{
+	size_t bytes = resume_torn_bytes(u->r->rs);
+	json_t *ev;
+
+	if (bytes == 0)
+		return;
+	ev = event_new("log_cut");
+	json_object_set_new(ev, "bytes", json_integer((json_int_t)bytes));
+	run_emit_new(u, ev);
+}
+
 /* On resume: the cut, then the resume event with the host re-checked. */
 static json_t *
 run_log_resume(struct run *u)
@@ -100,12 +113,7 @@ run_log_resume(struct run *u)
 	const char *k;
 	json_t *v;
 
-	if (resume_torn_bytes(rs) > 0) {
-		ev = event_new("log_cut");
-		json_object_set_new(ev, "bytes",
-		    json_integer((json_int_t)resume_torn_bytes(rs)));
-		run_emit_new(u, ev);
-	}
+	run_log_cut(u);
 	ev = event_new("resume");
 	json_object_set_new(ev, "from", json_string("restart"));
 	json_object_set_new(ev, "legs_done",

@@ -18,7 +18,7 @@ int seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 
 /* Whether sign_key is a readable, unencrypted Ed25519 private key PEM, so
  * that run/resume can refuse a bad --sign before the round runs rather than
- * at the seal.  0, or -1 with err naming the file.  (Added by helper G.) */
+ * at the seal.  0, or -1 with err naming the file. */
 int seal_check_key(const char *sign_key, char *err, size_t errlen);
 
 /* Recompute the seal of DIR and print to out one line per changed, missing

@@ -16,7 +16,7 @@
 #include "cmd.h"
 #include "console.h"
 #include "console_loop.h"
-#include "digest.h"
+#include "round.h"
 #include "event.h"
 #include "headless.h"
 #include "logread.h"
@@ -104,25 +104,16 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 		    err);
 		*spec = NULL;
 	}
-	snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
-	if (access(path, F_OK) == 0) {
-		bool has_seal = false;
-		for (size_t i = 0; i < e->n; i++) {
-			const char *t = event_type(e->ev[i]);
-			has_seal |= t && strcmp(t, "seal") == 0;
-		}
-		if (!has_seal) {
-			char hex[DIGEST_HEX_LEN];
-			json_t *seal = json_pack("{s:s, s:O, s:b}", "t", "seal", "ts",
-			    e->n ? json_object_get(e->ev[e->n - 1], "ts") : json_null(),
-			    "from_sha256sums", 1);
-			if (seal && digest_file(path, hex) == 0)
-				json_object_set_new(seal, "sha256", json_string(hex));
-			if (seal) {
-				collect(seal, 0, e);
-				json_decref(seal);
-			}
-		}
+	bool has_seal = false;
+	for (size_t i = 0; i < e->n; i++) {
+		const char *t = event_type(e->ev[i]);
+		has_seal |= t && strcmp(t, "seal") == 0;
+	}
+	json_t *seal = has_seal ? NULL : round_seal_event(dir,
+	    e->n ? json_object_get(e->ev[e->n - 1], "ts") : NULL);
+	if (seal != NULL) {
+		collect(seal, 0, e);
+		json_decref(seal);
 	}
 	return 0;
 }
