@@ -4,6 +4,7 @@
  * the chosen format.  A round folder (or a log inside one) supplies its
  * round.json, so arms, vs and aa_of are the ones the round ran with. */
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,57 @@ cmd_report_round_dir(const char *input, bool is_dir)
 	return NULL;
 }
 
+enum { OPT_FORMAT = 1, OPT_BASELINE, OPT_AA };
+
+static const struct option report_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "aa", required_argument, NULL, OPT_AA },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --baseline ARM into the tally.  0, or a usage error's exit status. */
+static int
+cmd_report_baseline(struct tally *t, const char *arm)
+{
+	int bb = tally_set_baseline(t, arm);
+
+	if (bb == -2)
+		return cmd_usage_error("report", report_usage, "--baseline: '%s' "
+		    "is an A/A copy (--aa); the baseline must be an original "
+		    "arm", arm);
+	if (bb != 0)
+		return cmd_usage_error("report", report_usage, "--baseline: '%s' "
+		    "is not a valid arm name", arm);
+	return 0;
+}
+
+/* --aa ARM=OF into the tally.  0, or an exit status. */
+static int
+cmd_report_aa(struct tally *t, const char *val)
+{
+	const char *eq = strchr(val, '=');
+	char *arm;
+	int bad;
+
+	if (eq == NULL)
+		return cmd_usage_error("report", report_usage, "--aa: '%s' is "
+		    "not ARM=OF", val);
+	if ((arm = strndup(val, (size_t)(eq - val))) == NULL)
+		return 2;
+	bad = tally_add_aa(t, arm, eq + 1);
+	free(arm);
+	if (bad == -2)
+		return cmd_usage_error("report", report_usage, "--aa: '%s' "
+		    "contradicts another --aa or --baseline (an arm is one A/A "
+		    "copy at most, of an arm that is not a copy, and not the "
+		    "baseline)", val);
+	if (bad)
+		return cmd_usage_error("report", report_usage, "--aa: '%s' does "
+		    "not name two different valid arms", val);
+	return 0;
+}
+
 int
 cmd_report(int argc, char **argv)
 {
@@ -87,89 +139,44 @@ cmd_report(int argc, char **argv)
 	json_t *rep = NULL;
 	struct stat st;
 	bool aa_given = false;
-	int fmt, rc = 2;
+	int fmt, rc = 2, c;
 
-	for (int i = 1; i < argc; i++) {
-		char opt[16];
-		const char *a = argv[i], *val = NULL, *eqv = strchr(a, '=');
-
-		/* --opt=VALUE is --opt VALUE. */
-		if (strncmp(a, "--", 2) == 0 && eqv && (size_t)(eqv - a) < sizeof opt) {
-			snprintf(opt, sizeof opt, "%.*s", (int)(eqv - a), a);
-			a = opt;
-			val = eqv + 1;
-		}
-		if (strcmp(a, "--format") == 0 || strcmp(a, "--baseline") == 0 ||
-		    strcmp(a, "--aa") == 0) {
-			if (val == NULL && i + 1 >= argc) {
-				rc = cmd_usage_error("report", report_usage,
-				    "%s needs a value", a);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", report_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			fmtname = optarg;
+			break;
+		case OPT_BASELINE:
+			baseline = optarg;
+			if ((rc = cmd_report_baseline(t, baseline)) != 0)
 				goto out;
-			}
-			if (val == NULL)
-				val = argv[++i];
-			if (strcmp(a, "--format") == 0)
-				fmtname = val;
-			else if (strcmp(a, "--baseline") == 0) {
-				int bb;
-				baseline = val;
-				bb = tally_set_baseline(t, baseline);
-				if (bb == -2) {
-					rc = cmd_usage_error("report",
-					    report_usage, "--baseline: '%s' is "
-					    "an A/A copy (--aa); the baseline "
-					    "must be an original arm", baseline);
-					goto out;
-				}
-				if (bb != 0) {
-					rc = cmd_usage_error("report",
-					    report_usage, "--baseline: '%s' is "
-					    "not a valid arm name", baseline);
-					goto out;
-				}
-			} else {
-				const char *eq = strchr(val, '=');
-				char *arm;
-				int bad;
-				if (eq == NULL) {
-					rc = cmd_usage_error("report",
-					    report_usage, "--aa: '%s' is not "
-					    "ARM=OF", val);
-					goto out;
-				}
-				if ((arm = strndup(val, (size_t)(eq - val))) == NULL)
-					goto out;
-				bad = tally_add_aa(t, arm, eq + 1);
-				free(arm);
-				aa_given = true;
-				if (bad == -2) {
-					rc = cmd_usage_error("report",
-					    report_usage, "--aa: '%s' contradicts "
-					    "another --aa or --baseline (an arm "
-					    "is one A/A copy at most, of an arm "
-					    "that is not a copy, and not the "
-					    "baseline)", val);
-					goto out;
-				}
-				if (bad) {
-					rc = cmd_usage_error("report",
-					    report_usage, "--aa: '%s' does not "
-					    "name two different valid arms", val);
-					goto out;
-				}
-			}
-		} else if (a[0] == '-' && a[1] != '\0') {
+			break;
+		case OPT_AA:
+			aa_given = true;
+			if ((rc = cmd_report_aa(t, optarg)) != 0)
+				goto out;
+			break;
+		case ':':
 			rc = cmd_usage_error("report", report_usage,
-			    "unknown option '%s'", a);
+			    "%s needs a value", argv[optind - 1]);
 			goto out;
-		} else if (input == NULL)
-			input = a;
-		else {
+		default:
 			rc = cmd_usage_error("report", report_usage,
-			    "more than one input ('%s' and '%s')", input, a);
+			    "unknown option '%s'", argv[optind - 1]);
 			goto out;
 		}
 	}
+	rc = 2;
+	if (argc - optind > 1) {
+		rc = cmd_usage_error("report", report_usage,
+		    "more than one input ('%s' and '%s')", argv[optind],
+		    argv[optind + 1]);
+		goto out;
+	}
+	if (optind < argc)
+		input = argv[optind];
 	if (input == NULL) {
 		rc = cmd_usage_error("report", report_usage,
 		    "no round folder or log given");

@@ -4,6 +4,7 @@
  * verify recomputes a round folder's seal; seal --partial seals a round
  * that did not complete (an abort, a crash), on purpose, with a summary
  * that says so. */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,19 @@
 
 static const char verify_usage[] = "usage: benchtui verify DIR [--pubkey PUB.pem]\n";
 static const char seal_usage[] = "usage: benchtui seal DIR --partial [--sign KEY.pem]\n";
+
+enum { OPT_PUBKEY = 1, OPT_PARTIAL, OPT_SIGN };
+
+static const struct option verify_options[] = {
+	{ "pubkey", required_argument, NULL, OPT_PUBKEY },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option seal_options[] = {
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
+	{ "sign", required_argument, NULL, OPT_SIGN },
+	{ NULL, 0, NULL, 0 },
+};
 
 /* Lines of DIR/SHA256SUMS: the number of files the seal covers. */
 static size_t
@@ -38,24 +52,24 @@ cmd_verify(int argc, char **argv)
 {
 	const char *dir = NULL, *pubkey = NULL;
 	char err[1024] = "";
-	int rc;
+	int rc, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pubkey") == 0) {
-			if (++i >= argc)
-				return cmd_usage_error("verify", verify_usage,
-				    "--pubkey needs a PEM public key file");
-			pubkey = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", verify_options, NULL)) != -1) {
+		if (c == OPT_PUBKEY)
+			pubkey = optarg;
+		else if (c == ':')
 			return cmd_usage_error("verify", verify_usage,
-			    "unknown option '%s'", argv[i]);
-		} else if (dir == NULL) {
-			dir = argv[i];
-		} else {
+			    "--pubkey needs a PEM public key file");
+		else
 			return cmd_usage_error("verify", verify_usage,
-			    "more than one folder given ('%s')", argv[i]);
-		}
+			    "unknown option '%s'", argv[optind - 1]);
 	}
+	if (argc - optind > 1)
+		return cmd_usage_error("verify", verify_usage,
+		    "more than one folder given ('%s')", argv[optind + 1]);
+	dir = optind < argc ? argv[optind] : NULL;
 	if (dir == NULL)
 		return cmd_usage_error("verify", verify_usage, "no round folder given");
 	rc = seal_verify(dir, pubkey, stdout, err, sizeof err);
@@ -79,26 +93,26 @@ cmd_seal(int argc, char **argv)
 	bool partial = false;
 	char err[1024] = "";
 	struct round_partial done;
-	int rc;
+	int rc, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--partial") == 0) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", seal_options, NULL)) != -1) {
+		if (c == OPT_PARTIAL)
 			partial = true;
-		} else if (strcmp(argv[i], "--sign") == 0) {
-			if (++i >= argc)
-				return cmd_usage_error("seal", seal_usage,
-				    "--sign needs an Ed25519 private key PEM file");
-			key = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+		else if (c == OPT_SIGN)
+			key = optarg;
+		else if (c == ':')
 			return cmd_usage_error("seal", seal_usage,
-			    "unknown option '%s'", argv[i]);
-		} else if (dir == NULL) {
-			dir = argv[i];
-		} else {
+			    "--sign needs an Ed25519 private key PEM file");
+		else
 			return cmd_usage_error("seal", seal_usage,
-			    "more than one folder given ('%s')", argv[i]);
-		}
+			    "unknown option '%s'", argv[optind - 1]);
 	}
+	if (argc - optind > 1)
+		return cmd_usage_error("seal", seal_usage,
+		    "more than one folder given ('%s')", argv[optind + 1]);
+	dir = optind < argc ? argv[optind] : NULL;
 	if (dir == NULL)
 		return cmd_usage_error("seal", seal_usage, "no round folder given");
 	if (!partial)
