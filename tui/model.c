@@ -10,6 +10,7 @@
 #include "event.h"
 #include "model.h"
 #include "spec.h"
+#include "stats.h"
 #include "tally.h"
 
 static void
@@ -99,7 +100,7 @@ model_finish(struct model *m)
 
 /* Whether a plan grid from a log (not from a round file) is too big to
  * hold: a corrupt log's rep 99999999, or thousands of names, would make it
- * gigabytes.  (Added by the fuzz helper: found by fuzz/fuzz_logread.c.) */
+ * gigabytes (fuzz/fuzz_logread.c found it). */
 static bool
 grid_too_big(size_t ncells, size_t narms, int reps)
 {
@@ -572,18 +573,11 @@ model_eta(const struct model *m)
 	    (double)(m->legs_total - m->legs_done);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double
 model_arm_median_wall(const struct model *m, const char *cell,
     const char *arm)
 {
-	double *w, med = NAN;
+	double *w, med;
 	size_t n = 0;
 
 	w = malloc((m->nlegs + 1) * sizeof *w);
@@ -595,10 +589,7 @@ model_arm_median_wall(const struct model *m, const char *cell,
 		    strcmp(m->legs[i].status, "ok") == 0 &&
 		    !isnan(m->legs[i].wall))
 			w[n++] = m->legs[i].wall;
-	if (n) {
-		qsort(w, n, sizeof *w, cmp_double);
-		med = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
-	}
+	med = stats_median(w, n);
 	free(w);
 	return med;
 }
