@@ -483,8 +483,7 @@ provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 
 /* A program that holds templates is hashed as it expands for one cell and
  * arm.  One that needs what only a leg knows (${REP}, ${ROUND_DIR}) is
- * left out here: each leg line records the path it ran as its bin.
- * (Expansion per cell and arm added by the integration helper H.) */
+ * left out here: each leg line records the path it ran as its bin. */
 static void
 provenance_add_tmpl(json_t *bins, const struct spec *s, const char *prog,
     const struct template_ctx *ctx)

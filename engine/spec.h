@@ -180,7 +180,7 @@ char *spec_resolve_program(const char *prog, const char *workdir);
  * to is online, and every program it runs (bin, command[0], server.cmd[0],
  * expanded for every cell and arm) is found as execvp would find it from the
  * workdir.  `benchtui check` calls it; run should too, before the first leg.
- * 0, or -1 with err ("FILE: PATH: what is wrong").  (Added by spec.) */
+ * 0, or -1 with err ("FILE: PATH: what is wrong"). */
 int spec_check_host(const struct spec *s, char *err, size_t errlen);
 
 #endif

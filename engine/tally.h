@@ -25,8 +25,7 @@ struct tally *tally_create(void);
 void tally_set_spec(struct tally *t, const struct spec *s);
 
 /* The round's name when neither a spec nor a "round" event gives one (a
- * bare log: report passes the log's file name).  Added by the report
- * module's owner; additive. */
+ * bare log: report passes the log's file name). */
 void tally_set_name(struct tally *t, const char *name);
 
 /* For a bare log: the comparison arm of every other arm (default: the first
