@@ -128,18 +128,21 @@ cmd_report_aa(struct tally *t, const char *val)
 	return 0;
 }
 
-int
-cmd_report(int argc, char **argv)
+/* What the command line asked for. */
+struct cmd_report_args {
+	const char *input, *baseline;
+	bool aa_given;
+	int fmt;
+};
+
+/* The options (--baseline and --aa go straight into t) and the input.
+ * 0, or an exit status. */
+static int
+cmd_report_parse(int argc, char **argv, struct tally *t,
+    struct cmd_report_args *a)
 {
-	const char *input = NULL, *fmtname = "text", *baseline = NULL;
-	char err[1024], *log = NULL, *rdir = NULL, *spath = NULL;
-	struct tally *t = tally_create();
-	struct logread_info info;
-	struct spec *spec = NULL;
-	json_t *rep = NULL;
-	struct stat st;
-	bool aa_given = false;
-	int fmt, rc = 2, c;
+	const char *fmtname = "text";
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -149,86 +152,96 @@ cmd_report(int argc, char **argv)
 			fmtname = optarg;
 			break;
 		case OPT_BASELINE:
-			baseline = optarg;
-			if ((rc = cmd_report_baseline(t, baseline)) != 0)
-				goto out;
+			a->baseline = optarg;
+			if ((rc = cmd_report_baseline(t, optarg)) != 0)
+				return rc;
 			break;
 		case OPT_AA:
-			aa_given = true;
+			a->aa_given = true;
 			if ((rc = cmd_report_aa(t, optarg)) != 0)
-				goto out;
+				return rc;
 			break;
 		case ':':
-			rc = cmd_usage_error("report", report_usage,
+			return cmd_usage_error("report", report_usage,
 			    "%s needs a value", argv[optind - 1]);
-			goto out;
 		default:
-			rc = cmd_usage_error("report", report_usage,
+			return cmd_usage_error("report", report_usage,
 			    "unknown option '%s'", argv[optind - 1]);
-			goto out;
 		}
 	}
-	rc = 2;
-	if (argc - optind > 1) {
-		rc = cmd_usage_error("report", report_usage,
+	if (argc - optind > 1)
+		return cmd_usage_error("report", report_usage,
 		    "more than one input ('%s' and '%s')", argv[optind],
 		    argv[optind + 1]);
-		goto out;
-	}
-	if (optind < argc)
-		input = argv[optind];
-	if (input == NULL) {
-		rc = cmd_usage_error("report", report_usage,
+	if (optind >= argc)
+		return cmd_usage_error("report", report_usage,
 		    "no round folder or log given");
-		goto out;
-	}
-	if ((fmt = report_format_parse(fmtname)) < 0) {
-		rc = cmd_usage_error("report", report_usage,
+	a->input = argv[optind];
+	if ((a->fmt = report_format_parse(fmtname)) < 0)
+		return cmd_usage_error("report", report_usage,
 		    "--format: unknown format '%s'", fmtname);
-		goto out;
-	}
-	if (stat(input, &st) != 0) {
-		fprintf(stderr, "benchtui report: %s: %s\n", input,
-		    strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (asprintf(&log, "%s/log.jsonl", input) < 0) {
-			log = NULL;
-			goto out;
-		}
-	} else if ((log = strdup(input)) == NULL)
-		goto out;
+	return 0;
+}
 
-	if ((rdir = cmd_report_round_dir(input, S_ISDIR(st.st_mode))) != NULL &&
-	    asprintf(&spath, "%s/round.json", rdir) >= 0) {
+/* The log to read (*log) and, when it sits in a round folder, the round
+ * file (*spec, *spath) whose arms the tally takes.  -1 after a message. */
+static int
+cmd_report_open(const struct cmd_report_args *a, struct tally *t,
+    char **log, struct spec **spec, char **spath)
+{
+	char err[1024], *rdir;
+	struct stat st;
+
+	if (stat(a->input, &st) != 0) {
+		fprintf(stderr, "benchtui report: %s: %s\n", a->input,
+		    strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode) ? asprintf(log, "%s/log.jsonl", a->input) < 0 :
+	    (*log = strdup(a->input)) == NULL) {
+		*log = NULL;
+		return -1;
+	}
+	if ((rdir = cmd_report_round_dir(a->input, S_ISDIR(st.st_mode))) != NULL &&
+	    asprintf(spath, "%s/round.json", rdir) >= 0) {
 		/* The workdir is irrelevant to a report, and a round folder
 		 * copied from another machine may not have it: use rdir. */
-		if (spec_load(spath, rdir, &spec, err, sizeof err) == 0) {
-			tally_set_spec(t, spec);
-			if (baseline || aa_given)
+		if (spec_load(*spath, rdir, spec, err, sizeof err) == 0) {
+			tally_set_spec(t, *spec);
+			if (a->baseline || a->aa_given)
 				fprintf(stderr, "benchtui report: %s: arms come "
 				    "from round.json; --baseline and --aa are "
-				    "ignored\n", spath);
+				    "ignored\n", *spath);
 		} else
 			fprintf(stderr, "benchtui report: %s; reading %s as a "
-			    "bare log\n", err, log);
+			    "bare log\n", err, *log);
 	} else if (S_ISDIR(st.st_mode))
 		fprintf(stderr, "benchtui report: %s/round.json: cannot read it; "
-		    "reading %s as a bare log\n", input, log);
+		    "reading %s as a bare log\n", a->input, *log);
+	free(rdir);
+	return 0;
+}
 
+/* The log into the tally, refusing an empty one and a round file the log
+ * does not vouch for.  -1 after a message. */
+static int
+cmd_report_read(const char *log, const struct spec *spec, const char *spath,
+    struct tally *t)
+{
 	struct cmd_report_feed feed = { .t = t };
+	struct logread_info info;
+	char err[1024];
 
 	if (logread_file(log, cmd_report_feed, &feed, &info, err,
 	    sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
-		goto out;
+		return -1;
 	}
 	/* Nothing to report is not a report of a round named null. */
 	if (feed.legs == 0) {
 		fprintf(stderr, "benchtui report: %s: no legs (%s)\n", log,
 		    info.lines == 0 ? "the log is empty" : "not one leg line");
-		goto out;
+		return -1;
 	}
 	/* The arms came from round.json: it must be the file the round ran,
 	 * or the report would contradict the round's own summary. */
@@ -239,7 +252,7 @@ cmd_report(int argc, char **argv)
 		    "with arms the round did not run (a copy of the log outside "
 		    "the folder reads as a bare log)\n", spath, spec->sha256,
 		    feed.spec_sha256);
-		goto out;
+		return -1;
 	}
 	if (info.torn)
 		fprintf(stderr, "benchtui report: %s:%zu: torn last line "
@@ -250,10 +263,29 @@ cmd_report(int argc, char **argv)
 			tally_set_name(t, basename(copy));
 		free(copy);
 	}
+	return 0;
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+	struct cmd_report_args a = { 0 };
+	char *log = NULL, *spath = NULL;
+	struct tally *t = tally_create();
+	struct spec *spec = NULL;
+	json_t *rep = NULL;
+	int rc;
+
+	if ((rc = cmd_report_parse(argc, argv, t, &a)) != 0)
+		goto out;
+	rc = 2;
+	if (cmd_report_open(&a, t, &log, &spec, &spath) != 0 ||
+	    cmd_report_read(log, spec, spath, t) != 0)
+		goto out;
 	/* Text and markdown print no ratio lists, so skip building them. */
-	rep = fmt == REPORT_JSON || fmt == REPORT_CSV ? tally_report(t) :
+	rep = a.fmt == REPORT_JSON || a.fmt == REPORT_CSV ? tally_report(t) :
 	    tally_report_brief(t);
-	if (report_print(rep, (enum report_format)fmt, stdout) != 0) {
+	if (report_print(rep, (enum report_format)a.fmt, stdout) != 0) {
 		fprintf(stderr, "benchtui report: writing the report: %s\n",
 		    strerror(errno));
 		rc = 1;
@@ -265,7 +297,6 @@ out:
 	spec_destroy(spec);
 	tally_destroy(t);
 	free(log);
-	free(rdir);
 	free(spath);
 	return rc;
 }

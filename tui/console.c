@@ -288,11 +288,8 @@ drain_events(struct console *c)
 		if (c->engine_rc == ROUND_EXIT_FAIL &&
 		    c->m.state != MODEL_ABORTED)
 			model_set_failed(&c->m, c->engine_err);
-		else if (c->engine_rc == ROUND_EXIT_ABORTED &&
-		    c->m.state != MODEL_ABORTED) {
-			c->m.state = MODEL_ABORTED;
-			c->m.gen++;
-		}
+		else if (c->engine_rc == ROUND_EXIT_ABORTED)
+			model_set_aborted(&c->m);
 		c->exit_code = c->engine_rc;
 		if (c->quit_when_done)
 			c->quit = true;
@@ -310,7 +307,7 @@ round_live(const struct console *c)
 static void
 ask_abort(struct console *c)
 {
-	round_abort(c->round, "operator");
+	c->src->abort(c, "operator");
 	model_set_aborting(&c->m);
 	c->quit_when_done = true;
 	snprintf(c->r.message, sizeof c->r.message,
@@ -327,7 +324,7 @@ handle_key(struct console *c, int key)
 	if (r->overlay == OVERLAY_CONFIRM_ABORT || r->overlay == OVERLAY_CONFIRM_QUIT) {
 		if (key == 'y' || key == 'Y') {
 			r->overlay = OVERLAY_NONE;
-			if (round_live(c))
+			if (c->src->running(c))
 				ask_abort(c);
 			else
 				c->quit = true;
@@ -336,36 +333,21 @@ handle_key(struct console *c, int key)
 		return;
 	}
 	if (r->overlay == OVERLAY_NONE) {
-		if (c->replay && replay_key(c, key))
+		if (c->src->key(c, key))
 			return;
 		switch (key) {
 		case 'q': case 'Q': case 3: /* Ctrl-C acts as q */
-			if (round_live(c) && !c->quit_when_done)
+			if (c->src->running(c) && !c->quit_when_done)
 				r->overlay = OVERLAY_CONFIRM_QUIT;
-			else if (!round_live(c))
+			else if (!c->src->running(c))
 				c->quit = true;
 			return;
-		case 'p': case 'P':
-			if (!round_live(c))
-				return;
-			c->paused_req = !(c->m.state == MODEL_PAUSED || c->paused_req);
-			round_pause(c->round, c->paused_req);
-			snprintf(r->message, sizeof r->message, "%s",
-			    c->paused_req ? "pausing after the current leg" :
-			    "resuming");
-			return;
-		case 'g': case 'G':
-			if (!round_live(c))
-				return;
-			round_release_gate(c->round);
-			snprintf(r->message, sizeof r->message, "%s",
-			    "the quiet gate lets this leg go (an operator "
-			    "override, logged on the leg)");
-			return;
 		case 'a': case 'A':
-			if (round_live(c) && !c->quit_when_done)
+			if (c->src->running(c) && !c->quit_when_done)
 				r->overlay = OVERLAY_CONFIRM_ABORT;
 			return;
+		case 'p': case 'P': case 'g': case 'G':
+			return; /* steering, with nothing to steer */
 		case '?':
 			r->overlay = OVERLAY_HELP;
 			return;
@@ -403,20 +385,10 @@ handle_resize(struct console *c)
 	render_layout(&c->r);
 }
 
-/* Does a clock on screen move? (A leg runs, or the gate waits.) */
-static bool
-clock_moves(const struct console *c)
-{
-	if (c->replay)
-		return c->replay->playing && c->m.cur_active;
-	return (c->m.state == MODEL_RUNNING || c->m.state == MODEL_PAUSED ||
-	    c->m.state == MODEL_ABORTING) && !c->engine_done;
-}
-
 static void
 draw(struct console *c, double mono_now)
 {
-	double now = c->replay ? replay_clock(c, mono_now) : console_wall();
+	double now = c->src->clock(c, mono_now);
 
 	if (c->m.cur_active) {
 		char tail[1][160];
@@ -424,15 +396,8 @@ draw(struct console *c, double mono_now)
 		copy_cut(c->r.out_tail, sizeof c->r.out_tail, tail[0]);
 	} else
 		c->r.out_tail[0] = '\0';
-	if (c->replay) {
-		c->r.replay = true;
-		c->r.replay_playing = c->replay->playing;
-		c->r.replay_speed = c->replay->speed;
-		c->r.replay_pos = c->replay->pos;
-		c->r.replay_len = c->replay->n;
-	}
+	c->src->status(c);
 	render_draw(&c->r, &c->m, now);
-	c->drawn_gen = c->m.gen;
 	c->last_draw = mono_now;
 }
 
@@ -449,9 +414,8 @@ console_loop(struct console *c)
 		int timeout, key;
 		char drain[64];
 
-		if (c->m.gen != c->drawn_gen)
-			render_touch_all(&c->r);
-		if (clock_moves(c) && now - last_clock >= CLOCK_S) {
+		render_touch_changes(&c->r, model_take_changes(&c->m));
+		if (c->src->clock_moves(c) && now - last_clock >= CLOCK_S) {
 			render_touch_clock(&c->r);
 			last_clock = now;
 		}
@@ -459,17 +423,18 @@ console_loop(struct console *c)
 			draw(c, now);
 		if (c->r.dirty)
 			wait_s = REDRAW_MIN_S - (now - c->last_draw);
-		else if (clock_moves(c))
+		else if (c->src->clock_moves(c))
 			wait_s = CLOCK_S - (now - last_clock);
-		if (c->replay && (rt = replay_timeout(c, now)) >= 0 &&
+		if ((rt = c->src->due_in(c, now)) >= 0 &&
 		    (wait_s < 0 || rt < wait_s))
 			wait_s = rt;
 		timeout = wait_s < 0 ? -1 : (int)(wait_s * 1000) + 1;
 
 		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-		if (c->ev_fd >= 0)
-			pfd[n++] = (struct pollfd){ .fd = c->ev_fd, .events = POLLIN };
+		if (c->src->fd(c) >= 0)
+			pfd[n++] = (struct pollfd){ .fd = c->src->fd(c),
+			    .events = POLLIN };
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 
@@ -489,29 +454,125 @@ console_loop(struct console *c)
 		}
 		while ((key = getch()) != ERR)
 			handle_key(c, key);
-		if (c->ev_fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP)))
-			drain_events(c);
-		if (c->replay)
-			replay_advance(c, clock_now());
+		c->src->feed(c, clock_now());
 	}
-	if (round_live(c)) {
+	if (c->src->running(c)) {
 		/* SIGTERM, SIGHUP, a lost terminal or a failed poll: stop
 		 * resumably, then leave.  The engine still writes events until
 		 * it returns, and the round must not be freed under it. */
-		round_abort(c->round, sig_term == SIGHUP ? "hangup (SIGHUP)" :
+		c->src->abort(c, sig_term == SIGHUP ? "hangup (SIGHUP)" :
 		    sig_term == SIGTERM ? "terminated (SIGTERM)" :
 		    sig_term ? "signal" : "console");
-		while (c->ev_fd >= 0) {
-			struct pollfd p = { .fd = c->ev_fd, .events = POLLIN };
+		while (c->src->fd(c) >= 0) {
+			struct pollfd p = { .fd = c->src->fd(c), .events = POLLIN };
 			poll(&p, 1, 1000);
-			drain_events(c);
+			c->src->feed(c, clock_now());
 		}
 	}
-	if (sig_term && c->round)
-		c->exit_code = ROUND_EXIT_ABORTED;
+	if (sig_term && c->src->signal_status >= 0)
+		c->exit_code = c->src->signal_status;
 	console_stop(c);
 	return c->exit_code;
 }
+
+/* --- the live round's source ------------------------------------------ */
+
+static int
+live_fd(const struct console *c)
+{
+	return c->ev_fd;
+}
+
+static double
+live_due_in(struct console *c, double now)
+{
+	(void)c;
+	(void)now;
+	return -1;
+}
+
+static void
+live_feed(struct console *c, double now)
+{
+	(void)now;
+	if (c->ev_fd >= 0)
+		drain_events(c);
+}
+
+static double
+live_clock(struct console *c, double now)
+{
+	(void)c;
+	(void)now;
+	return console_wall();
+}
+
+static bool
+live_clock_moves(const struct console *c)
+{
+	return (c->m.state == MODEL_RUNNING || c->m.state == MODEL_PAUSED ||
+	    c->m.state == MODEL_ABORTING) && !c->engine_done;
+}
+
+static bool
+live_running(const struct console *c)
+{
+	return round_live(c);
+}
+
+/* p pauses between legs, g lets a held leg past the quiet gate. */
+static int
+live_key(struct console *c, int key)
+{
+	struct render *r = &c->r;
+
+	switch (key) {
+	case 'p': case 'P':
+		if (round_live(c)) {
+			c->paused_req = !(c->m.state == MODEL_PAUSED ||
+			    c->paused_req);
+			round_pause(c->round, c->paused_req);
+			snprintf(r->message, sizeof r->message, "%s",
+			    c->paused_req ? "pausing after the current leg" :
+			    "resuming");
+		}
+		return 1;
+	case 'g': case 'G':
+		if (round_live(c)) {
+			round_release_gate(c->round);
+			snprintf(r->message, sizeof r->message, "%s",
+			    "the quiet gate lets this leg go (an operator "
+			    "override, logged on the leg)");
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void
+live_abort(struct console *c, const char *reason)
+{
+	round_abort(c->round, reason);
+}
+
+static void
+live_status(struct console *c)
+{
+	(void)c;
+}
+
+static const struct console_source live_source = {
+	.fd = live_fd,
+	.due_in = live_due_in,
+	.feed = live_feed,
+	.clock = live_clock,
+	.clock_moves = live_clock_moves,
+	.running = live_running,
+	.key = live_key,
+	.abort = live_abort,
+	.status = live_status,
+	.signal_status = ROUND_EXIT_ABORTED,
+};
 
 static void
 engine_event(const json_t *ev, void *arg)
@@ -551,6 +612,7 @@ console_run_round(struct round *r, const char *theme)
 	memset(&c, 0, sizeof c);
 	c.ev_fd = c.ev_wfd = -1;
 	c.round = r;
+	c.src = &live_source;
 	model_init(&c.m);
 	if (round_spec(r))
 		model_set_spec(&c.m, round_spec(r));

@@ -25,14 +25,45 @@ struct console_replay {
 	const struct spec *spec; /* the round folder's round.json, or NULL */
 };
 
+struct console;
+
+/* Where the console's events come from: a live round (console.c) or a
+ * replayed log (replay.c), behind one interface, so the loop never asks
+ * which one it has. */
+struct console_source {
+	/* The fd the loop polls for events, or -1 (none, or no more). */
+	int (*fd)(const struct console *c);
+	/* Seconds until events fall due without an fd (a replay's pace), or
+	 * -1: none. */
+	double (*due_in)(struct console *c, double now);
+	/* Feed the model what arrived on the fd or fell due by now. */
+	void (*feed)(struct console *c, double now);
+	/* The log's clock now (now is monotonic), for the times on screen. */
+	double (*clock)(struct console *c, double now);
+	/* Whether a clock on screen moves (a leg runs, the gate waits). */
+	bool (*clock_moves)(const struct console *c);
+	/* Whether something runs that quitting would abort. */
+	bool (*running)(const struct console *c);
+	/* A key of the source's own (steering a round, the player): 1 when
+	 * handled. */
+	int (*key)(struct console *c, int key);
+	/* Abort what runs; reason is a string literal. */
+	void (*abort)(struct console *c, const char *reason);
+	/* Before a draw: the header fields that are the source's own. */
+	void (*status)(struct console *c);
+	/* The exit status when a signal ends the console, or -1: keep
+	 * exit_code. */
+	int signal_status;
+};
+
 struct console {
+	const struct console_source *src;
 	struct model m;
 	struct render r;
 	struct theme theme;
 	size_t theme_idx;
 	bool mono;               /* NO_COLOR or no colours: attributes only */
 	bool curses_on;
-	unsigned long drawn_gen; /* model generation last drawn */
 	double last_draw;        /* monotonic */
 
 	/* A live round. */
@@ -64,12 +95,7 @@ void console_stop(struct console *c);
 /* The log-clock now for a live round: wall clock seconds since the epoch. */
 double console_wall(void);
 
-/* replay.c: the player inside the loop. */
-double replay_timeout(struct console *c, double now); /* s, or -1: none */
-void replay_advance(struct console *c, double now);
-int replay_key(struct console *c, int key);          /* 1 when handled */
-/* The log's clock while playing: the last event's ts plus the time since,
- * times the speed, never past the next event. */
-double replay_clock(struct console *c, double now);
+/* The source of a replayed log (replay.c). */
+extern const struct console_source replay_source;
 
 #endif

@@ -235,6 +235,7 @@ model_set_spec(struct model *m, const struct spec *s)
 		copy_name(m->name, s->name);
 	m->report_stale = true;
 	m->gen++;
+	m->changed |= MODEL_CHANGE_OTHER;
 }
 
 static void
@@ -522,6 +523,18 @@ model_feed(struct model *m, const json_t *ev)
 	} else
 		return;
 	m->gen++;
+	m->changed |= strcmp(t, "quiet") == 0 ? MODEL_CHANGE_QUIET :
+	    strcmp(t, "leg_start") == 0 ? MODEL_CHANGE_START :
+	    MODEL_CHANGE_OTHER;
+}
+
+unsigned
+model_take_changes(struct model *m)
+{
+	unsigned ch = m->changed;
+
+	m->changed = 0;
+	return ch;
 }
 
 void
@@ -531,6 +544,7 @@ model_set_aborting(struct model *m)
 	    m->state == MODEL_WAITING) {
 		m->state = MODEL_ABORTING;
 		m->gen++;
+		m->changed |= MODEL_CHANGE_OTHER;
 	}
 }
 
@@ -541,6 +555,40 @@ model_set_failed(struct model *m, const char *why)
 	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
 	clear_current(m);
 	m->gen++;
+	m->changed |= MODEL_CHANGE_OTHER;
+}
+
+void
+model_set_aborted(struct model *m)
+{
+	if (m->state == MODEL_ABORTED)
+		return;
+	m->state = MODEL_ABORTED;
+	m->gen++;
+	m->changed |= MODEL_CHANGE_OTHER;
+}
+
+void
+model_set_replay(struct model *m)
+{
+	m->replay = true;
+	m->gen++;
+	m->changed |= MODEL_CHANGE_OTHER;
+}
+
+void
+model_restart(struct model *m, const struct spec *s)
+{
+	bool replay = m->replay;
+	unsigned long gen = m->gen;
+
+	model_finish(m);
+	model_init(m);
+	m->replay = replay;
+	if (s != NULL)
+		model_set_spec(m, s);
+	m->gen = gen + 1;
+	m->changed = MODEL_CHANGE_OTHER;
 }
 
 const json_t *

@@ -119,6 +119,17 @@ struct model {
 	bool report_stale;
 	unsigned long gen;     /* bumped by every change (the renderer's dirty
 	                        * check) */
+	unsigned changed;      /* enum model_change bits since
+	                        * model_take_changes */
+};
+
+/* What changed, so the renderer redraws only the panes that show it: a
+ * quiet sample and a leg's start are the frequent events and touch few
+ * panes; anything else may touch any. */
+enum model_change {
+	MODEL_CHANGE_QUIET = 1u << 0,  /* a quiet sample: the gate */
+	MODEL_CHANGE_START = 1u << 1,  /* a leg started: current leg, plan */
+	MODEL_CHANGE_OTHER = 1u << 2,  /* anything else */
 };
 
 void model_init(struct model *m);
@@ -138,6 +149,16 @@ void model_set_aborting(struct model *m);
 /* The engine thread returned without done or abort (a fatal error). */
 void model_set_failed(struct model *m, const char *why);
 
+/* The engine stopped resumably without an abort event in (a signal). */
+void model_set_aborted(struct model *m);
+
+/* Fed from a log: the header says "replay". */
+void model_set_replay(struct model *m);
+
+/* Back to no events seen (a replay stepping backwards), keeping replay and
+ * taking the plan from s again (s may be NULL). */
+void model_restart(struct model *m, const struct spec *s);
+
 /* The ratios: tally_report of the legs so far (borrowed; refreshed only
  * when legs changed). */
 const json_t *model_ratios(struct model *m);
@@ -152,6 +173,9 @@ double model_arm_median_wall(const struct model *m, const char *cell,
 const char *model_state_name(enum model_state s);
 enum model_cell_state model_grid_at(const struct model *m, size_t cell,
     size_t arm, int rep);
+
+/* The enum model_change bits since the last call, cleared. */
+unsigned model_take_changes(struct model *m);
 
 /* Parse an event ts ("2026-11-29T15:04:05.123Z") into seconds since the
  * epoch; 0 when malformed. */

@@ -189,6 +189,22 @@ render_touch_clock(struct render *r)
 	r->dirty |= 1u << PANE_HEADER | 1u << PANE_CURRENT | 1u << PANE_QUIET;
 }
 
+void
+render_touch_changes(struct render *r, unsigned changes)
+{
+	if (changes & MODEL_CHANGE_OTHER) {
+		render_touch_all(r);
+		return;
+	}
+	/* The gate's figures and its wait show in the quiet box, the
+	 * current leg pane and the header; a leg's start also in the plan. */
+	if (changes & (MODEL_CHANGE_QUIET | MODEL_CHANGE_START))
+		r->dirty |= 1u << PANE_HEADER | 1u << PANE_QUIET |
+		    1u << PANE_CURRENT | 1u << PANE_FOOTER;
+	if (changes & MODEL_CHANGE_START)
+		r->dirty |= 1u << PANE_PLAN;
+}
+
 static int
 state_role(enum model_state s)
 {

@@ -81,6 +81,8 @@ void render_finish(struct render *r);
  * panes on a tick. */
 void render_touch_all(struct render *r);
 void render_touch_clock(struct render *r);
+/* Mark the panes that show what model_take_changes reported. */
+void render_touch_changes(struct render *r, unsigned changes);
 
 /* Draw the dirty panes and the overlay; one doupdate.  now: the clock. */
 void render_draw(struct render *r, struct model *m, double now);

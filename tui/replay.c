@@ -147,15 +147,10 @@ rebuild(struct console *c, size_t target)
 {
 	struct console_replay *p = c->replay;
 
-	model_finish(&c->m);
-	model_init(&c->m);
-	c->m.replay = true;
-	if (p->spec)
-		model_set_spec(&c->m, p->spec);
+	model_restart(&c->m, p->spec);
 	p->pos = 0;
 	c->r.sel_leg = 0;
 	feed_to(c, target);
-	c->m.gen++;
 }
 
 static void
@@ -172,8 +167,8 @@ schedule(struct console *c, double now)
 	p->due = now + (gap > REPLAY_GAP_MAX ? REPLAY_GAP_MAX : gap);
 }
 
-double
-replay_timeout(struct console *c, double now)
+static double
+replay_due_in(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
 
@@ -182,7 +177,7 @@ replay_timeout(struct console *c, double now)
 	return p->due > now ? p->due - now : 0;
 }
 
-void
+static void
 replay_advance(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
@@ -194,11 +189,13 @@ replay_advance(struct console *c, double now)
 	}
 	if (p->pos >= p->n && p->playing) {
 		p->playing = false;
-		c->m.gen++;
+		render_touch_all(&c->r);
 	}
 }
 
-double
+/* The log's clock while playing: the last event's ts plus the time since,
+ * times the speed, never past the next event. */
+static double
 replay_clock(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
@@ -210,7 +207,7 @@ replay_clock(struct console *c, double now)
 	return t < ev_ts(p, p->pos) ? t : ev_ts(p, p->pos);
 }
 
-int
+static int
 replay_key(struct console *c, int key)
 {
 	struct console_replay *p = c->replay;
@@ -257,9 +254,60 @@ replay_key(struct console *c, int key)
 	default:
 		return 0;
 	}
-	c->m.gen++;
+	render_touch_all(&c->r);
 	return 1;
 }
+
+static int
+replay_fd(const struct console *c)
+{
+	(void)c;
+	return -1;
+}
+
+static bool
+replay_clock_moves(const struct console *c)
+{
+	return c->replay->playing && c->m.cur_active;
+}
+
+static bool
+replay_running(const struct console *c)
+{
+	(void)c;
+	return false;
+}
+
+static void
+replay_abort(struct console *c, const char *reason)
+{
+	(void)c;
+	(void)reason;
+}
+
+/* The player's place in the header. */
+static void
+replay_status(struct console *c)
+{
+	c->r.replay = true;
+	c->r.replay_playing = c->replay->playing;
+	c->r.replay_speed = c->replay->speed;
+	c->r.replay_pos = c->replay->pos;
+	c->r.replay_len = c->replay->n;
+}
+
+const struct console_source replay_source = {
+	.fd = replay_fd,
+	.due_in = replay_due_in,
+	.feed = replay_advance,
+	.clock = replay_clock,
+	.clock_moves = replay_clock_moves,
+	.running = replay_running,
+	.key = replay_key,
+	.abort = replay_abort,
+	.status = replay_status,
+	.signal_status = -1,
+};
 
 static int replay_headless(const char *log);
 
@@ -283,8 +331,9 @@ console_replay(const char *log_path, double speed, bool instant,
 	p.speed = speed > 0 ? speed : 1;
 	p.spec = spec;
 	c.replay = &p;
+	c.src = &replay_source;
 	model_init(&c.m);
-	c.m.replay = true;
+	model_set_replay(&c.m);
 	if (spec)
 		model_set_spec(&c.m, spec);
 	if (console_start(&c, theme) < 0) {
