@@ -48,6 +48,11 @@ demo_round() {
 start() {
 	local w=$1 h=$2
 	shift 2
+	# A socket of its own each time: a server just killed may still hold
+	# the last one, and a new server there dies with it ("server exited
+	# unexpectedly").
+	starts=$(( ${starts:-0} + 1 ))
+	sock="bt$$.$starts"
 	printf '%q ' "$@" > "$tmp/cmd"
 	tm -f /dev/null new-session -d -x "$w" -y "$h" \
 	    "cd $tmp && LANG=C.UTF-8 TERM=screen-256color $(cat "$tmp/cmd"); echo EXIT=\$? > $tmp/exit; sleep 600"
