@@ -19,7 +19,7 @@ jq -n --arg d "$BENCHTUI_DRIFT" --arg st "$tmp/state" '{
   baseline: "a",
   arms: [{name: "a", env: {BASE: "20"}}, {name: "b", env: {BASE: "30"}},
          {name: "aa", aa_of: "a"}],
-  cells: [{name: "c"}], counters: ["task-clock"], quiet: false}' >"$tmp/ad.json"
+  cells: [{name: "c"}, {name: "d"}], counters: ["task-clock"], quiet: false}' >"$tmp/ad.json"
 "$BENCHTUI" check "$tmp/ad.json" >"$tmp/check.out" 2>&1 || fail "check: $(cat "$tmp/check.out")"
 grep -q '^looks 8 12 18 27 40 level 0.99$' "$tmp/check.out" ||
 	fail "check: schedule: $(grep looks "$tmp/check.out")"
@@ -28,19 +28,39 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "run: exit $rc: $(cat "$tmp/run.err")"
 log="$tmp/o/log.jsonl"
 jq -c 'select(.t == "look")' "$log"
-last=$(jq -s '[.[] | select(.t == "look")] | last' "$log")
+last=$(jq -s '[.[] | select(.t == "look" and .cell == "c")] | last' "$log")
 [ "$(jq -r .decided <<<"$last")" = true ] || fail "never decided: $last"
 [ "$(jq -r .verdicts.b <<<"$last")" = above ] || fail "b not above at the last look: $last"
 [ "$(jq -r .level <<<"$last")" = 0.99 ] || fail "look level: $last"
-jq -s -e '[.[] | select(.t == "look") | .rep] | . == [8, 12, 18, 27, 40][:length]' "$log" >/dev/null ||
+jq -s -e '[.[] | select(.t == "look" and .cell == "c") | .rep] | . == [8, 12, 18, 27, 40][:length]' "$log" >/dev/null ||
 	fail "looks not on the schedule"
 rep=$(jq -r .rep <<<"$last")
-legs=$(jq -c 'select(.t == "leg")' "$log" | wc -l)
+legs=$(jq -c 'select(.t == "leg" and .cell == "c")' "$log" | wc -l)
 [ "$legs" -eq $((3 * rep)) ] || fail "$legs legs, want $((3 * rep)) (stopped at rep $rep)"
 [ "$rep" -lt 40 ] || fail "did not stop before max"
 jq -e '.partial == false and .level == 0.99 and .legs_total == .legs_counted' \
 	"$tmp/o/summary.json" >/dev/null || fail "summary: $(jq -c '{partial, level, legs_total, legs_counted}' "$tmp/o/summary.json")"
 jq -e '.cells.c.look.decided' "$tmp/o/summary.json" >/dev/null || fail "summary: no cell look"
+
+# Resume after cell c was decided and cell d had begun (the log cut after
+# d's first leg, as a kill would leave it): c runs no rep past its
+# deciding look, d runs to its own, each planned leg exactly once.
+mkdir "$tmp/r"
+cp "$tmp/o/round.json" "$tmp/o/environment.json" "$tmp/r/"
+chmod -R u+w "$tmp/r"
+first_d=$(grep -n '"t":"leg".*"cell":"d"' "$log" | head -1 | cut -d: -f1)
+head -n "$first_d" "$log" >"$tmp/r/log.jsonl"
+mkdir "$tmp/r/legs" "$tmp/r/servers"
+"$BENCHTUI" resume --headless "$tmp/r" >"$tmp/r.out" 2>"$tmp/r.err" ||
+	fail "resume: exit $?: $(cat "$tmp/r.err")"
+rlog="$tmp/r/log.jsonl"
+[ "$(jq -c 'select(.t == "leg" and .cell == "c")' "$rlog" | wc -l)" -eq $((3 * rep)) ] ||
+	fail "resume ran legs of the decided cell c"
+jq -s -e '[.[] | select(.t == "leg") | "\(.cell) \(.arm) \(.rep)"] |
+    (length == (unique | length))' "$rlog" >/dev/null || fail "resume: a leg ran twice"
+jq -s -e '[.[] | select(.t == "look" and .cell == "d")] | last | .decided' "$rlog" >/dev/null ||
+	fail "resume: cell d not decided"
+jq -e '.partial == false' "$tmp/r/summary.json" >/dev/null || fail "resume: summary partial"
 
 [ "$fails" -eq 0 ] && echo "run_adaptive: all passed"
 exit $((fails > 0))
