@@ -353,13 +353,14 @@ round_create_run(struct round *r, const struct round_opts *opts,
 		return -1;
 	}
 	/* A shuffle without a seed gets one here, recorded in the round
-	 * event so that resume and a reader can replay the same order.  63
-	 * bits: it travels as a JSON integer. */
+	 * event so that resume and a reader can replay the same order.  53
+	 * bits, so that every JSON reader (jq, JavaScript: doubles) reads it
+	 * back exactly. */
 	if (r->spec->order == SPEC_ORDER_SHUFFLE && !r->spec->has_shuffle_seed) {
 		uint64_t seed = 0;
 		if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
 			seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-		r->spec->shuffle_seed = seed & (UINT64_MAX >> 1);
+		r->spec->shuffle_seed = seed & ((UINT64_C(1) << 53) - 1);
 		r->spec->has_shuffle_seed = true;
 	}
 	if (round_make_dir(r, opts, exit_code, err, errlen) != 0)

@@ -8,6 +8,8 @@
 
 #include "spec_int.h"
 
+#define SPEC_SHUFFLE_SEED_MAX 9007199254740991LL /* 2^53 - 1 */
+
 static int
 spec_stats_order(struct parser *p, json_t *root)
 {
@@ -34,9 +36,12 @@ spec_stats_order(struct parser *p, json_t *root)
 		if (s->order != SPEC_ORDER_SHUFFLE)
 			return spec_perr(p, "shuffle_seed", "only applies to "
 			    "\"order\": \"shuffle\"");
-		if (!json_is_integer(seed) || json_integer_value(seed) < 0)
+		/* Below 2^53: JSON readers that hold numbers as doubles
+		 * (jq, JavaScript) keep it exact. */
+		if (!json_is_integer(seed) || json_integer_value(seed) < 0 ||
+		    json_integer_value(seed) > SPEC_SHUFFLE_SEED_MAX)
 			return spec_perr(p, "shuffle_seed", "must be an "
-			    "integer >= 0");
+			    "integer from 0 to 2^53-1");
 		s->shuffle_seed = (uint64_t)json_integer_value(seed);
 		s->has_shuffle_seed = true;
 	}
