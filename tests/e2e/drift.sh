@@ -4,13 +4,8 @@
 # cancels within each pair of reps: the cpu estimate is within 0.3% of 1
 # and the verdict same or undecided.  Under "seed" (with 2 arms a always
 # runs first) b reads 0.5% slower every rep: the cell reads biased on cpu.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_DRIFT:?}"
-command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/verdict_lib.sh"
+: "${BENCHTUI_DRIFT:?}"
 
 for order in mirror seed; do
 	rm -f "$tmp/state"

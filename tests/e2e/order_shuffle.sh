@@ -3,13 +3,7 @@
 # round event, and the legs ran in the order benchtui-round(5) defines
 # (SplitMix64 from shuffle_seed, Fisher-Yates per rep, cell after cell),
 # reimplemented here from the manual's words.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/verdict_lib.sh"
 
 cat >"$tmp/sh.json" <<'EOF2'
 {"name": "sh", "reps": 4, "order": "shuffle", "command": ["true"],

@@ -5,12 +5,8 @@
 # seed's order with seed's seq numbers, and every planned leg ends with
 # exactly one leg line.  Under today's default (mirror) rep 2 would run b
 # before a.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/verdict_lib.sh"
+: "${BENCHTUI_SOURCE_DIR:?}"
 
 cp -r "$BENCHTUI_SOURCE_DIR/tests/data/resume-old" "$tmp/old"
 chmod -R u+w "$tmp/old"

@@ -4,13 +4,8 @@
 # that is not an A/A copy is decided, the report uses that level, and the
 # round is complete (not partial) with fewer legs than max would take.
 # b burns 1.5x a's CPU time (the drift program, tests/e2e/drift.c).
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_DRIFT:?}"
-command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/verdict_lib.sh"
+: "${BENCHTUI_DRIFT:?}"
 
 jq -n --arg d "$BENCHTUI_DRIFT" --arg st "$tmp/state" '{
   name: "adaptive",

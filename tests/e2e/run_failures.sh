@@ -4,13 +4,7 @@
 # fail_fast stops a round whose arm fails its first N legs in a cell,
 # resumably (exit 3), naming the arm, the cell and the end of the leg's
 # output; "fail_fast": 0 runs on and exits 5.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/verdict_lib.sh"
 
 # Arm b fails in rep 2 only (FAIL_REP), arm a never.
 cat >"$tmp/some.json" <<'EOF2'
