@@ -58,6 +58,12 @@ jq -s -e '[.[] | select(.t == "server" and .state == "ready")] as $s |
 events leg | jq -e -s 'length == 12 and all(.[]; .server.cpu > 0 and
 	.server.pid > 0 and .metrics.rps > 0 and .metrics.requests == 300)' \
 	>/dev/null || fail "a leg line lacks server.cpu > 0 or metrics.rps > 0: $(events leg | jq -c '{server, metrics}')"
+# python's http.server serves each connection on a thread it creates during
+# the leg: the counters opened before the leg (inherit) count that thread
+# too, so the server's task-clock is of the order of its CPU time, not the
+# idle main thread's few milliseconds.
+events leg | jq -e -s 'all(.[]; .server.counters["task-clock"] / 1e9 >= 0.5 * .server.cpu)' \
+	>/dev/null || fail "the server's task-clock misses threads made during the leg: $(events leg | jq -c '.server')"
 [ "$(events leg | jq -r .server.pid | sort -u | grep -c .)" = 12 ] ||
 	fail "the server blocks do not name 12 servers"
 ls "$T/out/legs/"net-a-r1.metrics.json >/dev/null || fail "no metrics file in legs/"
