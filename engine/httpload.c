@@ -442,6 +442,55 @@ load_finish(struct load *l, struct conn *c, double now)
 	return 0;
 }
 
+int
+httpload_check_response(const char *buf, size_t len,
+    const struct httpload_opts *o, char *err, size_t errlen)
+{
+	struct httpload_opts dflt;
+	struct load l;
+	struct conn c;
+	struct hist h;
+	const char *e;
+	int rc;
+
+	if (o == NULL) {
+		httpload_opts_init(&dflt);
+		o = &dflt;
+	}
+	memset(&l, 0, sizeof l);
+	memset(&c, 0, sizeof c);
+	memset(&h, 0, sizeof h);
+	l.o = o;
+	l.err = err;
+	l.errlen = errlen;
+	l.hist = &h;
+	c.id = 1;
+	c.req = 1;
+	/* The header parser reads a NUL-terminated buffer, as load_read
+	 * keeps it. */
+	if ((c.buf = malloc(len + 1)) == NULL)
+		return load_fail(&l, 1, "out of memory");
+	memcpy(c.buf, buf, len);
+	c.buf[len] = '\0';
+	c.len = c.cap = len;
+	if ((e = memmem(c.buf, len, "\r\n\r\n", 4)) == NULL) {
+		rc = len > LOAD_MAX_HEADER ? load_fail(&l, 1, "response header "
+		    "longer than %d bytes", LOAD_MAX_HEADER) : 2;
+		goto out;
+	}
+	c.hdr_len = (size_t)(e - c.buf) + 4;
+	if ((rc = load_check_header(&l, &c)) != 0)
+		goto out;
+	if ((long long)(c.len - c.hdr_len) < c.clen) {
+		rc = 2;
+		goto out;
+	}
+	rc = load_finish(&l, &c, clock_now());
+out:
+	free(c.buf);
+	return rc;
+}
+
 /* Read what has arrived on c.  1 when its response is complete, 0 when
  * more is to come, -1 on a failed check. */
 static int

@@ -49,4 +49,12 @@ void httpload_opts_init(struct httpload_opts *o);
 int httpload_run(const struct httpload_opts *o, struct httpload_result *res,
     char *err, size_t errlen);
 
+/* The checks of one response held whole in buf[0..len) (header and body,
+ * as it came off a connection with one request in flight), without a
+ * network: 0 it passes (o's status, size and digest, none if o is NULL:
+ * defaults), 1 a check failed (err says which), 2 it is incomplete.  The
+ * load runs these same checks; the fuzz target feeds it. */
+int httpload_check_response(const char *buf, size_t len,
+    const struct httpload_opts *o, char *err, size_t errlen);
+
 #endif
