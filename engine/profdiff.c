@@ -343,8 +343,9 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 			y = json_is_number(pr) ? profdiff_fmt2(b2, sizeof b2, pr) :
 			    profdiff_fmt2(b2, sizeof b2, json_object_get(r,
 			    "vs_calls"));
-			dd = profdiff_fmt2(b3, sizeof b3, json_object_get(r,
-			    "diff"));
+			dd = json_is_number(json_object_get(r, "diff")) ?
+			    (snprintf(b3, sizeof b3, "%+.3f", json_number_value(
+			    json_object_get(r, "diff"))), b3) : "";
 		}
 		if (md)
 			fprintf(out, "| `%s` | %s | %s | %s |\n", name ? name : "?",

@@ -233,8 +233,11 @@ struct run_cmd {
 	char *metrics;           /* ${METRICS}: DIR/legs/...metrics.json */
 	char *metrics_rel;       /* the same, relative to DIR */
 };
-/* 0; -1 with u->err; -2 with u->err when the scratch folder was refused
- * (the round is aborted: resumable once the folder is fixed). */
+/* rep > 0 a timed leg; 0 a perf profile's leg, -1 a syscalls profile's
+ * (their metrics files are legs/prof-CELL-ARM and legs/sys-CELL-ARM
+ * .metrics.json).  0; -1 with u->err; -2 with u->err when the scratch
+ * folder was refused (the round is aborted: resumable once the folder is
+ * fixed). */
 int run_cmd_build(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep, struct run_cmd *c);
 void run_cmd_finish(struct run_cmd *c);

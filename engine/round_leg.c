@@ -123,7 +123,8 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 	 * it; one left by an attempt that was aborted is not this leg's. */
 	if ((rep > 0 ? asprintf(&c->metrics_rel, "legs/%s-%s-r%d.metrics.json",
 	    cell->name, arm->name, rep) : asprintf(&c->metrics_rel,
-	    "legs/prof-%s-%s.metrics.json", cell->name, arm->name)) < 0 ||
+	    "legs/%s-%s-%s.metrics.json", rep == 0 ? "prof" : "sys",
+	    cell->name, arm->name)) < 0 ||
 	    asprintf(&c->metrics, "%s/%s", u->r->dir, c->metrics_rel) < 0) {
 		snprintf(u->err, sizeof u->err, "out of memory");
 		return -1;
