@@ -88,7 +88,10 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	memset(res, 0, sizeof *res);
 	res->rc = -1;
 	res->mem_peak_kb = -1;
-	rq.out_fd = rfile_create(ls->out_path, 0, 0644);
+	if (ls->out_fd > 0)
+		rq.out_fd = fcntl(ls->out_fd, F_DUPFD_CLOEXEC, 3);
+	else
+		rq.out_fd = rfile_create(ls->out_path, 0, 0644);
 	if (rq.out_fd < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",
 		    ls->out_path, rfile_strerror(errno));

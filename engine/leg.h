@@ -26,6 +26,9 @@ struct leg_spec {
 	char *const *envp;       /* the full environment for the child */
 	const char *cwd;         /* workdir */
 	const char *out_path;    /* stdout+stderr go here (created, 0644) */
+	int out_fd;              /* > 0: stdout+stderr go to this fd instead
+	                          * (a drained pipe, legout.h); 0 is taken as
+	                          * none */
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */
 	int ncpus;
 	int nice;                /* applied with setpriority in the child */

@@ -17,7 +17,7 @@
 #include "counters.h"
 #include "digest.h"
 #include "event.h"
-#include "template.h"
+#include "legcmd.h"
 
 /* The first line of a small file, without its newline.  NULL when
  * unreadable or empty. */
@@ -459,8 +459,9 @@ provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 	char hex[DIGEST_HEX_LEN];
 	char *found, *path;
 
-	/* A templated program is only known per leg; its legs record it. */
-	if (prog == NULL || *prog == '\0' || strstr(prog, "${") != NULL)
+	/* A program under the round folder is only known per leg; its legs
+	 * record it. */
+	if (prog == NULL || *prog == '\0' || strstr(prog, "<ROUND_DIR>") != NULL)
 		return;
 	found = spec_resolve_program(prog, workdir);
 	/* The file itself, symlinks and "./" resolved, so two spellings of one
@@ -481,25 +482,10 @@ provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 	free(path);
 }
 
-/* A program that holds templates is hashed as it expands for one cell and
- * arm.  One that needs what only a leg knows (${REP}, ${ROUND_DIR}) is
- * left out here: each leg line records the path it ran as its bin. */
-static void
-provenance_add_tmpl(json_t *bins, const struct spec *s, const char *prog,
-    const struct template_ctx *ctx)
-{
-	char terr[256], *x;
-
-	if (prog == NULL || strstr(prog, "${") == NULL) {
-		provenance_add_bin(bins, prog, s->workdir);
-		return;
-	}
-	if ((x = template_expand(prog, ctx, terr, sizeof terr)) == NULL)
-		return;
-	provenance_add_bin(bins, x, s->workdir);
-	free(x);
-}
-
+/* Every program the round runs, as legcmd builds it for each cell and
+ * arm (and each cell's server).  One that needs what only the run knows
+ * (${ROUND_DIR}) is left out here: each leg line records the path it ran
+ * as its bin. */
 json_t *
 provenance_bins(const struct spec *s)
 {
@@ -508,31 +494,30 @@ provenance_bins(const struct spec *s)
 	if (s == NULL || bins == NULL)
 		return bins;
 	for (size_t c = 0; c < s->ncells; c++) {
-		const struct spec_cell *cell = &s->cells[c];
-		const struct spec_server *srv = cell->server;
-		struct template_ctx ctx = { .spec = s, .cell = cell };
-		char terr[256], *rbin = NULL;
+		struct legcmd lc;
+		char err[640];
 
 		for (size_t i = 0; i < s->narms; i++) {
-			const char *bin = spec_arm_bin(s, &s->arms[i]);
+			struct legcmd_where w = { .spec = s, .cell = c, .arm = i,
+			    .rep = 1 };
 
-			ctx.arm = s->arms[i].name;
-			if (bin != NULL)
-				provenance_add_tmpl(bins, s, bin, &ctx);
-			else if (s->command != NULL && s->ncommand > 0)
-				provenance_add_tmpl(bins, s, s->command[0], &ctx);
+			if (legcmd_build(&w, &lc, err, sizeof err) == 0)
+				provenance_add_bin(bins, lc.bin != NULL ? lc.bin :
+				    lc.argv[0], s->workdir);
+			legcmd_finish(&lc);
 		}
-		if (srv == NULL || srv->cmd == NULL || srv->ncmd == 0)
+		if (s->cells[c].server == NULL)
 			continue;
-		/* The server: no ARM, and BIN only as the round's bin
-		 * expands for the cell alone. */
-		ctx.arm = NULL;
-		if (s->bin != NULL)
-			rbin = template_expand(s->bin, &ctx, terr, sizeof terr);
-		if (rbin != NULL)
-			ctx.bin = rbin;
-		provenance_add_tmpl(bins, s, srv->cmd[0], &ctx);
-		free(rbin);
+		/* A server per leg runs each arm's server_bin. */
+		for (size_t i = 0; i < (spec_server_per_leg(s, &s->cells[c]) ?
+		    s->narms : 1); i++) {
+			bool per_leg = spec_server_per_leg(s, &s->cells[c]);
+
+			if (legcmd_server(s, c, per_leg ? (int)i : -1, per_leg ?
+			    1 : 0, NULL, &lc, err, sizeof err) == 0)
+				provenance_add_bin(bins, lc.argv[0], s->workdir);
+			legcmd_finish(&lc);
+		}
 	}
 	return bins;
 }

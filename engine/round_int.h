@@ -10,12 +10,12 @@
  *   round_close.c    the closing: abort or done, the summaries, the seal
  *   round_prof.c     the profile phase after a cell's timed legs
  *   round_look.c     an adaptive round's looks at a cell
- *   round_leg.c      one leg: prepare, gate, run, record; the leg's
- *                    program (run_cmd_build), for profile legs too
+ *   round_leg.c      one leg: setup (its command from legcmd, the
+ *                    one command builder; profile legs use it too),
+ *                    prepare, gate, run, record
  *   round_server.c   a cell's server: start, watch, stop, its events
  *   round_record.c   the leg's events: leg_start and the leg line
  *   round_scratch.c  the scratch folder: emptied before, measured after
- *   round_cmd.c      a leg's argv, env and resolved program
  *   round_emit.c     events out (log, tally, front end) and steering in
  *                    (abort, pause, the waits that see them)
  *   round.c          the round object: its folder or resume, destroy
@@ -143,22 +143,6 @@ void run_wait(struct run *u, double seconds, bool ctl);
 /* Between legs: hold while paused. */
 void run_pause_point(struct run *u);
 
-/* --- round_cmd.c: a leg's command --------------------------------------- */
-
-void run_free_strv(char **v);
-char **run_expand_argv(char *const *tmpl, size_t n,
-    const struct template_ctx *ctx, char *err, size_t errlen);
-char **run_envp(const struct spec_kv *kv, size_t nkv);
-/* The program an arm runs in a cell and rep: its bin (own, twin's or the
- * round's) expanded for them (rep 0: for a cell's server, arm "" too),
- * then resolved as execvp would.  *bin_out the expanded bin (malloc'd, or
- * NULL when the arm has none); the return the resolved absolute path, or
- * NULL (not found, or no bin).  NULL *bin_out on a template error, err
- * set. */
-char *run_resolve_bin(const struct spec *s, const char *bin,
-    const struct template_ctx *ctx, char **bin_out, char *err,
-    size_t errlen);
-
 /* --- round_scratch.c: the scratch folder -------------------------------- */
 
 /* Before a leg: check, claim and empty the scratch folder path (absolute),
@@ -221,33 +205,22 @@ bool run_look(struct run *u, size_t c, int rep);
 
 /* --- round_leg.c: one leg ----------------------------------------------- */
 
-/* A leg's program as it runs: the bin resolved, the scratch folder
- * emptied, the command and environment expanded for the cell, arm and rep.
- * Timed legs and profile legs build it here, once. */
-struct run_cmd {
-	char *binabs;            /* the resolved program, or NULL */
-	char *xbin;              /* the arm's bin expanded, or NULL */
-	char *scratch;           /* absolute scratch folder, or NULL */
-	char *tmp;
-	char **argv, **envp;
-	char *metrics;           /* ${METRICS}: DIR/legs/...metrics.json */
-	char *metrics_rel;       /* the same, relative to DIR */
-};
-/* rep > 0 a timed leg; 0 a perf profile's leg, -1 a syscalls profile's
- * (their metrics files are legs/prof-CELL-ARM and legs/sys-CELL-ARM
- * .metrics.json).  0; -1 with u->err; -2 with u->err when the scratch
- * folder was refused (the round is aborted: resumable once the folder is
- * fixed). */
-int run_cmd_build(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, int rep, struct run_cmd *c);
-void run_cmd_finish(struct run_cmd *c);
+struct legcmd;
+struct legcmd_where;
+/* Check, claim and empty the scratch folder of the leg c (built for w),
+ * keeping whatever its command names outside ${SCRATCH}.  0; -2 with
+ * u->err when the folder was refused (the round is aborted: resumable
+ * once the folder is fixed).  Timed, warm-up and profile legs. */
+int run_leg_scratch(struct run *u, const struct legcmd_where *w,
+    const struct legcmd *c);
 
-/* Run one planned leg: 0 to go on, -1 to stop the round (*failed for a
- * failure that is not resumable); u->err says why.  srv is the cell's
- * server (or NULL); a cell whose server runs per leg gets its own here,
- * started before the leg and stopped after it. */
-int run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
-    bool *failed);
+/* Run one planned leg, or with warmup K > 0 the K-th warm-up leg of pl's
+ * cell and arm (logged with rep 0, never counted): 0 to go on, -1 to stop
+ * the round (*failed for a failure that is not resumable); u->err says
+ * why.  srv is the cell's server (or NULL); a cell whose server runs per
+ * leg gets its own here, started before the leg and stopped after it. */
+int run_leg(struct run *u, const struct plan_leg *pl, int warmup,
+    struct server *srv, bool *failed);
 
 /* --- round_prof.c: the profile phase ----------------------------------- */
 

@@ -1,6 +1,7 @@
-/* The round driver, one leg, in four steps: prepare (its program and its
- * scratch folder), gate (the quiet box, the cell's server), run (leg_run,
- * then what it left behind) and record (the leg line and its warnings). */
+/* The round driver, one leg, in five steps: setup (its command, built by
+ * legcmd, and its scratch folder), prepare (the round's prepare argv),
+ * gate (the quiet box, the cell's server), run (leg_run, then what it
+ * left behind) and record (the leg line and its warnings). */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #include "cgroup.h"
 #include "event.h"
 #include "leg.h"
+#include "legcmd.h"
 #include "legmetrics.h"
+#include "legout.h"
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
@@ -20,15 +23,23 @@
 #include "srvmeter.h"
 #include "template.h"
 
+struct run_leg;
+static void run_leg_end_leftovers(struct run_leg *l);
+
 /* One leg in flight: what its steps hand each other. */
 struct run_leg {
 	struct run *u;
 	const struct plan_leg *pl;
+	int warmup;              /* K of a warm-up leg, else 0 */
 	const struct spec_cell *cell;
 	const struct spec_arm *arm;
 	struct server *srv;
-	struct run_cmd cmd;
-	char *outrel, *outabs;
+	struct legcmd cmd;
+	int prepare_rc;          /* the prepare argv's exit code, or -1 */
+	struct legout *out;      /* the output drain while a process runs */
+	long long out_bytes;     /* what the leg wrote, or -1 */
+	bool out_truncated;
+	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
 	double foreign;
 	bool quiet_timeout, quiet_override, died;
 	long long bytes;
@@ -64,9 +75,19 @@ static void
 run_leg_started(pid_t pid, void *arg)
 {
 	struct run_leg *l = arg;
+	json_t *ev = run_leg_start_event(l->u->r->spec, l->pl, pid,
+	    l->cmd.out_rel);
 
-	run_emit_new(l->u, run_leg_start_event(l->u->r->spec, l->pl, pid,
-	    l->outrel));
+	/* What readers show as the leg's command is what ran. */
+	json_object_set_new(ev, "argv", legcmd_argv_json(l->cmd.argv));
+	json_object_set_new(ev, "env", legcmd_env_json(&l->cmd));
+	json_object_set_new(ev, "cwd", json_string(l->cmd.cwd));
+	if (l->warmup > 0) {
+		json_object_set_new(ev, "rep", json_integer(0));
+		json_object_set_new(ev, "seq", json_integer(0));
+		json_object_set_new(ev, "warmup", json_integer(l->warmup));
+	}
+	run_emit_new(l->u, ev);
 }
 
 /* What emptying the scratch folder must never take: the leg's program,
@@ -76,94 +97,62 @@ run_leg_started(pid_t pid, void *arg)
  * are made absolute against the workdir.  NULL-terminated, malloc'd (NULL
  * when out of memory: the checks that remain still hold). */
 static char **
-run_cmd_named(const struct spec *s, const struct template_ctx *ctx,
-    const struct run_cmd *c, size_t *n)
+run_cmd_named(const struct spec *s, const struct legcmd_where *w,
+    const struct legcmd *c, size_t *n)
 {
-	struct template_ctx other = *ctx;
-	char **v = calloc(2 * s->ncommand + 2, sizeof *v), e[512];
+	struct template_ctx ctx, other;
+	size_t cap = 2 * c->argc + 2;
+	char **v = calloc(cap, sizeof *v), e[512];
 
 	*n = 0;
 	if (v == NULL)
 		return NULL;
-	if (c->binabs != NULL && (v[*n] = strdup(c->binabs)) != NULL)
+	if (c->program != NULL && (v[*n] = strdup(c->program)) != NULL)
 		(*n)++;
+	legcmd_ctx(w, &ctx);
+	ctx.bin = c->program != NULL ? c->program : c->bin;
+	ctx.scratch = c->scratch;
+	ctx.metrics = c->metrics;
+	other = ctx;
 	other.scratch = "/\x01scratch";
 	for (size_t i = 0; i < s->ncommand; i++) {
-		char *a = template_expand(s->command[i], ctx, e, sizeof e),
-		    *b = template_expand(s->command[i], &other, e, sizeof e);
-		const char *eq = a != NULL ? strchr(a, '=') : NULL;
+		char **a = NULL, **b = NULL;
+		size_t na = 0, nb = 0, at;
 
-		if (a != NULL && b != NULL && strcmp(a, b) == 0 && *a != '\0') {
-			if ((v[*n] = run_abspath(a, s->workdir)) != NULL)
-				(*n)++;
-			if (eq != NULL && eq[1] != '\0' &&
-			    (v[*n] = run_abspath(eq + 1, s->workdir)) != NULL)
-				(*n)++;
-		}
-		free(a);
-		free(b);
+		if (template_expand_argv(&s->command[i], 1, &ctx, &a, &na, &at,
+		    e, sizeof e) == 0 && template_expand_argv(&s->command[i], 1,
+		    &other, &b, &nb, &at, e, sizeof e) == 0 && na == nb)
+			for (size_t k = 0; k < na && *n + 2 < cap; k++) {
+				const char *eq = strchr(a[k], '=');
+
+				if (strcmp(a[k], b[k]) != 0 || a[k][0] == '\0')
+					continue;
+				if ((v[*n] = run_abspath(a[k], s->workdir)) != NULL)
+					(*n)++;
+				if (eq != NULL && eq[1] != '\0' &&
+				    (v[*n] = run_abspath(eq + 1, s->workdir)) != NULL)
+					(*n)++;
+			}
+		template_free_argv(a);
+		template_free_argv(b);
 	}
 	return v;
 }
 
 int
-run_cmd_build(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, int rep, struct run_cmd *c)
+run_leg_scratch(struct run *u, const struct legcmd_where *w,
+    const struct legcmd *c)
 {
-	const struct spec *s = u->r->spec;
-	const char *bin = spec_arm_bin(s, arm);
-	struct template_ctx ctx = { .spec = s, .cell = cell, .arm = arm->name,
-		.rep = rep, .round_dir = u->r->dir };
-	char e[640], **keep;
+	char **keep;
 	size_t nkeep = 0;
 	int rc;
 
-	memset(c, 0, sizeof *c);
-	/* The leg's own metrics file, in the round folder so the seal covers
-	 * it; one left by an attempt that was aborted is not this leg's. */
-	if ((rep > 0 ? asprintf(&c->metrics_rel, "legs/%s-%s-r%d.metrics.json",
-	    cell->name, arm->name, rep) : asprintf(&c->metrics_rel,
-	    "legs/%s-%s-%s.metrics.json", rep == 0 ? "prof" : "sys",
-	    cell->name, arm->name)) < 0 ||
-	    asprintf(&c->metrics, "%s/%s", u->r->dir, c->metrics_rel) < 0) {
-		snprintf(u->err, sizeof u->err, "out of memory");
-		return -1;
-	}
-	(void)unlink(c->metrics);
-	ctx.metrics = c->metrics;
-	c->binabs = run_resolve_bin(s, bin, &ctx, &c->xbin, e, sizeof e);
-	if (bin != NULL && c->xbin == NULL) {
-		snprintf(u->err, sizeof u->err, "leg %s %s r%d: %s",
-		    cell->name, arm->name, rep, e);
-		return -1;
-	}
-	ctx.bin = c->binabs != NULL ? c->binabs : c->xbin != NULL ? c->xbin :
-	    "";
-	ctx.scratch = "";
-	if (s->scratch != NULL) {
-		if ((c->tmp = template_expand(s->scratch, &ctx, e,
-		    sizeof e)) == NULL ||
-		    (c->scratch = run_abspath(c->tmp, s->workdir)) == NULL) {
-			snprintf(u->err, sizeof u->err, "scratch: %s", e);
-			return -1;
-		}
-		ctx.scratch = c->scratch;
-	}
-	if ((c->argv = run_expand_argv(s->command, s->ncommand, &ctx, u->err,
-	    sizeof u->err)) == NULL ||
-	    (c->envp = run_envp(arm->env, arm->nenv)) == NULL) {
-		if (u->err[0] == '\0')
-			snprintf(u->err, sizeof u->err, "out of memory");
-		return -1;
-	}
-	if (c->binabs == NULL)
-		c->binabs = spec_resolve_program(c->argv[0], s->workdir);
 	if (c->scratch == NULL)
 		return 0;
-	keep = run_cmd_named(s, &ctx, c, &nkeep);
+	keep = run_cmd_named(u->r->spec, w, c, &nkeep);
 	rc = run_scratch_empty(u, c->scratch, keep, nkeep, u->err,
 	    sizeof u->err);
-	run_free_strv(keep);
+	template_free_argv(keep);
 	if (rc != 0) {
 		/* The folder is the user's to fix; then resume goes on. */
 		round_abort_internal(u->r, "the scratch folder was refused");
@@ -172,28 +161,65 @@ run_cmd_build(struct run *u, const struct spec_cell *cell,
 	return 0;
 }
 
-void
-run_cmd_finish(struct run_cmd *c)
+/* Setup: the leg's command as legcmd builds it, and the scratch folder,
+ * checked and emptied. */
+static int
+run_leg_setup(struct run_leg *l)
 {
-	run_free_strv(c->argv);
-	run_free_strv(c->envp);
-	free(c->binabs);
-	free(c->xbin);
-	free(c->scratch);
-	free(c->tmp);
-	free(c->metrics);
-	free(c->metrics_rel);
-	memset(c, 0, sizeof *c);
+	struct run *u = l->u;
+	const struct spec *s = u->r->spec;
+	struct legcmd_where w = { .spec = s, .cell = l->pl->cell,
+	    .arm = l->pl->arm, .rep = l->warmup > 0 ? 0 : l->pl->rep,
+	    .warmup = l->warmup, .round_dir = u->r->dir };
+	char e[640];
+
+	if (legcmd_build(&w, &l->cmd, e, sizeof e) < 0) {
+		snprintf(u->err, sizeof u->err, "leg %s: %s", l->name, e);
+		return RUN_LEG_FAIL;
+	}
+	/* The leg's own metrics file: one left by an attempt that was
+	 * aborted is not this leg's. */
+	(void)unlink(l->cmd.metrics);
+	if (run_leg_scratch(u, &w, &l->cmd) != 0)
+		return RUN_LEG_STOP;
+	return RUN_LEG_GO;
 }
 
-/* Prepare: the program the arm runs (its bin expanded and resolved), the
- * argv and env, the scratch folder checked and emptied. */
+/* Prepare: the round's prepare argv, with the leg's env, cwd and output
+ * file, unmeasured.  Its exit code is recorded; anything but 0 fails the
+ * leg, which then does not run (its output file holds prepare's). */
 static int
 run_leg_prepare(struct run_leg *l)
 {
-	int rc = run_cmd_build(l->u, l->cell, l->arm, l->pl->rep, &l->cmd);
+	struct run *u = l->u;
+	const struct spec *s = u->r->spec;
+	struct leg_result res;
+	struct leg_spec ls = {
+		.path = l->cmd.prepare_path, .argv = l->cmd.prepare,
+		.envp = l->cmd.envp, .cwd = l->cmd.cwd,
+		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
+		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
+		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_legs,
+	};
 
-	return rc == 0 ? RUN_LEG_GO : rc == -2 ? RUN_LEG_STOP : RUN_LEG_FAIL;
+	if (l->cmd.prepare == NULL)
+		return RUN_LEG_GO;
+	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
+	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
+	    (ls.out_fd = legout_fd(l->out),
+	    leg_run(&ls, &res, NULL, NULL, u->err, sizeof u->err)) != 0) {
+		round_abort_internal(u->r, "a leg's prepare could not be "
+		    "started");
+		return RUN_LEG_STOP;
+	}
+	run_leg_end_leftovers(l);
+	legout_finish(l->out, NULL, NULL);
+	l->out = NULL;
+	if (res.aborted)
+		return RUN_LEG_STOP;
+	l->prepare_rc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
+	    (res.signal != 0 ? res.signal : 9);
+	return RUN_LEG_GO;
 }
 
 /* Gate: hold until the machine is quiet (or the gate gives up), then make
@@ -220,10 +246,9 @@ run_leg_gate(struct run_leg *l)
 		if (s->quiet.abort_on_timeout) {
 			snprintf(u->err, sizeof u->err, "the machine did not "
 			    "become quiet (%.2f foreign cores, threshold %.2f) "
-			    "within %g s before %s %s r%d; the round stopped, "
+			    "within %g s before %s; the round stopped, "
 			    "resume continues it", f, quiet_threshold(u->quiet),
-			    s->quiet.timeout_s, l->cell->name, l->arm->name,
-			    l->pl->rep);
+			    s->quiet.timeout_s, l->name);
 			round_abort_internal(u->r, "quiet gate timed out");
 			return RUN_LEG_STOP;
 		}
@@ -279,17 +304,10 @@ run_leg_run(struct run_leg *l)
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
 
-	if (asprintf(&l->outrel, "legs/%s-%s-r%d.out", l->cell->name,
-	    l->arm->name, l->pl->rep) < 0 ||
-	    asprintf(&l->outabs, "%s/%s", u->r->dir, l->outrel) < 0) {
-		snprintf(u->err, sizeof u->err, "out of memory");
-		return RUN_LEG_FAIL;
-	}
-
 	struct leg_spec ls = {
-		.path = l->cmd.binabs, .argv = l->cmd.argv, .envp = l->cmd.envp,
-		.cwd = s->workdir,
-		.out_path = l->outabs, .cpus = u->client_mask,
+		.path = l->cmd.exec_path, .argv = l->cmd.argv,
+		.envp = l->cmd.envp, .cwd = l->cmd.cwd,
+		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
 		.cg = u->cg_legs,
@@ -305,8 +323,10 @@ run_leg_run(struct run_leg *l)
 		l->meter = srvmeter_begin(server_pid(l->srv),
 		    (const char *const *)s->counters, (int)s->ncounters,
 		    u->cg_servers != NULL ? cgroup_path(u->cg_servers) : NULL);
-	if (leg_run(&ls, &l->res, run_leg_started, l, u->err,
-	    sizeof u->err) != 0) {
+	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
+	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
+	    (ls.out_fd = legout_fd(l->out), leg_run(&ls, &l->res,
+	    run_leg_started, l, u->err, sizeof u->err)) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */
 		round_abort_internal(u->r, "a leg could not be started");
@@ -321,16 +341,19 @@ run_leg_run(struct run_leg *l)
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
 	run_leg_end_leftovers(l);
-	/* The leg writes its output into the round folder itself: a disk
+	/* Only now can the pipe reach EOF: the leftovers held it too. */
+	legout_finish(l->out, &l->out_bytes, &l->out_truncated);
+	l->out = NULL;
+	/* The harness writes the leg's output into the round folder: a disk
 	 * that filled meanwhile failed the harness's file, not the leg, so
 	 * the leg is not recorded (as "failed", for good) but runs again on
 	 * resume. */
-	if (!l->res.aborted && run_leg_disk_full(l->outabs)) {
+	if (!l->res.aborted && l->cmd.out_abs != NULL &&
+	    run_leg_disk_full(l->cmd.out_abs)) {
 		snprintf(u->err, sizeof u->err, "%s: No space left on device "
-		    "(the disk filled while leg %s %s r%d ran, so its output may "
-		    "be cut short); the round stopped, resume runs the leg again "
-		    "once there is room", l->outabs, l->cell->name, l->arm->name,
-		    l->pl->rep);
+		    "(the disk filled while leg %s ran, so its output may be cut "
+		    "short); the round stopped, resume runs the leg again once "
+		    "there is room", l->cmd.out_abs, l->name);
 		round_abort_internal(u->r, "the disk is full");
 		return RUN_LEG_STOP;
 	}
@@ -367,9 +390,8 @@ run_leg_metrics(struct run *u, const struct run_leg *l,
 		return NULL;
 	if (absent)
 		snprintf(why, sizeof why, "was not written");
-	run_warn(u, "leg %s %s r%d: metrics file %s %s; the leg has no "
-	    "metrics", l->cell->name, l->arm->name, l->pl->rep,
-	    l->cmd.metrics_rel, why);
+	run_warn(u, "leg %s: metrics file %s %s; the leg has no metrics",
+	    l->name, l->cmd.metrics_rel, why);
 	return NULL;
 }
 
@@ -378,31 +400,67 @@ static int
 run_leg_record(struct run_leg *l)
 {
 	struct run *u = l->u;
-	const char *ran = l->cmd.binabs != NULL ? l->cmd.binabs :
+	const char *ran = l->cmd.program != NULL ? l->cmd.program :
 	    l->cmd.argv[0];
-
 	json_t *ev = run_leg_event(u, l->pl, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->quiet_override, l->died),
-	    *metrics;
+	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
+
+	json_t *metrics;
 
 	if (l->srvblock != NULL) {
 		json_object_set_new(ev, "server", l->srvblock);
 		l->srvblock = NULL;
 	}
-	if (!l->res.aborted &&
+	if (!l->res.aborted && l->prepare_rc <= 0 &&
 	    (metrics = run_leg_metrics(u, l, &l->res)) != NULL)
 		json_object_set_new(ev, "metrics", metrics);
+	if (l->warmup > 0) {
+		json_object_set_new(ev, "rep", json_integer(0));
+		json_object_set_new(ev, "seq", json_integer(0));
+		json_object_set_new(ev, "warmup", json_integer(l->warmup));
+	}
+	if (l->prepare_rc >= 0)
+		json_object_set_new(ev, "prepare_rc",
+		    json_integer(l->prepare_rc));
+	if (l->out_bytes >= 0) {
+		json_object_set_new(ev, "output_bytes",
+		    json_integer(l->out_bytes));
+		json_object_set_new(ev, "output_truncated",
+		    json_boolean(l->out_truncated));
+	}
+	if (l->prepare_rc > 0) {
+		/* Prepare failed: the leg did not run; nothing was measured. */
+		static const char *const unmeasured[] = { "rc", "wall", "utime",
+		    "stime", "cpu", "maxrss_kb", "minflt", "majflt", "pid",
+		    NULL };
+
+		json_t *ctrs = json_object_get(ev, "counters");
+		const char *key;
+		json_t *v;
+
+		json_object_set_new(ev, "status", json_string("failed"));
+		for (size_t i = 0; unmeasured[i] != NULL; i++)
+			json_object_set_new(ev, unmeasured[i], json_null());
+		json_object_foreach(ctrs, key, v)
+			json_object_set_new(ctrs, key, json_null());
+		json_object_set_new(ev, "cycles", json_null());
+		json_object_set_new(ev, "instructions", json_null());
+		json_object_set_new(ev, "multiplexed", json_array());
+		json_object_del(ev, "ipc");
+	}
 	run_emit_new(u, ev);
 	run_warn_counters(u);
+	if (l->prepare_rc > 0)
+		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
+		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
 	if (l->res.exec_errno != 0)
-		run_warn(u, "leg %s %s r%d: cannot run %s: %s", l->cell->name,
-		    l->arm->name, l->pl->rep, ran, strerror(l->res.exec_errno));
+		run_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
+		    strerror(l->res.exec_errno));
 	if (l->died) {
 		run_server_died(u, l->cell, l->srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
-		    "during leg %s r%d; the round stopped, resume continues it",
-		    l->cell->name, server_death(l->srv), l->arm->name,
-		    l->pl->rep);
+		    "during leg %s; the round stopped, resume continues it",
+		    l->cell->name, server_death(l->srv), l->name);
 		round_abort_internal(u->r, "the cell's server died");
 		return RUN_LEG_STOP;
 	}
@@ -411,27 +469,19 @@ run_leg_record(struct run_leg *l)
 	return RUN_LEG_GO;
 }
 
-static void
-run_leg_finish(struct run_leg *l)
-{
-	run_cmd_finish(&l->cmd);
-	srvmeter_destroy(l->meter);
-	json_decref(l->srvblock);
-	free(l->outrel);
-	free(l->outabs);
-}
-
 int
-run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
-    bool *failed)
+run_leg(struct run *u, const struct plan_leg *pl, int warmup,
+    struct server *srv, bool *failed)
 {
 	const struct spec *s = u->r->spec;
-	struct run_leg l = { .u = u, .pl = pl, .srv = srv,
+	struct run_leg l = { .u = u, .pl = pl, .warmup = warmup, .srv = srv,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
-		.foreign = -1, .bytes = -1 };
+		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1 };
 	struct server *own = NULL;
 	int rc;
 
+	snprintf(l.name, sizeof l.name, "%s %s %c%d", l.cell->name,
+	    l.arm->name, warmup > 0 ? 'w' : 'r', warmup > 0 ? warmup : pl->rep);
 	run_pause_point(u);
 	if (s->settle_s > 0 && !run_aborted(u))
 		run_wait(u, s->settle_s, false);
@@ -444,20 +494,27 @@ run_leg(struct run *u, const struct plan_leg *pl, struct server *srv,
 		if (run_aborted(u))
 			return -1;
 		if ((l.srv = run_server_start(u, l.cell, l.arm,
-		    pl->rep)) == NULL) {
+		    warmup > 0 ? 0 : pl->rep)) == NULL) {
 			if (!run_aborted(u))
 				*failed = true;
 			return -1;
 		}
 		own = l.srv;
 	}
-	if ((rc = run_leg_prepare(&l)) == RUN_LEG_GO &&
-	    (rc = run_leg_gate(&l)) == RUN_LEG_GO &&
-	    (rc = run_leg_run(&l)) == RUN_LEG_GO)
-		rc = run_leg_record(&l);
+	if ((rc = run_leg_setup(&l)) == RUN_LEG_GO &&
+	    (rc = run_leg_prepare(&l)) == RUN_LEG_GO) {
+		if (l.prepare_rc <= 0 &&
+		    (rc = run_leg_gate(&l)) == RUN_LEG_GO)
+			rc = run_leg_run(&l);
+		if (rc == RUN_LEG_GO)
+			rc = run_leg_record(&l);
+	}
 	if (own != NULL)
 		run_server_stop(u, l.cell, own);
-	run_leg_finish(&l);
+	legout_finish(l.out, NULL, NULL);
+	legcmd_finish(&l.cmd);
+	srvmeter_destroy(l.meter);
+	json_decref(l.srvblock);
 	if (rc == RUN_LEG_FAIL)
 		*failed = true;
 	return rc == RUN_LEG_GO ? 0 : -1;

@@ -25,6 +25,7 @@
 #include "profdiff.h"
 #include "procs.h"
 #include "profile.h"
+#include "legcmd.h"
 #include "round_int.h"
 #include "server.h"
 #include "spawn.h"
@@ -146,6 +147,29 @@ prof_append(FILE *f, const char *heading, const char *text)
 	    "(perf report printed nothing)\n");
 }
 
+/* A profile leg's command as legcmd builds it (rep 0 for perf's, -1 for
+ * syscalls'; their metrics files are legs/prof- and legs/sys-CELL-ARM),
+ * its stale metrics file removed and its scratch folder emptied.  0; -1
+ * with u->err; -2 when the scratch folder was refused (the round is
+ * aborted). */
+static int
+prof_cmd(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep, struct legcmd *cmd)
+{
+	const struct spec *s = u->r->spec;
+	struct legcmd_where w = { .spec = s, .cell = (size_t)(cell - s->cells),
+	    .arm = (size_t)(arm - s->arms), .rep = rep,
+	    .round_dir = u->r->dir };
+	char e[640];
+
+	if (legcmd_build(&w, cmd, e, sizeof e) != 0) {
+		snprintf(u->err, sizeof u->err, "%s", e);
+		return -1;
+	}
+	(void)unlink(cmd->metrics);
+	return run_leg_scratch(u, &w, cmd) != 0 ? -2 : 0;
+}
+
 /* The perf profile of one arm.  0 to go on, -1 when the round was
  * aborted during it. */
 static int
@@ -159,7 +183,7 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 	    tmp[PATH_MAX], old[PATH_MAX], why[512], event[128] = "";
 	char *perf = spec_resolve_program("perf", s->workdir), **argv = NULL,
 	    *flat = NULL, *graph = NULL;
-	struct run_cmd cmd = { 0 };
+	struct legcmd cmd = { 0 };
 	const char *blocked;
 	struct leg_result res;
 	json_t *ev, *top = NULL;
@@ -193,7 +217,7 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 		    blocked : "perf is not installed", NULL);
 		goto out;
 	}
-	if ((ret = run_cmd_build(u, cell, arm, 0, &cmd)) != 0) {
+	if ((ret = prof_cmd(u, cell, arm, 0, &cmd)) != 0) {
 		if (ret == -2)
 			goto out;
 		ret = 0;
@@ -220,7 +244,7 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 			argv[k++] = cmd.argv[i];
 	}
 	struct leg_spec ls = {
-		.path = perf, .argv = argv, .envp = cmd.envp, .cwd = s->workdir,
+		.path = perf, .argv = argv, .envp = cmd.envp, .cwd = cmd.cwd,
 		.out_path = aout, .cpus = u->client_mask, .ncpus = u->ncpus,
 		.nice = s->nice, .timeout_s = s->timeout_s,
 		.abort_fd = u->r->abort_pipe[0],
@@ -314,7 +338,7 @@ out:
 	free(graph);
 	free(argv);
 	free(perf);
-	run_cmd_finish(&cmd);
+	legcmd_finish(&cmd);
 	return ret;
 }
 
@@ -462,7 +486,7 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 	pid_t before[PROF_PROCS_MAX], after[PROF_PROCS_MAX], tracer = -1,
 	    spid;
 	size_t nbefore, nafter, tl = 0;
-	struct run_cmd cmd = { 0 };
+	struct legcmd cmd = { 0 };
 	struct prof_tasks tk = { 0 };
 	struct leg_result res;
 	json_t *ev, *rows = NULL, *total = NULL, *m;
@@ -494,7 +518,7 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 		    blocked : "strace is not installed", NULL);
 		goto out;
 	}
-	if ((ret = run_cmd_build(u, cell, arm, -1, &cmd)) != 0) {
+	if ((ret = prof_cmd(u, cell, arm, -1, &cmd)) != 0) {
 		if (ret == -2)
 			goto out;
 		ret = 0;
@@ -579,7 +603,7 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 		waited += 0.01;
 	}
 	struct leg_spec ls = {
-		.path = cmd.binabs, .argv = cmd.argv, .envp = cmd.envp,
+		.path = cmd.exec_path, .argv = cmd.argv, .envp = cmd.envp,
 		.cwd = s->workdir, .out_path = aout, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.abort_fd = u->r->abort_pipe[0],
@@ -682,7 +706,7 @@ out:
 	free(trace);
 	free(envp);
 	free(strace);
-	run_cmd_finish(&cmd);
+	legcmd_finish(&cmd);
 	return ret;
 }
 

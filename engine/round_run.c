@@ -140,13 +140,23 @@ run_cell(struct run *u, size_t c, bool *failed)
 			return false;
 		}
 	}
+	/* Warm-up legs first, in the order of the cell's first rep.  A
+	 * resumed cell warms up again: the restart left its caches cold. */
+	for (int k = 1; k <= r->spec->warmup && !stop; k++)
+		for (size_t i = 0; i < r->plan.n && !stop; i++) {
+			const struct plan_leg *pl = &r->plan.legs[i];
+
+			if (pl->cell == c && pl->rep == 1 &&
+			    run_leg(u, pl, k, srv, failed) != 0)
+				stop = true;
+		}
 	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
 		const struct plan_leg *pl = &r->plan.legs[i];
 
 		if (pl->cell != c)
 			continue;
 		if (run_leg_todo(r, pl)) {
-			if (run_leg(u, pl, srv, failed) != 0 ||
+			if (run_leg(u, pl, 0, srv, failed) != 0 ||
 			    run_fail_fast(u, pl)) {
 				stop = true;
 				break;

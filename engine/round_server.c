@@ -9,38 +9,10 @@
 #include "event.h"
 #include "round_int.h"
 #include "server.h"
-#include "template.h"
+#include "legcmd.h"
 
 /* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
 #define ROUND_SERVER_GRACE_S 2.0
-
-/* The server's environment: server.env, and a per-leg server's arm's
- * server_env over it (a key in both takes the arm's value), over
- * benchtui's. */
-static char **
-run_server_envp(const struct spec_server *sv, const struct spec_arm *arm)
-{
-	size_t na = arm != NULL ? arm->nserver_env : 0, n = 0;
-	struct spec_kv *kv = calloc(sv->nenv + na + 1, sizeof *kv);
-	char **envp;
-
-	if (kv == NULL)
-		return NULL;
-	for (size_t i = 0; i < sv->nenv; i++) {
-		bool over = false;
-
-		for (size_t j = 0; j < na && !over; j++)
-			over = strcmp(sv->env[i].key,
-			    arm->server_env[j].key) == 0;
-		if (!over)
-			kv[n++] = sv->env[i];
-	}
-	for (size_t j = 0; j < na; j++)
-		kv[n++] = arm->server_env[j];
-	envp = run_envp(kv, n);
-	free(kv);
-	return envp;
-}
 
 /* A server event: the cell, and for a server per leg its arm and rep. */
 static json_t *
@@ -65,28 +37,17 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
 	const struct spec_server *sv = cell->server;
-	/* The round's bin for the cell's server: expanded for the cell alone
-	 * (no ARM, no REP); when it needs more, check already made sure the
-	 * server's cmd does not use ${BIN}. */
-	struct template_ctx ctx = { .spec = s, .cell = cell, .rep = 0,
-		.round_dir = r->dir };
-	char *xbin = NULL, *bin = run_resolve_bin(s, s->bin, &ctx, &xbin,
-	    u->err, sizeof u->err);
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
 	unsigned char *mask = NULL;
-	char **argv = NULL, **envp = NULL, *log = NULL;
 	struct server *srv = NULL;
+	struct legcmd cmd;
+	char e[640];
 	json_t *ev;
 
 	u->err[0] = '\0';
 	u->srv_death_logged = false;
 	u->srv_arm = arm;
 	u->srv_rep = rep;
-	ctx.arm = arm != NULL ? arm->name : "";
-	ctx.rep = rep;
-	ctx.server_bin = arm != NULL ? arm->server_bin : NULL;
-	ctx.bin = bin != NULL ? bin : xbin != NULL ? xbin : "";
-	ctx.scratch = "";
 	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
 	    spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
 		run_warn(u, "cell %s: server cpus \"%s\" are not all on this "
@@ -95,21 +56,19 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 		free(mask);
 		mask = NULL;
 	}
-	if ((argv = run_expand_argv(sv->cmd, sv->ncmd, &ctx, u->err,
-	    sizeof u->err)) == NULL ||
-	    (envp = run_server_envp(sv, arm)) == NULL ||
-	    asprintf(&log, "%s/servers/%s.log", r->dir, cell->name) < 0) {
-		if (u->err[0] == '\0')
-			snprintf(u->err, sizeof u->err, "out of memory");
+	if (legcmd_server(s, (size_t)(cell - s->cells), arm != NULL ?
+	    (int)(arm - s->arms) : -1, rep, r->dir, &cmd, e, sizeof e) < 0) {
+		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
 		goto out;
 	}
 	ev = run_server_event(cell, arm, rep, "starting");
 	json_object_set_new(ev, "pid", json_null());
-	json_object_set_new(ev, "log", json_string(log + strlen(r->dir) + 1));
+	json_object_set_new(ev, "log", json_string(cmd.out_rel));
+	json_object_set_new(ev, "argv", legcmd_argv_json(cmd.argv));
 	run_emit_new(u, ev);
 	{
-		struct server_params sp = { .cell = cell->name, .argv = argv,
-			.envp = envp, .cwd = s->workdir, .log_path = log,
+		struct server_params sp = { .cell = cell->name, .argv = cmd.argv,
+			.envp = cmd.envp, .cwd = cmd.cwd, .log_path = cmd.out_abs,
 			.cpus = mask, .ncpus = u->ncpus, .tcp_port = sv->tcp_port,
 			.ready_timeout_s = sv->ready_timeout_s,
 			.abort_fd = r->abort_pipe[0],
@@ -125,12 +84,8 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 		json_object_set_new(ev, "msg", json_string(u->err));
 	run_emit_new(u, ev);
 out:
-	run_free_strv(argv);
-	run_free_strv(envp);
-	free(log);
+	legcmd_finish(&cmd);
 	free(mask);
-	free(bin);
-	free(xbin);
 	return srv;
 }
 

@@ -72,11 +72,24 @@ kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
 	if (*out == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		(*out)[i].key = strdup(from[i].key);
-		(*out)[i].val = strdup(from[i].val);
+		struct spec_kv *kv = &(*out)[i];
+
 		*nout = i + 1;
-		if ((*out)[i].key == NULL || (*out)[i].val == NULL)
+		if ((kv->key = strdup(from[i].key)) == NULL)
 			return -1;
+		if (from[i].list == NULL) {
+			if ((kv->val = strdup(from[i].val)) == NULL)
+				return -1;
+			continue;
+		}
+		if ((kv->list = calloc(from[i].nlist + 1, sizeof *kv->list)) ==
+		    NULL)
+			return -1;
+		for (size_t k = 0; k < from[i].nlist; k++) {
+			if ((kv->list[k] = strdup(from[i].list[k])) == NULL)
+				return -1;
+			kv->nlist = k + 1;
+		}
 	}
 	return 0;
 }
@@ -85,7 +98,7 @@ static int
 parse_arms(struct parser *p, json_t *arms)
 {
 	static const char *const keys[] = { "name", "env", "bin", "vs",
-	    "aa_of", "server_bin", "server_env", NULL };
+	    "aa_of", "server_bin", "server_env", "vars", NULL };
 	struct spec *s = p->s;
 	size_t i;
 	json_t *a;
@@ -126,6 +139,10 @@ parse_arms(struct parser *p, json_t *arms)
 		spec_path_join(sub, sizeof sub, path, "env");
 		if ((v = json_object_get(a, "env")) != NULL &&
 		    spec_want_kv(p, v, sub, KV_ENV, &arm->env, &arm->nenv) < 0)
+			return -1;
+		spec_path_join(sub, sizeof sub, path, "vars");
+		if ((v = json_object_get(a, "vars")) != NULL &&
+		    spec_want_kv(p, v, sub, KV_VARS, &arm->vars, &arm->nvars) < 0)
 			return -1;
 		spec_path_join(sub, sizeof sub, path, "bin");
 		if ((v = json_object_get(a, "bin")) != NULL &&
@@ -190,11 +207,12 @@ link_arms(struct parser *p, json_t *arms)
 			if (json_object_get(a, "env") || json_object_get(a,
 			    "bin") || json_object_get(a, "vs") ||
 			    json_object_get(a, "server_bin") ||
-			    json_object_get(a, "server_env"))
+			    json_object_get(a, "server_env") ||
+			    json_object_get(a, "vars"))
 				return spec_perr(p, path, "an A/A arm takes env, "
 				    "bin and vs (and server_bin, server_env) "
-				    "from \"%s\"; it may not set its own",
-				    arm->aa_of);
+				    "from \"%s\", and its vars too; it may not "
+				    "set its own", arm->aa_of);
 			continue;
 		}
 		if (arm->vs != NULL) {
@@ -226,6 +244,8 @@ link_arms(struct parser *p, json_t *arms)
 			    &arm->server_env, &arm->nserver_env) < 0 ||
 			    (t->server_bin && (arm->server_bin =
 			    strdup(t->server_bin)) == NULL) ||
+			    kv_copy(t->vars, t->nvars, &arm->vars,
+			    &arm->nvars) < 0 ||
 			    (t->bin && (arm->bin = strdup(t->bin)) == NULL) ||
 			    (arm->vs = strdup(arm->aa_of)) == NULL)
 				return spec_perr(p, "arms", "out of memory");
@@ -288,62 +308,214 @@ parse_server(struct parser *p, json_t *j, const char *path,
 	return 0;
 }
 
+/* One cell object at path (cells[3], or a matrix cell) into cell; the
+ * name is checked against the cells read before it. */
 static int
-parse_cells(struct parser *p, json_t *cells)
+parse_cell(struct parser *p, json_t *c, const char *path, size_t i)
 {
 	static const char *const keys[] = { "name", "vars", "server", NULL };
 	struct spec *s = p->s;
-	size_t i;
-	json_t *c;
+	struct spec_cell *cell = &s->cells[i];
+	char sub[256];
+	json_t *v;
 
-	if (!json_is_array(cells))
-		return spec_perr(p, "cells", "must be an array of cell objects, "
-		    "not %s", spec_json_type(cells));
-	if (json_array_size(cells) == 0)
-		return spec_perr(p, "cells", "must hold at least one cell");
-	if (json_array_size(cells) > SPEC_CELLS_MAX)
-		return spec_perr(p, "cells", "%zu cells; a round holds at most %d",
-		    json_array_size(cells), SPEC_CELLS_MAX);
-	s->cells = calloc(json_array_size(cells), sizeof *s->cells);
-	if (s->cells == NULL)
-		return spec_perr(p, "cells", "out of memory");
-
-	json_array_foreach(cells, i, c) {
-		struct spec_cell *cell = &s->cells[i];
-		char path[64], sub[128];
-		json_t *v;
-
-		s->ncells = i + 1;
-		snprintf(path, sizeof path, "cells[%zu]", i);
-		if (!json_is_object(c))
-			return spec_perr(p, path, "must be an object, not %s",
-			    spec_json_type(c));
-		if (spec_check_keys(p, c, path, keys) < 0)
+	s->ncells = i + 1;
+	if (!json_is_object(c))
+		return spec_perr(p, path, "must be an object, not %s",
+		    spec_json_type(c));
+	if (spec_check_keys(p, c, path, keys) < 0)
+		return -1;
+	spec_path_join(sub, sizeof sub, path, "name");
+	if ((v = json_object_get(c, "name")) == NULL)
+		return spec_perr(p, sub, "missing (every cell needs a name)");
+	if (spec_want_name(p, v, sub, &cell->name) < 0)
+		return -1;
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(s->cells[k].name, cell->name) == 0)
+			return spec_perr(p, sub, "\"%s\" is already the name of "
+			    "cells[%zu]", cell->name, k);
+	spec_path_join(sub, sizeof sub, path, "vars");
+	if ((v = json_object_get(c, "vars")) != NULL &&
+	    spec_want_kv(p, v, sub, KV_VARS, &cell->vars, &cell->nvars) < 0)
+		return -1;
+	spec_path_join(sub, sizeof sub, path, "server");
+	if ((v = json_object_get(c, "server")) != NULL) {
+		cell->server = calloc(1, sizeof *cell->server);
+		if (cell->server == NULL)
+			return spec_perr(p, sub, "out of memory");
+		if (parse_server(p, v, sub, cell->server) < 0)
 			return -1;
-		spec_path_join(sub, sizeof sub, path, "name");
-		if ((v = json_object_get(c, "name")) == NULL)
-			return spec_perr(p, sub, "missing (every cell needs a "
-			    "name)");
-		if (spec_want_name(p, v, sub, &cell->name) < 0)
-			return -1;
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(s->cells[k].name, cell->name) == 0)
-				return spec_perr(p, sub, "\"%s\" is already the "
-				    "name of cells[%zu]", cell->name, k);
-		spec_path_join(sub, sizeof sub, path, "vars");
-		if ((v = json_object_get(c, "vars")) != NULL &&
-		    spec_want_kv(p, v, sub, KV_VARS, &cell->vars, &cell->nvars) < 0)
-			return -1;
-		spec_path_join(sub, sizeof sub, path, "server");
-		if ((v = json_object_get(c, "server")) != NULL) {
-			cell->server = calloc(1, sizeof *cell->server);
-			if (cell->server == NULL)
-				return spec_perr(p, sub, "out of memory");
-			if (parse_server(p, v, sub, cell->server) < 0)
-				return -1;
-		}
 	}
 	return 0;
+}
+
+/* The cells a matrix generates, as cell objects (name expanded, vars set
+ * to one value of each variable), in product order with the last variable
+ * fastest.  NULL with the error in p. */
+static json_t *
+matrix_cells(struct parser *p, json_t *m)
+{
+	static const char *const keys[] = { "name", "vars", "server", NULL };
+	json_t *vars, *name, *out = NULL, *val;
+	const char *key;
+	size_t nvar = 0, total = 1, *idx = NULL;
+	const char **names = NULL;
+	json_t **vals = NULL;
+
+	if (!json_is_object(m))
+		return spec_perr(p, "matrix", "must be an object like {\"name\": "
+		    "\"${SIZE}\", \"vars\": {\"SIZE\": [\"1k\", \"64k\"]}}, "
+		    "not %s", spec_json_type(m)), NULL;
+	if (spec_check_keys(p, m, "matrix", keys) < 0)
+		return NULL;
+	if ((name = json_object_get(m, "name")) == NULL || !json_is_string(name))
+		return spec_perr(p, "matrix.name", "missing or not a string (a "
+		    "template such as \"${SIZE}-c${CONN}\" naming each cell)"),
+		    NULL;
+	vars = json_object_get(m, "vars");
+	if (!json_is_object(vars) || json_object_size(vars) == 0)
+		return spec_perr(p, "matrix.vars", "must be an object of at least "
+		    "one variable, each an array of its values"), NULL;
+	nvar = json_object_size(vars);
+	names = calloc(nvar, sizeof *names);
+	vals = calloc(nvar, sizeof *vals);
+	idx = calloc(nvar, sizeof *idx);
+	if (names == NULL || vals == NULL || idx == NULL) {
+		spec_perr(p, "matrix", "out of memory");
+		goto out;
+	}
+	nvar = 0;
+	/* jansson keeps an object's keys in file order. */
+	json_object_foreach(vars, key, val) {
+		char sub[256];
+
+		spec_path_join(sub, sizeof sub, "matrix.vars", key);
+		if (!json_is_array(val) || json_array_size(val) == 0) {
+			spec_perr(p, sub, "must be a non-empty array of values");
+			goto out;
+		}
+		if (total > SPEC_CELLS_MAX / json_array_size(val)) {
+			spec_perr(p, "matrix.vars", "the product holds more than "
+			    "%d cells", SPEC_CELLS_MAX);
+			goto out;
+		}
+		total *= json_array_size(val);
+		names[nvar] = key;
+		vals[nvar++] = val;
+	}
+	out = json_array();
+	for (size_t n = 0; n < total && out != NULL; n++) {
+		json_t *cell = json_deep_copy(m), *cv = json_object();
+
+		json_object_set_new(cell, "vars", cv);
+		for (size_t k = 0; k < nvar; k++)
+			json_object_set(cv, names[k],
+			    json_array_get(vals[k], idx[k]));
+		json_array_append_new(out, cell);
+		for (size_t k = nvar; k-- > 0;) {
+			if (++idx[k] < json_array_size(vals[k]))
+				break;
+			idx[k] = 0;
+		}
+	}
+	if (out == NULL)
+		spec_perr(p, "matrix", "out of memory");
+out:
+	free(names);
+	free(vals);
+	free(idx);
+	return out;
+}
+
+/* A matrix cell's name: the template expanded with that cell's vars
+ * alone.  -1 with the error in p. */
+static int
+matrix_name(struct parser *p, struct spec_cell *cell, const char *tmpl,
+    const char *path)
+{
+	struct template_ctx ctx = { .cell = cell };
+	char terr[512];
+
+	free(cell->name);
+	cell->name = template_expand(tmpl, &ctx, terr, sizeof terr);
+	if (cell->name == NULL)
+		return spec_perr(p, path, "%s", terr);
+	if (!spec_name_valid(cell->name))
+		return spec_perr(p, path, "\"%s\" is not a valid cell name (it "
+		    "must match [A-Za-z][A-Za-z0-9_-]{0,48}: it becomes a file "
+		    "name)", cell->name);
+	return 0;
+}
+
+static int
+parse_cells(struct parser *p, json_t *cells, json_t *matrix)
+{
+	struct spec *s = p->s;
+	json_t *gen = NULL, *c;
+	size_t i, n0 = 0, n;
+	int rc = -1;
+
+	if (cells == NULL && matrix == NULL)
+		return spec_perr(p, "cells", "missing (required unless a matrix "
+		    "generates the cells)");
+	if (cells != NULL && !json_is_array(cells))
+		return spec_perr(p, "cells", "must be an array of cell objects, "
+		    "not %s", spec_json_type(cells));
+	if (cells != NULL && json_array_size(cells) == 0 && matrix == NULL)
+		return spec_perr(p, "cells", "must hold at least one cell");
+	if (matrix != NULL && (gen = matrix_cells(p, matrix)) == NULL)
+		return -1;
+	n0 = cells != NULL ? json_array_size(cells) : 0;
+	n = n0 + json_array_size(gen);
+	if (n > SPEC_CELLS_MAX) {
+		spec_perr(p, "cells", "%zu cells; a round holds at most %d", n,
+		    SPEC_CELLS_MAX);
+		goto out;
+	}
+	s->cells = calloc(n, sizeof *s->cells);
+	if (s->cells == NULL) {
+		spec_perr(p, "cells", "out of memory");
+		goto out;
+	}
+	if (cells != NULL)
+		json_array_foreach(cells, i, c) {
+			char path[64];
+
+			snprintf(path, sizeof path, "cells[%zu]", i);
+			if (parse_cell(p, c, path, i) < 0)
+				goto out;
+		}
+	json_array_foreach(gen, i, c) {
+		char *tmpl = strdup(json_string_value(json_object_get(c,
+		    "name")));
+		char path[64], npath[80];
+		int bad;
+
+		/* Named by the template first, so a duplicate is reported
+		 * with the expanded name. */
+		snprintf(path, sizeof path, "matrix (cell %zu of %zu)", i + 1,
+		    json_array_size(gen));
+		snprintf(npath, sizeof npath, "matrix.name (cell %zu)", i + 1);
+		json_object_set_new(c, "name", json_string("x"));
+		bad = tmpl == NULL || parse_cell(p, c, path, n0 + i) < 0 ||
+		    matrix_name(p, &s->cells[n0 + i], tmpl, npath) < 0;
+		if (tmpl == NULL)
+			spec_perr(p, "matrix", "out of memory");
+		free(tmpl);
+		if (bad)
+			goto out;
+		for (size_t k = 0; k < n0 + i; k++)
+			if (strcmp(s->cells[k].name, s->cells[n0 + i].name) == 0) {
+				spec_perr(p, npath, "\"%s\" is already the name "
+				    "of cells[%zu]; the name template must use "
+				    "every matrix variable", s->cells[k].name, k);
+				goto out;
+			}
+	}
+	rc = 0;
+out:
+	json_decref(gen);
+	return rc;
 }
 
 static int
@@ -494,6 +666,69 @@ out:
 }
 
 
+/* A variable set by both an arm and a cell would make the value depend
+ * on a lookup order nobody reads in the file: refused. */
+static int
+check_var_owners(struct parser *p)
+{
+	const struct spec *s = p->s;
+
+	for (size_t a = 0; a < s->narms; a++) {
+		const struct spec_arm *arm = &s->arms[a];
+
+		if (arm->aa_of != NULL)
+			continue;
+		for (size_t k = 0; k < arm->nvars; k++)
+			for (size_t c = 0; c < s->ncells; c++)
+				for (size_t j = 0; j < s->cells[c].nvars; j++) {
+					char path[128];
+
+					if (strcmp(arm->vars[k].key,
+					    s->cells[c].vars[j].key) != 0)
+						continue;
+					snprintf(path, sizeof path, "arms[%zu].vars.%s",
+					    a, arm->vars[k].key);
+					return spec_perr(p, path, "cell \"%s\" sets "
+					    "${%s} too; a variable belongs to the "
+					    "arms or to the cells, not both",
+					    s->cells[c].name, arm->vars[k].key);
+				}
+	}
+	return 0;
+}
+
+static int
+parse_output(struct parser *p, json_t *j)
+{
+	static const char *const keys[] = { "keep", "max_bytes", NULL };
+	json_t *v;
+
+	if (!json_is_object(j))
+		return spec_perr(p, "output", "must be an object like {\"keep\": "
+		    "\"all\", \"max_bytes\": 8388608}, not %s",
+		    spec_json_type(j));
+	if (spec_check_keys(p, j, "output", keys) < 0)
+		return -1;
+	if ((v = json_object_get(j, "keep")) != NULL) {
+		const char *k = json_string_value(v);
+
+		if (k != NULL && strcmp(k, "all") == 0)
+			p->s->output_keep = true;
+		else if (k != NULL && strcmp(k, "none") == 0)
+			p->s->output_keep = false;
+		else
+			return spec_perr(p, "output.keep", "must be \"all\" or "
+			    "\"none\"");
+	}
+	if ((v = json_object_get(j, "max_bytes")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return spec_perr(p, "output.max_bytes", "must be an "
+			    "integer >= 0 (bytes of a leg's output kept)");
+		p->s->output_max_bytes = json_integer_value(v);
+	}
+	return 0;
+}
+
 static int
 parse_root(struct parser *p, json_t *root, const char *workdir_override)
 {
@@ -501,9 +736,9 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", NULL };
+	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
 	static const char *const required[] = { "name", "reps", "command",
-	    "arms", "cells", "baseline", NULL };
+	    "arms", "baseline", NULL };
 	struct spec *s = p->s;
 	json_t *v;
 
@@ -536,7 +771,17 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		return -1;
 	if (link_arms(p, json_object_get(root, "arms")) < 0)
 		return -1;
-	if (parse_cells(p, json_object_get(root, "cells")) < 0)
+	if (parse_cells(p, json_object_get(root, "cells"),
+	    json_object_get(root, "matrix")) < 0 || check_var_owners(p) < 0)
+		return -1;
+	if ((v = json_object_get(root, "warmup")) != NULL &&
+	    spec_want_int(p, v, "warmup", 0, SPEC_REPS_MAX, &s->warmup) < 0)
+		return -1;
+	if ((v = json_object_get(root, "prepare")) != NULL &&
+	    spec_want_argv(p, v, "prepare", &s->prepare, &s->nprepare) < 0)
+		return -1;
+	if ((v = json_object_get(root, "output")) != NULL &&
+	    parse_output(p, v) < 0)
 		return -1;
 	if ((v = json_object_get(root, "profile")) != NULL &&
 	    spec_parse_profile(p, v) < 0)
@@ -608,6 +853,8 @@ spec_parse(const char *text, size_t len, const char *path,
 	s->raw[len] = '\0';
 	s->rawlen = len;
 	digest_buf(s->raw, len, s->sha256);
+	s->output_keep = true;
+	s->output_max_bytes = SPEC_OUTPUT_MAX_BYTES;
 	s->quiet = (struct spec_quiet){
 		.enabled = true,
 		.max_foreign_cores = SPEC_QUIET_MAX_FOREIGN,
@@ -696,6 +943,9 @@ kv_free(struct spec_kv *kv, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(kv[i].key);
 		free(kv[i].val);
+		for (size_t k = 0; kv[i].list != NULL && k < kv[i].nlist; k++)
+			free(kv[i].list[k]);
+		free(kv[i].list);
 	}
 	free(kv);
 }
@@ -720,6 +970,7 @@ spec_destroy(struct spec *s)
 
 		free(a->name);
 		kv_free(a->env, a->nenv);
+		kv_free(a->vars, a->nvars);
 		free(a->bin);
 		free(a->vs);
 		free(a->aa_of);
@@ -754,5 +1005,6 @@ spec_destroy(struct spec *s)
 	free(s->scratch);
 	kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
+	strv_free(s->prepare);
 	free(s);
 }

@@ -17,7 +17,11 @@
 
 struct spec_kv {
 	char *key;
-	char *val;
+	char *val;           /* NULL when the value is an array */
+	char **list;         /* an array value of vars (NULL-terminated), or
+	                      * NULL: it splices where an argv element is
+	                      * exactly "${KEY}" (template_expand_argv) */
+	size_t nlist;
 };
 
 struct spec_server {
@@ -42,6 +46,9 @@ struct spec_arm {
 	                      * an aa_of arm's is its twin's */
 	struct spec_kv *server_env; /* over server.env, for a server per leg */
 	size_t nserver_env;
+	struct spec_kv *vars; /* own vars, or a copy of its twin's; never a
+	                      * name a cell also sets */
+	size_t nvars;
 };
 
 struct spec_cell {
@@ -124,7 +131,14 @@ struct spec {
 		int min, max;
 		char *metric;   /* default "wall" */
 	} adaptive;
+	int warmup;          /* legs per cell and arm before the counted reps */
+	char **prepare;      /* argv run before each leg, or NULL */
+	size_t nprepare;
+	bool output_keep;    /* output.keep: "all" (true) or "none" */
+	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
 };
+
+#define SPEC_OUTPUT_MAX_BYTES (8LL << 20)
 
 /* Read and validate a round file.  workdir_override, when not NULL, replaces
  * the workdir (resume uses the recorded one).  0 and *out, or -1 with err. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "spec_int.h"
+#include "legcmd.h"
 #include "template.h"
 
 /* Names may hold '-', so cell "a-b" arm "c" and cell "a" arm "b-c" would
@@ -121,7 +122,7 @@ spec_check_scratch(struct parser *p, const char *sc)
 /* Expand one string for a (cell, arm) at load time: any unknown name, cycle
  * or syntax error is reported now, with the field and the cell it failed
  * in, rather than at leg 37 of a two-hour round. */
-static char *
+static int
 check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
     const char *path)
 {
@@ -137,8 +138,55 @@ check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
 			    ctx->cell->name);
 		else
 			spec_perr(p, path, "%s", terr);
+		return -1;
 	}
-	return v;
+	free(v);
+	return 0;
+}
+
+/* A builder error "FIELD: message" as "FILE: PREFIX FIELD: message (cell,
+ * arm)". */
+static int
+check_builder_err(struct parser *p, const char *prefix, const char *err,
+    const struct spec_cell *cell, const char *arm)
+{
+	const char *colon = strstr(err, ": ");
+	char path[128];
+
+	if (colon == NULL)
+		return spec_perr(p, prefix[0] ? prefix : "command", "%s", err);
+	snprintf(path, sizeof path, "%s%.*s", prefix, (int)(colon - err), err);
+	if (arm != NULL)
+		return spec_perr(p, path, "%s (cell \"%s\", arm \"%s\")",
+		    colon + 2, cell->name, arm);
+	return spec_perr(p, path, "%s (cell \"%s\")", colon + 2, cell->name);
+}
+
+/* Every variable of kv (cell, arm or round vars, at path) as it expands
+ * for ctx: through "${KEY}" so a cycle reads from the variable named in the
+ * path ("A -> B -> A"), and element by element for an array. */
+static int
+check_vars(struct parser *p, const struct spec_kv *kv, size_t n,
+    const char *prefix, const struct template_ctx *ctx)
+{
+	for (size_t k = 0; k < n; k++) {
+		char path[192], ref[128];
+
+		if (kv[k].list == NULL) {
+			snprintf(path, sizeof path, "%s.%s", prefix, kv[k].key);
+			snprintf(ref, sizeof ref, "${%s}", kv[k].key);
+			if (check_expand(p, ref, ctx, path) < 0)
+				return -1;
+			continue;
+		}
+		for (size_t i = 0; i < kv[k].nlist; i++) {
+			snprintf(path, sizeof path, "%s.%s[%zu]", prefix,
+			    kv[k].key, i);
+			if (check_expand(p, kv[k].list[i], ctx, path) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 /* The bytes execve(2) counts for a string: the string, its NUL, its
@@ -186,6 +234,31 @@ check_exec_limits(struct parser *p, const char *path, const char *v,
 	return 0;
 }
 
+static int
+check_argv_limits(struct parser *p, const struct spec *s,
+    const struct template_ctx *ctx, const struct spec_cell *cell,
+    const struct spec_arm *arm)
+{
+	size_t total = check_env_bytes(arm) + sizeof(char *);
+
+	for (size_t k = 0; k < s->ncommand; k++) {
+		char path[64], terr[256], **v = NULL;
+		size_t n = 0, at;
+		int rc = 0;
+
+		snprintf(path, sizeof path, "command[%zu]", k);
+		if (template_expand_argv(&s->command[k], 1, ctx, &v, &n, &at,
+		    terr, sizeof terr) < 0)
+			continue; /* the builder reported it already */
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = check_exec_limits(p, path, v[i], &total, cell, arm);
+		template_free_argv(v);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 spec_check_templates(struct parser *p)
 {
@@ -193,124 +266,68 @@ spec_check_templates(struct parser *p)
 
 	for (size_t ci = 0; ci < s->ncells; ci++) {
 		const struct spec_cell *cell = &s->cells[ci];
-		struct template_ctx ctx = { .spec = s, .cell = cell,
-		    .rep = 1, .round_dir = "/ROUND_DIR" };
-		char path[128], *v, *rbin = NULL;
-		int rc = -1;
+		char err[640], prefix[64];
 
-		/* The server runs for the whole cell: no ARM or REP, and
-		 * BIN only when the round's bin does not depend on the arm. */
-		ctx.rep = 0;
-		if (s->bin) {
-			char terr[256];
-
-			rbin = template_expand(s->bin, &ctx, terr, sizeof terr);
-		}
-		ctx.bin = rbin;
-		/* No SCRATCH either: it is emptied before every leg, under the
-		 * running server's feet. */
-		ctx.scratch = NULL;
 		/* A server per leg has its arm's ARM and SERVER_BIN. */
-		for (size_t ai = 0; ai < (spec_server_per_leg(s, cell) ?
-		    s->narms : 1); ai++) {
-			if (spec_server_per_leg(s, cell)) {
-				ctx.arm = s->arms[ai].name;
-				ctx.rep = 1;
-				ctx.server_bin = s->arms[ai].server_bin;
-			}
-			for (size_t k = 0; cell->server &&
-			    k < cell->server->ncmd; k++) {
-				snprintf(path, sizeof path,
-				    "cells[%zu].server.cmd[%zu]", ci, k);
-				if ((v = check_expand(p, cell->server->cmd[k],
-				    &ctx, path)) == NULL)
-					goto out_cell;
-				free(v);
-			}
+		for (size_t ai = 0; cell->server != NULL &&
+		    ai < (spec_server_per_leg(s, cell) ? s->narms : 1); ai++) {
+			bool per_leg = spec_server_per_leg(s, cell);
+			struct legcmd sc;
+			int rc = legcmd_server(s, ci, per_leg ? (int)ai : -1,
+			    per_leg ? 1 : 0, NULL, &sc, err, sizeof err);
+
+			legcmd_finish(&sc);
+			snprintf(prefix, sizeof prefix, "cells[%zu].", ci);
+			if (rc < 0)
+				return check_builder_err(p, prefix, err, cell,
+				    per_leg ? s->arms[ai].name : NULL);
 		}
-		ctx.server_bin = NULL;
-		ctx.arm = NULL;
-		/* Every leg has a metrics file. */
-		ctx.metrics = "/METRICS";
 		for (size_t ai = 0; ai < s->narms; ai++) {
 			const struct spec_arm *arm = &s->arms[ai];
-			char *bin = NULL, *scratch = NULL;
-			int ok = -1;
+			struct legcmd_where w = { .spec = s, .cell = ci, .arm = ai,
+			    .rep = 1 };
+			struct template_ctx ctx;
+			struct legcmd lc;
+			int rc;
 
-			ctx.arm = arm->name;
-			ctx.rep = 1;
-			ctx.bin = NULL;
-			ctx.scratch = NULL;
-			if (arm->bin != NULL) {
-				size_t own = arm->aa_of ? (size_t)spec_arm_index(
-				    s, arm->aa_of) : ai;
-
-				snprintf(path, sizeof path, "arms[%zu].bin", own);
-				if ((bin = check_expand(p, arm->bin, &ctx,
-				    path)) == NULL)
-					goto out_arm;
-			} else if (s->bin && (bin = check_expand(p, s->bin,
-			    &ctx, "bin")) == NULL) {
-				goto out_arm;
+			rc = legcmd_build(&w, &lc, err, sizeof err);
+			if (rc < 0) {
+				legcmd_finish(&lc);
+				snprintf(prefix, sizeof prefix, "arms[%zu].",
+				    arm->aa_of ? (size_t)spec_arm_index(s,
+				    arm->aa_of) : ai);
+				return check_builder_err(p, strncmp(err, "arms.", 5)
+				    == 0 ? prefix : "", strncmp(err, "arms.", 5) == 0 ?
+				    err + 5 : err, cell, arm->name);
 			}
-			ctx.bin = bin;
-			/* The expanded folder too: a variable could make it
-			 * "..". */
-			if (s->scratch && ((scratch = check_expand(p,
-			    s->scratch, &ctx, "scratch")) == NULL ||
-			    spec_check_scratch(p, scratch) < 0))
-				goto out_arm;
-			ctx.scratch = scratch ? "/SCRATCH" : NULL;
-			size_t total = check_env_bytes(arm) + sizeof(char *);
-			for (size_t k = 0; k < s->ncommand; k++) {
-				snprintf(path, sizeof path, "command[%zu]", k);
-				if ((v = check_expand(p, s->command[k], &ctx,
-				    path)) == NULL)
-					goto out_arm;
-				int lim = check_exec_limits(p, path, v, &total,
-				    cell, arm);
+			legcmd_ctx(&w, &ctx);
+			ctx.bin = lc.program != NULL ? lc.program : lc.bin;
+			ctx.scratch = lc.scratch;
+			/* The expanded folder too, as written: a variable could
+			 * make it "..". */
+			if (s->scratch != NULL) {
+				char terr[256], *x = template_expand(s->scratch,
+				    &ctx, terr, sizeof terr);
 
-				free(v);
-				if (lim < 0)
-					goto out_arm;
+				rc = x != NULL ? spec_check_scratch(p, x) : 0;
+				free(x);
 			}
-			/* Vars are checked through "${KEY}" so a cycle reads
-			 * from the variable named in the path ("A -> B -> A"),
-			 * and a round var a cell shadows is not checked where
-			 * it cannot be reached. */
-			for (size_t k = 0; k < cell->nvars; k++) {
-				char ref[128];
-
-				snprintf(path, sizeof path, "cells[%zu].vars.%s",
-				    ci, cell->vars[k].key);
-				snprintf(ref, sizeof ref, "${%s}",
-				    cell->vars[k].key);
-				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
-					goto out_arm;
-				free(v);
-			}
-			for (size_t k = 0; k < s->nvars; k++) {
-				char ref[128];
-
-				snprintf(path, sizeof path, "vars.%s",
-				    s->vars[k].key);
-				snprintf(ref, sizeof ref, "${%s}", s->vars[k].key);
-				if ((v = check_expand(p, ref, &ctx, path)) == NULL)
-					goto out_arm;
-				free(v);
-			}
-			ok = 0;
-out_arm:
-			free(bin);
-			free(scratch);
-			if (ok < 0)
-				goto out_cell;
+			/* The kernel's exec limits, on each element as it
+			 * expands (an array element splices into several). */
+			if (rc == 0)
+				rc = check_argv_limits(p, s, &ctx, cell, arm);
+			snprintf(prefix, sizeof prefix, "cells[%zu].vars", ci);
+			if (rc == 0)
+				rc = check_vars(p, cell->vars, cell->nvars, prefix,
+				    &ctx);
+			legcmd_finish(&lc);
+			if (rc < 0)
+				return -1;
+			snprintf(prefix, sizeof prefix, "arms[%zu].vars", ai);
+			if (check_vars(p, arm->vars, arm->nvars, prefix, &ctx) < 0 ||
+			    check_vars(p, s->vars, s->nvars, "vars", &ctx) < 0)
+				return -1;
 		}
-		rc = 0;
-out_cell:
-		free(rbin);
-		if (rc < 0)
-			return -1;
 	}
 	return 0;
 }

@@ -126,6 +126,28 @@ spec_want_argv(struct parser *p, json_t *j, const char *path, char ***out,
 	return 0;
 }
 
+/* An array of strings, maybe empty (a var's value that splices). */
+int
+spec_want_strv(struct parser *p, json_t *j, const char *path, char ***out,
+    size_t *n)
+{
+	size_t i;
+	json_t *v;
+
+	*out = calloc(json_array_size(j) + 1, sizeof **out);
+	if (*out == NULL)
+		return spec_perr(p, path, "out of memory");
+	json_array_foreach(j, i, v) {
+		char sub[300];
+
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if (spec_want_string(p, v, sub, false, &(*out)[i]) < 0)
+			return -1;
+		*n = i + 1;
+	}
+	return 0;
+}
+
 int
 spec_want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
     struct spec_kv **out, size_t *n)
@@ -160,12 +182,19 @@ spec_want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
 		(*out)[i].key = strdup(key);
 		if ((*out)[i].key == NULL)
 			return spec_perr(p, sub, "out of memory");
-		if (spec_want_string(p, val, sub, false, &(*out)[i].val) < 0) {
-			free((*out)[i].key);
-			(*out)[i].key = NULL;
+		*n = ++i;
+		if (kind == KV_VARS && json_is_array(val)) {
+			if (spec_want_strv(p, val, sub, &(*out)[i - 1].list,
+			    &(*out)[i - 1].nlist) < 0)
+				return -1;
+			continue;
+		}
+		if (spec_want_string(p, val, sub, false, &(*out)[i - 1].val) < 0) {
+			if (kind == KV_VARS && !json_is_string(val))
+				spec_perr(p, sub, "must be a string or an array of "
+				    "strings, not %s", spec_json_type(val));
 			return -1;
 		}
-		*n = ++i;
 	}
 	return 0;
 }

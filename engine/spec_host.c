@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "spec_int.h"
-#include "template.h"
+#include "legcmd.h"
 
 /* dir + "/" + name, without doubling the slash of "/". */
 static char *
@@ -125,31 +125,19 @@ host_check_cpus(const char *file, const char *list, const char *path,
 	return 0;
 }
 
-/* Expand str and look its program up.  An expansion that needs a value only
- * the run knows (SCRATCH, ROUND_DIR) is skipped: the run will tell. */
+/* "FILE: PATH: no program ..." for prog, which was not found.  A program
+ * that needs what only the run knows (the round folder) is not looked
+ * up: the run will tell. */
 static int
-host_check_prog(const struct spec *s, const char *str,
-    const struct template_ctx *ctx, const char *path, char *err,
-    size_t errlen)
+host_no_program(const struct spec *s, const char *prog, const char *path,
+    const struct spec_cell *cell, char *err, size_t errlen)
 {
-	char terr[256], *prog, *found;
-
-	prog = template_expand(str, ctx, terr, sizeof terr);
-	if (prog == NULL)
+	if (strstr(prog, "<ROUND_DIR>") != NULL)
 		return 0;
-	found = spec_resolve_program(prog, s->workdir);
-	if (found == NULL) {
-		snprintf(err, errlen, "%s: %s: no program \"%s\" (an "
-		    "executable file, relative to the workdir %s or on PATH)%s%s%s",
-		    s->path, path, prog, s->workdir,
-		    ctx->cell ? " in cell \"" : "",
-		    ctx->cell ? ctx->cell->name : "", ctx->cell ? "\"" : "");
-		free(prog);
-		return -1;
-	}
-	free(found);
-	free(prog);
-	return 0;
+	snprintf(err, errlen, "%s: %s: no program \"%s\" (an executable file, "
+	    "relative to the workdir %s or on PATH) in cell \"%s\"", s->path,
+	    path, prog, s->workdir, cell->name);
+	return -1;
 }
 
 /* A round that profiles needs the tools on this machine: perf for "perf",
@@ -202,45 +190,53 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 		}
 	}
 
+	/* What runs is what legcmd builds for each cell and arm. */
 	for (size_t ci = 0; ci < s->ncells; ci++) {
 		const struct spec_cell *cell = &s->cells[ci];
-		struct template_ctx ctx = { .spec = s, .cell = cell };
-		char path[64];
+		struct legcmd lc = { 0 };
+		char path[64], berr[640];
+		int rc = 0;
 
-		if (cell->server != NULL) {
-			snprintf(path, sizeof path, "cells[%zu].server.cmd[0]",
-			    ci);
-			if (host_check_prog(s, cell->server->cmd[0], &ctx, path,
-			    err, errlen) < 0)
-				return -1;
+		/* A server per leg runs each arm's server_bin. */
+		for (size_t ai = 0; cell->server != NULL && rc == 0 &&
+		    ai < (spec_server_per_leg(s, cell) ? s->narms : 1); ai++) {
+			bool per_leg = spec_server_per_leg(s, cell);
+
+			if (legcmd_server(s, ci, per_leg ? (int)ai : -1, per_leg ?
+			    1 : 0, NULL, &lc, berr, sizeof berr) == 0 &&
+			    lc.program == NULL) {
+				snprintf(path, sizeof path,
+				    "cells[%zu].server.cmd[0]", ci);
+				rc = host_no_program(s, lc.argv[0], path, cell,
+				    err, errlen);
+			}
+			legcmd_finish(&lc);
 		}
+		if (rc < 0)
+			return -1;
 		for (size_t ai = 0; ai < s->narms; ai++) {
 			const struct spec_arm *arm = &s->arms[ai];
-			const char *bin = spec_arm_bin(s, arm);
-			char terr[256], *xbin = NULL;
-			int rc = 0;
+			struct legcmd_where w = { .spec = s, .cell = ci,
+			    .arm = ai, .rep = 1 };
 
-			ctx.arm = arm->name;
-			ctx.rep = 1;
-			ctx.bin = NULL;
-			if (bin != NULL) {
+			if (legcmd_build(&w, &lc, berr, sizeof berr) < 0) {
+				legcmd_finish(&lc);
+				continue;
+			}
+			if (lc.bin != NULL && !lc.bin_found) {
 				if (arm->bin != NULL)
-					snprintf(path, sizeof path,
-					    "arms[%d].bin", arm->aa_of ?
-					    spec_arm_index(s, arm->aa_of) :
-					    (int)ai);
+					snprintf(path, sizeof path, "arms[%d].bin",
+					    arm->aa_of ? spec_arm_index(s,
+					    arm->aa_of) : (int)ai);
 				else
 					snprintf(path, sizeof path, "bin");
-				if (host_check_prog(s, bin, &ctx, path, err,
-				    errlen) < 0)
-					return -1;
-				xbin = template_expand(bin, &ctx, terr,
-				    sizeof terr);
+				rc = host_no_program(s, lc.bin, path, cell, err,
+				    errlen);
+			} else if (lc.program == NULL) {
+				rc = host_no_program(s, lc.argv[0], "command[0]",
+				    cell, err, errlen);
 			}
-			ctx.bin = xbin;
-			rc = host_check_prog(s, s->command[0], &ctx,
-			    "command[0]", err, errlen);
-			free(xbin);
+			legcmd_finish(&lc);
 			if (rc < 0)
 				return -1;
 		}

@@ -60,6 +60,10 @@ int spec_want_string(struct parser *p, json_t *j, const char *path,
     bool nonempty, char **out);
 int spec_want_argv(struct parser *p, json_t *j, const char *path,
     char ***out, size_t *n);
+/* An array of strings, which may be empty. */
+int spec_want_strv(struct parser *p, json_t *j, const char *path,
+    char ***out, size_t *n);
+/* KV_VARS values may be strings or arrays of strings (spec_kv.list). */
 enum kv_kind { KV_ENV, KV_VARS };
 int spec_want_kv(struct parser *p, json_t *j, const char *path,
     enum kv_kind kind, struct spec_kv **out, size_t *n);

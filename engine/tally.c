@@ -589,7 +589,9 @@ tally_feed(struct tally *t, const json_t *ev)
 			tally_feed_leg(t, ev);
 		return;
 	}
-	if (strcmp(type, "leg") == 0)
+	/* A warm-up leg ("warmup": K, rep 0) is never counted. */
+	if (strcmp(type, "leg") == 0 &&
+	    json_object_get(ev, "warmup") == NULL)
 		tally_feed_leg(t, ev);
 	else if (strcmp(type, "round") == 0) {
 		if (t->name == NULL &&

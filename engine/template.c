@@ -147,13 +147,28 @@ template_self_path(void)
 	return self;
 }
 
-static const char *
+static const struct spec_kv *
 kv_find(const struct spec_kv *kv, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(kv[i].key, name) == 0)
-			return kv[i].val;
+			return &kv[i];
 	return NULL;
+}
+
+/* The variable name is bound to in ctx (cell, arm, round), or NULL. */
+static const struct spec_kv *
+ctx_find(const struct template_ctx *c, const char *name)
+{
+	const struct spec_kv *kv = NULL;
+
+	if (c->cell != NULL)
+		kv = kv_find(c->cell->vars, c->cell->nvars, name);
+	if (kv == NULL && c->arm_vars != NULL)
+		kv = kv_find(c->arm_vars, c->narm_vars, name);
+	if (kv == NULL && c->spec != NULL)
+		kv = kv_find(c->spec->vars, c->spec->nvars, name);
+	return kv;
 }
 
 static int walk_string(struct walk *w, const char *s, struct buf *out);
@@ -176,7 +191,7 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 	else if (strcmp(name, "ARM") == 0)
 		v = c->arm;
 	else if (strcmp(name, "REP") == 0) {
-		if (c->rep > 0) {
+		if (c->rep > 0 || c->warmup) {
 			snprintf(rep, sizeof rep, "%d", c->rep);
 			v = rep;
 		}
@@ -219,20 +234,22 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 static int
 walk_var(struct walk *w, const char *name, struct buf *out)
 {
-	const struct template_ctx *c = w->ctx;
-	const char *v = NULL;
+	const struct spec_kv *kv = ctx_find(w->ctx, name);
+	const char *v;
 	int rc;
 
-	if (c->cell != NULL)
-		v = kv_find(c->cell->vars, c->cell->nvars, name);
-	if (v == NULL && c->spec != NULL)
-		v = kv_find(c->spec->vars, c->spec->nvars, name);
-	if (v == NULL) {
+	if (kv == NULL) {
 		if (template_is_builtin(name))
 			return walk_builtin(w, name, out);
 		walk_error(w, "unknown variable ${%s}", name);
 		return -1;
 	}
+	if (kv->list != NULL) {
+		walk_error(w, "${%s} is an array; an array only splices into an "
+		    "argv, as an element that is exactly \"${%s}\"", name, name);
+		return -1;
+	}
+	v = kv->val;
 
 	for (int i = 0; i < w->depth; i++) {
 		if (strcmp(w->stack[i], name) == 0) {
@@ -349,4 +366,77 @@ template_check(const char *s, const struct spec *spec,
 		snprintf(err, errlen, "out of memory");
 	free(out.s);
 	return rc < 0 ? -1 : 0;
+}
+
+void
+template_free_argv(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The array variable element names when it is exactly "${NAME}", or
+ * NULL. */
+static const struct spec_kv *
+splice_var(const char *element, const struct template_ctx *ctx)
+{
+	size_t n = strlen(element);
+	char name[128];
+	const struct spec_kv *kv;
+
+	if (n < 4 || n - 3 >= sizeof name || element[0] != '$' ||
+	    element[1] != '{' || element[n - 1] != '}' ||
+	    !template_name_valid(element + 2, n - 3))
+		return NULL;
+	memcpy(name, element + 2, n - 3);
+	name[n - 3] = '\0';
+	kv = ctx_find(ctx, name);
+	return kv != NULL && kv->list != NULL ? kv : NULL;
+}
+
+int
+template_expand_argv(char *const *tmpl, size_t n,
+    const struct template_ctx *ctx, char ***out, size_t *nout, size_t *at,
+    char *err, size_t errlen)
+{
+	size_t cap = n + 1, k = 0;
+	char **v = calloc(cap, sizeof *v);
+
+	*out = NULL;
+	*nout = 0;
+	if (v == NULL)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		const struct spec_kv *kv = splice_var(tmpl[i], ctx);
+		size_t add = kv != NULL ? kv->nlist : 1;
+
+		*at = i;
+		if (k + add + 1 > cap) {
+			char **nv;
+
+			cap = k + add + 1 + n;
+			if ((nv = realloc(v, cap * sizeof *v)) == NULL)
+				goto oom;
+			v = nv;
+		}
+		for (size_t j = 0; j < add; j++) {
+			const char *src = kv != NULL ? kv->list[j] : tmpl[i];
+
+			v[k] = template_expand(src, ctx, err, errlen);
+			if (v[k] == NULL) {
+				template_free_argv(v);
+				return -1;
+			}
+			v[++k] = NULL;
+		}
+		v[k] = NULL;
+	}
+	*out = v;
+	*nout = k;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	template_free_argv(v);
+	return -1;
 }

@@ -1,9 +1,11 @@
 /* ${NAME} templates in command, server.cmd, vars and scratch.
  *
- * Names are looked up, in order, in the cell's vars, the round's vars and
- * the built-ins BIN, SCRATCH, CELL, ARM, REP, ROUND_DIR, BENCHTUI (this
- * program's own path), METRICS (a leg's metrics file) and SERVER_BIN (the
- * arm's server binary).  Values of vars may
+ * Names are looked up, in order, in the cell's vars, the arm's vars, the
+ * round's vars and the built-ins BIN, SCRATCH, CELL, ARM, REP, ROUND_DIR,
+ * BENCHTUI (this program's own path), METRICS (a leg's metrics file) and
+ * SERVER_BIN (the arm's server binary).  A variable whose value is an
+ * array splices into an argv where an element is exactly "${NAME}"
+ * (template_expand_argv); anywhere else it is an error.  Values of vars may
  * themselves hold templates (expanded recursively, with a depth limit that
  * catches cycles).  "$$" is a literal "$". */
 #ifndef BENCHTUI_TEMPLATE_H
@@ -18,7 +20,10 @@ struct template_ctx {
 	const struct spec *spec;
 	const struct spec_cell *cell;  /* may be NULL (round-level) */
 	const char *arm;               /* built-in ARM */
+	const struct spec_kv *arm_vars; /* the arm's vars (may be NULL) */
+	size_t narm_vars;
 	int rep;                       /* built-in REP */
+	bool warmup;                   /* a warm-up leg: ${REP} is "0" */
 	const char *bin;               /* built-in BIN */
 	const char *scratch;           /* built-in SCRATCH (absolute) */
 	const char *round_dir;         /* built-in ROUND_DIR (absolute) */
@@ -35,6 +40,18 @@ struct template_ctx {
  * unknown variable, the syntax error or the bound exceeded. */
 char *template_expand(const char *s, const struct template_ctx *ctx,
     char *err, size_t errlen);
+
+/* Expand an argv template of n elements: an element that is exactly
+ * "${NAME}" of an array variable becomes 0 or more arguments (each
+ * expanded); every other element becomes one.  0 with *out (malloc'd,
+ * NULL-terminated) and *nout, or -1 with err and *at the index of the
+ * element that failed. */
+int template_expand_argv(char *const *tmpl, size_t n,
+    const struct template_ctx *ctx, char ***out, size_t *nout, size_t *at,
+    char *err, size_t errlen);
+
+/* Free a NULL-terminated vector of strings (NULL is a no-op). */
+void template_free_argv(char **v);
 
 /* Check that every name s uses is defined for that cell (built-ins always
  * are), without expanding.  0, or -1 with err naming the variable. */

@@ -10,6 +10,11 @@ int cmd_report(int argc, char **argv);   /* report DIR|LOG [--format F] [--basel
 int cmd_verify(int argc, char **argv);   /* verify DIR [--pubkey PUB.pem] */
 int cmd_seal(int argc, char **argv);     /* seal DIR --partial [--sign KEY] */
 int cmd_check(int argc, char **argv);    /* check ROUND.json */
+int cmd_help(int argc, char **argv);     /* help [COMMAND] */
+
+/* COMMAND's synopsis, what it does, its options one line each and where
+ * the manual says more, on stdout; -1 for a command that does not exist. */
+int cmd_help_print(const char *name);
 int cmd_load(int argc, char **argv);     /* load URL [options] */
 
 /* Usage errors print "benchtui SUB: what is wrong" and the usage line to

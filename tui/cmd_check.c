@@ -14,76 +14,62 @@
 #include "stats.h"
 #include "profile.h"
 #include "spec.h"
-#include "template.h"
+#include "legcmd.h"
 
 static const char check_usage[] = "usage: benchtui check ROUND.json\n";
 
-/* Quote an argument the way a shell would need it, only for the reader: the
- * leg itself never passes through a shell. */
+/* An argv as a shell would read it back, only for the reader: the leg
+ * itself never passes through a shell. */
+static void
+print_argv(const char *what, char *const *argv)
+{
+	char *line = legcmd_argv_line(argv);
+
+	printf("    %s %s\n", what, line != NULL ? line : "?");
+	free(line);
+}
+
 static void
 print_arg(FILE *f, const char *a)
 {
-	const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_./=:,@%+-";
+	char *const one[] = { (char *)a, NULL };
+	char *line = legcmd_argv_line(one);
 
-	if (a[0] != '\0' && strspn(a, safe) == strlen(a)) {
-		fputs(a, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *a != '\0'; a++) {
-		if (*a == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*a, f);
-	}
-	fputc('\'', f);
+	fputs(line != NULL ? line : a, f);
+	free(line);
 }
 
-/* One "server-exec" line: the server's argv expanded in ctx. */
+/* A var's value: a string, or an array as [a b]. */
 static void
-print_server_exec(const struct spec_cell *c, const struct template_ctx *ctx,
-    const char *arm)
+print_var(const struct spec_kv *kv)
 {
-	char err[512];
-
-	printf("    server-exec");
-	if (arm != NULL)
-		printf(" (arm %s)", arm);
-	putchar(arm != NULL ? ':' : ' ');
-	for (size_t k = 0; k < c->server->ncmd; k++) {
-		char *a = template_expand(c->server->cmd[k], ctx, err,
-		    sizeof err);
-
-		if (k > 0 || arm != NULL)
-			putchar(' ');
-		print_arg(stdout, a ? a : c->server->cmd[k]);
-		free(a);
+	printf(" var %s=", kv->key);
+	if (kv->list == NULL) {
+		print_arg(stdout, kv->val);
+		return;
 	}
-	putchar('\n');
+	putchar('[');
+	for (size_t i = 0; i < kv->nlist; i++) {
+		if (i > 0)
+			putchar(' ');
+		print_arg(stdout, kv->list[i]);
+	}
+	putchar(']');
 }
 
 /* A cell's server lines: its port; "server-per-leg" when it is started
  * before each leg with the leg's arm and stopped after it; then its argv
- * expanded for the cell (no ARM or REP: it serves every leg of the cell),
- * or for each arm with its server_bin and server_env when per leg. */
+ * as the builder makes it for the cell (no ARM or REP: it serves every
+ * leg of the cell), or for each arm with its server_bin and server_env
+ * when per leg. */
 static void
-print_server(const struct spec *s, const struct spec_cell *c)
+print_server(const struct spec *s, size_t ci)
 {
-	struct template_ctx ctx = {
-		.spec = s, .cell = c, .round_dir = "<ROUND_DIR>",
-	};
+	const struct spec_cell *c = &s->cells[ci];
 	bool per_leg = spec_server_per_leg(s, c);
-	char err[512], *bin = NULL, *abin;
+	struct legcmd lc;
+	char err[640];
 
-	if (s->bin != NULL)
-		bin = template_expand(s->bin, &ctx, err, sizeof err);
-	if (bin != NULL && (abin = spec_resolve_program(bin,
-	    s->workdir)) != NULL) {
-		free(bin);
-		bin = abin;
-	}
-	ctx.bin = bin;
 	printf("    server tcp_port %d ready_timeout_s %g", c->server->tcp_port,
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
@@ -92,23 +78,25 @@ print_server(const struct spec *s, const struct spec_cell *c)
 	if (per_leg)
 		printf("    server-per-leg: started before each leg with its "
 		    "arm's server_bin and server_env, stopped after it\n");
-	if (!per_leg)
-		print_server_exec(c, &ctx, NULL);
-	for (size_t ai = 0; per_leg && ai < s->narms; ai++) {
-		const struct spec_arm *a = &s->arms[ai];
+	for (size_t ai = 0; ai < (per_leg ? s->narms : 1); ai++) {
+		const struct spec_arm *a = per_leg ? &s->arms[ai] : NULL;
+		char what[128];
 
-		ctx.arm = a->name;
-		ctx.rep = 1;
-		ctx.server_bin = a->server_bin;
-		print_server_exec(c, &ctx, a->name);
-		for (size_t k = 0; k < a->nserver_env; k++) {
+		snprintf(what, sizeof what, a != NULL ? "server-exec (arm %s):" :
+		    "server-exec", a != NULL ? a->name : "");
+		if (legcmd_server(s, ci, per_leg ? (int)ai : -1, per_leg ? 1 : 0,
+		    NULL, &lc, err, sizeof err) == 0)
+			print_argv(what, lc.argv);
+		else
+			printf("    %s ? (%s)\n", what, err);
+		legcmd_finish(&lc);
+		for (size_t k = 0; a != NULL && k < a->nserver_env; k++) {
 			printf("    server-env (arm %s): %s=", a->name,
 			    a->server_env[k].key);
 			print_arg(stdout, a->server_env[k].val);
 			putchar('\n');
 		}
 	}
-	free(bin);
 }
 
 /* Too few reps for an interval: every verdict would be unknown. */
@@ -180,86 +168,50 @@ print_header(const struct spec *s, size_t nlegs)
 			printf(" env %s=", a->env[k].key);
 			print_arg(stdout, a->env[k].val);
 		}
+		for (size_t k = 0; a->aa_of == NULL && k < a->nvars; k++)
+			print_var(&a->vars[k]);
 		putchar('\n');
 	}
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct spec_cell *c = &s->cells[i];
 
 		printf("cell %s", c->name);
-		for (size_t k = 0; k < c->nvars; k++) {
-			printf(" var %s=", c->vars[k].key);
-			print_arg(stdout, c->vars[k].val);
-		}
+		for (size_t k = 0; k < c->nvars; k++)
+			print_var(&c->vars[k]);
 		putchar('\n');
 		if (c->server != NULL)
-			print_server(s, c);
+			print_server(s, i);
 	}
+	if (s->warmup > 0)
+		printf("warmup %d\n", s->warmup);
+	if (!s->output_keep || s->output_max_bytes != SPEC_OUTPUT_MAX_BYTES)
+		printf("output keep %s max_bytes %lld\n", s->output_keep ? "all" :
+		    "none", s->output_max_bytes);
 	printf("legs %zu\n", nlegs);
 }
 
-/* The argv the first leg of (cell, arm) would exec.  ROUND_DIR is unknown
- * until run picks the folder, so it prints as a placeholder. */
+/* The argv the first leg of (cell, arm) would exec, and its prepare, as
+ * the builder makes them.  ROUND_DIR is unknown until run picks the
+ * folder, so it prints as a placeholder. */
 static int
 print_command(const struct spec *s, const struct plan_leg *leg)
 {
-	const struct spec_arm *arm = &s->arms[leg->arm];
-	const char *bin = spec_arm_bin(s, arm);
-	struct template_ctx ctx = {
-		.spec = s, .cell = &s->cells[leg->cell], .arm = arm->name,
-		.rep = leg->rep, .round_dir = "<ROUND_DIR>",
-	};
-	char err[512], *xbin = NULL, *abin, *scratch = NULL, metrics[256];
+	struct legcmd_where w = { .spec = s, .cell = leg->cell,
+	    .arm = leg->arm, .rep = leg->rep };
+	struct legcmd lc;
+	char err[640];
 	int rc = -1;
 
-	/* Where run puts the leg's ${METRICS} file. */
-	snprintf(metrics, sizeof metrics, "<ROUND_DIR>/legs/%s-%s-r%d.metrics"
-	    ".json", ctx.cell->name, arm->name, leg->rep);
-	ctx.metrics = metrics;
-	if (bin != NULL && (xbin = template_expand(bin, &ctx, err,
-	    sizeof err)) == NULL)
+	if (legcmd_build(&w, &lc, err, sizeof err) < 0) {
+		fprintf(stderr, "benchtui check: %s: %s\n", s->path, err);
 		goto out;
-	/* ${BIN} is the absolute program, as run passes it. */
-	if (xbin != NULL && (abin = spec_resolve_program(xbin,
-	    s->workdir)) != NULL) {
-		free(xbin);
-		xbin = abin;
 	}
-	ctx.bin = xbin;
-	if (s->scratch != NULL) {
-		char *x = template_expand(s->scratch, &ctx, err, sizeof err);
-
-		if (x == NULL)
-			goto out;
-		if (x[0] == '/')
-			scratch = x;
-		else {
-			if (asprintf(&scratch, "%s/%s", s->workdir, x) < 0)
-				scratch = NULL;
-			free(x);
-			if (scratch == NULL)
-				goto out;
-		}
-	}
-	ctx.scratch = scratch;
-	printf("    exec");
-	for (size_t k = 0; k < s->ncommand; k++) {
-		char *a = template_expand(s->command[k], &ctx, err, sizeof err);
-
-		if (a == NULL) {
-			putchar('\n');
-			goto out;
-		}
-		putchar(' ');
-		print_arg(stdout, a);
-		free(a);
-	}
-	putchar('\n');
+	if (lc.prepare != NULL)
+		print_argv("prepare", lc.prepare);
+	print_argv("exec", lc.argv);
 	rc = 0;
 out:
-	if (rc < 0)
-		fprintf(stderr, "benchtui check: %s: %s\n", s->path, err);
-	free(xbin);
-	free(scratch);
+	legcmd_finish(&lc);
 	return rc;
 }
 
@@ -278,6 +230,27 @@ print_profiles(const struct spec *s)
 					printf("profile %s %s %s\n",
 					    s->cells[c].name, s->arms[a].name,
 					    kinds[k]);
+}
+
+/* The warm-up legs of a cell, before its first counted leg: the arms in
+ * the order of its first rep, warmup times. */
+static void
+print_warmups(const struct spec *s, const struct plan *plan, size_t first)
+{
+	size_t cell = plan->legs[first].cell;
+
+	for (int k = 1; k <= s->warmup; k++)
+		for (size_t i = first; i < plan->n &&
+		    plan->legs[i].cell == cell && plan->legs[i].rep == 1; i++)
+			printf("warmup %d %s %s\n", k, s->cells[cell].name,
+			    s->arms[plan->legs[i].arm].name);
+}
+
+static void
+check_warn(const char *msg, void *arg)
+{
+	fprintf(stderr, "benchtui check: %s: warning: %s\n",
+	    (const char *)arg, msg);
 }
 
 int
@@ -319,6 +292,8 @@ cmd_check(int argc, char **argv)
 		const struct plan_leg *l = &plan.legs[i];
 		unsigned char *seen = &shown[l->cell * s->narms + l->arm];
 
+		if (s->warmup > 0 && (i == 0 || plan.legs[i - 1].cell != l->cell))
+			print_warmups(s, &plan, i);
 		printf("leg %zu %s %d %s\n", l->seq, s->cells[l->cell].name,
 		    l->rep, s->arms[l->arm].name);
 		if (!*seen) {
@@ -328,6 +303,7 @@ cmd_check(int argc, char **argv)
 		}
 	}
 	print_profiles(s);
+	legcmd_lint(s, check_warn, s->path);
 	rc = 0;
 out:
 	free(shown);

@@ -64,12 +64,17 @@ headless_leg(struct headless *h, const json_t *ev)
 	const char *status;
 	json_t *rc = json_object_get(ev, "rc"), *sig = json_object_get(ev, "signal");
 	json_t *seq = json_object_get(ev, "seq");
-	char rcs[32], cyc[32], ins[32], pos[64];
+	json_t *warm = json_object_get(ev, "warmup");
+	char rcs[32], cyc[32], ins[32], pos[64], rep[32];
 
 	/* A legacy row has no status field: the one rule gives it. */
 	status = tally_leg_status_name(tally_leg_status(ev));
-	h->legs_shown++;
-	if (h->legs_total > 0)
+	if (json_is_integer(warm)) {
+		/* A warm-up leg: logged, shown, never counted. */
+		snprintf(pos, sizeof pos, "warm-up");
+		snprintf(rep, sizeof rep, "w%lld",
+		    (long long)json_integer_value(warm));
+	} else if (++h->legs_shown, h->legs_total > 0)
 		snprintf(pos, sizeof pos, "%lld/%lld", json_is_integer(seq) ?
 		    (long long)json_integer_value(seq) :
 		    (long long)h->legs_shown, (long long)h->legs_total);
@@ -77,6 +82,9 @@ headless_leg(struct headless *h, const json_t *ev)
 		snprintf(pos, sizeof pos, "%lld", json_is_integer(seq) ?
 		    (long long)json_integer_value(seq) :
 		    (long long)h->legs_shown);
+	if (!json_is_integer(warm))
+		snprintf(rep, sizeof rep, "r%lld", (long long)json_integer_value(
+		    json_object_get(ev, "rep")));
 
 	if (json_is_integer(rc))
 		snprintf(rcs, sizeof rcs, "%lld", (long long)json_integer_value(rc));
@@ -85,10 +93,9 @@ headless_leg(struct headless *h, const json_t *ev)
 		    json_string_value(sig) : "-");
 	headless_count(cyc, sizeof cyc, json_object_get(ev, "cycles"));
 	headless_count(ins, sizeof ins, json_object_get(ev, "instructions"));
-	fprintf(h->out, "[%s] %s %s r%lld rc=%s wall=%.3fs cpu=%.3fs "
+	fprintf(h->out, "[%s] %s %s %s rc=%s wall=%.3fs cpu=%.3fs "
 	    "cycles=%s instr=%s", pos, headless_str(ev, "cell"),
-	    headless_str(ev, "arm"),
-	    (long long)json_integer_value(json_object_get(ev, "rep")), rcs,
+	    headless_str(ev, "arm"), rep, rcs,
 	    json_number_value(json_object_get(ev, "wall")),
 	    json_number_value(json_object_get(ev, "cpu")), cyc, ins);
 	/* A server's tree over the leg, and the leg's own metrics. */
@@ -113,6 +120,13 @@ headless_leg(struct headless *h, const json_t *ev)
 		fprintf(h->out, " noisy");
 	if (json_is_true(json_object_get(ev, "quiet_override")))
 		fprintf(h->out, " gate-override");
+	if (json_is_integer(json_object_get(ev, "prepare_rc")) &&
+	    json_integer_value(json_object_get(ev, "prepare_rc")) != 0)
+		fprintf(h->out, " (prepare exited %lld)", (long long)
+		    json_integer_value(json_object_get(ev, "prepare_rc")));
+	if (json_is_true(json_object_get(ev, "output_truncated")))
+		fprintf(h->out, " (output %lld bytes, cut)", (long long)
+		    json_integer_value(json_object_get(ev, "output_bytes")));
 	fputc('\n', h->out);
 	fflush(h->out);
 }

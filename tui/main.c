@@ -15,6 +15,8 @@ static const char usage[] =
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
+    "       benchtui load URL [options]\n"
+    "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
     "       benchtui --version | --help\n";
 
@@ -43,6 +45,7 @@ static const struct {
 	{ "verify", cmd_verify },
 	{ "seal", cmd_seal },
 	{ "check", cmd_check },
+	{ "help", cmd_help },
 	{ "load", cmd_load },
 };
 
@@ -80,9 +83,17 @@ main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		/* COMMAND --help, wherever it stands, prints the same text as
+		 * "benchtui help COMMAND" and runs nothing. */
+		for (int k = 2; k < argc && strcmp(argv[1], "help") != 0; k++)
+			if (strcmp(argv[k], "--help") == 0 ||
+			    strcmp(argv[k], "-h") == 0)
+				return cmd_help_print(argv[1]) == 0 ? 0 : 2;
+		return commands[i].fn(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "benchtui: unknown command '%s'\n%s", argv[1], usage);
 	return 2;
 }

@@ -390,6 +390,7 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	copy_name(l.arm, get_str(ev, "arm"));
 	l.rep = get_int(ev, "rep", 0);
 	l.seq = get_int(ev, "seq", 0);
+	l.warmup = get_int(ev, "warmup", 0);
 	/* A legacy row has no status field: the one rule gives it. */
 	status = tally_leg_status_name(tally_leg_status(ev));
 	snprintf(l.status, sizeof l.status, "%s", status);
@@ -424,6 +425,15 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 
 	aborted = strcmp(l.status, "aborted") == 0;
 	bad = !aborted && strcmp(l.status, "ok") != 0;
+	if (l.warmup > 0) {
+		/* Listed, never counted: not a leg of the plan. */
+		if (m->cur_active && m->cur_rep == 0 &&
+		    strcmp(m->cur_cell, l.cell) == 0 &&
+		    strcmp(m->cur_arm, l.arm) == 0)
+			clear_current(m);
+		m->mark_ts = ts;
+		return;
+	}
 	if (!aborted) {
 		m->legs_done++;
 		if (bad)

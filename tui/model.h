@@ -40,6 +40,7 @@ enum model_cell_state {
 struct model_leg {
 	char cell[MODEL_NAME], arm[MODEL_NAME];
 	int rep, seq;
+	int warmup;            /* K of a warm-up leg (rep 0), else 0 */
 	char status[16];       /* ok, failed, timed_out, aborted */
 	bool has_rc;
 	int rc;

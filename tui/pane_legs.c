@@ -104,7 +104,13 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			switch (c) {
 			case C_CELL: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->cell); break;
 			case C_ARM: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->arm); break;
-			case C_REP: snprintf(buf, sizeof buf, "%*d", cwid, l->rep); break;
+			case C_REP:
+				if (l->warmup > 0) /* a warm-up leg: wK */
+					snprintf(buf, sizeof buf, "%*s%d", cwid - 1 -
+					    (l->warmup > 9), "w", l->warmup);
+				else
+					snprintf(buf, sizeof buf, "%*d", cwid, l->rep);
+				break;
 			case C_MARK: snprintf(buf, sizeof buf, "%s", mk);
 				role = sel ? base : mrole; break;
 			case C_RC:

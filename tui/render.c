@@ -8,7 +8,7 @@
 
 #include "render.h"
 #include "spec.h"
-#include "template.h"
+#include "legcmd.h"
 #include "theme.h"
 
 static const struct render_pane_ops *const pane_ops[PANE_COUNT] = {
@@ -427,36 +427,39 @@ draw_leg_detail(struct render *r, struct model *m)
 #define LINE(...) add_line(buf, lines, &n, __VA_ARGS__)
 	LINE("%s / %s / rep %d   seq %d   status %s", l->cell, l->arm, l->rep,
 	    l->seq, l->status);
-	if (r->spec) {
-		/* The command line as the engine built it from the round file. */
-		const struct spec *sp = r->spec;
-		int ai = spec_arm_index(sp, l->arm), ci = spec_cell_index(sp, l->cell);
-		char cmd[400] = "", env[400] = "", err[128];
-		const json_t *bin = json_object_get(l->ev, "bin");
+	/* The command as it ran: the argv and env the engine built for this
+	 * leg, from its leg_start event. */
+	v = start != NULL ? json_object_get(start, "argv") : NULL;
+	if (json_is_array(v)) {
+		char *argv[256], *line;
+		size_t k = 0, i;
+		json_t *a;
 
-		if (ai >= 0 && ci >= 0) {
-			struct template_ctx ctx = {
-				.spec = sp, .cell = &sp->cells[ci], .arm = l->arm,
-				.rep = l->rep, .round_dir = m->dir, .scratch = sp->scratch,
-				.bin = json_is_string(bin) ? json_string_value(bin) :
-				    spec_arm_bin(sp, &sp->arms[ai]),
-			};
-			for (size_t i = 0; i < sp->ncommand; i++) {
-				char *e = template_expand(sp->command[i], &ctx, err, sizeof err);
-				snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s",
-				    i ? " " : "", e ? e : sp->command[i]);
-				free(e);
-			}
-			for (size_t i = 0; i < sp->arms[ai].nenv; i++)
-				snprintf(env + strlen(env), sizeof env - strlen(env),
-				    "%s=%s ", sp->arms[ai].env[i].key, sp->arms[ai].env[i].val);
-		}
-		LINE("command: %s", cmd[0] ? cmd : "?");
-		LINE("env overrides: %s", env[0] ? env : "(none)");
+		json_array_foreach(v, i, a)
+			if (k < 255 && json_is_string(a))
+				argv[k++] = (char *)json_string_value(a);
+		argv[k] = NULL;
+		line = legcmd_argv_line(argv);
+		LINE("command: %s", line != NULL ? line : "?");
+		free(line);
 	} else {
 		v = json_object_get(l->ev, "bin");
-		LINE("bin: %s  (no round.json: command unknown)",
+		LINE("command: not in this log (bin %s)",
 		    json_is_string(v) ? json_string_value(v) : "?");
+	}
+	v = start != NULL ? json_object_get(start, "env") : NULL;
+	if (json_is_object(v) && json_object_size(v) > 0) {
+		char env[400] = "";
+		const char *key;
+		json_t *val;
+
+		json_object_foreach((json_t *)v, key, val)
+			snprintf(env + strlen(env), sizeof env - strlen(env),
+			    "%s=%s ", key, json_is_string(val) ?
+			    json_string_value(val) : "?");
+		LINE("env overrides: %s", env);
+	} else if (json_is_object(v)) {
+		LINE("env overrides: (none)");
 	}
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);

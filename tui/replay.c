@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -27,7 +28,7 @@
 #define REPLAY_SPEED_MAX 4096.0
 
 static const char replay_usage[] =
-    "usage: benchtui --replay LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n";
+    "usage: benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n";
 
 struct events {
 	json_t **ev;
@@ -422,6 +423,16 @@ cmd_replay(int argc, char **argv)
 	}
 	if (!log)
 		return cmd_usage_error(argv[0], replay_usage, "no log given");
+	{
+		/* A round folder, as report takes: its log. */
+		struct stat st;
+		static char path[PATH_MAX];
+
+		if (stat(log, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(path, sizeof path, "%s/log.jsonl", log);
+			log = path;
+		}
+	}
 	if (instant && have_speed)
 		return cmd_usage_error(argv[0], replay_usage,
 		    "--speed and --instant exclude each other");

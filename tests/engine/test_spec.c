@@ -176,6 +176,66 @@ test_optional_fields(void **state)
 	spec_destroy(s);
 }
 
+/* Arm vars (arrays that splice), a matrix's cells in product order, and
+ * warmup, prepare and output with their defaults. */
+static void
+test_newcomer_fields(void **state)
+{
+	static const char text[] =
+	    "{\"name\": \"r\", \"reps\": 2, \"bin\": \"/bin/true\","
+	    " \"command\": [\"${BIN}\", \"${FLAGS}\", \"${S}\"],"
+	    " \"baseline\": \"a\", \"warmup\": 2,"
+	    " \"prepare\": [\"/bin/sync\", \"${CELL}\"],"
+	    " \"output\": {\"keep\": \"none\", \"max_bytes\": 1024},"
+	    " \"arms\": [{\"name\": \"a\", \"vars\": {\"FLAGS\": []}},"
+	    "  {\"name\": \"b\", \"vars\": {\"FLAGS\": [\"-9\", \"-T${S}\"]}},"
+	    "  {\"name\": \"aa\", \"aa_of\": \"b\"}],"
+	    " \"cells\": [{\"name\": \"first\", \"vars\": {\"S\": \"0\", \"C\": \"0\"}}],"
+	    " \"matrix\": {\"name\": \"s${S}-c${C}\","
+	    "   \"vars\": {\"S\": [\"1\", \"2\"], \"C\": [\"x\", \"y\", \"z\"]}}}";
+	static const char *const names[] = { "first", "s1-cx", "s1-cy",
+	    "s1-cz", "s2-cx", "s2-cy", "s2-cz" };
+	struct spec *s = load_ok(text);
+
+	(void)state;
+	assert_int_equal(s->warmup, 2);
+	assert_int_equal(s->nprepare, 2);
+	assert_string_equal(s->prepare[1], "${CELL}");
+	assert_false(s->output_keep);
+	assert_int_equal(s->output_max_bytes, 1024);
+	assert_int_equal(s->arms[0].nvars, 1);
+	assert_non_null(s->arms[0].vars[0].list);
+	assert_int_equal(s->arms[0].vars[0].nlist, 0);
+	assert_null(s->arms[0].vars[0].val);
+	assert_int_equal(s->arms[1].vars[0].nlist, 2);
+	assert_string_equal(s->arms[1].vars[0].list[1], "-T${S}");
+	/* the A/A copy takes its twin's vars */
+	assert_int_equal(s->arms[2].nvars, 1);
+	assert_string_equal(s->arms[2].vars[0].list[0], "-9");
+	assert_int_equal(s->ncells, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_string_equal(s->cells[i].name, names[i]);
+	assert_string_equal(s->cells[6].vars[0].key, "S");
+	assert_string_equal(s->cells[6].vars[0].val, "2");
+	assert_string_equal(s->cells[6].vars[1].val, "z");
+	spec_destroy(s);
+
+	/* defaults */
+	s = load_ok(BASE_HEAD BASE_ARMS BASE_CELLS "}");
+	assert_int_equal(s->warmup, 0);
+	assert_null(s->prepare);
+	assert_true(s->output_keep);
+	assert_int_equal(s->output_max_bytes, 8 << 20);
+	spec_destroy(s);
+
+	/* a matrix alone makes the cells */
+	s = load_ok(BASE_HEAD BASE_ARMS
+	    " \"matrix\": {\"name\": \"n${N}\", \"vars\": {\"N\": [\"1\", \"2\"]}}}");
+	assert_int_equal(s->ncells, 2);
+	assert_string_equal(s->cells[1].name, "n2");
+	spec_destroy(s);
+}
+
 static void
 test_quiet_switch(void **state)
 {
@@ -538,6 +598,7 @@ main(void)
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_arms),
 		cmocka_unit_test(test_optional_fields),
+		cmocka_unit_test(test_newcomer_fields),
 		cmocka_unit_test(test_quiet_switch),
 		cmocka_unit_test(test_workdir),
 		cmocka_unit_test(test_bad_table),

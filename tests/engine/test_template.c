@@ -14,18 +14,18 @@
 #include "template.h"
 
 static struct spec_kv round_vars[] = {
-	{ "INPUT", "round-input" },
-	{ "DIR", "/data/${CELL}" },
-	{ "FILE", "${DIR}/${INPUT}" },
-	{ "A", "${B}" },
-	{ "B", "${A}" },
-	{ "SELF", "x${SELF}" },
-	{ "MISSING", "${NOPE}" },
+	{ .key = "INPUT", .val = "round-input" },
+	{ .key = "DIR", .val = "/data/${CELL}" },
+	{ .key = "FILE", .val = "${DIR}/${INPUT}" },
+	{ .key = "A", .val = "${B}" },
+	{ .key = "B", .val = "${A}" },
+	{ .key = "SELF", .val = "x${SELF}" },
+	{ .key = "MISSING", .val = "${NOPE}" },
 };
 
 static struct spec_kv cell_vars[] = {
-	{ "INPUT", "cell-input" },
-	{ "SIZE", "4k" },
+	{ .key = "INPUT", .val = "cell-input" },
+	{ .key = "SIZE", .val = "4k" },
 };
 
 static struct spec spec = {
@@ -165,7 +165,7 @@ test_depth_limit(void **state)
 {
 	/* A chain of 40 distinct variables has no cycle but is past the
 	 * depth limit. */
-	struct spec_kv kv[40];
+	struct spec_kv kv[40] = { 0 };
 	char names[40][8], vals[40][16];
 	struct spec sp = { .vars = kv, .nvars = 40 };
 	struct template_ctx ctx = { .spec = &sp };
@@ -243,7 +243,7 @@ test_bounds(void **state)
 {
 	static char vals[2][12][128];
 	static char names[2][12][8];
-	struct spec_kv kv[2][12];
+	struct spec_kv kv[2][12] = { 0 };
 	char err[512];
 	struct timespec t0, t1;
 

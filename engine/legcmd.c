@@ -1,0 +1,521 @@
+/* legcmd: the one command builder (legcmd.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "legcmd.h"
+
+extern char **environ;
+
+#define LEGCMD_NO_ROUND_DIR "<ROUND_DIR>"
+
+void
+legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx)
+{
+	const struct spec *s = w->spec;
+	const struct spec_arm *arm = &s->arms[w->arm];
+
+	*ctx = (struct template_ctx){
+		.spec = s,
+		.cell = &s->cells[w->cell],
+		.arm = arm->name,
+		.arm_vars = arm->vars,
+		.narm_vars = arm->nvars,
+		.rep = w->rep,
+		.warmup = w->warmup > 0,
+		.round_dir = w->round_dir != NULL ? w->round_dir :
+		    LEGCMD_NO_ROUND_DIR,
+	};
+}
+
+void
+legcmd_finish(struct legcmd *c)
+{
+	if (c == NULL)
+		return;
+	template_free_argv(c->argv);
+	template_free_argv(c->prepare);
+	template_free_argv(c->envp);
+	free(c->bin);
+	free(c->program);
+	free(c->exec_path);
+	free(c->prepare_path);
+	free(c->scratch);
+	free(c->out_rel);
+	free(c->out_abs);
+	free(c->metrics);
+	free(c->metrics_rel);
+	free(c->env_own);
+	memset(c, 0, sizeof *c);
+}
+
+/* The inherited environment with kv merged over it. */
+static char **
+legcmd_envp(const struct spec_kv *kv, size_t nkv)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	while (environ[n] != NULL)
+		n++;
+	if ((v = calloc(n + nkv + 1, sizeof *v)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool over = false;
+
+		for (size_t j = 0; j < nkv && !over; j++) {
+			size_t l = strlen(kv[j].key);
+
+			over = strncmp(environ[i], kv[j].key, l) == 0 &&
+			    environ[i][l] == '=';
+		}
+		if (!over && (v[k++] = strdup(environ[i])) == NULL)
+			goto fail;
+	}
+	for (size_t j = 0; j < nkv; j++)
+		if (asprintf(&v[k++], "%s=%s", kv[j].key,
+		    kv[j].val != NULL ? kv[j].val : "") < 0) {
+			v[k - 1] = NULL;
+			goto fail;
+		}
+	return v;
+fail:
+	template_free_argv(v);
+	return NULL;
+}
+
+static int
+legcmd_argv(char *const *tmpl, size_t n, const char *field,
+    const struct template_ctx *ctx, char ***out, size_t *nout, char *err,
+    size_t errlen)
+{
+	char terr[512];
+	size_t at = 0;
+
+	if (template_expand_argv(tmpl, n, ctx, out, nout, &at, terr,
+	    sizeof terr) == 0)
+		return 0;
+	snprintf(err, errlen, "%s[%zu]: %s", field, at, terr);
+	return -1;
+}
+
+static int
+legcmd_paths(struct legcmd *c, const char *round_dir, const char *fmt,
+    const char *a, const char *b, int n)
+{
+	if (asprintf(&c->out_rel, fmt, a, b, n) < 0) {
+		c->out_rel = NULL;
+		return -1;
+	}
+	if (round_dir != NULL &&
+	    asprintf(&c->out_abs, "%s/%s", round_dir, c->out_rel) < 0) {
+		c->out_abs = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
+    size_t errlen)
+{
+	const struct spec *s = w->spec;
+	const struct spec_arm *arm = &s->arms[w->arm];
+	const struct spec_cell *cell = &s->cells[w->cell];
+	const char *bin = spec_arm_bin(s, arm);
+	struct template_ctx ctx;
+	char terr[512];
+
+	memset(c, 0, sizeof *c);
+	legcmd_ctx(w, &ctx);
+	c->cwd = s->workdir;
+	c->env = arm->env;
+	c->nenv = arm->nenv;
+	/* A bin may hold templates ("${TOOLS}/zstd"): what runs is the
+	 * expansion for this cell and arm, never the raw string. */
+	if (bin != NULL) {
+		if ((c->bin = template_expand(bin, &ctx, terr,
+		    sizeof terr)) == NULL) {
+			snprintf(err, errlen, "%s: %s", arm->bin != NULL ?
+			    "arms.bin" : "bin", terr);
+			return -1;
+		}
+		c->program = spec_resolve_program(c->bin, s->workdir);
+		c->bin_found = c->program != NULL;
+	}
+	/* ${BIN} is the absolute program, as it is exec'd. */
+	ctx.bin = c->program != NULL ? c->program : c->bin;
+	/* In the round folder, so the seal covers it.  A profile leg has
+	 * its own: rep 0 perf's, rep -1 syscalls'. */
+	if ((w->warmup > 0 ? asprintf(&c->metrics_rel,
+	    "legs/%s-%s-w%d.metrics.json", cell->name, arm->name, w->warmup) :
+	    w->rep > 0 ? asprintf(&c->metrics_rel, "legs/%s-%s-r%d.metrics.json",
+	    cell->name, arm->name, w->rep) : asprintf(&c->metrics_rel,
+	    "legs/%s-%s-%s.metrics.json", w->rep == 0 ? "prof" : "sys",
+	    cell->name, arm->name)) < 0) {
+		c->metrics_rel = NULL;
+		goto oom;
+	}
+	if (asprintf(&c->metrics, "%s/%s", ctx.round_dir, c->metrics_rel) < 0) {
+		c->metrics = NULL;
+		goto oom;
+	}
+	ctx.metrics = c->metrics;
+	if (s->scratch != NULL) {
+		char *x = template_expand(s->scratch, &ctx, terr, sizeof terr);
+
+		if (x == NULL) {
+			snprintf(err, errlen, "scratch: %s", terr);
+			return -1;
+		}
+		if (x[0] == '/')
+			c->scratch = x;
+		else {
+			if (asprintf(&c->scratch, "%s/%s", s->workdir, x) < 0)
+				c->scratch = NULL;
+			free(x);
+			if (c->scratch == NULL)
+				goto oom;
+		}
+		ctx.scratch = c->scratch;
+	}
+	if (legcmd_argv(s->command, s->ncommand, "command", &ctx, &c->argv,
+	    &c->argc, err, errlen) < 0)
+		return -1;
+	if (c->argc == 0) {
+		snprintf(err, errlen, "command: splices to no arguments at all");
+		return -1;
+	}
+	if (s->prepare != NULL && legcmd_argv(s->prepare, s->nprepare,
+	    "prepare", &ctx, &c->prepare, &c->nprepare, err, errlen) < 0)
+		return -1;
+	c->exec_path = spec_resolve_program(c->argv[0], s->workdir);
+	if (c->prepare != NULL)
+		c->prepare_path = spec_resolve_program(c->prepare[0], s->workdir);
+	if (c->program == NULL && c->exec_path != NULL &&
+	    (c->program = strdup(c->exec_path)) == NULL)
+		goto oom;
+	if ((c->envp = legcmd_envp(arm->env, arm->nenv)) == NULL)
+		goto oom;
+	if (w->warmup > 0) {
+		if (legcmd_paths(c, w->round_dir, "legs/%s-%s-w%d.out",
+		    cell->name, arm->name, w->warmup) < 0)
+			goto oom;
+	} else if (legcmd_paths(c, w->round_dir, "legs/%s-%s-r%d.out",
+	    cell->name, arm->name, w->rep) < 0) {
+		goto oom;
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+int
+legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
+    const char *round_dir, struct legcmd *c, char *err, size_t errlen)
+{
+	const struct spec_cell *cell = &s->cells[ci];
+	const struct spec_server *sv = cell->server;
+	const struct spec_arm *a = arm >= 0 ? &s->arms[arm] : NULL;
+	struct template_ctx ctx = { .spec = s, .cell = cell,
+	    .round_dir = round_dir != NULL ? round_dir : LEGCMD_NO_ROUND_DIR };
+	char terr[512];
+
+	memset(c, 0, sizeof *c);
+	c->cwd = s->workdir;
+	c->env = sv->env;
+	c->nenv = sv->nenv;
+	if (a != NULL) {
+		size_t n = 0;
+
+		ctx.arm = a->name;
+		ctx.arm_vars = a->vars;
+		ctx.narm_vars = a->nvars;
+		ctx.rep = rep;
+		ctx.server_bin = a->server_bin;
+		/* server.env, and the arm's server_env over it. */
+		if ((c->env_own = calloc(sv->nenv + a->nserver_env + 1,
+		    sizeof *c->env_own)) == NULL)
+			goto oom;
+		for (size_t i = 0; i < sv->nenv; i++) {
+			bool over = false;
+
+			for (size_t j = 0; j < a->nserver_env && !over; j++)
+				over = strcmp(sv->env[i].key,
+				    a->server_env[j].key) == 0;
+			if (!over)
+				c->env_own[n++] = sv->env[i];
+		}
+		for (size_t j = 0; j < a->nserver_env; j++)
+			c->env_own[n++] = a->server_env[j];
+		c->env = c->env_own;
+		c->nenv = n;
+	}
+	/* The round's bin for the cell alone; when it needs the arm, the
+	 * round file's check made sure the server's cmd does not use it. */
+	if (s->bin != NULL &&
+	    (c->bin = template_expand(s->bin, &ctx, terr, sizeof terr)) != NULL)
+		c->program = spec_resolve_program(c->bin, s->workdir);
+	ctx.bin = c->program != NULL ? c->program : c->bin;
+	if (legcmd_argv(sv->cmd, sv->ncmd, "server.cmd", &ctx, &c->argv,
+	    &c->argc, err, errlen) < 0)
+		return -1;
+	if (c->argc == 0) {
+		snprintf(err, errlen, "server.cmd: splices to no arguments");
+		return -1;
+	}
+	free(c->program);
+	c->program = spec_resolve_program(c->argv[0], s->workdir);
+	if (c->program != NULL && (c->exec_path = strdup(c->program)) == NULL)
+		goto oom;
+	if ((c->envp = legcmd_envp(c->env, c->nenv)) == NULL ||
+	    legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "",
+	    0) < 0)
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+json_t *
+legcmd_argv_json(char *const *argv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
+		json_t *v = json_string(argv[i]);
+
+		json_array_append_new(a, v != NULL ? v : json_null());
+	}
+	return a;
+}
+
+json_t *
+legcmd_env_json(const struct legcmd *c)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < c->nenv; i++) {
+		json_t *v = json_string(c->env[i].val != NULL ?
+		    c->env[i].val : "");
+
+		json_object_set_new(o, c->env[i].key, v != NULL ? v :
+		    json_null());
+	}
+	return o;
+}
+
+char *
+legcmd_argv_line(char *const *argv)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_./=:,@%+-";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
+		const char *a = argv[i];
+
+		if (i > 0)
+			fputc(' ', f);
+		if (a[0] != '\0' && strspn(a, safe) == strlen(a)) {
+			fputs(a, f);
+			continue;
+		}
+		fputc('\'', f);
+		for (; *a != '\0'; a++) {
+			if (*a == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*a, f);
+		}
+		fputc('\'', f);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* --- check's warnings ------------------------------------------------- */
+
+struct lint {
+	legcmd_warn_fn warn;
+	void *arg;
+	char **seen;            /* messages said already */
+	size_t nseen, cap;
+};
+
+static void
+lint_say(struct lint *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+lint_say(struct lint *l, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < l->nseen; i++)
+		if (strcmp(l->seen[i], msg) == 0)
+			return;
+	if (l->nseen == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **n = realloc(l->seen, cap * sizeof *n);
+
+		if (n == NULL)
+			return;
+		l->seen = n;
+		l->cap = cap;
+	}
+	if ((l->seen[l->nseen] = strdup(msg)) == NULL)
+		return;
+	l->nseen++;
+	l->warn(msg, l->arg);
+}
+
+/* Shell syntax that, in an argv, reaches the program as an argument. */
+static bool
+lint_shell_word(const char *a)
+{
+	static const char *const ops[] = { ">", ">>", "<", "|", "||", "&&",
+	    ";", "&", "2>&1", "1>&2", ">&2", "&>", "2>", NULL };
+
+	for (size_t i = 0; ops[i] != NULL; i++)
+		if (strcmp(a, ops[i]) == 0)
+			return true;
+	return (a[0] == '>' || strncmp(a, "2>", 2) == 0) && a[1] != '\0' &&
+	    a[1] != '=';
+}
+
+/* Whether a looks like a relative file name: no option, no assignment, no
+ * URL, and a folder in it or an extension of 1 to 5 letters or digits. */
+static bool
+lint_file_like(const char *a)
+{
+	const char *dot = strrchr(a, '.');
+	size_t ext;
+
+	if (a[0] == '\0' || a[0] == '/' || a[0] == '-' || a[0] == '<' ||
+	    strpbrk(a, "=: \t$*?{}") != NULL)
+		return false;
+	if (strchr(a, '/') != NULL)
+		return true;
+	if (dot == NULL || dot == a)
+		return false;
+	ext = strlen(dot + 1);
+	if (ext < 1 || ext > 5 || strspn(dot + 1, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != ext)
+		return false;
+	/* "1.5" is a number, not a file. */
+	return strspn(a, "0123456789.") != strlen(a);
+}
+
+/* Options whose next argument is a file the leg writes. */
+static bool
+lint_output_option(const char *a)
+{
+	static const char *const opts[] = { "-o", "--output", "-O", "--out",
+	    "-w", "--write", NULL };
+
+	for (size_t i = 0; opts[i] != NULL; i++)
+		if (strcmp(a, opts[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+lint_argv(struct lint *l, const struct spec *s, char *const *tmpl,
+    size_t n, const char *field, const struct template_ctx *ctx,
+    const char *where)
+{
+	bool after_output = false;  /* the previous argument was "-o" */
+	char **out = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char terr[256];
+		size_t nout = 0, at;
+		bool raw = strstr(tmpl[i], "${") == NULL;
+
+		template_free_argv(out);
+		out = NULL;
+		if (template_expand_argv(&tmpl[i], 1, ctx, &out, &nout, &at,
+		    terr, sizeof terr) < 0)
+			continue;
+		for (size_t k = 0; k < nout; k++) {
+			const char *a = out[k];
+			struct stat st;
+			char *path;
+
+			if (a[0] == '\0')
+				lint_say(l, "%s[%zu] (\"%s\") is an empty argument%s%s; "
+				    "a variable that is an empty array passes no "
+				    "argument at all", field, i, tmpl[i],
+				    raw ? "" : " in ", raw ? "" : where);
+			else if (lint_shell_word(a))
+				lint_say(l, "%s[%zu] is \"%s\": no shell runs the "
+				    "command, so the program gets it as an "
+				    "argument (the round's output field keeps the leg's output; a pipe needs a script)", field, i, a);
+			else if (lint_file_like(a) && !after_output &&
+			    asprintf(&path, "%s/%s", s->workdir, a) >= 0) {
+				if (stat(path, &st) != 0)
+					lint_say(l, "%s[%zu]: \"%s\" is not a file in "
+					    "the workdir %s%s%s (fine if the leg "
+					    "creates it)", field, i, a,
+					    s->workdir, raw ? "" : "; ",
+					    raw ? "" : where);
+				free(path);
+			}
+			after_output = lint_output_option(a);
+		}
+	}
+	template_free_argv(out);
+}
+
+int
+legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg)
+{
+	struct lint l = { .warn = warn, .arg = arg };
+
+	for (size_t c = 0; c < s->ncells; c++)
+		for (size_t a = 0; a < s->narms; a++) {
+			struct legcmd_where w = { .spec = s, .cell = c, .arm = a,
+			    .rep = 1 };
+			struct legcmd lc;
+			struct template_ctx ctx;
+			char err[512], where[160];
+
+			if (s->arms[a].aa_of != NULL)
+				continue;
+			if (legcmd_build(&w, &lc, err, sizeof err) < 0) {
+				legcmd_finish(&lc);
+				continue;
+			}
+			legcmd_ctx(&w, &ctx);
+			ctx.bin = lc.program != NULL ? lc.program : lc.bin;
+			ctx.scratch = lc.scratch;
+			snprintf(where, sizeof where, "cell \"%s\", arm \"%s\"",
+			    s->cells[c].name, s->arms[a].name);
+			lint_argv(&l, s, s->command, s->ncommand, "command", &ctx,
+			    where);
+			if (s->prepare != NULL)
+				lint_argv(&l, s, s->prepare, s->nprepare, "prepare",
+				    &ctx, where);
+			legcmd_finish(&lc);
+		}
+	for (size_t i = 0; i < l.nseen; i++)
+		free(l.seen[i]);
+	free(l.seen);
+	return (int)l.nseen;
+}

@@ -1,0 +1,101 @@
+/* legcmd: what a leg (or a cell's server) runs, built in one place.
+ *
+ * A leg's argv (templates expanded, arrays spliced), its environment, its
+ * working directory, its program, its scratch folder and its output file
+ * are derived from the round file here and nowhere else: the driver runs
+ * what this builds, the leg_start event carries the argv it built, and
+ * check, the console, replay and provenance read that instead of expanding
+ * templates again.  A new built-in template gets its value in
+ * legcmd_ctx(), the one place a leg's template context is filled. */
+#ifndef BENCHTUI_LEGCMD_H
+#define BENCHTUI_LEGCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "spec.h"
+#include "template.h"
+
+/* Which leg: counted legs have rep >= 1 and warmup 0; a warm-up leg has
+ * rep 0 and warmup K (1-based); a profile's leg rep 0 (perf) or -1
+ * (syscalls) and warmup 0. */
+struct legcmd_where {
+	const struct spec *spec;
+	size_t cell, arm;
+	int rep;
+	int warmup;
+	const char *round_dir;  /* absolute; NULL before run picks it (check):
+	                         * ${ROUND_DIR} reads "<ROUND_DIR>" and the
+	                         * output path is only relative */
+};
+
+struct legcmd {
+	char **argv;            /* expanded and spliced; NULL-terminated */
+	size_t argc;
+	char **prepare;         /* the round's prepare argv, or NULL */
+	size_t nprepare;
+	char **envp;            /* inherited environment + the arm's env */
+	const struct spec_kv *env; /* the arm's own env (borrowed) */
+	size_t nenv;
+	const char *cwd;        /* the workdir (borrowed) */
+	char *bin;              /* the bin as expanded, or NULL when none */
+	char *program;          /* the leg's program, absolute, for the leg
+	                         * line's "bin": the bin's (else argv[0]'s)
+	                         * resolution as execvp would, or NULL when
+	                         * not found */
+	char *exec_path;        /* argv[0] resolved: what is execve'd, or NULL
+	                         * (not found: the exec fails and says so) */
+	char *prepare_path;     /* the same for prepare[0] */
+	bool bin_found;         /* bin is set and program is its resolution */
+	char *scratch;          /* absolute, or NULL when the round has none */
+	char *out_rel;          /* legs/CELL-ARM-rREP.out, legs/CELL-ARM-wK.out,
+	                         * servers/CELL.log */
+	char *out_abs;          /* under round_dir, or NULL without one */
+	char *metrics;          /* ${METRICS}: the leg's metrics file under
+	                         * round_dir (or "<ROUND_DIR>/..." for check) */
+	char *metrics_rel;      /* legs/CELL-ARM-rREP.metrics.json (-wK for a
+	                         * warm-up leg; prof-CELL-ARM for rep 0,
+	                         * sys-CELL-ARM for rep -1) */
+	struct spec_kv *env_own; /* a per-leg server's merged env (owned) */
+};
+
+/* Build leg w into caller-owned c (legcmd_finish frees it, also after a
+ * failure).  0, or -1 with err as "FIELD: what is wrong" (for example
+ * "command[2]: unknown variable ${X}"). */
+int legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
+    size_t errlen);
+
+/* The same for a cell's server.  Serving the whole cell (arm -1): no ARM,
+ * no REP, no SCRATCH, BIN only as the round's bin expands for the cell
+ * alone, env server.env.  A server per leg (arm >= 0, rep): that arm's
+ * ARM, vars and SERVER_BIN, and its server_env over server.env. */
+int legcmd_server(const struct spec *s, size_t cell, int arm, int rep,
+    const char *round_dir, struct legcmd *c, char *err, size_t errlen);
+
+void legcmd_finish(struct legcmd *c);
+
+/* The template context of leg w, for expanding other leg strings the
+ * same way (bin, scratch and round_dir given by the caller). */
+void legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx);
+
+/* argv as a JSON array of strings (a string that is not UTF-8 becomes
+ * null). */
+json_t *legcmd_argv_json(char *const *argv);
+
+/* The env the leg sets over the inherited one, as a JSON object. */
+json_t *legcmd_env_json(const struct legcmd *c);
+
+/* An argv as one line a shell would read back: arguments quoted where
+ * needed, for people only (no shell ever runs it).  malloc'd. */
+char *legcmd_argv_line(char *const *argv);
+
+/* What check warns about but does not refuse: an argument that expands
+ * to "" (an empty array passes none), a shell operator in an argv (no
+ * shell runs it), an argument naming a relative file that is not in the
+ * workdir.  Calls warn once per distinct message; returns their number. */
+typedef void (*legcmd_warn_fn)(const char *msg, void *arg);
+int legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg);
+
+#endif

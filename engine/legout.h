@@ -1,0 +1,30 @@
+/* legout: a leg's output, bounded.
+ *
+ * The leg's stdout and stderr are the write end of a pipe that a thread of
+ * benchtui drains: the first max_bytes go to the output file (keep "all"),
+ * the rest is read and dropped, so a leg that writes 200 MB is neither
+ * blocked nor killed and the round folder does not grow past the bound.
+ * Every byte is counted. */
+#ifndef BENCHTUI_LEGOUT_H
+#define BENCHTUI_LEGOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct legout;
+
+/* Start draining into path (created or truncated; NULL or !keep: nothing
+ * is written).  NULL with err. */
+struct legout *legout_create(const char *path, bool keep,
+    long long max_bytes, char *err, size_t errlen);
+
+/* The fd the leg gets as stdout and stderr (the pipe's write end). */
+int legout_fd(const struct legout *o);
+
+/* After the leg and what it left behind have ended: close our write end,
+ * drain to EOF (giving up a moment after the last byte when something
+ * outside the leg still holds the pipe), stop the thread, and say what the
+ * leg wrote and whether some of it was dropped.  Frees o (NULL: no-op). */
+void legout_finish(struct legout *o, long long *bytes, bool *truncated);
+
+#endif

@@ -1,0 +1,27 @@
+#!/bin/bash
+# The manual: mandoc -Tlint finds nothing at warning level or above in
+# either page, and no user-facing file (man/, README.md, assets/) points at
+# a contract file users do not have.
+set -u
+: "${BENCHTUI_SOURCE_DIR:?}"
+command -v mandoc >/dev/null || { echo "mandoc is required (make packages)"; exit 77; }
+
+src=$BENCHTUI_SOURCE_DIR
+fails=0
+out=$(mandoc -Tlint -W warning "$src/man/benchtui.1" "$src/man/benchtui-round.5" 2>&1)
+if [ -n "$out" ]; then
+	echo "FAIL: mandoc -Tlint:"
+	echo "$out"
+	fails=1
+else
+	echo "ok: mandoc -Tlint -W warning: clean"
+fi
+hits=$(grep -rn "SPEC\.md\|\.\./shared" "$src/man" "$src/README.md" "$src/assets" 2>/dev/null)
+if [ -n "$hits" ]; then
+	echo "FAIL: user-facing files refer to SPEC.md:"
+	echo "$hits"
+	fails=1
+else
+	echo "ok: no user-facing file mentions SPEC.md"
+fi
+exit $fails
