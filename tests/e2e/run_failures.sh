@@ -5,13 +5,10 @@
 # resumably (exit 3), naming the arm, the cell and the end of the leg's
 # output; "fail_fast": 0 runs on and exits 5.
 . "$(dirname "$0")/verdict_lib.sh"
+: "${BENCHTUI_SOURCE_DIR:?}"
 
-# Arm b fails in rep 2 only (FAIL_REP), arm a never.
-cat >"$tmp/some.json" <<'EOF2'
-{"name": "some", "reps": 3, "command": ["sh", "-c", "echo leg ${REP}; [ \"$FAIL_REP\" != ${REP} ]"],
- "baseline": "a", "arms": [{"name": "a"}, {"name": "b", "env": {"FAIL_REP": "2"}}],
- "cells": [{"name": "c"}], "counters": ["task-clock"], "quiet": false}
-EOF2
+# tests/data/failures/some.json: arm b fails in rep 2 only (FAIL_REP), a never.
+cp "$BENCHTUI_SOURCE_DIR/tests/data/failures/some.json" "$tmp/"
 "$BENCHTUI" run --headless --out "$tmp/some" "$tmp/some.json" >"$tmp/some.out" 2>"$tmp/some.err"
 rc=$?
 [ "$rc" -eq 5 ] || fail "failed legs: exit $rc, want 5 ($(cat "$tmp/some.err"))"
@@ -24,11 +21,7 @@ grep -q "$tmp/some/legs/c-b-r2.out" "$tmp/some.err" ||
 
 # The missing input file: every leg of arm b fails; fail_fast (default 2)
 # stops the round after b's second leg, resumably.
-cat >"$tmp/ff.json" <<'EOF2'
-{"name": "ff", "reps": 6, "command": ["sh", "-c", "if [ -n \"$MISSING\" ]; then echo \"cannot open $MISSING\" >&2; exit 1; fi"],
- "baseline": "a", "arms": [{"name": "a"}, {"name": "b", "env": {"MISSING": "input.bin"}}],
- "cells": [{"name": "c"}], "counters": ["task-clock"], "quiet": false}
-EOF2
+cp "$BENCHTUI_SOURCE_DIR/tests/data/failures/ff.json" "$tmp/"
 "$BENCHTUI" run --headless --out "$tmp/ff" "$tmp/ff.json" >"$tmp/ff.out" 2>"$tmp/ff.err"
 rc=$?
 [ "$rc" -eq 3 ] || fail "fail_fast: exit $rc, want 3 ($(cat "$tmp/ff.err"))"

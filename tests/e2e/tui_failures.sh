@@ -5,11 +5,7 @@
 # the arm, the cell and the end of the leg's output.
 . "$(dirname "$0")/tui_lib.sh"
 
-cat >"$tmp/some.json" <<'EOF2'
-{"name": "some", "reps": 3, "command": ["sh", "-c", "echo leg ${REP}; [ \"$FAIL_REP\" != ${REP} ]"],
- "baseline": "a", "arms": [{"name": "a"}, {"name": "b", "env": {"FAIL_REP": "2"}}],
- "cells": [{"name": "c"}], "counters": ["task-clock"], "quiet": false}
-EOF2
+cp "$BENCHTUI_SOURCE_DIR/tests/data/failures/some.json" "$tmp/"
 start 100 30 sh -c 'exec "$0" run --out "$1" "$2" 2>"$3"' "$BENCHTUI" \
 	"$tmp/some" "$tmp/some.json" "$tmp/some.err"
 wait_for ' sealed ' 60 && ok "failed leg: the console ends sealed" ||
@@ -25,11 +21,7 @@ grep -q '1 leg failed or timed out (cell c 1' "$tmp/some.err" &&
 
 tm kill-server 2>/dev/null
 rm -f "$tmp/exit"
-cat >"$tmp/ff.json" <<'EOF2'
-{"name": "ff", "reps": 6, "command": ["sh", "-c", "if [ -n \"$MISSING\" ]; then echo \"cannot open $MISSING\" >&2; exit 1; fi"],
- "baseline": "a", "arms": [{"name": "a"}, {"name": "b", "env": {"MISSING": "input.bin"}}],
- "cells": [{"name": "c"}], "counters": ["task-clock"], "quiet": false}
-EOF2
+cp "$BENCHTUI_SOURCE_DIR/tests/data/failures/ff.json" "$tmp/"
 start 100 30 sh -c 'exec "$0" run --out "$1" "$2" 2>"$3"' "$BENCHTUI" \
 	"$tmp/ff" "$tmp/ff.json" "$tmp/ff.err"
 wait_for ' aborted ' 60 && ok "fail_fast: the console ends aborted" ||
