@@ -38,6 +38,12 @@ jq -e '.cells.c.biased | index("cpu") != null' "$tmp/seed.rep" >/dev/null &&
 	fail "seed: the drift does not read biased on cpu: $(jq -c .cells.c "$tmp/seed.rep")"
 grep -q 'BIASED on cpu' "$tmp/seed.out" ||
 	fail "seed: the headless table does not say BIASED"
+"$BENCHTUI" report "$tmp/seed" >"$tmp/seed.txt" 2>/dev/null
+grep -q 'BIASED: the A/A arms differ on cpu' "$tmp/seed.txt" &&
+    grep -Eq '^ +cpu .* SUSPECT$' "$tmp/seed.txt" ||
+	fail "seed: the text report lacks BIASED or SUSPECT"
+"$BENCHTUI" report --format markdown "$tmp/seed" 2>/dev/null | grep -q '\*\*SUSPECT\*\*' ||
+	fail "seed: the markdown report lacks SUSPECT"
 
 [ "$fails" -eq 0 ] && echo "drift: all passed"
 exit $((fails > 0))
