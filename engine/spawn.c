@@ -116,7 +116,11 @@ spawn_child(void *arg)
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
-	(void)setpgid(0, 0);
+	/* A session of its own: its own process group, and no controlling
+	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
+	 * instead of stopping on SIGTTIN for ever or drawing over the
+	 * console. */
+	(void)setsid();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != ca->parent) /* the parent died before the prctl */
 		_exit(127);
@@ -255,8 +259,9 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	}
 	sp->pid = pid;
 	sp->pidfd = pidfd;
-	/* Both sides set the group, so it exists whichever runs first. */
-	(void)setpgid(pid, pid);
+	/* The child makes its session (and so its group) itself, before its
+	 * exec and so before spawn_release returns: a setpgid here would make
+	 * it a group leader, which setsid refuses. */
 	close(errp[1]);
 	/* rel[0] stays open here until the release, so that writing the
 	 * release byte cannot raise SIGPIPE even if the child died. */

@@ -10,7 +10,8 @@
  * script without "#!" fails with ENOEXEC like any other exec error.
  *
  * Between clone and exec the child uses only async-signal-safe calls: it
- * takes its own process group, sets PR_SET_PDEATHSIG, resets to SIG_DFL the
+ * takes its own session and process group (setsid: no controlling
+ * terminal), sets PR_SET_PDEATHSIG, resets to SIG_DFL the
  * signals benchtui catches or ignores (and only those), unblocks every
  * signal, points fds 0/1/2 at /dev/null and the output fd, closes every
  * other fd, pins itself, nices itself, joins the cgroup and chdirs.  A
