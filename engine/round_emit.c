@@ -2,9 +2,11 @@
  * log, the tally and the front end from here; abort and pause arrive here,
  * and every wait of the round sees them at once. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -151,4 +153,69 @@ run_pause_point(struct run *u)
 	ev = event_new("resume");
 	json_object_set_new(ev, "from", json_string("pause"));
 	run_emit_new(u, ev);
+}
+
+/* The parent pid in /proc/PID/stat, with open and read only (both
+ * async-signal-safe); -1 when the process is gone. */
+static pid_t
+round_ppid(pid_t pid)
+{
+	char path[40], buf[512], *p;
+	char digits[16];
+	ssize_t n;
+	int fd, i = 0;
+	unsigned v = (unsigned)pid;
+	pid_t ppid = 0;
+
+	/* "/proc/" PID "/stat", by hand: snprintf is not safe here. */
+	do
+		digits[i++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0 && i < (int)sizeof digits);
+	memcpy(path, "/proc/", 6);
+	for (int k = 0; k < i; k++)
+		path[6 + k] = digits[i - 1 - k];
+	memcpy(path + 6 + i, "/stat", 6);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) S PPID ...": COMM may hold anything, so from the last
+	 * ')'. */
+	for (p = buf + n; p > buf && *p != ')'; p--)
+		;
+	if (*p != ')' || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return -1;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return ppid;
+}
+
+bool
+round_signal_from_tree(struct round *r, int sig, pid_t from)
+{
+	pid_t self = getpid(), cur = from;
+	int saved = errno;
+	bool mine = false;
+
+	/* A chain of parents that reaches benchtui: at most a few hundred
+	 * reads of a small file, and a signal is rare. */
+	for (int depth = 0; r != NULL && cur > 1 && cur != self &&
+	    depth < 256; depth++) {
+		pid_t pp = round_ppid(cur);
+
+		if (pp == self) {
+			mine = true;
+			break;
+		}
+		cur = pp;
+	}
+	if (mine) {
+		atomic_store(&r->tree_pid, (int)from);
+		atomic_store(&r->tree_sig, sig);
+	}
+	errno = saved;
+	return mine;
 }

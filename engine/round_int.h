@@ -67,6 +67,10 @@ struct round {
 	atomic_bool paused;
 	atomic_bool aborted;
 	_Atomic(const char *) abort_reason;
+	/* The last signal a process of the round's own tree sent benchtui,
+	 * and its pid (0: none since the last leg was recorded). */
+	atomic_int tree_sig;
+	atomic_int tree_pid;
 
 	int stale_ended;           /* resume: leftover process groups ended */
 

@@ -3,6 +3,8 @@
  * gate (the quiet box, the cell's server), run (leg_run, then what it
  * left behind) and record (the leg line and its warnings). */
 #include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,6 +406,7 @@ run_leg_record(struct run_leg *l)
 	    l->cmd.argv[0];
 	json_t *ev = run_leg_event(u, l->pl, &l->res, ran, l->bytes,
 	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
+	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
 	json_t *metrics;
 
@@ -448,7 +451,24 @@ run_leg_record(struct run_leg *l)
 		json_object_set_new(ev, "multiplexed", json_array());
 		json_object_del(ev, "ipc");
 	}
+	/* A signal benchtui got from the round's own tree is the leg's
+	 * doing: on its line, and the round goes on. */
+	if (tsig != 0 && ev != NULL) {
+		char name[32];
+
+		snprintf(name, sizeof name, "SIG%s", sigabbrev_np(tsig) ?
+		    sigabbrev_np(tsig) : "?");
+		json_object_set_new(ev, "signalled_benchtui", json_string(name));
+		json_object_set_new(ev, "signalled_by",
+		    json_integer(atomic_load(&u->r->tree_pid)));
+	}
 	run_emit_new(u, ev);
+	if (tsig != 0)
+		run_warn(u, "leg %s %s r%d: process %d of the round's own tree "
+		    "sent benchtui SIG%s; that is the leg's doing, not an "
+		    "operator's abort, so the round goes on", l->cell->name,
+		    l->arm->name, l->pl->rep, atomic_load(&u->r->tree_pid),
+		    sigabbrev_np(tsig) ? sigabbrev_np(tsig) : "?");
 	run_warn_counters(u);
 	if (l->prepare_rc > 0)
 		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "

@@ -29,11 +29,22 @@ static volatile sig_atomic_t sig_winch, sig_term, sig_int;
 static int sig_pipe[2] = { -1, -1 };
 static bool curses_active;
 
+/* The round a signal from its own tree is checked against. */
+static struct round *volatile sig_round;
+
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	char b = (char)sig;
+
+	(void)uc;
+	/* Sent by a leg (or anything of the round's tree): the leg's doing,
+	 * recorded on it; never an operator abort every resume repeats. */
+	if (sig != SIGWINCH && si != NULL && si->si_code == SI_USER &&
+	    sig_round != NULL && round_signal_from_tree(sig_round, sig,
+	    si->si_pid))
+		return;
 
 	if (sig == SIGWINCH)
 		sig_winch = 1;
@@ -108,8 +119,9 @@ console_start(struct console *c, const char *theme)
 		fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
 	}
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART; /* the engine thread's syscalls carry on */
+	sa.sa_sigaction = on_signal;
+	/* the engine thread's syscalls carry on */
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	/* Ours before initscr, so ncurses leaves SIGWINCH to us. */
 	sigaction(SIGWINCH, &sa, NULL);
@@ -631,6 +643,7 @@ console_run_round(struct round *r, const char *theme)
 	}
 	c.ev_fd = fds[0];
 	c.ev_wfd = fds[1];
+	sig_round = r;
 	fcntl(c.ev_fd, F_SETFL, O_NONBLOCK);
 	round_set_event_fn(r, engine_event, &c);
 	if (pthread_create(&c.thread, NULL, engine_main, &c) != 0) {
@@ -642,6 +655,7 @@ console_run_round(struct round *r, const char *theme)
 	c.thread_started = true;
 	c.r.spec = round_spec(r);
 	rc = console_loop(&c);
+	sig_round = NULL;
 	if (c.engine_err[0] && rc != ROUND_EXIT_OK)
 		fprintf(stderr, "benchtui: %s\n", c.engine_err);
 	free(c.evbuf);

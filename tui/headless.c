@@ -306,10 +306,16 @@ headless_destroy(struct headless *h)
 static struct round *volatile headless_round;
 
 static void
-headless_on_signal(int sig)
+headless_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	struct round *r = headless_round;
 
+	(void)uc;
+	/* Sent by a leg (or anything of the round's tree): the leg's doing,
+	 * recorded on it; never an operator abort every resume repeats. */
+	if (r != NULL && si != NULL && si->si_code == SI_USER &&
+	    round_signal_from_tree(r, sig, si->si_pid))
+		return;
 	if (r != NULL)
 		round_abort(r, sig == SIGINT ? "interrupted (SIGINT)" :
 		    sig == SIGHUP ? "hangup (SIGHUP)" : "terminated (SIGTERM)");
@@ -324,8 +330,8 @@ headless_on_event(const json_t *ev, void *arg)
 int
 headless_run_round(struct round *r)
 {
-	struct sigaction act = { .sa_handler = headless_on_signal }, oint, oterm,
-	    ohup;
+	struct sigaction act = { .sa_sigaction = headless_on_signal }, oint,
+	    oterm, ohup;
 	struct headless *h = headless_create(stdout, round_spec(r));
 	char err[1024] = "";
 	int rc;
@@ -339,7 +345,7 @@ headless_run_round(struct round *r)
 	sigemptyset(&act.sa_mask);
 	/* Restart what can be restarted; the waits that matter (poll on the
 	 * abort pipe) see the abort through the pipe anyway. */
-	act.sa_flags = SA_RESTART;
+	act.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigaction(SIGINT, &act, &oint);
 	sigaction(SIGTERM, &act, &oterm);
 	/* A closed terminal (or ssh session) would otherwise kill benchtui by
