@@ -45,6 +45,7 @@ struct resume_state {
 	bool sealed;
 	json_t *server_starting; /* {cell: ts of its "starting" line} */
 	json_t *decided;    /* {cell: rep of the look that decided it} */
+	json_t *cgroups;    /* the "cgroup" events' paths: earlier runs' groups */
 };
 
 static double
@@ -226,6 +227,12 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 			snprintf(p->key, sizeof p->key, "%s", cell);
 			p->server = true;
 		}
+	} else if (strcmp(t, "cgroup") == 0) {
+		json_t *path = json_object_get(ev, "path");
+
+		if (json_is_string(path) && (rs->cgroups != NULL ||
+		    (rs->cgroups = json_array()) != NULL))
+			json_array_append(rs->cgroups, path);
 	} else if (strcmp(t, "done") == 0) {
 		rs->completed = true;
 	} else if (strcmp(t, "seal") == 0) {
@@ -548,12 +555,124 @@ resume_group_started_after(pid_t pgid, double lo)
 	return found;
 }
 
+/* Whether the cgroup folder path holds this process (its own group, or
+ * one above it): never killed. */
+static bool
+resume_cgroup_holds_self(const char *path)
+{
+	char line[4096], *rel;
+	const char *base = strrchr(path, '/');
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	bool holds = false;
+
+	if (f == NULL || base == NULL)
+		return f == NULL;
+	while (!holds && fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "0::", 3) == 0) {
+			rel = line + 3;
+			rel[strcspn(rel, "\n")] = '\0';
+			/* The group's own name in our path: ours, or above us. */
+			for (char *p = strstr(rel, base); p != NULL;
+			    p = strstr(p + 1, base))
+				if (p[strlen(base)] == '\0' ||
+				    p[strlen(base)] == '/')
+					holds = true;
+		}
+	fclose(f);
+	return holds;
+}
+
+/* End everything left in an earlier run's cgroup (a kill -9 of benchtui
+ * leaves it populated: servers' and legs' descendants that escaped every
+ * process group, setsid'd ones included), then remove it.  Only a group
+ * benchtui made (named benchtui-*) and that does not hold this process.
+ * How many processes it held. */
+static int
+resume_end_cgroup(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char file[4200], buf[64];
+	int fd, n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (path[0] != '/' || base == NULL || strncmp(base, "/benchtui-", 10) != 0 ||
+	    strstr(path, "/../") != NULL || resume_cgroup_holds_self(path))
+		return 0;
+	snprintf(file, sizeof file, "%s/cgroup.procs", path);
+	{
+		FILE *f = fopen(file, "re");
+
+		if (f == NULL)
+			return 0; /* gone already, or not a cgroup */
+		while (fgets(buf, sizeof buf, f) != NULL)
+			n++;
+		fclose(f);
+	}
+	/* Its children (legs, benchtui) hold the processes: count them. */
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			FILE *f;
+
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			snprintf(file, sizeof file, "%s/%s/cgroup.procs", path,
+			    de->d_name);
+			if ((f = fopen(file, "re")) == NULL)
+				continue;
+			while (fgets(buf, sizeof buf, f) != NULL)
+				n++;
+			fclose(f);
+		}
+		closedir(d);
+	}
+	snprintf(file, sizeof file, "%s/cgroup.kill", path);
+	if (n > 0 && (fd = open(file, O_WRONLY | O_CLOEXEC)) >= 0) {
+		if (write(fd, "1", 1) != 1)
+			n = 0;
+		close(fd);
+	}
+	/* Wait (a second at most) until it is empty, then remove it,
+	 * children first. */
+	for (int k = 0; k < 100; k++) {
+		FILE *f;
+		bool populated = false;
+
+		snprintf(file, sizeof file, "%s/cgroup.events", path);
+		if ((f = fopen(file, "re")) == NULL)
+			break;
+		while (fgets(buf, sizeof buf, f) != NULL)
+			if (strcmp(buf, "populated 1\n") == 0)
+				populated = true;
+		fclose(f);
+		if (!populated)
+			break;
+		usleep(10000);
+	}
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (de->d_type == DT_DIR && de->d_name[0] != '.') {
+				snprintf(file, sizeof file, "%s/%s", path,
+				    de->d_name);
+				(void)rmdir(file);
+			}
+		closedir(d);
+	}
+	(void)rmdir(path);
+	return n;
+}
+
 int
 resume_end_stale(const struct resume_state *rs)
 {
 	int ended = 0;
+	size_t i;
+	json_t *path;
 
-	for (size_t i = 0; i < rs->nprocs; i++) {
+	json_array_foreach(rs->cgroups, i, path)
+		ended += resume_end_cgroup(json_string_value(path));
+
+	for (i = 0; i < rs->nprocs; i++) {
 		const struct resume_proc *p = &rs->procs[i];
 		double started;
 		bool leader;
@@ -609,6 +728,7 @@ resume_destroy(struct resume_state *rs)
 		free(rs->done[i]);
 	free(rs->done);
 	free(rs->procs);
+	json_decref(rs->cgroups);
 	free(rs->workdir);
 	json_decref(rs->env);
 	json_decref(rs->events);

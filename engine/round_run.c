@@ -10,6 +10,7 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "counters.h"
+#include "event.h"
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
@@ -215,6 +216,14 @@ run_cgroup_begin(struct run *u)
 		    "behind is found through /proc, and mem_peak_kb is null", e);
 		run_cgroup_end(u);
 		return;
+	}
+	/* Logged, so that a resume after a kill -9 of this benchtui ends
+	 * whatever is left in it (resume_end_stale). */
+	{
+		json_t *ev = event_new("cgroup");
+
+		json_object_set_new(ev, "path", json_string(cgroup_path(u->cg)));
+		run_emit_new(u, ev);
 	}
 	/* Without it servers stay in cg_self and are measured through /proc. */
 	u->cg_servers = cgroup_create(u->cg, "servers", e, sizeof e);
