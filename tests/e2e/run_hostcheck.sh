@@ -46,18 +46,23 @@ grep -q 'cpus.client' "$tmp/e2" && ok "message names cpus.client" ||
 [ ! -e "$tmp/o2" ] && ok "no folder created" || fail "folder $tmp/o2 created"
 
 # 3. resume refuses up front when the program has gone since the round
-# started: the first leg stops the round (SIGTERM to benchtui, resumable),
-# then the program is removed.
+# started: during the first leg the operator stops the round (SIGTERM to
+# benchtui from outside its tree, resumable), then the program is removed.
+# (A SIGTERM from the leg itself is the leg's doing and would not stop it.)
 mkdir "$tmp/tools"
 cat > "$tmp/tools/prog" <<'EOF'
 #!/bin/sh
-[ -e "$1/stopped" ] || { touch "$1/stopped"; kill -TERM "$PPID"; sleep 5; }
+[ -e "$1/stopped" ] || { touch "$1/stopped"; sleep 5; }
 exit 0
 EOF
 chmod +x "$tmp/tools/prog"
 jq --arg t "$tmp" '.bin = "tools/prog" | .command = ["${BIN}", $t]' \
     "$tmp/base.json" > "$tmp/res.json"
-"$BENCHTUI" run --headless --out "$tmp/o3" "$tmp/res.json" > "$tmp/e3" 2>&1
+"$BENCHTUI" run --headless --out "$tmp/o3" "$tmp/res.json" > "$tmp/e3" 2>&1 &
+bt=$!
+for _ in $(seq 100); do [ -e "$tmp/stopped" ] && break; sleep 0.1; done
+kill -TERM "$bt"
+wait "$bt"
 rc=$?
 [ "$rc" -eq 3 ] && ok "round stopped resumably" || fail "stop: exit $rc: $(cat "$tmp/e3")"
 rm "$tmp/tools/prog"
