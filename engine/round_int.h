@@ -189,6 +189,10 @@ void run_warn_counters(struct run *u);
  * did not come up (or the round was aborted meanwhile). */
 struct server *run_server_start(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep);
+/* A server that would not start (u->err says why, unless the round was
+ * aborted meanwhile): the round stops resumably (exit 3), as for a full
+ * disk: the cause is outside the legs, and resume tries again. */
+void run_server_wont_start(struct run *u);
 /* Log the cell's server as dead (once per cell). */
 void run_server_died(struct run *u, const struct spec_cell *cell,
     struct server *srv);

@@ -2,6 +2,7 @@
  * legcmd, and its scratch folder), prepare (the round's prepare argv),
  * gate (the quiet box, the cell's server), run (leg_run, then what it
  * left behind) and record (the leg line and its warnings). */
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -404,6 +406,20 @@ run_leg_record(struct run_leg *l)
 	struct run *u = l->u;
 	const char *ran = l->cmd.program != NULL ? l->cmd.program :
 	    l->cmd.argv[0];
+
+	struct stat wst;
+
+	/* An exec that failed because the workdir has gone is not the
+	 * program's fault (the child's chdir failed, not /bin/sh): the round
+	 * stops, and the leg runs again once the workdir is back. */
+	if (l->res.exec_errno != 0 && stat(u->r->spec->workdir, &wst) != 0) {
+		snprintf(u->err, sizeof u->err, "the workdir %s is gone (%s), so "
+		    "leg %s could not start in it; the round stopped, resume "
+		    "continues it once the workdir is back",
+		    u->r->spec->workdir, strerror(errno), l->name);
+		round_abort_internal(u->r, "the workdir is gone");
+		return RUN_LEG_STOP;
+	}
 	json_t *ev = run_leg_event(u, l->pl, &l->res, ran, l->bytes,
 	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
@@ -515,8 +531,7 @@ run_leg(struct run *u, const struct plan_leg *pl, int warmup,
 			return -1;
 		if ((l.srv = run_server_start(u, l.cell, l.arm,
 		    warmup > 0 ? 0 : pl->rep)) == NULL) {
-			if (!run_aborted(u))
-				*failed = true;
+			run_server_wont_start(u);
 			return -1;
 		}
 		own = l.srv;

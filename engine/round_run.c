@@ -136,8 +136,7 @@ run_cell(struct run *u, size_t c, bool *failed)
 		if (run_aborted(u))
 			return false;
 		if ((srv = run_server_start(u, cell, NULL, 0)) == NULL) {
-			if (!run_aborted(u))
-				*failed = true;
+			run_server_wont_start(u);
 			return false;
 		}
 	}

@@ -147,3 +147,15 @@ run_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
 	round_abort_internal(u->r, "the cell's server died");
 	return true;
 }
+
+void
+run_server_wont_start(struct run *u)
+{
+	size_t n = strlen(u->err);
+
+	if (run_aborted(u))
+		return;
+	snprintf(u->err + n, sizeof u->err - n, "; the round stopped, "
+	    "resume continues it once the server starts");
+	round_abort_internal(u->r, "the cell's server would not start");
+}

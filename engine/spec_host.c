@@ -134,6 +134,26 @@ host_no_program(const struct spec *s, const char *prog, const char *path,
 {
 	if (strstr(prog, "<ROUND_DIR>") != NULL)
 		return 0;
+	if (strchr(prog, '/') != NULL) {
+		/* There, but not a program: say what is wrong with it. */
+		char *cand = prog[0] == '/' ? strdup(prog) :
+		    path_cat(s->workdir, strlen(s->workdir), prog);
+		struct stat st;
+		const char *why = NULL;
+
+		if (cand != NULL && stat(cand, &st) == 0)
+			why = S_ISDIR(st.st_mode) ? "is a folder, not a program" :
+			    !S_ISREG(st.st_mode) ? "is not a regular file" :
+			    access(cand, X_OK) != 0 ? "has no execute permission "
+			    "for this user (chmod +x it)" : NULL;
+		if (why != NULL) {
+			snprintf(err, errlen, "%s: %s: \"%s\" (%s) %s in cell "
+			    "\"%s\"", s->path, path, prog, cand, why, cell->name);
+			free(cand);
+			return -1;
+		}
+		free(cand);
+	}
 	snprintf(err, errlen, "%s: %s: no program \"%s\" (an executable file, "
 	    "relative to the workdir %s or on PATH) in cell \"%s\"", s->path,
 	    path, prog, s->workdir, cell->name);

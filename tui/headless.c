@@ -19,7 +19,20 @@ struct headless {
 	json_int_t legs_shown;
 	bool sealed;
 	char seal[65];
+	/* Why the round stopped (abort, a server's death): said at the end,
+	 * and forgotten when a later resume carried the round on, so that a
+	 * resume that succeeds does not repeat an earlier run's stop. */
+	char stops[2048];
 };
+
+static void
+headless_stop(struct headless *h, const char *fmt, const char *a,
+    const char *b)
+{
+	size_t n = strlen(h->stops);
+
+	snprintf(h->stops + n, sizeof h->stops - n, fmt, a, b);
+}
 
 struct headless *
 headless_create(FILE *out, const struct spec *spec)
@@ -172,6 +185,9 @@ headless_event(struct headless *h, const json_t *ev)
 
 		if (json_is_integer(n))
 			h->legs_total = json_integer_value(n);
+		if (strcmp(t, "resume") == 0 &&
+		    strcmp(headless_str(ev, "from"), "restart") == 0)
+			h->stops[0] = '\0';
 	} else if (strcmp(t, "leg") == 0) {
 		headless_leg(h, ev);
 	} else if (strcmp(t, "profile") == 0) {
@@ -179,15 +195,15 @@ headless_event(struct headless *h, const json_t *ev)
 	} else if (strcmp(t, "warning") == 0) {
 		fprintf(stderr, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {
-		fprintf(stderr, "benchtui: round stopped: %s\n",
-		    headless_str(ev, "reason"));
+		headless_stop(h, "benchtui: round stopped: %s%s\n",
+		    headless_str(ev, "reason"), "");
 	} else if (strcmp(t, "log_cut") == 0) {
 		fprintf(stderr, "benchtui: log.jsonl: cut a torn last line "
 		    "(%lld bytes)\n",
 		    (long long)json_integer_value(json_object_get(ev, "bytes")));
 	} else if (strcmp(t, "server") == 0 &&
 	    strcmp(headless_str(ev, "state"), "died") == 0) {
-		fprintf(stderr, "benchtui: cell %s: server died: %s\n",
+		headless_stop(h, "benchtui: cell %s: server died: %s\n",
 		    headless_str(ev, "cell"), headless_str(ev, "msg"));
 	} else if (strcmp(t, "seal") == 0) {
 		h->sealed = true;
@@ -233,6 +249,7 @@ headless_finish(struct headless *h)
 	const char *cname;
 	char lvl[32], cih[48];
 
+	fputs(h->stops, stderr);
 	snprintf(lvl, sizeof lvl, "%g", 100 * json_number_value(
 	    json_object_get(rep, "level")));
 	snprintf(cih, sizeof cih, "interval (%s%%)", lvl);
