@@ -23,11 +23,43 @@
 /* How long a timed-out or aborted leg gets between SIGTERM and SIGKILL. */
 #define LEG_GRACE_MS 500
 
-/* Wait for the leader to exit: poll on its pidfd, the abort fd and the
- * deadline (0: none).  Returns 1 exited, 0 deadline passed, 2 abort. */
+/* The signal that stopped pid, 0 when it runs (its /proc state is not
+ * 'T'), read without reaping it. */
 static int
-leg_wait(int pidfd, int abort_fd, double deadline)
+leg_stopped(pid_t pid)
 {
+	char path[64], buf[256], *p;
+	siginfo_t si;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] != 'T')
+		return 0;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == pid && si.si_code == CLD_STOPPED)
+		return si.si_status;
+	return SIGSTOP;
+}
+
+/* Wait for the leader to exit: poll on its pidfd, the abort fd and the
+ * deadline (0: none).  Returns 1 exited, 0 deadline passed, 2 abort.  With
+ * a state_fn, the leader's stops and continues are told as they are seen
+ * (twice a second). */
+static int
+leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
+    pid_t pid)
+{
+	int was = 0;
+
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = pidfd, .events = POLLIN },
@@ -45,6 +77,8 @@ leg_wait(int pidfd, int abort_fd, double deadline)
 			timeout = left > 86400.0 ? 86400000 :
 			    (int)(left * 1000.0) + 1;
 		}
+		if (ls->state_fn != NULL && (timeout < 0 || timeout > 500))
+			timeout = 500;
 		n = poll(pfd, abort_fd >= 0 ? 2 : 1, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -54,6 +88,13 @@ leg_wait(int pidfd, int abort_fd, double deadline)
 			return 1;
 		if (abort_fd >= 0 && pfd[1].revents != 0)
 			return 2;
+		if (n == 0 && ls->state_fn != NULL) {
+			int now = leg_stopped(pid);
+
+			if (now != was)
+				ls->state_fn(now, ls->state_arg);
+			was = now;
+		}
 	}
 }
 
@@ -61,9 +102,14 @@ leg_wait(int pidfd, int abort_fd, double deadline)
 static void
 leg_end_group(pid_t pgid, int pidfd)
 {
+	static const struct leg_spec quiet = { .abort_fd = -1 };
+
 	kill(-pgid, SIGTERM);
+	/* A stopped leg acts on the SIGTERM once it runs again. */
+	kill(-pgid, SIGCONT);
 	if (pidfd >= 0)
-		leg_wait(pidfd, -1, clock_now() + LEG_GRACE_MS / 1000.0);
+		leg_wait(pidfd, -1, clock_now() + LEG_GRACE_MS / 1000.0,
+		    &quiet, pgid);
 	/* Whether or not the leader went, the rest of its group may not have. */
 	kill(-pgid, SIGKILL);
 }
@@ -123,7 +169,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	rq.out_fd = -1;
 
 	why = sp.pidfd >= 0 ? leg_wait(sp.pidfd, ls->abort_fd,
-	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0) : 1;
+	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0, ls, pid) : 1;
 	if (why != 1) {
 		res->timed_out = why == 0;
 		res->aborted = why == 2;

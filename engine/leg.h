@@ -38,6 +38,12 @@ struct leg_spec {
 	                          * its exec), or NULL */
 	int abort_fd;            /* becomes readable when the leg must be ended
 	                          * (abort); -1 for none */
+	/* Told when the leg's leader stops (stop_sig: SIGSTOP, SIGTSTP, ...)
+	 * or runs again (0), looked at twice a second; may be NULL.  A
+	 * stopped leg with no timeout_s waits for ever, and only an abort
+	 * (SIGKILL after the grace) ends it. */
+	void (*state_fn)(int stop_sig, void *arg);
+	void *state_arg;
 };
 
 struct leg_result {

@@ -74,6 +74,30 @@ run_quiet_emit(json_t *ev, void *arg)
 	round_emit(((struct run *)arg)->r, ev);
 }
 
+/* leg_run's callback when the leg stops (a SIGSTOP of its own, with no
+ * timeout_s to end it) or runs again: a leg_state event, so the console
+ * and the headless line show it rather than a leg that seems to hang. */
+static void
+run_leg_state(int stop_sig, void *arg)
+{
+	struct run_leg *l = arg;
+	json_t *ev = event_new("leg_state");
+	char sig[32];
+
+	json_object_set_new(ev, "cell", json_string(l->cell->name));
+	json_object_set_new(ev, "arm", json_string(l->arm->name));
+	json_object_set_new(ev, "rep", json_integer(l->pl->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)l->pl->seq));
+	json_object_set_new(ev, "state", json_string(stop_sig ? "stopped" :
+	    "running"));
+	if (stop_sig != 0) {
+		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(stop_sig) ?
+		    sigabbrev_np(stop_sig) : "?");
+		json_object_set_new(ev, "signal", json_string(sig));
+	}
+	run_emit_new(l->u, ev);
+}
+
 /* leg_run's callback once the leg runs: its leg_start event. */
 static void
 run_leg_started(pid_t pid, void *arg)
@@ -314,7 +338,7 @@ run_leg_run(struct run_leg *l)
 		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
-		.cg = u->cg_legs,
+		.cg = u->cg_legs, .state_fn = run_leg_state, .state_arg = l,
 	};
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not

@@ -190,6 +190,18 @@ headless_event(struct headless *h, const json_t *ev)
 			h->stops[0] = '\0';
 	} else if (strcmp(t, "leg") == 0) {
 		headless_leg(h, ev);
+	} else if (strcmp(t, "leg_state") == 0) {
+		bool stopped = strcmp(headless_str(ev, "state"), "stopped") == 0;
+
+		fprintf(h->out, "[%lld/%lld] %s %s r%lld %s%s%s\n",
+		    (long long)h->legs_shown + 1, (long long)h->legs_total,
+		    headless_str(ev, "cell"), headless_str(ev, "arm"),
+		    (long long)json_integer_value(json_object_get(ev, "rep")),
+		    stopped ? "stopped (" : "running again",
+		    stopped ? headless_str(ev, "signal") : "",
+		    stopped ? "): it waits to be continued; an abort "
+		    "(Ctrl-C) ends it" : "");
+		fflush(h->out);
 	} else if (strcmp(t, "profile") == 0) {
 		headless_profile(h, ev);
 	} else if (strcmp(t, "warning") == 0) {

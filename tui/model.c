@@ -242,6 +242,7 @@ static void
 clear_current(struct model *m)
 {
 	m->cur_active = false;
+	m->cur_stopped[0] = '\0';
 	free(m->cur_out);
 	m->cur_out = NULL;
 	json_decref(m->cur_start);
@@ -475,6 +476,14 @@ model_feed(struct model *m, const json_t *ev)
 		feed_quiet(m, ev, ts);
 	else if (strcmp(t, "leg_start") == 0)
 		feed_leg_start(m, ev, ts);
+	else if (strcmp(t, "leg_state") == 0 && m->cur_active &&
+	    get_int(ev, "seq", -1) == m->cur_seq) {
+		const char *st = get_str(ev, "state"), *sig = get_str(ev, "signal");
+
+		snprintf(m->cur_stopped, sizeof m->cur_stopped, "%s",
+		    st == NULL || strcmp(st, "stopped") != 0 ? "" :
+		    sig != NULL ? sig : "SIGSTOP");
+	}
 	else if (strcmp(t, "leg") == 0)
 		feed_leg(m, ev, ts);
 	else if (strcmp(t, "pause") == 0)

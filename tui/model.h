@@ -88,6 +88,8 @@ struct model {
 	double cur_start_ts;
 	char *cur_out;         /* output file relative to dir, or NULL */
 	json_t *cur_start;     /* its leg_start event */
+	char cur_stopped[16];  /* the signal that stopped it ("SIGSTOP"), or
+	                        * "" while it runs */
 
 	/* Quiet box. */
 	struct model_quiet quiet[MODEL_QUIET_MAX];

@@ -125,8 +125,11 @@ current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	snprintf(buf, sizeof buf, "pid %ld  seq %d", m->cur_pid, m->cur_seq);
 	render_put(w, 2, 1, cw, THEME_LABEL, buf);
 	snprintf(buf, sizeof buf, "%s of median %s", el, med);
-	render_put(w, 3, 1, cw, !isnan(md) && e > 1.5 * md ? THEME_WARN :
-	    THEME_NORMAL, buf);
+	if (m->cur_stopped[0] != '\0')
+		snprintf(buf, sizeof buf, "stopped (%s): a abort ends it",
+		    m->cur_stopped);
+	render_put(w, 3, 1, cw, m->cur_stopped[0] != '\0' || (!isnan(md) &&
+	    e > 1.5 * md) ? THEME_WARN : THEME_NORMAL, buf);
 	if (h >= 4) {
 		snprintf(buf, sizeof buf, "> %s", r->out_tail);
 		render_put(w, 4, 1, cw, THEME_DIM, buf);

@@ -371,6 +371,35 @@ test_parse_ts(void **state)
 	assert_true(model_parse_ts(NULL) == 0);
 }
 
+/* A leg that stops itself shows as stopped (the console says so and that
+ * an abort ends it), and as running again when continued; a leg_state of
+ * another leg, or with garbage fields, changes nothing. */
+static void
+test_stopped_leg(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"leg_start\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"seq\":4,\"pid\":9}",
+		"{\"t\":\"leg_state\",\"seq\":3,\"state\":\"stopped\"}",
+		"{\"t\":\"leg_state\",\"seq\":4,\"state\":7}",
+		"{\"t\":\"leg_state\",\"seq\":4,\"state\":\"stopped\",\"signal\":\"SIGTSTP\"}",
+		"{\"t\":\"leg_state\",\"seq\":4,\"state\":\"running\"}",
+	};
+	const char *want[] = { "", "", "", "SIGTSTP", "" };
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		json_error_t jerr;
+		json_t *ev = json_loads(lines[i], 0, &jerr);
+		assert_non_null(ev);
+		model_feed(&m, ev);
+		json_decref(ev);
+		assert_string_equal(m.cur_stopped, want[i]);
+	}
+	model_finish(&m);
+}
+
 int
 main(void)
 {
@@ -382,6 +411,7 @@ main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_parse_ts),
 		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_stopped_leg),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
