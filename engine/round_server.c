@@ -77,11 +77,22 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 
 		srv = server_start(&sp, u->err, sizeof u->err);
 	}
-	ev = run_server_event(cell, arm, rep, srv != NULL ? "ready" : "died");
+	/* A server that never came up is not always one that died: its
+	 * port was someone else's, it did not listen in time, or the
+	 * operator aborted the wait.  "cause" tells them apart. */
+	ev = run_server_event(cell, arm, rep, srv != NULL ? "ready" :
+	    run_aborted(u) ? "stopped" : "died");
 	json_object_set_new(ev, "pid", srv != NULL ?
 	    json_integer(server_pid(srv)) : json_null());
-	if (srv == NULL)
+	if (srv == NULL) {
 		json_object_set_new(ev, "msg", json_string(u->err));
+		json_object_set_new(ev, "cause", json_string(
+		    run_aborted(u) ? "aborted" :
+		    strstr(u->err, "did not accept on") ? "ready_timeout" :
+		    strstr(u->err, "before it was ready") ? "died" :
+		    strstr(u->err, " by ") && strstr(u->err, "port ") ?
+		    "port_taken" : "failed"));
+	}
 	run_emit_new(u, ev);
 out:
 	legcmd_finish(&cmd);

@@ -215,7 +215,15 @@ headless_event(struct headless *h, const json_t *ev)
 		    (long long)json_integer_value(json_object_get(ev, "bytes")));
 	} else if (strcmp(t, "server") == 0 &&
 	    strcmp(headless_str(ev, "state"), "died") == 0) {
-		headless_stop(h, "benchtui: cell %s: server died: %s\n",
+		const char *cause = headless_str(ev, "cause");
+
+		headless_stop(h, strcmp(cause, "port_taken") == 0 ?
+		    "benchtui: cell %s: server not started, its port is "
+		    "taken: %s\n" : strcmp(cause, "ready_timeout") == 0 ?
+		    "benchtui: cell %s: server not ready in time: %s\n" :
+		    strcmp(cause, "failed") == 0 ?
+		    "benchtui: cell %s: server could not start: %s\n" :
+		    "benchtui: cell %s: server died: %s\n",
 		    headless_str(ev, "cell"), headless_str(ev, "msg"));
 	} else if (strcmp(t, "seal") == 0) {
 		h->sealed = true;

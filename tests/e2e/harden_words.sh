@@ -43,4 +43,36 @@ EOF
 rc=$?
 [ $rc -eq 3 ] || { cat "$T/o3"; fail "a server that would not start: exit $rc, expected 3"; }
 grep -q 'resume continues it' "$T/o3" || { cat "$T/o3"; fail "the stop does not say resume continues it"; }
+grep -q 'server died' "$T/o3" || { cat "$T/o3"; fail "a server that exited is not said to have died"; }
+
+# A port someone else holds, and a server that never listens, are not
+# "server died".
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for _ in $(seq 1 50); do
+	port=$((20000 + RANDOM % 20000))
+	port_busy $port || port_busy $((port + 1)) || break
+done
+"$BENCHTUI_DEMO" serve --port "$port" >/dev/null 2>&1 &
+holder=$!
+life_cleanup_hooks+=("kill -9 $holder 2>/dev/null; wait $holder 2>/dev/null")
+for _ in $(seq 50); do port_busy $port && break; sleep 0.1; done
+for tag in taken slow; do
+	if [ $tag = taken ]; then
+		cmd="\"$BENCHTUI_DEMO\", \"serve\", \"--port\", \"$port\"" p=$port
+		want='its port is taken'
+	else
+		cmd='"/bin/sleep", "30"' p=$((port + 1))
+		want='not ready in time'
+	fi
+	cat >"$T/$tag.json" <<EOF
+{"name": "$tag", "reps": 1, "quiet": false, "counters": ["task-clock"],
+ "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}],
+ "cells": [{"name": "c", "server": {"cmd": [$cmd], "ready": {"tcp_port": $p, "timeout_s": 1}}}]}
+EOF
+	"$BENCHTUI" run "$T/$tag.json" --out "$T/d$tag" --headless >"$T/o$tag" 2>&1
+	rc=$?
+	[ $rc -eq 3 ] || { cat "$T/o$tag"; fail "$tag server: exit $rc, expected 3"; }
+	! grep -q 'server died' "$T/o$tag" || { cat "$T/o$tag"; fail "$tag server: said to have died"; }
+	grep -q "$want" "$T/o$tag" || { cat "$T/o$tag"; fail "$tag server: no '$want'"; }
+done
 exit 0
