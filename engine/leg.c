@@ -94,6 +94,8 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 			if (now != was)
 				ls->state_fn(now, ls->state_arg);
 			was = now;
+			if (ls->tick_fn != NULL)
+				ls->tick_fn(ls->state_arg);
 		}
 	}
 }

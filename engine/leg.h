@@ -43,6 +43,9 @@ struct leg_spec {
 	 * stopped leg with no timeout_s waits for ever, and only an abort
 	 * (SIGKILL after the grace) ends it. */
 	void (*state_fn)(int stop_sig, void *arg);
+	/* Called with state_arg at each of those looks (twice a second while
+	 * the leg runs); may be NULL. */
+	void (*tick_fn)(void *arg);
 	void *state_arg;
 };
 

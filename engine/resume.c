@@ -28,6 +28,8 @@ struct resume_proc {
 	                  * was reused; lo 0: unknown */
 	char key[160];   /* "cell\x1farm\x1frep" for legs, "cell" for servers */
 	bool server;
+	bool ledger;     /* from a "ledger" line: any process of the round's
+	                  * tree, ended when it started at lo exactly */
 };
 
 struct resume_state {
@@ -226,6 +228,22 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 			p->hi = resume_ts(ev) + 2;
 			snprintf(p->key, sizeof p->key, "%s", cell);
 			p->server = true;
+		}
+	} else if (strcmp(t, "ledger") == 0) {
+		size_t k;
+		json_t *e;
+
+		json_array_foreach(json_object_get(ev, "procs"), k, e) {
+			struct resume_proc *p;
+
+			if (!json_is_integer(json_array_get(e, 0)) ||
+			    !json_is_number(json_array_get(e, 1)))
+				continue;
+			if ((p = resume_add_proc(rs)) == NULL)
+				return -1;
+			p->pid = (pid_t)json_integer_value(json_array_get(e, 0));
+			p->lo = p->hi = json_number_value(json_array_get(e, 1));
+			p->ledger = true;
 		}
 	} else if (strcmp(t, "cgroup") == 0) {
 		json_t *path = json_object_get(ev, "path");
@@ -454,9 +472,7 @@ resume_sealed(const struct resume_state *rs)
 	return rs->sealed;
 }
 
-/* When pid started, in epoch seconds, from /proc/PID/stat's starttime and
- * /proc/stat's btime.  -1 when it cannot be read (gone). */
-static double
+double
 resume_proc_started(pid_t pid)
 {
 	static long long btime = -1;
@@ -679,6 +695,20 @@ resume_end_stale(const struct resume_state *rs)
 
 		if (p->pid <= 1 || p->pid == getpid())
 			continue;
+		if (p->ledger) {
+			/* The same process: the same start, to the tick. */
+			started = resume_proc_started(p->pid);
+			if (started < 0 || started < p->lo - 0.005 ||
+			    started > p->lo + 0.005)
+				continue;
+			leader = getpgid(p->pid) == p->pid;
+			if (kill(leader ? -p->pid : p->pid, SIGKILL) == 0)
+				ended++;
+			for (int k = 0; k < 100 && !resume_zombie_or_gone(p->pid);
+			    k++)
+				usleep(10000);
+			continue;
+		}
 		if (resume_zombie_or_gone(p->pid)) {
 			/* The leader is gone but its group may not be: end
 			 * what it left (a member started since shortly before

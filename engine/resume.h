@@ -67,4 +67,10 @@ void resume_replay(const struct resume_state *rs,
 
 void resume_destroy(struct resume_state *rs);
 
+/* When pid started, in epoch seconds (/proc/PID/stat's starttime and
+ * /proc/stat's btime), to the clock tick; -1 when it is gone or a zombie.
+ * The round's process ledger records it, so a later resume ends the same
+ * process and never one that reused its pid. */
+double resume_proc_started(pid_t pid);
+
 #endif

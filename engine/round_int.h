@@ -110,6 +110,12 @@ struct run {
 	int srv_rep;
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
+	/* Without a cgroup: the round's processes logged so far. */
+	struct run_ledger_ent {
+		pid_t pid;
+		double start;    /* resume_proc_started */
+	} *ledger;
+	size_t nledger, capledger;
 	/* The abort event's reason is u->err (fail_fast), not the short
 	 * abort reason. */
 	bool stop_logged_err;
@@ -127,6 +133,13 @@ void round_unmake(struct round *r);
  * NULL with err and *exit_code. */
 struct round *round_open_partial(const char *dir, const char *sign_key,
     int *exit_code, char *err, size_t errlen);
+
+/* --- round_ledger.c: the process ledger (no cgroup) -------------------- */
+
+/* Where the round has no cgroup: log ("ledger" event) the processes of
+ * benchtui's tree not logged before, so a resume after a kill -9 ends
+ * them.  A no-op with a cgroup. */
+void run_ledger_note(struct run *u);
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
 

@@ -98,6 +98,14 @@ run_leg_state(int stop_sig, void *arg)
 	run_emit_new(l->u, ev);
 }
 
+/* leg_run's callback twice a second while the leg runs: without a
+ * cgroup, the process ledger notes what the leg started meanwhile. */
+static void
+run_leg_tick(void *arg)
+{
+	run_ledger_note(((struct run_leg *)arg)->u);
+}
+
 /* leg_run's callback once the leg runs: its leg_start event. */
 static void
 run_leg_started(pid_t pid, void *arg)
@@ -338,7 +346,8 @@ run_leg_run(struct run_leg *l)
 		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
-		.cg = u->cg_legs, .state_fn = run_leg_state, .state_arg = l,
+		.cg = u->cg_legs, .state_fn = run_leg_state,
+		.tick_fn = run_leg_tick, .state_arg = l,
 	};
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not
@@ -558,6 +567,7 @@ run_leg(struct run *u, const struct plan_leg *pl, int warmup,
 			run_server_wont_start(u);
 			return -1;
 		}
+		run_ledger_note(u);
 		own = l.srv;
 	}
 	if ((rc = run_leg_setup(&l)) == RUN_LEG_GO &&
@@ -568,6 +578,10 @@ run_leg(struct run *u, const struct plan_leg *pl, int warmup,
 		if (rc == RUN_LEG_GO)
 			rc = run_leg_record(&l);
 	}
+	/* What the server started meanwhile (the leg's own leftovers are
+	 * ended by now). */
+	if (l.srv != NULL && own == NULL)
+		run_ledger_note(u);
 	if (own != NULL)
 		run_server_stop(u, l.cell, own);
 	legout_finish(l.out, NULL, NULL);

@@ -139,6 +139,7 @@ run_cell(struct run *u, size_t c, bool *failed)
 			run_server_wont_start(u);
 			return false;
 		}
+		run_ledger_note(u);
 	}
 	/* Warm-up legs first, in the order of the cell's first rep.  A
 	 * resumed cell warms up again: the restart left its caches cold. */
@@ -203,6 +204,14 @@ run_cgroup_begin(struct run *u)
 
 	snprintf(name, sizeof name, "benchtui-%d-%lld", (int)getpid(),
 	    (long long)(clock_now() * 1e3));
+	/* As on a machine without cgroup v2 (the process ledger is used). */
+	if (getenv("BENCHTUI_NO_CGROUP") != NULL &&
+	    *getenv("BENCHTUI_NO_CGROUP") != '\0') {
+		run_warn(u, "no cgroup v2 for this round (BENCHTUI_NO_CGROUP is "
+		    "set): what legs leave behind is found through /proc, and "
+		    "mem_peak_kb is null");
+		return;
+	}
 	if ((u->cg = cgroup_create(NULL, name, e, sizeof e)) == NULL ||
 	    (u->cg_self = cgroup_create(u->cg, "benchtui", e,
 	    sizeof e)) == NULL ||
@@ -293,6 +302,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
 	run_scratch_release(&u);
+	free(u.ledger);
 	quiet_destroy(u.quiet);
 	run_cgroup_end(&u);
 	counters_destroy(u.ctr);

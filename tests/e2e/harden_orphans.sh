@@ -3,13 +3,13 @@
 # leg whose child does too): benchtui is killed three times mid-round and
 # resumed; after the final resume no process of the round is left -- not
 # the escapees of the killed runs either, which lived on in the round's
-# cgroup (logged as a "cgroup" event, ended by resume) -- the round holds
-# every leg exactly once, and verify passes.
+# cgroup (logged as a "cgroup" event, ended by resume), or, without a
+# cgroup (BENCHTUI_NO_CGROUP), were logged in the process ledger ("ledger"
+# events, ended by resume) -- the round holds every leg exactly once, and
+# verify passes.
 . "$(dirname "$0")/life_lib.sh"
-
-[ -e /sys/fs/cgroup/cgroup.controllers ] || grep -q ' - cgroup2 ' /proc/self/mountinfo ||
-	{ echo "SKIP: no cgroup v2 here"; exit 77; }
-cp /bin/sleep "$T/escapee"   # its exe names the escapees
+cp /bin/sleep "$T/escapee"   # its exe names the server's escapees
+cp /bin/sleep "$T/legescapee"  # and this the legs' 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for _ in $(seq 1 50); do
 	port=$((20000 + RANDOM % 20000))
@@ -17,47 +17,76 @@ for _ in $(seq 1 50); do
 done
 cat >"$T/r.json" <<EOF
 {"name": "orphans", "reps": 4, "quiet": false, "counters": ["task-clock"],
- "command": ["/bin/sh", "-c", "setsid -f $T/escapee 3001; exec $BENCHTUI_DEMO client --port \$0 --requests 200", "\${PORT}"],
+ "command": ["/bin/sh", "-c", "setsid -f $T/legescapee 3001; sleep 0.6; exec $BENCHTUI_DEMO client --port \$0 --requests 200", "\${PORT}"],
  "baseline": "a", "arms": [{"name": "a"}, {"name": "b"}],
  "cells": [{"name": "s", "vars": {"PORT": "$port"},
    "server": {"cmd": ["/bin/sh", "-c", "setsid -f $T/escapee 3000; exec $BENCHTUI_DEMO serve --port $port"],
               "ready": {"tcp_port": $port, "timeout_s": 10}}}]}
 EOF
 escapees() {
-	local p n=0
+	local p n=0 e
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/escapee" ] || continue
+		e=$(readlink "$p/exe" 2>/dev/null)
+		[ "$e" = "$T/escapee" ] || { [ "$e" = "$T/legescapee" ] && [ -z "${BENCHTUI_NO_CGROUP:-}" ]; } || continue
 		grep -q '^State:.*Z' "$p/status" 2>/dev/null && continue
 		n=$((n + 1))
 	done
 	echo $n
 }
-life_cleanup_hooks+=('for p in /proc/[0-9]*; do [ "$(readlink $p/exe 2>/dev/null)" = "$T/escapee" ] && kill -9 ${p#/proc/} 2>/dev/null; done')
+life_cleanup_hooks+=('for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in "$T/escapee"|"$T/legescapee") kill -9 ${p#/proc/} 2>/dev/null;; esac; done')
+
+# leg_start lines in the log so far (0 before it exists).
+starts() {
+	local n
+	n=$(jq -s '[.[] | select(.t == "leg_start")] | length' "$1" 2>/dev/null) || n=0
+	echo "${n:-0}"
+}
+
+campaign() {
+	dir=$T/round-$1
+	for k in 1 2 3; do
+		# Killed during the run's first leg (0.6 s long), while the
+		# server's escapee lives (without a cgroup benchtui ends it as
+		# a leftover after that leg).
+		want=$(( $(starts "$dir/log.jsonl") + 1 ))
+		if [ $k -eq 1 ]; then
+			"$BENCHTUI" run "$T/r.json" --out "$dir" --headless >>"$T/out" 2>&1 &
+		else
+			"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 &
+		fi
+		pid=$!
+		for _ in $(seq 600); do
+			[ "$(starts "$dir/log.jsonl")" -ge $want ] && break
+			sleep 0.1
+		done
+		[ "$(starts "$dir/log.jsonl")" -ge $want ] ||
+			{ kill -9 $pid; cat "$T/out"; fail "run $k never started a leg"; }
+		sleep 0.2
+		kill -9 $pid
+		wait $pid 2>/dev/null
+		sleep 0.2
+		[ "$(escapees)" -gt 0 ] || fail "$1: setup: no escapee outlived the kill -9 of run $k"
+	done
+	"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 || { tail -20 "$T/out"; fail "the final resume failed"; }
+	left=$(escapees)
+	[ "$left" -eq 0 ] || fail "$1: $left escaped processes of the killed runs are still alive after the final resume"
+	log=$dir/log.jsonl
+	check_log_whole "$log"
+	check_exactly_once "$log" 8
+	check_no_live_legs "$log"
+	check_sealed "$dir"
+	echo "$1: 3 kills, every escapee ended, 8 legs exactly once, verify OK"
+}
 
 export DEMO_SPIN_MS=30
-dir=$T/round
-for k in 1 2 3; do
-	if [ $k -eq 1 ]; then
-		"$BENCHTUI" run "$T/r.json" --out "$dir" --headless >>"$T/out" 2>&1 &
-	else
-		"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 &
-	fi
-	pid=$!
-	want=$((2 * k))
-	wait_for_line "$dir/log.jsonl" ".t == \"leg\" and .seq == $want" 60 ||
-		{ kill -9 $pid; cat "$T/out"; fail "run $k never reached leg $want"; }
-	kill -9 $pid
-	wait $pid 2>/dev/null
-	sleep 0.2
-	[ "$(escapees)" -gt 0 ] || fail "setup: no escapee outlived the kill -9 of run $k"
-done
-"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 || { tail -20 "$T/out"; fail "the final resume failed"; }
-left=$(escapees)
-[ "$left" -eq 0 ] || fail "$left escaped processes of the killed runs are still alive after the final resume"
-log=$dir/log.jsonl
-check_log_whole "$log"
-check_exactly_once "$log" 8
-check_no_live_legs "$log"
-check_sealed "$dir"
-echo "3 kills, every escapee ended, 8 legs exactly once, verify OK"
+if [ -e /sys/fs/cgroup/cgroup.controllers ] || grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+	campaign cgroup
+else
+	echo "no cgroup v2 here: the cgroup campaign is skipped"
+fi
+# Without a cgroup the ledger looks twice a second: a leg's escapee that
+# a kill -9 catches in its first half second is not known to it (see
+# benchtui(1)), so this campaign counts the server's escapees only.
+export BENCHTUI_NO_CGROUP=1
+campaign ledger
 exit 0

@@ -1,0 +1,109 @@
+/* The round driver, the process ledger: where the round has no cgroup, the
+ * processes of its tree (legs' and servers' descendants, setsid'd ones
+ * included: they stay below benchtui, a subreaper) are logged as they are
+ * first seen, after a server starts and after each leg, so that a resume
+ * after a kill -9 of benchtui can end the ones still alive (resume.c).
+ * With a cgroup the group holds them all and this is not needed. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "round_int.h"
+
+/* The children of pid (all its threads'), appended to *v. */
+static void
+run_ledger_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		ssize_t r;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.20s/children",
+		    (int)pid, de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		r = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		for (char *p = buf, *end; *p != '\0'; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (*n == *cap) {
+				size_t nc = *cap ? *cap * 2 : 64;
+				pid_t *nv = realloc(*v, nc * sizeof *nv);
+
+				if (nv == NULL)
+					break;
+				*v = nv;
+				*cap = nc;
+			}
+			(*v)[(*n)++] = (pid_t)c;
+		}
+	}
+	closedir(d);
+}
+
+void
+run_ledger_note(struct run *u)
+{
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	json_t *procs = NULL;
+
+	if (u->cg != NULL)
+		return;
+	/* Breadth first over benchtui's descendants: O(the round's
+	 * processes), a handful. */
+	run_ledger_children(getpid(), &v, &n, &cap);
+	for (size_t i = 0; i < n; i++) {
+		double st = resume_proc_started(v[i]);
+		bool known = false;
+
+		run_ledger_children(v[i], &v, &n, &cap);
+		if (st < 0)
+			continue;
+		for (size_t k = 0; k < u->nledger && !known; k++)
+			known = u->ledger[k].pid == v[i] &&
+			    u->ledger[k].start == st;
+		if (known)
+			continue;
+		if (u->nledger == u->capledger) {
+			size_t nc = u->capledger ? u->capledger * 2 : 64;
+			struct run_ledger_ent *ne = realloc(u->ledger,
+			    nc * sizeof *ne);
+
+			if (ne == NULL)
+				break;
+			u->ledger = ne;
+			u->capledger = nc;
+		}
+		u->ledger[u->nledger++] = (struct run_ledger_ent){ v[i], st };
+		if (procs == NULL)
+			procs = json_array();
+		json_array_append_new(procs, json_pack("[if]", (int)v[i], st));
+	}
+	free(v);
+	if (procs != NULL) {
+		json_t *ev = event_new("ledger");
+
+		json_object_set_new(ev, "procs", procs);
+		run_emit_new(u, ev);
+	}
+}
