@@ -19,6 +19,8 @@ struct cgroup {
 	char *home;       /* cgroup_enter: the folder benchtui came from */
 	int procs_fd;
 	int peak_fd;      /* memory.peak opened and reset by cgroup_peak_begin */
+	bool no_peak;     /* the group has none, or it cannot be reset */
+	int events_fd;    /* cgroup.events, kept open: one pread a leg */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -155,7 +157,7 @@ cgroup_create(struct cgroup *parent, const char *name, char *err,
 		snprintf(err, errlen, "cgroup: out of memory");
 		return NULL;
 	}
-	cg->procs_fd = cg->peak_fd = -1;
+	cg->procs_fd = cg->peak_fd = cg->events_fd = -1;
 	if (parent != NULL) {
 		base = strdup(parent->path);
 		if (parent->home != NULL)
@@ -206,6 +208,13 @@ cgroup_create(struct cgroup *parent, const char *name, char *err,
 		rmdir(cg->path);
 		goto fail;
 	}
+	{
+		char *events = cgroup_file(cg, "cgroup.events");
+
+		cg->events_fd = events != NULL ? open(events, O_RDONLY |
+		    O_CLOEXEC) : -1;
+		free(events);
+	}
 	/* Hand the memory controller (for memory.peak) to the children
 	 * where the parent has it; nothing is lost where it does not. */
 	if (parent == NULL)
@@ -246,9 +255,13 @@ cgroup_populated(const struct cgroup *cg)
 {
 	char buf[256];
 	const char *p;
+	ssize_t n;
 
-	if (cgroup_read(cg, "cgroup.events", buf, sizeof buf) <= 0 ||
-	    (p = strstr(buf, "populated ")) == NULL)
+	if (cg->events_fd < 0)
+		n = cgroup_read(cg, "cgroup.events", buf, sizeof buf);
+	else if ((n = pread(cg->events_fd, buf, sizeof buf - 1, 0)) >= 0)
+		buf[n] = '\0';
+	if (n <= 0 || (p = strstr(buf, "populated ")) == NULL)
 		return true;
 	return p[10] != '0';
 }
@@ -311,13 +324,17 @@ cgroup_peak_begin(struct cgroup *cg)
 {
 	char *path;
 
+	if (cg->no_peak)
+		return false;
 	if (cg->peak_fd < 0) {
 		if ((path = cgroup_file(cg, "memory.peak")) == NULL)
 			return false;
 		cg->peak_fd = open(path, O_RDWR | O_CLOEXEC);
 		free(path);
-		if (cg->peak_fd < 0)
+		if (cg->peak_fd < 0) {
+			cg->no_peak = true; /* asked once, not every leg */
 			return false;
+		}
 	}
 	/* Any write resets the peak for reads through this fd (6.12+);
 	 * an older kernel refuses it, and a peak since the group was made
@@ -325,6 +342,7 @@ cgroup_peak_begin(struct cgroup *cg)
 	if (write(cg->peak_fd, "reset\n", 6) != 6) {
 		close(cg->peak_fd);
 		cg->peak_fd = -1;
+		cg->no_peak = true;
 		return false;
 	}
 	return true;
@@ -390,6 +408,8 @@ cgroup_destroy(struct cgroup *cg)
 		close(cg->procs_fd);
 	if (cg->peak_fd >= 0)
 		close(cg->peak_fd);
+	if (cg->events_fd >= 0)
+		close(cg->events_fd);
 	(void)rmdir(cg->path);
 	free(cg->path);
 	free(cg->home);

@@ -195,11 +195,13 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	}
 	if (peak)
 		res->mem_peak_kb = cgroup_peak_end(ls->cg);
-	/* Grandchildren still in the leg's group die with it, and what
-	 * escaped the group but not the cgroup too. */
-	procs_kill_group(pid);
+	/* Grandchildren still in the leg's group die with it: with a
+	 * cgroup, everything the leg started, in its process group or not
+	 * (one read when nothing is left), else the process group. */
 	if (ls->cg != NULL)
 		res->strays = cgroup_kill(ls->cg, 2.0);
+	else
+		procs_kill_group(pid);
 	ret = 0;
 out:
 	if (counting)

@@ -1,11 +1,66 @@
 /* legcmd: the one command builder (legcmd.h). */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "legcmd.h"
+
+/* Programs already resolved, so that a cell and arm's program is looked up
+ * once per round, not with a stat and an access() before every leg.  What
+ * a leg execs is therefore what was found the first time: a program that
+ * vanishes later fails its exec (ENOENT) instead of its lookup.  A round
+ * names a few programs; past the table's size lookups are not kept. */
+#define LEGCMD_BINS_MAX 64
+static struct {
+	char *prog, *workdir, *path; /* path NULL: not found */
+} legcmd_bins[LEGCMD_BINS_MAX];
+static size_t legcmd_nbins;
+static pthread_mutex_t legcmd_bins_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static char *
+legcmd_resolve(const char *prog, const char *workdir)
+{
+	char *path = NULL;
+	bool hit = false;
+
+	if (prog == NULL || workdir == NULL)
+		return spec_resolve_program(prog, workdir);
+	pthread_mutex_lock(&legcmd_bins_mu);
+	for (size_t i = 0; i < legcmd_nbins && !hit; i++) {
+		if (strcmp(legcmd_bins[i].prog, prog) == 0 &&
+		    strcmp(legcmd_bins[i].workdir, workdir) == 0) {
+			hit = true;
+			path = legcmd_bins[i].path != NULL ?
+			    strdup(legcmd_bins[i].path) : NULL;
+		}
+	}
+	pthread_mutex_unlock(&legcmd_bins_mu);
+	if (hit)
+		return path;
+	path = spec_resolve_program(prog, workdir);
+	pthread_mutex_lock(&legcmd_bins_mu);
+	if (legcmd_nbins < LEGCMD_BINS_MAX) {
+		char *p = strdup(prog), *w = strdup(workdir),
+		    *r = path != NULL ? strdup(path) : NULL;
+
+		if (p != NULL && w != NULL && (path == NULL || r != NULL)) {
+			legcmd_bins[legcmd_nbins].prog = p;
+			legcmd_bins[legcmd_nbins].workdir = w;
+			legcmd_bins[legcmd_nbins].path = r;
+			legcmd_nbins++;
+		} else {
+			free(p);
+			free(w);
+			free(r);
+		}
+	}
+	pthread_mutex_unlock(&legcmd_bins_mu);
+	return path;
+}
 
 extern char **environ;
 
@@ -142,7 +197,7 @@ legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 			    "arms.bin" : "bin", terr);
 			return -1;
 		}
-		c->program = spec_resolve_program(c->bin, s->workdir);
+		c->program = legcmd_resolve(c->bin, s->workdir);
 		c->bin_found = c->program != NULL;
 	}
 	/* ${BIN} is the absolute program, as it is exec'd. */
@@ -191,9 +246,9 @@ legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 	if (s->prepare != NULL && legcmd_argv(s->prepare, s->nprepare,
 	    "prepare", &ctx, &c->prepare, &c->nprepare, err, errlen) < 0)
 		return -1;
-	c->exec_path = spec_resolve_program(c->argv[0], s->workdir);
+	c->exec_path = legcmd_resolve(c->argv[0], s->workdir);
 	if (c->prepare != NULL)
-		c->prepare_path = spec_resolve_program(c->prepare[0], s->workdir);
+		c->prepare_path = legcmd_resolve(c->prepare[0], s->workdir);
 	if (c->program == NULL && c->exec_path != NULL &&
 	    (c->program = strdup(c->exec_path)) == NULL)
 		goto oom;
@@ -258,7 +313,7 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 	 * round file's check made sure the server's cmd does not use it. */
 	if (s->bin != NULL &&
 	    (c->bin = template_expand(s->bin, &ctx, terr, sizeof terr)) != NULL)
-		c->program = spec_resolve_program(c->bin, s->workdir);
+		c->program = legcmd_resolve(c->bin, s->workdir);
 	ctx.bin = c->program != NULL ? c->program : c->bin;
 	if (legcmd_argv(sv->cmd, sv->ncmd, "server.cmd", &ctx, &c->argv,
 	    &c->argc, err, errlen) < 0)
@@ -268,7 +323,7 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		return -1;
 	}
 	free(c->program);
-	c->program = spec_resolve_program(c->argv[0], s->workdir);
+	c->program = legcmd_resolve(c->argv[0], s->workdir);
 	if (c->program != NULL && (c->exec_path = strdup(c->program)) == NULL)
 		goto oom;
 	if ((c->envp = legcmd_envp(c->env, c->nenv)) == NULL ||

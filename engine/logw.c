@@ -191,12 +191,18 @@ logw_append(struct logw *lw, const json_t *ev, char *err, size_t errlen)
 			e = logw_sync(lw) == 0 ? 0 : errno;
 		}
 		else {
+			bool wake;
+
 			pthread_mutex_lock(&lw->mu);
+			/* Already dirty: the flusher waits for its due time
+			 * and needs no wake-up (a futex call a line). */
+			wake = !lw->dirty;
 			lw->dirty = true;
 			lw->written++;
 			e = lw->sync_errno;
 			lw->sync_errno = 0;
-			pthread_cond_signal(&lw->cv);
+			if (wake)
+				pthread_cond_signal(&lw->cv);
 			pthread_mutex_unlock(&lw->mu);
 		}
 		if (e != 0) {

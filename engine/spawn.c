@@ -145,20 +145,30 @@ spawn_child(void *arg)
 
 /* --- parent side --------------------------------------------------------- */
 
+static int spawn_status_fd = -1;
+static pthread_once_t spawn_status_once = PTHREAD_ONCE_INIT;
+
+static void
+spawn_status_open(void)
+{
+	spawn_status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+}
+
 /* The signals this process catches or ignores, from /proc/self/status
- * (SigIgn, SigCgt): one read instead of asking 64 times. */
+ * (SigIgn, SigCgt), read afresh for every child (benchtui may have set a
+ * handler since) with one pread of a file kept open, instead of asking
+ * sigaction 64 times. */
 static unsigned long long
 spawn_changed_signals(void)
 {
 	char buf[4096];
 	unsigned long long all = 0;
 	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	pthread_once(&spawn_status_once, spawn_status_open);
+	if (spawn_status_fd < 0)
 		return ~0ULL; /* cannot tell: reset every one */
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	n = pread(spawn_status_fd, buf, sizeof buf - 1, 0);
 	if (n <= 0)
 		return ~0ULL;
 	buf[n] = '\0';
