@@ -4,7 +4,8 @@
 # after each, until the round completes.  Then: every leg counted exactly
 # once, every profile taken exactly once (one "profile" event each, ok),
 # nothing an interrupted profile left behind (temporary reports, perf's
-# .old data), no profile process alive, and the seal holds.
+# .old data), no profile process alive, and the seal holds; first over perf
+# profiles, then over perf and syscalls profiles of a cell server.
 . "$(dirname "$0")/life_lib.sh"
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 
@@ -13,54 +14,62 @@ make_round "$T/base.json" killprof 2 0   # 3 arms x 2 cells x 2 reps = 12 legs
 jq '.profile = {"arms": ["a", "b"], "perf": {"args": ["-F", "999", "-g"]}}' \
 	"$T/base.json" >"$T/kill.json"
 planned=12 profiles=4
-dir=$T/round
-log=$dir/log.jsonl
 
 starts() { jq -s 'map(select(.t == "profile_start")) | length' "$log" 2>/dev/null || echo 0; }
 
-kills=0 inprof=0 runs=0 complete=0
-while [ $complete -eq 0 ]; do
-	runs=$((runs + 1))
-	[ $runs -le 40 ] || fail "round not complete after $runs runs"
-	before=0
-	if [ ! -f "$log" ] || ! grep -q '"t":"round"' "$log"; then
-		rm -rf "$dir"
-		"$BENCHTUI" run "$T/kill.json" --out "$dir" --headless \
-		    >>"$T/out.txt" 2>&1 &
-		pid=$!
-	else
-		before=$(starts)
-		"$BENCHTUI" resume "$dir" --headless >>"$T/out.txt" 2>&1 &
-		pid=$!
-	fi
-	if [ $inprof -lt 6 ]; then
-		# Wait for the next profile leg to start, then kill somewhere
-		# inside it (perf record, the leg, perf report or the event).
-		i=0
-		while kill -0 $pid 2>/dev/null && [ "$(starts)" -le "$before" ] &&
-		    [ $i -lt 600 ]; do
-			sleep 0.05
-			i=$((i + 1))
-		done
-		sleep "0.$(printf '%03d' $((RANDOM % 900)))"
-		if kill -9 $pid 2>/dev/null; then
-			wait $pid 2>/dev/null
-			kills=$((kills + 1))
-			# Killed inside a profile when the last profile line is
-			# its start.
-			last=$(jq -r 'select(.t == "profile_start" or .t == "profile") | .t' \
-			    "$log" | tail -1)
-			[ "$last" = profile_start ] && inprof=$((inprof + 1))
-			continue
+# campaign ROUND DIR: kill -9 inside profile legs (6 times), resuming after
+# each, until the round completes.  Sets dir, log, kills, inprof, runs.
+campaign() {
+	local round=$1 before i last rc pid complete=0
+	dir=$2
+	log=$dir/log.jsonl
+	kills=0 inprof=0 runs=0
+	while [ $complete -eq 0 ]; do
+		runs=$((runs + 1))
+		[ $runs -le 40 ] || fail "round not complete after $runs runs"
+		before=0
+		if [ ! -f "$log" ] || ! grep -q '"t":"round"' "$log"; then
+			rm -rf "$dir"
+			"$BENCHTUI" run "$round" --out "$dir" --headless \
+			    >>"$T/out.txt" 2>&1 &
+			pid=$!
+		else
+			before=$(starts)
+			"$BENCHTUI" resume "$dir" --headless >>"$T/out.txt" 2>&1 &
+			pid=$!
 		fi
-	fi
-	wait $pid
-	rc=$?
-	case $rc in
-	0) complete=1 ;;
-	*) tail -20 "$T/out.txt"; fail "run/resume exited $rc (run $runs)" ;;
-	esac
-done
+		if [ $inprof -lt 6 ]; then
+			# Wait for the next profile leg to start, then kill
+			# somewhere inside it (the tool, the leg, the report or
+			# the event).
+			i=0
+			while kill -0 $pid 2>/dev/null &&
+			    [ "$(starts)" -le "$before" ] && [ $i -lt 600 ]; do
+				sleep 0.05
+				i=$((i + 1))
+			done
+			sleep "0.$(printf '%03d' $((RANDOM % 900)))"
+			if kill -9 $pid 2>/dev/null; then
+				wait $pid 2>/dev/null
+				kills=$((kills + 1))
+				# Killed inside a profile when the last profile
+				# line is its start.
+				last=$(jq -r 'select(.t == "profile_start" or .t == "profile") | .t' \
+				    "$log" | tail -1)
+				[ "$last" = profile_start ] && inprof=$((inprof + 1))
+				continue
+			fi
+		fi
+		wait $pid
+		rc=$?
+		case $rc in
+		0) complete=1 ;;
+		*) tail -20 "$T/out.txt"; fail "run/resume exited $rc (run $runs)" ;;
+		esac
+	done
+}
+
+campaign "$T/kill.json" "$T/round"
 echo "kill campaign over profiles: $kills kills, $inprof inside a profile, $runs runs"
 [ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
 
@@ -94,4 +103,48 @@ for p in $(jq -r 'select(.t == "profile_start") | .pid' "$log"); do
 done
 jq -e '.profiles.c1.b.perf.vs == "a"' "$dir/summary.json" >/dev/null ||
 	fail "summary.json lacks the profiles"
+
+# The same over syscalls profiles: a cell server (python3 -m http.server)
+# traced by strace under a benchtui load leg, perf and syscalls for two
+# arms.  A kill takes strace and the server with benchtui (they die with
+# their parent); resume starts the server again and takes the profile again.
+if command -v strace >/dev/null && command -v python3 >/dev/null; then
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir "$T/www"
+	# 64 KiB: a smaller body waits on delayed ACKs (40 ms a request here)
+	head -c 65536 /dev/urandom >"$T/www/f.bin"
+	cat >"$T/sys.json" <<EOF
+{"name": "killsys", "reps": 2, "baseline": "a", "quiet": false,
+ "workdir": "$T/www", "counters": ["task-clock"],
+ "command": ["\${BENCHTUI}", "load", "http://127.0.0.1:$port/f.bin",
+             "--requests", "300", "--metrics", "\${METRICS}"],
+ "arms": [{"name": "a"}, {"name": "b"}],
+ "cells": [{"name": "http", "server": {
+     "cmd": ["python3", "-m", "http.server", "--protocol", "HTTP/1.1",
+             "-b", "127.0.0.1", "$port"],
+     "ready": {"tcp_port": $port, "timeout_s": 20}}}],
+ "profile": {"arms": ["a", "b"], "perf": {},
+             "syscalls": {"trace": ["read", "sendto", "recvfrom", "close"]}}}
+EOF
+	campaign "$T/sys.json" "$T/sysround"
+	echo "syscalls campaign: $kills kills, $inprof inside a profile, $runs runs"
+	[ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
+	check_log_whole "$log"
+	check_exactly_once "$log" 4
+	check_sealed "$dir"
+	jq -s -e 'map(select(.t == "profile")) | length == 4 and
+		all(.status == "ok") and
+		(map(.arm + "/" + .kind) | unique | length == 4) and
+		(map(select(.kind == "syscalls")) | all(.detach.traced_after == 0 and
+		    .detach.server_answers and .total.per_request > 0))' "$log" >/dev/null ||
+		fail "syscalls profiles: $(jq -c 'select(.t == "profile") | [.arm, .kind, .status, .reason]' "$log")"
+	for p in $(jq -r 'select(.t == "profile_start") | .pid' "$log"); do
+		if kill -0 -- "-$p" 2>/dev/null; then
+			ps -o pid,pgid,stat,args -g "$p"
+			fail "profile process group $p is still alive"
+		fi
+	done
+	left=$(cd "$dir/legs" && ls | grep -E '\.(tmp|flat|graph|old)$' || true)
+	[ -z "$left" ] || fail "left in legs/: $left"
+fi
 exit 0
