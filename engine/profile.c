@@ -125,33 +125,36 @@ profile_tools(void)
 }
 
 const char *
-profile_blocked(const char *kind, char *buf, size_t len)
+profile_blocked_by(const char *kind, int paranoid, int ptrace_scope,
+    bool root, char *buf, size_t len)
 {
-	bool root = geteuid() == 0;
-	int v;
-
 	if (strcmp(kind, "perf") == 0) {
-		v = profile_setting(PROFILE_PARANOID);
 		/* 3 and above (a Debian patch) refuse perf_event_open to
 		 * every user but root. */
-		if (!root && v >= 3) {
+		if (!root && paranoid >= 3) {
 			snprintf(buf, len, "kernel.perf_event_paranoid is %d: "
 			    "perf record is refused to users other than root "
-			    "(it needs 2 or less)", v);
+			    "(it needs 2 or less)", paranoid);
 			return buf;
 		}
 		return NULL;
 	}
-	v = profile_setting(PROFILE_PTRACE);
-	if (v >= 3 || (v >= 1 && !root)) {
+	if (ptrace_scope >= 3 || (ptrace_scope >= 1 && !root)) {
 		snprintf(buf, len, "kernel.yama.ptrace_scope is %d: strace may "
-		    "not attach to the cell's server (%s)", v, v >= 3 ?
-		    "no process may be traced until reboot" : v == 2 ?
-		    "only root may attach" : "only to its own descendants, and "
-		    "the server is not one; it needs 0, or root");
+		    "not attach to the cell's server (%s)", ptrace_scope,
+		    ptrace_scope >= 3 ? "no process may be traced until reboot" :
+		    ptrace_scope == 2 ? "only root may attach" : "only to its own "
+		    "descendants, and the server is not one; it needs 0, or root");
 		return buf;
 	}
 	return NULL;
+}
+
+const char *
+profile_blocked(const char *kind, char *buf, size_t len)
+{
+	return profile_blocked_by(kind, profile_setting(PROFILE_PARANOID),
+	    profile_setting(PROFILE_PTRACE), geteuid() == 0, buf, len);
 }
 
 json_t *

@@ -23,6 +23,11 @@ json_t *profile_tools(void);
  * to this process, or NULL when nothing blocks it.  The string is buf. */
 const char *profile_blocked(const char *kind, char *buf, size_t len);
 
+/* The rule profile_blocked applies, on given settings (-1000: the kernel
+ * has no such setting) and whether the user is root. */
+const char *profile_blocked_by(const char *kind, int paranoid,
+    int ptrace_scope, bool root, char *buf, size_t len);
+
 /* check's warnings for a round that profiles: an array of strings (empty
  * when nothing blocks).  A missing tool is not here: spec_check_host
  * refuses it. */

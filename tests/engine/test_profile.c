@@ -167,6 +167,45 @@ test_strace_table(void **state)
 	json_decref(rows);
 }
 
+/* Which kernel settings block perf and strace, for root and for others. */
+static void
+test_blocked(void **state)
+{
+	static const struct {
+		const char *kind;
+		int paranoid, ptrace;
+		bool root, blocked;
+		const char *says;
+	} t[] = {
+		{ "perf", 2, 0, false, false, NULL },
+		{ "perf", -1, 0, false, false, NULL },
+		{ "perf", 3, 0, false, true, "perf_event_paranoid is 3" },
+		{ "perf", 4, 0, true, false, NULL },
+		{ "syscalls", 2, 0, false, false, NULL },
+		{ "syscalls", 2, -1000, false, false, NULL },
+		{ "syscalls", 2, 1, false, true, "only to its own descendants" },
+		{ "syscalls", 2, 1, true, false, NULL },
+		{ "syscalls", 2, 2, false, true, "only root may attach" },
+		{ "syscalls", 2, 2, true, false, NULL },
+		{ "syscalls", 2, 3, true, true, "until reboot" },
+	};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		const char *why = profile_blocked_by(t[i].kind, t[i].paranoid,
+		    t[i].ptrace, t[i].root, buf, sizeof buf);
+
+		if ((why != NULL) != t[i].blocked)
+			fail_msg("case %zu (%s %d %d root %d): %s", i, t[i].kind,
+			    t[i].paranoid, t[i].ptrace, t[i].root,
+			    why ? why : "not blocked");
+		if (t[i].says != NULL && strstr(why, t[i].says) == NULL)
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, why,
+			    t[i].says);
+	}
+}
+
 static json_t *
 prof_ev(const char *arm, const char *kind, const char *top)
 {
@@ -234,6 +273,7 @@ main(void)
 		cmocka_unit_test(test_perf_top),
 		cmocka_unit_test(test_strace_table),
 		cmocka_unit_test(test_profdiff),
+		cmocka_unit_test(test_blocked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
