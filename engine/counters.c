@@ -120,6 +120,14 @@ counters_event_attr(const char *name, uint32_t *type, uint64_t *config)
 	return true;
 }
 
+bool
+counters_is_hardware(const char *name)
+{
+	const struct counters_event_def *d = counters_lookup(name);
+
+	return d != NULL && d->type == PERF_TYPE_HARDWARE;
+}
+
 const char *const *
 counters_names(void)
 {

@@ -29,6 +29,10 @@ bool counters_known(const char *name);
  * false when the name is not known. */
 bool counters_event_attr(const char *name, uint32_t *type, uint64_t *config);
 
+/* Whether name is a hardware event (counted by the CPU's PMU, which a
+ * virtual machine often lacks). */
+bool counters_is_hardware(const char *name);
+
 /* A NULL-terminated list of every known event name (static). */
 const char *const *counters_names(void);
 

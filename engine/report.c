@@ -150,6 +150,43 @@ report_level(char *buf, size_t len, const json_t *rep)
 	return buf;
 }
 
+/* "0.650 s", "12.3 ms": an absolute median of wall or cpu. */
+static const char *
+report_secs(char *buf, size_t len, const json_t *x)
+{
+	double v = json_number_value(x);
+
+	if (!json_is_number(x))
+		snprintf(buf, len, "n/a");
+	else if (v < 1)
+		snprintf(buf, len, "%.3g ms", v * 1e3);
+	else
+		snprintf(buf, len, "%.3f s", v);
+	return buf;
+}
+
+/* "wall 0.650 s vs 0.700 s, cpu ...": the arm's own medians and its
+ * comparison arm's over the same reps, so nobody has to guess from a
+ * ratio how long an arm takes. */
+static void
+report_abs_line(char *line, size_t len, const json_t *metrics)
+{
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		const json_t *m = json_object_get(metrics, i ? "cpu" : "wall");
+		char a[32], b[32];
+
+		if (m == NULL || n >= len)
+			continue;
+		n += (size_t)snprintf(line + n, len - n, "%s%s %s vs %s",
+		    n ? ", " : "medians: ", i ? "cpu" : "wall",
+		    report_secs(a, sizeof a, json_object_get(m, "abs")),
+		    report_secs(b, sizeof b, json_object_get(m, "vs_abs")));
+	}
+}
+
 static void
 report_text_cell(FILE *out, const char *cname, const json_t *cell,
     const char *level)
@@ -201,6 +238,9 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			snprintf(line + len, sizeof line - len, ", IPC %.3f",
 			    json_number_value(json_object_get(arm, "ipc")));
 		report_wrap(out, 2, line);
+		report_abs_line(line, sizeof line, metrics);
+		if (line[0] != '\0')
+			report_wrap(out, 4, line);
 		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %s\n",
 		    "metric", "n", "median", "range [min, max]", "estim.",
 		    cih, "verdict");
@@ -377,7 +417,16 @@ report_markdown(const json_t *rep, FILE *out)
 				    report_str(b));
 			fputs("; every verdict there is **suspect**.\n\n", out);
 		}
-		fprintf(out, "| arm | vs | metric | n | median | range [min, max] "
+		json_object_foreach(json_object_get(cell, "arms"), aname, arm) {
+			char line[512];
+
+			report_abs_line(line, sizeof line,
+			    json_object_get(arm, "metrics"));
+			if (line[0] != '\0')
+				fprintf(out, "- `%s` vs `%s`: %s\n", aname,
+				    report_str(json_object_get(arm, "vs")), line);
+		}
+		fprintf(out, "\n| arm | vs | metric | n | median | range [min, max] "
 		    "| estimate | CI %s%% | verdict |\n"
 		    "|---|---|---|--:|--:|---|--:|---|---|\n", lvl);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)

@@ -1,5 +1,6 @@
 /* The round driver, the leg's events: leg_start when it is running, and
  * the leg line with every field SPEC.md names once it ended. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -145,7 +146,16 @@ run_warn_counters(struct run *u)
 		if (e == 0 || u->ctr_warned[i])
 			continue;
 		u->ctr_warned[i] = true;
-		run_warn(u, "counter %s is not supported here (%s); it is "
-		    "recorded as null", counters_name(u->ctr, i), strerror(e));
+		if (counters_is_hardware(counters_name(u->ctr, i)) &&
+		    (e == ENOENT || e == ENODEV || e == EOPNOTSUPP))
+			run_warn(u, "counter %s is n/a: this machine has no "
+			    "hardware PMU (no CPU performance counters, as in "
+			    "most virtual machines), so it is recorded as null; "
+			    "software events such as task-clock still count",
+			    counters_name(u->ctr, i));
+		else
+			run_warn(u, "counter %s is not supported here (%s); it "
+			    "is recorded as null", counters_name(u->ctr, i),
+			    strerror(e));
 	}
 }

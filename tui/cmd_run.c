@@ -27,6 +27,29 @@ static const struct option run_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* After the console: where the round is, how it ended in words, and the
+ * command that resumes it when it can be. */
+static void
+run_say_end(const char *dir, int code)
+{
+	static const char *const words[] = {
+		[ROUND_EXIT_OK] = "the round is complete and sealed",
+		[ROUND_EXIT_FAIL] = "the round failed (see the message above)",
+		[ROUND_EXIT_USAGE] = "bad usage or input",
+		[ROUND_EXIT_ABORTED] = "the round stopped before its end and "
+		    "can be resumed",
+		[4] = "verify found a mismatch",
+		[5] = "the round is complete and sealed, but some legs failed "
+		    "or timed out (their output is in legs/)",
+	};
+
+	fprintf(stderr, "round folder: %s\nexit %d: %s\n", dir, code,
+	    code >= 0 && code < (int)(sizeof words / sizeof words[0]) &&
+	    words[code] != NULL ? words[code] : "an unknown status");
+	if (code == ROUND_EXIT_ABORTED)
+		fprintf(stderr, "resume it with: benchtui resume %s\n", dir);
+}
+
 /* Shared by run and resume: resume takes no --out. */
 static int
 run_main(int argc, char **argv, bool resume)
@@ -88,8 +111,7 @@ run_main(int argc, char **argv, bool resume)
 	} else {
 		fprintf(stderr, "round folder: %s\n", round_dir(r));
 		code = console_run_round(r, theme);
-		if (code != 0)
-			fprintf(stderr, "round folder: %s\n", round_dir(r));
+		run_say_end(round_dir(r), code);
 	}
 	round_destroy(r);
 	return code;

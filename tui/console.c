@@ -184,27 +184,53 @@ console_stop(struct console *c)
 	}
 }
 
+/* One line of a leg's output made safe for the terminal: valid UTF-8 is
+ * kept, a tab becomes a space, other control bytes and bytes that are not
+ * UTF-8 (a binary leg's output) are shown as \xNN, never sent raw. */
 static void
-copy_cut(char *dst, size_t len, const char *src)
+escape_line(const char *in, size_t n, char *out, size_t outlen)
 {
-	size_t n = strnlen(src, len - 1);
+	size_t o = 0;
 
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	for (size_t i = 0; i < n && o + 5 < outlen;) {
+		unsigned char c = (unsigned char)in[i];
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+		    (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0 && i + len <= n && !(len == 2 && c < 0xc2);
+
+		for (size_t k = 1; ok && k < len; k++)
+			ok = ((unsigned char)in[i + k] & 0xc0) == 0x80;
+		if (c == '\t') {
+			out[o++] = ' ';
+			i++;
+		} else if (!ok || (len == 1 && (c < 0x20 || c == 0x7f))) {
+			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
+			i++;
+		} else {
+			if (o + len >= outlen)
+				break;
+			memcpy(out + o, in + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	out[o] = '\0';
 }
 
-/* The last line of the current leg's output file (its tail only). */
+/* The last nlines lines of a leg's output file (its tail only), escaped,
+ * each at most width bytes, into lines (nlines rows of width). */
 static void
-read_tail(const char *dir, const char *rel, char lines[][160], int nlines)
+read_tail(const char *dir, const char *rel, char *lines, int nlines,
+    size_t width)
 {
-	char path[PATH_MAX], buf[4096];
+	char path[PATH_MAX], buf[8192];
 	ssize_t got;
 	off_t size;
 	int fd, n = 0;
-	char *end, *p;
+	char *end;
 
 	for (int i = 0; i < nlines; i++)
-		lines[i][0] = '\0';
+		lines[(size_t)i * width] = '\0';
 	if (!dir || !rel)
 		return;
 	snprintf(path, sizeof path, "%s/%s", dir, rel);
@@ -220,30 +246,29 @@ read_tail(const char *dir, const char *rel, char lines[][160], int nlines)
 	if (got <= 0)
 		return;
 	buf[got] = '\0';
-	for (ssize_t i = 0; i < got; i++)
-		if ((unsigned char)buf[i] < 32 && buf[i] != '\n')
-			buf[i] = ' ';
-	/* Walk back over the last nlines lines. */
+	/* Walk back over the last nlines lines (a line is cut at 4 KiB). */
 	end = buf + got;
 	while (end > buf && end[-1] == '\n')
-		*--end = '\0';
+		end--;
 	while (n < nlines && end > buf) {
-		p = end;
-		while (p > buf && p[-1] != '\n')
+		char *p = end;
+
+		while (p > buf && p[-1] != '\n' && end - p < 4096)
 			p--;
 		n++;
-		copy_cut(lines[nlines - n], 160, p);
+		escape_line(p, (size_t)(end - p), lines + (size_t)(nlines - n) *
+		    width, width);
 		if (p == buf)
 			break;
-		end = p - 1;
-		*end = '\0';
+		end = p[-1] == '\n' ? p - 1 : p;
 	}
 	/* Move them to the top. */
 	if (n < nlines) {
 		for (int i = 0; i < n; i++)
-			memcpy(lines[i], lines[nlines - n + i], 160);
+			memcpy(lines + (size_t)i * width, lines + (size_t)(nlines -
+			    n + i) * width, width);
 		for (int i = n; i < nlines; i++)
-			lines[i][0] = '\0';
+			lines[(size_t)i * width] = '\0';
 	}
 }
 
@@ -305,6 +330,14 @@ drain_events(struct console *c)
 		c->exit_code = c->engine_rc;
 		if (c->quit_when_done)
 			c->quit = true;
+		/* A question about a round that has ended on its own is moot. */
+		if (c->r.overlay == OVERLAY_CONFIRM_QUIT ||
+		    c->r.overlay == OVERLAY_CONFIRM_ABORT) {
+			c->r.overlay = OVERLAY_NONE;
+			snprintf(c->r.message, sizeof c->r.message,
+			    "the round has ended on its own; q quits");
+			render_touch_all(&c->r);
+		}
 	}
 }
 
@@ -334,6 +367,9 @@ handle_key(struct console *c, int key)
 	c->r.message[0] = '\0';
 	render_touch_all(r);
 	if (r->overlay == OVERLAY_CONFIRM_ABORT || r->overlay == OVERLAY_CONFIRM_QUIT) {
+		/* Ctrl-C twice: abort (resumable) and quit without asking. */
+		if (key == 3 && r->overlay == OVERLAY_CONFIRM_QUIT)
+			key = 'y';
 		if (key == 'y' || key == 'Y') {
 			r->overlay = OVERLAY_NONE;
 			if (c->src->running(c))
@@ -351,8 +387,8 @@ handle_key(struct console *c, int key)
 		case 'q': case 'Q': case 3: /* Ctrl-C acts as q */
 			if (c->src->running(c) && !c->quit_when_done)
 				r->overlay = OVERLAY_CONFIRM_QUIT;
-			else if (!c->src->running(c))
-				c->quit = true;
+			else if (!c->src->running(c) || key == 3)
+				c->quit = true; /* Ctrl-C while aborting: go */
 			return;
 		case 'a': case 'A':
 			if (c->src->running(c) && !c->quit_when_done)
@@ -362,6 +398,10 @@ handle_key(struct console *c, int key)
 			return; /* steering, with nothing to steer */
 		case '?':
 			r->overlay = OVERLAY_HELP;
+			return;
+		case 'w': case 'W':
+			r->overlay = OVERLAY_LOG;
+			r->log_back = 0;
 			return;
 		case 't': case 'T':
 			c->theme_idx = (c->theme_idx + 1) % theme_count;
@@ -377,8 +417,8 @@ handle_key(struct console *c, int key)
 	if (render_key(r, &c->m, key) & RENDER_KEY_DETAIL) {
 		const struct model_leg *l = &c->m.legs[r->detail_leg];
 		const json_t *out = json_object_get(l->start ? l->start : l->ev, "out");
-		read_tail(c->m.dir, json_string_value(out), r->detail_tail,
-		    RENDER_TAIL_LINES);
+		read_tail(c->m.dir, json_string_value(out), &r->detail_tail[0][0],
+		    RENDER_TAIL_LINES, sizeof r->detail_tail[0]);
 	}
 }
 
@@ -403,9 +443,8 @@ draw(struct console *c, double mono_now)
 	double now = c->src->clock(c, mono_now);
 
 	if (c->m.cur_active) {
-		char tail[1][160];
-		read_tail(c->m.dir, c->m.cur_out, tail, 1);
-		copy_cut(c->r.out_tail, sizeof c->r.out_tail, tail[0]);
+		read_tail(c->m.dir, c->m.cur_out, c->r.out_tail, 1,
+		    sizeof c->r.out_tail);
 	} else
 		c->r.out_tail[0] = '\0';
 	c->src->status(c);

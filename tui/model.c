@@ -87,6 +87,7 @@ model_finish(struct model *m)
 		json_decref(m->legs[i].start);
 	}
 	free(m->legs);
+	free(m->log);
 	free(m->dir);
 	free(m->cur_out);
 	json_decref(m->cur_start);
@@ -279,6 +280,61 @@ plan_from_round(struct model *m, const json_t *ev)
 	m->legs_total = m->ncells * m->narms * (size_t)reps;
 }
 
+/* The column of that name, added when new (and there is room). */
+static struct model_col *
+col_get(struct model *m, const char *name, bool metric)
+{
+	for (size_t i = 0; i < m->ncols; i++)
+		if (m->cols[i].metric == metric &&
+		    strcmp(m->cols[i].name, name) == 0)
+			return &m->cols[i];
+	if (m->ncols == MODEL_COLS_MAX || strlen(name) >= sizeof m->cols[0].name)
+		return NULL;
+	snprintf(m->cols[m->ncols].name, sizeof m->cols[0].name, "%s", name);
+	m->cols[m->ncols].metric = metric;
+	m->cols[m->ncols].seen = false;
+	return &m->cols[m->ncols++];
+}
+
+double
+model_leg_value(const struct model_leg *l, const struct model_col *c)
+{
+	const json_t *o = json_object_get(l->ev, c->metric ? "metrics" :
+	    "counters"), *v = json_object_get(o, c->name);
+
+	/* A legacy row has cycles and instructions at the top only. */
+	if (v == NULL && !c->metric)
+		v = json_object_get(l->ev, c->name);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Which columns this leg has values for. */
+static void
+cols_feed_leg(struct model *m, const json_t *ev)
+{
+	static const char *const groups[] = { "counters", "metrics" };
+	const char *key;
+	json_t *v;
+
+	for (int g = 0; g < 2; g++)
+		json_object_foreach(json_object_get(ev, groups[g]), key, v) {
+			struct model_col *c = col_get(m, key, g == 1);
+
+			if (c != NULL && json_is_number(v))
+				c->seen = true;
+		}
+	if (!json_is_object(json_object_get(ev, "counters")))
+		for (int i = 0; i < 2; i++) {
+			const char *name = i ? "instructions" : "cycles";
+			struct model_col *c = col_get(m, name, false);
+
+			if (c != NULL && json_is_number(json_object_get(ev, name)))
+				c->seen = true;
+		}
+}
+
+static void model_log(struct model *m, const json_t *ev, const char *msg);
+
 static void
 feed_round(struct model *m, const json_t *ev, double ts)
 {
@@ -286,6 +342,14 @@ feed_round(struct model *m, const json_t *ev, double ts)
 	const json_t *total = json_object_get(ev, "legs_total");
 
 	copy_name(m->name, get_str(ev, "name"));
+	{
+		const json_t *ctrs = json_object_get(ev, "counters"), *v;
+		size_t i;
+
+		json_array_foreach(ctrs, i, v)
+			if (json_is_string(v))
+				(void)col_get(m, json_string_value(v), false);
+	}
 	if (dir) {
 		free(m->dir);
 		m->dir = strdup(dir);
@@ -415,6 +479,7 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	    l.foreign > m->quiet_threshold);
 	l.end_ts = ts;
 	l.ev = json_incref((json_t *)ev);
+	cols_feed_leg(m, ev);
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
 		l.start = json_incref(m->cur_start);
@@ -451,6 +516,25 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
 		clear_current(m);
+}
+
+/* Keep msg in the message log, with the time of ev (NULL: now unknown). */
+static void
+model_log(struct model *m, const json_t *ev, const char *msg)
+{
+	const char *ts = get_str(ev, "ts");
+
+	if (m->log == NULL &&
+	    (m->log = calloc(MODEL_LOG_MAX, sizeof *m->log)) == NULL)
+		return;
+	if (m->nlog == MODEL_LOG_MAX) {
+		memmove(m->log, m->log + 1, (MODEL_LOG_MAX - 1) * sizeof *m->log);
+		m->nlog--;
+		m->log_dropped++;
+	}
+	/* "15:04:05 msg": the time of day is enough to place it. */
+	snprintf(m->log[m->nlog++], sizeof m->log[0], "%.8s %s",
+	    ts != NULL && strlen(ts) >= 19 ? ts + 11 : "--:--:--", msg);
 }
 
 void
@@ -511,10 +595,12 @@ model_feed(struct model *m, const json_t *ev)
 	} else if (strcmp(t, "warning") == 0) {
 		const char *msg = get_str(ev, "msg");
 		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
+		model_log(m, ev, msg ? msg : "");
 	} else if (strcmp(t, "log_cut") == 0) {
 		snprintf(m->warning, sizeof m->warning,
 		    "resume cut a torn last line from the log (%.0f bytes)",
 		    get_num(ev, "bytes"));
+		model_log(m, ev, m->warning);
 	} else if (strcmp(t, "profile_start") == 0) {
 		const char *cell = get_str(ev, "cell"), *arm = get_str(ev, "arm"),
 		    *kind = get_str(ev, "kind");
@@ -572,6 +658,7 @@ model_set_failed(struct model *m, const char *why)
 {
 	m->state = MODEL_FAILED;
 	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
+	model_log(m, NULL, m->warning);
 	clear_current(m);
 	m->gen++;
 	m->changed |= MODEL_CHANGE_OTHER;

@@ -55,6 +55,18 @@ struct model_leg {
 	json_t *start;         /* its leg_start event, or NULL */
 };
 
+#define MODEL_LOG_MAX 1000
+#define MODEL_LOG_LINE 512
+
+/* A column of the legs table beyond the fixed ones: one of the round's
+ * counters, or a name of the legs' own metrics. */
+#define MODEL_COLS_MAX 16
+struct model_col {
+	char name[48];
+	bool metric;           /* from a leg's "metrics", else its "counters" */
+	bool seen;             /* some leg so far has a value for it */
+};
+
 struct model_quiet {
 	double ts, foreign;
 	bool ok;
@@ -67,6 +79,10 @@ struct model {
 	char *dir;             /* the round folder, or NULL */
 	char abort_reason[64];
 	char warning[160];     /* the last warning event */
+	/* Every warning so far, whole, for the message log (w); past
+	 * MODEL_LOG_MAX the oldest are dropped and counted. */
+	char (*log)[MODEL_LOG_LINE];
+	size_t nlog, log_dropped;
 	char server[128];      /* "cell [arm rN]: state [pid N]" of the last server event */
 	char profiling[128];   /* "cell / arm / perf" while a profile runs */
 
@@ -103,6 +119,11 @@ struct model {
 	                        * leg, or 0 when the gate is not waiting */
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
 	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
+
+	/* The counters the round asked for (the round event) and the metrics
+	 * legs reported, in order of appearance. */
+	struct model_col cols[MODEL_COLS_MAX];
+	size_t ncols;
 
 	/* Every leg line, in arrival order (the table shows them reversed). */
 	struct model_leg *legs;
@@ -174,6 +195,8 @@ double model_eta(const struct model *m); /* seconds, or -1 when unknown */
 double model_arm_median_wall(const struct model *m, const char *cell,
     const char *arm);
 const char *model_state_name(enum model_state s);
+/* Leg l's value for column c (a counter or a metric), or NAN. */
+double model_leg_value(const struct model_leg *l, const struct model_col *c);
 enum model_cell_state model_grid_at(const struct model *m, size_t cell,
     size_t arm, int rep);
 

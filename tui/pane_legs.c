@@ -7,38 +7,87 @@
 #include "stats.h"
 #include "theme.h"
 
-enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_CYC, C_INS,
-	C_IPC, C_RSS, C_FOR, C_N };
+enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_VAL,
+	C_IPC, C_RSS, C_FOR };
 
-static const struct {
-	const char *head;
-	int width, prio;        /* lower prio is dropped last */
-} cols[C_N] = {
-	[C_CELL] = { "cell", 10, 0 }, [C_ARM] = { "arm", 10, 0 },
-	[C_REP] = { "rep", 3, 0 }, [C_MARK] = { "", 1, 0 },
-	[C_RC] = { "rc", 4, 1 }, [C_WALL] = { "wall", 7, 0 },
-	[C_CPU] = { "cpu", 7, 1 }, [C_CYC] = { "cycles", 7, 2 },
-	[C_INS] = { "instr", 7, 2 }, [C_IPC] = { "IPC", 5, 4 },
-	[C_RSS] = { "maxrss", 7, 5 }, [C_FOR] = { "foreign", 7, 3 },
+/* The table's columns for this draw: the fixed ones, then one per counter
+ * or metric some leg has a value for (a counter the machine lacks, n/a in
+ * every leg, takes no room), IPC when cycles and instructions both count.
+ * At a narrow width the least useful go first (highest prio; the later of
+ * equals first): foreign, IPC, metrics, the counters after the first,
+ * rc, the first counter, cpu, maxrss. */
+#define LEGS_COLS_MAX (C_FOR + MODEL_COLS_MAX + 1)
+struct lcol {
+	enum col kind;
+	const struct model_col *mc;   /* C_VAL */
+	char head[16];
+	int width, prio;
+	bool on;
 };
 
-/* Which columns fit in cw, and the name columns' width. */
+static const struct {
+	const char *name, *head;
+} short_heads[] = {
+	{ "instructions", "instr" }, { "task-clock", "task-clk" },
+	{ "page-faults", "faults" }, { "context-switches", "ctx-sw" },
+	{ "cpu-migrations", "migr" }, { "branch-misses", "br-miss" },
+	{ "cache-misses", "$-miss" }, { "cache-references", "$-refs" },
+	{ "branch-instructions", "branches" },
+};
+
 static void
-legs_columns(int cw, bool on[C_N], int *namew)
+lcol_add(struct lcol *c, size_t *n, enum col kind, const char *head,
+    int width, int prio, const struct model_col *mc)
 {
+	c[*n] = (struct lcol){ .kind = kind, .mc = mc, .width = width,
+	    .prio = prio, .on = true };
+	snprintf(c[*n].head, sizeof c[*n].head, "%s", head);
+	(*n)++;
+}
+
+static size_t
+legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
+{
+	bool cyc = false, ins = false;
+	size_t n = 0, nctr = 0;
 	int total = 0;
 
 	*namew = cw >= 120 ? 16 : cw >= 100 ? 12 : 9;
-	for (int c = 0; c < C_N; c++) {
-		on[c] = true;
-		total += (c == C_CELL || c == C_ARM ? *namew : cols[c].width) + 1;
+	lcol_add(c, &n, C_CELL, "cell", *namew, 0, NULL);
+	lcol_add(c, &n, C_ARM, "arm", *namew, 0, NULL);
+	lcol_add(c, &n, C_REP, "rep", 3, 0, NULL);
+	lcol_add(c, &n, C_MARK, "", 1, 0, NULL);
+	lcol_add(c, &n, C_RC, "rc", 4, 4, NULL);
+	lcol_add(c, &n, C_WALL, "wall", 7, 0, NULL);
+	lcol_add(c, &n, C_CPU, "cpu", 7, 2, NULL);
+	for (size_t i = 0; i < m->ncols; i++) {
+		const struct model_col *mc = &m->cols[i];
+		const char *head = mc->name;
+
+		if (!mc->seen)
+			continue;
+		cyc |= !mc->metric && strcmp(mc->name, "cycles") == 0;
+		ins |= !mc->metric && strcmp(mc->name, "instructions") == 0;
+		for (size_t k = 0; k < sizeof short_heads / sizeof short_heads[0];
+		    k++)
+			if (strcmp(head, short_heads[k].name) == 0)
+				head = short_heads[k].head;
+		lcol_add(c, &n, C_VAL, head, 8, mc->metric ? 6 :
+		    nctr++ == 0 ? 3 : 5, mc);
 	}
-	for (int p = 5; p > 0 && total > cw; p--)
-		for (int c = C_N - 1; c >= 0 && total > cw; c--)
-			if (on[c] && cols[c].prio == p) {
-				on[c] = false;
-				total -= cols[c].width + 1;
+	if (cyc && ins)
+		lcol_add(c, &n, C_IPC, "IPC", 5, 7, NULL);
+	lcol_add(c, &n, C_RSS, "maxrss", 7, 1, NULL);
+	lcol_add(c, &n, C_FOR, "foreign", 7, 8, NULL);
+	for (size_t i = 0; i < n; i++)
+		total += c[i].width + 1;
+	for (int p = 8; p > 0 && total > cw; p--)
+		for (size_t i = n; i-- > 0 && total > cw;)
+			if (c[i].on && c[i].prio == p) {
+				c[i].on = false;
+				total -= c[i].width + 1;
 			}
+	return n;
 }
 
 static const char *
@@ -56,20 +105,20 @@ static void
 legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, namew, x, rows;
-	bool on[C_N];
+	struct lcol col[LEGS_COLS_MAX];
+	size_t ncol;
 	char buf[64];
 
 	(void)now;
-	legs_columns(cw, on, &namew);
+	ncol = legs_columns(m, cw, col, &namew);
 	x = 1;
-	for (int c = 0; c < C_N; c++) {
-		int cwid = c == C_CELL || c == C_ARM ? namew : cols[c].width;
-		if (!on[c])
+	for (size_t c = 0; c < ncol; c++) {
+		if (!col[c].on)
 			continue;
-		snprintf(buf, sizeof buf, c <= C_ARM ? "%-*s" : "%*s", cwid,
-		    cols[c].head);
+		snprintf(buf, sizeof buf, col[c].kind <= C_ARM ? "%-*s" : "%*s",
+		    col[c].width, col[c].head);
 		render_put(w, 1, x, cw + 1 - x, THEME_LABEL, buf);
-		x += cwid + 1;
+		x += col[c].width + 1;
 	}
 	rows = h - 1;
 	if (m->nlegs == 0) {
@@ -96,12 +145,15 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    (l->noisy ? THEME_WARN : THEME_NORMAL) :
 		    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
 		x = 1;
-		for (int c = 0; c < C_N; c++) {
-			int cwid = c == C_CELL || c == C_ARM ? namew : cols[c].width;
+		for (size_t c = 0; c < ncol; c++) {
+			int cwid = col[c].width;
 			int role = base;
-			if (!on[c])
+			char d[32];
+			double v;
+
+			if (!col[c].on)
 				continue;
-			switch (c) {
+			switch (col[c].kind) {
 			case C_CELL: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->cell); break;
 			case C_ARM: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->arm); break;
 			case C_REP:
@@ -122,17 +174,15 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 				else
 					snprintf(buf, sizeof buf, "%*s", cwid, "-");
 				break;
-			case C_WALL: case C_CPU: {
-				char d[32];
-				render_fmt_duration(d, sizeof d, c == C_WALL ? l->wall : l->cpu);
+			case C_WALL: case C_CPU:
+				render_fmt_duration(d, sizeof d, col[c].kind == C_WALL ?
+				    l->wall : l->cpu);
 				snprintf(buf, sizeof buf, "%*s", cwid, d);
 				break;
-			}
-			case C_CYC: case C_INS: case C_RSS: {
-				char d[32];
-				double v = c == C_CYC ? l->cycles : c == C_INS ?
-				    l->instructions : l->maxrss_kb;
-				if (c == C_RSS)
+			case C_VAL: case C_RSS:
+				v = col[c].kind == C_RSS ? l->maxrss_kb :
+				    model_leg_value(l, col[c].mc);
+				if (col[c].kind == C_RSS)
 					render_fmt_kb(d, sizeof d, v);
 				else
 					render_fmt_num(d, sizeof d, v, cwid);
@@ -140,7 +190,6 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 				if (isnan(v) && !sel)
 					role = THEME_DIM;
 				break;
-			}
 			case C_IPC:
 				if (isnan(l->cycles) || isnan(l->instructions) || l->cycles <= 0) {
 					snprintf(buf, sizeof buf, "%*s", cwid, "n/a");
@@ -266,7 +315,16 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 	x += RATIO_VERDICT_W;
 	if (!show_range)
 		goto strip;
-	if (!none) {
+	if (!none && (strcmp(metric, "wall") == 0 || strcmp(metric, "cpu") == 0)) {
+		char a[16], b[16];
+
+		/* Time, not a ratio: the arm's median and its comparison
+		 * arm's, so an arm's cost is read here and not guessed. */
+		render_fmt_duration(a, sizeof a, num(mo, "abs"));
+		render_fmt_duration(b, sizeof b, num(mo, "vs_abs"));
+		snprintf(buf, sizeof buf, "%s vs %s", a, b);
+		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+	} else if (!none) {
 		render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
 		render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
 		snprintf(buf, sizeof buf, "range %s-%s", lo, hi);
@@ -426,12 +484,28 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		if (labelw > room - metricw)
 			labelw = room - metricw > 10 ? room - metricw : 10;
 	}
-#define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
+	/* A taller window shows more: never scroll past the last line (the
+	 * count of the previous draw; it changes only with new legs). */
+	if (r->scroll[PANE_RATIOS] > r->ratio_lines - h)
+		r->scroll[PANE_RATIOS] = r->ratio_lines - h;
+	if (r->scroll[PANE_RATIOS] < 0)
+		r->scroll[PANE_RATIOS] = 0;
+	/* A row scrolled to the top keeps its cell's name above it. */
+#define EMIT_ROW(title, code) do { \
+	if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { \
+		if (y == 1 && !(title) && h > 1) { \
+			ratio_cell_title(w, y, cw, cname, cell); \
+			y++; \
+		} \
+		code; \
+		y++; \
+	} } while (0)
+#define EMIT(code) EMIT_ROW(false, code)
 	json_object_foreach((json_t *)cells, cname, cell) {
 		const json_t *arms = json_object_get(cell, "arms"), *arm;
 		const char *aname;
 
-		EMIT(ratio_cell_title(w, y, cw, cname, cell));
+		EMIT_ROW(true, ratio_cell_title(w, y, cw, cname, cell));
 		json_object_foreach((json_t *)arms, aname, arm) {
 			const json_t *metrics = json_object_get(arm, "metrics"), *mo;
 			const char *vs = json_string_value(json_object_get(arm, "vs"));
@@ -460,7 +534,17 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		}
 	}
 #undef EMIT
+#undef EMIT_ROW
 	r->ratio_lines = line;
+	if (line > h && h > 0) {
+		char pos[48];
+		int last = r->scroll[PANE_RATIOS] + h;
+
+		snprintf(pos, sizeof pos, " %d-%d/%d ", r->scroll[PANE_RATIOS] + 1,
+		    last < line ? last : line, line);
+		render_put(w, h + 1, cw - (int)strlen(pos), (int)strlen(pos),
+		    THEME_BORDER, pos);
+	}
 }
 
 static int

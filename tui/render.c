@@ -288,13 +288,15 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 {
 	static const char *const live[][2] = {
 		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
-		{ "?", "help" }, { "t", "theme" }, { "Tab", "pane" },
-		{ "j/k", "scroll" }, { "Enter", "leg" }, { "f", "profiles" },
+		{ "?", "help" }, { "w", "messages" }, { "Tab", "pane" },
+		{ "Enter", "leg" }, { "j/k", "scroll" }, { "f", "profiles" },
+		{ "t", "theme" },
 	};
+	/* Only keys replay_key and the panes really take. */
 	static const char *const replay[][2] = {
-		{ "space", "play" }, { "+/-", "speed" }, { "</>", "step" },
+		{ "space", "play" }, { "+/-", "speed" }, { "h/l", "step" },
 		{ "Home/End", "ends" }, { "q", "quit" }, { "?", "help" },
-		{ "t", "theme" }, { "Tab", "pane" }, { "Enter", "leg" },
+		{ "w", "messages" }, { "Tab", "pane" }, { "Enter", "leg" },
 		{ "f", "profiles" },
 	};
 	const char *const (*keys)[2] = r->replay ? replay : live;
@@ -324,8 +326,12 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 		x += (int)strlen(buf);
 	}
 	if (r->message[0] || m->warning[0]) {
-		snprintf(buf, sizeof buf, " %s", r->message[0] ? r->message :
-		    m->warning);
+		/* The newest warning, cut; w shows them all, whole. */
+		if (r->message[0])
+			snprintf(buf, sizeof buf, " %s", r->message);
+		else
+			snprintf(buf, sizeof buf, " [%zu] %s", m->nlog +
+			    m->log_dropped, m->warning);
 		if (x + 4 < cols)
 			render_put(w, 0, x + 1, cols - x - 1, THEME_WARN, buf);
 	}
@@ -350,21 +356,22 @@ draw_pane(struct render *r, int p, struct model *m, double now)
 }
 
 static const char *const help_text[] = {
-	"Live round",
-	"  p        pause after the current leg / resume",
-	"  a        abort (asks y/n); the round stays resumable",
-	"  g        let the leg the quiet gate holds go now (logged)",
-	"  q        quit (asks to abort a running round); Ctrl-C too",
-	"Everywhere",
-	"  ?        this help          t   next theme",
-	"  Tab      next pane          j/k, arrows, PgUp/PgDn  scroll",
-	"  Enter    the selected leg: command, env, output tail",
-	"  f        ratios pane: the profiles, each arm beside its comparison",
-	"Ratios: estimate [interval] verdict (SUSPECT: A/A arms differ)",
-	"  same: in margin  above/below: CI past 1  undecided: more reps",
-	"Replay",
-	"  space    play / pause       + -   speed",
-	"  <- ->    step one leg       Home End  first / last event",
+	"Keys   p pause/resume   a abort (y/n, resumable)   g run the held leg now",
+	"       q quit (Ctrl-C; twice: abort and quit at once)   w messages",
+	"       t theme   ? help   Tab pane   j/k PgUp/PgDn scroll   f profiles",
+	"       Enter the leg: command, env, counters, output",
+	"Replay space play/stop   + - speed   h l step a leg   Home End ends",
+	"Plan   # done   > running   x failed   . to run",
+	"Legs   ~ noisy: other programs used more CPU than the gate allows",
+	"       ! failed   T timed out   A aborted (runs again on resume)",
+	"       w1 a warm-up leg (never counted)   n/a: not measured here",
+	"cores  foreign CPU use: 1.00 = one whole CPU busy outside the round",
+	"Ratios arm/its comparison arm, paired rep by rep; estimate [interval]",
+	"floor  the A/A noise floor: how far two identical arms differ",
+	"Verdicts  same: within the margin   above / below: the interval is",
+	"       wholly above / below 1   undecided: more reps would tell",
+	"       unknown: too few reps for an interval   SUSPECT/BIASED: the",
+	"       A/A arms differ, so the round measures something else too",
 	"",
 	"Any key closes this help.",
 };
@@ -395,38 +402,117 @@ draw_box_lines(struct render *r, const char *title, const char *const *lines,
 	wnoutrefresh(win);
 }
 
-static void __attribute__((format(printf, 4, 5)))
-add_line(char buf[][200], const char **lines, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
+/* The leg pop-up's lines: every one cut to the box's width, long ones
+ * wrapped onto more lines (indented), so a long command or output line is
+ * read whole. */
+#define DETAIL_LINES 64
+struct detail {
+	char buf[DETAIL_LINES][256];
+	const char *lines[DETAIL_LINES];
+	size_t n;
+	int width;
+};
 
-	if (*n >= 24)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf[*n], 200, fmt, ap);
-	va_end(ap);
-	lines[*n] = buf[*n];
-	(*n)++;
+static void
+detail_add(struct detail *d, const char *text)
+{
+	size_t len = strlen(text), off = 0, w = (size_t)(d->width > 8 ?
+	    d->width : 8);
+
+	do {
+		size_t take = len - off, ind = off > 0 ? 4 : 0;
+
+		if (d->n >= DETAIL_LINES)
+			return;
+		if (take > w - ind)
+			take = w - ind;
+		if (take > sizeof d->buf[0] - 1 - ind)
+			take = sizeof d->buf[0] - 1 - ind;
+		/* Never split a UTF-8 sequence; break at a space when there
+		 * is one near the end. */
+		while (off + take < len && take > 1 &&
+		    ((unsigned char)text[off + take] & 0xc0) == 0x80)
+			take--;
+		if (off + take < len) {
+			size_t sp = take;
+
+			while (sp > take * 3 / 4 && text[off + sp] != ' ')
+				sp--;
+			if (text[off + sp] == ' ')
+				take = sp + 1;
+		}
+		snprintf(d->buf[d->n], sizeof d->buf[0], "%*s%.*s", (int)ind, "",
+		    (int)take, text + off);
+		d->lines[d->n] = d->buf[d->n];
+		d->n++;
+		off += take;
+	} while (off < len);
 }
 
-/* Enter on a leg: its command line and env (leg_start), its result, and
- * the tail of its output (read by the console into detail_tail). */
+static void __attribute__((format(printf, 2, 3)))
+detail_addf(struct detail *d, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	detail_add(d, line);
+}
+
+/* "name value" pairs of a leg's counters or metrics on one line. */
+static void
+detail_values(struct detail *d, const char *label, const json_t *o)
+{
+	char line[2048];
+	size_t len = 0;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(o) || json_object_size(o) == 0)
+		return;
+	len = (size_t)snprintf(line, sizeof line, "%s:", label);
+	json_object_foreach((json_t *)o, key, v) {
+		char num[32];
+
+		if (json_is_integer(v))
+			snprintf(num, sizeof num, "%lld",
+			    (long long)json_integer_value(v));
+		else if (json_is_number(v))
+			snprintf(num, sizeof num, "%.6g", json_number_value(v));
+		else
+			snprintf(num, sizeof num, "n/a");
+		if (len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    "  %s %s", key, num);
+	}
+	detail_add(d, line);
+}
+
+/* Enter on a leg: the command and env it ran with (its leg_start), its
+ * result with every counter and metric, and the tail of its output (read
+ * and escaped by the console into detail_tail). */
 static void
 draw_leg_detail(struct render *r, struct model *m)
 {
-	char buf[24][200], rcs[16];
-	const char *lines[24];
-	size_t n = 0;
+	static struct detail d;
+	char rcs[16], rep[32];
 	const struct model_leg *l;
 	const json_t *start, *v;
 
 	if (r->detail_leg >= m->nlegs)
 		return;
+	d.n = 0;
+	d.width = r->cols - 8;
 	l = &m->legs[r->detail_leg];
 	start = l->start;
-#define LINE(...) add_line(buf, lines, &n, __VA_ARGS__)
-	LINE("%s / %s / rep %d   seq %d   status %s", l->cell, l->arm, l->rep,
-	    l->seq, l->status);
+	if (l->warmup > 0)
+		snprintf(rep, sizeof rep, "warm-up %d", l->warmup);
+	else
+		snprintf(rep, sizeof rep, "rep %d", l->rep);
+	detail_addf(&d, "%s / %s / %s   seq %d   status %s", l->cell, l->arm,
+	    rep, l->seq, l->status);
 	/* The command as it ran: the argv and env the engine built for this
 	 * leg, from its leg_start event. */
 	v = start != NULL ? json_object_get(start, "argv") : NULL;
@@ -440,16 +526,16 @@ draw_leg_detail(struct render *r, struct model *m)
 				argv[k++] = (char *)json_string_value(a);
 		argv[k] = NULL;
 		line = legcmd_argv_line(argv);
-		LINE("command: %s", line != NULL ? line : "?");
+		detail_addf(&d, "command: %s", line != NULL ? line : "?");
 		free(line);
 	} else {
 		v = json_object_get(l->ev, "bin");
-		LINE("command: not in this log (bin %s)",
+		detail_addf(&d, "command: not in this log (bin %s)",
 		    json_is_string(v) ? json_string_value(v) : "?");
 	}
 	v = start != NULL ? json_object_get(start, "env") : NULL;
 	if (json_is_object(v) && json_object_size(v) > 0) {
-		char env[400] = "";
+		char env[1024] = "";
 		const char *key;
 		json_t *val;
 
@@ -457,23 +543,71 @@ draw_leg_detail(struct render *r, struct model *m)
 			snprintf(env + strlen(env), sizeof env - strlen(env),
 			    "%s=%s ", key, json_is_string(val) ?
 			    json_string_value(val) : "?");
-		LINE("env overrides: %s", env);
+		detail_addf(&d, "env overrides: %s", env);
 	} else if (json_is_object(v)) {
-		LINE("env overrides: (none)");
+		detail_add(&d, "env overrides: (none)");
 	}
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	LINE("rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
-	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none", l->wall, l->cpu, l->maxrss_kb);
+	detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
+	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none", l->wall,
+	    l->cpu, l->maxrss_kb);
+	detail_values(&d, "counters", json_object_get(l->ev, "counters"));
+	detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));
+	v = json_object_get(l->ev, "prepare_rc");
+	if (json_is_integer(v))
+		detail_addf(&d, "prepare exited %lld", (long long)
+		    json_integer_value(v));
 	v = json_object_get(start ? start : l->ev, "out");
-	LINE("output %s:", json_is_string(v) ? json_string_value(v) : "(not logged)");
+	{
+		const json_t *ob = json_object_get(l->ev, "output_bytes");
+		char size[64] = "";
+
+		if (json_is_integer(ob))
+			snprintf(size, sizeof size, " (%lld bytes%s)", (long long)
+			    json_integer_value(ob), json_is_true(json_object_get(
+			    l->ev, "output_truncated")) ? ", cut at max_bytes" :
+			    "");
+		detail_addf(&d, "output %s%s:", json_is_string(v) ?
+		    json_string_value(v) : "(not logged)", size);
+	}
 	for (int i = 0; i < RENDER_TAIL_LINES; i++)
 		if (r->detail_tail[i][0])
-			LINE("  %s", r->detail_tail[i]);
-	LINE("%s", "");
-	LINE("Esc or Enter closes.");
-#undef LINE
-	draw_box_lines(r, " leg ", lines, n, r->cols - 8);
+			detail_addf(&d, "  %s", r->detail_tail[i]);
+	detail_add(&d, "");
+	detail_add(&d, "Esc or Enter closes.");
+	draw_box_lines(r, " leg ", d.lines, d.n, r->cols - 8);
+}
+
+/* The message log (w): every warning, newest at the bottom, wrapped;
+ * j/k and PgUp/PgDn scroll it. */
+static void
+draw_log(struct render *r, struct model *m)
+{
+	static struct detail d;
+	size_t end, start, first;
+	int h = r->rows - 4;
+	char title[64];
+
+	d.n = 0;
+	d.width = r->cols - 8;
+	if (h < 1)
+		h = 1;
+	if (r->log_back >= m->nlog)
+		r->log_back = m->nlog > 0 ? m->nlog - 1 : 0;
+	end = m->nlog - (m->nlog > 0 ? r->log_back : 0);
+	start = end > (size_t)h ? end - (size_t)h : 0;
+	if (m->nlog == 0)
+		detail_add(&d, "No warnings so far.");
+	if (start == 0 && m->log_dropped > 0)
+		detail_addf(&d, "(%zu older messages dropped)", m->log_dropped);
+	for (size_t i = start; i < end; i++)
+		detail_add(&d, m->log[i]);
+	/* Wrapped entries take more than one line: keep the newest. */
+	first = d.n > (size_t)h ? d.n - (size_t)h : 0;
+	snprintf(title, sizeof title, " messages %zu/%zu  (j/k scroll, w or Esc "
+	    "closes) ", end, m->nlog);
+	draw_box_lines(r, title, d.lines + first, d.n - first, r->cols - 8);
 }
 
 void
@@ -481,6 +615,21 @@ render_draw(struct render *r, struct model *m, double now)
 {
 	if (r->rows != LINES || r->cols != COLS)
 		render_layout(r);
+	if (LINES < RENDER_MIN_ROWS || COLS < RENDER_MIN_COLS) {
+		/* Too small for the panes: one line that says so, not a
+		 * broken layout.  The round runs on; q still quits. */
+		char line[160];
+
+		snprintf(line, sizeof line, "terminal %dx%d too small: needs "
+		    "%dx%d (q quits)", COLS, LINES, RENDER_MIN_COLS,
+		    RENDER_MIN_ROWS);
+		werase(stdscr);
+		mvaddnstr(0, 0, line, COLS);
+		wnoutrefresh(stdscr);
+		doupdate();
+		r->dirty = ~0u;
+		return;
+	}
 	if (r->overlay != OVERLAY_NONE)
 		r->dirty = ~0u; /* an overlay hides parts of every pane */
 	for (int p = 0; p < PANE_COUNT; p++) {
@@ -497,8 +646,18 @@ render_draw(struct render *r, struct model *m, double now)
 	r->dirty = 0;
 	switch (r->overlay) {
 	case OVERLAY_HELP:
-		draw_box_lines(r, " help ", help_text,
-		    sizeof help_text / sizeof help_text[0], 68);
+	{
+		/* The plan's symbols as this terminal shows them. */
+		const char *lines[sizeof help_text / sizeof help_text[0]];
+
+		for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+			lines[i] = help_text[i];
+		if (r->utf8)
+			lines[5] = "Plan   \u25a0 done   \u25b6 running   x failed   "
+			    "\u00b7 to run";
+		draw_box_lines(r, " help ", lines, sizeof lines / sizeof lines[0],
+		    70);
+	}
 		break;
 	case OVERLAY_CONFIRM_ABORT: {
 		const char *l[] = { "Abort the round?  The leg running now is ended;",
@@ -517,6 +676,9 @@ render_draw(struct render *r, struct model *m, double now)
 	case OVERLAY_LEG:
 		draw_leg_detail(r, m);
 		break;
+	case OVERLAY_LOG:
+		draw_log(r, m);
+		break;
 	case OVERLAY_NONE:
 		break;
 	}
@@ -529,6 +691,20 @@ render_key(struct render *r, struct model *m, int key)
 	static const int order[] = { PANE_LEGS, PANE_RATIOS, PANE_PLAN };
 	const struct render_pane_ops *ops;
 
+	if (r->overlay == OVERLAY_LOG) {
+		switch (key) {
+		case 'k': case KEY_UP: r->log_back++; break;
+		case 'j': case KEY_DOWN: if (r->log_back) r->log_back--; break;
+		case KEY_PPAGE: r->log_back += 10; break;
+		case KEY_NPAGE: r->log_back = r->log_back > 10 ?
+		    r->log_back - 10 : 0; break;
+		case KEY_HOME: r->log_back = m->nlog; break;
+		case KEY_END: r->log_back = 0; break;
+		default: r->overlay = OVERLAY_NONE; break;
+		}
+		render_touch_all(r);
+		return RENDER_KEY_HANDLED;
+	}
 	if (r->overlay == OVERLAY_LEG || r->overlay == OVERLAY_HELP) {
 		r->overlay = OVERLAY_NONE;
 		render_touch_all(r);

@@ -33,6 +33,7 @@ enum render_overlay {
 	OVERLAY_CONFIRM_ABORT,
 	OVERLAY_CONFIRM_QUIT,
 	OVERLAY_LEG,
+	OVERLAY_LOG,             /* the message log (w) */
 };
 
 /* What a key handler asks the loop for (a bitmask). */
@@ -43,6 +44,9 @@ enum {
 };
 
 #define RENDER_TAIL_LINES 8
+/* Below this the panes do not fit: the console shows one line saying so. */
+#define RENDER_MIN_COLS 60
+#define RENDER_MIN_ROWS 16
 
 struct render {
 	WINDOW *win[PANE_COUNT];
@@ -59,7 +63,9 @@ struct render {
 
 	enum render_overlay overlay;
 	size_t detail_leg;       /* index into model legs for OVERLAY_LEG */
-	char detail_tail[RENDER_TAIL_LINES][160];
+	size_t log_back;         /* OVERLAY_LOG: lines scrolled back from the
+	                          * newest */
+	char detail_tail[RENDER_TAIL_LINES][512];
 
 	/* Set by the console. */
 	const struct spec *spec; /* the round file (command, env), or NULL */

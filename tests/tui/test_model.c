@@ -286,6 +286,58 @@ test_legacy_and_unknown(void **state)
 	json_decref(seal);
 }
 
+/* The legs table's columns: the round's counters and the legs' metrics,
+ * each marked seen once a leg has a value (a counter the machine lacks
+ * never is); a warm-up leg is listed but not counted; warnings go to the
+ * message log whole. */
+static void
+test_columns_warmup_log(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"round\",\"ts\":\"2026-11-29T15:00:00.000Z\",\"name\":\"r\","
+		"\"cells\":[\"c\"],\"arms\":[\"a\"],\"reps\":1,\"legs_total\":1,"
+		"\"counters\":[\"cycles\",\"task-clock\"]}",
+		"{\"t\":\"leg\",\"ts\":\"2026-11-29T15:00:01.000Z\",\"cell\":\"c\","
+		"\"arm\":\"a\",\"rep\":0,\"seq\":0,\"warmup\":1,\"status\":\"ok\","
+		"\"rc\":0,\"wall\":1,\"counters\":{\"cycles\":null,\"task-clock\":5}}",
+		"{\"t\":\"warning\",\"ts\":\"2026-11-29T15:00:01.500Z\",\"msg\":"
+		"\"counter cycles is n/a: this machine has no hardware PMU\"}",
+		"{\"t\":\"leg\",\"ts\":\"2026-11-29T15:00:02.000Z\",\"cell\":\"c\","
+		"\"arm\":\"a\",\"rep\":1,\"seq\":1,\"status\":\"ok\",\"rc\":0,"
+		"\"wall\":1,\"counters\":{\"cycles\":null,\"task-clock\":7},"
+		"\"metrics\":{\"rps\":300}}",
+	};
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		json_t *ev = json_loads(lines[i], 0, NULL);
+
+		assert_non_null(ev);
+		model_feed(&m, ev);
+		json_decref(ev);
+	}
+	assert_int_equal(m.ncols, 3);
+	assert_string_equal(m.cols[0].name, "cycles");
+	assert_false(m.cols[0].seen);          /* n/a in every leg */
+	assert_string_equal(m.cols[1].name, "task-clock");
+	assert_true(m.cols[1].seen);
+	assert_string_equal(m.cols[2].name, "rps");
+	assert_true(m.cols[2].metric && m.cols[2].seen);
+	assert_true(model_leg_value(&m.legs[1], &m.cols[2]) == 300);
+	assert_true(isnan(model_leg_value(&m.legs[1], &m.cols[0])));
+	/* the warm-up leg: listed, not counted */
+	assert_int_equal(m.nlegs, 2);
+	assert_int_equal(m.legs[0].warmup, 1);
+	assert_int_equal(m.legs_done, 1);
+	assert_int_equal(model_grid_at(&m, 0, 0, 1), MODEL_DONE);
+	assert_int_equal(m.nlog, 1);
+	assert_non_null(strstr(m.log[0], "15:00:01 counter cycles"));
+	assert_non_null(strstr(m.log[0], "no hardware PMU"));
+	model_finish(&m);
+}
+
 /* Events with missing or mistyped fields change nothing they cannot. */
 static void
 test_garbage(void **state)
@@ -409,6 +461,7 @@ main(void)
 		cmocka_unit_test(test_current_leg_and_states),
 		cmocka_unit_test(test_legacy_and_unknown),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_columns_warmup_log),
 		cmocka_unit_test(test_parse_ts),
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_stopped_leg),
