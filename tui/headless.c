@@ -3,6 +3,7 @@
  * arithmetic as `benchtui report` and the console). */
 #include "headless.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -120,10 +121,18 @@ headless_leg(struct headless *h, const json_t *ev)
 		const char *k;
 		json_t *v;
 
-		json_object_foreach(json_object_get(ev, "metrics"), k, v)
-			if (json_is_number(v))
-				fprintf(h->out, " %s=%.6g", k,
-				    json_number_value(v));
+		/* Whole numbers (requests, bytes) whole, others to 6
+		 * significant digits. */
+		json_object_foreach(json_object_get(ev, "metrics"), k, v) {
+			double x = json_number_value(v);
+
+			if (!json_is_number(v))
+				continue;
+			if (x == floor(x) && fabs(x) < 1e15)
+				fprintf(h->out, " %s=%.0f", k, x);
+			else
+				fprintf(h->out, " %s=%.6g", k, x);
+		}
 	}
 	if (strcmp(status, "ok") != 0)
 		fprintf(h->out, " %s", status);
