@@ -16,15 +16,8 @@
 
 #include "clock.h"
 
-struct procs_entry {
-	pid_t pid;
-	pid_t ppid;
-	char state;
-	long long ticks; /* utime + stime + cutime + cstime */
-};
-
 struct procs_table {
-	struct procs_entry *v;
+	struct procs_stat *v;
 	size_t n;
 	size_t cap;
 };
@@ -37,15 +30,33 @@ procs_become_subreaper(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* The boot time in epoch seconds (/proc/stat's btime), read once; -1 when
+ * it cannot be read. */
+static long long
+procs_btime(void)
+{
+	static long long btime = -1;
+	char line[256];
+	FILE *f;
+
+	if (btime >= 0 || (f = fopen("/proc/stat", "re")) == NULL)
+		return btime;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	fclose(f);
+	return btime;
+}
+
 /* Parse one /proc/PID/stat line.  The comm field is in parentheses and may
  * itself hold spaces and ')', so the fields after it are found from the
  * LAST ')' of the line. */
 static int
-procs_parse_stat(const char *buf, struct procs_entry *e)
+procs_parse_stat(const char *buf, struct procs_stat *e)
 {
 	const char *rp = strrchr(buf, ')');
 	char *end;
-	long long f[15];
+	long long f[19], btime;
 	const char *p;
 	int i;
 
@@ -59,9 +70,10 @@ procs_parse_stat(const char *buf, struct procs_entry *e)
 	if (e->state == '\0' || p[1] != ' ')
 		return -1;
 	p += 2;
-	/* Fields 4..17: ppid pgrp session tty_nr tpgid flags minflt cminflt
-	 * majflt cmajflt utime stime cutime cstime. */
-	for (i = 0; i < 14; i++) {
+	/* Fields 4..22: ppid pgrp session tty_nr tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime cutime cstime priority nice num_threads
+	 * itrealvalue starttime. */
+	for (i = 0; i < 19; i++) {
 		errno = 0;
 		f[i] = strtoll(p, &end, 10);
 		if (end == p || errno != 0)
@@ -69,12 +81,16 @@ procs_parse_stat(const char *buf, struct procs_entry *e)
 		p = end;
 	}
 	e->ppid = (pid_t)f[0];
+	e->pgrp = (pid_t)f[1];
 	e->ticks = f[10] + f[11] + f[12] + f[13];
+	btime = procs_btime();
+	e->started = btime < 0 ? -1 : (double)btime + (double)f[18] /
+	    (double)sysconf(_SC_CLK_TCK);
 	return 0;
 }
 
-static int
-procs_read_one(pid_t pid, struct procs_entry *e)
+int
+procs_stat(pid_t pid, struct procs_stat *e)
 {
 	char path[64], buf[1024];
 	FILE *fp;
@@ -105,17 +121,17 @@ procs_table_read(struct procs_table *t)
 	if (d == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
-		struct procs_entry e;
+		struct procs_stat e;
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (*end != '\0' || pid <= 0)
 			continue;
-		if (procs_read_one((pid_t)pid, &e) != 0)
+		if (procs_stat((pid_t)pid, &e) != 0)
 			continue;
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? t->cap * 2 : 256;
-			struct procs_entry *v = realloc(t->v, cap * sizeof *v);
+			struct procs_stat *v = realloc(t->v, cap * sizeof *v);
 
 			if (v == NULL) {
 				closedir(d);
@@ -162,11 +178,6 @@ procs_table_mark_except(const struct procs_table *t, pid_t root,
 	}
 }
 
-static void
-procs_table_mark(const struct procs_table *t, pid_t root, unsigned char *mark)
-{
-	procs_table_mark_except(t, root, NULL, 0, mark);
-}
 
 /* Append the children of every thread of pid (its children links) to
  * *v.  0, or -1 on allocation failure. */
@@ -243,9 +254,9 @@ procs_tree_ticks(pid_t root)
 	pid_t *todo = NULL;
 	size_t n = 0, cap = 0;
 	long long sum = 0;
-	struct procs_entry e;
+	struct procs_stat e;
 
-	if (procs_read_one(root, &e) != 0)
+	if (procs_stat(root, &e) != 0)
 		return -1;
 	sum = e.ticks;
 	if (procs_children(root, &todo, &n, &cap) != 0)
@@ -257,7 +268,7 @@ procs_tree_ticks(pid_t root)
 	while (n > 0) {
 		pid_t pid = todo[--n];
 
-		if (procs_read_one(pid, &e) != 0)
+		if (procs_stat(pid, &e) != 0)
 			continue; /* gone since: its time is in our cutime */
 		sum += e.ticks;
 		if (procs_children(pid, &todo, &n, &cap) != 0)
@@ -270,30 +281,6 @@ fail:
 	return -1;
 }
 
-size_t
-procs_descendants(pid_t root, pid_t *pids, size_t max)
-{
-	struct procs_table t;
-	unsigned char *mark;
-	size_t i, n = 0;
-
-	if (procs_table_read(&t) != 0)
-		return 0;
-	mark = calloc(t.n ? t.n : 1, 1);
-	if (mark == NULL) {
-		free(t.v);
-		return 0;
-	}
-	procs_table_mark(&t, root, mark);
-	for (i = 0; i < t.n && n < max; i++) {
-		if (mark[i] && t.v[i].pid != root && t.v[i].state != 'Z' &&
-		    t.v[i].state != 'X')
-			pids[n++] = t.v[i].pid;
-	}
-	free(mark);
-	free(t.v);
-	return n;
-}
 
 int
 procs_pin_self(const unsigned char *mask, int ncpus)
@@ -348,9 +335,9 @@ procs_cpulist_parse(const char *list, unsigned char *mask, int ncpus)
 bool
 procs_alive(pid_t pid)
 {
-	struct procs_entry e;
+	struct procs_stat e;
 
-	if (pid <= 0 || procs_read_one(pid, &e) != 0)
+	if (pid <= 0 || procs_stat(pid, &e) != 0)
 		return false;
 	return e.state != 'Z' && e.state != 'X';
 }
@@ -487,6 +474,34 @@ procs_collect_except(pid_t root, const pid_t *keep, size_t nkeep,
 	free(mark);
 	free(t.v);
 	return n;
+}
+
+size_t
+procs_descendants(pid_t root, pid_t *pids, size_t max)
+{
+	pid_t *all = NULL;
+	size_t n = procs_collect_except(root, NULL, 0, &all);
+
+	if (n > max)
+		n = max;
+	if (n > 0)
+		memcpy(pids, all, n * sizeof *pids);
+	free(all);
+	return n;
+}
+
+bool
+procs_each(bool (*fn)(const struct procs_stat *st, void *arg), void *arg)
+{
+	struct procs_table t;
+	bool stopped = false;
+
+	if (procs_table_read(&t) != 0)
+		return false;
+	for (size_t i = 0; i < t.n && !stopped; i++)
+		stopped = fn(&t.v[i], arg);
+	free(t.v);
+	return stopped;
 }
 
 /* Reap orphans until none of pids is alive or wait_s has passed, napping

@@ -6,6 +6,24 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* What benchtui reads of a process's /proc/PID/stat. */
+struct procs_stat {
+	pid_t pid, ppid, pgrp;
+	char state;          /* R, S, D, Z (zombie), X (dead), ... */
+	long long ticks;     /* utime + stime + cutime + cstime, clock ticks */
+	double started;      /* epoch seconds (starttime + btime), or -1 */
+};
+
+/* Read pid's /proc/PID/stat (the one parser of it).  0, or -1 when the
+ * process is gone or the line cannot be read. */
+int procs_stat(pid_t pid, struct procs_stat *st);
+
+/* Call fn for every process of the host until it returns true (then true).
+ * A walk of all of /proc: O(the host's processes), some milliseconds on a
+ * busy machine; never on a leg's path. */
+bool procs_each(bool (*fn)(const struct procs_stat *st, void *arg),
+    void *arg);
+
 /* Make this process a child subreaper, so orphaned grandchildren of legs and
  * servers are reparented to us and can be reaped and ended. */
 void procs_become_subreaper(void);

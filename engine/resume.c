@@ -17,6 +17,7 @@
 
 #include "logread.h"
 #include "resume.h"
+#include "procs.h"
 #include "seal.h"
 #include "rfile.h"
 #include "tally.h"
@@ -475,100 +476,45 @@ resume_sealed(const struct resume_state *rs)
 double
 resume_proc_started(pid_t pid)
 {
-	static long long btime = -1;
-	char path[64], buf[1024];
-	unsigned long long start = 0;
-	FILE *f;
-	char *p;
-	size_t n;
+	struct procs_stat st;
 
-	if (btime < 0) {
-		char line[256];
-		if ((f = fopen("/proc/stat", "r")) == NULL)
-			return -1;
-		while (fgets(line, sizeof line, f) != NULL)
-			if (sscanf(line, "btime %lld", &btime) == 1)
-				break;
-		fclose(f);
-		if (btime < 0)
-			return -1;
-	}
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	if (procs_stat(pid, &st) != 0 || st.state == 'Z')
 		return -1;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	p += 2;
-	/* state is field 3; starttime is field 22, i.e. 19 fields after state. */
-	for (int field = 3; field < 22; field++) {
-		if ((p = strchr(p, ' ')) == NULL)
-			return -1;
-		p++;
-	}
-	if (p[0] == 'Z')
-		return -1;
-	start = strtoull(p, NULL, 10);
-	return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+	return st.started;
 }
 
 static bool
 resume_zombie_or_gone(pid_t pid)
 {
-	char path[64], buf[512];
-	FILE *f;
-	size_t n;
-	char *p;
+	struct procs_stat st;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return true;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+	return procs_stat(pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+}
+
+struct resume_group_look {
+	pid_t pgid;
+	double lo;
+};
+
+static bool
+resume_group_member_after(const struct procs_stat *st, void *arg)
+{
+	const struct resume_group_look *g = arg;
+
+	return st->pid > 1 && st->pgrp == g->pgid && st->state != 'Z' &&
+	    st->state != 'X' && st->started >= g->lo;
 }
 
 /* Whether a live process of group pgid started at or after lo: the group a
  * logged leader made, whose leader died with benchtui (PR_SET_PDEATHSIG)
- * while what it forked, which has no PDEATHSIG of its own, runs on. */
+ * while what it forked, which has no PDEATHSIG of its own, runs on.  A walk
+ * of all of /proc, once per dead leader the log names. */
 static bool
 resume_group_started_after(pid_t pgid, double lo)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	bool found = false;
+	struct resume_group_look g = { .pgid = pgid, .lo = lo };
 
-	if (d == NULL)
-		return false;
-	while (!found && (de = readdir(d)) != NULL) {
-		char path[64], buf[512], *p, *end;
-		long pid = strtol(de->d_name, &end, 10);
-		int ppid, pgrp;
-		char state;
-		FILE *f;
-		size_t n;
-
-		if (*end != '\0' || pid <= 1)
-			continue;
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		if ((p = strrchr(buf, ')')) == NULL ||
-		    sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 ||
-		    pgrp != (int)pgid || state == 'Z' || state == 'X')
-			continue;
-		found = resume_proc_started((pid_t)pid) >= lo;
-	}
-	closedir(d);
-	return found;
+	return procs_each(resume_group_member_after, &g);
 }
 
 /* Whether the cgroup folder path holds this process (its own group, or

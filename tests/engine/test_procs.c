@@ -115,6 +115,34 @@ test_tree_ticks_grow_for_busy_child(void **state)
 	assert_true(after >= during - 2);
 }
 
+static bool
+find_pid(const struct procs_stat *st, void *arg)
+{
+	return st->pid == *(pid_t *)arg;
+}
+
+/* The one /proc/PID/stat parser: our own line reads back as us (ppid,
+ * group, a start time in the past), and the walk of the host finds us. */
+static void
+test_stat_self_and_each(void **state)
+{
+	struct procs_stat st;
+	pid_t me = getpid(), nobody = 0;
+	double now = (double)time(NULL);
+
+	(void)state;
+	assert_int_equal(procs_stat(me, &st), 0);
+	assert_int_equal(st.pid, me);
+	assert_int_equal(st.ppid, getppid());
+	assert_int_equal(st.pgrp, getpgrp());
+	assert_true(st.state == 'R' || st.state == 'S');
+	assert_true(st.started > now - 3600 && st.started <= now + 2);
+	assert_true(st.ticks >= 0);
+	assert_true(procs_each(find_pid, &me));
+	assert_false(procs_each(find_pid, &nobody));
+	assert_int_equal(procs_stat(-1, &st), -1);
+}
+
 static void
 test_tree_ticks_gone_root(void **state)
 {
@@ -352,6 +380,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_ticks_grow_for_busy_child),
 		cmocka_unit_test(test_tree_ticks_gone_root),
+		cmocka_unit_test(test_stat_self_and_each),
 		cmocka_unit_test(test_descendants_with_odd_comm),
 		cmocka_unit_test(test_alive_false_for_zombie),
 		cmocka_unit_test(test_reap_orphans_leaves_kept),
