@@ -14,6 +14,7 @@
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
+#include "xalloc.h"
 
 static unsigned char *
 run_mask(struct run *u, const char *list, const char *field)
@@ -270,7 +271,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	u.ncpus = get_nprocs_conf();
 	u.ctr = counters_create((const char *const *)s->counters,
 	    (int)s->ncounters);
-	u.ctr_warned = calloc(s->ncounters + 1, sizeof *u.ctr_warned);
+	u.ctr_warned = xcalloc(s->ncounters + 1, sizeof *u.ctr_warned);
 
 	if (r->rs != NULL && resume_completed(r->rs)) {
 		/* Killed between "done" and the seal: the log is complete and

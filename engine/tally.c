@@ -14,22 +14,19 @@
 #include "profdiff.h"
 #include "stats.h"
 #include "tally_int.h"
+#include "xalloc.h"
 
 /* The names of the fixed metrics, in the order of M_*. */
 static const char *const fixed_metrics[M_FIXED] = {
 	"wall", "cpu", "cycles", "instructions",
 };
 
+/* Out of memory is xalloc's one policy (exit 1 after the front end gave
+ * the terminal back), not abort(). */
 void *
 tally_xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-
-	if (q == NULL) {
-		fputs("benchtui: out of memory\n", stderr);
-		abort();
-	}
-	return q;
+	return xrealloc(p, n);
 }
 
 static char *

@@ -21,6 +21,7 @@
 #include "event.h"
 #include "headless.h"
 #include "round.h"
+#include "xalloc.h"
 
 #define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
 #define CLOCK_S 1.0        /* the clock's tick while a leg runs */
@@ -58,7 +59,8 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-/* Every exit path restores the terminal, fatal ones included. */
+/* Every exit path restores the terminal, fatal ones included (out of
+ * memory calls it before its message, so the message shows). */
 static void
 console_atexit(void)
 {
@@ -132,6 +134,7 @@ console_start(struct console *c, const char *theme)
 	setlocale(LC_ALL, "");
 	if (!atexit_done) {
 		atexit(console_atexit);
+		xalloc_set_fatal_hook(console_atexit);
 		atexit_done = true;
 	}
 	scr = newterm(NULL, stdout, stdin);
@@ -296,12 +299,8 @@ drain_events(struct console *c)
 	while ((n = read(c->ev_fd, buf, sizeof buf)) > 0) {
 		size_t start = 0;
 		if (c->evlen + (size_t)n + 1 > c->evcap) {
-			size_t cap = (c->evlen + (size_t)n + 1) * 2;
-			char *p = realloc(c->evbuf, cap);
-			if (!p)
-				return;
-			c->evbuf = p;
-			c->evcap = cap;
+			c->evcap = xgrow(c->evcap, c->evlen + (size_t)n + 1, 4096);
+			c->evbuf = xrealloc(c->evbuf, c->evcap);
 		}
 		memcpy(c->evbuf + c->evlen, buf, (size_t)n);
 		c->evlen += (size_t)n;

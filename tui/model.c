@@ -12,6 +12,7 @@
 #include "spec.h"
 #include "stats.h"
 #include "tally.h"
+#include "xalloc.h"
 
 static void
 copy_name(char dst[MODEL_NAME], const char *src)
@@ -146,10 +147,8 @@ name_index(char (*names)[MODEL_NAME], size_t n, const char *name)
 static int
 add_name(char (**names)[MODEL_NAME], size_t *n, const char *name)
 {
-	char (*p)[MODEL_NAME] = realloc(*names, (*n + 1) * sizeof **names);
+	char (*p)[MODEL_NAME] = xreallocarray(*names, *n + 1, sizeof **names);
 
-	if (!p)
-		return -1;
 	*names = p;
 	copy_name(p[*n], name);
 	return (int)(*n)++;
@@ -429,12 +428,8 @@ static int
 append_leg(struct model *m, struct model_leg *l)
 {
 	if (m->nlegs == m->legs_cap) {
-		size_t cap = m->legs_cap ? m->legs_cap * 2 : 64;
-		struct model_leg *p = realloc(m->legs, cap * sizeof *p);
-		if (!p)
-			return -1;
-		m->legs = p;
-		m->legs_cap = cap;
+		m->legs_cap = xgrow(m->legs_cap, m->nlegs + 1, 64);
+		m->legs = xreallocarray(m->legs, m->legs_cap, sizeof *m->legs);
 	}
 	m->legs[m->nlegs++] = *l;
 	return 0;

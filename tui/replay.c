@@ -22,6 +22,7 @@
 #include "headless.h"
 #include "logread.h"
 #include "spec.h"
+#include "xalloc.h"
 
 #define REPLAY_GAP_MAX 5.0
 #define REPLAY_SPEED_MIN (1.0 / 64)
@@ -42,12 +43,8 @@ collect(json_t *ev, size_t lineno, void *arg)
 
 	(void)lineno;
 	if (e->n == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 256;
-		json_t **p = realloc(e->ev, cap * sizeof *p);
-		if (!p)
-			return 1;
-		e->ev = p;
-		e->cap = cap;
+		e->cap = xgrow(e->cap, e->n + 1, 256);
+		e->ev = xreallocarray(e->ev, e->cap, sizeof *e->ev);
 	}
 	e->ev[e->n++] = json_incref(ev);
 	return 0;

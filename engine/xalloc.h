@@ -1,0 +1,28 @@
+/* One policy for running out of memory: say so and exit 1.  A front end
+ * that holds the terminal (the console) sets a hook that gives it back
+ * first, so the message shows and the shell is usable.  Never abort(): it
+ * skips the hook and the atexit handlers. */
+#ifndef BENCHTUI_XALLOC_H
+#define BENCHTUI_XALLOC_H
+
+#include <stddef.h>
+
+/* Called once, before the message, when memory runs out (NULL: none). */
+void xalloc_set_fatal_hook(void (*fn)(void));
+
+/* Out of memory for n bytes: the hook, the message, exit 1. */
+_Noreturn void xalloc_die(size_t n);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+/* p resized to n elements of size bytes; n * size overflowing is out of
+ * memory too (array growth never wraps around). */
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+
+/* The capacity to grow an array of cap elements to hold need: doubled
+ * (from first when cap is 0) until it does.  Overflow is out of memory. */
+size_t xgrow(size_t cap, size_t need, size_t first);
+
+#endif
