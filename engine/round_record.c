@@ -52,37 +52,13 @@ run_status(const struct leg_result *res, bool server_died)
 	return "ok";
 }
 
-json_t *
-run_leg_event(struct run *u, const struct plan_leg *pl,
-    const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool quiet_override,
-    bool server_died)
+/* How the leg ended and what it used: status through majflt. */
+static void
+run_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
 {
-	const struct spec *s = u->r->spec;
-	json_t *ev = event_new("leg"), *ctrs = json_object(),
-	    *mux = json_array(), *cycles = json_null(), *instr = json_null(),
-	    *jbin;
 	double ut = run_tv(&res->ru.ru_utime), st = run_tv(&res->ru.ru_stime);
 	char sig[32];
 
-	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
-		const char *name = counters_name(u->ctr, i);
-		uint64_t v;
-		json_t *j = counters_value(u->ctr, i, &v) ?
-		    json_integer((json_int_t)v) : json_null();
-
-		if (strcmp(name, "cycles") == 0)
-			cycles = json_incref(j);
-		else if (strcmp(name, "instructions") == 0)
-			instr = json_incref(j);
-		json_object_set_new(ctrs, name, j);
-		if (counters_multiplexed(u->ctr, i))
-			json_array_append_new(mux, json_string(name));
-	}
-	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
-	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
-	json_object_set_new(ev, "rep", json_integer(pl->rep));
-	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
 	json_object_set_new(ev, "status",
 	    json_string(run_status(res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
@@ -106,6 +82,30 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	    json_integer(res->mem_peak_kb) : json_null());
 	json_object_set_new(ev, "minflt", json_integer(res->ru.ru_minflt));
 	json_object_set_new(ev, "majflt", json_integer(res->ru.ru_majflt));
+}
+
+/* The counters: ipc, cycles, instructions, every counter by name, and
+ * which were multiplexed. */
+static void
+run_leg_counters(json_t *ev, const struct run *u)
+{
+	json_t *ctrs = json_object(), *mux = json_array(),
+	    *cycles = json_null(), *instr = json_null();
+
+	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
+		const char *name = counters_name(u->ctr, i);
+		uint64_t v;
+		json_t *j = counters_value(u->ctr, i, &v) ?
+		    json_integer((json_int_t)v) : json_null();
+
+		if (strcmp(name, "cycles") == 0)
+			cycles = json_incref(j);
+		else if (strcmp(name, "instructions") == 0)
+			instr = json_incref(j);
+		json_object_set_new(ctrs, name, j);
+		if (counters_multiplexed(u->ctr, i))
+			json_array_append_new(mux, json_string(name));
+	}
 	if (json_is_integer(cycles) && json_is_integer(instr) &&
 	    json_integer_value(cycles) > 0)
 		json_object_set_new(ev, "ipc", json_real(
@@ -115,6 +115,23 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	json_object_set_new(ev, "instructions", instr);
 	json_object_set_new(ev, "counters", ctrs);
 	json_object_set_new(ev, "multiplexed", mux);
+}
+
+json_t *
+run_leg_event(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res, const char *bin, long long bytes,
+    double foreign, bool quiet_timeout, bool quiet_override,
+    bool server_died)
+{
+	const struct spec *s = u->r->spec;
+	json_t *ev = event_new("leg"), *jbin;
+
+	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
+	json_object_set_new(ev, "rep", json_integer(pl->rep));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	run_leg_result(ev, res, server_died);
+	run_leg_counters(ev, u);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
 	    json_null());
 	json_object_set_new(ev, "foreign", isfinite(foreign) && foreign >= 0 ?

@@ -532,6 +532,9 @@ model_log(struct model *m, const json_t *ev, const char *msg)
 	    ts != NULL && strlen(ts) >= 19 ? ts + 11 : "--:--:--", msg);
 }
 
+/* One piece: the reducer is one dispatch on the event's type, a few
+ * lines per type (the long ones have their feed_* functions); split up,
+ * a reader would look in several places for what one event does. */
 void
 model_feed(struct model *m, const json_t *ev)
 {
