@@ -34,7 +34,7 @@ static bool curses_active;
 static struct round *volatile sig_round;
 
 static void
-on_signal(int sig, siginfo_t *si, void *uc)
+console_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	char b = (char)sig;
@@ -78,7 +78,7 @@ console_wall(void)
 }
 
 static int
-pipe_cloexec(int fds[2])
+console_pipe_cloexec(int fds[2])
 {
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -1;
@@ -86,7 +86,7 @@ pipe_cloexec(int fds[2])
 }
 
 static void
-apply_theme(struct console *c)
+console_apply_theme(struct console *c)
 {
 	theme_apply(&c->theme, c->mono);
 	snprintf(c->r.theme_name, sizeof c->r.theme_name, "%s", c->theme.name);
@@ -115,13 +115,13 @@ console_start(struct console *c, const char *theme)
 			c->theme_idx = i;
 
 	if (sig_pipe[0] < 0) {
-		if (pipe_cloexec(sig_pipe) < 0)
+		if (console_pipe_cloexec(sig_pipe) < 0)
 			return -1;
 		fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
 		fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
 	}
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_signal;
+	sa.sa_sigaction = console_on_signal;
 	/* the engine thread's syscalls carry on */
 	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
@@ -171,7 +171,7 @@ console_start(struct console *c, const char *theme)
 		theme_load(&c->theme, "mono", NULL);
 	refresh();      /* stdscr once; afterwards only the panes draw */
 	render_init(&c->r);
-	apply_theme(c);
+	console_apply_theme(c);
 	c->last_draw = 0;
 	return 0;
 }
@@ -191,7 +191,7 @@ console_stop(struct console *c)
  * kept, a tab becomes a space, other control bytes and bytes that are not
  * UTF-8 (a binary leg's output) are shown as \xNN, never sent raw. */
 static void
-escape_line(const char *in, size_t n, char *out, size_t outlen)
+console_escape_line(const char *in, size_t n, char *out, size_t outlen)
 {
 	size_t o = 0;
 
@@ -223,7 +223,7 @@ escape_line(const char *in, size_t n, char *out, size_t outlen)
 /* The last nlines lines of a leg's output file (its tail only), escaped,
  * each at most width bytes, into lines (nlines rows of width). */
 static void
-read_tail(const char *dir, const char *rel, char *lines, int nlines,
+console_read_tail(const char *dir, const char *rel, char *lines, int nlines,
     size_t width)
 {
 	char path[PATH_MAX], buf[8192];
@@ -259,7 +259,7 @@ read_tail(const char *dir, const char *rel, char *lines, int nlines,
 		while (p > buf && p[-1] != '\n' && end - p < 4096)
 			p--;
 		n++;
-		escape_line(p, (size_t)(end - p), lines + (size_t)(nlines - n) *
+		console_escape_line(p, (size_t)(end - p), lines + (size_t)(nlines - n) *
 		    width, width);
 		if (p == buf)
 			break;
@@ -276,7 +276,7 @@ read_tail(const char *dir, const char *rel, char *lines, int nlines,
 }
 
 static void
-feed_line(struct console *c, const char *line)
+console_feed_line(struct console *c, const char *line)
 {
 	json_error_t jerr;
 	json_t *ev = json_loads(line, 0, &jerr);
@@ -291,7 +291,7 @@ feed_line(struct console *c, const char *line)
 
 /* Read what the engine wrote; whole lines are events. */
 static void
-drain_events(struct console *c)
+console_drain_events(struct console *c)
 {
 	char buf[65536];
 	ssize_t n;
@@ -308,7 +308,7 @@ drain_events(struct console *c)
 		for (size_t i = 0; i < c->evlen; i++)
 			if (c->evbuf[i] == '\n') {
 				c->evbuf[i] = '\0';
-				feed_line(c, c->evbuf + start);
+				console_feed_line(c, c->evbuf + start);
 				start = i + 1;
 			}
 		memmove(c->evbuf, c->evbuf + start, c->evlen - start);
@@ -341,7 +341,7 @@ drain_events(struct console *c)
 }
 
 static bool
-round_live(const struct console *c)
+console_round_live(const struct console *c)
 {
 	return c->round && !c->engine_done;
 }
@@ -349,7 +349,7 @@ round_live(const struct console *c)
 /* The operator's abort (a then y, or q then y): once the engine has
  * stopped there is nothing left to watch, so the console exits 3. */
 static void
-ask_abort(struct console *c)
+console_ask_abort(struct console *c)
 {
 	c->src->abort(c, "operator");
 	model_set_aborting(&c->m);
@@ -359,7 +359,7 @@ ask_abort(struct console *c)
 }
 
 static void
-handle_key(struct console *c, int key)
+console_handle_key(struct console *c, int key)
 {
 	struct render *r = &c->r;
 
@@ -372,7 +372,7 @@ handle_key(struct console *c, int key)
 		if (key == 'y' || key == 'Y') {
 			r->overlay = OVERLAY_NONE;
 			if (c->src->running(c))
-				ask_abort(c);
+				console_ask_abort(c);
 			else
 				c->quit = true;
 		} else if (key == 'n' || key == 'N' || key == 27 || key == 'q')
@@ -405,7 +405,7 @@ handle_key(struct console *c, int key)
 		case 't': case 'T':
 			c->theme_idx = (c->theme_idx + 1) % theme_count;
 			theme_load(&c->theme, theme_names[c->theme_idx], NULL);
-			apply_theme(c);
+			console_apply_theme(c);
 			snprintf(r->message, sizeof r->message, "theme %s",
 			    c->theme.name);
 			return;
@@ -416,13 +416,13 @@ handle_key(struct console *c, int key)
 	if (render_key(r, &c->m, key) & RENDER_KEY_DETAIL) {
 		const struct model_leg *l = &c->m.legs[r->detail_leg];
 		const json_t *out = json_object_get(l->start ? l->start : l->ev, "out");
-		read_tail(c->m.dir, json_string_value(out), &r->detail_tail[0][0],
+		console_read_tail(c->m.dir, json_string_value(out), &r->detail_tail[0][0],
 		    RENDER_TAIL_LINES, sizeof r->detail_tail[0]);
 	}
 }
 
 static void
-handle_resize(struct console *c)
+console_handle_resize(struct console *c)
 {
 	struct winsize ws;
 
@@ -437,12 +437,12 @@ handle_resize(struct console *c)
 }
 
 static void
-draw(struct console *c, double mono_now)
+console_draw(struct console *c, double mono_now)
 {
 	double now = c->src->clock(c, mono_now);
 
 	if (c->m.cur_active) {
-		read_tail(c->m.dir, c->m.cur_out, c->r.out_tail, 1,
+		console_read_tail(c->m.dir, c->m.cur_out, c->r.out_tail, 1,
 		    sizeof c->r.out_tail);
 	} else
 		c->r.out_tail[0] = '\0';
@@ -470,7 +470,7 @@ console_loop(struct console *c)
 			last_clock = now;
 		}
 		if (c->r.dirty && now - c->last_draw >= REDRAW_MIN_S)
-			draw(c, now);
+			console_draw(c, now);
 		if (c->r.dirty)
 			wait_s = REDRAW_MIN_S - (now - c->last_draw);
 		else if (c->src->clock_moves(c))
@@ -493,17 +493,17 @@ console_loop(struct console *c)
 		if (sig_term)
 			break;
 		if (sig_winch)
-			handle_resize(c);
+			console_handle_resize(c);
 		if (sig_int) {
 			sig_int = 0;
-			handle_key(c, 3);
+			console_handle_key(c, 3);
 		}
 		if (pfd[0].revents & (POLLHUP | POLLERR)) {
 			sig_term = SIGHUP; /* the terminal went away */
 			break;
 		}
 		while ((key = getch()) != ERR)
-			handle_key(c, key);
+			console_handle_key(c, key);
 		c->src->feed(c, clock_now());
 	}
 	if (c->src->running(c)) {
@@ -528,13 +528,13 @@ console_loop(struct console *c)
 /* --- the live round's source ------------------------------------------ */
 
 static int
-live_fd(const struct console *c)
+console_live_fd(const struct console *c)
 {
 	return c->ev_fd;
 }
 
 static double
-live_due_in(struct console *c, double now)
+console_live_due_in(struct console *c, double now)
 {
 	(void)c;
 	(void)now;
@@ -542,15 +542,15 @@ live_due_in(struct console *c, double now)
 }
 
 static void
-live_feed(struct console *c, double now)
+console_live_feed(struct console *c, double now)
 {
 	(void)now;
 	if (c->ev_fd >= 0)
-		drain_events(c);
+		console_drain_events(c);
 }
 
 static double
-live_clock(struct console *c, double now)
+console_live_clock(struct console *c, double now)
 {
 	(void)c;
 	(void)now;
@@ -558,27 +558,27 @@ live_clock(struct console *c, double now)
 }
 
 static bool
-live_clock_moves(const struct console *c)
+console_live_clock_moves(const struct console *c)
 {
 	return (c->m.state == MODEL_RUNNING || c->m.state == MODEL_PAUSED ||
 	    c->m.state == MODEL_ABORTING) && !c->engine_done;
 }
 
 static bool
-live_running(const struct console *c)
+console_live_running(const struct console *c)
 {
-	return round_live(c);
+	return console_round_live(c);
 }
 
 /* p pauses between legs, g lets a held leg past the quiet gate. */
 static int
-live_key(struct console *c, int key)
+console_live_key(struct console *c, int key)
 {
 	struct render *r = &c->r;
 
 	switch (key) {
 	case 'p': case 'P':
-		if (round_live(c)) {
+		if (console_round_live(c)) {
 			c->paused_req = !(c->m.state == MODEL_PAUSED ||
 			    c->paused_req);
 			round_pause(c->round, c->paused_req);
@@ -588,7 +588,7 @@ live_key(struct console *c, int key)
 		}
 		return 1;
 	case 'g': case 'G':
-		if (round_live(c)) {
+		if (console_round_live(c)) {
 			round_release_gate(c->round);
 			snprintf(r->message, sizeof r->message, "%s",
 			    "the quiet gate lets this leg go (an operator "
@@ -600,32 +600,32 @@ live_key(struct console *c, int key)
 }
 
 static void
-live_abort(struct console *c, const char *reason)
+console_live_abort(struct console *c, const char *reason)
 {
 	round_abort(c->round, reason);
 }
 
 static void
-live_status(struct console *c)
+console_live_status(struct console *c)
 {
 	(void)c;
 }
 
-static const struct console_source live_source = {
-	.fd = live_fd,
-	.due_in = live_due_in,
-	.feed = live_feed,
-	.clock = live_clock,
-	.clock_moves = live_clock_moves,
-	.running = live_running,
-	.key = live_key,
-	.abort = live_abort,
-	.status = live_status,
+static const struct console_source console_live_source = {
+	.fd = console_live_fd,
+	.due_in = console_live_due_in,
+	.feed = console_live_feed,
+	.clock = console_live_clock,
+	.clock_moves = console_live_clock_moves,
+	.running = console_live_running,
+	.key = console_live_key,
+	.abort = console_live_abort,
+	.status = console_live_status,
 	.signal_status = ROUND_EXIT_ABORTED,
 };
 
 static void
-engine_event(const json_t *ev, void *arg)
+console_engine_event(const json_t *ev, void *arg)
 {
 	struct console *c = arg;
 	size_t len = 0, off = 0;
@@ -643,7 +643,7 @@ engine_event(const json_t *ev, void *arg)
 }
 
 static void *
-engine_main(void *arg)
+console_engine_main(void *arg)
 {
 	struct console *c = arg;
 
@@ -662,7 +662,7 @@ console_run_round(struct round *r, const char *theme)
 	memset(&c, 0, sizeof c);
 	c.ev_fd = c.ev_wfd = -1;
 	c.round = r;
-	c.src = &live_source;
+	c.src = &console_live_source;
 	model_init(&c.m);
 	if (round_spec(r))
 		model_set_spec(&c.m, round_spec(r));
@@ -673,7 +673,7 @@ console_run_round(struct round *r, const char *theme)
 		model_finish(&c.m);
 		return headless_run_round(r);
 	}
-	if (pipe_cloexec(fds) < 0) {
+	if (console_pipe_cloexec(fds) < 0) {
 		console_stop(&c);
 		fprintf(stderr, "benchtui: event pipe: %s\n", strerror(errno));
 		model_finish(&c.m);
@@ -683,8 +683,8 @@ console_run_round(struct round *r, const char *theme)
 	c.ev_wfd = fds[1];
 	sig_round = r;
 	fcntl(c.ev_fd, F_SETFL, O_NONBLOCK);
-	round_set_event_fn(r, engine_event, &c);
-	if (pthread_create(&c.thread, NULL, engine_main, &c) != 0) {
+	round_set_event_fn(r, console_engine_event, &c);
+	if (pthread_create(&c.thread, NULL, console_engine_main, &c) != 0) {
 		console_stop(&c);
 		fprintf(stderr, "benchtui: cannot start the engine thread\n");
 		model_finish(&c.m);

@@ -37,7 +37,7 @@ struct events {
 };
 
 static int
-collect(json_t *ev, size_t lineno, void *arg)
+replay_collect(json_t *ev, size_t lineno, void *arg)
 {
 	struct events *e = arg;
 
@@ -51,7 +51,7 @@ collect(json_t *ev, size_t lineno, void *arg)
 }
 
 static void
-events_free(struct events *e)
+replay_events_free(struct events *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		json_decref(e->ev[i]);
@@ -61,7 +61,7 @@ events_free(struct events *e)
 
 /* The folder a log sits in (a round folder when round.json is there). */
 static void
-log_dir(const char *log, char *dir, size_t len)
+replay_log_dir(const char *log, char *dir, size_t len)
 {
 	char tmp[PATH_MAX];
 
@@ -80,7 +80,7 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 
 	memset(&info, 0, sizeof info);
 	*spec = NULL;
-	if (logread_file(log, collect, e, &info, err, sizeof err) != 0) {
+	if (logread_file(log, replay_collect, e, &info, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui replay: %s\n", err[0] ? err : log);
 		return 2;
 	}
@@ -92,7 +92,7 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 	 * workdir is irrelevant here and may not exist where the folder is
 	 * read (a relative "workdir", a copied folder): use the folder, as
 	 * report does. */
-	log_dir(log, dir, sizeof dir);
+	replay_log_dir(log, dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/environment.json", dir);
 	bool in_folder = access(path, R_OK) == 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
@@ -110,20 +110,20 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 	json_t *seal = has_seal ? NULL : round_seal_event(dir,
 	    e->n ? json_object_get(e->ev[e->n - 1], "ts") : NULL);
 	if (seal != NULL) {
-		collect(seal, 0, e);
+		replay_collect(seal, 0, e);
 		json_decref(seal);
 	}
 	return 0;
 }
 
 static double
-ev_ts(const struct console_replay *p, size_t i)
+replay_ev_ts(const struct console_replay *p, size_t i)
 {
 	return model_parse_ts(json_string_value(json_object_get(p->ev[i], "ts")));
 }
 
 static bool
-is_leg(const json_t *ev)
+replay_is_leg(const json_t *ev)
 {
 	const char *t = event_type(ev);
 	return t && strcmp(t, "leg") == 0;
@@ -131,7 +131,7 @@ is_leg(const json_t *ev)
 
 /* Feed events until pos reaches target. */
 static void
-feed_to(struct console *c, size_t target)
+replay_feed_to(struct console *c, size_t target)
 {
 	struct console_replay *p = c->replay;
 
@@ -141,24 +141,24 @@ feed_to(struct console *c, size_t target)
 
 /* Going backwards: rebuild the model from the start. */
 static void
-rebuild(struct console *c, size_t target)
+replay_rebuild(struct console *c, size_t target)
 {
 	struct console_replay *p = c->replay;
 
 	model_restart(&c->m, p->spec);
 	p->pos = 0;
 	c->r.sel_leg = 0;
-	feed_to(c, target);
+	replay_feed_to(c, target);
 }
 
 static void
-schedule(struct console *c, double now)
+replay_schedule(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
 	double gap = 0;
 
 	if (p->pos > 0 && p->pos < p->n)
-		gap = ev_ts(p, p->pos) - ev_ts(p, p->pos - 1);
+		gap = replay_ev_ts(p, p->pos) - replay_ev_ts(p, p->pos - 1);
 	if (gap < 0)
 		gap = 0;
 	gap /= p->speed;
@@ -183,7 +183,7 @@ replay_advance(struct console *c, double now)
 	while (p->playing && p->pos < p->n && now >= p->due) {
 		model_feed(&c->m, p->ev[p->pos++]);
 		p->fed_at = p->due > now - 1 ? p->due : now;
-		schedule(c, p->fed_at);
+		replay_schedule(c, p->fed_at);
 	}
 	if (p->pos >= p->n && p->playing) {
 		p->playing = false;
@@ -201,8 +201,8 @@ replay_clock(struct console *c, double now)
 
 	if (!p->playing || p->pos == 0 || p->pos >= p->n)
 		return c->m.last_ts;
-	t = ev_ts(p, p->pos - 1) + (now - p->fed_at) * p->speed;
-	return t < ev_ts(p, p->pos) ? t : ev_ts(p, p->pos);
+	t = replay_ev_ts(p, p->pos - 1) + (now - p->fed_at) * p->speed;
+	return t < replay_ev_ts(p, p->pos) ? t : replay_ev_ts(p, p->pos);
 }
 
 static int
@@ -215,7 +215,7 @@ replay_key(struct console *c, int key)
 	case ' ':
 		p->playing = !p->playing && p->pos < p->n;
 		p->fed_at = clock_now();
-		schedule(c, p->fed_at);
+		replay_schedule(c, p->fed_at);
 		break;
 	case '+': case '=':
 		p->speed = p->speed * 2 > REPLAY_SPEED_MAX ? REPLAY_SPEED_MAX : p->speed * 2;
@@ -224,30 +224,30 @@ replay_key(struct console *c, int key)
 		p->speed = p->speed / 2 < REPLAY_SPEED_MIN ? REPLAY_SPEED_MIN : p->speed / 2;
 		break;
 	case KEY_RIGHT: case 'l':
-		for (i = p->pos; i < p->n && !is_leg(p->ev[i]); i++)
+		for (i = p->pos; i < p->n && !replay_is_leg(p->ev[i]); i++)
 			;
-		feed_to(c, i < p->n ? i + 1 : p->n);
+		replay_feed_to(c, i < p->n ? i + 1 : p->n);
 		p->playing = false;
 		break;
 	case KEY_LEFT: case 'h': {
 		/* Back to just after the leg before the last one shown. */
 		size_t seen = 0, target = 0;
 		for (i = p->pos; i > 0; i--)
-			if (is_leg(p->ev[i - 1]) && ++seen == 2) {
+			if (replay_is_leg(p->ev[i - 1]) && ++seen == 2) {
 				target = i;
 				break;
 			}
 		p->playing = false;
-		rebuild(c, target);
+		replay_rebuild(c, target);
 		break;
 	}
 	case KEY_HOME:
 		p->playing = false;
-		rebuild(c, 0);
+		replay_rebuild(c, 0);
 		break;
 	case KEY_END:
 		p->playing = false;
-		feed_to(c, p->n);
+		replay_feed_to(c, p->n);
 		break;
 	default:
 		return 0;
@@ -341,7 +341,7 @@ console_replay(const char *log_path, double speed, bool instant,
 	c.r.replay = true;
 	c.r.spec = spec;
 	if (instant)
-		feed_to(&c, p.n);
+		replay_feed_to(&c, p.n);
 	else {
 		p.playing = true;
 		p.due = clock_now();
@@ -351,7 +351,7 @@ console_replay(const char *log_path, double speed, bool instant,
 out:
 	model_finish(&c.m);
 	spec_destroy(spec);
-	events_free(&e);
+	replay_events_free(&e);
 	return rc;
 }
 
@@ -378,7 +378,7 @@ replay_headless(const char *log)
 	fflush(stdout);
 out:
 	spec_destroy(spec);
-	events_free(&e);
+	replay_events_free(&e);
 	return rc;
 }
 
