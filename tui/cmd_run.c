@@ -52,7 +52,7 @@ run_say_end(const char *dir, int code)
 
 /* Shared by run and resume: resume takes no --out. */
 static int
-run_main(int argc, char **argv, bool resume)
+cmd_run_main(int argc, char **argv, bool resume)
 {
 	const char *sub = resume ? "resume" : "run";
 	const char *use = resume ? resume_usage : run_usage;
@@ -120,11 +120,11 @@ run_main(int argc, char **argv, bool resume)
 int
 cmd_run(int argc, char **argv)
 {
-	return run_main(argc, argv, false);
+	return cmd_run_main(argc, argv, false);
 }
 
 int
 cmd_resume(int argc, char **argv)
 {
-	return run_main(argc, argv, true);
+	return cmd_run_main(argc, argv, true);
 }

@@ -80,7 +80,7 @@ theme_parse_color(const char *s, int *out)
 
 /* xterm's palette: the 16 system colours, the 6x6x6 cube, 24 greys. */
 static unsigned
-palette_rgb(int i)
+theme_palette_rgb(int i)
 {
 	static const unsigned sys[16] = {
 		0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd,
@@ -111,7 +111,7 @@ theme_nearest(int color, int ncolors)
 	if (!(color & THEME_COLOR_RGB) && color < ncolors)
 		return color;
 	rgb = color & THEME_COLOR_RGB ? (unsigned)color & 0xffffff :
-	    palette_rgb(color);
+	    theme_palette_rgb(color);
 	/* 88-colour terminals have another cube: use their 16 system ones. */
 	limit = ncolors >= 256 ? 256 : ncolors >= 16 ? 16 : 8;
 	/* Eight colours have no grey: a mid grey would become white (unseen
@@ -125,7 +125,7 @@ theme_nearest(int color, int ncolors)
 			return THEME_COLOR_DEFAULT;
 	}
 	for (int i = 0; i < limit; i++) {
-		unsigned p = palette_rgb(i);
+		unsigned p = theme_palette_rgb(i);
 		long dr = (long)(rgb >> 16) - (long)(p >> 16);
 		long dg = (long)(rgb >> 8 & 0xff) - (long)(p >> 8 & 0xff);
 		long db = (long)(rgb & 0xff) - (long)(p & 0xff);
@@ -140,7 +140,7 @@ theme_nearest(int color, int ncolors)
 
 /* "fg bg attrs" into *st; the message says which word is wrong. */
 static int
-parse_style(const char *val, struct theme_style *st, char *why, size_t len)
+theme_parse_style(const char *val, struct theme_style *st, char *why, size_t len)
 {
 	char buf[256], *save = NULL, *w;
 	int n = 0;
@@ -183,12 +183,12 @@ theme_init(struct theme *t, const char *name)
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", name ? name : "default");
 	for (int i = 0; i < THEME_NROLES; i++)
-		if (parse_style(role_table[i].dflt, &t->roles[i], why, sizeof why) < 0)
+		if (theme_parse_style(role_table[i].dflt, &t->roles[i], why, sizeof why) < 0)
 			abort(); /* the table above is wrong: a build-time bug */
 }
 
 static char *
-trim(char *s)
+theme_trim(char *s)
 {
 	char *e;
 
@@ -203,7 +203,7 @@ trim(char *s)
 /* A '#' starts a comment, except a word of '#' and hex digits after the
  * '=' (a colour, checked later, so "#12345" is reported, not dropped). */
 static void
-cut_comment(char *line)
+theme_cut_comment(char *line)
 {
 	char *eq = strchr(line, '=');
 
@@ -233,8 +233,8 @@ theme_parse(struct theme *t, const char *text, const char *path, FILE *warn)
 		lineno++;
 		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
 		p += len + (nl ? 1 : 0);
-		cut_comment(line);
-		key = trim(line);
+		theme_cut_comment(line);
+		key = theme_trim(line);
 		if (!*key)
 			continue;
 		if (!(eq = strchr(key, '='))) {
@@ -244,8 +244,8 @@ theme_parse(struct theme *t, const char *text, const char *path, FILE *warn)
 			continue;
 		}
 		*eq = '\0';
-		val = trim(eq + 1);
-		key = trim(key);
+		val = theme_trim(eq + 1);
+		key = theme_trim(key);
 		for (role = 0; role < THEME_NROLES; role++)
 			if (strcmp(key, role_table[role].key) == 0)
 				break;
@@ -255,7 +255,7 @@ theme_parse(struct theme *t, const char *text, const char *path, FILE *warn)
 			nwarn++;
 			continue;
 		}
-		if (parse_style(val, &t->roles[role], why, sizeof why) < 0) {
+		if (theme_parse_style(val, &t->roles[role], why, sizeof why) < 0) {
 			if (warn)
 				fprintf(warn, "%s:%d: %s: %s\n", path, lineno, key, why);
 			nwarn++;
@@ -323,7 +323,7 @@ out:
 static int role_attrs[THEME_NROLES];
 
 static int
-curses_attrs(unsigned a)
+theme_curses_attrs(unsigned a)
 {
 	int r = (int)A_NORMAL;
 
@@ -343,7 +343,7 @@ theme_apply(const struct theme *t, bool mono)
 {
 	for (int i = 0; i < THEME_NROLES; i++) {
 		const struct theme_style *s = &t->roles[i];
-		role_attrs[i] = curses_attrs(s->attrs);
+		role_attrs[i] = theme_curses_attrs(s->attrs);
 		if (mono || i + 1 >= COLOR_PAIRS)
 			continue;
 		init_pair((short)(i + 1), (short)theme_nearest(s->fg, COLORS),
