@@ -4,6 +4,7 @@
  * round, paced by their timestamps divided by the speed.  A gap between two
  * events is shortened to REPLAY_GAP_MAX seconds (after the speed), so a
  * round that sat paused overnight does not replay overnight. */
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -382,6 +383,16 @@ out:
 	return rc;
 }
 
+enum { OPT_INSTANT = 1, OPT_HEADLESS, OPT_SPEED, OPT_THEME };
+
+static const struct option replay_options[] = {
+	{ "instant", no_argument, NULL, OPT_INSTANT },
+	{ "headless", no_argument, NULL, OPT_HEADLESS },
+	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "theme", required_argument, NULL, OPT_THEME },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cmd_replay(int argc, char **argv)
 {
@@ -389,35 +400,42 @@ cmd_replay(int argc, char **argv)
 	double speed = 1;
 	bool instant = false, headless = false, have_speed = false;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--instant") == 0)
+	char *end;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", replay_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_INSTANT:
 			instant = true;
-		else if (strcmp(argv[i], "--headless") == 0)
+			break;
+		case OPT_HEADLESS:
 			headless = true;
-		else if (strcmp(argv[i], "--speed") == 0) {
-			char *end;
-			if (i + 1 >= argc)
-				return cmd_usage_error(argv[0], replay_usage,
-				    "--speed needs a value");
-			speed = strtod(argv[++i], &end);
+			break;
+		case OPT_SPEED:
+			speed = strtod(optarg, &end);
 			if (*end || !(speed > 0) || speed > 1e6)
 				return cmd_usage_error(argv[0], replay_usage,
-				    "--speed: '%s' is not a positive number", argv[i]);
+				    "--speed: '%s' is not a positive number", optarg);
 			have_speed = true;
-		} else if (strcmp(argv[i], "--theme") == 0) {
-			if (i + 1 >= argc)
-				return cmd_usage_error(argv[0], replay_usage,
-				    "--theme needs a name");
-			theme = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1])
+			break;
+		case OPT_THEME:
+			theme = optarg;
+			break;
+		case ':':
 			return cmd_usage_error(argv[0], replay_usage,
-			    "unknown option '%s'", argv[i]);
-		else if (!log)
-			log = argv[i];
-		else
+			    "%s needs a value", argv[optind - 1]);
+		default:
 			return cmd_usage_error(argv[0], replay_usage,
-			    "more than one log given ('%s')", argv[i]);
+			    "unknown option '%s'", argv[optind - 1]);
+		}
 	}
+	if (argc - optind > 1)
+		return cmd_usage_error(argv[0], replay_usage,
+		    "more than one log given ('%s')", argv[optind + 1]);
+	if (optind < argc)
+		log = argv[optind];
 	if (!log)
 		return cmd_usage_error(argv[0], replay_usage, "no log given");
 	{
