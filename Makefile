@@ -86,9 +86,11 @@ check-asan: $(ASAN_DIR)/build.ninja
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e
 
-# Not part of check: a measurement that wants an idle machine.
+# Not part of check: a measurement that wants an idle machine.  Prints one
+# table and writes bench/results/LATEST.json and a dated copy
+# (docs/PERFORMANCE.md says what each figure is).
 bench: build
-	./bench/leg-overhead.sh
+	python3 bench/bench.py
 
 clean:
 	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR)

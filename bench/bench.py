@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+"""make bench: benchtui's own costs, each beside a reference measured in the
+same run, with the order of the measured things rotated from trial to trial
+and the median of TRIALS trials reported.
+
+  bench/bench.py [--trials 5] [--quick] [--no-save]
+
+Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time.
+Prints one table (figure, reference, ratio, target) and writes
+bench/results/LATEST.json and a dated copy.  Not part of make check: it is
+a measurement, and it wants a quiet machine; on a busy one the figures say
+so (the load is recorded beside them).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BENCHTUI = os.environ.get("BENCHTUI",
+                          os.path.join(ROOT, "build/meson/tui/benchtui"))
+TRUE = os.path.realpath(shutil.which("true") or "/bin/true")
+SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
+
+
+def die(msg):
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def iso_s(ts):
+    """'2026-12-01T07:05:00.123Z' -> seconds since the epoch."""
+    d = datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return d.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def busy_cores(seconds=1.0):
+    """Busy cores of the whole machine over an interval (/proc/stat)."""
+    def read():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return sum(v[:8]) - idle
+    hz = os.sysconf("SC_CLK_TCK")
+    a = read()
+    time.sleep(seconds)
+    return (read() - a) / hz / seconds
+
+
+class Bench:
+    def __init__(self, trials, quick):
+        self.trials = trials
+        self.quick = quick
+        self.tmp = tempfile.mkdtemp(prefix="benchtui-bench.")
+        self.n = 0
+        self.rows = []
+        self.loads = []
+        self.sock = "bench%d" % os.getpid()
+        cc = shutil.which("cc") or die("no cc")
+        for prog in ("spawnloop", "spin"):
+            subprocess.run([cc, "-O2", "-o", os.path.join(self.tmp, prog),
+                            os.path.join(HERE, prog + ".c")], check=True)
+        self.spawnloop = os.path.join(self.tmp, "spawnloop")
+        self.spin = os.path.join(self.tmp, "spin")
+
+    def close(self):
+        subprocess.run(["tmux", "-L", self.sock, "kill-server"],
+                       stderr=subprocess.DEVNULL)
+        subprocess.run(["chmod", "-R", "u+w", self.tmp])
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # --- running things ------------------------------------------------
+
+    def round_file(self, rnd):
+        self.n += 1
+        path = os.path.join(self.tmp, "round%d.json" % self.n)
+        with open(path, "w") as f:
+            json.dump(rnd, f)
+        return path
+
+    def timed(self, argv, **kw):
+        """Run argv under GNU time: (wall s, user+sys s, peak RSS KiB)."""
+        tf = os.path.join(self.tmp, "time.txt")
+        t0 = time.monotonic()
+        subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf] + argv,
+                       check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, **kw)
+        wall = time.monotonic() - t0
+        with open(tf) as f:
+            u, s, m = f.read().split()[-3:]
+        return wall, float(u) + float(s), int(m)
+
+    def run_round(self, rnd, console=False, base=None):
+        """Run a round headless (or in the console, in tmux), its folder
+        under base (default the bench's temp folder); returns (events, wall
+        s, cpu s of benchtui and its legs, peak RSS KiB)."""
+        path = self.round_file(rnd)
+        out = os.path.join(base or self.tmp, "out%d" % self.n)
+        if not console:
+            wall, cpu, rss = self.timed([BENCHTUI, "run", path, "--out", out,
+                                         "--headless"])
+        else:
+            tf = os.path.join(self.tmp, "ctime%d.txt" % self.n)
+            cmd = ("cd %s && LANG=C.UTF-8 TERM=screen-256color "
+                   "/usr/bin/time -f '%%U %%S %%M' -o %s %s run %s --out %s"
+                   % (self.tmp, tf, BENCHTUI, path, out))
+            t0 = time.monotonic()
+            subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null",
+                            "new-session", "-d", "-x", "120", "-y", "40",
+                            cmd], check=True)
+            sums = os.path.join(out, "SHA256SUMS")
+            while not os.path.exists(sums):
+                time.sleep(0.05)
+            wall = time.monotonic() - t0
+            # q quits at once only once the console has seen the seal.
+            while " sealed " not in subprocess.run(
+                    ["tmux", "-L", self.sock, "capture-pane", "-p"],
+                    capture_output=True, text=True).stdout:
+                time.sleep(0.05)
+            subprocess.run(["tmux", "-L", self.sock, "send-keys", "q"],
+                           check=True)
+            while not (os.path.exists(tf) and os.path.getsize(tf) > 0):
+                time.sleep(0.05)
+            time.sleep(0.1)
+            with open(tf) as f:
+                u, s, m = f.read().split()[-3:]
+            cpu, rss = float(u) + float(s), int(m)
+            subprocess.run(["tmux", "-L", self.sock, "kill-server"],
+                           stderr=subprocess.DEVNULL)
+        with open(os.path.join(out, "log.jsonl")) as f:
+            events = [json.loads(line) for line in f if line.strip()]
+        if base is not None:
+            subprocess.run(["chmod", "-R", "u+w", out])
+            shutil.rmtree(out, ignore_errors=True)
+        return events, wall, cpu, rss
+
+    @staticmethod
+    def legs(events):
+        return [e for e in events if e.get("t") == "leg"]
+
+    def true_round(self, n, quiet=False, counters=None):
+        rnd = {"name": "bench", "reps": n, "command": [TRUE],
+               "baseline": "a", "arms": [{"name": "a"}],
+               "cells": [{"name": "c"}], "quiet": quiet}
+        if counters is not None:
+            rnd["counters"] = counters
+        return rnd
+
+    def rotated(self, trial, fns):
+        """Run the functions in an order rotated by the trial number."""
+        k = trial % len(fns)
+        out = {}
+        for name, fn in fns[k:] + fns[:k]:
+            out[name] = fn()
+        return out
+
+    def add(self, key, what, figure, unit, ref=None, ref_what=None,
+            target=None, met=None, note=None):
+        row = {"key": key, "what": what, "figure": figure, "unit": unit,
+               "reference": ref, "reference_what": ref_what,
+               "ratio": (figure / ref) if (ref and figure is not None)
+               else None,
+               "target": target, "met": met}
+        if note:
+            row["note"] = note
+        self.rows.append(row)
+
+    # --- the benchmarks ----------------------------------------------
+
+    def per_leg(self):
+        n = 300 if self.quick else 1000
+        hf_json = os.path.join(self.tmp, "hf.json")
+        res = {"hyperfine": [], "spawnloop": [], "benchtui": [],
+               "benchtui_tmpfs": []}
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+        def hyperfine():
+            subprocess.run(["hyperfine", "-N", "--runs", str(n), "--warmup",
+                            "20", "--style", "none", "--export-json", hf_json,
+                            TRUE], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            with open(hf_json) as f:
+                return json.load(f)["results"][0]["mean"]
+
+        def spawnloop():
+            p = subprocess.run([self.spawnloop, str(n), TRUE], check=True,
+                               capture_output=True, text=True)
+            return json.loads(p.stdout)["mean_s"]
+
+        def benchtui(base=None):
+            ev, _, _, _ = self.run_round(self.true_round(n), base=base)
+            start = next(e for e in ev if e["t"] == "leg_start")
+            last = self.legs(ev)[-1]
+            if len(self.legs(ev)) != n:
+                die("per-leg: %d legs of %d" % (len(self.legs(ev)), n))
+            return (iso_s(last["ts"]) - iso_s(start["ts"])) / (n - 1)
+
+        for t in range(self.trials):
+            fns = [("hyperfine", hyperfine), ("spawnloop", spawnloop),
+                   ("benchtui", benchtui)]
+            if shm:
+                fns.append(("benchtui_tmpfs", lambda: benchtui(shm)))
+            r = self.rotated(t, fns)
+            for k, v in r.items():
+                res[k].append(v)
+        hf = statistics.median(res["hyperfine"])
+        sl = statistics.median(res["spawnloop"])
+        bt = statistics.median(res["benchtui"])
+        self.add("per_leg_vs_hyperfine",
+                 "per-leg elapsed, %d legs of true (counters on, gate off)"
+                 % n, bt * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
+                 "<= 1.0x", bt <= hf)
+        self.add("per_leg_vs_spawnloop", "per-leg elapsed (same runs)",
+                 bt * 1e3, "ms", sl * 1e3, "bench/spawnloop.c, per run")
+        if shm:
+            bs = statistics.median(res["benchtui_tmpfs"])
+            self.add("per_leg_tmpfs_vs_hyperfine",
+                     "per-leg elapsed, round folder on tmpfs (/dev/shm)",
+                     bs * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
+                     "<= 1.0x", bs <= hf)
+        return res
+
+    def fidelity(self):
+        work = [("sleep_0.05", [SLEEP, "0.05"], 10 if self.quick else 20),
+                ("sleep_0.2", [SLEEP, "0.2"], 5 if self.quick else 10),
+                ("spin_0.5ms", [self.spin, "0.5"], 100 if self.quick else 200),
+                ("spin_1ms", [self.spin, "1"], 100 if self.quick else 200)]
+        res = {}
+        for t in range(self.trials):
+            fns = []
+            for name, argv, n in work:
+                def bare(argv=argv, n=n):
+                    p = subprocess.run([self.spawnloop, str(n)] + argv,
+                                       check=True, capture_output=True,
+                                       text=True)
+                    j = json.loads(p.stdout)
+                    return j["wall_median_s"], j["cpu_median_s"]
+
+                def leg(argv=argv, n=n):
+                    rnd = self.true_round(n)
+                    rnd["command"] = argv
+                    ev, _, _, _ = self.run_round(rnd)
+                    legs = self.legs(ev)
+                    return (statistics.median(x["wall"] for x in legs),
+                            statistics.median(x["cpu"] for x in legs))
+                fns.append(("bare " + name, bare))
+                fns.append(("benchtui " + name, leg))
+            for k, v in self.rotated(t, fns).items():
+                res.setdefault(k, []).append(v)
+        med = {k: (statistics.median(w for w, _ in v),
+                   statistics.median(c for _, c in v))
+               for k, v in res.items()}
+        for name, _, n in work:
+            bw, bc = med["benchtui " + name]
+            rw, rc = med["bare " + name]
+            self.add("wall_" + name, "leg wall, %s (median of %d)" % (name, n),
+                     bw * 1e3, "ms", rw * 1e3, "bare loop's wall",
+                     "within 0.1 ms", abs(bw - rw) <= 0.0001)
+            self.add("cpu_" + name, "leg cpu, %s" % name, bc * 1e3, "ms",
+                     rc * 1e3, "bare loop's cpu", "within 0.05 ms",
+                     abs(bc - rc) <= 0.00005)
+        b_ratio = med["benchtui spin_1ms"][0] / med["benchtui spin_0.5ms"][0]
+        r_ratio = med["bare spin_1ms"][0] / med["bare spin_0.5ms"][0]
+        self.add("spin_ratio", "wall ratio, 1 ms spin / 0.5 ms spin",
+                 b_ratio, "x", r_ratio, "the bare loop's ratio",
+                 "within 1%", abs(b_ratio / r_ratio - 1) <= 0.01)
+        return res
+
+    def gate(self):
+        n = 100 if self.quick else 200
+        load = busy_cores(1.0)
+        self.loads.append(load)
+        quiet = {"window_ms": 1000, "timeout_s": 30, "on_timeout": "proceed"}
+        note = None
+        if load > 0.2:
+            # Not a quiet box: the default threshold would hold every leg
+            # for its timeout.  Measure the gate's own cost above the load.
+            quiet["max_foreign_cores"] = round(load + 0.5, 2)
+            note = ("the box was not quiet (%.2f busy cores): threshold "
+                    "raised to %.2f" % (load, quiet["max_foreign_cores"]))
+        res = {"on": [], "off": []}
+        for t in range(self.trials):
+            def on():
+                ev, wall, _, _ = self.run_round(self.true_round(n, quiet))
+                return wall
+
+            def off():
+                ev, wall, _, _ = self.run_round(self.true_round(n, False))
+                return wall
+            for k, v in self.rotated(t, [("on", on), ("off", off)]).items():
+                res[k].append(v)
+        on, off = statistics.median(res["on"]), statistics.median(res["off"])
+        self.add("gate_on_off", "%d legs of true, default gate (window 1 s)"
+                 % n, on, "s", off, "gate off",
+                 "<= +window_ms + 0.2 s", on - off <= 1.0 + 0.2, note)
+        return res
+
+    def console(self):
+        res = {"long_console": [], "long_headless": [],
+               "burst_console": [], "burst_headless": []}
+        long_s = 10 if self.quick else 30
+        long_round = self.true_round(1)
+        long_round["command"] = [SLEEP, str(long_s)]
+        n = 200
+
+        def own_cpu(r):
+            ev, _, cpu, _ = r
+            return cpu - sum(x["cpu"] or 0 for x in self.legs(ev))
+        # The long leg once each way: 2 x 30 s is the budget.
+        res["long_console"].append(own_cpu(self.run_round(long_round, True)))
+        res["long_headless"].append(own_cpu(self.run_round(long_round)))
+        for t in range(self.trials):
+            fns = [("burst_console",
+                    lambda: own_cpu(self.run_round(self.true_round(n), True))),
+                   ("burst_headless",
+                    lambda: own_cpu(self.run_round(self.true_round(n))))]
+            for k, v in self.rotated(t, fns).items():
+                res[k].append(v)
+        lc, lh = res["long_console"][0], res["long_headless"][0]
+        self.add("console_cpu_long",
+                 "benchtui's own CPU, one %d s leg, console (1 run)" % long_s,
+                 lc, "s", lh, "headless (1 run)")
+        bc = statistics.median(res["burst_console"])
+        bh = statistics.median(res["burst_headless"])
+        self.add("console_cpu_burst",
+                 "benchtui's own CPU, %d legs of true, console" % n,
+                 bc, "s", bh, "headless")
+        return res
+
+    def report(self):
+        legs = 200000 if self.quick else 1000000
+        log = os.path.join(self.tmp, "legs.jsonl")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen-legs.py"),
+                        log, "--legs", str(legs)], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["cat", log], stdout=subprocess.DEVNULL)
+        # jq alone takes close to a minute a run here: three trials (not
+        # five) keep make bench under ten minutes.  The format rotates
+        # with the trial; a format no trial ran is run once more for its
+        # peak RSS.
+        fmts = ["text", "json", "csv", "markdown"]
+        trials = min(self.trials, 3)
+        res = {"report": [], "jq": [], "trials": trials}
+        rss = {}
+        for t in range(trials):
+            fmt = fmts[t % len(fmts)]
+            fns = [("report", lambda fmt=fmt: self.timed(
+                        [BENCHTUI, "report", log, "--aa", "aa=base",
+                         "--format", fmt])),
+                   ("jq", lambda: self.timed(
+                        ["jq", "-c", 'select(.t=="leg")', log]))]
+            for k, v in self.rotated(t, fns).items():
+                res[k].append(v)
+            rss[fmt] = max(rss.get(fmt, 0), res["report"][-1][2])
+        for fmt in fmts:
+            if fmt not in rss:
+                rss[fmt] = self.timed([BENCHTUI, "report", log, "--aa",
+                                       "aa=base", "--format", fmt])[2]
+        rw = statistics.median(w for w, _, _ in res["report"])
+        jw = statistics.median(w for w, _, _ in res["jq"])
+        self.add("report_1m", "report on %d legs, wall (median of %d, "
+                 "formats rotated)" % (legs, trials), rw, "s", jw,
+                 "jq -c 'select(.t==\"leg\")'", "<= 0.5x", rw <= 0.5 * jw)
+        worst = max(rss.values())
+        self.add("report_rss", "report peak RSS, worst format (%s MiB)" %
+                 ", ".join("%s %.0f" % (k, v / 1024) for k, v in rss.items()),
+                 worst / 1024, "MiB", 128, "target", "<= 128 MiB",
+                 worst <= 128 * 1024)
+        res["rss_kb"] = rss
+        return res
+
+    def big_round(self):
+        n = 2000 if self.quick else 10000
+        ev, wall, cpu, rss = self.run_round(self.true_round(n))
+        if len(self.legs(ev)) != n:
+            die("big round: %d legs of %d" % (len(self.legs(ev)), n))
+        self.add("round_rss", "peak RSS of a %d-leg round (headless)" % n,
+                 rss / 1024, "MiB", 32, "target", "< 32 MiB", rss < 32 * 1024)
+        return {"rss_kb": rss, "wall_s": wall}
+
+
+def machine():
+    info = {"cpus": os.cpu_count(), "kernel": platform.release()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu_model"] = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            info["mem_kb"] = int(f.readline().split()[1])
+    except OSError:
+        pass
+    info["loadavg"] = os.getloadavg()
+    return info
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100:
+        return "%.1f" % v
+    if abs(v) >= 1:
+        return "%.3f" % v
+    return "%.4f" % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--quick", action="store_true",
+                    help="smaller sizes, for trying the script out")
+    ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--only", default="",
+                    help="comma-separated: per_leg,fidelity,gate,console,"
+                    "report,big_round")
+    args = ap.parse_args()
+    if not os.access(BENCHTUI, os.X_OK):
+        die("%s: not built (make build)" % BENCHTUI)
+    for tool in ("hyperfine", "jq", "tmux"):
+        if shutil.which(tool) is None:
+            die("%s is not installed" % tool)
+    b = Bench(args.trials, args.quick)
+    t0 = time.monotonic()
+    raw = {}
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load0 = busy_cores(1.0)
+    try:
+        for name in ("per_leg", "fidelity", "gate", "console", "report",
+                     "big_round"):
+            if args.only and name not in args.only.split(","):
+                continue
+            print("bench: %s ..." % name, file=sys.stderr, flush=True)
+            raw[name] = getattr(b, name)()
+    finally:
+        b.close()
+    took = time.monotonic() - t0
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short",
+                             "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+
+    print()
+    print("%-62s %10s %10s %7s  %-18s %s" % ("benchmark", "figure",
+          "reference", "ratio", "target", ""))
+    for r in b.rows:
+        met = "" if r["met"] is None else ("met" if r["met"] else "MISSED")
+        print("%-62s %10s %10s %7s  %-18s %s" % (
+            (r["what"] + " [" + r["unit"] + "]")[:62], fmt(r["figure"]),
+            fmt(r["reference"]), fmt(r["ratio"]), r["target"] or "", met))
+        print("%-62s %10s %10s" % ("", "", ("(" + r["reference_what"] + ")")
+                                   if r["reference_what"] else ""))
+    print("\n%d trials, order rotated, medians; %.0f s; busy cores at the "
+          "start %.2f; commit %s" % (args.trials, took, load0, commit))
+    out = {"date": started.isoformat(timespec="seconds"), "commit": commit,
+           "trials": args.trials, "quick": args.quick, "seconds": took,
+           "busy_cores_at_start": load0, "machine": machine(),
+           "rows": b.rows, "raw": raw}
+    if not args.no_save:
+        rdir = os.path.join(HERE, "results")
+        os.makedirs(rdir, exist_ok=True)
+        dated = os.path.join(rdir, started.strftime("%Y-%m-%dT%H%M%SZ") +
+                             ".json")
+        for path in (os.path.join(rdir, "LATEST.json"), dated):
+            with open(path, "w") as f:
+                json.dump(out, f, indent=1)
+                f.write("\n")
+        print("wrote %s and %s" % (os.path.relpath(os.path.join(
+            rdir, "LATEST.json"), ROOT), os.path.relpath(dated, ROOT)))
+
+
+if __name__ == "__main__":
+    main()
