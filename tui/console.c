@@ -93,11 +93,35 @@ console_apply_theme(struct console *c)
 	render_touch_all(&c->r);
 }
 
+/* The signals to the self-pipe the loop polls: ours before initscr, so
+ * ncurses leaves SIGWINCH to us.  0, or -1 when the pipe cannot be made. */
+static int
+console_route_signals(void)
+{
+	struct sigaction sa;
+
+	if (sig_pipe[0] < 0) {
+		if (console_pipe_cloexec(sig_pipe) < 0)
+			return -1;
+		fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
+		fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = console_on_signal;
+	/* the engine thread's syscalls carry on */
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return 0;
+}
+
 int
 console_start(struct console *c, const char *theme)
 {
 	static bool atexit_done;
-	struct sigaction sa;
 	const char *nc = getenv("NO_COLOR");
 	SCREEN *scr;
 
@@ -114,23 +138,8 @@ console_start(struct console *c, const char *theme)
 		if (strcmp(theme_names[i], c->theme.name) == 0)
 			c->theme_idx = i;
 
-	if (sig_pipe[0] < 0) {
-		if (console_pipe_cloexec(sig_pipe) < 0)
-			return -1;
-		fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
-		fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = console_on_signal;
-	/* the engine thread's syscalls carry on */
-	sa.sa_flags = SA_RESTART | SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	/* Ours before initscr, so ncurses leaves SIGWINCH to us. */
-	sigaction(SIGWINCH, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
+	if (console_route_signals() < 0)
+		return -1;
 	setlocale(LC_ALL, "");
 	if (!atexit_done) {
 		atexit(console_atexit);
