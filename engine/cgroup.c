@@ -3,6 +3,7 @@
  * memory.peak. */
 #include "cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -261,6 +262,8 @@ cgroup_populated(const struct cgroup *cg)
 		n = cgroup_read(cg, "cgroup.events", buf, sizeof buf);
 	else if ((n = pread(cg->events_fd, buf, sizeof buf - 1, 0)) >= 0)
 		buf[n] = '\0';
+	if (n < 0 && (errno == ENOENT || errno == ENODEV))
+		return false; /* the group is gone, and all in it */
 	if (n <= 0 || (p = strstr(buf, "populated ")) == NULL)
 		return true;
 	return p[10] != '0';
@@ -361,6 +364,65 @@ cgroup_peak_end(struct cgroup *cg)
 		return -1;
 	buf[n] = '\0';
 	return strtoll(buf, NULL, 10) / 1024;
+}
+
+size_t
+cgroup_remove_stale(const char *prefix)
+{
+	char mnt[1024], root[1024], own[4096], *base = NULL;
+	size_t n = 0, plen = strlen(prefix), rl;
+	struct dirent *de;
+	const char *rel;
+	DIR *d;
+
+	if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0 ||
+	    cgroup_own(own, sizeof own) != 0)
+		return 0;
+	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	rel = strncmp(own, root, rl) == 0 ? own + rl : own;
+	if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) < 0)
+		return 0;
+	if ((d = opendir(base)) == NULL) {
+		free(base);
+		return 0;
+	}
+	/* O(groups beside ours): a few, or as many as killed rounds left. */
+	while ((de = readdir(d)) != NULL) {
+		char *dir = NULL, *end;
+		long pid;
+		DIR *sub;
+		struct dirent *se;
+
+		if (strncmp(de->d_name, prefix, plen) != 0 ||
+		    de->d_name[plen] != '-')
+			continue;
+		pid = strtol(de->d_name + plen + 1, &end, 10);
+		if (end == de->d_name + plen + 1 || *end != '-' || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		if (asprintf(&dir, "%s/%s", base, de->d_name) < 0)
+			continue;
+		if ((sub = opendir(dir)) != NULL) {
+			while ((se = readdir(sub)) != NULL) {
+				char *child;
+
+				if (se->d_type != DT_DIR || se->d_name[0] == '.')
+					continue;
+				if (asprintf(&child, "%s/%s", dir, se->d_name) >= 0) {
+					(void)rmdir(child);
+					free(child);
+				}
+			}
+			closedir(sub);
+		}
+		if (rmdir(dir) == 0)
+			n++;
+		free(dir);
+	}
+	closedir(d);
+	free(base);
+	return n;
 }
 
 /* The group benchtui entered, if any. */

@@ -69,6 +69,12 @@ long long cgroup_peak_end(struct cgroup *cg);
  * was). */
 int cgroup_enter(struct cgroup *cg);
 
+/* Remove the empty groups named PREFIX-PID-... beside parent's children
+ * (or under benchtui's own cgroup) whose PID is dead: what a benchtui
+ * killed with SIGKILL left behind.  A group that still holds a process is
+ * left alone.  How many were removed. */
+size_t cgroup_remove_stale(const char *prefix);
+
 /* Kill what is left, remove the group (children first: destroy them
  * before their parent), free.  NULL is a no-op. */
 void cgroup_destroy(struct cgroup *cg);

@@ -203,6 +203,8 @@ run_cgroup_begin(struct run *u)
 {
 	char name[64], e[600] = "";
 
+	/* A benchtui killed with SIGKILL could not remove its groups. */
+	(void)cgroup_remove_stale("benchtui");
 	snprintf(name, sizeof name, "benchtui-%d-%lld", (int)getpid(),
 	    (long long)(clock_now() * 1e3));
 	/* As on a machine without cgroup v2 (the process ledger is used). */

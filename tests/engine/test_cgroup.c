@@ -71,11 +71,49 @@ test_kill_escaped(void **state)
 	free(path);
 }
 
+/* Groups left by a benchtui that died (its pid gone) are removed; one of
+ * a live pid is not. */
+static void
+test_remove_stale(void **state)
+{
+	char err[512], dead[64], live[64];
+	struct cgroup *a, *al, *b;
+	struct stat st;
+	char *pa, *pb;
+	pid_t pid = fork();
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	snprintf(dead, sizeof dead, "benchtui-stale-test-%d-1", (int)pid);
+	snprintf(live, sizeof live, "benchtui-stale-test-%d-1", (int)getpid());
+	a = cgroup_create(NULL, dead, err, sizeof err);
+	assert_non_null(a);
+	al = cgroup_create(a, "legs", err, sizeof err);
+	assert_non_null(al);
+	b = cgroup_create(NULL, live, err, sizeof err);
+	assert_non_null(b);
+	pa = strdup(cgroup_path(a));
+	pb = strdup(cgroup_path(b));
+	assert_int_equal(cgroup_remove_stale("benchtui-stale-test"), 1);
+	assert_int_equal(stat(pa, &st), -1);
+	assert_int_equal(stat(pb, &st), 0);
+	cgroup_destroy(b);
+	free(pa);
+	free(pb);
+	/* Gone from the file system already: destroy frees what is left. */
+	cgroup_destroy(al);
+	cgroup_destroy(a);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill_escaped),
+		cmocka_unit_test(test_remove_stale),
 	};
 	char err[512];
 	struct cgroup *probe;
