@@ -87,6 +87,22 @@ spawn_child_close_fds(int keep)
 	syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
 }
 
+/* glibc's sigaction refuses the signals it keeps for itself (32 and 33),
+ * yet a parent may have left one ignored, and an ignored signal survives
+ * exec: ask the kernel directly.  A raw system call is async-signal-safe. */
+static void
+spawn_child_default(int sig)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa = { .handler = SIG_DFL };
+
+	(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof ksa.mask);
+}
+
 static int
 spawn_child(void *arg)
 {
@@ -111,8 +127,8 @@ spawn_child(void *arg)
 	sigemptyset(&dfl.sa_mask);
 	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
 		if (sp->sigs & (1ULL << (sig - 1)) && sig != SIGKILL &&
-		    sig != SIGSTOP)
-			(void)sigaction(sig, &dfl, NULL);
+		    sig != SIGSTOP && sigaction(sig, &dfl, NULL) != 0)
+			spawn_child_default(sig);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
