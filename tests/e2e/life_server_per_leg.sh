@@ -62,6 +62,11 @@ while [ $complete -eq 0 ]; do
 	3)   stops=$((stops + 1))
 	     [ $stops -le 3 ] || { tail -20 "$T/out.txt"; fail "too many resumable stops"; }
 	     echo "resume stopped resumably (run $runs): $(grep 'benchtui:' "$T/out.txt" | tail -1)" ;;
+	# A kill that lands after the seal was written but before the process
+	# exited: the round is complete, and the next resume refuses it (2).
+	2)   [ -f "$dir/SHA256SUMS" ] && grep -q "sealed" "$T/out.txt" ||
+		{ tail -20 "$T/out.txt"; fail "run/resume exited 2 (run $runs)"; }
+	     complete=1 ;;
 	*) tail -20 "$T/out.txt"; fail "run/resume exited $rc (run $runs)" ;;
 	esac
 done
