@@ -2,12 +2,15 @@
 # A signal benchtui gets from the round's own tree (a leg, or a process the
 # leg started and set loose with setsid) is the leg's doing: recorded on
 # that leg's line and in a warning, and the round goes on.  It used to be
-# taken for an operator's abort, which every resume then repeated.
+# taken for an operator's abort, which every resume then repeated.  The
+# sender is told by its ancestry in /proc, so it stays alive a moment after
+# its kill: one already gone when benchtui looks (as an operator's kill(1)
+# is too) cannot be told apart and counts as from outside.
 . "$(dirname "$0")/life_lib.sh"
 
 cat >"$T/r.json" <<'EOF'
 {"name": "sig", "reps": 2, "quiet": false, "counters": ["task-clock"],
- "command": ["/bin/sh", "-c", "case ${ARM}${REP} in a1) kill -TERM $PPID;; b1) setsid /bin/sh -c 'kill -INT $1' sh $PPID; sleep 0.2;; a2) kill -HUP $PPID;; esac; sleep 0.1; echo ok"],
+ "command": ["/bin/sh", "-c", "case ${ARM}${REP} in a1) kill -TERM $PPID;; b1) setsid /bin/sh -c 'kill -INT $1; sleep 0.3' sh $PPID;; a2) kill -HUP $PPID;; esac; sleep 0.1; echo ok"],
  "baseline": "a", "arms": [{"name": "a"}, {"name": "b"}], "cells": [{"name": "c"}]}
 EOF
 "$BENCHTUI" run "$T/r.json" --out "$T/d" --headless >"$T/o" 2>&1
