@@ -320,12 +320,15 @@ spec_check_templates(struct parser *p)
 			if (rc == 0)
 				rc = check_vars(p, cell->vars, cell->nvars, prefix,
 				    &ctx);
+			/* ctx points into lc (bin, scratch) until the last
+			 * check is done with it. */
+			snprintf(prefix, sizeof prefix, "arms[%zu].vars", ai);
+			if (rc == 0 && (check_vars(p, arm->vars, arm->nvars,
+			    prefix, &ctx) < 0 ||
+			    check_vars(p, s->vars, s->nvars, "vars", &ctx) < 0))
+				rc = -1;
 			legcmd_finish(&lc);
 			if (rc < 0)
-				return -1;
-			snprintf(prefix, sizeof prefix, "arms[%zu].vars", ai);
-			if (check_vars(p, arm->vars, arm->nvars, prefix, &ctx) < 0 ||
-			    check_vars(p, s->vars, s->nvars, "vars", &ctx) < 0)
 				return -1;
 		}
 	}
