@@ -84,7 +84,7 @@ check-asan: $(ASAN_DIR)/build.ninja
 	@ninja -C $(ASAN_DIR) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e
+		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e --no-suite measure
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
 # table and writes bench/results/LATEST.json and a dated copy
