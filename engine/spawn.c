@@ -26,6 +26,16 @@
 
 #include "procs.h"
 
+/* Under AddressSanitizer the child would run the sanitizer's interceptors
+ * (read, close, sigaction) on the parent's thread state in the shared
+ * memory, which hung or aborted now and then: the sanitizer build spawns
+ * with a copied address space instead (fork's cost, same held protocol). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SPAWN_CLONE_VM 0
+#else
+#define SPAWN_CLONE_VM CLONE_VM
+#endif
+
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -269,11 +279,11 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	 * handler of ours before it has reset them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(spawn_child, (char *)ca - 64, CLONE_VM | CLONE_PIDFD |
+	pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM | CLONE_PIDFD |
 	    SIGCHLD, ca, &pidfd);
 	if (pid < 0 && errno == EINVAL) { /* a kernel without CLONE_PIDFD */
 		pidfd = -1;
-		pid = clone(spawn_child, (char *)ca - 64, CLONE_VM | SIGCHLD, ca);
+		pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM | SIGCHLD, ca);
 		if (pid > 0)
 			pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	}
