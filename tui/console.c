@@ -368,12 +368,10 @@ console_ask_abort(struct console *c)
 }
 
 static void
-console_handle_key(struct console *c, int key)
+console_key_dispatch(struct console *c, int key)
 {
 	struct render *r = &c->r;
 
-	c->r.message[0] = '\0';
-	render_touch_all(r);
 	if (r->overlay == OVERLAY_CONFIRM_ABORT || r->overlay == OVERLAY_CONFIRM_QUIT) {
 		/* Ctrl-C twice: abort (resumable) and quit without asking. */
 		if (key == 3 && r->overlay == OVERLAY_CONFIRM_QUIT)
@@ -430,6 +428,24 @@ console_handle_key(struct console *c, int key)
 	}
 }
 
+/* A key redraws what it changed: the pane it acts on (render_key marks
+ * it), the footer's note, every pane when an overlay opens or closes; the
+ * model's changes (a pause, an abort asked) mark their own. */
+static void
+console_handle_key(struct console *c, int key)
+{
+	struct render *r = &c->r;
+	enum render_overlay overlay = r->overlay;
+	bool note = r->message[0] != '\0';
+
+	r->message[0] = '\0';
+	console_key_dispatch(c, key);
+	if (r->overlay != overlay)
+		render_touch_all(r);
+	if (note || r->message[0] != '\0')
+		r->dirty |= 1u << PANE_FOOTER;
+}
+
 static void
 console_handle_resize(struct console *c)
 {
@@ -475,7 +491,7 @@ console_loop(struct console *c)
 
 		render_touch_changes(&c->r, model_take_changes(&c->m));
 		if (c->src->clock_moves(c) && now - last_clock >= CLOCK_S) {
-			render_touch_clock(&c->r);
+			render_touch_clock(&c->r, &c->m);
 			last_clock = now;
 		}
 		if (c->r.dirty && now - c->last_draw >= REDRAW_MIN_S)

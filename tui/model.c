@@ -234,8 +234,7 @@ model_set_spec(struct model *m, const struct spec *s)
 	if (!m->name[0])
 		copy_name(m->name, s->name);
 	m->report_stale = true;
-	m->gen++;
-	m->changed |= MODEL_CHANGE_OTHER;
+	m->changed |= MODEL_CHANGE_ALL;
 }
 
 static void
@@ -532,49 +531,59 @@ model_log(struct model *m, const json_t *ev, const char *msg)
 	    ts != NULL && strlen(ts) >= 19 ? ts + 11 : "--:--:--", msg);
 }
 
+/* Lines the panes derive from more than one field: the quiet box says the
+ * gate holds, and the current leg pane that it waits for quiet, only
+ * between legs.  Compared before and after an event, for its changes. */
+static unsigned
+model_derived(const struct model *m)
+{
+	bool between = !m->cur_active && m->gate_wait_since > 0;
+
+	return (between && m->state == MODEL_RUNNING ? MODEL_CHANGE_QUIET : 0) |
+	    (between ? MODEL_CHANGE_CURRENT : 0);
+}
+
 /* One piece: the reducer is one dispatch on the event's type, a few
  * lines per type (the long ones have their feed_* functions); split up,
- * a reader would look in several places for what one event does. */
-void
-model_feed(struct model *m, const json_t *ev)
+ * a reader would look in several places for what one event does.  Returns
+ * the event's enum model_change bits, or 0 for a type it ignores. */
+static unsigned
+model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 {
-	const char *t = event_type(ev);
-	double ts = model_parse_ts(get_str(ev, "ts"));
-
-	if (!t)
-		return;
-	/* The tally takes the round's name and the legs; it skips the rest. */
-	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0 ||
-	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0) {
-		tally_feed(m->tally, ev);
-		m->report_stale = true;
-	}
-	if (ts > m->last_ts)
-		m->last_ts = ts;
 	if (strcmp(t, "round") == 0) {
 		feed_round(m, ev, ts);
 		m->mark_ts = ts;
-	} else if (strcmp(t, "quiet") == 0)
+		return MODEL_CHANGE_STATE | MODEL_CHANGE_PLAN;
+	} else if (strcmp(t, "quiet") == 0) {
 		feed_quiet(m, ev, ts);
-	else if (strcmp(t, "leg_start") == 0)
+		return MODEL_CHANGE_QUIET;
+	} else if (strcmp(t, "leg_start") == 0) {
 		feed_leg_start(m, ev, ts);
-	else if (strcmp(t, "leg_state") == 0 && m->cur_active &&
+		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_PLAN;
+	} else if (strcmp(t, "leg_state") == 0 && m->cur_active &&
 	    get_int(ev, "seq", -1) == m->cur_seq) {
 		const char *st = get_str(ev, "state"), *sig = get_str(ev, "signal");
 
 		snprintf(m->cur_stopped, sizeof m->cur_stopped, "%s",
 		    st == NULL || strcmp(st, "stopped") != 0 ? "" :
 		    sig != NULL ? sig : "SIGSTOP");
-	}
-	else if (strcmp(t, "leg") == 0)
+		return MODEL_CHANGE_CURRENT;
+	} else if (strcmp(t, "leg") == 0) {
+		/* A warm-up leg is listed only; the current leg pane's median
+		 * of the arm moves with the leg's. */
 		feed_leg(m, ev, ts);
-	else if (strcmp(t, "pause") == 0)
+		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
+		    (get_int(ev, "warmup", 0) > 0 ? 0 : MODEL_CHANGE_PROGRESS |
+		    MODEL_CHANGE_PLAN);
+	} else if (strcmp(t, "pause") == 0) {
 		m->state = MODEL_PAUSED;
-	else if (strcmp(t, "resume") == 0) {
+		return MODEL_CHANGE_STATE;
+	} else if (strcmp(t, "resume") == 0) {
 		m->state = MODEL_RUNNING;
 		m->end_ts = 0;
 		m->mark_ts = ts;
 		m->abort_reason[0] = '\0';
+		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "abort") == 0) {
 		const char *why = get_str(ev, "reason");
 		m->state = MODEL_ABORTED;
@@ -582,30 +591,39 @@ model_feed(struct model *m, const json_t *ev)
 		snprintf(m->abort_reason, sizeof m->abort_reason, "%s",
 		    why ? why : "");
 		clear_current(m);
+		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "done") == 0) {
 		m->state = MODEL_COMPLETE;
 		m->end_ts = ts;
 		clear_current(m);
+		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "seal") == 0) {
 		m->state = MODEL_SEALED;
 		if (m->end_ts == 0)
 			m->end_ts = ts;
+		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "warning") == 0) {
 		const char *msg = get_str(ev, "msg");
 		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
 		model_log(m, ev, msg ? msg : "");
+		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "log_cut") == 0) {
 		snprintf(m->warning, sizeof m->warning,
 		    "resume cut a torn last line from the log (%.0f bytes)",
 		    get_num(ev, "bytes"));
 		model_log(m, ev, m->warning);
+		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "profile_start") == 0) {
 		const char *cell = get_str(ev, "cell"), *arm = get_str(ev, "arm"),
 		    *kind = get_str(ev, "kind");
 		snprintf(m->profiling, sizeof m->profiling, "%s / %s / %s",
 		    cell ? cell : "?", arm ? arm : "?", kind ? kind : "?");
+		return MODEL_CHANGE_CURRENT;
 	} else if (strcmp(t, "profile") == 0) {
 		m->profiling[0] = '\0';
+		return MODEL_CHANGE_CURRENT;
+	} else if (strcmp(t, "look") == 0) {
+		return 0; /* the tally's alone: its bit is added by the caller */
 	} else if (strcmp(t, "server") == 0) {
 		const char *cell = get_str(ev, "cell");
 		const char *st = get_str(ev, "state");
@@ -623,12 +641,38 @@ model_feed(struct model *m, const json_t *ev)
 			snprintf(m->server + strlen(m->server),
 			    sizeof m->server - strlen(m->server), " pid %.0f",
 			    pid);
-	} else
+		return MODEL_CHANGE_QUIET;
+	}
+	return 0;
+}
+
+void
+model_feed(struct model *m, const json_t *ev)
+{
+	const char *t = event_type(ev);
+	double ts = model_parse_ts(get_str(ev, "ts"));
+	unsigned ch = 0, derived = model_derived(m);
+	enum model_state state = m->state;
+
+	if (!t)
 		return;
-	m->gen++;
-	m->changed |= strcmp(t, "quiet") == 0 ? MODEL_CHANGE_QUIET :
-	    strcmp(t, "leg_start") == 0 ? MODEL_CHANGE_START :
-	    MODEL_CHANGE_OTHER;
+	/* The tally takes the round's name and the legs; it skips the rest. */
+	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0 ||
+	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0) {
+		tally_feed(m->tally, ev);
+		m->report_stale = true;
+		ch |= MODEL_CHANGE_RATIOS;
+	}
+	if (ts > m->last_ts) {
+		/* The quiet history is drawn against the log's clock. */
+		m->last_ts = ts;
+		ch |= MODEL_CHANGE_CLOCK | (m->nquiet > 0 ? MODEL_CHANGE_QUIET : 0);
+	}
+	ch |= model_apply(m, t, ev, ts);
+	ch |= model_derived(m) ^ derived;
+	if (m->state != state)
+		ch |= MODEL_CHANGE_STATE;
+	m->changed |= ch;
 }
 
 unsigned
@@ -646,8 +690,7 @@ model_set_aborting(struct model *m)
 	if (m->state == MODEL_RUNNING || m->state == MODEL_PAUSED ||
 	    m->state == MODEL_WAITING) {
 		m->state = MODEL_ABORTING;
-		m->gen++;
-		m->changed |= MODEL_CHANGE_OTHER;
+		m->changed |= MODEL_CHANGE_STATE;
 	}
 }
 
@@ -658,8 +701,8 @@ model_set_failed(struct model *m, const char *why)
 	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
 	model_log(m, NULL, m->warning);
 	clear_current(m);
-	m->gen++;
-	m->changed |= MODEL_CHANGE_OTHER;
+	m->changed |= MODEL_CHANGE_STATE | MODEL_CHANGE_LOG |
+	    MODEL_CHANGE_CURRENT | MODEL_CHANGE_QUIET;
 }
 
 void
@@ -668,31 +711,27 @@ model_set_aborted(struct model *m)
 	if (m->state == MODEL_ABORTED)
 		return;
 	m->state = MODEL_ABORTED;
-	m->gen++;
-	m->changed |= MODEL_CHANGE_OTHER;
+	m->changed |= MODEL_CHANGE_STATE;
 }
 
 void
 model_set_replay(struct model *m)
 {
 	m->replay = true;
-	m->gen++;
-	m->changed |= MODEL_CHANGE_OTHER;
+	m->changed |= MODEL_CHANGE_STATE;
 }
 
 void
 model_restart(struct model *m, const struct spec *s)
 {
 	bool replay = m->replay;
-	unsigned long gen = m->gen;
 
 	model_finish(m);
 	model_init(m);
 	m->replay = replay;
 	if (s != NULL)
 		model_set_spec(m, s);
-	m->gen = gen + 1;
-	m->changed = MODEL_CHANGE_OTHER;
+	m->changed = MODEL_CHANGE_ALL;
 }
 
 const json_t *

@@ -141,19 +141,28 @@ struct model {
 	struct tally *tally;
 	json_t *report;        /* tally_report, refreshed by model_ratios */
 	bool report_stale;
-	unsigned long gen;     /* bumped by every change (the renderer's dirty
-	                        * check) */
 	unsigned changed;      /* enum model_change bits since
 	                        * model_take_changes */
 };
 
-/* What changed, so the renderer redraws only the panes that show it: a
- * quiet sample and a leg's start are the frequent events and touch few
- * panes; anything else may touch any. */
+/* What changed, so the renderer redraws only the panes that show it
+ * (render_touch_changes maps each bit to its panes). */
 enum model_change {
-	MODEL_CHANGE_QUIET = 1u << 0,  /* a quiet sample: the gate */
-	MODEL_CHANGE_START = 1u << 1,  /* a leg started: current leg, plan */
-	MODEL_CHANGE_OTHER = 1u << 2,  /* anything else */
+	MODEL_CHANGE_STATE = 1u << 0,    /* the round's state, name, folder,
+	                                  * abort reason, planned legs */
+	MODEL_CHANGE_PROGRESS = 1u << 1, /* legs done and failed, the ETA */
+	MODEL_CHANGE_QUIET = 1u << 2,    /* the gate: samples, its wait, the
+	                                  * server line, the history's time
+	                                  * axis (last_ts) */
+	MODEL_CHANGE_CURRENT = 1u << 3,  /* the leg running (or none), its
+	                                  * stop, a profile running, the gate's
+	                                  * wait between legs */
+	MODEL_CHANGE_PLAN = 1u << 4,     /* the plan grid */
+	MODEL_CHANGE_LEGS = 1u << 5,     /* the legs and their columns */
+	MODEL_CHANGE_RATIOS = 1u << 6,   /* the tally: ratios, looks, profiles */
+	MODEL_CHANGE_LOG = 1u << 7,      /* the last warning, the message log */
+	MODEL_CHANGE_CLOCK = 1u << 8,    /* the log's clock (last_ts) moved */
+	MODEL_CHANGE_ALL = (1u << 9) - 1,
 };
 
 void model_init(struct model *m);

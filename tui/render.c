@@ -183,26 +183,53 @@ render_touch_all(struct render *r)
 	r->dirty = ~0u;
 }
 
+/* The clocks: the header's elapsed time and ETA, the running leg's; the
+ * quiet box counts the gate's wait. */
 void
-render_touch_clock(struct render *r)
+render_touch_clock(struct render *r, const struct model *m)
 {
-	r->dirty |= 1u << PANE_HEADER | 1u << PANE_CURRENT | 1u << PANE_QUIET;
+	r->dirty |= 1u << PANE_HEADER | 1u << PANE_CURRENT;
+	if (m->gate_wait_since > 0)
+		r->dirty |= 1u << PANE_QUIET;
 }
+
+#define PANE_BIT(p) (1u << (p))
+
+void
+render_touch_replay(struct render *r)
+{
+	r->dirty |= PANE_BIT(PANE_HEADER);
+}
+
+/* Which panes show each enum model_change bit, in bit order. */
+static const unsigned render_change_panes[] = {
+	/* STATE: the header's state and totals, the keys in the footer, the
+	 * current leg pane's "paused", "complete"; the gate's line. */
+	PANE_BIT(PANE_HEADER) | PANE_BIT(PANE_FOOTER) | PANE_BIT(PANE_CURRENT) |
+	    PANE_BIT(PANE_QUIET),
+	PANE_BIT(PANE_HEADER),   /* PROGRESS: legs n/N, failed, ETA, the bar */
+	PANE_BIT(PANE_QUIET),    /* QUIET */
+	PANE_BIT(PANE_CURRENT),  /* CURRENT */
+	PANE_BIT(PANE_PLAN),     /* PLAN */
+	PANE_BIT(PANE_LEGS),     /* LEGS */
+	PANE_BIT(PANE_RATIOS),   /* RATIOS (and the profiles view) */
+	PANE_BIT(PANE_FOOTER),   /* LOG: the newest warning and the count */
+	0,                       /* CLOCK: see render_touch_changes */
+};
+
+_Static_assert(MODEL_CHANGE_ALL == (1u << sizeof render_change_panes /
+    sizeof render_change_panes[0]) - 1, "one entry per enum model_change bit");
 
 void
 render_touch_changes(struct render *r, unsigned changes)
 {
-	if (changes & MODEL_CHANGE_OTHER) {
-		render_touch_all(r);
-		return;
-	}
-	/* The gate's figures and its wait show in the quiet box, the
-	 * current leg pane and the header; a leg's start also in the plan. */
-	if (changes & (MODEL_CHANGE_QUIET | MODEL_CHANGE_START))
-		r->dirty |= 1u << PANE_HEADER | 1u << PANE_QUIET |
-		    1u << PANE_CURRENT | 1u << PANE_FOOTER;
-	if (changes & MODEL_CHANGE_START)
-		r->dirty |= 1u << PANE_PLAN;
+	for (size_t i = 0; i < sizeof render_change_panes /
+	    sizeof render_change_panes[0]; i++)
+		if (changes & (1u << i))
+			r->dirty |= render_change_panes[i];
+	/* A replay's clocks are the log's: they move with its events. */
+	if ((changes & MODEL_CHANGE_CLOCK) && r->replay)
+		r->dirty |= PANE_BIT(PANE_HEADER) | PANE_BIT(PANE_CURRENT);
 }
 
 static int

@@ -83,10 +83,12 @@ void render_init(struct render *r);
 void render_layout(struct render *r);
 void render_finish(struct render *r);
 
-/* Mark panes dirty: everything after a model change, or just the clock
- * panes on a tick. */
+/* Mark panes dirty: everything (a new layout, theme or overlay), or the
+ * panes whose clocks move on a tick. */
 void render_touch_all(struct render *r);
-void render_touch_clock(struct render *r);
+void render_touch_clock(struct render *r, const struct model *m);
+/* The replay's line in the header (its place, playing, speed). */
+void render_touch_replay(struct render *r);
 /* Mark the panes that show what model_take_changes reported. */
 void render_touch_changes(struct render *r, unsigned changes);
 

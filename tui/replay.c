@@ -136,8 +136,10 @@ replay_feed_to(struct console *c, size_t target)
 {
 	struct console_replay *p = c->replay;
 
-	while (p->pos < target && p->pos < p->n)
+	while (p->pos < target && p->pos < p->n) {
 		model_feed(&c->m, p->ev[p->pos++]);
+		render_touch_replay(&c->r);
+	}
 }
 
 /* Going backwards: rebuild the model from the start. */
@@ -183,12 +185,13 @@ replay_advance(struct console *c, double now)
 
 	while (p->playing && p->pos < p->n && now >= p->due) {
 		model_feed(&c->m, p->ev[p->pos++]);
+		render_touch_replay(&c->r);
 		p->fed_at = p->due > now - 1 ? p->due : now;
 		replay_schedule(c, p->fed_at);
 	}
 	if (p->pos >= p->n && p->playing) {
 		p->playing = false;
-		render_touch_all(&c->r);
+		render_touch_replay(&c->r);
 	}
 }
 
@@ -253,7 +256,8 @@ replay_key(struct console *c, int key)
 	default:
 		return 0;
 	}
-	render_touch_all(&c->r);
+	/* The player's line; the model's changes mark the rest. */
+	render_touch_replay(&c->r);
 	return 1;
 }
 

@@ -271,7 +271,8 @@ test_legacy_and_unknown(void **state)
 	(void)state;
 	model_init(&m);
 	model_feed(&m, unknown);
-	assert_int_equal(m.gen, 0);
+	assert_int_equal(model_take_changes(&m), MODEL_CHANGE_CLOCK);
+	assert_int_equal(m.nlegs, 0);
 	model_feed(&m, legacy);
 	assert_int_equal(m.nlegs, 1);
 	assert_string_equal(m.legs[0].status, "ok");
@@ -370,48 +371,6 @@ test_garbage(void **state)
 	model_finish(&m);
 }
 
-/* The changes the renderer's dirty panes follow: a quiet sample and a
- * leg's start are told apart from everything else. */
-static void
-test_changes(void **state)
-{
-	const char *quiet = "{\"t\":\"quiet\",\"ts\":\"2026-11-29T15:04:05.000Z\","
-	    "\"foreign\":0.1,\"threshold\":0.5,\"ok\":true}";
-	const char *start = "{\"t\":\"leg_start\",\"ts\":\"2026-11-29T15:04:06.000Z\","
-	    "\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"seq\":1,\"pid\":7}";
-	const char *leg = "{\"t\":\"leg\",\"ts\":\"2026-11-29T15:04:07.000Z\","
-	    "\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"seq\":1,"
-	    "\"status\":\"ok\",\"rc\":0,\"wall\":1.0,\"cpu\":1.0}";
-	const char *odd = "{\"t\":\"no-such-type\"}";
-	struct model m;
-	json_t *ev;
-
-	(void)state;
-	model_init(&m);
-	(void)model_take_changes(&m);
-	ev = json_loads(quiet, 0, NULL);
-	model_feed(&m, ev);
-	json_decref(ev);
-	assert_int_equal(model_take_changes(&m), MODEL_CHANGE_QUIET);
-	assert_int_equal(model_take_changes(&m), 0);
-	ev = json_loads(start, 0, NULL);
-	model_feed(&m, ev);
-	json_decref(ev);
-	assert_int_equal(model_take_changes(&m), MODEL_CHANGE_START);
-	ev = json_loads(leg, 0, NULL);
-	model_feed(&m, ev);
-	json_decref(ev);
-	assert_int_equal(model_take_changes(&m), MODEL_CHANGE_OTHER);
-	/* An event the model ignores changes nothing. */
-	ev = json_loads(odd, 0, NULL);
-	model_feed(&m, ev);
-	json_decref(ev);
-	assert_int_equal(model_take_changes(&m), 0);
-	model_set_aborting(&m);
-	assert_int_equal(model_take_changes(&m), MODEL_CHANGE_OTHER);
-	model_finish(&m);
-}
-
 static void
 test_parse_ts(void **state)
 {
@@ -463,7 +422,6 @@ main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_columns_warmup_log),
 		cmocka_unit_test(test_parse_ts),
-		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_stopped_leg),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
