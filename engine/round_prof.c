@@ -29,6 +29,7 @@
 #include "round_int.h"
 #include "server.h"
 #include "spawn.h"
+#include "xalloc.h"
 
 /* perf report's output is read whole; a flat profile is a few hundred
  * lines, a call graph a few thousand. */
@@ -170,135 +171,165 @@ prof_cmd(struct run *u, const struct spec_cell *cell,
 	return run_leg_scratch(u, &w, cmd) != 0 ? -2 : 0;
 }
 
-/* The perf profile of one arm.  0 to go on, -1 when the round was
- * aborted during it. */
+/* Whether a profile of kind can be taken with tool (its path as resolved,
+ * or NULL): nothing on this machine blocks it, the tool is installed and
+ * the leg's command is built (rep as prof_cmd).  0 to go on; 1 when it
+ * cannot (its failed event emitted); -1 when the scratch folder was
+ * refused (the round is aborted). */
 static int
-prof_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm)
+prof_ready(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, const char *kind, const char *tool,
+    const char *path, int rep, struct legcmd *cmd)
 {
-	const struct spec *s = u->r->spec;
-	const struct spec_profile *pr = s->profile;
+	char why[512], missing[64];
+	const char *blocked = profile_blocked(kind, why, sizeof why);
+	int rc;
+
+	if (blocked != NULL || path == NULL) {
+		snprintf(missing, sizeof missing, "%s is not installed", tool);
+		prof_failed(u, cell->name, arm->name, kind, blocked != NULL ?
+		    blocked : missing, NULL);
+		return 1;
+	}
+	if ((rc = prof_cmd(u, cell, arm, rep, cmd)) == -2)
+		return -1;
+	if (rc != 0) {
+		prof_failed(u, cell->name, arm->name, kind, u->err, NULL);
+		u->err[0] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* A perf profile's files, relative to the round folder (r) and absolute
+ * (a): the data, the report, perf record's output, and the report's
+ * parts while it is written. */
+struct prof_perf_files {
 	char rdata[PATH_MAX], adata[PATH_MAX], rrep[PATH_MAX], arep[PATH_MAX],
 	    rout[PATH_MAX], aout[PATH_MAX], aflat[PATH_MAX], agraph[PATH_MAX],
-	    tmp[PATH_MAX], old[PATH_MAX], why[512], event[128] = "";
-	char *perf = spec_resolve_program("perf", s->workdir), **argv = NULL,
-	    *flat = NULL, *graph = NULL;
-	struct legcmd cmd = { 0 };
-	const char *blocked;
-	struct leg_result res;
-	json_t *ev, *top = NULL;
-	size_t n = 0;
-	int ret = 0;
-	FILE *f;
+	    tmp[PATH_MAX], old[PATH_MAX];
+};
 
-	prof_paths(u, "prof", cell->name, arm->name, ".data", rdata, adata,
-	    sizeof adata);
-	prof_paths(u, "prof", cell->name, arm->name, ".report", rrep, arep,
-	    sizeof arep);
-	prof_paths(u, "prof", cell->name, arm->name, ".out", rout, aout,
-	    sizeof aout);
-	prof_fmt(aflat, sizeof aflat, "%s.flat", arep);
-	prof_fmt(agraph, sizeof agraph, "%s.graph", arep);
-	prof_fmt(tmp, sizeof tmp, "%s.tmp", arep);
-	prof_fmt(old, sizeof old, "%s.old", adata);
+static void
+prof_perf_files(struct run *u, const char *cell, const char *arm,
+    struct prof_perf_files *p)
+{
+	prof_paths(u, "prof", cell, arm, ".data", p->rdata, p->adata,
+	    sizeof p->adata);
+	prof_paths(u, "prof", cell, arm, ".report", p->rrep, p->arep,
+	    sizeof p->arep);
+	prof_paths(u, "prof", cell, arm, ".out", p->rout, p->aout,
+	    sizeof p->aout);
+	prof_fmt(p->aflat, sizeof p->aflat, "%s.flat", p->arep);
+	prof_fmt(p->agraph, sizeof p->agraph, "%s.graph", p->arep);
+	prof_fmt(p->tmp, sizeof p->tmp, "%s.tmp", p->arep);
+	prof_fmt(p->old, sizeof p->old, "%s.old", p->adata);
 	/* What an earlier attempt left (cut short by an abort or a kill) is
 	 * not evidence: no profile event names it. */
-	unlink(adata);
-	unlink(old);
-	unlink(arep);
-	unlink(aout);
-	unlink(aflat);
-	unlink(agraph);
-	unlink(tmp);
+	unlink(p->adata);
+	unlink(p->old);
+	unlink(p->arep);
+	unlink(p->aout);
+	unlink(p->aflat);
+	unlink(p->agraph);
+	unlink(p->tmp);
+}
 
-	if ((blocked = profile_blocked("perf", why, sizeof why)) != NULL ||
-	    perf == NULL) {
-		prof_failed(u, cell->name, arm->name, "perf", blocked != NULL ?
-		    blocked : "perf is not installed", NULL);
-		goto out;
-	}
-	if ((ret = prof_cmd(u, cell, arm, 0, &cmd)) != 0) {
-		if (ret == -2)
-			goto out;
-		ret = 0;
-		prof_failed(u, cell->name, arm->name, "perf", u->err, NULL);
-		u->err[0] = '\0';
-		goto out;
-	}
-	/* perf record ARGS -o DATA -- the leg's own argv */
-	while (cmd.argv[n] != NULL)
+/* perf record ARGS -o DATA -- the leg's own argv (the strings borrowed). */
+static char **
+prof_perf_argv(char *perf, const struct spec_profile *pr, char *data,
+    char *const *leg)
+{
+	size_t n = 0, k = 0;
+	char **argv;
+
+	while (leg[n] != NULL)
 		n++;
-	if ((argv = calloc(pr->nperf_args + n + 6, sizeof *argv)) == NULL)
-		goto out;
-	{
-		size_t k = 0;
+	argv = xcalloc(pr->nperf_args + n + 6, sizeof *argv);
+	argv[k++] = perf;
+	argv[k++] = "record";
+	for (size_t i = 0; i < pr->nperf_args; i++)
+		argv[k++] = pr->perf_args[i];
+	argv[k++] = "-o";
+	argv[k++] = data;
+	argv[k++] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = leg[i];
+	return argv;
+}
 
-		argv[k++] = perf;
-		argv[k++] = "record";
-		for (size_t i = 0; i < pr->nperf_args; i++)
-			argv[k++] = pr->perf_args[i];
-		argv[k++] = "-o";
-		argv[k++] = adata;
-		argv[k++] = "--";
-		for (size_t i = 0; i < n; i++)
-			argv[k++] = cmd.argv[i];
-	}
+/* perf record of the leg's command, then its flat and call-graph reports.
+ * 0 with the leg's wall time; 1 when the profile failed (its event
+ * emitted); -1 when the round was aborted (its event emitted). */
+static int
+prof_perf_record(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, char *perf, const struct legcmd *cmd,
+    struct prof_perf_files *p, double *wall)
+{
+	const struct spec *s = u->r->spec;
+	char **argv = prof_perf_argv(perf, s->profile, p->adata, cmd->argv);
 	struct leg_spec ls = {
-		.path = perf, .argv = argv, .envp = cmd.envp, .cwd = cmd.cwd,
-		.out_path = aout, .cpus = u->client_mask, .ncpus = u->ncpus,
+		.path = perf, .argv = argv, .envp = cmd->envp, .cwd = cmd->cwd,
+		.out_path = p->aout, .cpus = u->client_mask, .ncpus = u->ncpus,
 		.nice = s->nice, .timeout_s = s->timeout_s,
 		.abort_fd = u->r->abort_pipe[0],
 	};
 	struct prof_start ps = { u, cell->name, arm->name, "perf" };
-	if (leg_run(&ls, &res, prof_started, &ps, why, sizeof why) != 0) {
-		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
-		goto out;
-	}
-	if (res.aborted || run_aborted(u)) {
-		run_emit_new(u, prof_event(cell->name, arm->name, "perf",
-		    "aborted"));
-		ret = -1;
-		goto out;
-	}
-	if (res.timed_out || res.rc != 0 || res.signal != 0) {
-		const char *files[] = { rout, NULL };
+	const char *files[] = { p->rdata, p->rout, NULL };
+	struct leg_result res;
+	char why[512];
+	int rc = leg_run(&ls, &res, prof_started, &ps, why, sizeof why);
 
+	free(argv);
+	if (rc != 0) {
+		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
+		return 1;
+	}
+	if (res.aborted || run_aborted(u))
+		goto aborted;
+	if (res.timed_out || res.rc != 0 || res.signal != 0) {
 		prof_fmt(why, sizeof why, "perf record %s (see %s)",
 		    res.timed_out ? "timed out" : res.signal != 0 ?
-		    "was killed by a signal" : "exited non-zero", rout);
-		prof_failed(u, cell->name, arm->name, "perf", why, files);
-		goto out;
+		    "was killed by a signal" : "exited non-zero", p->rout);
+		prof_failed(u, cell->name, arm->name, "perf", why, files + 1);
+		return 1;
 	}
-	if (prof_perf_report(u, perf, adata, aflat, false) != 0 ||
-	    prof_perf_report(u, perf, adata, agraph, true) != 0) {
-		if (run_aborted(u)) {
-			run_emit_new(u, prof_event(cell->name, arm->name, "perf",
-			    "aborted"));
-			ret = -1;
-			goto out;
-		}
-		const char *files[] = { rdata, rout, NULL };
-
+	if (prof_perf_report(u, perf, p->adata, p->aflat, false) != 0 ||
+	    prof_perf_report(u, perf, p->adata, p->agraph, true) != 0) {
+		if (run_aborted(u))
+			goto aborted;
 		prof_failed(u, cell->name, arm->name, "perf", "perf report "
 		    "failed on the recorded data", files);
-		goto out;
+		return 1;
 	}
-	flat = profile_slurp(aflat, PROF_REPORT_MAX);
-	graph = profile_slurp(agraph, PROF_REPORT_MAX);
-	top = profile_perf_top(flat != NULL ? flat : "", PROFILE_TOP, event,
-	    sizeof event);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		prof_fmt(why, sizeof why, "%s: cannot create: %s", rrep,
+	*wall = res.wall;
+	return 0;
+aborted:
+	run_emit_new(u, prof_event(cell->name, arm->name, "perf", "aborted"));
+	return -1;
+}
+
+/* The report file: what was recorded and how, the flat profile and the
+ * call graph, written beside it, synced and renamed over it.  0, or -1
+ * with why. */
+static int
+prof_perf_write(const struct spec_profile *pr, const struct prof_perf_files *p,
+    const char *cell, const char *arm, const char *event, const char *flat,
+    const char *graph, char *why, size_t len)
+{
+	FILE *f;
+
+	if ((f = fopen(p->tmp, "w")) == NULL) {
+		prof_fmt(why, len, "%s: cannot create: %s", p->rrep,
 		    strerror(errno));
-		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
-		goto out;
+		return -1;
 	}
-	fprintf(f, "benchtui profile of cell %s, arm %s: perf record", cell->name,
-	    arm->name);
+	fprintf(f, "benchtui profile of cell %s, arm %s: perf record", cell,
+	    arm);
 	for (size_t i = 0; i < pr->nperf_args; i++)
 		fprintf(f, " %s", pr->perf_args[i]);
-	fprintf(f, " -o %s -- the leg's command\nsampled event: %s\n", rdata,
-	    event[0] != '\0' ? event : "unknown");
+	fprintf(f, " -o %s -- the leg's command\nsampled event: %s\n",
+	    p->rdata, event[0] != '\0' ? event : "unknown");
 	if (profile_event_is_clock(event))
 		fprintf(f, "NOTE: perf sampled its software clock (%s), not the "
 		    "cycles counter: this machine has no hardware PMU (or perf "
@@ -309,37 +340,66 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 	prof_append(f, "caller call graph (perf report --stdio --no-children "
 	    "--sort symbol -g graph,0.5,caller --percent-limit 1)", graph);
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
-		prof_fmt(why, sizeof why, "%s: cannot write: %s", rrep,
+		prof_fmt(why, len, "%s: cannot write: %s", p->rrep,
 		    strerror(errno));
 		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	rename(p->tmp, p->arep);
+	return 0;
+}
+
+/* The perf profile of one arm.  0 to go on, -1 when the round was
+ * aborted during it. */
+static int
+prof_perf(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm)
+{
+	char *perf = spec_resolve_program("perf", u->r->spec->workdir),
+	    *flat = NULL, *graph = NULL, why[512], event[128] = "";
+	struct prof_perf_files p;
+	struct legcmd cmd = { 0 };
+	json_t *ev, *top;
+	double wall = 0;
+	int ret;
+
+	prof_perf_files(u, cell->name, arm->name, &p);
+	if ((ret = prof_ready(u, cell, arm, "perf", "perf", perf, 0,
+	    &cmd)) == 0)
+		ret = prof_perf_record(u, cell, arm, perf, &cmd, &p, &wall);
+	if (ret != 0)
+		goto out;
+	flat = profile_slurp(p.aflat, PROF_REPORT_MAX);
+	graph = profile_slurp(p.agraph, PROF_REPORT_MAX);
+	top = profile_perf_top(flat != NULL ? flat : "", PROFILE_TOP, event,
+	    sizeof event);
+	if (prof_perf_write(u->r->spec->profile, &p, cell->name, arm->name,
+	    event, flat, graph, why, sizeof why) != 0) {
+		json_decref(top);
 		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
 		goto out;
 	}
-	fclose(f);
-	rename(tmp, arep);
-	unlink(aflat);
-	unlink(agraph);
+	unlink(p.aflat);
+	unlink(p.agraph);
 	ev = prof_event(cell->name, arm->name, "perf", "ok");
-	json_object_set_new(ev, "files", json_pack("[s,s,s]", rdata, rrep,
-	    rout));
+	json_object_set_new(ev, "files", json_pack("[s,s,s]", p.rdata, p.rrep,
+	    p.rout));
 	json_object_set_new(ev, "event", json_string(event));
 	json_object_set_new(ev, "software_clock",
 	    json_boolean(profile_event_is_clock(event)));
-	json_object_set_new(ev, "wall", json_real(res.wall));
+	json_object_set_new(ev, "wall", json_real(wall));
 	json_object_set_new(ev, "top", top);
-	top = NULL;
 	run_emit_new(u, ev);
 out:
-	unlink(aflat);
-	unlink(agraph);
-	unlink(tmp);
-	json_decref(top);
+	unlink(p.aflat);
+	unlink(p.agraph);
+	unlink(p.tmp);
 	free(flat);
 	free(graph);
-	free(argv);
 	free(perf);
 	legcmd_finish(&cmd);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }
 
 /* --- syscalls ------------------------------------------------------------ */
@@ -468,211 +528,285 @@ prof_detach(pid_t tracer)
 	return -1;
 }
 
-/* The syscalls profile of one arm: strace attached to every thread of the
- * cell's server while one leg of the arm runs as its load.  0 to go on, -1
- * when the round was aborted during it. */
-static int
-prof_syscalls(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv)
-{
-	const struct spec *s = u->r->spec;
-	const struct spec_profile *pr = s->profile;
+/* A syscalls profile under way: its files, relative to the round folder
+ * (r) and absolute (a), the server's processes when strace started, and
+ * strace itself. */
+struct prof_sys {
+	struct run *u;
+	const struct spec_cell *cell;
+	const struct spec_arm *arm;
+	struct server *srv;
 	char rtxt[PATH_MAX], atxt[PATH_MAX], rlog[PATH_MAX], alog[PATH_MAX],
-	    rout[PATH_MAX], aout[PATH_MAX], why[512], pidbuf[32], *trace = NULL;
-	char *strace = spec_resolve_program("strace", s->workdir), *text = NULL;
-	char **envp = NULL;
-	const char *blocked;
-	const char *files[5] = { NULL };
-	pid_t before[PROF_PROCS_MAX], after[PROF_PROCS_MAX], tracer = -1,
-	    spid;
-	size_t nbefore, nafter, tl = 0;
-	struct legcmd cmd = { 0 };
-	struct prof_tasks tk = { 0 };
-	struct leg_result res;
-	json_t *ev, *rows = NULL, *total = NULL, *m;
-	double waited = 0, requests = -1;
-	int ret = 0, fd = -1, st;
-	bool absent;
+	    rout[PATH_MAX], aout[PATH_MAX], why[512];
+	const char *files[5];   /* the failed event's: txt, log, out, metrics */
+	pid_t spid, before[PROF_PROCS_MAX], tracer;
+	size_t nbefore;
+	int fd;                 /* strace's own output (the log) */
+	struct prof_tasks tk;   /* when it attached */
+};
 
-	prof_paths(u, "sys", cell->name, arm->name, ".txt", rtxt, atxt,
-	    sizeof atxt);
-	prof_paths(u, "sys", cell->name, arm->name, ".strace.log", rlog, alog,
-	    sizeof alog);
-	prof_paths(u, "sys", cell->name, arm->name, ".out", rout, aout,
-	    sizeof aout);
-	files[0] = rtxt;
-	files[1] = rlog;
-	files[2] = rout;
-	unlink(atxt);
-	unlink(alog);
-	unlink(aout);
-	if (srv == NULL || !server_alive(srv)) {
-		prof_failed(u, cell->name, arm->name, "syscalls", "the cell's "
-		    "server is not running", NULL);
-		goto out;
-	}
-	spid = server_pid(srv);
-	if ((blocked = profile_blocked("syscalls", why, sizeof why)) != NULL ||
-	    strace == NULL) {
-		prof_failed(u, cell->name, arm->name, "syscalls", blocked ?
-		    blocked : "strace is not installed", NULL);
-		goto out;
-	}
-	if ((ret = prof_cmd(u, cell, arm, -1, &cmd)) != 0) {
-		if (ret == -2)
-			goto out;
-		ret = 0;
-		prof_failed(u, cell->name, arm->name, "syscalls", u->err, NULL);
-		u->err[0] = '\0';
-		goto out;
-	}
-	files[3] = cmd.metrics_rel;
+static void
+prof_sys_files(struct prof_sys *ps)
+{
+	const char *cell = ps->cell->name, *arm = ps->arm->name;
+
+	prof_paths(ps->u, "sys", cell, arm, ".txt", ps->rtxt, ps->atxt,
+	    sizeof ps->atxt);
+	prof_paths(ps->u, "sys", cell, arm, ".strace.log", ps->rlog, ps->alog,
+	    sizeof ps->alog);
+	prof_paths(ps->u, "sys", cell, arm, ".out", ps->rout, ps->aout,
+	    sizeof ps->aout);
+	ps->files[0] = ps->rtxt;
+	ps->files[1] = ps->rlog;
+	ps->files[2] = ps->rout;
+	unlink(ps->atxt);
+	unlink(ps->alog);
+	unlink(ps->aout);
+}
+
+static void
+prof_sys_failed(struct prof_sys *ps, const char *why, const char *const *files)
+{
+	prof_failed(ps->u, ps->cell->name, ps->arm->name, "syscalls", why,
+	    files);
+}
+
+/* An abort during the trace: strace detached, the aborted event.  -1. */
+static int
+prof_sys_aborted(struct prof_sys *ps)
+{
+	if (ps->tracer > 0)
+		(void)prof_detach(ps->tracer);
+	ps->tracer = -1;
+	run_emit_new(ps->u, prof_event(ps->cell->name, ps->arm->name,
+	    "syscalls", "aborted"));
+	return -1;
+}
+
+/* strace's -e argument: trace=NAME,NAME... (malloc'd). */
+static char *
+prof_trace_arg(const struct spec_profile *pr)
+{
+	size_t tl = 0;
+	char *trace;
+
 	for (size_t i = 0; i < pr->ntrace; i++)
 		tl += strlen(pr->trace[i]) + 1;
-	if ((trace = malloc(tl + 8)) == NULL)
-		goto out;
+	trace = xmalloc(tl + 8);
 	strcpy(trace, "trace=");
 	for (size_t i = 0; i < pr->ntrace; i++) {
 		if (i > 0)
 			strcat(trace, ",");
 		strcat(trace, pr->trace[i]);
 	}
-	snprintf(pidbuf, sizeof pidbuf, "%d", (int)spid);
-	{
-		/* strace's table in the C locale, whatever the round's */
-		extern char **environ;
-		size_t ne = 0, k = 0;
+	return trace;
+}
 
-		while (environ[ne] != NULL)
-			ne++;
-		if ((envp = calloc(ne + 2, sizeof *envp)) == NULL)
-			goto out;
-		for (size_t i = 0; i < ne; i++)
-			if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-				envp[k++] = environ[i];
-		envp[k] = "LC_ALL=C";
-	}
+/* benchtui's environment with LC_ALL=C, so that strace's table is in the
+ * C locale whatever the round's (the strings borrowed). */
+static char **
+prof_c_locale_env(void)
+{
+	extern char **environ;
+	size_t ne = 0, k = 0;
+	char **envp;
+
+	while (environ[ne] != NULL)
+		ne++;
+	envp = xcalloc(ne + 2, sizeof *envp);
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+			envp[k++] = environ[i];
+	envp[k] = "LC_ALL=C";
+	return envp;
+}
+
+/* strace -f -c on the server, its output to the log, the server's
+ * processes noted first; its profile_start event.  0, or 1 when it could
+ * not start (the failed event emitted). */
+static int
+prof_sys_spawn(struct prof_sys *ps, char *strace)
+{
+	char pidbuf[32], *trace = prof_trace_arg(ps->u->r->spec->profile),
+	    **envp = prof_c_locale_env();
 	char *sargv[] = { strace, "-f", "-c", "-e", trace, "-p", pidbuf, "-o",
-		atxt, NULL };
-	if ((fd = open(alog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0) {
-		prof_fmt(why, sizeof why, "%s: cannot create: %s", rlog,
-		    strerror(errno));
-		prof_failed(u, cell->name, arm->name, "syscalls", why, NULL);
-		goto out;
-	}
-	nbefore = prof_tree(spid, before, PROF_PROCS_MAX);
+		ps->atxt, NULL };
 	struct spawn_req sr = { .path = strace, .argv = sargv, .envp = envp,
-		.cwd = u->r->dir, .out_fd = fd };
-	if ((tracer = spawn_run(&sr, NULL, why, sizeof why)) < 0) {
-		prof_failed(u, cell->name, arm->name, "syscalls", why, NULL);
+		.cwd = ps->u->r->dir };
+	json_t *se;
+
+	snprintf(pidbuf, sizeof pidbuf, "%d", (int)ps->spid);
+	if ((ps->fd = open(ps->alog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		prof_fmt(ps->why, sizeof ps->why, "%s: cannot create: %s",
+		    ps->rlog, strerror(errno));
+		prof_sys_failed(ps, ps->why, NULL);
 		goto out;
 	}
-	{
-		json_t *se = prof_event(cell->name, arm->name, "syscalls", NULL);
-
-		json_object_set_new(se, "pid", json_integer(tracer));
-		run_emit_new(u, se);
+	ps->nbefore = prof_tree(ps->spid, ps->before, PROF_PROCS_MAX);
+	sr.out_fd = ps->fd;
+	if ((ps->tracer = spawn_run(&sr, NULL, ps->why, sizeof ps->why)) < 0) {
+		prof_sys_failed(ps, ps->why, NULL);
+		goto out;
 	}
-	/* Attached: every thread of every server process traced by it. */
+	se = prof_event(ps->cell->name, ps->arm->name, "syscalls", NULL);
+	json_object_set_new(se, "pid", json_integer(ps->tracer));
+	run_emit_new(ps->u, se);
+out:
+	free(trace);
+	free(envp);
+	return ps->tracer > 0 ? 0 : 1;
+}
+
+/* Wait until every thread of every server process is traced by strace.
+ * 0; 1 when strace ended or did not attach in time (the failed event
+ * emitted); -1 when the round was aborted. */
+static int
+prof_sys_attached(struct prof_sys *ps)
+{
+	double waited = 0;
+	int st;
+
 	for (;;) {
-		tk = prof_count_tasks(before, nbefore, tracer);
-		if (tk.tasks > 0 && tk.by_tracer == tk.tasks)
-			break;
-		if (waitpid(tracer, &st, WNOHANG) == tracer) {
-			tracer = -1;
-			prof_fmt(why, sizeof why, "strace exited before it "
-			    "attached to every server thread (see %s)", rlog);
-			prof_failed(u, cell->name, arm->name, "syscalls", why,
-			    files);
-			goto out;
+		ps->tk = prof_count_tasks(ps->before, ps->nbefore, ps->tracer);
+		if (ps->tk.tasks > 0 && ps->tk.by_tracer == ps->tk.tasks)
+			return 0;
+		if (waitpid(ps->tracer, &st, WNOHANG) == ps->tracer) {
+			ps->tracer = -1;
+			prof_fmt(ps->why, sizeof ps->why, "strace exited before "
+			    "it attached to every server thread (see %s)",
+			    ps->rlog);
+			prof_sys_failed(ps, ps->why, ps->files);
+			return 1;
 		}
-		if (run_aborted(u))
-			goto aborted;
+		if (run_aborted(ps->u))
+			return prof_sys_aborted(ps);
 		if (waited >= PROF_ATTACH_S) {
-			prof_fmt(why, sizeof why, "strace attached to %d of the "
-			    "server's %d threads within %g s (see %s)",
-			    tk.by_tracer, tk.tasks, PROF_ATTACH_S, rlog);
-			(void)prof_detach(tracer);
-			tracer = -1;
-			prof_failed(u, cell->name, arm->name, "syscalls", why,
-			    files);
-			goto out;
+			prof_fmt(ps->why, sizeof ps->why, "strace attached to %d "
+			    "of the server's %d threads within %g s (see %s)",
+			    ps->tk.by_tracer, ps->tk.tasks, PROF_ATTACH_S,
+			    ps->rlog);
+			(void)prof_detach(ps->tracer);
+			ps->tracer = -1;
+			prof_sys_failed(ps, ps->why, ps->files);
+			return 1;
 		}
-		run_wait(u, 0.01, false);
+		run_wait(ps->u, 0.01, false);
 		waited += 0.01;
 	}
+}
+
+/* One leg of the arm as the server's load while strace is attached, then
+ * strace detached (its exit status in *st).  0; 1 when the leg could not
+ * run (the failed event emitted); -1 when the round was aborted. */
+static int
+prof_sys_load(struct prof_sys *ps, const struct legcmd *cmd,
+    struct leg_result *res, int *st)
+{
+	const struct spec *s = ps->u->r->spec;
 	struct leg_spec ls = {
-		.path = cmd.exec_path, .argv = cmd.argv, .envp = cmd.envp,
-		.cwd = s->workdir, .out_path = aout, .cpus = u->client_mask,
-		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
-		.abort_fd = u->r->abort_pipe[0],
+		.path = cmd->exec_path, .argv = cmd->argv, .envp = cmd->envp,
+		.cwd = s->workdir, .out_path = ps->aout,
+		.cpus = ps->u->client_mask, .ncpus = ps->u->ncpus,
+		.nice = s->nice, .timeout_s = s->timeout_s,
+		.abort_fd = ps->u->r->abort_pipe[0],
 	};
-	if (leg_run(&ls, &res, NULL, NULL, why, sizeof why) != 0) {
-		(void)prof_detach(tracer);
-		tracer = -1;
-		prof_failed(u, cell->name, arm->name, "syscalls", why, files);
-		goto out;
+
+	if (leg_run(&ls, res, NULL, NULL, ps->why, sizeof ps->why) != 0) {
+		(void)prof_detach(ps->tracer);
+		ps->tracer = -1;
+		prof_sys_failed(ps, ps->why, ps->files);
+		return 1;
 	}
-	if (res.aborted || run_aborted(u))
-		goto aborted;
-	st = prof_detach(tracer);
-	tracer = -1;
-	ev = prof_event(cell->name, arm->name, "syscalls", "ok");
-	json_object_set_new(ev, "files", json_pack("[s,s,s,s]", rtxt, rlog,
-	    rout, cmd.metrics_rel));
-	json_object_set_new(ev, "traced_threads", json_integer(tk.tasks));
-	json_object_set_new(ev, "load_rc", json_integer(res.rc));
-	/* After the detach: alive, answering, no thread still traced, the
-	 * same processes as before. */
-	nafter = prof_tree(spid, after, PROF_PROCS_MAX);
-	tk = prof_count_tasks(after, nafter, 0);
+	if (res->aborted || run_aborted(ps->u))
+		return prof_sys_aborted(ps);
+	*st = prof_detach(ps->tracer);
+	ps->tracer = -1;
+	return 0;
+}
+
+/* The profile's event after the detach, with what the detach left: the
+ * server alive, answering, no thread still traced (*traced: how many
+ * are), the same processes as before. */
+static json_t *
+prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
+    const struct leg_result *res, int *traced)
+{
+	json_t *ev = prof_event(ps->cell->name, ps->arm->name, "syscalls",
+	    "ok");
+	pid_t after[PROF_PROCS_MAX];
+	size_t nafter;
+
+	json_object_set_new(ev, "files", json_pack("[s,s,s,s]", ps->rtxt,
+	    ps->rlog, ps->rout, cmd->metrics_rel));
+	json_object_set_new(ev, "traced_threads", json_integer(ps->tk.tasks));
+	json_object_set_new(ev, "load_rc", json_integer(res->rc));
+	nafter = prof_tree(ps->spid, after, PROF_PROCS_MAX);
+	*traced = prof_count_tasks(after, nafter, 0).traced;
 	json_object_set_new(ev, "detach", json_pack("{s:s,s:b,s:b,s:i}",
 	    "signal", "SIGINT to strace alone", "server_alive",
-	    server_alive(srv), "server_answers",
-	    prof_answers(cell->server->tcp_port), "traced_after",
-	    tk.traced));
-	json_object_set_new(ev, "contaminated", json_boolean(nafter != nbefore ||
-	    memcmp(before, after, nbefore * sizeof *before) != 0));
+	    server_alive(ps->srv), "server_answers",
+	    prof_answers(ps->cell->server->tcp_port), "traced_after",
+	    *traced));
+	json_object_set_new(ev, "contaminated", json_boolean(
+	    nafter != ps->nbefore || memcmp(ps->before, after,
+	    ps->nbefore * sizeof *after) != 0));
+	return ev;
+}
+
+/* Why the trace cannot be used, in ps->why ("" when it can); its table
+ * in *rows and *total when read. */
+static void
+prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
+    const struct leg_result *res, json_t **rows, json_t **total)
+{
+	char *text = NULL, *why = ps->why;
+	size_t len = sizeof ps->why;
+
 	/* strace prints its table and then ends by the signal it got */
 	if (st < 0 || !(WIFEXITED(st) || (WIFSIGNALED(st) &&
 	    WTERMSIG(st) == SIGINT)))
-		prof_fmt(why, sizeof why, "strace did not finish on SIGINT (see "
-		    "%s)", rlog);
-	else if (!server_alive(srv))
-		prof_fmt(why, sizeof why, "the server died during the trace "
-		    "(%s)", server_death(srv));
+		prof_fmt(why, len, "strace did not finish on SIGINT (see %s)",
+		    ps->rlog);
+	else if (!server_alive(ps->srv))
+		prof_fmt(why, len, "the server died during the trace (%s)",
+		    server_death(ps->srv));
 	else if (!json_is_true(json_object_get(json_object_get(ev, "detach"),
 	    "server_answers")))
-		prof_fmt(why, sizeof why, "the server does not answer on port %d "
-		    "after strace detached", cell->server->tcp_port);
-	else if (tk.traced > 0)
-		prof_fmt(why, sizeof why, "%d server threads are still traced "
-		    "after strace exited", tk.traced);
-	else if (res.timed_out || res.rc != 0 || res.signal != 0)
-		prof_fmt(why, sizeof why, "the load leg %s (see %s)",
-		    res.timed_out ? "timed out" : "failed", rout);
-	else if ((text = profile_slurp(atxt, 1 << 20)) == NULL)
-		prof_fmt(why, sizeof why, "strace wrote no table (see %s)", rlog);
-	else if (profile_strace_table(text, &rows, &total, why,
-	    sizeof why) != 0)
+		prof_fmt(why, len, "the server does not answer on port %d "
+		    "after strace detached", ps->cell->server->tcp_port);
+	else if (traced > 0)
+		prof_fmt(why, len, "%d server threads are still traced after "
+		    "strace exited", traced);
+	else if (res->timed_out || res->rc != 0 || res->signal != 0)
+		prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
+		    "timed out" : "failed", ps->rout);
+	else if ((text = profile_slurp(ps->atxt, 1 << 20)) == NULL)
+		prof_fmt(why, len, "strace wrote no table (see %s)", ps->rlog);
+	else if (profile_strace_table(text, rows, total, why, len) != 0)
 		;
 	else
 		why[0] = '\0';
-	if (why[0] != '\0') {
-		json_object_set_new(ev, "status", json_string("failed"));
-		json_object_set_new(ev, "reason", json_string(why));
-		run_emit_new(u, ev);
-		goto out;
-	}
-	if ((m = legmetrics_read(cmd.metrics, &absent, why, sizeof why)) !=
+	free(text);
+}
+
+/* Calls per request, when the load leg's metrics file counted its
+ * requests: per_request on each row and the total, requests on ev. */
+static void
+prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
+    json_t *total)
+{
+	double requests = -1;
+	char why[512];
+	bool absent;
+	json_t *m, *r;
+	size_t i;
+
+	if ((m = legmetrics_read(metrics, &absent, why, sizeof why)) !=
 	    NULL && json_is_number(json_object_get(m, "requests")))
 		requests = json_number_value(json_object_get(m, "requests"));
 	json_decref(m);
 	if (requests > 0) {
-		size_t i;
-		json_t *r;
-
 		json_array_foreach(rows, i, r)
 			json_object_set_new(r, "per_request", json_real(
 			    (double)json_integer_value(json_object_get(r,
@@ -683,31 +817,60 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 	}
 	json_object_set_new(ev, "requests", requests > 0 ?
 	    json_real(requests) : json_null());
-	json_object_set_new(ev, "total", total);
-	json_object_set_new(ev, "top", rows);
-	total = rows = NULL;
-	run_emit_new(u, ev);
-	goto out;
-aborted:
-	if (tracer > 0)
-		(void)prof_detach(tracer);
-	tracer = -1;
-	run_emit_new(u, prof_event(cell->name, arm->name, "syscalls",
-	    "aborted"));
-	ret = -1;
-out:
-	if (tracer > 0)
-		(void)prof_detach(tracer);
-	if (fd >= 0)
-		close(fd);
+}
+
+/* The syscalls profile of one arm: strace attached to every thread of the
+ * cell's server while one leg of the arm runs as its load.  0 to go on, -1
+ * when the round was aborted during it. */
+static int
+prof_syscalls(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, struct server *srv)
+{
+	char *strace = spec_resolve_program("strace", u->r->spec->workdir);
+	struct prof_sys ps = { .u = u, .cell = cell, .arm = arm, .srv = srv,
+		.tracer = -1, .fd = -1 };
+	struct legcmd cmd = { 0 };
+	struct leg_result res;
+	json_t *ev, *rows = NULL, *total = NULL;
+	int ret = 1, st = -1, traced;
+
+	prof_sys_files(&ps);
+	if (srv == NULL || !server_alive(srv))
+		prof_sys_failed(&ps, "the cell's server is not running", NULL);
+	else {
+		ps.spid = server_pid(srv);
+		ret = prof_ready(u, cell, arm, "syscalls", "strace", strace, -1,
+		    &cmd);
+	}
+	if (ret == 0) {
+		ps.files[3] = cmd.metrics_rel;
+		if ((ret = prof_sys_spawn(&ps, strace)) == 0 &&
+		    (ret = prof_sys_attached(&ps)) == 0)
+			ret = prof_sys_load(&ps, &cmd, &res, &st);
+	}
+	if (ret == 0) {
+		ev = prof_sys_event(&ps, &cmd, &res, &traced);
+		prof_sys_verdict(&ps, ev, st, traced, &res, &rows, &total);
+		if (ps.why[0] != '\0') {
+			json_object_set_new(ev, "status", json_string("failed"));
+			json_object_set_new(ev, "reason", json_string(ps.why));
+		} else {
+			prof_sys_per_request(ev, cmd.metrics, rows, total);
+			json_object_set_new(ev, "total", total);
+			json_object_set_new(ev, "top", rows);
+			total = rows = NULL;
+		}
+		run_emit_new(u, ev);
+	}
+	if (ps.tracer > 0)
+		(void)prof_detach(ps.tracer);
+	if (ps.fd >= 0)
+		close(ps.fd);
 	json_decref(rows);
 	json_decref(total);
-	free(text);
-	free(trace);
-	free(envp);
 	free(strace);
 	legcmd_finish(&cmd);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }
 
 int
