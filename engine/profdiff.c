@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 struct profdiff {
 	json_t *byid;   /* "CELL/ARM/KIND" -> the profile event (names hold
 	                 * no '/') */
@@ -13,10 +15,9 @@ struct profdiff {
 struct profdiff *
 profdiff_create(void)
 {
-	struct profdiff *d = calloc(1, sizeof *d);
+	struct profdiff *d = xcalloc(1, sizeof *d);
 
-	if (d != NULL)
-		d->byid = json_object();
+	d->byid = json_object();
 	return d;
 }
 
@@ -112,17 +113,15 @@ profdiff_cmp(const void *pa, const void *pb)
 	return strcmp(na != NULL ? na : "", nb != NULL ? nb : "");
 }
 
-/* The rows of a's top and b's top (b may be NULL), joined on key. */
+/* a's top and b's top (b may be NULL) by their key: NAME -> {a: row or
+ * null, b: row or null}, the first row of each name. */
 static json_t *
-profdiff_join(const json_t *a, const json_t *b, const char *key,
-    bool perf)
+profdiff_byname(const json_t *a, const json_t *b, const char *key)
 {
 	const json_t *ta = json_object_get(a, "top"),
 	    *tb = b != NULL ? json_object_get(b, "top") : NULL;
-	json_t *byname = json_object(), *rows = json_array(), *v;
-	const char *name;
-	json_t **sorted;
-	size_t i, n = 0;
+	json_t *byname = json_object(), *v, *e;
+	size_t i;
 
 	json_array_foreach(ta, i, v) {
 		const char *k = json_string_value(json_object_get(v, key));
@@ -133,7 +132,6 @@ profdiff_join(const json_t *a, const json_t *b, const char *key,
 	}
 	json_array_foreach(tb, i, v) {
 		const char *k = json_string_value(json_object_get(v, key));
-		json_t *e;
 
 		if (k == NULL)
 			continue;
@@ -143,45 +141,72 @@ profdiff_join(const json_t *a, const json_t *b, const char *key,
 		else if (json_is_null(json_object_get(e, "b")))
 			json_object_set(e, "b", v);
 	}
-	sorted = calloc(json_object_size(byname) + 1, sizeof *sorted);
+	return byname;
+}
+
+/* One joined row of a perf profile: the shares and their difference. */
+static void
+profdiff_row_perf(json_t *row, const json_t *ra, const json_t *rb,
+    bool has_b)
+{
+	/* Not in a top list: below its last share, read as 0. */
+	double x = json_is_null(ra) ? 0 : profdiff_num(ra, "share"),
+	    y = json_is_null(rb) ? 0 : profdiff_num(rb, "share");
+
+	json_object_set_new(row, "share", profdiff_real(x));
+	json_object_set_new(row, "vs_share", has_b ? profdiff_real(y) :
+	    json_null());
+	json_object_set_new(row, "diff", has_b ? profdiff_real(x - y) :
+	    json_null());
+}
+
+/* One joined row of a syscalls profile: calls, calls per request (of
+ * a's and b's events) and their difference. */
+static void
+profdiff_row_sys(json_t *row, const json_t *ra, const json_t *rb,
+    const json_t *a, const json_t *b)
+{
+	double ca = json_is_null(ra) ? 0 : profdiff_num(ra, "calls"),
+	    cb = json_is_null(rb) ? 0 : profdiff_num(rb, "calls"),
+	    ra_n = profdiff_num(a, "requests"),
+	    rb_n = b != NULL ? profdiff_num(b, "requests") : NAN,
+	    x = ra_n > 0 ? ca / ra_n : NAN, y = rb_n > 0 ? cb / rb_n : NAN;
+
+	json_object_set_new(row, "calls", json_integer((json_int_t)ca));
+	json_object_set_new(row, "per_request", profdiff_real(x));
+	json_object_set_new(row, "vs_calls", b != NULL ?
+	    json_integer((json_int_t)cb) : json_null());
+	json_object_set_new(row, "vs_per_request", profdiff_real(y));
+	if (!isfinite(x) || !isfinite(y)) {
+		/* no requests to divide by: raw calls */
+		x = ca;
+		y = cb;
+	}
+	json_object_set_new(row, "diff", b != NULL ? profdiff_real(x - y) :
+	    json_null());
+}
+
+/* The rows of a's top and b's top (b may be NULL), joined on key. */
+static json_t *
+profdiff_join(const json_t *a, const json_t *b, const char *key,
+    bool perf)
+{
+	json_t *byname = profdiff_byname(a, b, key), *rows = json_array(), *v;
+	json_t **sorted = xcalloc(json_object_size(byname) + 1,
+	    sizeof *sorted);
+	const char *name;
+	size_t i, n = 0;
+
 	json_object_foreach(byname, name, v) {
 		const json_t *ra = json_object_get(v, "a"),
 		    *rb = json_object_get(v, "b");
 		json_t *row = json_object();
-		double x, y;
 
 		json_object_set_new(row, "name", json_string(name));
-		if (perf) {
-			/* Not in a top list: below its last share, read as 0. */
-			x = json_is_null(ra) ? 0 : profdiff_num(ra, "share");
-			y = json_is_null(rb) ? 0 : profdiff_num(rb, "share");
-			json_object_set_new(row, "share", profdiff_real(x));
-			json_object_set_new(row, "vs_share", b != NULL ?
-			    profdiff_real(y) : json_null());
-		} else {
-			double ca = json_is_null(ra) ? 0 : profdiff_num(ra,
-			    "calls"), cb = json_is_null(rb) ? 0 :
-			    profdiff_num(rb, "calls");
-			double ra_n = profdiff_num(a, "requests"),
-			    rb_n = b != NULL ? profdiff_num(b, "requests") : NAN;
-
-			x = ra_n > 0 ? ca / ra_n : NAN;
-			y = rb_n > 0 ? cb / rb_n : NAN;
-			json_object_set_new(row, "calls", json_integer(
-			    (json_int_t)ca));
-			json_object_set_new(row, "per_request", profdiff_real(x));
-			json_object_set_new(row, "vs_calls", b != NULL ?
-			    json_integer((json_int_t)cb) : json_null());
-			json_object_set_new(row, "vs_per_request",
-			    profdiff_real(y));
-			if (!isfinite(x) || !isfinite(y)) {
-				/* no requests to divide by: raw calls */
-				x = ca;
-				y = cb;
-			}
-		}
-		json_object_set_new(row, "diff", b != NULL ? profdiff_real(x - y) :
-		    json_null());
+		if (perf)
+			profdiff_row_perf(row, ra, rb, b != NULL);
+		else
+			profdiff_row_sys(row, ra, rb, a, b);
 		sorted[n++] = row;
 	}
 	qsort(sorted, n, sizeof *sorted, profdiff_cmp);
@@ -271,32 +296,25 @@ profdiff_fmt2(char *buf, size_t len, const json_t *v)
 	return buf;
 }
 
-static void
-profdiff_print_one(const char *cell, const char *arm, const char *kind,
-    const json_t *p, bool md, size_t limit, FILE *out)
+/* A profile's heading line: whose, against whom, and what to know before
+ * reading its rows.  false when the profile failed (the line says why). */
+static bool
+profdiff_print_head(const char *cell, const char *arm, const char *kind,
+    const json_t *p, bool md, FILE *out)
 {
 	const char *vs = json_string_value(json_object_get(p, "vs")),
 	    *status = json_string_value(json_object_get(p, "status")),
 	    *event = json_string_value(json_object_get(p, "event"));
-	bool perf = strcmp(kind, "perf") == 0;
-	const json_t *rows = json_object_get(p, perf ? "symbols" : "syscalls"),
-	    *r;
-	char b1[32], b2[32], b3[32];
-	size_t i;
 
-	if (md)
-		fprintf(out, "\n**%s** %s %s%s%s", cell, kind, arm,
-		    vs != NULL ? " vs " : "", vs != NULL ? vs : "");
-	else
-		fprintf(out, "\n  %s  %s  %s%s%s", cell, kind, arm,
-		    vs != NULL ? " vs " : "", vs != NULL ? vs : "");
+	fprintf(out, md ? "\n**%s** %s %s%s%s" : "\n  %s  %s  %s%s%s", cell,
+	    kind, arm, vs != NULL ? " vs " : "", vs != NULL ? vs : "");
 	if (status != NULL && strcmp(status, "ok") != 0) {
 		const char *why = json_string_value(json_object_get(p,
 		    "reason"));
 
 		fprintf(out, ": %s%s%s\n", status, why ? " -- " : "",
 		    why ? why : "");
-		return;
+		return false;
 	}
 	if (event != NULL)
 		fprintf(out, " (sampled %s%s)", event,
@@ -305,10 +323,63 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 	if (json_is_true(json_object_get(p, "contaminated")))
 		fprintf(out, " CONTAMINATED: the server's processes changed "
 		    "during the trace");
-	if (!perf && !json_is_number(json_object_get(p, "requests")))
+	if (strcmp(kind, "perf") != 0 &&
+	    !json_is_number(json_object_get(p, "requests")))
 		fprintf(out, " (the leg reported no metrics.requests: raw "
 		    "calls)");
 	fputc('\n', out);
+	return true;
+}
+
+/* A row's three figures: shares in points for perf, calls per request
+ * (raw calls without requests) for syscalls. */
+static void
+profdiff_print_row(const json_t *r, bool perf, bool md, FILE *out)
+{
+	const char *name = json_string_value(json_object_get(r,
+	    perf ? "symbol" : "syscall")), *x, *y, *dd;
+	char b1[32], b2[32], b3[32];
+
+	if (perf) {
+		x = profdiff_fmt(b1, sizeof b1, json_object_get(r, "share"),
+		    false);
+		y = profdiff_fmt(b2, sizeof b2, json_object_get(r, "vs_share"),
+		    false);
+		dd = profdiff_fmt(b3, sizeof b3, json_object_get(r, "diff"),
+		    true);
+	} else {
+		const json_t *pr = json_object_get(r, "per_request");
+
+		x = json_is_number(pr) ? profdiff_fmt2(b1, sizeof b1, pr) :
+		    profdiff_fmt2(b1, sizeof b1, json_object_get(r, "calls"));
+		pr = json_object_get(r, "vs_per_request");
+		y = json_is_number(pr) ? profdiff_fmt2(b2, sizeof b2, pr) :
+		    profdiff_fmt2(b2, sizeof b2, json_object_get(r,
+		    "vs_calls"));
+		dd = json_is_number(json_object_get(r, "diff")) ?
+		    (snprintf(b3, sizeof b3, "%+.3f", json_number_value(
+		    json_object_get(r, "diff"))), b3) : "";
+	}
+	if (md)
+		fprintf(out, "| `%s` | %s | %s | %s |\n", name ? name : "?", x,
+		    y, dd);
+	else
+		fprintf(out, "    %-40.40s %10s %10s %8s\n", name ? name : "?",
+		    x, y, dd);
+}
+
+static void
+profdiff_print_one(const char *cell, const char *arm, const char *kind,
+    const json_t *p, bool md, size_t limit, FILE *out)
+{
+	const char *vs = json_string_value(json_object_get(p, "vs"));
+	bool perf = strcmp(kind, "perf") == 0;
+	const json_t *rows = json_object_get(p, perf ? "symbols" : "syscalls"),
+	    *r;
+	size_t i;
+
+	if (!profdiff_print_head(cell, arm, kind, p, md, out))
+		return;
 	if (md) {
 		fprintf(out, "\n| %s | %s | %s | diff |\n|---|---:|---:|---:|\n",
 		    perf ? "symbol" : "syscall", perf ? arm : "calls/req",
@@ -320,39 +391,9 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 		    "diff" : "");
 	}
 	json_array_foreach(rows, i, r) {
-		const char *name = json_string_value(json_object_get(r,
-		    perf ? "symbol" : "syscall"));
-		const char *x, *y, *dd;
-
 		if (limit > 0 && i >= limit)
 			break;
-		if (perf) {
-			x = profdiff_fmt(b1, sizeof b1, json_object_get(r,
-			    "share"), false);
-			y = profdiff_fmt(b2, sizeof b2, json_object_get(r,
-			    "vs_share"), false);
-			dd = profdiff_fmt(b3, sizeof b3, json_object_get(r,
-			    "diff"), true);
-		} else {
-			const json_t *pr = json_object_get(r, "per_request");
-
-			x = json_is_number(pr) ? profdiff_fmt2(b1, sizeof b1, pr) :
-			    profdiff_fmt2(b1, sizeof b1, json_object_get(r,
-			    "calls"));
-			pr = json_object_get(r, "vs_per_request");
-			y = json_is_number(pr) ? profdiff_fmt2(b2, sizeof b2, pr) :
-			    profdiff_fmt2(b2, sizeof b2, json_object_get(r,
-			    "vs_calls"));
-			dd = json_is_number(json_object_get(r, "diff")) ?
-			    (snprintf(b3, sizeof b3, "%+.3f", json_number_value(
-			    json_object_get(r, "diff"))), b3) : "";
-		}
-		if (md)
-			fprintf(out, "| `%s` | %s | %s | %s |\n", name ? name : "?",
-			    x, y, dd);
-		else
-			fprintf(out, "    %-40.40s %10s %10s %8s\n",
-			    name ? name : "?", x, y, dd);
+		profdiff_print_row(r, perf, md, out);
 	}
 }
 
