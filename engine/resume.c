@@ -21,6 +21,7 @@
 #include "seal.h"
 #include "rfile.h"
 #include "tally.h"
+#include "xalloc.h"
 
 /* A process that a killed benchtui may have left behind. */
 struct resume_proc {
@@ -116,19 +117,12 @@ resume_add_done(struct resume_state *rs, const char *key)
 	if (found)
 		return 0;
 	if (rs->ndone == rs->capdone) {
-		size_t cap = rs->capdone ? rs->capdone * 2 : 64;
-		char **d = realloc(rs->done, cap * sizeof *d);
-		if (d == NULL)
-			return -1;
-		rs->done = d;
-		rs->capdone = cap;
+		rs->capdone = xgrow(rs->capdone, rs->ndone + 1, 64);
+		rs->done = xreallocarray(rs->done, rs->capdone, sizeof *rs->done);
 	}
-	char *copy = strdup(key);
-	if (copy == NULL)
-		return -1;
 	memmove(&rs->done[at + 1], &rs->done[at],
 	    (rs->ndone - at) * sizeof *rs->done);
-	rs->done[at] = copy;
+	rs->done[at] = xstrdup(key);
 	rs->ndone++;
 	return 0;
 }
@@ -137,12 +131,9 @@ static struct resume_proc *
 resume_add_proc(struct resume_state *rs)
 {
 	if (rs->nprocs == rs->capprocs) {
-		size_t cap = rs->capprocs ? rs->capprocs * 2 : 16;
-		struct resume_proc *p = realloc(rs->procs, cap * sizeof *p);
-		if (p == NULL)
-			return NULL;
-		rs->procs = p;
-		rs->capprocs = cap;
+		rs->capprocs = xgrow(rs->capprocs, rs->nprocs + 1, 16);
+		rs->procs = xreallocarray(rs->procs, rs->capprocs,
+		    sizeof *rs->procs);
 	}
 	memset(&rs->procs[rs->nprocs], 0, sizeof rs->procs[0]);
 	return &rs->procs[rs->nprocs++];
@@ -159,12 +150,95 @@ resume_close_procs(struct resume_state *rs, const char *key, bool server)
 			rs->procs[i] = rs->procs[--rs->nprocs];
 }
 
+/* A leg line: its process ended, and the leg is done unless aborted. */
+static void
+resume_on_leg(struct resume_state *rs, const json_t *ev)
+{
+	char key[160];
+
+	if (resume_leg_key(ev, key, sizeof key) != 0)
+		return;
+	resume_close_procs(rs, key, false);
+	/* The one status rule: a legacy row is never aborted. */
+	if (tally_leg_status(ev) != TALLY_LEG_ABORTED)
+		(void)resume_add_done(rs, key);
+}
+
+/* A leg_start line: its process, which may outlive a killed benchtui. */
+static void
+resume_on_leg_start(struct resume_state *rs, const json_t *ev)
+{
+	json_t *pid = json_object_get(ev, "pid");
+	struct resume_proc *p;
+	char key[160];
+
+	if (resume_leg_key(ev, key, sizeof key) != 0 || !json_is_integer(pid))
+		return;
+	p = resume_add_proc(rs);
+	p->pid = (pid_t)json_integer_value(pid);
+	/* The leg forks, its counters open, then the line is logged. */
+	p->lo = resume_ts(ev) - 30;
+	p->hi = resume_ts(ev) + 2;
+	snprintf(p->key, sizeof p->key, "%s", key);
+}
+
+/* A server line: its process from "starting" or "ready" until "stopped"
+ * or "died". */
+static void
+resume_on_server(struct resume_state *rs, const json_t *ev)
+{
+	const char *cell = json_string_value(json_object_get(ev, "cell"));
+	const char *state = json_string_value(json_object_get(ev, "state"));
+	json_t *pid = json_object_get(ev, "pid"), *since;
+	struct resume_proc *p;
+
+	if (cell == NULL || state == NULL)
+		return;
+	if (strcmp(state, "stopped") == 0 || strcmp(state, "died") == 0) {
+		resume_close_procs(rs, cell, true);
+		return;
+	}
+	if (strcmp(state, "starting") == 0)
+		json_object_set_new(rs->server_starting, cell,
+		    json_real(resume_ts(ev)));
+	/* The pid comes with "ready" (after the wait for its port) or
+	 * already with "starting". */
+	if (!json_is_integer(pid))
+		return;
+	since = json_object_get(rs->server_starting, cell);
+	resume_close_procs(rs, cell, true);
+	p = resume_add_proc(rs);
+	p->pid = (pid_t)json_integer_value(pid);
+	p->lo = (since ? json_real_value(since) : resume_ts(ev)) - 2;
+	p->hi = resume_ts(ev) + 2;
+	snprintf(p->key, sizeof p->key, "%s", cell);
+	p->server = true;
+}
+
+/* A ledger line: [pid, start] of each process of the round's tree. */
+static void
+resume_on_ledger(struct resume_state *rs, const json_t *ev)
+{
+	struct resume_proc *p;
+	size_t k;
+	json_t *e;
+
+	json_array_foreach(json_object_get(ev, "procs"), k, e) {
+		if (!json_is_integer(json_array_get(e, 0)) ||
+		    !json_is_number(json_array_get(e, 1)))
+			continue;
+		p = resume_add_proc(rs);
+		p->pid = (pid_t)json_integer_value(json_array_get(e, 0));
+		p->lo = p->hi = json_number_value(json_array_get(e, 1));
+		p->ledger = true;
+	}
+}
+
 static int
 resume_on_event(json_t *ev, size_t lineno, void *arg)
 {
 	struct resume_state *rs = arg;
 	const char *t = json_string_value(json_object_get(ev, "t"));
-	char key[160];
 
 	(void)lineno;
 	if (json_array_append(rs->events, ev) != 0)
@@ -178,74 +252,20 @@ resume_on_event(json_t *ev, size_t lineno, void *arg)
 		if (rs->env == NULL)
 			rs->env = json_incref(ev);
 	} else if (strcmp(t, "leg") == 0) {
-		if (resume_leg_key(ev, key, sizeof key) != 0)
-			return 0;
-		resume_close_procs(rs, key, false);
-		/* The one status rule: a legacy row is never aborted. */
-		if (tally_leg_status(ev) != TALLY_LEG_ABORTED)
-			if (resume_add_done(rs, key) != 0)
-				return -1;
+		resume_on_leg(rs, ev);
 	} else if (strcmp(t, "look") == 0) {
 		const char *cell = json_string_value(json_object_get(ev, "cell"));
 		json_t *rep = json_object_get(ev, "rep");
+
 		if (cell != NULL && json_is_integer(rep) &&
 		    json_is_true(json_object_get(ev, "decided")))
 			json_object_set(rs->decided, cell, rep);
 	} else if (strcmp(t, "leg_start") == 0) {
-		json_t *pid = json_object_get(ev, "pid");
-		struct resume_proc *p;
-		if (resume_leg_key(ev, key, sizeof key) != 0 || !json_is_integer(pid))
-			return 0;
-		if ((p = resume_add_proc(rs)) == NULL)
-			return -1;
-		p->pid = (pid_t)json_integer_value(pid);
-		/* The leg forks, its counters open, then the line is logged. */
-		p->lo = resume_ts(ev) - 30;
-		p->hi = resume_ts(ev) + 2;
-		snprintf(p->key, sizeof p->key, "%s", key);
+		resume_on_leg_start(rs, ev);
 	} else if (strcmp(t, "server") == 0) {
-		const char *cell = json_string_value(json_object_get(ev, "cell"));
-		const char *state = json_string_value(json_object_get(ev, "state"));
-		json_t *pid = json_object_get(ev, "pid");
-		if (cell == NULL || state == NULL)
-			return 0;
-		if (strcmp(state, "stopped") == 0 || strcmp(state, "died") == 0) {
-			resume_close_procs(rs, cell, true);
-			return 0;
-		}
-		if (strcmp(state, "starting") == 0)
-			json_object_set_new(rs->server_starting, cell,
-			    json_real(resume_ts(ev)));
-		/* The pid comes with "ready" (after the wait for its port) or
-		 * already with "starting". */
-		if (json_is_integer(pid)) {
-			json_t *since = json_object_get(rs->server_starting, cell);
-			struct resume_proc *p;
-			resume_close_procs(rs, cell, true);
-			if ((p = resume_add_proc(rs)) == NULL)
-				return -1;
-			p->pid = (pid_t)json_integer_value(pid);
-			p->lo = (since ? json_real_value(since) : resume_ts(ev)) - 2;
-			p->hi = resume_ts(ev) + 2;
-			snprintf(p->key, sizeof p->key, "%s", cell);
-			p->server = true;
-		}
+		resume_on_server(rs, ev);
 	} else if (strcmp(t, "ledger") == 0) {
-		size_t k;
-		json_t *e;
-
-		json_array_foreach(json_object_get(ev, "procs"), k, e) {
-			struct resume_proc *p;
-
-			if (!json_is_integer(json_array_get(e, 0)) ||
-			    !json_is_number(json_array_get(e, 1)))
-				continue;
-			if ((p = resume_add_proc(rs)) == NULL)
-				return -1;
-			p->pid = (pid_t)json_integer_value(json_array_get(e, 0));
-			p->lo = p->hi = json_number_value(json_array_get(e, 1));
-			p->ledger = true;
-		}
+		resume_on_ledger(rs, ev);
 	} else if (strcmp(t, "cgroup") == 0) {
 		json_t *path = json_object_get(ev, "path");
 
@@ -291,18 +311,14 @@ resume_cut(const char *path, long long good, char *err, size_t errlen)
 	return 0;
 }
 
-int
-resume_load(const char *dir, struct resume_state **out, char *err,
-    size_t errlen)
+/* Whether dir looks like a round folder: a folder with a readable
+ * round.json.  0, or -1 with err. */
+static int
+resume_check_folder(const char *dir, char *err, size_t errlen)
 {
-	struct resume_state *rs;
-	struct logread_info info = { 0 };
-	char path[4096], sums[4096];
+	char path[4096];
 	struct stat st;
-	int rc;
 
-	*out = NULL;
-	err[0] = '\0';
 	errno = 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -315,18 +331,82 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		    dir, strerror(errno));
 		return -1;
 	}
-	if ((rs = calloc(1, sizeof *rs)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", dir);
+	return 0;
+}
+
+/* A torn last line cut off the log at path (good bytes stay), unless the
+ * round is sealed: a sealed log is evidence, never cut (a torn tail there
+ * is tampering, and verify reports it).  0, or -1 with err. */
+static int
+resume_cut_torn(struct resume_state *rs, const char *path,
+    const struct logread_info *info, char *err, size_t errlen)
+{
+	char sums[4096];
+	struct stat st;
+
+	snprintf(sums, sizeof sums, "%s/%s", rs->dir, SEAL_SUMS);
+	if (access(sums, F_OK) == 0)
+		rs->sealed = true;
+	if (!info->torn || rs->sealed)
+		return 0;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((rs->dir = strdup(dir)) == NULL ||
-	    (rs->events = json_array()) == NULL ||
+	if (resume_cut(path, info->good_bytes, err, errlen) != 0)
+		return -1;
+	rs->torn_bytes = (size_t)(st.st_size - info->good_bytes);
+	return 0;
+}
+
+/* The recorded environment (the env event may be only a pointer to
+ * environment.json) and the workdir: the round event's, else the
+ * environment's. */
+static void
+resume_env_workdir(struct resume_state *rs)
+{
+	const char *wd;
+
+	if (rs->env == NULL || json_object_get(rs->env, "host") == NULL) {
+		json_t *file = resume_load_envfile(rs->dir);
+
+		if (file != NULL) {
+			json_decref(rs->env);
+			rs->env = file;
+		}
+	}
+	wd = json_string_value(json_object_get(rs->round_ev, "workdir"));
+	if (wd == NULL && rs->env != NULL) {
+		wd = json_string_value(json_object_get(rs->env, "workdir"));
+		if (wd == NULL)
+			wd = json_string_value(json_object_get(json_object_get(
+			    rs->env, "settings"), "workdir"));
+	}
+	if (wd != NULL)
+		rs->workdir = xstrdup(wd);
+}
+
+int
+resume_load(const char *dir, struct resume_state **out, char *err,
+    size_t errlen)
+{
+	struct resume_state *rs;
+	struct logread_info info = { 0 };
+	char path[4096];
+	int rc;
+
+	*out = NULL;
+	err[0] = '\0';
+	if (resume_check_folder(dir, err, errlen) != 0)
+		return -1;
+	rs = xcalloc(1, sizeof *rs);
+	rs->dir = xstrdup(dir);
+	if ((rs->events = json_array()) == NULL ||
 	    (rs->server_starting = json_object()) == NULL ||
 	    (rs->decided = json_object()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		goto fail;
 	}
-
 	snprintf(path, sizeof path, "%s/log.jsonl", dir);
 	rc = logread_file(path, resume_on_event, rs, &info, err, errlen);
 	if (rc != 0) {
@@ -339,41 +419,9 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		    "log", path);
 		goto fail;
 	}
-	snprintf(sums, sizeof sums, "%s/%s", dir, SEAL_SUMS);
-	if (access(sums, F_OK) == 0)
-		rs->sealed = true;
-	/* A sealed log is evidence: never cut it (a torn tail there is
-	 * tampering, and verify reports it). */
-	if (info.torn && !rs->sealed) {
-		if (stat(path, &st) != 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (resume_cut(path, info.good_bytes, err, errlen) != 0)
-			goto fail;
-		rs->torn_bytes = (size_t)(st.st_size - info.good_bytes);
-	}
-
-	/* The env event may be only a pointer to environment.json. */
-	if (rs->env == NULL || json_object_get(rs->env, "host") == NULL) {
-		json_t *file = resume_load_envfile(dir);
-		if (file != NULL) {
-			json_decref(rs->env);
-			rs->env = file;
-		}
-	}
-	const char *wd = json_string_value(json_object_get(rs->round_ev,
-	    "workdir"));
-	if (wd == NULL && rs->env != NULL) {
-		wd = json_string_value(json_object_get(rs->env, "workdir"));
-		if (wd == NULL)
-			wd = json_string_value(json_object_get(json_object_get(rs->env,
-			    "settings"), "workdir"));
-	}
-	if (wd != NULL && (rs->workdir = strdup(wd)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", dir);
+	if (resume_cut_torn(rs, path, &info, err, errlen) != 0)
 		goto fail;
-	}
+	resume_env_workdir(rs);
 	*out = rs;
 	return 0;
 fail:
@@ -544,6 +592,23 @@ resume_cgroup_holds_self(const char *path)
 	return holds;
 }
 
+/* The lines of a cgroup file (one process each in cgroup.procs), or -1
+ * when it cannot be opened. */
+static int
+resume_count_lines(const char *file)
+{
+	FILE *f = fopen(file, "re");
+	char buf[64];
+	int n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(buf, sizeof buf, f) != NULL)
+		n++;
+	fclose(f);
+	return n;
+}
+
 /* End everything left in an earlier run's cgroup (a kill -9 of benchtui
  * leaves it populated: servers' and legs' descendants that escaped every
  * process group, setsid'd ones included), then remove it.  Only a group
@@ -554,7 +619,7 @@ resume_end_cgroup(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	char file[4200], buf[64];
-	int fd, n = 0;
+	int fd, n, k;
 	DIR *d;
 	struct dirent *de;
 
@@ -562,29 +627,17 @@ resume_end_cgroup(const char *path)
 	    strstr(path, "/../") != NULL || resume_cgroup_holds_self(path))
 		return 0;
 	snprintf(file, sizeof file, "%s/cgroup.procs", path);
-	{
-		FILE *f = fopen(file, "re");
-
-		if (f == NULL)
-			return 0; /* gone already, or not a cgroup */
-		while (fgets(buf, sizeof buf, f) != NULL)
-			n++;
-		fclose(f);
-	}
+	if ((n = resume_count_lines(file)) < 0)
+		return 0; /* gone already, or not a cgroup */
 	/* Its children (legs, benchtui) hold the processes: count them. */
 	if ((d = opendir(path)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
-			FILE *f;
-
 			if (de->d_type != DT_DIR || de->d_name[0] == '.')
 				continue;
 			snprintf(file, sizeof file, "%s/%s/cgroup.procs", path,
 			    de->d_name);
-			if ((f = fopen(file, "re")) == NULL)
-				continue;
-			while (fgets(buf, sizeof buf, f) != NULL)
-				n++;
-			fclose(f);
+			if ((k = resume_count_lines(file)) > 0)
+				n += k;
 		}
 		closedir(d);
 	}
