@@ -33,6 +33,7 @@
 #include "digest.h"
 #include "seal.h"
 #include "rfile.h"
+#include "xalloc.h"
 
 #define SEAL_TMP ".SHA256SUMS.tmp"
 #define SEAL_SIG_TMP ".SHA256SUMS.sig.tmp"
@@ -61,27 +62,75 @@ seal_list_free(struct seal_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-static int
+static void
 seal_list_add(struct seal_list *l, const char *rel)
 {
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **p = realloc(l->paths, cap * sizeof *p);
-		if (p == NULL)
-			return -1;
-		l->paths = p;
-		l->cap = cap;
+		l->cap = xgrow(l->cap, l->n + 1, 64);
+		l->paths = xreallocarray(l->paths, l->cap, sizeof *l->paths);
 	}
-	if ((l->paths[l->n] = strdup(rel)) == NULL)
-		return -1;
-	l->n++;
-	return 0;
+	l->paths[l->n++] = xstrdup(rel);
 }
 
 static bool
 seal_is_own(const char *rel)
 {
 	return strcmp(rel, SEAL_SUMS) == 0 || strcmp(rel, SEAL_SIG) == 0;
+}
+
+/* A folder opened for listing, at (a folder's fd, or AT_FDCWD) and path
+ * (flags: O_NOFOLLOW, or 0), or NULL with errno. */
+static DIR *
+seal_opendir(int at, const char *path, int flags)
+{
+	int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+/* One entry of seal_walk (name in folder d at depth, rel its path): left
+ * out or added to l (0), or a folder opened into *sub (1).  -1 with err. */
+static int
+seal_walk_entry(const char *dir, struct seal_list *l, DIR *d, int depth,
+    const char *name, const char *rel, DIR **sub, char *err, size_t errlen)
+{
+	struct stat sb;
+
+	if (depth == 0 && (seal_is_own(rel) || (l->skip_tmp &&
+	    (strcmp(rel, SEAL_TMP) == 0 || strcmp(rel, SEAL_SIG_TMP) == 0))))
+		return 0;
+	if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+		snprintf(err, errlen, "%s/%s: %s", dir, rel, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		if (depth + 1 > SEAL_MAX_DEPTH) {
+			snprintf(err, errlen, "%s/%s: folders nest more than %d "
+			    "levels deep; the seal refuses such a tree (remove "
+			    "it: benchtui never makes one)", dir, rel,
+			    SEAL_MAX_DEPTH);
+			return -1;
+		}
+		if ((*sub = seal_opendir(dirfd(d), name, O_NOFOLLOW)) == NULL) {
+			snprintf(err, errlen, "%s/%s: cannot list: %s", dir, rel,
+			    strerror(errno));
+			return -1;
+		}
+		return 1;
+	}
+	if (!S_ISREG(sb.st_mode) && l->bad == NULL)
+		l->bad = xstrdup(rel);
+	seal_list_add(l, rel);
+	return 0;
 }
 
 /* Walk DIR iteratively (a stack of open folders, never recursion: a leg
@@ -95,23 +144,18 @@ seal_walk(const char *dir, struct seal_list *l, char *err, size_t errlen)
 {
 	struct { DIR *d; size_t len; } st[SEAL_MAX_DEPTH + 1];
 	char rel[SEAL_PATH_MAX];
-	int depth = 0, fd, rc = -1;
+	int depth = 0, rc = -1, n;
 
 	rel[0] = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || (st[0].d = fdopendir(fd)) == NULL) {
+	if ((st[0].d = seal_opendir(AT_FDCWD, dir, 0)) == NULL) {
 		snprintf(err, errlen, "%s: cannot list: %s", dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	st[0].len = 0;
 	while (depth >= 0) {
-		DIR *d = st[depth].d;
+		DIR *d = st[depth].d, *sub;
 		size_t len = st[depth].len;
 		struct dirent *de;
-		struct stat sb;
-		int n;
 
 		rel[len] = '\0';
 		errno = 0;
@@ -134,38 +178,12 @@ seal_walk(const char *dir, struct seal_list *l, char *err, size_t errlen)
 			    dir, (int)len, rel, de->d_name);
 			goto out;
 		}
-		if (depth == 0 && (seal_is_own(rel) || (l->skip_tmp &&
-		    (strcmp(rel, SEAL_TMP) == 0 || strcmp(rel, SEAL_SIG_TMP) == 0))))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-			snprintf(err, errlen, "%s/%s: %s", dir, rel, strerror(errno));
+		if ((n = seal_walk_entry(dir, l, d, depth, de->d_name, rel,
+		    &sub, err, errlen)) < 0)
 			goto out;
-		}
-		if (S_ISDIR(sb.st_mode)) {
-			if (depth + 1 > SEAL_MAX_DEPTH) {
-				snprintf(err, errlen, "%s/%s: folders nest more than %d "
-				    "levels deep; the seal refuses such a tree (remove "
-				    "it: benchtui never makes one)", dir, rel,
-				    SEAL_MAX_DEPTH);
-				goto out;
-			}
-			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 || (st[depth + 1].d = fdopendir(fd)) == NULL) {
-				snprintf(err, errlen, "%s/%s: cannot list: %s", dir, rel,
-				    strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				goto out;
-			}
-			st[++depth].len = strlen(rel);
-			continue;
-		}
-		if (!S_ISREG(sb.st_mode) && l->bad == NULL)
-			l->bad = strdup(rel);
-		if (seal_list_add(l, rel) != 0) {
-			snprintf(err, errlen, "%s/%s: out of memory", dir, rel);
-			goto out;
+		if (n > 0) {
+			st[++depth].d = sub;
+			st[depth].len = strlen(rel);
 		}
 	}
 	rc = 0;
@@ -378,24 +396,17 @@ struct seal_buf {
 	size_t len, cap;
 };
 
-static int
+static void
 seal_buf_add(struct seal_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (p == NULL)
-			return -1;
-		b->p = p;
-		b->cap = cap;
+		b->cap = xgrow(b->cap, b->len + n + 1, 4096);
+		b->p = xrealloc(b->p, b->cap);
 	}
 	memcpy(b->p + b->len, s, n + 1);
 	b->len += n;
-	return 0;
 }
 
 static void
@@ -456,16 +467,13 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 			    strerror(errno));
 			goto out;
 		}
-		if (seal_buf_add(&b, hex) != 0 || seal_buf_add(&b, "  ") != 0 ||
-		    seal_buf_add(&b, l.paths[i]) != 0 || seal_buf_add(&b, "\n") != 0) {
-			snprintf(err, errlen, "%s: out of memory", dir);
-			goto out;
-		}
+		seal_buf_add(&b, hex);
+		seal_buf_add(&b, "  ");
+		seal_buf_add(&b, l.paths[i]);
+		seal_buf_add(&b, "\n");
 	}
-	if (b.p == NULL && seal_buf_add(&b, "") != 0) {
-		snprintf(err, errlen, "%s: out of memory", dir);
-		goto out;
-	}
+	if (b.p == NULL)
+		seal_buf_add(&b, "");
 	if (sign_key != NULL) {
 		if (seal_sign(sign_key, b.p, b.len, sig, err, errlen) != 0)
 			goto out;
@@ -613,13 +621,8 @@ seal_parse_sums(const char *path, char *text, struct seal_entry **out,
 			goto fail;
 		}
 		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct seal_entry *ne = realloc(e, cap * sizeof *e);
-			if (ne == NULL) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
-			e = ne;
+			cap = xgrow(cap, n + 1, 64);
+			e = xreallocarray(e, cap, sizeof *e);
 		}
 		e[n].path = name;
 		for (int i = 0; i < 64; i++)
@@ -661,15 +664,8 @@ seal_slurp(const char *path, size_t *len)
 		ssize_t r;
 
 		if (n + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap);
-			if (nb == NULL) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
+			cap = xgrow(cap, n + 4096 + 1, 8192);
+			buf = xrealloc(buf, cap);
 		}
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
@@ -705,60 +701,84 @@ seal_slurp_error(int e)
 	return strerror(e);
 }
 
-int
-seal_verify(const char *dir, const char *pubkey, FILE *out,
-    char *err, size_t errlen)
+/* SHA256SUMS of dir read whole (*text, *len) and parsed into its sorted
+ * entries (*e, *ne; their paths point into *copy).  0, or -1 with err. */
+static int
+seal_verify_read(const char *dir, char **text, size_t *len, char **copy,
+    struct seal_entry **e, size_t *ne, char *err, size_t errlen)
 {
-	struct seal_list l = { 0 };
-	struct seal_entry *e = NULL;
-	size_t ne = 0, textlen = 0, siglen = 0;
-	char path[8192], hex[DIGEST_HEX_LEN];
-	char *text = NULL, *copy = NULL, *sig = NULL;
-	bool bad = false;
-	int rc = 2;
-
+	char path[8192];
 	struct stat dst;
+
 	if (stat(dir, &dst) != 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		goto out;
+		return -1;
 	}
 	if (!S_ISDIR(dst.st_mode)) {
 		snprintf(err, errlen, "%s: not a folder", dir);
-		goto out;
+		return -1;
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
-	if ((text = seal_slurp(path, &textlen)) == NULL) {
+	if ((*text = seal_slurp(path, len)) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, seal_slurp_error(errno));
-		goto out;
+		return -1;
 	}
-	if (memchr(text, '\0', textlen) != NULL) {
+	if (memchr(*text, '\0', *len) != NULL) {
 		snprintf(err, errlen, "%s: holds a NUL byte; not a checksum file",
 		    path);
-		goto out;
+		return -1;
 	}
-	if ((copy = strdup(text)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	if (seal_parse_sums(path, copy, &e, &ne, err, errlen) != 0)
-		goto out;
-	if (seal_list_dir(dir, false, &l, err, errlen) != 0)
-		goto out;
-	/* A key that cannot be used is bad usage (exit 2) before any
-	 * difference is printed, whether or not the folder is signed. */
-	if (pubkey != NULL && seal_check_sig(pubkey, text, textlen,
-	    (const unsigned char *)"", 0, err, errlen) < 0)
-		goto out;
+	*copy = xstrdup(*text);
+	return seal_parse_sums(path, *copy, e, ne, err, errlen);
+}
 
-	/* Merge the two sorted lists, so the report is in path order. */
+/* The listed file e[0] (listed k times: e[0..k-1]) against the folder's:
+ * 1 when it is changed (printed), 0 when the same; -1 with err when it
+ * cannot be read. */
+static int
+seal_verify_file(const char *dir, const struct seal_entry *e, size_t k,
+    FILE *out, char *err, size_t errlen)
+{
+	char path[8192], hex[DIGEST_HEX_LEN];
+	struct stat st;
+	bool same = true;
+
+	snprintf(path, sizeof path, "%s/%s", dir, e[0].path);
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		seal_print(out, "changed", e[0].path); /* now a symlink, fifo */
+		return 1;
+	}
+	if (digest_file(path, hex) != 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	for (size_t m = 0; m < k; m++)
+		same = same && strcmp(hex, e[m].hex) == 0;
+	if (same)
+		return 0;
+	seal_print(out, "changed", e[0].path);
+	return 1;
+}
+
+/* The listed entries against the folder's files, both sorted, merged so
+ * the report is in path order: added, duplicate, missing, changed.  1
+ * when anything differs, 0 when nothing does; -1 with err. */
+static int
+seal_verify_merge(const char *dir, const struct seal_entry *e, size_t ne,
+    const struct seal_list *l, FILE *out, char *err, size_t errlen)
+{
 	size_t i = 0, j = 0;
-	while (i < ne || j < l.n) {
-		int c = i >= ne ? 1 : j >= l.n ? -1 : strcmp(e[i].path, l.paths[j]);
+	int bad = 0, rc;
+
+	while (i < ne || j < l->n) {
+		int c = i >= ne ? 1 : j >= l->n ? -1 : strcmp(e[i].path,
+		    l->paths[j]);
 		size_t k = i + 1;
 
 		if (c > 0) {
-			seal_print(out, "added", l.paths[j++]);
-			bad = true;
+			seal_print(out, "added", l->paths[j++]);
+			bad = 1;
 			continue;
 		}
 		/* The same path listed twice: sha256sum -c would check it
@@ -767,62 +787,80 @@ seal_verify(const char *dir, const char *pubkey, FILE *out,
 			k++;
 		if (k - i > 1) {
 			seal_print(out, "duplicate", e[i].path);
-			bad = true;
+			bad = 1;
 		}
 		if (c < 0) {
 			seal_print(out, "missing", e[i].path);
-			bad = true;
+			bad = 1;
 			i = k;
 			continue;
 		}
-		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", dir, e[i].path);
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			seal_print(out, "changed", e[i].path); /* now a symlink, fifo */
-			bad = true;
-		} else if (digest_file(path, hex) != 0) {
-			snprintf(err, errlen, "%s: cannot read: %s", path,
-			    strerror(errno));
-			rc = 2;
-			goto out;
-		} else {
-			bool same = true;
-			for (size_t m = i; m < k; m++)
-				same = same && strcmp(hex, e[m].hex) == 0;
-			if (!same) {
-				seal_print(out, "changed", e[i].path);
-				bad = true;
-			}
-		}
+		if ((rc = seal_verify_file(dir, e + i, k - i, out, err,
+		    errlen)) < 0)
+			return -1;
+		bad |= rc;
 		i = k;
 		j++;
 	}
+	return bad;
+}
 
-	if (pubkey != NULL) {
-		snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
-		if ((sig = seal_slurp(path, &siglen)) == NULL) {
-			if (errno != ENOENT) {
-				snprintf(err, errlen, "%s: %s", path,
-				    seal_slurp_error(errno));
-				goto out;
-			}
-			fputs("signature: missing\n", out);
-			bad = true;
-		} else {
-			int ok = seal_check_sig(pubkey, text, textlen,
-			    (unsigned char *)sig, siglen, err, errlen);
-			if (ok < 0)
-				goto out;
-			if (ok == 0) {
-				fputs("signature: bad\n", out);
-				bad = true;
-			}
+/* SHA256SUMS.sig against text and the public key: 1 when missing or bad
+ * (printed), 0 when good; -1 with err. */
+static int
+seal_verify_sig(const char *dir, const char *pubkey, const char *text,
+    size_t textlen, FILE *out, char *err, size_t errlen)
+{
+	char path[8192], *sig;
+	size_t siglen = 0;
+	int ok;
+
+	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SIG);
+	if ((sig = seal_slurp(path, &siglen)) == NULL) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "%s: %s", path,
+			    seal_slurp_error(errno));
+			return -1;
 		}
+		fputs("signature: missing\n", out);
+		return 1;
 	}
-	fflush(out);
-	rc = bad ? 4 : 0;
-out:
+	ok = seal_check_sig(pubkey, text, textlen, (unsigned char *)sig,
+	    siglen, err, errlen);
 	free(sig);
+	if (ok == 0)
+		fputs("signature: bad\n", out);
+	return ok < 0 ? -1 : !ok;
+}
+
+int
+seal_verify(const char *dir, const char *pubkey, FILE *out,
+    char *err, size_t errlen)
+{
+	struct seal_list l = { 0 };
+	struct seal_entry *e = NULL;
+	size_t ne = 0, textlen = 0;
+	char *text = NULL, *copy = NULL;
+	int rc = 2, diff, sig = 0;
+
+	if (seal_verify_read(dir, &text, &textlen, &copy, &e, &ne, err,
+	    errlen) != 0)
+		goto out;
+	if (seal_list_dir(dir, false, &l, err, errlen) != 0)
+		goto out;
+	/* A key that cannot be used is bad usage (exit 2) before any
+	 * difference is printed, whether or not the folder is signed. */
+	if (pubkey != NULL && seal_check_sig(pubkey, text, textlen,
+	    (const unsigned char *)"", 0, err, errlen) < 0)
+		goto out;
+	if ((diff = seal_verify_merge(dir, e, ne, &l, out, err, errlen)) < 0)
+		goto out;
+	if (pubkey != NULL && (sig = seal_verify_sig(dir, pubkey, text,
+	    textlen, out, err, errlen)) < 0)
+		goto out;
+	fflush(out);
+	rc = diff || sig ? 4 : 0;
+out:
 	free(e);
 	free(copy);
 	free(text);
