@@ -68,15 +68,34 @@ round_mkdirs(const char *path)
 	return 0;
 }
 
+int
+round_dir_has_entries(int dfd)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), found = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			found = 1;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
 /* 1 when path exists and holds anything, 0 when missing or empty, -1 when
  * it is not a folder or cannot be read. */
 static int
 round_dir_nonempty(const char *path)
 {
 	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	int found = 0;
+	int fd, found;
 
 	if (stat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -84,14 +103,10 @@ round_dir_nonempty(const char *path)
 		errno = ENOTDIR;
 		return 1;
 	}
-	if ((d = opendir(path)) == NULL)
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-			found = 1;
-			break;
-		}
-	closedir(d);
+	found = round_dir_has_entries(fd);
+	close(fd);
 	return found;
 }
 

@@ -123,6 +123,10 @@ struct run {
 
 /* --- round.c: the round object ----------------------------------------- */
 
+/* Whether the folder dfd holds anything but . and ..: 1, 0, or -1 with
+ * errno (dfd stays the caller's). */
+int round_dir_has_entries(int dfd);
+
 /* Remove what run made of a new round's folder (nothing of a resumed one,
  * nothing another run made): a run that could not start leaves no stub. */
 void round_unmake(struct round *r);

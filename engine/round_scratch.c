@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "round_int.h"
+#include "xalloc.h"
 
 #define SCRATCH_MARKER ".benchtui-scratch"
 
@@ -110,28 +111,6 @@ run_scratch_mkdirs(const char *path)
 	return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* Whether the folder dfd holds anything: 1, 0, or -1. */
-static int
-run_scratch_nonempty(int dfd)
-{
-	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), found = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-			found = 1;
-			break;
-		}
-	closedir(d);
-	return found;
-}
-
 /* --- walking by descriptors ------------------------------------------- */
 
 /* One level above the folder being walked: where to come back to. */
@@ -153,21 +132,13 @@ scratch_walk_push(struct scratch_walk *w, int fd, long pos, const char *name)
 	struct stat st;
 
 	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct scratch_up *p = realloc(w->up, cap * sizeof *p);
-
-		if (p == NULL)
-			return -1;
-		w->up = p;
-		w->cap = cap;
+		w->cap = xgrow(w->cap, w->depth + 1, 64);
+		w->up = xreallocarray(w->up, w->cap, sizeof *w->up);
 	}
 	if (fstat(fd, &st) != 0)
 		return -1;
-	w->up[w->depth] = (struct scratch_up){ st.st_dev, st.st_ino, pos,
-		name != NULL ? strdup(name) : NULL };
-	if (name != NULL && w->up[w->depth].name == NULL)
-		return -1;
-	w->depth++;
+	w->up[w->depth++] = (struct scratch_up){ st.st_dev, st.st_ino, pos,
+		name != NULL ? xstrdup(name) : NULL };
 	return 0;
 }
 
@@ -237,6 +208,72 @@ scratch_openat_dir(int dfd, const char *name)
 	return fd;
 }
 
+/* One pass over the folder cur: its files removed, and its folders that
+ * are empty (the marker stays at the top).  0 with *down the first folder
+ * that is not (malloc'd), or NULL when none is left; -1 with errno and
+ * what naming the entry. */
+static int
+scratch_rm_level(int cur, bool top, char **down, char *what, size_t whatlen)
+{
+	DIR *d = scratch_opendir(cur);
+	struct dirent *de;
+	int rc = -1, e;
+
+	*down = NULL;
+	if (d == NULL)
+		return -1;
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		struct stat st;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
+		    (top && strcmp(n, SCRATCH_MARKER) == 0))
+			continue;
+		snprintf(what, whatlen, "%s", n);
+		if (fstatat(cur, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT)
+				continue;
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (scratch_unlinkat(cur, n, 0) != 0 && errno != ENOENT)
+				goto out;
+			continue;
+		}
+		if (scratch_unlinkat(cur, n, AT_REMOVEDIR) == 0)
+			continue;
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			goto out;
+		*down = xstrdup(n);
+		break;
+	}
+	rc = de == NULL && errno != 0 ? -1 : 0;
+out:
+	e = errno;
+	closedir(d);
+	errno = e;
+	return rc;
+}
+
+/* Up from the folder *cur, emptied, to its parent (*cur then), and remove
+ * it there.  0, or -1 with errno and what naming it. */
+static int
+scratch_rm_up(struct scratch_walk *w, int *cur, char *what, size_t whatlen)
+{
+	int parent = scratch_walk_pop(w, *cur), rc = -1;
+	char *name = w->up[w->depth].name;
+
+	if (parent >= 0) {
+		close(*cur);
+		*cur = parent;
+		snprintf(what, whatlen, "%s", name);
+		rc = scratch_unlinkat(parent, name, AT_REMOVEDIR) != 0 &&
+		    errno != ENOENT && errno != ENOTEMPTY ? -1 : 0;
+	}
+	free(name);
+	return rc;
+}
+
 /* Remove everything in the folder top but the marker.  Each folder is read
  * from its start again after a subfolder is removed, so nothing depends on
  * a directory position across deletions.  -1 with errno and *what naming
@@ -245,101 +282,39 @@ static int
 scratch_rm_tree(int top, char *what, size_t whatlen)
 {
 	struct scratch_walk w = { 0 };
-	int cur = fcntl(top, F_DUPFD_CLOEXEC, 0), rc = -1;
+	int cur = fcntl(top, F_DUPFD_CLOEXEC, 0), child, rc = 0, e;
+	char *down;
 
 	snprintf(what, whatlen, ".");
 	if (cur < 0)
 		return -1;
-	for (;;) {
-		DIR *d = scratch_opendir(cur);
-		struct dirent *de;
-		char *down = NULL;
-		int child;
-
-		if (d == NULL)
-			goto out;
-		while ((errno = 0, de = readdir(d)) != NULL) {
-			const char *n = de->d_name;
-			struct stat st;
-
-			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
-			    (w.depth == 0 && strcmp(n, SCRATCH_MARKER) == 0))
-				continue;
-			snprintf(what, whatlen, "%s", n);
-			if (fstatat(cur, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-				if (errno == ENOENT)
-					continue;
-				closedir(d);
-				goto out;
-			}
-			if (!S_ISDIR(st.st_mode)) {
-				if (scratch_unlinkat(cur, n, 0) != 0 &&
-				    errno != ENOENT) {
-					closedir(d);
-					goto out;
-				}
-				continue;
-			}
-			if (scratch_unlinkat(cur, n, AT_REMOVEDIR) == 0)
-				continue;
-			if (errno != ENOTEMPTY && errno != EEXIST) {
-				closedir(d);
-				goto out;
-			}
-			if ((down = strdup(n)) == NULL) {
-				closedir(d);
-				goto out;
-			}
+	while (rc == 0) {
+		if ((rc = scratch_rm_level(cur, w.depth == 0, &down, what,
+		    whatlen)) != 0)
 			break;
-		}
-		if (de == NULL && errno != 0) {
-			closedir(d);
-			goto out;
-		}
-		closedir(d);
 		if (down != NULL) {
 			child = scratch_openat_dir(cur, down);
 			if (child < 0 || scratch_walk_push(&w, cur, 0, down) != 0) {
+				e = errno;
 				if (child >= 0)
 					close(child);
-				free(down);
-				goto out;
+				errno = e;
+				rc = -1;
+			} else {
+				close(cur);
+				cur = child;
 			}
 			free(down);
-			close(cur);
-			cur = child;
-			continue;
-		}
-		if (w.depth == 0)
+		} else if (w.depth == 0)
 			break;
-		/* This folder is empty now: up, and remove it. */
-		if ((child = scratch_walk_pop(&w, cur)) < 0) {
-			free(w.up[w.depth].name);
-			goto out;
-		}
-		close(cur);
-		cur = child;
-		snprintf(what, whatlen, "%s", w.up[w.depth].name);
-		if (scratch_unlinkat(cur, w.up[w.depth].name, AT_REMOVEDIR) != 0 &&
-		    errno != ENOENT && errno != ENOTEMPTY) {
-			free(w.up[w.depth].name);
-			goto out;
-		}
-		free(w.up[w.depth].name);
+		else
+			rc = scratch_rm_up(&w, &cur, what, whatlen);
 	}
-	rc = 0;
-out:
-	if (rc != 0) {
-		int e = errno;
-
-		close(cur);
-		scratch_walk_free(&w);
-		errno = e;
-		return -1;
-	}
+	e = errno;
 	close(cur);
 	scratch_walk_free(&w);
-	return 0;
+	errno = e;
+	return rc;
 }
 
 /* Bytes in the regular files under the folder top, its marker aside.
@@ -476,7 +451,7 @@ run_scratch_marker(int dfd, const char *sp, char *err, size_t errlen)
 		    "not a regular file" : strerror(errno));
 		return -1;
 	}
-	if ((full = run_scratch_nonempty(dfd)) != 0) {
+	if ((full = round_dir_has_entries(dfd)) != 0) {
 		if (full < 0)
 			snprintf(err, errlen, "scratch: %s: cannot read: %s", sp,
 			    strerror(errno));
