@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "legcmd.h"
+#include "xalloc.h"
 
 /* Programs already resolved, so that a cell and arm's program is looked up
  * once per round, not with a stat and an access() before every leg.  What
@@ -35,7 +36,7 @@ legcmd_resolve(const char *prog, const char *workdir)
 		    strcmp(legcmd_bins[i].workdir, workdir) == 0) {
 			hit = true;
 			path = legcmd_bins[i].path != NULL ?
-			    strdup(legcmd_bins[i].path) : NULL;
+			    xstrdup(legcmd_bins[i].path) : NULL;
 		}
 	}
 	pthread_mutex_unlock(&legcmd_bins_mu);
@@ -44,19 +45,11 @@ legcmd_resolve(const char *prog, const char *workdir)
 	path = spec_resolve_program(prog, workdir);
 	pthread_mutex_lock(&legcmd_bins_mu);
 	if (legcmd_nbins < LEGCMD_BINS_MAX) {
-		char *p = strdup(prog), *w = strdup(workdir),
-		    *r = path != NULL ? strdup(path) : NULL;
-
-		if (p != NULL && w != NULL && (path == NULL || r != NULL)) {
-			legcmd_bins[legcmd_nbins].prog = p;
-			legcmd_bins[legcmd_nbins].workdir = w;
-			legcmd_bins[legcmd_nbins].path = r;
-			legcmd_nbins++;
-		} else {
-			free(p);
-			free(w);
-			free(r);
-		}
+		legcmd_bins[legcmd_nbins].prog = xstrdup(prog);
+		legcmd_bins[legcmd_nbins].workdir = xstrdup(workdir);
+		legcmd_bins[legcmd_nbins].path = path != NULL ? xstrdup(path) :
+		    NULL;
+		legcmd_nbins++;
 	}
 	pthread_mutex_unlock(&legcmd_bins_mu);
 	return path;
@@ -115,8 +108,7 @@ legcmd_envp(const struct spec_kv *kv, size_t nkv)
 
 	while (environ[n] != NULL)
 		n++;
-	if ((v = calloc(n + nkv + 1, sizeof *v)) == NULL)
-		return NULL;
+	v = xcalloc(n + nkv + 1, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
 		bool over = false;
 
@@ -126,19 +118,13 @@ legcmd_envp(const struct spec_kv *kv, size_t nkv)
 			over = strncmp(environ[i], kv[j].key, l) == 0 &&
 			    environ[i][l] == '=';
 		}
-		if (!over && (v[k++] = strdup(environ[i])) == NULL)
-			goto fail;
+		if (!over)
+			v[k++] = xstrdup(environ[i]);
 	}
 	for (size_t j = 0; j < nkv; j++)
-		if (asprintf(&v[k++], "%s=%s", kv[j].key,
-		    kv[j].val != NULL ? kv[j].val : "") < 0) {
-			v[k - 1] = NULL;
-			goto fail;
-		}
+		v[k++] = xasprintf("%s=%s", kv[j].key, kv[j].val != NULL ?
+		    kv[j].val : "");
 	return v;
-fail:
-	template_free_argv(v);
-	return NULL;
 }
 
 static int
@@ -156,19 +142,100 @@ legcmd_argv(char *const *tmpl, size_t n, const char *field,
 	return -1;
 }
 
-static int
+/* The output file: relative to the round folder (fmt with a, b and n),
+ * and absolute when there is one. */
+static void
 legcmd_paths(struct legcmd *c, const char *round_dir, const char *fmt,
     const char *a, const char *b, int n)
 {
-	if (asprintf(&c->out_rel, fmt, a, b, n) < 0) {
-		c->out_rel = NULL;
+	c->out_rel = xasprintf(fmt, a, b, n);
+	if (round_dir != NULL)
+		c->out_abs = xasprintf("%s/%s", round_dir, c->out_rel);
+}
+
+/* The arm's bin expanded for this leg (a bin may hold templates,
+ * "${TOOLS}/zstd": what runs is the expansion for this cell and arm, never
+ * the raw string) and resolved.  0, or -1 with err. */
+static int
+legcmd_bin(const struct spec *s, const struct spec_arm *arm,
+    const struct template_ctx *ctx, struct legcmd *c, char *err,
+    size_t errlen)
+{
+	const char *bin = spec_arm_bin(s, arm);
+	char terr[512];
+
+	if (bin == NULL)
+		return 0;
+	if ((c->bin = template_expand(bin, ctx, terr, sizeof terr)) == NULL) {
+		snprintf(err, errlen, "%s: %s", arm->bin != NULL ? "arms.bin" :
+		    "bin", terr);
 		return -1;
 	}
-	if (round_dir != NULL &&
-	    asprintf(&c->out_abs, "%s/%s", round_dir, c->out_rel) < 0) {
-		c->out_abs = NULL;
+	c->program = legcmd_resolve(c->bin, s->workdir);
+	c->bin_found = c->program != NULL;
+	return 0;
+}
+
+/* ${METRICS}: in the round folder, so the seal covers it.  A warm-up leg
+ * has -wK, a counted one -rREP, a profile leg its own: rep 0 perf's
+ * (prof-), rep -1 syscalls' (sys-). */
+static void
+legcmd_metrics(const struct legcmd_where *w, const char *cell,
+    const char *arm, const char *round_dir, struct legcmd *c)
+{
+	if (w->warmup > 0)
+		c->metrics_rel = xasprintf("legs/%s-%s-w%d.metrics.json", cell,
+		    arm, w->warmup);
+	else if (w->rep > 0)
+		c->metrics_rel = xasprintf("legs/%s-%s-r%d.metrics.json", cell,
+		    arm, w->rep);
+	else
+		c->metrics_rel = xasprintf("legs/%s-%s-%s.metrics.json",
+		    w->rep == 0 ? "prof" : "sys", cell, arm);
+	c->metrics = xasprintf("%s/%s", round_dir, c->metrics_rel);
+}
+
+/* ${SCRATCH} expanded, relative to the workdir.  0, or -1 with err. */
+static int
+legcmd_scratch(const struct spec *s, const struct template_ctx *ctx,
+    struct legcmd *c, char *err, size_t errlen)
+{
+	char terr[512], *x;
+
+	if (s->scratch == NULL)
+		return 0;
+	if ((x = template_expand(s->scratch, ctx, terr, sizeof terr)) == NULL) {
+		snprintf(err, errlen, "scratch: %s", terr);
 		return -1;
 	}
+	if (x[0] == '/')
+		c->scratch = x;
+	else {
+		c->scratch = xasprintf("%s/%s", s->workdir, x);
+		free(x);
+	}
+	return 0;
+}
+
+/* The command's argv and the prepare argv, expanded and spliced, and
+ * their programs resolved.  0, or -1 with err. */
+static int
+legcmd_argvs(const struct spec *s, const struct template_ctx *ctx,
+    struct legcmd *c, char *err, size_t errlen)
+{
+	if (legcmd_argv(s->command, s->ncommand, "command", ctx, &c->argv,
+	    &c->argc, err, errlen) < 0)
+		return -1;
+	if (c->argc == 0) {
+		snprintf(err, errlen, "command: splices to no arguments at all");
+		return -1;
+	}
+	if (s->prepare != NULL && legcmd_argv(s->prepare, s->nprepare,
+	    "prepare", ctx, &c->prepare, &c->nprepare, err, errlen) < 0)
+		return -1;
+	c->exec_path = legcmd_resolve(c->argv[0], s->workdir);
+	if (c->prepare != NULL)
+		c->prepare_path = legcmd_resolve(c->prepare[0], s->workdir);
 	return 0;
 }
 
@@ -179,93 +246,31 @@ legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 	const struct spec *s = w->spec;
 	const struct spec_arm *arm = &s->arms[w->arm];
 	const struct spec_cell *cell = &s->cells[w->cell];
-	const char *bin = spec_arm_bin(s, arm);
 	struct template_ctx ctx;
-	char terr[512];
 
 	memset(c, 0, sizeof *c);
 	legcmd_ctx(w, &ctx);
 	c->cwd = s->workdir;
 	c->env = arm->env;
 	c->nenv = arm->nenv;
-	/* A bin may hold templates ("${TOOLS}/zstd"): what runs is the
-	 * expansion for this cell and arm, never the raw string. */
-	if (bin != NULL) {
-		if ((c->bin = template_expand(bin, &ctx, terr,
-		    sizeof terr)) == NULL) {
-			snprintf(err, errlen, "%s: %s", arm->bin != NULL ?
-			    "arms.bin" : "bin", terr);
-			return -1;
-		}
-		c->program = legcmd_resolve(c->bin, s->workdir);
-		c->bin_found = c->program != NULL;
-	}
+	if (legcmd_bin(s, arm, &ctx, c, err, errlen) < 0)
+		return -1;
 	/* ${BIN} is the absolute program, as it is exec'd. */
 	ctx.bin = c->program != NULL ? c->program : c->bin;
-	/* In the round folder, so the seal covers it.  A profile leg has
-	 * its own: rep 0 perf's, rep -1 syscalls'. */
-	if ((w->warmup > 0 ? asprintf(&c->metrics_rel,
-	    "legs/%s-%s-w%d.metrics.json", cell->name, arm->name, w->warmup) :
-	    w->rep > 0 ? asprintf(&c->metrics_rel, "legs/%s-%s-r%d.metrics.json",
-	    cell->name, arm->name, w->rep) : asprintf(&c->metrics_rel,
-	    "legs/%s-%s-%s.metrics.json", w->rep == 0 ? "prof" : "sys",
-	    cell->name, arm->name)) < 0) {
-		c->metrics_rel = NULL;
-		goto oom;
-	}
-	if (asprintf(&c->metrics, "%s/%s", ctx.round_dir, c->metrics_rel) < 0) {
-		c->metrics = NULL;
-		goto oom;
-	}
+	legcmd_metrics(w, cell->name, arm->name, ctx.round_dir, c);
 	ctx.metrics = c->metrics;
-	if (s->scratch != NULL) {
-		char *x = template_expand(s->scratch, &ctx, terr, sizeof terr);
-
-		if (x == NULL) {
-			snprintf(err, errlen, "scratch: %s", terr);
-			return -1;
-		}
-		if (x[0] == '/')
-			c->scratch = x;
-		else {
-			if (asprintf(&c->scratch, "%s/%s", s->workdir, x) < 0)
-				c->scratch = NULL;
-			free(x);
-			if (c->scratch == NULL)
-				goto oom;
-		}
-		ctx.scratch = c->scratch;
-	}
-	if (legcmd_argv(s->command, s->ncommand, "command", &ctx, &c->argv,
-	    &c->argc, err, errlen) < 0)
+	if (legcmd_scratch(s, &ctx, c, err, errlen) < 0)
 		return -1;
-	if (c->argc == 0) {
-		snprintf(err, errlen, "command: splices to no arguments at all");
+	ctx.scratch = c->scratch;
+	if (legcmd_argvs(s, &ctx, c, err, errlen) < 0)
 		return -1;
-	}
-	if (s->prepare != NULL && legcmd_argv(s->prepare, s->nprepare,
-	    "prepare", &ctx, &c->prepare, &c->nprepare, err, errlen) < 0)
-		return -1;
-	c->exec_path = legcmd_resolve(c->argv[0], s->workdir);
-	if (c->prepare != NULL)
-		c->prepare_path = legcmd_resolve(c->prepare[0], s->workdir);
-	if (c->program == NULL && c->exec_path != NULL &&
-	    (c->program = strdup(c->exec_path)) == NULL)
-		goto oom;
-	if ((c->envp = legcmd_envp(arm->env, arm->nenv)) == NULL)
-		goto oom;
-	if (w->warmup > 0) {
-		if (legcmd_paths(c, w->round_dir, "legs/%s-%s-w%d.out",
-		    cell->name, arm->name, w->warmup) < 0)
-			goto oom;
-	} else if (legcmd_paths(c, w->round_dir, "legs/%s-%s-r%d.out",
-	    cell->name, arm->name, w->rep) < 0) {
-		goto oom;
-	}
+	if (c->program == NULL && c->exec_path != NULL)
+		c->program = xstrdup(c->exec_path);
+	c->envp = legcmd_envp(arm->env, arm->nenv);
+	legcmd_paths(c, w->round_dir, w->warmup > 0 ? "legs/%s-%s-w%d.out" :
+	    "legs/%s-%s-r%d.out", cell->name, arm->name, w->warmup > 0 ?
+	    w->warmup : w->rep);
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 int
@@ -292,9 +297,8 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		ctx.rep = rep;
 		ctx.server_bin = a->server_bin;
 		/* server.env, and the arm's server_env over it. */
-		if ((c->env_own = calloc(sv->nenv + a->nserver_env + 1,
-		    sizeof *c->env_own)) == NULL)
-			goto oom;
+		c->env_own = xcalloc(sv->nenv + a->nserver_env + 1,
+		    sizeof *c->env_own);
 		for (size_t i = 0; i < sv->nenv; i++) {
 			bool over = false;
 
@@ -324,16 +328,11 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 	}
 	free(c->program);
 	c->program = legcmd_resolve(c->argv[0], s->workdir);
-	if (c->program != NULL && (c->exec_path = strdup(c->program)) == NULL)
-		goto oom;
-	if ((c->envp = legcmd_envp(c->env, c->nenv)) == NULL ||
-	    legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "",
-	    0) < 0)
-		goto oom;
+	if (c->program != NULL)
+		c->exec_path = xstrdup(c->program);
+	c->envp = legcmd_envp(c->env, c->nenv);
+	legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "", 0);
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 json_t *
@@ -373,8 +372,9 @@ legcmd_argv_line(char *const *argv)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
+	/* a stream in memory fails only for want of memory */
 	if (f == NULL)
-		return NULL;
+		xalloc_die(0);
 	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
 		const char *a = argv[i];
 
@@ -393,10 +393,8 @@ legcmd_argv_line(char *const *argv)
 		}
 		fputc('\'', f);
 	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
+	if (fclose(f) != 0)
+		xalloc_die(len);
 	return buf;
 }
 
@@ -426,17 +424,10 @@ lint_say(struct lint *l, const char *fmt, ...)
 		if (strcmp(l->seen[i], msg) == 0)
 			return;
 	if (l->nseen == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		char **n = realloc(l->seen, cap * sizeof *n);
-
-		if (n == NULL)
-			return;
-		l->seen = n;
-		l->cap = cap;
+		l->cap = xgrow(l->cap, l->nseen + 1, 16);
+		l->seen = xreallocarray(l->seen, l->cap, sizeof *l->seen);
 	}
-	if ((l->seen[l->nseen] = strdup(msg)) == NULL)
-		return;
-	l->nseen++;
+	l->seen[l->nseen++] = xstrdup(msg);
 	l->warn(msg, l->arg);
 }
 
@@ -522,8 +513,8 @@ lint_argv(struct lint *l, const struct spec *s, char *const *tmpl,
 				lint_say(l, "%s[%zu] is \"%s\": no shell runs the "
 				    "command, so the program gets it as an "
 				    "argument (the round's output field keeps the leg's output; a pipe needs a script)", field, i, a);
-			else if (lint_file_like(a) && !after_output &&
-			    asprintf(&path, "%s/%s", s->workdir, a) >= 0) {
+			else if (lint_file_like(a) && !after_output) {
+				path = xasprintf("%s/%s", s->workdir, a);
 				if (stat(path, &st) != 0)
 					lint_say(l, "%s[%zu]: \"%s\" is not a file in "
 					    "the workdir %s%s%s (fine if the leg "

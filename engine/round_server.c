@@ -67,7 +67,8 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	json_object_set_new(ev, "argv", legcmd_argv_json(cmd.argv));
 	run_emit_new(u, ev);
 	{
-		struct server_params sp = { .cell = cell->name, .argv = cmd.argv,
+		struct server_params sp = { .cell = cell->name,
+			.path = cmd.exec_path, .argv = cmd.argv,
 			.envp = cmd.envp, .cwd = cmd.cwd, .log_path = cmd.out_abs,
 			.cpus = mask, .ncpus = u->ncpus, .tcp_port = sv->tcp_port,
 			.ready_timeout_s = sv->ready_timeout_s,

@@ -23,7 +23,7 @@
 #include "procs.h"
 #include "rfile.h"
 #include "spawn.h"
-#include "spec.h"
+#include "xalloc.h"
 
 extern char **environ;
 
@@ -258,13 +258,93 @@ server_foreign(const struct server_params *p, bool started, char *err,
 	    "started: it is held", who);
 }
 
+/* Spawn the server, its output appended to its log.  Its pid, or -1 with
+ * err. */
+static pid_t
+server_spawn(const struct server_params *p, char *err, size_t errlen)
+{
+	int logfd = rfile_open(p->log_path, O_WRONLY | O_CREAT | O_APPEND,
+	    0644);
+	char serr[512];
+	pid_t pid;
+
+	if (logfd < 0) {
+		snprintf(err, errlen, "cell %s: cannot open server log %s: %s",
+		    p->cell, p->log_path, rfile_strerror(errno));
+		return -1;
+	}
+	/* The one spawn path (spawn.c): no PATH search in the child, so the
+	 * program is the one the caller resolved (legcmd, as check did). */
+	struct spawn_req rq = { .path = p->path != NULL ? p->path : p->argv[0],
+		.argv = p->argv, .envp = p->envp != NULL ? p->envp : environ,
+		.cwd = p->cwd, .out_fd = logfd, .cpus = p->cpus,
+		.ncpus = p->ncpus, .cgroup_procs_fd = p->cgroup_procs_fd > 0 ?
+		    p->cgroup_procs_fd : -1 };
+
+	pid = spawn_run(&rq, NULL, serr, sizeof serr);
+	close(logfd);
+	if (pid < 0)
+		snprintf(err, errlen, "cell %s: cannot start the server: %s; "
+		    "see %s", p->cell, serr, server_log_name(p->log_path));
+	return pid;
+}
+
+/* Wait until the server pid is ready: a listener on the port in its
+ * process tree, never merely something that answers.  0; -1 with err when
+ * it died, someone else took the port, the time ran out or the wait was
+ * aborted (nothing of it is left running then). */
+static int
+server_wait_ready(const struct server_params *p, pid_t pid, char *err,
+    size_t errlen)
+{
+	double deadline = clock_now() + p->ready_timeout_s;
+	unsigned long inodes[SERVER_MAX_INODES];
+	char how[96];
+	int status;
+	size_t n;
+
+	for (;;) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			server_describe(status, how, sizeof how);
+			/* Its children may still hold the group. */
+			procs_kill_group(pid);
+			snprintf(err, errlen, "cell %s: server %s before it was "
+			    "ready; see %s", p->cell, how,
+			    server_log_name(p->log_path));
+			return -1;
+		}
+		n = server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES);
+		if (n > 0) {
+			if (server_tree_holds(pid, inodes, n) < n) {
+				server_foreign(p, true, err, errlen);
+				server_kill_all(pid);
+				return -1;
+			}
+			if (server_port_accepts(p->tcp_port, SERVER_POLL_MS))
+				return 0;
+		}
+		if (clock_now() >= deadline) {
+			server_kill_all(pid);
+			snprintf(err, errlen, "cell %s: server did not accept on "
+			    "127.0.0.1:%d within %g s; see %s", p->cell,
+			    p->tcp_port, p->ready_timeout_s,
+			    server_log_name(p->log_path));
+			return -1;
+		}
+		if (clock_nap(p->abort_fd, SERVER_POLL_MS)) {
+			server_kill_all(pid);
+			snprintf(err, errlen, "cell %s: server start aborted "
+			    "before it was ready", p->cell);
+			return -1;
+		}
+	}
+}
+
 struct server *
 server_start(const struct server_params *p, char *err, size_t errlen)
 {
-	struct server *srv = NULL;
 	unsigned long inodes[SERVER_MAX_INODES];
-	double deadline;
-	int logfd = -1, status;
+	struct server *srv;
 	pid_t pid;
 
 	if (p->argv == NULL || p->argv[0] == NULL) {
@@ -278,94 +358,12 @@ server_start(const struct server_params *p, char *err, size_t errlen)
 		server_foreign(p, false, err, errlen);
 		return NULL;
 	}
-	logfd = rfile_open(p->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	if (logfd < 0) {
-		snprintf(err, errlen, "cell %s: cannot open server log %s: %s",
-		    p->cell, p->log_path, rfile_strerror(errno));
+	if ((pid = server_spawn(p, err, errlen)) < 0 ||
+	    server_wait_ready(p, pid, err, errlen) != 0)
 		return NULL;
-	}
-	srv = calloc(1, sizeof *srv);
-	if (srv == NULL) {
-		snprintf(err, errlen, "cell %s: out of memory", p->cell);
-		goto fail;
-	}
-	/* The one spawn path (spawn.c): no PATH search in the child, so the
-	 * program is resolved here as check resolved it. */
-	{
-		char *path = spec_resolve_program(p->argv[0],
-		    p->cwd != NULL ? p->cwd : ".");
-		struct spawn_req rq = { .path = path != NULL ? path : p->argv[0],
-			.argv = p->argv,
-			.envp = p->envp != NULL ? p->envp : environ,
-			.cwd = p->cwd, .out_fd = logfd, .cpus = p->cpus,
-			.ncpus = p->ncpus, .cgroup_procs_fd =
-			    p->cgroup_procs_fd > 0 ? p->cgroup_procs_fd : -1 };
-		char serr[512];
-
-		pid = spawn_run(&rq, NULL, serr, sizeof serr);
-		free(path);
-		if (pid < 0) {
-			snprintf(err, errlen, "cell %s: cannot start the server: "
-			    "%s; see %s", p->cell, serr,
-			    server_log_name(p->log_path));
-			goto fail;
-		}
-	}
-	close(logfd);
-	logfd = -1;
+	srv = xcalloc(1, sizeof *srv);
 	srv->pid = pid;
-
-	/* Waiting is on the server: ready when a listener on the port is in
-	 * its process tree, never merely when something answers. */
-	deadline = clock_now() + p->ready_timeout_s;
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		size_t n;
-
-		if (w == pid) {
-			char how[96];
-
-			server_describe(status, how, sizeof how);
-			/* Its children may still hold the group. */
-			procs_kill_group(pid);
-			snprintf(err, errlen, "cell %s: server %s before it was "
-			    "ready; see %s", p->cell, how,
-			    server_log_name(p->log_path));
-			goto fail;
-		}
-		n = server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES);
-		if (n > 0) {
-			size_t held = server_tree_holds(pid, inodes, n);
-
-			if (held < n) {
-				server_foreign(p, true, err, errlen);
-				server_kill_all(pid);
-				goto fail;
-			}
-			if (server_port_accepts(p->tcp_port, SERVER_POLL_MS))
-				break;
-		}
-		if (clock_now() >= deadline) {
-			server_kill_all(pid);
-			snprintf(err, errlen, "cell %s: server did not accept on "
-			    "127.0.0.1:%d within %g s; see %s", p->cell,
-			    p->tcp_port, p->ready_timeout_s,
-			    server_log_name(p->log_path));
-			goto fail;
-		}
-		if (clock_nap(p->abort_fd, SERVER_POLL_MS)) {
-			server_kill_all(pid);
-			snprintf(err, errlen, "cell %s: server start aborted "
-			    "before it was ready", p->cell);
-			goto fail;
-		}
-	}
 	return srv;
-fail:
-	if (logfd >= 0)
-		close(logfd);
-	free(srv);
-	return NULL;
 }
 
 pid_t

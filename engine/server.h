@@ -15,7 +15,10 @@ struct server;
  * environment) builds them its own way. */
 struct server_params {
 	const char *cell;             /* named in every message */
-	char *const *argv;            /* expanded; argv[0] resolved here */
+	const char *path;             /* the program as the caller resolved
+	                               * argv[0] (legcmd), execve'd as is;
+	                               * NULL: argv[0] as is */
+	char *const *argv;            /* expanded */
 	char *const *envp;            /* NULL: benchtui's own */
 	const char *cwd;
 	const char *log_path;         /* appended to */

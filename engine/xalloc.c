@@ -2,6 +2,7 @@
  * way everywhere (xalloc.h). */
 #include "xalloc.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,21 @@ xstrdup(const char *s)
 	size_t n = strlen(s) + 1;
 
 	return memcpy(xmalloc(n), s, n);
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		xalloc_die(strlen(fmt));
+	return s;
 }
 
 size_t

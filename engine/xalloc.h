@@ -20,6 +20,8 @@ void *xrealloc(void *p, size_t n);
  * memory too (array growth never wraps around). */
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/* A new string printed by fmt (asprintf that cannot fail). */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The capacity to grow an array of cap elements to hold need: doubled
  * (from first when cap is 0) until it does.  Overflow is out of memory. */

@@ -24,6 +24,7 @@
 
 #include "procs.h"
 #include "server.h"
+#include "spec.h"
 
 extern char **environ;
 
@@ -88,8 +89,12 @@ static const struct server_params *
 params(char *const *argv, const unsigned char *cpus, int abort_fd)
 {
 	static struct server_params p;
+	static char *path;
 
-	p = (struct server_params){ .cell = "c1", .argv = argv,
+	/* The caller resolves the program (the driver: legcmd), as here. */
+	free(path);
+	path = spec_resolve_program(argv[0], dir);
+	p = (struct server_params){ .cell = "c1", .path = path, .argv = argv,
 		.envp = environ, .cwd = dir, .log_path = logpath, .cpus = cpus,
 		.ncpus = cpus != NULL ? 1 : 0, .tcp_port = sserver.tcp_port,
 		.ready_timeout_s = sserver.ready_timeout_s,
