@@ -21,7 +21,7 @@ static const char check_usage[] = "usage: benchtui check ROUND.json\n";
 /* An argv as a shell would read it back, only for the reader: the leg
  * itself never passes through a shell. */
 static void
-print_argv(const char *what, char *const *argv)
+cmd_check_print_argv(const char *what, char *const *argv)
 {
 	char *line = legcmd_argv_line(argv);
 
@@ -30,7 +30,7 @@ print_argv(const char *what, char *const *argv)
 }
 
 static void
-print_arg(FILE *f, const char *a)
+cmd_check_print_arg(FILE *f, const char *a)
 {
 	char *const one[] = { (char *)a, NULL };
 	char *line = legcmd_argv_line(one);
@@ -41,18 +41,18 @@ print_arg(FILE *f, const char *a)
 
 /* A var's value: a string, or an array as [a b]. */
 static void
-print_var(const struct spec_kv *kv)
+cmd_check_print_var(const struct spec_kv *kv)
 {
 	printf(" var %s=", kv->key);
 	if (kv->list == NULL) {
-		print_arg(stdout, kv->val);
+		cmd_check_print_arg(stdout, kv->val);
 		return;
 	}
 	putchar('[');
 	for (size_t i = 0; i < kv->nlist; i++) {
 		if (i > 0)
 			putchar(' ');
-		print_arg(stdout, kv->list[i]);
+		cmd_check_print_arg(stdout, kv->list[i]);
 	}
 	putchar(']');
 }
@@ -63,7 +63,7 @@ print_var(const struct spec_kv *kv)
  * leg of the cell), or for each arm with its server_bin and server_env
  * when per leg. */
 static void
-print_server(const struct spec *s, size_t ci)
+cmd_check_print_server(const struct spec *s, size_t ci)
 {
 	const struct spec_cell *c = &s->cells[ci];
 	bool per_leg = spec_server_per_leg(s, c);
@@ -86,14 +86,14 @@ print_server(const struct spec *s, size_t ci)
 		    "server-exec", a != NULL ? a->name : "");
 		if (legcmd_server(s, ci, per_leg ? (int)ai : -1, per_leg ? 1 : 0,
 		    NULL, &lc, err, sizeof err) == 0)
-			print_argv(what, lc.argv);
+			cmd_check_print_argv(what, lc.argv);
 		else
 			printf("    %s ? (%s)\n", what, err);
 		legcmd_finish(&lc);
 		for (size_t k = 0; a != NULL && k < a->nserver_env; k++) {
 			printf("    server-env (arm %s): %s=", a->name,
 			    a->server_env[k].key);
-			print_arg(stdout, a->server_env[k].val);
+			cmd_check_print_arg(stdout, a->server_env[k].val);
 			putchar('\n');
 		}
 	}
@@ -101,7 +101,7 @@ print_server(const struct spec *s, size_t ci)
 
 /* Too few reps for an interval: every verdict would be unknown. */
 static void
-check_warn_reps(const struct spec *s)
+cmd_check_warn_reps(const struct spec *s)
 {
 	int reps = s->adaptive.on ? s->adaptive.min : s->reps;
 	double level = s->adaptive.on ? stats_look_level(s->confidence,
@@ -117,7 +117,7 @@ check_warn_reps(const struct spec *s)
 }
 
 static void
-print_header(const struct spec *s, size_t nlegs)
+cmd_check_print_header(const struct spec *s, size_t nlegs)
 {
 	printf("round %s\n", s->name);
 	printf("file %s\n", s->path);
@@ -162,14 +162,14 @@ print_header(const struct spec *s, size_t nlegs)
 			printf(" baseline");
 		if (bin != NULL) {
 			printf(" bin ");
-			print_arg(stdout, bin);
+			cmd_check_print_arg(stdout, bin);
 		}
 		for (size_t k = 0; k < a->nenv; k++) {
 			printf(" env %s=", a->env[k].key);
-			print_arg(stdout, a->env[k].val);
+			cmd_check_print_arg(stdout, a->env[k].val);
 		}
 		for (size_t k = 0; a->aa_of == NULL && k < a->nvars; k++)
-			print_var(&a->vars[k]);
+			cmd_check_print_var(&a->vars[k]);
 		putchar('\n');
 	}
 	for (size_t i = 0; i < s->ncells; i++) {
@@ -177,10 +177,10 @@ print_header(const struct spec *s, size_t nlegs)
 
 		printf("cell %s", c->name);
 		for (size_t k = 0; k < c->nvars; k++)
-			print_var(&c->vars[k]);
+			cmd_check_print_var(&c->vars[k]);
 		putchar('\n');
 		if (c->server != NULL)
-			print_server(s, i);
+			cmd_check_print_server(s, i);
 	}
 	if (s->warmup > 0)
 		printf("warmup %d\n", s->warmup);
@@ -194,7 +194,7 @@ print_header(const struct spec *s, size_t nlegs)
  * the builder makes them.  ROUND_DIR is unknown until run picks the
  * folder, so it prints as a placeholder. */
 static int
-print_command(const struct spec *s, const struct plan_leg *leg)
+cmd_check_print_command(const struct spec *s, const struct plan_leg *leg)
 {
 	struct legcmd_where w = { .spec = s, .cell = leg->cell,
 	    .arm = leg->arm, .rep = leg->rep };
@@ -207,8 +207,8 @@ print_command(const struct spec *s, const struct plan_leg *leg)
 		goto out;
 	}
 	if (lc.prepare != NULL)
-		print_argv("prepare", lc.prepare);
-	print_argv("exec", lc.argv);
+		cmd_check_print_argv("prepare", lc.prepare);
+	cmd_check_print_argv("exec", lc.argv);
 	rc = 0;
 out:
 	legcmd_finish(&lc);
@@ -218,7 +218,7 @@ out:
 /* The profiles taken after each cell's timed legs, in the order they run:
  * "profile CELL ARM KIND". */
 static void
-print_profiles(const struct spec *s)
+cmd_check_print_profiles(const struct spec *s)
 {
 	static const char *const kinds[] = { "perf", "syscalls" };
 
@@ -235,7 +235,8 @@ print_profiles(const struct spec *s)
 /* The warm-up legs of a cell, before its first counted leg: the arms in
  * the order of its first rep, warmup times. */
 static void
-print_warmups(const struct spec *s, const struct plan *plan, size_t first)
+cmd_check_print_warmups(const struct spec *s, const struct plan *plan,
+    size_t first)
 {
 	size_t cell = plan->legs[first].cell;
 
@@ -247,7 +248,7 @@ print_warmups(const struct spec *s, const struct plan *plan, size_t first)
 }
 
 static void
-check_warn(const char *msg, void *arg)
+cmd_check_warn(const char *msg, void *arg)
 {
 	fprintf(stderr, "benchtui check: %s: warning: %s\n",
 	    (const char *)arg, msg);
@@ -280,30 +281,30 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "benchtui check: %s: warning: %s\n", s->path,
 		    json_string_value(json_array_get(warn, i)));
 	json_decref(warn);
-	check_warn_reps(s);
+	cmd_check_warn_reps(s);
 	if (plan_init(&plan, s) < 0 ||
 	    (shown = calloc(s->ncells * s->narms, 1)) == NULL) {
 		fprintf(stderr, "benchtui check: out of memory\n");
 		rc = 1;
 		goto out;
 	}
-	print_header(s, plan.n);
+	cmd_check_print_header(s, plan.n);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_leg *l = &plan.legs[i];
 		unsigned char *seen = &shown[l->cell * s->narms + l->arm];
 
 		if (s->warmup > 0 && (i == 0 || plan.legs[i - 1].cell != l->cell))
-			print_warmups(s, &plan, i);
+			cmd_check_print_warmups(s, &plan, i);
 		printf("leg %zu %s %d %s\n", l->seq, s->cells[l->cell].name,
 		    l->rep, s->arms[l->arm].name);
 		if (!*seen) {
 			*seen = 1;
-			if (print_command(s, l) < 0)
+			if (cmd_check_print_command(s, l) < 0)
 				goto out;
 		}
 	}
-	print_profiles(s);
-	legcmd_lint(s, check_warn, s->path);
+	cmd_check_print_profiles(s);
+	legcmd_lint(s, cmd_check_warn, s->path);
 	rc = 0;
 out:
 	free(shown);

@@ -93,7 +93,7 @@ static const struct help_cmd help_cmds[] = {
 #define HELP_NCMDS (sizeof help_cmds / sizeof help_cmds[0])
 
 static const struct help_cmd *
-help_find(const char *name)
+cmd_help_find(const char *name)
 {
 	if (strcmp(name, "--replay") == 0)
 		name = "replay";
@@ -106,7 +106,7 @@ help_find(const char *name)
 int
 cmd_help_print(const char *name)
 {
-	const struct help_cmd *c = help_find(name);
+	const struct help_cmd *c = cmd_help_find(name);
 
 	if (c == NULL)
 		return -1;

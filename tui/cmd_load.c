@@ -22,7 +22,7 @@ static const char load_usage[] =
 
 /* A whole decimal number in [lo, hi]. */
 static int
-load_number(const char *s, long long lo, long long hi, long long *out)
+cmd_load_number(const char *s, long long lo, long long hi, long long *out)
 {
 	char *end;
 	long long v;
@@ -36,7 +36,7 @@ load_number(const char *s, long long lo, long long hi, long long *out)
 }
 
 static int
-load_hex(const char *s)
+cmd_load_hex(const char *s)
 {
 	if (strlen(s) != DIGEST_HEX_LEN - 1)
 		return -1;
@@ -97,7 +97,7 @@ cmd_load(int argc, char **argv)
 		if (k < sizeof nums / sizeof nums[0]) {
 			long long v;
 
-			if (load_number(argv[++i], nums[k].lo, nums[k].hi,
+			if (cmd_load_number(argv[++i], nums[k].lo, nums[k].hi,
 			    &v) != 0)
 				return cmd_usage_error("load", load_usage,
 				    "%s '%s': expected a whole number from "
@@ -124,7 +124,7 @@ cmd_load(int argc, char **argv)
 				    HTTPLOAD_MAX_HEADERS);
 			o.headers[o.nheaders++] = h;
 		} else if (strcmp(a, "--expect-sha256") == 0) {
-			if (load_hex(argv[++i]) != 0)
+			if (cmd_load_hex(argv[++i]) != 0)
 				return cmd_usage_error("load", load_usage,
 				    "--expect-sha256 '%s': expected 64 hex "
 				    "digits", argv[i]);

@@ -30,7 +30,7 @@ static const struct option run_options[] = {
 /* After the console: where the round is, how it ended in words, and the
  * command that resumes it when it can be. */
 static void
-run_say_end(const char *dir, int code)
+cmd_run_say_end(const char *dir, int code)
 {
 	static const char *const words[] = {
 		[ROUND_EXIT_OK] = "the round is complete and sealed",
@@ -111,7 +111,7 @@ cmd_run_main(int argc, char **argv, bool resume)
 	} else {
 		fprintf(stderr, "round folder: %s\n", round_dir(r));
 		code = console_run_round(r, theme);
-		run_say_end(round_dir(r), code);
+		cmd_run_say_end(round_dir(r), code);
 	}
 	round_destroy(r);
 	return code;

@@ -15,13 +15,13 @@
 #include "xalloc.h"
 
 static void
-copy_name(char dst[MODEL_NAME], const char *src)
+model_copy_name(char dst[MODEL_NAME], const char *src)
 {
 	snprintf(dst, MODEL_NAME, "%s", src ? src : "");
 }
 
 static const char *
-get_str(const json_t *ev, const char *key)
+model_get_str(const json_t *ev, const char *key)
 {
 	const json_t *v = json_object_get(ev, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
@@ -29,14 +29,14 @@ get_str(const json_t *ev, const char *key)
 
 /* A number, or NAN when missing or null. */
 static double
-get_num(const json_t *ev, const char *key)
+model_get_num(const json_t *ev, const char *key)
 {
 	const json_t *v = json_object_get(ev, key);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static int
-get_int(const json_t *ev, const char *key, int dflt)
+model_get_int(const json_t *ev, const char *key, int dflt)
 {
 	const json_t *v = json_object_get(ev, key);
 	double d = json_is_real(v) ? json_real_value(v) : 0;
@@ -104,7 +104,7 @@ model_finish(struct model *m)
  * hold: a corrupt log's rep 99999999, or thousands of names, would make it
  * gigabytes (fuzz/fuzz_logread.c found it). */
 static bool
-grid_too_big(size_t ncells, size_t narms, int reps)
+model_grid_too_big(size_t ncells, size_t narms, int reps)
 {
 	return reps > 100000 || (ncells > 0 && narms > 0 && reps > 0 &&
 	    ncells * narms > ((size_t)1 << 24) / (size_t)reps);
@@ -112,7 +112,7 @@ grid_too_big(size_t ncells, size_t narms, int reps)
 
 /* Resize the plan grid, keeping what it holds. */
 static int
-grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
+model_grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
 {
 	unsigned char *g;
 
@@ -136,7 +136,7 @@ grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
 }
 
 static int
-name_index(char (*names)[MODEL_NAME], size_t n, const char *name)
+model_name_index(char (*names)[MODEL_NAME], size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(names[i], name) == 0)
@@ -145,42 +145,44 @@ name_index(char (*names)[MODEL_NAME], size_t n, const char *name)
 }
 
 static int
-add_name(char (**names)[MODEL_NAME], size_t *n, const char *name)
+model_add_name(char (**names)[MODEL_NAME], size_t *n, const char *name)
 {
 	char (*p)[MODEL_NAME] = xreallocarray(*names, *n + 1, sizeof **names);
 
 	*names = p;
-	copy_name(p[*n], name);
+	model_copy_name(p[*n], name);
 	return (int)(*n)++;
 }
 
 /* The grid slot of a leg, growing the plan when it is not fixed; NULL for a
  * leg outside a fixed plan. */
 static unsigned char *
-grid_slot(struct model *m, const char *cell, const char *arm, int rep)
+model_grid_slot(struct model *m, const char *cell, const char *arm, int rep)
 {
 	int c, a;
 
 	if (!cell || !arm || !*cell || !*arm || rep < 1)
 		return NULL;
-	c = name_index(m->cells, m->ncells, cell);
-	a = name_index(m->arms, m->narms, arm);
+	c = model_name_index(m->cells, m->ncells, cell);
+	a = model_name_index(m->arms, m->narms, arm);
 	if (!m->plan_fixed) {
 		size_t oc = m->ncells, oa = m->narms;
 		int oreps = m->reps;
 		unsigned char *old = m->grid;
 
-		if ((c < 0 && (c = add_name(&m->cells, &m->ncells, cell)) < 0) ||
-		    (a < 0 && (a = add_name(&m->arms, &m->narms, arm)) < 0))
+		if ((c < 0 && (c = model_add_name(&m->cells, &m->ncells,
+		    cell)) < 0) ||
+		    (a < 0 && (a = model_add_name(&m->arms, &m->narms,
+		    arm)) < 0))
 			return NULL;
 		if (oc != m->ncells || oa != m->narms || rep > oreps) {
-			/* grid_resize reads the old dimensions from m. */
+			/* model_grid_resize reads the old dimensions from m. */
 			size_t nc = m->ncells, na = m->narms;
 			int nr = rep > oreps ? rep : oreps;
 
 			/* Too big: the leg goes ungridded and its new
 			 * names are dropped again. */
-			if (grid_too_big(nc, na, nr)) {
+			if (model_grid_too_big(nc, na, nr)) {
 				m->ncells = oc;
 				m->narms = oa;
 				return NULL;
@@ -189,7 +191,8 @@ grid_slot(struct model *m, const char *cell, const char *arm, int rep)
 			m->narms = oa;
 			if (!old)
 				m->reps = 0;
-			if (grid_resize(m, nc, na, rep > oreps ? rep : oreps) < 0)
+			if (model_grid_resize(m, nc, na, rep > oreps ? rep :
+			    oreps) < 0)
 				return NULL;
 			m->ncells = nc;
 			m->narms = na;
@@ -223,22 +226,22 @@ model_set_spec(struct model *m, const struct spec *s)
 	m->ncells = m->narms = 0;
 	m->reps = 0;
 	for (size_t i = 0; i < s->ncells; i++)
-		add_name(&m->cells, &m->ncells, s->cells[i].name);
+		model_add_name(&m->cells, &m->ncells, s->cells[i].name);
 	for (size_t i = 0; i < s->narms; i++)
-		add_name(&m->arms, &m->narms, s->arms[i].name);
-	grid_resize(m, m->ncells, m->narms, s->reps);
+		model_add_name(&m->arms, &m->narms, s->arms[i].name);
+	model_grid_resize(m, m->ncells, m->narms, s->reps);
 	m->plan_fixed = true;
 	m->legs_total = m->ncells * m->narms * (size_t)s->reps;
 	m->gate_off = !s->quiet.enabled;
 	tally_set_spec(m->tally, s);
 	if (!m->name[0])
-		copy_name(m->name, s->name);
+		model_copy_name(m->name, s->name);
 	m->report_stale = true;
 	m->changed |= MODEL_CHANGE_ALL;
 }
 
 static void
-clear_current(struct model *m)
+model_clear_current(struct model *m)
 {
 	m->cur_active = false;
 	m->cur_stopped[0] = '\0';
@@ -251,16 +254,17 @@ clear_current(struct model *m)
 /* The round event lists cells, arms and reps (an extra over SPEC.md):
  * the plan of a bare log. */
 static void
-plan_from_round(struct model *m, const json_t *ev)
+model_plan_from_round(struct model *m, const json_t *ev)
 {
 	const json_t *cells = json_object_get(ev, "cells");
 	const json_t *arms = json_object_get(ev, "arms"), *v;
-	int reps = get_int(ev, "reps", 0);
+	int reps = model_get_int(ev, "reps", 0);
 	size_t i;
 
 	if (!json_is_array(cells) || !json_is_array(arms) || reps < 1 ||
 	    json_array_size(cells) == 0 || json_array_size(arms) == 0 ||
-	    grid_too_big(json_array_size(cells), json_array_size(arms), reps))
+	    model_grid_too_big(json_array_size(cells), json_array_size(arms),
+	    reps))
 		return;
 	free(m->cells);
 	free(m->arms);
@@ -270,17 +274,17 @@ plan_from_round(struct model *m, const json_t *ev)
 	m->grid = NULL;
 	m->ncells = m->narms = 0;
 	json_array_foreach(cells, i, v)
-		add_name(&m->cells, &m->ncells, json_string_value(v));
+		model_add_name(&m->cells, &m->ncells, json_string_value(v));
 	json_array_foreach(arms, i, v)
-		add_name(&m->arms, &m->narms, json_string_value(v));
-	grid_resize(m, m->ncells, m->narms, reps);
+		model_add_name(&m->arms, &m->narms, json_string_value(v));
+	model_grid_resize(m, m->ncells, m->narms, reps);
 	m->plan_fixed = true;
 	m->legs_total = m->ncells * m->narms * (size_t)reps;
 }
 
 /* The column of that name, added when new (and there is room). */
 static struct model_col *
-col_get(struct model *m, const char *name, bool metric)
+model_col_get(struct model *m, const char *name, bool metric)
 {
 	for (size_t i = 0; i < m->ncols; i++)
 		if (m->cols[i].metric == metric &&
@@ -308,7 +312,7 @@ model_leg_value(const struct model_leg *l, const struct model_col *c)
 
 /* Which columns this leg has values for. */
 static void
-cols_feed_leg(struct model *m, const json_t *ev)
+model_cols_feed_leg(struct model *m, const json_t *ev)
 {
 	static const char *const groups[] = { "counters", "metrics" };
 	const char *key;
@@ -316,7 +320,7 @@ cols_feed_leg(struct model *m, const json_t *ev)
 
 	for (int g = 0; g < 2; g++)
 		json_object_foreach(json_object_get(ev, groups[g]), key, v) {
-			struct model_col *c = col_get(m, key, g == 1);
+			struct model_col *c = model_col_get(m, key, g == 1);
 
 			if (c != NULL && json_is_number(v))
 				c->seen = true;
@@ -324,7 +328,7 @@ cols_feed_leg(struct model *m, const json_t *ev)
 	if (!json_is_object(json_object_get(ev, "counters")))
 		for (int i = 0; i < 2; i++) {
 			const char *name = i ? "instructions" : "cycles";
-			struct model_col *c = col_get(m, name, false);
+			struct model_col *c = model_col_get(m, name, false);
 
 			if (c != NULL && json_is_number(json_object_get(ev, name)))
 				c->seen = true;
@@ -334,26 +338,27 @@ cols_feed_leg(struct model *m, const json_t *ev)
 static void model_log(struct model *m, const json_t *ev, const char *msg);
 
 static void
-feed_round(struct model *m, const json_t *ev, double ts)
+model_feed_round(struct model *m, const json_t *ev, double ts)
 {
-	const char *dir = get_str(ev, "dir");
+	const char *dir = model_get_str(ev, "dir");
 	const json_t *total = json_object_get(ev, "legs_total");
 
-	copy_name(m->name, get_str(ev, "name"));
+	model_copy_name(m->name, model_get_str(ev, "name"));
 	{
 		const json_t *ctrs = json_object_get(ev, "counters"), *v;
 		size_t i;
 
 		json_array_foreach(ctrs, i, v)
 			if (json_is_string(v))
-				(void)col_get(m, json_string_value(v), false);
+				(void)model_col_get(m, json_string_value(v),
+				    false);
 	}
 	if (dir) {
 		free(m->dir);
 		m->dir = strdup(dir);
 	}
 	if (!m->plan_fixed)
-		plan_from_round(m, ev);
+		model_plan_from_round(m, ev);
 	if (json_is_integer(total) && json_integer_value(total) > 0)
 		m->legs_total = (size_t)json_integer_value(total);
 	if (m->start_ts == 0)
@@ -362,20 +367,20 @@ feed_round(struct model *m, const json_t *ev, double ts)
 }
 
 static void
-feed_quiet(struct model *m, const json_t *ev, double ts)
+model_feed_quiet(struct model *m, const json_t *ev, double ts)
 {
 	const json_t *ok = json_object_get(ev, "ok");
-	double thr = get_num(ev, "threshold");
+	double thr = model_get_num(ev, "threshold");
 	size_t drop = 0;
 
 	m->quiet_seen = true;
-	m->quiet_now = get_num(ev, "foreign");
+	m->quiet_now = model_get_num(ev, "foreign");
 	if (!isnan(thr))
 		m->quiet_threshold = thr;
 	m->quiet_ok = json_is_boolean(ok) ? json_is_true(ok) :
 	    !(m->quiet_now > m->quiet_threshold);
-	m->gate_waited = get_num(ev, "waited_s");
-	m->gate_timeout = get_num(ev, "timeout_s");
+	m->gate_waited = model_get_num(ev, "waited_s");
+	m->gate_timeout = model_get_num(ev, "timeout_s");
 	/* Released by the operator, or given up: the gate holds no more. */
 	if (json_is_true(json_object_get(ev, "override")) ||
 	    json_is_true(json_object_get(ev, "timed_out")))
@@ -400,31 +405,31 @@ feed_quiet(struct model *m, const json_t *ev, double ts)
 }
 
 static void
-feed_leg_start(struct model *m, const json_t *ev, double ts)
+model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 {
-	const char *out = get_str(ev, "out");
+	const char *out = model_get_str(ev, "out");
 	unsigned char *slot;
 
-	clear_current(m);
+	model_clear_current(m);
 	m->cur_active = true;
-	copy_name(m->cur_cell, get_str(ev, "cell"));
-	copy_name(m->cur_arm, get_str(ev, "arm"));
-	m->cur_rep = get_int(ev, "rep", 0);
-	m->cur_seq = get_int(ev, "seq", 0);
-	m->cur_pid = get_int(ev, "pid", 0);
+	model_copy_name(m->cur_cell, model_get_str(ev, "cell"));
+	model_copy_name(m->cur_arm, model_get_str(ev, "arm"));
+	m->cur_rep = model_get_int(ev, "rep", 0);
+	m->cur_seq = model_get_int(ev, "seq", 0);
+	m->cur_pid = model_get_int(ev, "pid", 0);
 	m->cur_start_ts = ts;
 	m->cur_out = out ? strdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
 	if (m->state == MODEL_WAITING)
 		m->state = MODEL_RUNNING;
-	slot = grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
+	slot = model_grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
 	if (slot)
 		*slot = MODEL_RUN;
 }
 
 static int
-append_leg(struct model *m, struct model_leg *l)
+model_append_leg(struct model *m, struct model_leg *l)
 {
 	if (m->nlegs == m->legs_cap) {
 		m->legs_cap = xgrow(m->legs_cap, m->nlegs + 1, 64);
@@ -435,7 +440,7 @@ append_leg(struct model *m, struct model_leg *l)
 }
 
 static void
-feed_leg(struct model *m, const json_t *ev, double ts)
+model_feed_leg(struct model *m, const json_t *ev, double ts)
 {
 	struct model_leg l;
 	const char *status;
@@ -445,11 +450,11 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 	bool aborted, bad;
 
 	memset(&l, 0, sizeof l);
-	copy_name(l.cell, get_str(ev, "cell"));
-	copy_name(l.arm, get_str(ev, "arm"));
-	l.rep = get_int(ev, "rep", 0);
-	l.seq = get_int(ev, "seq", 0);
-	l.warmup = get_int(ev, "warmup", 0);
+	model_copy_name(l.cell, model_get_str(ev, "cell"));
+	model_copy_name(l.arm, model_get_str(ev, "arm"));
+	l.rep = model_get_int(ev, "rep", 0);
+	l.seq = model_get_int(ev, "seq", 0);
+	l.warmup = model_get_int(ev, "warmup", 0);
 	/* A legacy row has no status field: the one rule gives it. */
 	status = tally_leg_status_name(tally_leg_status(ev));
 	snprintf(l.status, sizeof l.status, "%s", status);
@@ -460,24 +465,24 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 		snprintf(l.signal, sizeof l.signal, "%s", json_string_value(sig));
 	else if (json_is_integer(sig))
 		snprintf(l.signal, sizeof l.signal, "%d", (int)json_integer_value(sig));
-	l.wall = get_num(ev, "wall");
-	l.cpu = get_num(ev, "cpu");
+	l.wall = model_get_num(ev, "wall");
+	l.cpu = model_get_num(ev, "cpu");
 	if (isnan(l.cpu))
-		l.cpu = get_num(ev, "utime") + get_num(ev, "stime");
-	l.cycles = get_num(ev, "cycles");
-	l.instructions = get_num(ev, "instructions");
-	l.maxrss_kb = get_num(ev, "maxrss_kb");
-	l.foreign = get_num(ev, "foreign");
+		l.cpu = model_get_num(ev, "utime") + model_get_num(ev, "stime");
+	l.cycles = model_get_num(ev, "cycles");
+	l.instructions = model_get_num(ev, "instructions");
+	l.maxrss_kb = model_get_num(ev, "maxrss_kb");
+	l.foreign = model_get_num(ev, "foreign");
 	l.noisy = json_is_true(noisy) ||
 	    (!isnan(l.foreign) && !isnan(m->quiet_threshold) &&
 	    l.foreign > m->quiet_threshold);
 	l.end_ts = ts;
 	l.ev = json_incref((json_t *)ev);
-	cols_feed_leg(m, ev);
+	model_cols_feed_leg(m, ev);
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
 		l.start = json_incref(m->cur_start);
-	if (append_leg(m, &l) < 0) {
+	if (model_append_leg(m, &l) < 0) {
 		json_decref(l.ev);
 		json_decref(l.start);
 		return;
@@ -490,7 +495,7 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 		if (m->cur_active && m->cur_rep == 0 &&
 		    strcmp(m->cur_cell, l.cell) == 0 &&
 		    strcmp(m->cur_arm, l.arm) == 0)
-			clear_current(m);
+			model_clear_current(m);
 		m->mark_ts = ts;
 		return;
 	}
@@ -504,19 +509,19 @@ feed_leg(struct model *m, const json_t *ev, double ts)
 			m->busy_s += l.wall;
 	}
 	m->mark_ts = ts;
-	slot = grid_slot(m, l.cell, l.arm, l.rep);
+	slot = model_grid_slot(m, l.cell, l.arm, l.rep);
 	if (slot)
 		*slot = aborted ? MODEL_PENDING : bad ? MODEL_BAD : MODEL_DONE;
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
-		clear_current(m);
+		model_clear_current(m);
 }
 
 /* Keep msg in the message log, with the time of ev (NULL: now unknown). */
 static void
 model_log(struct model *m, const json_t *ev, const char *msg)
 {
-	const char *ts = get_str(ev, "ts");
+	const char *ts = model_get_str(ev, "ts");
 
 	if (m->log == NULL &&
 	    (m->log = calloc(MODEL_LOG_MAX, sizeof *m->log)) == NULL)
@@ -544,25 +549,26 @@ model_derived(const struct model *m)
 }
 
 /* One piece: the reducer is one dispatch on the event's type, a few
- * lines per type (the long ones have their feed_* functions); split up,
+ * lines per type (the long ones have their model_feed_* functions); split up,
  * a reader would look in several places for what one event does.  Returns
  * the event's enum model_change bits, or 0 for a type it ignores. */
 static unsigned
 model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 {
 	if (strcmp(t, "round") == 0) {
-		feed_round(m, ev, ts);
+		model_feed_round(m, ev, ts);
 		m->mark_ts = ts;
 		return MODEL_CHANGE_STATE | MODEL_CHANGE_PLAN;
 	} else if (strcmp(t, "quiet") == 0) {
-		feed_quiet(m, ev, ts);
+		model_feed_quiet(m, ev, ts);
 		return MODEL_CHANGE_QUIET;
 	} else if (strcmp(t, "leg_start") == 0) {
-		feed_leg_start(m, ev, ts);
+		model_feed_leg_start(m, ev, ts);
 		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_PLAN;
 	} else if (strcmp(t, "leg_state") == 0 && m->cur_active &&
-	    get_int(ev, "seq", -1) == m->cur_seq) {
-		const char *st = get_str(ev, "state"), *sig = get_str(ev, "signal");
+	    model_get_int(ev, "seq", -1) == m->cur_seq) {
+		const char *st = model_get_str(ev, "state");
+		const char *sig = model_get_str(ev, "signal");
 
 		snprintf(m->cur_stopped, sizeof m->cur_stopped, "%s",
 		    st == NULL || strcmp(st, "stopped") != 0 ? "" :
@@ -571,10 +577,10 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 	} else if (strcmp(t, "leg") == 0) {
 		/* A warm-up leg is listed only; the current leg pane's median
 		 * of the arm moves with the leg's. */
-		feed_leg(m, ev, ts);
+		model_feed_leg(m, ev, ts);
 		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
-		    (get_int(ev, "warmup", 0) > 0 ? 0 : MODEL_CHANGE_PROGRESS |
-		    MODEL_CHANGE_PLAN);
+		    (model_get_int(ev, "warmup", 0) > 0 ? 0 :
+		    MODEL_CHANGE_PROGRESS | MODEL_CHANGE_PLAN);
 	} else if (strcmp(t, "pause") == 0) {
 		m->state = MODEL_PAUSED;
 		return MODEL_CHANGE_STATE;
@@ -585,17 +591,17 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		m->abort_reason[0] = '\0';
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "abort") == 0) {
-		const char *why = get_str(ev, "reason");
+		const char *why = model_get_str(ev, "reason");
 		m->state = MODEL_ABORTED;
 		m->end_ts = ts;
 		snprintf(m->abort_reason, sizeof m->abort_reason, "%s",
 		    why ? why : "");
-		clear_current(m);
+		model_clear_current(m);
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "done") == 0) {
 		m->state = MODEL_COMPLETE;
 		m->end_ts = ts;
-		clear_current(m);
+		model_clear_current(m);
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "seal") == 0) {
 		m->state = MODEL_SEALED;
@@ -603,19 +609,20 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 			m->end_ts = ts;
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "warning") == 0) {
-		const char *msg = get_str(ev, "msg");
+		const char *msg = model_get_str(ev, "msg");
 		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
 		model_log(m, ev, msg ? msg : "");
 		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "log_cut") == 0) {
 		snprintf(m->warning, sizeof m->warning,
 		    "resume cut a torn last line from the log (%.0f bytes)",
-		    get_num(ev, "bytes"));
+		    model_get_num(ev, "bytes"));
 		model_log(m, ev, m->warning);
 		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "profile_start") == 0) {
-		const char *cell = get_str(ev, "cell"), *arm = get_str(ev, "arm"),
-		    *kind = get_str(ev, "kind");
+		const char *cell = model_get_str(ev, "cell");
+		const char *arm = model_get_str(ev, "arm");
+		const char *kind = model_get_str(ev, "kind");
 		snprintf(m->profiling, sizeof m->profiling, "%s / %s / %s",
 		    cell ? cell : "?", arm ? arm : "?", kind ? kind : "?");
 		return MODEL_CHANGE_CURRENT;
@@ -625,16 +632,16 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 	} else if (strcmp(t, "look") == 0) {
 		return 0; /* the tally's alone: its bit is added by the caller */
 	} else if (strcmp(t, "server") == 0) {
-		const char *cell = get_str(ev, "cell");
-		const char *st = get_str(ev, "state");
-		const char *arm = get_str(ev, "arm");
-		double pid = get_num(ev, "pid");
+		const char *cell = model_get_str(ev, "cell");
+		const char *st = model_get_str(ev, "state");
+		const char *arm = model_get_str(ev, "arm");
+		double pid = model_get_num(ev, "pid");
 		char who[96] = "";
 
 		/* A server per leg names its leg; the pid comes with ready. */
 		if (arm != NULL)
 			snprintf(who, sizeof who, " %s r%.0f", arm,
-			    get_num(ev, "rep"));
+			    model_get_num(ev, "rep"));
 		snprintf(m->server, sizeof m->server, "%s%s: %s",
 		    cell ? cell : "?", who, st ? st : "?");
 		if (pid > 0)
@@ -650,7 +657,7 @@ void
 model_feed(struct model *m, const json_t *ev)
 {
 	const char *t = event_type(ev);
-	double ts = model_parse_ts(get_str(ev, "ts"));
+	double ts = model_parse_ts(model_get_str(ev, "ts"));
 	unsigned ch = 0, derived = model_derived(m);
 	enum model_state state = m->state;
 
@@ -700,7 +707,7 @@ model_set_failed(struct model *m, const char *why)
 	m->state = MODEL_FAILED;
 	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
 	model_log(m, NULL, m->warning);
-	clear_current(m);
+	model_clear_current(m);
 	m->changed |= MODEL_CHANGE_STATE | MODEL_CHANGE_LOG |
 	    MODEL_CHANGE_CURRENT | MODEL_CHANGE_QUIET;
 }

@@ -36,7 +36,7 @@ static const struct {
 };
 
 static void
-lcol_add(struct lcol *c, size_t *n, enum col kind, const char *head,
+pane_legs_col_add(struct lcol *c, size_t *n, enum col kind, const char *head,
     int width, int prio, const struct model_col *mc)
 {
 	c[*n] = (struct lcol){ .kind = kind, .mc = mc, .width = width,
@@ -46,20 +46,20 @@ lcol_add(struct lcol *c, size_t *n, enum col kind, const char *head,
 }
 
 static size_t
-legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
+pane_legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
 {
 	bool cyc = false, ins = false;
 	size_t n = 0, nctr = 0;
 	int total = 0;
 
 	*namew = cw >= 120 ? 16 : cw >= 100 ? 12 : 9;
-	lcol_add(c, &n, C_CELL, "cell", *namew, 0, NULL);
-	lcol_add(c, &n, C_ARM, "arm", *namew, 0, NULL);
-	lcol_add(c, &n, C_REP, "rep", 3, 0, NULL);
-	lcol_add(c, &n, C_MARK, "", 1, 0, NULL);
-	lcol_add(c, &n, C_RC, "rc", 4, 4, NULL);
-	lcol_add(c, &n, C_WALL, "wall", 7, 0, NULL);
-	lcol_add(c, &n, C_CPU, "cpu", 7, 2, NULL);
+	pane_legs_col_add(c, &n, C_CELL, "cell", *namew, 0, NULL);
+	pane_legs_col_add(c, &n, C_ARM, "arm", *namew, 0, NULL);
+	pane_legs_col_add(c, &n, C_REP, "rep", 3, 0, NULL);
+	pane_legs_col_add(c, &n, C_MARK, "", 1, 0, NULL);
+	pane_legs_col_add(c, &n, C_RC, "rc", 4, 4, NULL);
+	pane_legs_col_add(c, &n, C_WALL, "wall", 7, 0, NULL);
+	pane_legs_col_add(c, &n, C_CPU, "cpu", 7, 2, NULL);
 	for (size_t i = 0; i < m->ncols; i++) {
 		const struct model_col *mc = &m->cols[i];
 		const char *head = mc->name;
@@ -72,13 +72,13 @@ legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
 		    k++)
 			if (strcmp(head, short_heads[k].name) == 0)
 				head = short_heads[k].head;
-		lcol_add(c, &n, C_VAL, head, 8, mc->metric ? 6 :
+		pane_legs_col_add(c, &n, C_VAL, head, 8, mc->metric ? 6 :
 		    nctr++ == 0 ? 3 : 5, mc);
 	}
 	if (cyc && ins)
-		lcol_add(c, &n, C_IPC, "IPC", 5, 7, NULL);
-	lcol_add(c, &n, C_RSS, "maxrss", 7, 1, NULL);
-	lcol_add(c, &n, C_FOR, "foreign", 7, 8, NULL);
+		pane_legs_col_add(c, &n, C_IPC, "IPC", 5, 7, NULL);
+	pane_legs_col_add(c, &n, C_RSS, "maxrss", 7, 1, NULL);
+	pane_legs_col_add(c, &n, C_FOR, "foreign", 7, 8, NULL);
 	for (size_t i = 0; i < n; i++)
 		total += c[i].width + 1;
 	for (int p = 8; p > 0 && total > cw; p--)
@@ -91,7 +91,7 @@ legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
 }
 
 static const char *
-leg_mark(const struct model_leg *l, int *role)
+pane_legs_mark(const struct model_leg *l, int *role)
 {
 	if (strcmp(l->status, "failed") == 0) { *role = THEME_BAD; return "!"; }
 	if (strcmp(l->status, "timed_out") == 0) { *role = THEME_BAD; return "T"; }
@@ -102,7 +102,7 @@ leg_mark(const struct model_leg *l, int *role)
 }
 
 static void
-legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, namew, x, rows;
 	struct lcol col[LEGS_COLS_MAX];
@@ -110,7 +110,7 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	char buf[64];
 
 	(void)now;
-	ncol = legs_columns(m, cw, col, &namew);
+	ncol = pane_legs_columns(m, cw, col, &namew);
 	x = 1;
 	for (size_t c = 0; c < ncol; c++) {
 		if (!col[c].on)
@@ -140,7 +140,7 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		if (idx >= m->nlegs)
 			break;
 		l = &m->legs[m->nlegs - 1 - idx];
-		const char *mk = leg_mark(l, &mrole);
+		const char *mk = pane_legs_mark(l, &mrole);
 		base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
 		    (l->noisy ? THEME_WARN : THEME_NORMAL) :
 		    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
@@ -216,7 +216,7 @@ legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 }
 
 static int
-legs_key(struct render *r, struct model *m, int key)
+pane_legs_key(struct render *r, struct model *m, int key)
 {
 	long sel = (long)r->sel_leg;
 
@@ -243,7 +243,7 @@ legs_key(struct render *r, struct model *m, int key)
 }
 
 static int
-verdict_role(const char *v)
+pane_legs_verdict_role(const char *v)
 {
 	if (!v) return THEME_UNKNOWN;
 	if (strcmp(v, "above") == 0) return THEME_ABOVE;
@@ -254,14 +254,14 @@ verdict_role(const char *v)
 }
 
 static double
-num(const json_t *o, const char *k)
+pane_legs_num(const json_t *o, const char *k)
 {
 	const json_t *v = json_object_get(o, k);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static const char *
-metric_label(const char *metric)
+pane_legs_metric_label(const char *metric)
 {
 	return strcmp(metric, "instructions") == 0 ? "instr" : metric;
 }
@@ -275,8 +275,8 @@ metric_label(const char *metric)
 
 /* One metric of one arm: estimate [interval] verdict range strip. */
 static void
-ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
-    int labelw, const char *metric, int metricw, const json_t *mo,
+pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
+    const char *label, int labelw, const char *metric, int metricw, const json_t *mo,
     size_t min_n, bool show_range)
 {
 	char buf[200], est[16], lo[16], hi[16];
@@ -289,12 +289,12 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 	size_t i;
 
 	snprintf(buf, sizeof buf, "%-*.*s %-*.*s", labelw, labelw, label,
-	    metricw, metricw, metric_label(metric));
+	    metricw, metricw, pane_legs_metric_label(metric));
 	render_put(w, y, x, cw, none ? THEME_DIM : THEME_NORMAL, buf);
 	x += (int)strlen(buf) + 1;
-	render_fmt_ratio(est, sizeof est, num(mo, "estimate"));
-	render_put(w, y, x, cw + 1 - x, none ? THEME_DIM : verdict_role(verdict),
-	    est);
+	render_fmt_ratio(est, sizeof est, pane_legs_num(mo, "estimate"));
+	render_put(w, y, x, cw + 1 - x, none ? THEME_DIM :
+	    pane_legs_verdict_role(verdict), est);
 	x += RATIO_EST_W;
 	if (json_is_array(ci)) {
 		render_fmt_ratio(lo, sizeof lo, json_number_value(
@@ -308,7 +308,7 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 		render_put(w, y, x, cw + 1 - x, THEME_DIM, buf);
 	}
 	x += RATIO_CI_W;
-	render_put(w, y, x, cw + 1 - x, verdict_role(verdict),
+	render_put(w, y, x, cw + 1 - x, pane_legs_verdict_role(verdict),
 	    verdict ? verdict : "unknown");
 	if (suspect)
 		render_put(w, y, x + 10, cw + 1 - x - 10, THEME_BAD, "SUSPECT");
@@ -320,13 +320,13 @@ ratio_line(struct render *r, WINDOW *w, int y, int cw, const char *label,
 
 		/* Time, not a ratio: the arm's median and its comparison
 		 * arm's, so an arm's cost is read here and not guessed. */
-		render_fmt_duration(a, sizeof a, num(mo, "abs"));
-		render_fmt_duration(b, sizeof b, num(mo, "vs_abs"));
+		render_fmt_duration(a, sizeof a, pane_legs_num(mo, "abs"));
+		render_fmt_duration(b, sizeof b, pane_legs_num(mo, "vs_abs"));
 		snprintf(buf, sizeof buf, "%s vs %s", a, b);
 		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
 	} else if (!none) {
-		render_fmt_ratio(lo, sizeof lo, num(mo, "min"));
-		render_fmt_ratio(hi, sizeof hi, num(mo, "max"));
+		render_fmt_ratio(lo, sizeof lo, pane_legs_num(mo, "min"));
+		render_fmt_ratio(hi, sizeof hi, pane_legs_num(mo, "max"));
 		snprintf(buf, sizeof buf, "range %s-%s", lo, hi);
 		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
 	}
@@ -345,14 +345,15 @@ strip:
 		if ((int)i >= strip)
 			break;
 		wattrset(w, theme_attr(role));
-		waddstr(w, render_spark(r, rv, num(mo, "min"), num(mo, "max")));
+		waddstr(w, render_spark(r, rv, pane_legs_num(mo, "min"),
+		    pane_legs_num(mo, "max")));
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
 }
 
 /* An adaptive cell's last look: decided, or how many of its arms are. */
 static void
-ratio_cell_look(WINDOW *w, int y, int *x, int cw, const json_t *look)
+pane_legs_cell_look(WINDOW *w, int y, int *x, int cw, const json_t *look)
 {
 	const json_t *v;
 	const char *arm;
@@ -386,7 +387,7 @@ ratio_cell_look(WINDOW *w, int y, int *x, int cw, const json_t *look)
 /* The cell's title line: its name, the A/A floor of wall and cpu, and
  * BIASED in the alarm colour when identical arms read differently. */
 static void
-ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
+pane_legs_cell_title(WINDOW *w, int y, int cw, const char *cname,
     const json_t *cell)
 {
 	const json_t *floor = json_object_get(cell, "floor");
@@ -401,7 +402,7 @@ ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
 	buf[0] = '\0';
 	for (int i = 0; i < 2; i++) {
 		const char *mk = i ? "cpu" : "wall";
-		double f = num(floor, mk);
+		double f = pane_legs_num(floor, mk);
 		if (isnan(f) || len >= sizeof buf)
 			continue;
 		/* Past 999% the number says nothing more. */
@@ -413,7 +414,7 @@ ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
 		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
 		x += (int)strlen(buf) + 2;
 	}
-	ratio_cell_look(w, y, &x, cw, json_object_get(cell, "look"));
+	pane_legs_cell_look(w, y, &x, cw, json_object_get(cell, "look"));
 	if (json_array_size(biased) == 0)
 		return;
 	len = (size_t)snprintf(buf, sizeof buf, "BIASED:");
@@ -428,13 +429,13 @@ ratio_cell_title(WINDOW *w, int y, int cw, const char *cname,
 }
 
 static bool
-has_ratios(const json_t *mo)
+pane_legs_has_ratios(const json_t *mo)
 {
 	return json_integer_value(json_object_get(mo, "n")) > 0;
 }
 
 static void
-ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	static const char *const first[] = { "cycles", "instructions", "wall",
 	    "cpu" };
@@ -443,7 +444,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	const char *cname;
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
 	int labelw = 8, metricw = 6, room;
-	size_t min_n = stats_min_n(num(rep, "level"));
+	size_t min_n = stats_min_n(pane_legs_num(rep, "level"));
 	bool show_range;
 	char label[160];
 
@@ -465,7 +466,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			int l = (int)(strlen(aname) + strlen(vs ? vs : "?") + 5);
 			labelw = l > labelw ? l : labelw;
 			json_object_foreach(json_object_get(arm, "metrics"), mname, mo) {
-				int ml = (int)strlen(metric_label(mname));
+				int ml = (int)strlen(pane_legs_metric_label(mname));
 				metricw = ml > metricw ? ml : metricw;
 			}
 		}
@@ -494,7 +495,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 #define EMIT_ROW(title, code) do { \
 	if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { \
 		if (y == 1 && !(title) && h > 1) { \
-			ratio_cell_title(w, y, cw, cname, cell); \
+			pane_legs_cell_title(w, y, cw, cname, cell); \
 			y++; \
 		} \
 		code; \
@@ -505,7 +506,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		const json_t *arms = json_object_get(cell, "arms"), *arm;
 		const char *aname;
 
-		EMIT_ROW(true, ratio_cell_title(w, y, cw, cname, cell));
+		EMIT_ROW(true, pane_legs_cell_title(w, y, cw, cname, cell));
 		json_object_foreach((json_t *)arms, aname, arm) {
 			const json_t *metrics = json_object_get(arm, "metrics"), *mo;
 			const char *vs = json_string_value(json_object_get(arm, "vs"));
@@ -518,16 +519,16 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			for (int pass = 0; pass < 2; pass++) {
 				for (size_t f = 0; f < 4; f++) {
 					mo = json_object_get(metrics, first[f]);
-					if (mo && has_ratios(mo) == (pass == 0))
-						EMIT(ratio_line(r, w, y, cw, label, labelw,
+					if (mo && pane_legs_has_ratios(mo) == (pass == 0))
+						EMIT(pane_legs_ratio_line(r, w, y, cw, label, labelw,
 						    first[f], metricw, mo, min_n, show_range));
 				}
 				json_object_foreach((json_t *)metrics, mname, mo) {
 					bool known = false;
 					for (size_t f = 0; f < 4; f++)
 						known |= strcmp(mname, first[f]) == 0;
-					if (!known && has_ratios(mo) == (pass == 0))
-						EMIT(ratio_line(r, w, y, cw, label, labelw, mname,
+					if (!known && pane_legs_has_ratios(mo) == (pass == 0))
+						EMIT(pane_legs_ratio_line(r, w, y, cw, label, labelw, mname,
 						    metricw, mo, min_n, show_range));
 				}
 			}
@@ -548,7 +549,7 @@ ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 }
 
 static int
-ratios_key(struct render *r, struct model *m, int key)
+pane_legs_ratios_key(struct render *r, struct model *m, int key)
 {
 	int h = r->win[PANE_RATIOS] ? getmaxy(r->win[PANE_RATIOS]) - 2 : 1;
 
@@ -567,10 +568,10 @@ ratios_key(struct render *r, struct model *m, int key)
 }
 
 const struct render_pane_ops pane_legs_ops = {
-	.title = "Legs (newest first)", .draw = legs_draw, .key = legs_key,
-	.focusable = true,
+	.title = "Legs (newest first)", .draw = pane_legs_draw,
+	.key = pane_legs_key, .focusable = true,
 };
 const struct render_pane_ops pane_ratios_ops = {
-	.title = "Ratios vs comparison arm", .draw = ratios_draw,
-	.key = ratios_key, .focusable = true,
+	.title = "Ratios vs comparison arm", .draw = pane_legs_ratios_draw,
+	.key = pane_legs_ratios_key, .focusable = true,
 };

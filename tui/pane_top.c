@@ -7,7 +7,7 @@
 #include "theme.h"
 
 static void
-quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2;
 	char buf[160], thr[32];
@@ -80,7 +80,7 @@ server:
 }
 
 static void
-current_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_top_current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	int cw = getmaxx(w) - 2, h = getmaxy(w) - 2;
 	char buf[256], el[32], med[32];
@@ -139,7 +139,7 @@ current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 }
 
 static const char *
-grid_mark(const struct render *r, enum model_cell_state s, int *role)
+pane_top_grid_mark(const struct render *r, enum model_cell_state s, int *role)
 {
 	switch (s) {
 	case MODEL_DONE: *role = THEME_OK; return r->utf8 ? "\u25a0" : "#";
@@ -152,7 +152,7 @@ grid_mark(const struct render *r, enum model_cell_state s, int *role)
 /* Arms down, cells across, one mark per rep: "base  ■■■ ■▶·".  When the
  * cells do not fit across, one line per cell and arm, which scrolls. */
 static void
-plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_top_plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 1, line = 0, namew = 0;
 	int colw = m->reps, across;
@@ -196,7 +196,7 @@ plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 				wmove(w, row, 1 + namew + 1 + (int)c * (colw + 1));
 				for (int rep = 1; rep <= m->reps; rep++) {
 					int role;
-					const char *mk = grid_mark(r,
+					const char *mk = pane_top_grid_mark(r,
 					    model_grid_at(m, c, a, rep), &role);
 					wattrset(w, theme_attr(role));
 					waddstr(w, mk);
@@ -218,7 +218,7 @@ plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 			wmove(w, y, 1 + cw / 2);
 			for (int rep = 1; rep <= m->reps && getcurx(w) <= cw; rep++) {
 				int role;
-				const char *mk = grid_mark(r,
+				const char *mk = pane_top_grid_mark(r,
 				    model_grid_at(m, c, a, rep), &role);
 				wattrset(w, theme_attr(role));
 				waddstr(w, mk);
@@ -229,7 +229,7 @@ plan_draw(struct render *r, WINDOW *w, struct model *m, double now)
 }
 
 static int
-plan_key(struct render *r, struct model *m, int key)
+pane_top_plan_key(struct render *r, struct model *m, int key)
 {
 	(void)m;
 	if (key == 'j' || key == KEY_DOWN || key == KEY_NPAGE)
@@ -244,11 +244,12 @@ plan_key(struct render *r, struct model *m, int key)
 }
 
 const struct render_pane_ops pane_quiet_ops = {
-	.title = "Quiet box", .draw = quiet_draw,
+	.title = "Quiet box", .draw = pane_top_quiet_draw,
 };
 const struct render_pane_ops pane_current_ops = {
-	.title = "Current leg", .draw = current_draw,
+	.title = "Current leg", .draw = pane_top_current_draw,
 };
 const struct render_pane_ops pane_plan_ops = {
-	.title = "Plan", .draw = plan_draw, .key = plan_key, .focusable = true,
+	.title = "Plan", .draw = pane_top_plan_draw, .key = pane_top_plan_key,
+	.focusable = true,
 };

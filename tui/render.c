@@ -136,7 +136,7 @@ render_finish(struct render *r)
 }
 
 static WINDOW *
-make_win(int h, int w, int y, int x)
+render_make_win(int h, int w, int y, int x)
 {
 	WINDOW *win;
 
@@ -167,13 +167,14 @@ render_layout(struct render *r)
 	legs = (body + 1) / 2;
 	wq = cols * 30 / 100;
 	wc = cols * 38 / 100;
-	r->win[PANE_HEADER] = make_win(2, cols, 0, 0);
-	r->win[PANE_QUIET] = make_win(top, wq, 2, 0);
-	r->win[PANE_CURRENT] = make_win(top, wc, 2, wq);
-	r->win[PANE_PLAN] = make_win(top, cols - wq - wc, 2, wq + wc);
-	r->win[PANE_LEGS] = make_win(legs, cols, 2 + top, 0);
-	r->win[PANE_RATIOS] = make_win(body - legs, cols, 2 + top + legs, 0);
-	r->win[PANE_FOOTER] = make_win(1, cols, rows - 1, 0);
+	r->win[PANE_HEADER] = render_make_win(2, cols, 0, 0);
+	r->win[PANE_QUIET] = render_make_win(top, wq, 2, 0);
+	r->win[PANE_CURRENT] = render_make_win(top, wc, 2, wq);
+	r->win[PANE_PLAN] = render_make_win(top, cols - wq - wc, 2, wq + wc);
+	r->win[PANE_LEGS] = render_make_win(legs, cols, 2 + top, 0);
+	r->win[PANE_RATIOS] = render_make_win(body - legs, cols, 2 + top + legs,
+	    0);
+	r->win[PANE_FOOTER] = render_make_win(1, cols, rows - 1, 0);
 	r->dirty = ~0u;
 }
 
@@ -233,7 +234,7 @@ render_touch_changes(struct render *r, unsigned changes)
 }
 
 static int
-state_role(enum model_state s)
+render_state_role(enum model_state s)
 {
 	switch (s) {
 	case MODEL_RUNNING: return THEME_RUNNING;
@@ -245,7 +246,7 @@ state_role(enum model_state s)
 }
 
 static void
-draw_header(struct render *r, WINDOW *w, struct model *m, double now)
+render_draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 {
 	char line[512], el[32], eta[32], state[48];
 
@@ -265,7 +266,7 @@ draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 	    "(no round yet)");
 	render_put(w, 0, 0, cols, THEME_HEADER, line);
 	x = (int)strlen(line) < cols ? (int)strlen(line) : cols;
-	render_put(w, 0, x, cols - x, state_role(m->state), state);
+	render_put(w, 0, x, cols - x, render_state_role(m->state), state);
 	x += (int)strlen(state);
 	if (m->state == MODEL_ABORTED && m->abort_reason[0]) {
 		snprintf(line, sizeof line, "(%s) ", m->abort_reason);
@@ -311,7 +312,7 @@ draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 }
 
 static void
-draw_footer(struct render *r, WINDOW *w, struct model *m)
+render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 {
 	static const char *const live[][2] = {
 		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
@@ -365,7 +366,7 @@ draw_footer(struct render *r, WINDOW *w, struct model *m)
 }
 
 static void
-draw_pane(struct render *r, int p, struct model *m, double now)
+render_draw_pane(struct render *r, int p, struct model *m, double now)
 {
 	WINDOW *w = r->win[p];
 	const struct render_pane_ops *ops = pane_ops[p];
@@ -404,7 +405,7 @@ static const char *const help_text[] = {
 };
 
 static void
-draw_box_lines(struct render *r, const char *title, const char *const *lines,
+render_draw_box(struct render *r, const char *title, const char *const *lines,
     size_t n, int width)
 {
 	int h = (int)n + 2, w = width + 4;
@@ -441,7 +442,7 @@ struct detail {
 };
 
 static void
-detail_add(struct detail *d, const char *text)
+render_detail_add(struct detail *d, const char *text)
 {
 	size_t len = strlen(text), off = 0, w = (size_t)(d->width > 8 ?
 	    d->width : 8);
@@ -477,7 +478,7 @@ detail_add(struct detail *d, const char *text)
 }
 
 static void __attribute__((format(printf, 2, 3)))
-detail_addf(struct detail *d, const char *fmt, ...)
+render_detail_addf(struct detail *d, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -485,12 +486,12 @@ detail_addf(struct detail *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	detail_add(d, line);
+	render_detail_add(d, line);
 }
 
 /* "name value" pairs of a leg's counters or metrics on one line. */
 static void
-detail_values(struct detail *d, const char *label, const json_t *o)
+render_detail_values(struct detail *d, const char *label, const json_t *o)
 {
 	char line[2048];
 	size_t len = 0;
@@ -514,14 +515,14 @@ detail_values(struct detail *d, const char *label, const json_t *o)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 			    "  %s %s", key, num);
 	}
-	detail_add(d, line);
+	render_detail_add(d, line);
 }
 
 /* Enter on a leg: the command and env it ran with (its leg_start), its
  * result with every counter and metric, and the tail of its output (read
  * and escaped by the console into detail_tail). */
 static void
-draw_leg_detail(struct render *r, struct model *m)
+render_draw_leg_detail(struct render *r, struct model *m)
 {
 	static struct detail d;
 	char rcs[16], rep[32];
@@ -538,7 +539,7 @@ draw_leg_detail(struct render *r, struct model *m)
 		snprintf(rep, sizeof rep, "warm-up %d", l->warmup);
 	else
 		snprintf(rep, sizeof rep, "rep %d", l->rep);
-	detail_addf(&d, "%s / %s / %s   seq %d   status %s", l->cell, l->arm,
+	render_detail_addf(&d, "%s / %s / %s   seq %d   status %s", l->cell, l->arm,
 	    rep, l->seq, l->status);
 	/* The command as it ran: the argv and env the engine built for this
 	 * leg, from its leg_start event. */
@@ -553,11 +554,11 @@ draw_leg_detail(struct render *r, struct model *m)
 				argv[k++] = (char *)json_string_value(a);
 		argv[k] = NULL;
 		line = legcmd_argv_line(argv);
-		detail_addf(&d, "command: %s", line != NULL ? line : "?");
+		render_detail_addf(&d, "command: %s", line != NULL ? line : "?");
 		free(line);
 	} else {
 		v = json_object_get(l->ev, "bin");
-		detail_addf(&d, "command: not in this log (bin %s)",
+		render_detail_addf(&d, "command: not in this log (bin %s)",
 		    json_is_string(v) ? json_string_value(v) : "?");
 	}
 	v = start != NULL ? json_object_get(start, "env") : NULL;
@@ -570,20 +571,20 @@ draw_leg_detail(struct render *r, struct model *m)
 			snprintf(env + strlen(env), sizeof env - strlen(env),
 			    "%s=%s ", key, json_is_string(val) ?
 			    json_string_value(val) : "?");
-		detail_addf(&d, "env overrides: %s", env);
+		render_detail_addf(&d, "env overrides: %s", env);
 	} else if (json_is_object(v)) {
-		detail_add(&d, "env overrides: (none)");
+		render_detail_add(&d, "env overrides: (none)");
 	}
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
+	render_detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
 	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none", l->wall,
 	    l->cpu, l->maxrss_kb);
-	detail_values(&d, "counters", json_object_get(l->ev, "counters"));
-	detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));
+	render_detail_values(&d, "counters", json_object_get(l->ev, "counters"));
+	render_detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));
 	v = json_object_get(l->ev, "prepare_rc");
 	if (json_is_integer(v))
-		detail_addf(&d, "prepare exited %lld", (long long)
+		render_detail_addf(&d, "prepare exited %lld", (long long)
 		    json_integer_value(v));
 	v = json_object_get(start ? start : l->ev, "out");
 	{
@@ -595,21 +596,21 @@ draw_leg_detail(struct render *r, struct model *m)
 			    json_integer_value(ob), json_is_true(json_object_get(
 			    l->ev, "output_truncated")) ? ", cut at max_bytes" :
 			    "");
-		detail_addf(&d, "output %s%s:", json_is_string(v) ?
+		render_detail_addf(&d, "output %s%s:", json_is_string(v) ?
 		    json_string_value(v) : "(not logged)", size);
 	}
 	for (int i = 0; i < RENDER_TAIL_LINES; i++)
 		if (r->detail_tail[i][0])
-			detail_addf(&d, "  %s", r->detail_tail[i]);
-	detail_add(&d, "");
-	detail_add(&d, "Esc or Enter closes.");
-	draw_box_lines(r, " leg ", d.lines, d.n, r->cols - 8);
+			render_detail_addf(&d, "  %s", r->detail_tail[i]);
+	render_detail_add(&d, "");
+	render_detail_add(&d, "Esc or Enter closes.");
+	render_draw_box(r, " leg ", d.lines, d.n, r->cols - 8);
 }
 
 /* The message log (w): every warning, newest at the bottom, wrapped;
  * j/k and PgUp/PgDn scroll it. */
 static void
-draw_log(struct render *r, struct model *m)
+render_draw_log(struct render *r, struct model *m)
 {
 	static struct detail d;
 	size_t end, start, first;
@@ -625,16 +626,17 @@ draw_log(struct render *r, struct model *m)
 	end = m->nlog - (m->nlog > 0 ? r->log_back : 0);
 	start = end > (size_t)h ? end - (size_t)h : 0;
 	if (m->nlog == 0)
-		detail_add(&d, "No warnings so far.");
+		render_detail_add(&d, "No warnings so far.");
 	if (start == 0 && m->log_dropped > 0)
-		detail_addf(&d, "(%zu older messages dropped)", m->log_dropped);
+		render_detail_addf(&d, "(%zu older messages dropped)",
+		    m->log_dropped);
 	for (size_t i = start; i < end; i++)
-		detail_add(&d, m->log[i]);
+		render_detail_add(&d, m->log[i]);
 	/* Wrapped entries take more than one line: keep the newest. */
 	first = d.n > (size_t)h ? d.n - (size_t)h : 0;
 	snprintf(title, sizeof title, " messages %zu/%zu  (j/k scroll, w or Esc "
 	    "closes) ", end, m->nlog);
-	draw_box_lines(r, title, d.lines + first, d.n - first, r->cols - 8);
+	render_draw_box(r, title, d.lines + first, d.n - first, r->cols - 8);
 }
 
 void
@@ -663,11 +665,11 @@ render_draw(struct render *r, struct model *m, double now)
 		if (!(r->dirty & (1u << p)) || !r->win[p])
 			continue;
 		if (p == PANE_HEADER)
-			draw_header(r, r->win[p], m, now);
+			render_draw_header(r, r->win[p], m, now);
 		else if (p == PANE_FOOTER)
-			draw_footer(r, r->win[p], m);
+			render_draw_footer(r, r->win[p], m);
 		else
-			draw_pane(r, p, m, now);
+			render_draw_pane(r, p, m, now);
 		wnoutrefresh(r->win[p]);
 	}
 	r->dirty = 0;
@@ -682,7 +684,7 @@ render_draw(struct render *r, struct model *m, double now)
 		if (r->utf8)
 			lines[5] = "Plan   \u25a0 done   \u25b6 running   x failed   "
 			    "\u00b7 to run";
-		draw_box_lines(r, " help ", lines, sizeof lines / sizeof lines[0],
+		render_draw_box(r, " help ", lines, sizeof lines / sizeof lines[0],
 		    70);
 	}
 		break;
@@ -690,21 +692,21 @@ render_draw(struct render *r, struct model *m, double now)
 		const char *l[] = { "Abort the round?  The leg running now is ended;",
 		    "the round stays resumable (benchtui resume DIR).", "",
 		    "y: abort     n: carry on" };
-		draw_box_lines(r, " abort ", l, 4, 50);
+		render_draw_box(r, " abort ", l, 4, 50);
 		break;
 	}
 	case OVERLAY_CONFIRM_QUIT: {
 		const char *l[] = { "The round is still running.",
 		    "Abort it (resumable) and quit?", "",
 		    "y: abort and quit     n: carry on" };
-		draw_box_lines(r, " quit ", l, 4, 50);
+		render_draw_box(r, " quit ", l, 4, 50);
 		break;
 	}
 	case OVERLAY_LEG:
-		draw_leg_detail(r, m);
+		render_draw_leg_detail(r, m);
 		break;
 	case OVERLAY_LOG:
-		draw_log(r, m);
+		render_draw_log(r, m);
 		break;
 	case OVERLAY_NONE:
 		break;
