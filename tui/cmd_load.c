@@ -5,6 +5,7 @@
  * message names the request and what differed) or the server could not be
  * reached; 2 bad usage. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,20 +48,146 @@ cmd_load_hex(const char *s)
 	return 0;
 }
 
+enum {
+	LOAD_REQUESTS = 1, LOAD_WARMUP, LOAD_CONNECTIONS, LOAD_STATUS,
+	LOAD_BYTES, LOAD_TIMEOUT,   /* the numbers, in cmd_load_nums' order */
+	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
+	LOAD_QUIET, LOAD_HELP = 'h',
+};
+
+static const struct option cmd_load_options[] = {
+	{ "requests", required_argument, NULL, LOAD_REQUESTS },
+	{ "warmup", required_argument, NULL, LOAD_WARMUP },
+	{ "connections", required_argument, NULL, LOAD_CONNECTIONS },
+	{ "expect-status", required_argument, NULL, LOAD_STATUS },
+	{ "expect-bytes", required_argument, NULL, LOAD_BYTES },
+	{ "timeout", required_argument, NULL, LOAD_TIMEOUT },
+	{ "header", required_argument, NULL, LOAD_HEADER },
+	{ "expect-sha256", required_argument, NULL, LOAD_SHA256 },
+	{ "expect-file", required_argument, NULL, LOAD_FILE },
+	{ "evidence", required_argument, NULL, LOAD_EVIDENCE },
+	{ "metrics", required_argument, NULL, LOAD_METRICS },
+	{ "quiet", no_argument, NULL, LOAD_QUIET },
+	{ "help", no_argument, NULL, LOAD_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The whole-number options' ranges, from LOAD_REQUESTS on. */
+static const struct {
+	const char *name;
+	long long lo, hi;
+} cmd_load_nums[] = {
+	{ "--requests", 1, 1000000000LL },
+	{ "--warmup", 0, 1000000000LL },
+	{ "--connections", 1, 1024 },
+	{ "--expect-status", 100, 999 },
+	{ "--expect-bytes", 0, (long long)1 << 50 },
+	{ "--timeout", 1, 86400 },
+};
+
+/* A whole-number option into its field of o: 0, or a usage error's exit
+ * status. */
+static int
+cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg)
+{
+	size_t k = (size_t)(opt - LOAD_REQUESTS);
+	long long v;
+
+	if (cmd_load_number(arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi,
+	    &v) != 0)
+		return cmd_usage_error("load", load_usage, "%s '%s': expected "
+		    "a whole number from %lld to %lld", cmd_load_nums[k].name,
+		    arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi);
+	switch (opt) {
+	case LOAD_REQUESTS: o->requests = (long)v; break;
+	case LOAD_WARMUP: o->warmup = (long)v; break;
+	case LOAD_CONNECTIONS: o->connections = (int)v; break;
+	case LOAD_STATUS: o->expect_status = (int)v; break;
+	case LOAD_BYTES: o->expect_bytes = v; break;
+	default: o->timeout_s = (double)v; break;
+	}
+	return 0;
+}
+
+/* One option that is not a number: 0, or a usage error's exit status. */
+static int
+cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
+    const char **file)
+{
+	const char *colon;
+
+	switch (opt) {
+	case LOAD_HEADER:
+		colon = strchr(arg, ':');
+		if (colon == NULL || colon == arg || strpbrk(arg, "\r\n"))
+			return cmd_usage_error("load", load_usage, "--header "
+			    "'%s': expected NAME:VALUE on one line", arg);
+		if (o->nheaders == HTTPLOAD_MAX_HEADERS)
+			return cmd_usage_error("load", load_usage, "more than "
+			    "%d --header options", HTTPLOAD_MAX_HEADERS);
+		o->headers[o->nheaders++] = arg;
+		return 0;
+	case LOAD_SHA256:
+		if (cmd_load_hex(arg) != 0)
+			return cmd_usage_error("load", load_usage,
+			    "--expect-sha256 '%s': expected 64 hex digits", arg);
+		snprintf(o->expect_sha256, sizeof o->expect_sha256, "%s", arg);
+		return 0;
+	case LOAD_FILE:
+		*file = arg;
+		return 0;
+	case LOAD_EVIDENCE:
+		o->evidence = arg;
+		return 0;
+	default:
+		o->metrics = arg;
+		return 0;
+	}
+}
+
+/* The options into o (and --expect-file's path into file): -1 to go on,
+ * or the exit status (0 after --help, 2 for bad usage). */
+static int
+cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
+    const char **file, bool *quiet)
+{
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", cmd_load_options, NULL)) !=
+	    -1) {
+		rc = 0;
+		if (c == LOAD_HELP) {
+			fputs(load_usage, stdout);
+			return 0;
+		} else if (c == LOAD_QUIET)
+			*quiet = true;
+		else if (c >= LOAD_REQUESTS && c <= LOAD_TIMEOUT)
+			rc = cmd_load_set_number(o, c, optarg);
+		else if (c >= LOAD_HEADER && c <= LOAD_METRICS)
+			rc = cmd_load_set_other(o, c, optarg, file);
+		else
+			return cmd_usage_error("load", load_usage, "unknown or "
+			    "incomplete option '%s'", argv[optind - 1]);
+		if (rc != 0)
+			return rc;
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error("load", load_usage,
+		    "more than one URL given ('%s')", argv[optind + 1]);
+	if (argc - optind < 1)
+		return cmd_usage_error("load", load_usage, "no URL given");
+	o->url = argv[optind];
+	if (*file != NULL && o->expect_sha256[0] != '\0')
+		return cmd_usage_error("load", load_usage,
+		    "--expect-sha256 and --expect-file both given");
+	return -1;
+}
+
 int
 cmd_load(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		long long lo, hi;
-	} nums[] = {
-		{ "--requests", 1, 1000000000LL },
-		{ "--warmup", 0, 1000000000LL },
-		{ "--connections", 1, 1024 },
-		{ "--expect-status", 100, 999 },
-		{ "--expect-bytes", 0, (long long)1 << 50 },
-		{ "--timeout", 1, 86400 },
-	};
 	struct httpload_opts o;
 	struct httpload_result r;
 	const char *file = NULL;
@@ -69,83 +196,8 @@ cmd_load(int argc, char **argv)
 	int rc;
 
 	httpload_opts_init(&o);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		size_t k;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(load_usage, stdout);
-			return 0;
-		}
-		if (strcmp(a, "--quiet") == 0) {
-			quiet = true;
-			continue;
-		}
-		if (a[0] != '-') {
-			if (o.url != NULL)
-				return cmd_usage_error("load", load_usage,
-				    "more than one URL given ('%s')", a);
-			o.url = a;
-			continue;
-		}
-		if (i + 1 >= argc)
-			return cmd_usage_error("load", load_usage,
-			    "%s needs a value", a);
-		for (k = 0; k < sizeof nums / sizeof nums[0]; k++)
-			if (strcmp(a, nums[k].name) == 0)
-				break;
-		if (k < sizeof nums / sizeof nums[0]) {
-			long long v;
-
-			if (cmd_load_number(argv[++i], nums[k].lo, nums[k].hi,
-			    &v) != 0)
-				return cmd_usage_error("load", load_usage,
-				    "%s '%s': expected a whole number from "
-				    "%lld to %lld", a, argv[i], nums[k].lo,
-				    nums[k].hi);
-			switch (k) {
-			case 0: o.requests = (long)v; break;
-			case 1: o.warmup = (long)v; break;
-			case 2: o.connections = (int)v; break;
-			case 3: o.expect_status = (int)v; break;
-			case 4: o.expect_bytes = v; break;
-			default: o.timeout_s = (double)v; break;
-			}
-		} else if (strcmp(a, "--header") == 0) {
-			const char *h = argv[++i], *colon = strchr(h, ':');
-
-			if (colon == NULL || colon == h || strpbrk(h, "\r\n"))
-				return cmd_usage_error("load", load_usage,
-				    "--header '%s': expected NAME:VALUE on "
-				    "one line", h);
-			if (o.nheaders == HTTPLOAD_MAX_HEADERS)
-				return cmd_usage_error("load", load_usage,
-				    "more than %d --header options",
-				    HTTPLOAD_MAX_HEADERS);
-			o.headers[o.nheaders++] = h;
-		} else if (strcmp(a, "--expect-sha256") == 0) {
-			if (cmd_load_hex(argv[++i]) != 0)
-				return cmd_usage_error("load", load_usage,
-				    "--expect-sha256 '%s': expected 64 hex "
-				    "digits", argv[i]);
-			snprintf(o.expect_sha256, sizeof o.expect_sha256,
-			    "%s", argv[i]);
-		} else if (strcmp(a, "--expect-file") == 0) {
-			file = argv[++i];
-		} else if (strcmp(a, "--evidence") == 0) {
-			o.evidence = argv[++i];
-		} else if (strcmp(a, "--metrics") == 0) {
-			o.metrics = argv[++i];
-		} else {
-			return cmd_usage_error("load", load_usage,
-			    "unknown option '%s'", a);
-		}
-	}
-	if (o.url == NULL)
-		return cmd_usage_error("load", load_usage, "no URL given");
-	if (file != NULL && o.expect_sha256[0] != '\0')
-		return cmd_usage_error("load", load_usage,
-		    "--expect-sha256 and --expect-file both given");
+	if ((rc = cmd_load_parse(argc, argv, &o, &file, &quiet)) >= 0)
+		return rc;
 	if (file != NULL && digest_file(file, o.expect_sha256) != 0) {
 		fprintf(stderr, "benchtui load: --expect-file %s: %s\n", file,
 		    strerror(errno));

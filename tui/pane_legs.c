@@ -101,17 +101,13 @@ pane_legs_mark(const struct model_leg *l, int *role)
 	return " ";
 }
 
+/* The column heads on row 1. */
 static void
-pane_legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_legs_head(WINDOW *w, int cw, const struct lcol *col, size_t ncol)
 {
-	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, namew, x, rows;
-	struct lcol col[LEGS_COLS_MAX];
-	size_t ncol;
 	char buf[64];
+	int x = 1;
 
-	(void)now;
-	ncol = pane_legs_columns(m, cw, col, &namew);
-	x = 1;
 	for (size_t c = 0; c < ncol; c++) {
 		if (!col[c].on)
 			continue;
@@ -120,11 +116,116 @@ pane_legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		render_put(w, 1, x, cw + 1 - x, THEME_LABEL, buf);
 		x += col[c].width + 1;
 	}
+}
+
+/* One cell of leg l's row into buf, right-aligned to the column; returns
+ * its role (base, or dim for a value not measured). */
+static int
+pane_legs_cell(const struct model_leg *l, const struct lcol *c, bool sel,
+    int base, char *buf, size_t len)
+{
+	int cwid = c->width, role = base;
+	char d[32];
+	double v;
+
+	switch (c->kind) {
+	case C_CELL: case C_ARM:
+		snprintf(buf, len, "%-*.*s", cwid, cwid, c->kind == C_CELL ?
+		    l->cell : l->arm);
+		break;
+	case C_REP:
+		if (l->warmup > 0) /* a warm-up leg: wK */
+			snprintf(buf, len, "%*s%d", cwid - 1 - (l->warmup > 9),
+			    "w", l->warmup);
+		else
+			snprintf(buf, len, "%*d", cwid, l->rep);
+		break;
+	case C_MARK:
+		snprintf(buf, len, "%s", pane_legs_mark(l, &role));
+		role = sel ? base : role;
+		break;
+	case C_RC:
+		if (l->has_rc)
+			snprintf(buf, len, "%*d", cwid, l->rc);
+		else if (l->signal[0])
+			snprintf(buf, len, "%*.*s", cwid, cwid, strncmp(l->signal,
+			    "SIG", 3) == 0 ? l->signal + 3 : l->signal);
+		else
+			snprintf(buf, len, "%*s", cwid, "-");
+		break;
+	case C_WALL: case C_CPU:
+		render_fmt_duration(d, sizeof d, c->kind == C_WALL ? l->wall :
+		    l->cpu);
+		snprintf(buf, len, "%*s", cwid, d);
+		break;
+	case C_VAL: case C_RSS:
+		v = c->kind == C_RSS ? l->maxrss_kb : model_leg_value(l, c->mc);
+		if (c->kind == C_RSS)
+			render_fmt_kb(d, sizeof d, v);
+		else
+			render_fmt_num(d, sizeof d, v, cwid);
+		snprintf(buf, len, "%*s", cwid, d);
+		if (isnan(v) && !sel)
+			role = THEME_DIM;
+		break;
+	case C_IPC:
+		if (isnan(l->cycles) || isnan(l->instructions) ||
+		    l->cycles <= 0) {
+			snprintf(buf, len, "%*s", cwid, "n/a");
+			role = sel ? base : THEME_DIM;
+		} else
+			snprintf(buf, len, "%*.2f", cwid, l->instructions /
+			    l->cycles);
+		break;
+	case C_FOR:
+		if (isnan(l->foreign))
+			snprintf(buf, len, "%*s", cwid, "-");
+		else
+			snprintf(buf, len, "%*.2f", cwid, l->foreign);
+		break;
+	}
+	return role;
+}
+
+/* Leg l's row at y: coloured by its status, or as the selection. */
+static void
+pane_legs_row(WINDOW *w, int y, int cw, const struct model_leg *l, bool sel,
+    const struct lcol *col, size_t ncol)
+{
+	int base, x = 1;
+	char buf[64];
+
+	base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
+	    (l->noisy ? THEME_WARN : THEME_NORMAL) :
+	    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
+	for (size_t c = 0; c < ncol; c++) {
+		int role;
+
+		if (!col[c].on)
+			continue;
+		role = pane_legs_cell(l, &col[c], sel, base, buf, sizeof buf);
+		render_put(w, y, x, cw + 1 - x, role, buf);
+		x += col[c].width + 1;
+	}
+}
+
+static void
+pane_legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
+{
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, namew, rows;
+	struct lcol col[LEGS_COLS_MAX];
+	size_t ncol;
+	char buf[64];
+
+	(void)now;
+	ncol = pane_legs_columns(m, cw, col, &namew);
+	pane_legs_head(w, cw, col, ncol);
 	rows = h - 1;
 	if (m->nlegs == 0) {
 		render_put(w, 2, 1, cw, THEME_DIM, "no legs finished yet");
 		return;
 	}
+	/* Newest first; the selection stays in view. */
 	if (r->sel_leg >= m->nlegs)
 		r->sel_leg = m->nlegs - 1;
 	if ((int)r->sel_leg < r->scroll[PANE_LEGS])
@@ -133,80 +234,11 @@ pane_legs_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		r->scroll[PANE_LEGS] = (int)r->sel_leg - rows + 1;
 	for (int k = 0; k < rows; k++) {
 		size_t idx = (size_t)(r->scroll[PANE_LEGS] + k);
-		const struct model_leg *l;
-		bool sel = r->focus == PANE_LEGS && idx == r->sel_leg;
-		int mrole, base;
 
 		if (idx >= m->nlegs)
 			break;
-		l = &m->legs[m->nlegs - 1 - idx];
-		const char *mk = pane_legs_mark(l, &mrole);
-		base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
-		    (l->noisy ? THEME_WARN : THEME_NORMAL) :
-		    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
-		x = 1;
-		for (size_t c = 0; c < ncol; c++) {
-			int cwid = col[c].width;
-			int role = base;
-			char d[32];
-			double v;
-
-			if (!col[c].on)
-				continue;
-			switch (col[c].kind) {
-			case C_CELL: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->cell); break;
-			case C_ARM: snprintf(buf, sizeof buf, "%-*.*s", cwid, cwid, l->arm); break;
-			case C_REP:
-				if (l->warmup > 0) /* a warm-up leg: wK */
-					snprintf(buf, sizeof buf, "%*s%d", cwid - 1 -
-					    (l->warmup > 9), "w", l->warmup);
-				else
-					snprintf(buf, sizeof buf, "%*d", cwid, l->rep);
-				break;
-			case C_MARK: snprintf(buf, sizeof buf, "%s", mk);
-				role = sel ? base : mrole; break;
-			case C_RC:
-				if (l->has_rc)
-					snprintf(buf, sizeof buf, "%*d", cwid, l->rc);
-				else if (l->signal[0])
-					snprintf(buf, sizeof buf, "%*.*s", cwid, cwid,
-					    strncmp(l->signal, "SIG", 3) == 0 ? l->signal + 3 : l->signal);
-				else
-					snprintf(buf, sizeof buf, "%*s", cwid, "-");
-				break;
-			case C_WALL: case C_CPU:
-				render_fmt_duration(d, sizeof d, col[c].kind == C_WALL ?
-				    l->wall : l->cpu);
-				snprintf(buf, sizeof buf, "%*s", cwid, d);
-				break;
-			case C_VAL: case C_RSS:
-				v = col[c].kind == C_RSS ? l->maxrss_kb :
-				    model_leg_value(l, col[c].mc);
-				if (col[c].kind == C_RSS)
-					render_fmt_kb(d, sizeof d, v);
-				else
-					render_fmt_num(d, sizeof d, v, cwid);
-				snprintf(buf, sizeof buf, "%*s", cwid, d);
-				if (isnan(v) && !sel)
-					role = THEME_DIM;
-				break;
-			case C_IPC:
-				if (isnan(l->cycles) || isnan(l->instructions) || l->cycles <= 0) {
-					snprintf(buf, sizeof buf, "%*s", cwid, "n/a");
-					role = sel ? base : THEME_DIM;
-				} else
-					snprintf(buf, sizeof buf, "%*.2f", cwid, l->instructions / l->cycles);
-				break;
-			case C_FOR:
-				if (isnan(l->foreign))
-					snprintf(buf, sizeof buf, "%*s", cwid, "-");
-				else
-					snprintf(buf, sizeof buf, "%*.2f", cwid, l->foreign);
-				break;
-			}
-			render_put(w, 2 + k, x, cw + 1 - x, role, buf);
-			x += cwid + 1;
-		}
+		pane_legs_row(w, 2 + k, cw, &m->legs[m->nlegs - 1 - idx],
+		    r->focus == PANE_LEGS && idx == r->sel_leg, col, ncol);
 	}
 	if (m->nlegs > (size_t)rows && rows > 0) {
 		snprintf(buf, sizeof buf, " %zu/%zu ", r->sel_leg + 1, m->nlegs);
@@ -276,8 +308,8 @@ pane_legs_metric_label(const char *metric)
 /* One metric of one arm: estimate [interval] verdict range strip. */
 static void
 pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
-    const char *label, int labelw, const char *metric, int metricw, const json_t *mo,
-    size_t min_n, bool show_range)
+    const char *label, int labelw, const char *metric, int metricw,
+    const json_t *mo, size_t min_n, bool show_range)
 {
 	char buf[200], est[16], lo[16], hi[16];
 	const json_t *ratios = json_object_get(mo, "ratios"), *v;
@@ -434,19 +466,123 @@ pane_legs_has_ratios(const json_t *mo)
 	return json_integer_value(json_object_get(mo, "n")) > 0;
 }
 
+/* The ratios pane's lines as they are emitted: the widths for this draw,
+ * the line count and the row drawn next, the cell being emitted. */
+struct pane_legs_ratios {
+	struct render *r;
+	WINDOW *w;
+	int h, cw, labelw, metricw;
+	size_t min_n;
+	bool show_range;
+	int line, y;
+	const char *cname;
+	const json_t *cell;
+};
+
+/* Column widths from what there is to show, within what fits; the range
+ * column only where the names keep their room. */
 static void
-pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
+pane_legs_ratio_widths(struct pane_legs_ratios *v, const json_t *cells)
+{
+	const json_t *cell;
+	const char *cname;
+	int room;
+
+	v->labelw = 8;
+	v->metricw = 6;
+	json_object_foreach((json_t *)cells, cname, cell) {
+		const json_t *arms = json_object_get(cell, "arms"), *arm, *mo;
+		const char *aname, *mname;
+		json_object_foreach((json_t *)arms, aname, arm) {
+			const char *vs = json_string_value(json_object_get(arm,
+			    "vs"));
+			int l = (int)(strlen(aname) + strlen(vs ? vs : "?") + 5);
+
+			v->labelw = l > v->labelw ? l : v->labelw;
+			json_object_foreach(json_object_get(arm, "metrics"),
+			    mname, mo) {
+				int ml = (int)strlen(pane_legs_metric_label(mname));
+				v->metricw = ml > v->metricw ? ml : v->metricw;
+			}
+		}
+	}
+	room = v->cw - RATIO_EST_W - RATIO_CI_W - RATIO_VERDICT_W - 2;
+	v->show_range = room - RATIO_RANGE_W >= v->labelw + (v->metricw < 12 ?
+	    v->metricw : 12);
+	if (v->show_range)
+		room -= RATIO_RANGE_W;
+	if (v->metricw > 16)
+		v->metricw = 16;
+	if (v->labelw + v->metricw > room) {
+		/* Cut the metric names only as far as the labels need. */
+		v->metricw = room - v->labelw > 7 ? room - v->labelw : 7;
+		if (v->labelw > room - v->metricw)
+			v->labelw = room - v->metricw > 10 ? room - v->metricw :
+			    10;
+	}
+}
+
+/* Count a line; whether it is in view.  A row scrolled to the top keeps
+ * its cell's name above it. */
+static bool
+pane_legs_ratio_slot(struct pane_legs_ratios *v, bool title)
+{
+	if (v->line++ < v->r->scroll[PANE_RATIOS] || v->y > v->h)
+		return false;
+	if (v->y == 1 && !title && v->h > 1) {
+		pane_legs_cell_title(v->w, v->y, v->cw, v->cname, v->cell);
+		v->y++;
+	}
+	return true;
+}
+
+/* An arm's lines: cycles, instructions, wall, cpu, then other counters;
+ * metrics without a single ratio (a counter the machine lacks) go last,
+ * so they do not push the real ones off. */
+static void
+pane_legs_ratio_arm(struct pane_legs_ratios *v, const char *aname,
+    const json_t *arm)
 {
 	static const char *const first[] = { "cycles", "instructions", "wall",
 	    "cpu" };
-	const json_t *rep = model_ratios(m), *cells = json_object_get(rep, "cells");
-	const json_t *cell;
-	const char *cname;
-	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
-	int labelw = 8, metricw = 6, room;
-	size_t min_n = stats_min_n(pane_legs_num(rep, "level"));
-	bool show_range;
+	const json_t *metrics = json_object_get(arm, "metrics"), *mo;
+	const char *vs = json_string_value(json_object_get(arm, "vs"));
+	const char *mname;
 	char label[160];
+
+	snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t f = 0; f < 4; f++) {
+			mo = json_object_get(metrics, first[f]);
+			if (mo && pane_legs_has_ratios(mo) == (pass == 0) &&
+			    pane_legs_ratio_slot(v, false))
+				pane_legs_ratio_line(v->r, v->w, v->y++, v->cw,
+				    label, v->labelw, first[f], v->metricw, mo,
+				    v->min_n, v->show_range);
+		}
+		json_object_foreach((json_t *)metrics, mname, mo) {
+			bool known = false;
+
+			for (size_t f = 0; f < 4; f++)
+				known |= strcmp(mname, first[f]) == 0;
+			if (!known && pane_legs_has_ratios(mo) == (pass == 0) &&
+			    pane_legs_ratio_slot(v, false))
+				pane_legs_ratio_line(v->r, v->w, v->y++, v->cw,
+				    label, v->labelw, mname, v->metricw, mo,
+				    v->min_n, v->show_range);
+		}
+	}
+}
+
+static void
+pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m,
+    double now)
+{
+	const json_t *rep = model_ratios(m), *cells = json_object_get(rep, "cells");
+	struct pane_legs_ratios v = { .r = r, .w = w, .h = getmaxy(w) - 2,
+	    .cw = getmaxx(w) - 2, .y = 1 };
+	const json_t *arm;
+	const char *aname;
 
 	(void)now;
 	if (r->show_profiles) {
@@ -454,96 +590,32 @@ pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		return;
 	}
 	if (!json_is_object(cells) || json_object_size(cells) == 0) {
-		render_put(w, 1, 1, cw, THEME_DIM, "no ratios yet (they need a leg of each arm)");
+		render_put(w, 1, 1, v.cw, THEME_DIM, "no ratios yet (they need a "
+		    "leg of each arm)");
 		return;
 	}
-	/* Column widths from what there is to show, within what fits. */
-	json_object_foreach((json_t *)cells, cname, cell) {
-		const json_t *arms = json_object_get(cell, "arms"), *arm, *mo;
-		const char *aname, *mname;
-		json_object_foreach((json_t *)arms, aname, arm) {
-			const char *vs = json_string_value(json_object_get(arm, "vs"));
-			int l = (int)(strlen(aname) + strlen(vs ? vs : "?") + 5);
-			labelw = l > labelw ? l : labelw;
-			json_object_foreach(json_object_get(arm, "metrics"), mname, mo) {
-				int ml = (int)strlen(pane_legs_metric_label(mname));
-				metricw = ml > metricw ? ml : metricw;
-			}
-		}
-	}
-	/* The range column only where the names keep their room. */
-	room = cw - RATIO_EST_W - RATIO_CI_W - RATIO_VERDICT_W - 2;
-	show_range = room - RATIO_RANGE_W >= labelw + (metricw < 12 ?
-	    metricw : 12);
-	if (show_range)
-		room -= RATIO_RANGE_W;
-	if (metricw > 16)
-		metricw = 16;
-	if (labelw + metricw > room) {
-		/* Cut the metric names only as far as the labels need. */
-		metricw = room - labelw > 7 ? room - labelw : 7;
-		if (labelw > room - metricw)
-			labelw = room - metricw > 10 ? room - metricw : 10;
-	}
+	v.min_n = stats_min_n(pane_legs_num(rep, "level"));
+	pane_legs_ratio_widths(&v, cells);
 	/* A taller window shows more: never scroll past the last line (the
 	 * count of the previous draw; it changes only with new legs). */
-	if (r->scroll[PANE_RATIOS] > r->ratio_lines - h)
-		r->scroll[PANE_RATIOS] = r->ratio_lines - h;
+	if (r->scroll[PANE_RATIOS] > r->ratio_lines - v.h)
+		r->scroll[PANE_RATIOS] = r->ratio_lines - v.h;
 	if (r->scroll[PANE_RATIOS] < 0)
 		r->scroll[PANE_RATIOS] = 0;
-	/* A row scrolled to the top keeps its cell's name above it. */
-#define EMIT_ROW(title, code) do { \
-	if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { \
-		if (y == 1 && !(title) && h > 1) { \
-			pane_legs_cell_title(w, y, cw, cname, cell); \
-			y++; \
-		} \
-		code; \
-		y++; \
-	} } while (0)
-#define EMIT(code) EMIT_ROW(false, code)
-	json_object_foreach((json_t *)cells, cname, cell) {
-		const json_t *arms = json_object_get(cell, "arms"), *arm;
-		const char *aname;
-
-		EMIT_ROW(true, pane_legs_cell_title(w, y, cw, cname, cell));
-		json_object_foreach((json_t *)arms, aname, arm) {
-			const json_t *metrics = json_object_get(arm, "metrics"), *mo;
-			const char *vs = json_string_value(json_object_get(arm, "vs"));
-			const char *mname;
-
-			snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
-			/* cycles, instructions, wall, cpu, then other counters;
-			 * metrics without a single ratio (a counter the machine
-			 * lacks) go last, so they do not push the real ones off. */
-			for (int pass = 0; pass < 2; pass++) {
-				for (size_t f = 0; f < 4; f++) {
-					mo = json_object_get(metrics, first[f]);
-					if (mo && pane_legs_has_ratios(mo) == (pass == 0))
-						EMIT(pane_legs_ratio_line(r, w, y, cw, label, labelw,
-						    first[f], metricw, mo, min_n, show_range));
-				}
-				json_object_foreach((json_t *)metrics, mname, mo) {
-					bool known = false;
-					for (size_t f = 0; f < 4; f++)
-						known |= strcmp(mname, first[f]) == 0;
-					if (!known && pane_legs_has_ratios(mo) == (pass == 0))
-						EMIT(pane_legs_ratio_line(r, w, y, cw, label, labelw, mname,
-						    metricw, mo, min_n, show_range));
-				}
-			}
-		}
+	json_object_foreach((json_t *)cells, v.cname, v.cell) {
+		if (pane_legs_ratio_slot(&v, true))
+			pane_legs_cell_title(w, v.y++, v.cw, v.cname, v.cell);
+		json_object_foreach(json_object_get(v.cell, "arms"), aname, arm)
+			pane_legs_ratio_arm(&v, aname, arm);
 	}
-#undef EMIT
-#undef EMIT_ROW
-	r->ratio_lines = line;
-	if (line > h && h > 0) {
+	r->ratio_lines = v.line;
+	if (v.line > v.h && v.h > 0) {
 		char pos[48];
-		int last = r->scroll[PANE_RATIOS] + h;
+		int last = r->scroll[PANE_RATIOS] + v.h;
 
 		snprintf(pos, sizeof pos, " %d-%d/%d ", r->scroll[PANE_RATIOS] + 1,
-		    last < line ? last : line, line);
-		render_put(w, h + 1, cw - (int)strlen(pos), (int)strlen(pos),
+		    last < v.line ? last : v.line, v.line);
+		render_put(w, v.h + 1, v.cw - (int)strlen(pos), (int)strlen(pos),
 		    THEME_BORDER, pos);
 	}
 }

@@ -518,31 +518,13 @@ render_detail_values(struct detail *d, const char *label, const json_t *o)
 	render_detail_add(d, line);
 }
 
-/* Enter on a leg: the command and env it ran with (its leg_start), its
- * result with every counter and metric, and the tail of its output (read
- * and escaped by the console into detail_tail). */
+/* The command as it ran: the argv and env the engine built for this leg,
+ * from its leg_start event. */
 static void
-render_draw_leg_detail(struct render *r, struct model *m)
+render_detail_command(struct detail *d, const struct model_leg *l)
 {
-	static struct detail d;
-	char rcs[16], rep[32];
-	const struct model_leg *l;
-	const json_t *start, *v;
+	const json_t *start = l->start, *v;
 
-	if (r->detail_leg >= m->nlegs)
-		return;
-	d.n = 0;
-	d.width = r->cols - 8;
-	l = &m->legs[r->detail_leg];
-	start = l->start;
-	if (l->warmup > 0)
-		snprintf(rep, sizeof rep, "warm-up %d", l->warmup);
-	else
-		snprintf(rep, sizeof rep, "rep %d", l->rep);
-	render_detail_addf(&d, "%s / %s / %s   seq %d   status %s", l->cell, l->arm,
-	    rep, l->seq, l->status);
-	/* The command as it ran: the argv and env the engine built for this
-	 * leg, from its leg_start event. */
 	v = start != NULL ? json_object_get(start, "argv") : NULL;
 	if (json_is_array(v)) {
 		char *argv[256], *line;
@@ -554,11 +536,11 @@ render_draw_leg_detail(struct render *r, struct model *m)
 				argv[k++] = (char *)json_string_value(a);
 		argv[k] = NULL;
 		line = legcmd_argv_line(argv);
-		render_detail_addf(&d, "command: %s", line != NULL ? line : "?");
+		render_detail_addf(d, "command: %s", line != NULL ? line : "?");
 		free(line);
 	} else {
 		v = json_object_get(l->ev, "bin");
-		render_detail_addf(&d, "command: not in this log (bin %s)",
+		render_detail_addf(d, "command: not in this log (bin %s)",
 		    json_is_string(v) ? json_string_value(v) : "?");
 	}
 	v = start != NULL ? json_object_get(start, "env") : NULL;
@@ -571,37 +553,68 @@ render_draw_leg_detail(struct render *r, struct model *m)
 			snprintf(env + strlen(env), sizeof env - strlen(env),
 			    "%s=%s ", key, json_is_string(val) ?
 			    json_string_value(val) : "?");
-		render_detail_addf(&d, "env overrides: %s", env);
+		render_detail_addf(d, "env overrides: %s", env);
 	} else if (json_is_object(v)) {
-		render_detail_add(&d, "env overrides: (none)");
+		render_detail_add(d, "env overrides: (none)");
 	}
+}
+
+/* Where its output went, how much of it, and its tail. */
+static void
+render_detail_output(struct detail *d, const struct render *r,
+    const struct model_leg *l)
+{
+	const json_t *v = json_object_get(l->start ? l->start : l->ev, "out");
+	const json_t *ob = json_object_get(l->ev, "output_bytes");
+	char size[64] = "";
+
+	if (json_is_integer(ob))
+		snprintf(size, sizeof size, " (%lld bytes%s)", (long long)
+		    json_integer_value(ob), json_is_true(json_object_get(
+		    l->ev, "output_truncated")) ? ", cut at max_bytes" : "");
+	render_detail_addf(d, "output %s%s:", json_is_string(v) ?
+	    json_string_value(v) : "(not logged)", size);
+	for (int i = 0; i < RENDER_TAIL_LINES; i++)
+		if (r->detail_tail[i][0])
+			render_detail_addf(d, "  %s", r->detail_tail[i]);
+}
+
+/* Enter on a leg: the command and env it ran with (its leg_start), its
+ * result with every counter and metric, and the tail of its output (read
+ * and escaped by the console into detail_tail). */
+static void
+render_draw_leg_detail(struct render *r, struct model *m)
+{
+	static struct detail d;
+	char rcs[16], rep[32];
+	const struct model_leg *l;
+	const json_t *v;
+
+	if (r->detail_leg >= m->nlegs)
+		return;
+	d.n = 0;
+	d.width = r->cols - 8;
+	l = &m->legs[r->detail_leg];
+	if (l->warmup > 0)
+		snprintf(rep, sizeof rep, "warm-up %d", l->warmup);
+	else
+		snprintf(rep, sizeof rep, "rep %d", l->rep);
+	render_detail_addf(&d, "%s / %s / %s   seq %d   status %s", l->cell,
+	    l->arm, rep, l->seq, l->status);
+	render_detail_command(&d, l);
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	render_detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  maxrss %.0f kB",
-	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none", l->wall,
-	    l->cpu, l->maxrss_kb);
-	render_detail_values(&d, "counters", json_object_get(l->ev, "counters"));
+	render_detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  "
+	    "maxrss %.0f kB", l->has_rc ? rcs : "null", l->signal[0] ?
+	    l->signal : "none", l->wall, l->cpu, l->maxrss_kb);
+	render_detail_values(&d, "counters", json_object_get(l->ev,
+	    "counters"));
 	render_detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));
 	v = json_object_get(l->ev, "prepare_rc");
 	if (json_is_integer(v))
 		render_detail_addf(&d, "prepare exited %lld", (long long)
 		    json_integer_value(v));
-	v = json_object_get(start ? start : l->ev, "out");
-	{
-		const json_t *ob = json_object_get(l->ev, "output_bytes");
-		char size[64] = "";
-
-		if (json_is_integer(ob))
-			snprintf(size, sizeof size, " (%lld bytes%s)", (long long)
-			    json_integer_value(ob), json_is_true(json_object_get(
-			    l->ev, "output_truncated")) ? ", cut at max_bytes" :
-			    "");
-		render_detail_addf(&d, "output %s%s:", json_is_string(v) ?
-		    json_string_value(v) : "(not logged)", size);
-	}
-	for (int i = 0; i < RENDER_TAIL_LINES; i++)
-		if (r->detail_tail[i][0])
-			render_detail_addf(&d, "  %s", r->detail_tail[i]);
+	render_detail_output(&d, r, l);
 	render_detail_add(&d, "");
 	render_detail_add(&d, "Esc or Enter closes.");
 	render_draw_box(r, " leg ", d.lines, d.n, r->cols - 8);
