@@ -716,7 +716,6 @@ console_run_round(struct round *r, const char *theme)
 		return ROUND_EXIT_FAIL;
 	}
 	c.thread_started = true;
-	c.r.spec = round_spec(r);
 	rc = console_loop(&c);
 	sig_round = NULL;
 	if (c.engine_err[0] && rc != ROUND_EXIT_OK)

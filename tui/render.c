@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "render.h"
-#include "spec.h"
 #include "legcmd.h"
 #include "theme.h"
 

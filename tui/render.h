@@ -14,8 +14,6 @@
 
 #include "model.h"
 
-struct spec;
-
 enum render_pane {
 	PANE_HEADER,
 	PANE_QUIET,
@@ -68,7 +66,6 @@ struct render {
 	char detail_tail[RENDER_TAIL_LINES][512];
 
 	/* Set by the console. */
-	const struct spec *spec; /* the round file (command, env), or NULL */
 	char out_tail[160];      /* the current leg's last output line */
 	char theme_name[64];
 	char message[160];       /* a one-off note in the footer */

@@ -344,7 +344,6 @@ console_replay(const char *log_path, double speed, bool instant,
 		goto out;
 	}
 	c.r.replay = true;
-	c.r.spec = spec;
 	if (instant)
 		replay_feed_to(&c, p.n);
 	else {
