@@ -15,6 +15,7 @@
 #include "profile.h"
 #include "spec.h"
 #include "legcmd.h"
+#include "xalloc.h"
 
 static const char check_usage[] = "usage: benchtui check ROUND.json\n";
 
@@ -136,16 +137,14 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 	printf("fail_fast %d\n", s->fail_fast);
 	if (s->adaptive.on) {
 		size_t nl = spec_looks(s, NULL, 0);
-		int *at = calloc(nl, sizeof *at);
+		int *at = xcalloc(nl + 1, sizeof *at);
 
 		printf("adaptive min %d max %d metric %s\n", s->adaptive.min,
 		    s->adaptive.max, s->adaptive.metric);
 		printf("looks");
-		if (at != NULL) {
-			spec_looks(s, at, nl);
-			for (size_t i = 0; i < nl; i++)
-				printf(" %d", at[i]);
-		}
+		spec_looks(s, at, nl);
+		for (size_t i = 0; i < nl; i++)
+			printf(" %d", at[i]);
 		printf(" level %.6g\n", stats_look_level(s->confidence, nl));
 		free(at);
 	}
@@ -282,12 +281,13 @@ cmd_check(int argc, char **argv)
 		    json_string_value(json_array_get(warn, i)));
 	json_decref(warn);
 	cmd_check_warn_reps(s);
-	if (plan_init(&plan, s) < 0 ||
-	    (shown = calloc(s->ncells * s->narms, 1)) == NULL) {
-		fprintf(stderr, "benchtui check: out of memory\n");
+	if (plan_init(&plan, s) < 0) {
+		fprintf(stderr, "benchtui check: cannot hold the plan (too many "
+		    "legs, or out of memory)\n");
 		rc = 1;
 		goto out;
 	}
+	shown = xcalloc(s->ncells * s->narms, 1);
 	cmd_check_print_header(s, plan.n);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_leg *l = &plan.legs[i];

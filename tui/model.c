@@ -111,18 +111,16 @@ model_grid_too_big(size_t ncells, size_t narms, int reps)
 }
 
 /* Resize the plan grid, keeping what it holds. */
-static int
+static void
 model_grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
 {
 	unsigned char *g;
 
 	if (ncells == 0 || narms == 0 || reps <= 0) {
 		m->reps = reps;
-		return 0;
+		return;
 	}
-	g = calloc(ncells * narms * (size_t)reps, 1);
-	if (!g)
-		return -1;
+	g = xcalloc(ncells * narms, (size_t)reps);
 	if (m->grid)
 		for (size_t c = 0; c < m->ncells && c < ncells; c++)
 			for (size_t a = 0; a < m->narms && a < narms; a++)
@@ -132,7 +130,6 @@ model_grid_resize(struct model *m, size_t ncells, size_t narms, int reps)
 	free(m->grid);
 	m->grid = g;
 	m->reps = reps;
-	return 0;
 }
 
 static int
@@ -191,9 +188,7 @@ model_grid_slot(struct model *m, const char *cell, const char *arm, int rep)
 			m->narms = oa;
 			if (!old)
 				m->reps = 0;
-			if (model_grid_resize(m, nc, na, rep > oreps ? rep :
-			    oreps) < 0)
-				return NULL;
+			model_grid_resize(m, nc, na, rep > oreps ? rep : oreps);
 			m->ncells = nc;
 			m->narms = na;
 		}
@@ -355,7 +350,7 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 	}
 	if (dir) {
 		free(m->dir);
-		m->dir = strdup(dir);
+		m->dir = xstrdup(dir);
 	}
 	if (!m->plan_fixed)
 		model_plan_from_round(m, ev);
@@ -418,7 +413,7 @@ model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 	m->cur_seq = model_get_int(ev, "seq", 0);
 	m->cur_pid = model_get_int(ev, "pid", 0);
 	m->cur_start_ts = ts;
-	m->cur_out = out ? strdup(out) : NULL;
+	m->cur_out = out ? xstrdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
 	if (m->state == MODEL_WAITING)
@@ -523,9 +518,8 @@ model_log(struct model *m, const json_t *ev, const char *msg)
 {
 	const char *ts = model_get_str(ev, "ts");
 
-	if (m->log == NULL &&
-	    (m->log = calloc(MODEL_LOG_MAX, sizeof *m->log)) == NULL)
-		return;
+	if (m->log == NULL)
+		m->log = xcalloc(MODEL_LOG_MAX, sizeof *m->log);
 	if (m->nlog == MODEL_LOG_MAX) {
 		memmove(m->log, m->log + 1, (MODEL_LOG_MAX - 1) * sizeof *m->log);
 		m->nlog--;
@@ -778,9 +772,7 @@ model_arm_median_wall(const struct model *m, const char *cell,
 	double *w, med;
 	size_t n = 0;
 
-	w = malloc((m->nlegs + 1) * sizeof *w);
-	if (!w)
-		return NAN;
+	w = xreallocarray(NULL, m->nlegs + 1, sizeof *w);
 	for (size_t i = 0; i < m->nlegs; i++)
 		if (strcmp(m->legs[i].cell, cell) == 0 &&
 		    strcmp(m->legs[i].arm, arm) == 0 &&

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "theme.h"
+#include "xalloc.h"
 
 static const struct {
 	const char *key, *dflt;
@@ -304,8 +305,8 @@ theme_load(struct theme *t, const char *name, FILE *warn)
 	if (!(f = fopen(path, "r")) || fseek(f, 0, SEEK_END) < 0 ||
 	    (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0)
 		goto fail;
-	if (!(text = calloc(1, (size_t)size + 1)) ||
-	    fread(text, 1, (size_t)size, f) != (size_t)size)
+	text = xcalloc(1, (size_t)size + 1);
+	if (fread(text, 1, (size_t)size, f) != (size_t)size)
 		goto fail;
 	theme_parse(t, text, path, warn);
 	rc = 0;
