@@ -466,11 +466,12 @@ console_draw(struct console *c, double mono_now)
 {
 	double now = c->src->clock(c, mono_now);
 
-	if (c->m.cur_active) {
+	/* The running leg's last output line, when its pane is drawn. */
+	if (!c->m.cur_active)
+		c->r.out_tail[0] = '\0';
+	else if (c->r.dirty & (1u << PANE_CURRENT))
 		console_read_tail(c->m.dir, c->m.cur_out, c->r.out_tail, 1,
 		    sizeof c->r.out_tail);
-	} else
-		c->r.out_tail[0] = '\0';
 	c->src->status(c);
 	render_draw(&c->r, &c->m, now);
 	c->last_draw = mono_now;

@@ -671,8 +671,9 @@ render_draw(struct render *r, struct model *m, double now)
 		r->dirty = ~0u;
 		return;
 	}
-	if (r->overlay != OVERLAY_NONE)
-		r->dirty = ~0u; /* an overlay hides parts of every pane */
+	/* An overlay is drawn again over whatever panes changed under it
+	 * (doupdate sends only the cells that differ); opening and closing
+	 * one redraws every pane (render_touch_all). */
 	for (int p = 0; p < PANE_COUNT; p++) {
 		if (!(r->dirty & (1u << p)) || !r->win[p])
 			continue;

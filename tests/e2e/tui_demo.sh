@@ -13,6 +13,25 @@ for title in 'Quiet box' 'Current leg' 'Plan' 'Legs' 'Ratios' ' demo '; do
 done
 grep -q 'p pause' <<<"$s" && ok "footer keys" || fail "no footer keys"
 
+# An overlay stays on top while the panes under it redraw (only the dirty
+# ones are drawn, then the overlay again): the header's leg count moves
+# and the help is still there.
+tm send-keys '?'
+wait_for 'Any key closes' 5 || fail "no help mid-round"
+before=$(screen | grep -oE 'legs [0-9]+/18' | head -1)
+n=600
+while [ $n -gt 0 ] && [ "$(screen | grep -oE 'legs [0-9]+/18' | head -1)" = "$before" ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+s=$(screen)
+[ $n -gt 0 ] && grep -q 'Any key closes' <<<"$s" &&
+    ok "help stays over the redrawn panes ($before, then $(grep -oE 'legs [0-9]+/18' <<<"$s" | head -1))" ||
+    fail "help lost, or no leg ended under it ($before)"
+tm send-keys x
+wait_gone 'Any key closes' 5 && wait_for 'Ratios' 5 && ok "closing the help redraws the panes" ||
+    fail "the help did not close"
+
 wait_for ' sealed ' 120 && ok "the round ends sealed" || fail "never sealed"
 s=$(screen)
 grep -q 'legs 18/18' <<<"$s" && ok "18/18 legs" || fail "legs count"
