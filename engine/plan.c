@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "plan.h"
+#include "xalloc.h"
 
 uint64_t
 plan_splitmix64(uint64_t *state)
@@ -65,14 +66,9 @@ plan_init(struct plan *p, const struct spec *s)
 	if ((size_t)s->reps > SIZE_MAX / narms / s->ncells / sizeof(size_t))
 		return -1;
 	n = s->ncells * (size_t)s->reps * narms;
-	p->legs = calloc(n, sizeof *p->legs);
-	p->index = calloc(n, sizeof *p->index);
-	order = calloc(narms, sizeof *order);
-	if (p->legs == NULL || p->index == NULL || order == NULL) {
-		free(order);
-		plan_finish(p);
-		return -1;
-	}
+	p->legs = xcalloc(n, sizeof *p->legs);
+	p->index = xcalloc(n, sizeof *p->index);
+	order = xcalloc(narms, sizeof *order);
 	for (size_t c = 0; c < s->ncells; c++) {
 		for (int r = 1; r <= s->reps; r++) {
 			plan_rep_order(s->order, narms, r, &state, order);

@@ -26,7 +26,8 @@ struct plan {
 };
 
 /* Build the plan for s into caller-owned p, under s->order (and
- * s->shuffle_seed for shuffle).  0 or -1 (out of memory). */
+ * s->shuffle_seed for shuffle).  0, or -1 when the plan would not fit
+ * in memory at all (its size overflows). */
 int plan_init(struct plan *p, const struct spec *s);
 void plan_finish(struct plan *p);
 

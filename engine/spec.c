@@ -23,6 +23,7 @@
 #include "digest.h"
 #include "spec_int.h"
 #include "template.h"
+#include "xalloc.h"
 
 
 int
@@ -64,34 +65,25 @@ spec_server_per_leg(const struct spec *s, const struct spec_cell *cell)
 	return false;
 }
 
-static int
+static void
 kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
     size_t *nout)
 {
-	*out = calloc(n + 1, sizeof **out);
-	if (*out == NULL)
-		return -1;
+	*out = xcalloc(n + 1, sizeof **out);
 	for (size_t i = 0; i < n; i++) {
 		struct spec_kv *kv = &(*out)[i];
 
 		*nout = i + 1;
-		if ((kv->key = strdup(from[i].key)) == NULL)
-			return -1;
+		kv->key = xstrdup(from[i].key);
 		if (from[i].list == NULL) {
-			if ((kv->val = strdup(from[i].val)) == NULL)
-				return -1;
+			kv->val = xstrdup(from[i].val);
 			continue;
 		}
-		if ((kv->list = calloc(from[i].nlist + 1, sizeof *kv->list)) ==
-		    NULL)
-			return -1;
-		for (size_t k = 0; k < from[i].nlist; k++) {
-			if ((kv->list[k] = strdup(from[i].list[k])) == NULL)
-				return -1;
-			kv->nlist = k + 1;
-		}
+		kv->list = xcalloc(from[i].nlist + 1, sizeof *kv->list);
+		for (size_t k = 0; k < from[i].nlist; k++)
+			kv->list[k] = xstrdup(from[i].list[k]);
+		kv->nlist = from[i].nlist;
 	}
-	return 0;
 }
 
 static int
@@ -111,9 +103,7 @@ parse_arms(struct parser *p, json_t *arms)
 	if (json_array_size(arms) > SPEC_ARMS_MAX)
 		return spec_perr(p, "arms", "%zu arms; a round holds at most %d",
 		    json_array_size(arms), SPEC_ARMS_MAX);
-	s->arms = calloc(json_array_size(arms), sizeof *s->arms);
-	if (s->arms == NULL)
-		return spec_perr(p, "arms", "out of memory");
+	s->arms = xcalloc(json_array_size(arms), sizeof *s->arms);
 
 	json_array_foreach(arms, i, a) {
 		struct spec_arm *arm = &s->arms[i];
@@ -169,6 +159,75 @@ parse_arms(struct parser *p, json_t *arms)
 	return 0;
 }
 
+/* arms[i].aa_of: an arm other than itself and the baseline (b), not a
+ * copy itself, and the arm sets nothing of its own (a, its object). */
+static int
+link_aa(struct parser *p, size_t i, const json_t *a, int b)
+{
+	const struct spec *s = p->s;
+	const struct spec_arm *arm = &s->arms[i];
+	int t = spec_arm_index(s, arm->aa_of);
+	char path[64];
+
+	snprintf(path, sizeof path, "arms[%zu].aa_of", i);
+	if (t < 0)
+		return spec_perr(p, path, "no arm named \"%s\"", arm->aa_of);
+	if ((size_t)t == i)
+		return spec_perr(p, path, "an arm cannot be an A/A copy of "
+		    "itself");
+	if (s->arms[t].aa_of != NULL)
+		return spec_perr(p, path, "\"%s\" is itself an A/A copy (of "
+		    "\"%s\"); name the original arm", arm->aa_of,
+		    s->arms[t].aa_of);
+	if ((int)i == b)
+		return spec_perr(p, path, "the baseline arm cannot be an A/A "
+		    "copy");
+	if (json_object_get(a, "env") || json_object_get(a, "bin") ||
+	    json_object_get(a, "vs") || json_object_get(a, "server_bin") ||
+	    json_object_get(a, "server_env") || json_object_get(a, "vars"))
+		return spec_perr(p, path, "an A/A arm takes env, bin and vs (and "
+		    "server_bin, server_env) from \"%s\", and its vars too; it "
+		    "may not set its own", arm->aa_of);
+	return 0;
+}
+
+/* arms[i].vs: another arm, and never on the baseline (b). */
+static int
+link_vs(struct parser *p, size_t i, int b)
+{
+	const struct spec *s = p->s;
+	const struct spec_arm *arm = &s->arms[i];
+	int t = spec_arm_index(s, arm->vs);
+	char path[64];
+
+	snprintf(path, sizeof path, "arms[%zu].vs", i);
+	if (t < 0)
+		return spec_perr(p, path, "no arm named \"%s\"", arm->vs);
+	if ((size_t)t == i)
+		return spec_perr(p, path, "an arm cannot be compared with "
+		    "itself");
+	if ((int)i == b)
+		return spec_perr(p, path, "the baseline arm is compared with "
+		    "nothing; give the other arms a vs instead");
+	return 0;
+}
+
+/* An A/A arm filled in from its original t: env, server_env, server_bin,
+ * vars, bin, and vs the original. */
+static void
+link_copy(struct spec_arm *arm, const struct spec_arm *t)
+{
+	kv_copy(t->env, t->nenv, &arm->env, &arm->nenv);
+	kv_copy(t->server_env, t->nserver_env, &arm->server_env,
+	    &arm->nserver_env);
+	if (t->server_bin != NULL)
+		arm->server_bin = xstrdup(t->server_bin);
+	kv_copy(t->vars, t->nvars, &arm->vars, &arm->nvars);
+	if (t->bin != NULL)
+		arm->bin = xstrdup(t->bin);
+	arm->vs = xstrdup(arm->aa_of);
+}
+
 /* Cross-arm rules, once every name is known.  An A/A arm is a pure copy:
  * if it could also carry its own env, bin or vs it would no longer measure
  * the noise between two identical arms, so those are refused.  A copy of a
@@ -183,76 +242,21 @@ link_arms(struct parser *p, json_t *arms)
 	if (b < 0)
 		return spec_perr(p, "baseline", "no arm named \"%s\"", s->baseline);
 	for (size_t i = 0; i < s->narms; i++) {
-		struct spec_arm *arm = &s->arms[i];
-		json_t *a = json_array_get(arms, i);
-		char path[64];
-		int t;
-
-		if (arm->aa_of != NULL) {
-			snprintf(path, sizeof path, "arms[%zu].aa_of", i);
-			t = spec_arm_index(s, arm->aa_of);
-			if (t < 0)
-				return spec_perr(p, path, "no arm named \"%s\"",
-				    arm->aa_of);
-			if ((size_t)t == i)
-				return spec_perr(p, path, "an arm cannot be an A/A "
-				    "copy of itself");
-			if (s->arms[t].aa_of != NULL)
-				return spec_perr(p, path, "\"%s\" is itself an A/A "
-				    "copy (of \"%s\"); name the original arm",
-				    arm->aa_of, s->arms[t].aa_of);
-			if ((int)i == b)
-				return spec_perr(p, path, "the baseline arm cannot "
-				    "be an A/A copy");
-			if (json_object_get(a, "env") || json_object_get(a,
-			    "bin") || json_object_get(a, "vs") ||
-			    json_object_get(a, "server_bin") ||
-			    json_object_get(a, "server_env") ||
-			    json_object_get(a, "vars"))
-				return spec_perr(p, path, "an A/A arm takes env, "
-				    "bin and vs (and server_bin, server_env) "
-				    "from \"%s\", and its vars too; it may not "
-				    "set its own", arm->aa_of);
-			continue;
-		}
-		if (arm->vs != NULL) {
-			snprintf(path, sizeof path, "arms[%zu].vs", i);
-			t = spec_arm_index(s, arm->vs);
-			if (t < 0)
-				return spec_perr(p, path, "no arm named \"%s\"",
-				    arm->vs);
-			if ((size_t)t == i)
-				return spec_perr(p, path, "an arm cannot be "
-				    "compared with itself");
-			if ((int)i == b)
-				return spec_perr(p, path, "the baseline arm is "
-				    "compared with nothing; give the other "
-				    "arms a vs instead");
-		}
+		if (s->arms[i].aa_of != NULL) {
+			if (link_aa(p, i, json_array_get(arms, i), b) < 0)
+				return -1;
+		} else if (s->arms[i].vs != NULL && link_vs(p, i, b) < 0)
+			return -1;
 	}
 	/* Copies are filled in only now, so a copy never sees a half-read
 	 * twin. */
 	for (size_t i = 0; i < s->narms; i++) {
 		struct spec_arm *arm = &s->arms[i];
 
-		if (arm->aa_of != NULL) {
-			const struct spec_arm *t =
-			    &s->arms[spec_arm_index(s, arm->aa_of)];
-
-			if (kv_copy(t->env, t->nenv, &arm->env, &arm->nenv) < 0 ||
-			    kv_copy(t->server_env, t->nserver_env,
-			    &arm->server_env, &arm->nserver_env) < 0 ||
-			    (t->server_bin && (arm->server_bin =
-			    strdup(t->server_bin)) == NULL) ||
-			    kv_copy(t->vars, t->nvars, &arm->vars,
-			    &arm->nvars) < 0 ||
-			    (t->bin && (arm->bin = strdup(t->bin)) == NULL) ||
-			    (arm->vs = strdup(arm->aa_of)) == NULL)
-				return spec_perr(p, "arms", "out of memory");
-		} else if (arm->vs == NULL && (int)i != b) {
-			if ((arm->vs = strdup(s->baseline)) == NULL)
-				return spec_perr(p, "arms", "out of memory");
-		}
+		if (arm->aa_of != NULL)
+			link_copy(arm, &s->arms[spec_arm_index(s, arm->aa_of)]);
+		else if (arm->vs == NULL && (int)i != b)
+			arm->vs = xstrdup(s->baseline);
 	}
 	return 0;
 }
@@ -340,9 +344,7 @@ parse_cell(struct parser *p, json_t *c, const char *path, size_t i)
 		return -1;
 	spec_path_join(sub, sizeof sub, path, "server");
 	if ((v = json_object_get(c, "server")) != NULL) {
-		cell->server = calloc(1, sizeof *cell->server);
-		if (cell->server == NULL)
-			return spec_perr(p, sub, "out of memory");
+		cell->server = xcalloc(1, sizeof *cell->server);
 		if (parse_server(p, v, sub, cell->server) < 0)
 			return -1;
 	}
@@ -377,13 +379,9 @@ matrix_cells(struct parser *p, json_t *m)
 		return spec_perr(p, "matrix.vars", "must be an object of at least "
 		    "one variable, each an array of its values"), NULL;
 	nvar = json_object_size(vars);
-	names = calloc(nvar, sizeof *names);
-	vals = calloc(nvar, sizeof *vals);
-	idx = calloc(nvar, sizeof *idx);
-	if (names == NULL || vals == NULL || idx == NULL) {
-		spec_perr(p, "matrix", "out of memory");
-		goto out;
-	}
+	names = xcalloc(nvar, sizeof *names);
+	vals = xcalloc(nvar, sizeof *vals);
+	idx = xcalloc(nvar, sizeof *idx);
 	nvar = 0;
 	/* jansson keeps an object's keys in file order. */
 	json_object_foreach(vars, key, val) {
@@ -472,11 +470,7 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		    SPEC_CELLS_MAX);
 		goto out;
 	}
-	s->cells = calloc(n, sizeof *s->cells);
-	if (s->cells == NULL) {
-		spec_perr(p, "cells", "out of memory");
-		goto out;
-	}
+	s->cells = xcalloc(n, sizeof *s->cells);
 	if (cells != NULL)
 		json_array_foreach(cells, i, c) {
 			char path[64];
@@ -486,7 +480,7 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 				goto out;
 		}
 	json_array_foreach(gen, i, c) {
-		char *tmpl = strdup(json_string_value(json_object_get(c,
+		char *tmpl = xstrdup(json_string_value(json_object_get(c,
 		    "name")));
 		char path[64], npath[80];
 		int bad;
@@ -497,10 +491,8 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		    json_array_size(gen));
 		snprintf(npath, sizeof npath, "matrix.name (cell %zu)", i + 1);
 		json_object_set_new(c, "name", json_string("x"));
-		bad = tmpl == NULL || parse_cell(p, c, path, n0 + i) < 0 ||
+		bad = parse_cell(p, c, path, n0 + i) < 0 ||
 		    matrix_name(p, &s->cells[n0 + i], tmpl, npath) < 0;
-		if (tmpl == NULL)
-			spec_perr(p, "matrix", "out of memory");
 		free(tmpl);
 		if (bad)
 			goto out;
@@ -572,9 +564,7 @@ parse_counters(struct parser *p, json_t *j)
 		    "not %s", spec_json_type(j));
 	if (json_array_size(j) == 0)
 		return spec_perr(p, "counters", "must name at least one event");
-	s->counters = calloc(json_array_size(j) + 1, sizeof *s->counters);
-	if (s->counters == NULL)
-		return spec_perr(p, "counters", "out of memory");
+	s->counters = xcalloc(json_array_size(j) + 1, sizeof *s->counters);
 	json_array_foreach(j, i, v) {
 		char sub[64];
 
@@ -623,25 +613,18 @@ set_workdir(struct parser *p, json_t *j, const char *override)
 	int rc = -1;
 
 	if (slash == s->path)
-		dir = strdup("/");
+		dir = xstrdup("/");
 	else if (slash != NULL)
-		dir = strndup(s->path, (size_t)(slash - s->path));
+		dir = xasprintf("%.*s", (int)(slash - s->path), s->path);
 	else
-		dir = strdup(".");
-	if (dir == NULL)
-		goto oom;
+		dir = xstrdup(".");
 	if (override != NULL) {
-		if ((joined = strdup(override)) == NULL)
-			goto oom;
+		joined = xstrdup(override);
 	} else if (j != NULL) {
 		if (spec_want_string(p, j, "workdir", true, &given) < 0)
 			goto out;
-		if (given[0] == '/')
-			joined = strdup(given);
-		else if (asprintf(&joined, "%s/%s", dir, given) < 0)
-			joined = NULL;
-		if (joined == NULL)
-			goto oom;
+		joined = given[0] == '/' ? xstrdup(given) :
+		    xasprintf("%s/%s", dir, given);
 	} else {
 		joined = dir;
 		dir = NULL;
@@ -655,9 +638,6 @@ set_workdir(struct parser *p, json_t *j, const char *override)
 		goto out;
 	}
 	rc = 0;
-	goto out;
-oom:
-	spec_perr(p, "workdir", "out of memory");
 out:
 	free(dir);
 	free(given);
@@ -729,8 +709,9 @@ parse_output(struct parser *p, json_t *j)
 	return 0;
 }
 
+/* The top level: one object, known keys, the required ones there. */
 static int
-parse_root(struct parser *p, json_t *root, const char *workdir_override)
+parse_root_keys(struct parser *p, json_t *root)
 {
 	static const char *const keys[] = { "name", "reps", "bin", "command",
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
@@ -739,8 +720,6 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
-	struct spec *s = p->s;
-	json_t *v;
 
 	if (!json_is_object(root))
 		return spec_perr(p, "(top)", "a round file holds one JSON object, "
@@ -750,6 +729,16 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	for (size_t i = 0; required[i] != NULL; i++)
 		if (json_object_get(root, required[i]) == NULL)
 			return spec_perr(p, required[i], "missing (required)");
+	return 0;
+}
+
+/* What the legs are: name, reps and statistics, the command, the arms
+ * and cells and their vars, warm-up, prepare, output, profile. */
+static int
+parse_legs(struct parser *p, json_t *root)
+{
+	struct spec *s = p->s;
+	json_t *v;
 
 	if (spec_want_name(p, json_object_get(root, "name"), "name", &s->name) < 0)
 		return -1;
@@ -786,6 +775,17 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	if ((v = json_object_get(root, "profile")) != NULL &&
 	    spec_parse_profile(p, v) < 0)
 		return -1;
+	return 0;
+}
+
+/* Where and how they run: workdir, cpus, nice, settle and timeout,
+ * counters (cycles and instructions unless listed), the quiet gate, the
+ * scratch folder. */
+static int
+parse_host(struct parser *p, json_t *root, const char *workdir_override)
+{
+	struct spec *s = p->s;
+	json_t *v;
 
 	if (set_workdir(p, json_object_get(root, "workdir"),
 	    workdir_override) < 0)
@@ -806,27 +806,35 @@ parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		if (parse_counters(p, v) < 0)
 			return -1;
 	} else {
-		s->counters = calloc(3, sizeof *s->counters);
-		if (s->counters == NULL ||
-		    (s->counters[0] = strdup("cycles")) == NULL ||
-		    (s->counters[1] = strdup("instructions")) == NULL)
-			return spec_perr(p, "counters", "out of memory");
+		s->counters = xcalloc(3, sizeof *s->counters);
+		s->counters[0] = xstrdup("cycles");
+		s->counters[1] = xstrdup("instructions");
 		s->ncounters = 2;
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
 	    parse_quiet(p, v) < 0)
 		return -1;
-	if ((v = json_object_get(root, "scratch")) != NULL) {
-		if (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
-		    spec_check_scratch(p, s->scratch) < 0)
-			return -1;
-	}
-	if ((unsigned long long)s->reps * s->narms * s->ncells > SPEC_LEGS_MAX)
+	if ((v = json_object_get(root, "scratch")) != NULL &&
+	    (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
+	    spec_check_scratch(p, s->scratch) < 0))
+		return -1;
+	return 0;
+}
+
+static int
+parse_root(struct parser *p, json_t *root, const char *workdir_override)
+{
+	struct spec *s = p->s;
+	unsigned long long legs;
+
+	if (parse_root_keys(p, root) < 0 || parse_legs(p, root) < 0 ||
+	    parse_host(p, root, workdir_override) < 0)
+		return -1;
+	legs = (unsigned long long)s->reps * s->narms * s->ncells;
+	if (legs > SPEC_LEGS_MAX)
 		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
 		    "= %llu legs; a round holds at most %d legs", s->reps,
-		    s->narms, s->ncells,
-		    (unsigned long long)s->reps * s->narms * s->ncells,
-		    SPEC_LEGS_MAX);
+		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
 		return -1;
 	return spec_check_templates(p);
@@ -843,12 +851,9 @@ spec_parse(const char *text, size_t len, const char *path,
 	int rc = -1;
 
 	*out = NULL;
-	s = calloc(1, sizeof *s);
-	if (s == NULL || (s->path = strdup(path)) == NULL ||
-	    (s->raw = malloc(len + 1)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
+	s = xcalloc(1, sizeof *s);
+	s->path = xstrdup(path);
+	s->raw = xmalloc(len + 1);
 	memcpy(s->raw, text, len);
 	s->raw[len] = '\0';
 	s->rawlen = len;
@@ -904,19 +909,13 @@ spec_load(const char *path, const char *workdir_override, struct spec **out,
 		size_t n;
 
 		if (len == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
+			cap = xgrow(cap, len + 1, 8192);
 			if (cap > 64u << 20) {
 				snprintf(err, errlen, "%s: larger than 64 MiB; "
 				    "not a round file", path);
 				goto out;
 			}
-			if ((nb = realloc(buf, cap)) == NULL) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto out;
-			}
-			buf = nb;
+			buf = xrealloc(buf, cap);
 		}
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;

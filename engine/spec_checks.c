@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "spec_int.h"
+#include "xalloc.h"
 #include "legcmd.h"
 #include "template.h"
 
@@ -97,8 +98,7 @@ spec_check_scratch(struct parser *p, const char *sc)
 	char *copy, *tok, *save = NULL;
 	bool dotdot = false;
 
-	if ((copy = strdup(sc)) == NULL)
-		return spec_perr(p, "scratch", "out of memory");
+	copy = xstrdup(sc);
 	for (tok = strtok_r(copy, "/", &save); tok != NULL;
 	    tok = strtok_r(NULL, "/", &save))
 		if (strcmp(tok, "..") == 0)

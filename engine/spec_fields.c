@@ -10,6 +10,7 @@
 
 #include "procs.h"
 #include "spec_int.h"
+#include "xalloc.h"
 #include "template.h"
 
 int
@@ -94,9 +95,29 @@ spec_want_string(struct parser *p, json_t *j, const char *path, bool nonempty,
 		return spec_perr(p, path, "contains a NUL character");
 	if (nonempty && json_string_length(j) == 0)
 		return spec_perr(p, path, "must not be empty");
-	*out = strdup(json_string_value(j));
-	if (*out == NULL)
-		return spec_perr(p, path, "out of memory");
+	*out = xstrdup(json_string_value(j));
+	return 0;
+}
+
+/* The strings of array j into *out (NULL-terminated), *n of them; the
+ * first one must not be empty when first_nonempty. */
+static int
+want_strings(struct parser *p, json_t *j, const char *path,
+    bool first_nonempty, char ***out, size_t *n)
+{
+	size_t i;
+	json_t *v;
+
+	*out = xcalloc(json_array_size(j) + 1, sizeof **out);
+	json_array_foreach(j, i, v) {
+		char sub[300];
+
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if (spec_want_string(p, v, sub, first_nonempty && i == 0,
+		    &(*out)[i]) < 0)
+			return -1;
+		*n = i + 1;
+	}
 	return 0;
 }
 
@@ -104,26 +125,12 @@ int
 spec_want_argv(struct parser *p, json_t *j, const char *path, char ***out,
     size_t *n)
 {
-	size_t i;
-	json_t *v;
-
 	if (!json_is_array(j))
 		return spec_perr(p, path, "must be an array of strings (an argv), "
 		    "not %s", spec_json_type(j));
 	if (json_array_size(j) == 0)
 		return spec_perr(p, path, "must not be empty");
-	*out = calloc(json_array_size(j) + 1, sizeof **out);
-	if (*out == NULL)
-		return spec_perr(p, path, "out of memory");
-	*n = json_array_size(j);
-	json_array_foreach(j, i, v) {
-		char sub[256];
-
-		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
-		if (spec_want_string(p, v, sub, i == 0, &(*out)[i]) < 0)
-			return -1;
-	}
-	return 0;
+	return want_strings(p, j, path, true, out, n);
 }
 
 /* An array of strings, maybe empty (a var's value that splices). */
@@ -131,21 +138,7 @@ int
 spec_want_strv(struct parser *p, json_t *j, const char *path, char ***out,
     size_t *n)
 {
-	size_t i;
-	json_t *v;
-
-	*out = calloc(json_array_size(j) + 1, sizeof **out);
-	if (*out == NULL)
-		return spec_perr(p, path, "out of memory");
-	json_array_foreach(j, i, v) {
-		char sub[300];
-
-		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
-		if (spec_want_string(p, v, sub, false, &(*out)[i]) < 0)
-			return -1;
-		*n = i + 1;
-	}
-	return 0;
+	return want_strings(p, j, path, false, out, n);
 }
 
 int
@@ -159,9 +152,7 @@ spec_want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
 	if (!json_is_object(j))
 		return spec_perr(p, path, "must be an object of strings, not %s",
 		    spec_json_type(j));
-	*out = calloc(json_object_size(j) + 1, sizeof **out);
-	if (*out == NULL)
-		return spec_perr(p, path, "out of memory");
+	*out = xcalloc(json_object_size(j) + 1, sizeof **out);
 	json_object_foreach(j, key, val) {
 		char sub[256];
 
@@ -179,9 +170,7 @@ spec_want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
 		if (kind == KV_VARS && template_is_builtin(key))
 			return spec_perr(p, sub, "\"%s\" would shadow the built-in "
 			    "${%s}", key, key);
-		(*out)[i].key = strdup(key);
-		if ((*out)[i].key == NULL)
-			return spec_perr(p, sub, "out of memory");
+		(*out)[i].key = xstrdup(key);
 		*n = ++i;
 		if (kind == KV_VARS && json_is_array(val)) {
 			if (spec_want_strv(p, val, sub, &(*out)[i - 1].list,

@@ -9,19 +9,16 @@
 #include <unistd.h>
 
 #include "spec_int.h"
+#include "xalloc.h"
 #include "legcmd.h"
 
 /* dir + "/" + name, without doubling the slash of "/". */
 static char *
 path_cat(const char *dir, size_t dirlen, const char *name)
 {
-	char *out;
-
 	while (dirlen > 0 && dir[dirlen - 1] == '/')
 		dirlen--;
-	if (asprintf(&out, "%.*s/%s", (int)dirlen, dir, name) < 0)
-		return NULL;
-	return out;
+	return xasprintf("%.*s/%s", (int)dirlen, dir, name);
 }
 
 static bool
@@ -43,10 +40,10 @@ spec_resolve_program(const char *prog, const char *workdir)
 		return NULL;
 	if (strchr(prog, '/') != NULL) {
 		if (prog[0] == '/')
-			cand = strdup(prog);
+			cand = xstrdup(prog);
 		else
 			cand = path_cat(workdir, strlen(workdir), prog);
-		if (cand != NULL && is_executable(cand))
+		if (is_executable(cand))
 			return cand;
 		free(cand);
 		return NULL;
@@ -65,14 +62,13 @@ spec_resolve_program(const char *prog, const char *workdir)
 			cand = path_cat(workdir, strlen(workdir), prog);
 		else if (q[0] == '/')
 			cand = path_cat(q, n, prog);
-		else if ((rel = path_cat(workdir, strlen(workdir), q)) != NULL) {
+		else {
+			rel = path_cat(workdir, strlen(workdir), q);
 			/* rel runs on to the rest of PATH: cut it at ':' */
 			rel[strlen(rel) - strlen(q) + n] = '\0';
 			cand = path_cat(rel, strlen(rel), prog);
 			free(rel);
 		}
-		if (cand == NULL)
-			return NULL;
 		if (is_executable(cand))
 			return cand;
 		free(cand);
@@ -136,12 +132,12 @@ host_no_program(const struct spec *s, const char *prog, const char *path,
 		return 0;
 	if (strchr(prog, '/') != NULL) {
 		/* There, but not a program: say what is wrong with it. */
-		char *cand = prog[0] == '/' ? strdup(prog) :
+		char *cand = prog[0] == '/' ? xstrdup(prog) :
 		    path_cat(s->workdir, strlen(s->workdir), prog);
 		struct stat st;
 		const char *why = NULL;
 
-		if (cand != NULL && stat(cand, &st) == 0)
+		if (stat(cand, &st) == 0)
 			why = S_ISDIR(st.st_mode) ? "is a folder, not a program" :
 			    !S_ISREG(st.st_mode) ? "is not a regular file" :
 			    access(cand, X_OK) != 0 ? "has no execute permission "

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spec_int.h"
+#include "xalloc.h"
 
 /* What a syscalls profile traces when the round names nothing: the calls a
  * server spends a request in. */
@@ -17,18 +18,35 @@ static const char *const spec_profile_trace_default[] = {
 static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
 	NULL };
 
-static int
+static void
 spec_profile_strv(const char *const *from, char ***out, size_t *n)
 {
 	size_t k = 0;
 
 	while (from[k] != NULL)
 		k++;
-	if ((*out = calloc(k + 1, sizeof **out)) == NULL)
-		return -1;
+	*out = xcalloc(k + 1, sizeof **out);
 	for (*n = 0; *n < k; (*n)++)
-		if (((*out)[*n] = strdup(from[*n])) == NULL)
-			return -1;
+		(*out)[*n] = xstrdup(from[*n]);
+}
+
+/* profile.perf or profile.syscalls (path): an object whose one key is
+ * key, *given its value; without it, *out is a copy of dflt (*given
+ * NULL).  -1 with the error in p. */
+static int
+spec_profile_kind(struct parser *p, json_t *j, const char *path,
+    const char *key, const char *const *dflt, char ***out, size_t *n,
+    json_t **given)
+{
+	const char *const keys[] = { key, NULL };
+
+	if (!json_is_object(j))
+		return spec_perr(p, path, "must be an object ({\"%s\": [...]}), "
+		    "not %s", key, spec_json_type(j));
+	if (spec_check_keys(p, j, path, keys) < 0)
+		return -1;
+	if ((*given = json_object_get(j, key)) == NULL)
+		spec_profile_strv(dflt, out, n);
 	return 0;
 }
 
@@ -46,11 +64,8 @@ spec_profile_names(struct parser *p, json_t *j, const char *path, bool arms,
 	if (!json_is_array(j) || json_array_size(j) == 0)
 		return spec_perr(p, path, "must be a non-empty array of %s names",
 		    arms ? "arm" : "cell");
-	if ((want = calloc(total, 1)) == NULL ||
-	    (*out = calloc(total + 1, sizeof **out)) == NULL) {
-		free(want);
-		return spec_perr(p, path, "out of memory");
-	}
+	want = xcalloc(total, 1);
+	*out = xcalloc(total + 1, sizeof **out);
 	json_array_foreach(j, i, v) {
 		const char *name = json_string_value(v);
 		char sub[128];
@@ -76,11 +91,9 @@ spec_profile_names(struct parser *p, json_t *j, const char *path, bool arms,
 	}
 	*n = 0;
 	for (size_t k = 0; k < total; k++)
-		if (want[k] && ((*out)[(*n)++] = strdup(arms ?
-		    s->arms[k].name : s->cells[k].name)) == NULL) {
-			free(want);
-			return spec_perr(p, path, "out of memory");
-		}
+		if (want[k])
+			(*out)[(*n)++] = xstrdup(arms ? s->arms[k].name :
+			    s->cells[k].name);
 	free(want);
 	return 0;
 }
@@ -88,29 +101,22 @@ spec_profile_names(struct parser *p, json_t *j, const char *path, bool arms,
 static int
 spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 {
-	static const char *const keys[] = { "args", NULL };
 	json_t *args;
 	size_t i;
 
-	if (!json_is_object(j))
-		return spec_perr(p, "profile.perf", "must be an object "
-		    "({\"args\": [...]}), not %s", spec_json_type(j));
-	if (spec_check_keys(p, j, "profile.perf", keys) < 0)
+	if (spec_profile_kind(p, j, "profile.perf", "args",
+	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
+	    &args) < 0)
 		return -1;
 	pr->perf = true;
-	if ((args = json_object_get(j, "args")) == NULL) {
-		if (spec_profile_strv(spec_profile_perf_default, &pr->perf_args,
-		    &pr->nperf_args) < 0)
-			return spec_perr(p, "profile.perf", "out of memory");
+	if (args == NULL)
 		return 0;
-	}
 	if (!json_is_array(args))
 		return spec_perr(p, "profile.perf.args", "must be an array of "
 		    "strings (perf record's options), not %s",
 		    spec_json_type(args));
-	if ((pr->perf_args = calloc(json_array_size(args) + 1,
-	    sizeof *pr->perf_args)) == NULL)
-		return spec_perr(p, "profile.perf.args", "out of memory");
+	pr->perf_args = xcalloc(json_array_size(args) + 1,
+	    sizeof *pr->perf_args);
 	json_array_foreach(args, i, j) {
 		char sub[64];
 		const char *a;
@@ -134,22 +140,15 @@ spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 static int
 spec_profile_syscalls(struct parser *p, struct spec_profile *pr, json_t *j)
 {
-	static const char *const keys[] = { "trace", NULL };
 	json_t *tr;
 	size_t i;
 
-	if (!json_is_object(j))
-		return spec_perr(p, "profile.syscalls", "must be an object "
-		    "({\"trace\": [...]}), not %s", spec_json_type(j));
-	if (spec_check_keys(p, j, "profile.syscalls", keys) < 0)
+	if (spec_profile_kind(p, j, "profile.syscalls", "trace",
+	    spec_profile_trace_default, &pr->trace, &pr->ntrace, &tr) < 0)
 		return -1;
 	pr->syscalls = true;
-	if ((tr = json_object_get(j, "trace")) == NULL) {
-		if (spec_profile_strv(spec_profile_trace_default, &pr->trace,
-		    &pr->ntrace) < 0)
-			return spec_perr(p, "profile.syscalls", "out of memory");
+	if (tr == NULL)
 		return 0;
-	}
 	if (spec_want_argv(p, tr, "profile.syscalls.trace", &pr->trace,
 	    &pr->ntrace) < 0)
 		return -1;
@@ -181,8 +180,7 @@ spec_parse_profile(struct parser *p, json_t *j)
 		    spec_json_type(j));
 	if (spec_check_keys(p, j, "profile", keys) < 0)
 		return -1;
-	if ((pr = s->profile = calloc(1, sizeof *pr)) == NULL)
-		return spec_perr(p, "profile", "out of memory");
+	pr = s->profile = xcalloc(1, sizeof *pr);
 	if ((v = json_object_get(j, "arms")) == NULL)
 		return spec_perr(p, "profile.arms", "missing (the arms to "
 		    "profile)");
@@ -194,14 +192,10 @@ spec_parse_profile(struct parser *p, json_t *j)
 		    &pr->ncells) < 0)
 			return -1;
 	} else {
-		if ((pr->cells = calloc(s->ncells + 1, sizeof *pr->cells)) ==
-		    NULL)
-			return spec_perr(p, "profile.cells", "out of memory");
+		pr->cells = xcalloc(s->ncells + 1, sizeof *pr->cells);
 		for (; pr->ncells < s->ncells; pr->ncells++)
-			if ((pr->cells[pr->ncells] =
-			    strdup(s->cells[pr->ncells].name)) == NULL)
-				return spec_perr(p, "profile.cells",
-				    "out of memory");
+			pr->cells[pr->ncells] = xstrdup(
+			    s->cells[pr->ncells].name);
 	}
 	if ((v = json_object_get(j, "perf")) != NULL &&
 	    spec_profile_perf(p, pr, v) < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "spec_int.h"
+#include "xalloc.h"
 
 #define SPEC_SHUFFLE_SEED_MAX 9007199254740991LL /* 2^53 - 1 */
 
@@ -79,8 +80,8 @@ spec_stats_adaptive(struct parser *p, json_t *r)
 		if (spec_want_string(p, v, "reps.metric", true,
 		    &s->adaptive.metric) < 0)
 			return -1;
-	} else if ((s->adaptive.metric = strdup("wall")) == NULL)
-		return spec_perr(p, "reps.metric", "out of memory");
+	} else
+		s->adaptive.metric = xstrdup("wall");
 	s->adaptive.on = true;
 	s->reps = s->adaptive.max;
 	return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "template.h"
+#include "xalloc.h"
 
 #define TEMPLATE_DEPTH_MAX 16
 /* Bounds on one expansion (template.h): nested variables multiply, so a
@@ -36,28 +37,18 @@ struct walk {
 	size_t refs;         /* variables expanded so far */
 	char *err;
 	size_t errlen;
-	bool errset;         /* err holds a message; else a failure is OOM */
 };
 
-static int
+static void
 buf_add(struct buf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (p == NULL)
-			return -1;
-		b->s = p;
-		b->cap = cap;
+		b->cap = xgrow(b->cap, b->len + n + 1, 64);
+		b->s = xrealloc(b->s, b->cap);
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
-	return 0;
 }
 
 static void
@@ -68,7 +59,6 @@ walk_error(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(w->err, w->errlen, fmt, ap);
 	va_end(ap);
-	w->errset = true;
 }
 
 /* "${A} -> ${B}": the variables being expanded, outermost first. */
@@ -97,7 +87,8 @@ walk_add(struct walk *w, struct buf *out, const char *s, size_t n)
 		    "the string", TEMPLATE_ARG_MAX);
 		return -1;
 	}
-	return buf_add(out, s, n);
+	buf_add(out, s, n);
+	return 0;
 }
 
 bool
@@ -342,9 +333,8 @@ template_expand(const char *s, const struct template_ctx *ctx, char *err,
 
 	/* err is left alone on success: callers may pass a buffer that
 	 * already holds something. */
-	if (buf_add(&out, "", 0) < 0 || walk_string(&w, s, &out) < 0) {
-		if (!w.errset)
-			snprintf(err, errlen, "out of memory");
+	buf_add(&out, "", 0);
+	if (walk_string(&w, s, &out) < 0) {
 		free(out.s);
 		return NULL;
 	}
@@ -362,8 +352,6 @@ template_check(const char *s, const struct spec *spec,
 	int rc;
 
 	rc = walk_string(&w, s, &out);
-	if (rc < 0 && !w.errset)
-		snprintf(err, errlen, "out of memory");
 	free(out.s);
 	return rc < 0 ? -1 : 0;
 }
@@ -401,24 +389,18 @@ template_expand_argv(char *const *tmpl, size_t n,
     char *err, size_t errlen)
 {
 	size_t cap = n + 1, k = 0;
-	char **v = calloc(cap, sizeof *v);
+	char **v = xcalloc(cap, sizeof *v);
 
 	*out = NULL;
 	*nout = 0;
-	if (v == NULL)
-		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		const struct spec_kv *kv = splice_var(tmpl[i], ctx);
 		size_t add = kv != NULL ? kv->nlist : 1;
 
 		*at = i;
 		if (k + add + 1 > cap) {
-			char **nv;
-
 			cap = k + add + 1 + n;
-			if ((nv = realloc(v, cap * sizeof *v)) == NULL)
-				goto oom;
-			v = nv;
+			v = xreallocarray(v, cap, sizeof *v);
 		}
 		for (size_t j = 0; j < add; j++) {
 			const char *src = kv != NULL ? kv->list[j] : tmpl[i];
@@ -435,8 +417,4 @@ template_expand_argv(char *const *tmpl, size_t n,
 	*out = v;
 	*nout = k;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	template_free_argv(v);
-	return -1;
 }
