@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "xalloc.h"
+
 #define DIGEST_CHUNK (64 * 1024)
 
 static void
@@ -50,9 +52,9 @@ digest_file(const char *path, char hex[DIGEST_HEX_LEN])
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	chunk = malloc(DIGEST_CHUNK);
+	chunk = xmalloc(DIGEST_CHUNK);
 	ctx = EVP_MD_CTX_new();
-	if (chunk == NULL || ctx == NULL) {
+	if (ctx == NULL) {
 		saved = ENOMEM;
 		goto out;
 	}

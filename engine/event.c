@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "xalloc.h"
+
 void
 event_timestamp(char buf[EVENT_TS_LEN])
 {
@@ -70,11 +72,7 @@ event_line(const json_t *ev, size_t *len)
 	if (s == NULL)
 		return NULL;
 	n = strlen(s);
-	line = realloc(s, n + 2);
-	if (line == NULL) {
-		free(s);
-		return NULL;
-	}
+	line = xrealloc(s, n + 2);
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	if (len != NULL)

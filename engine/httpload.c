@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "xalloc.h"
 
 #define HIST_SUB_BITS 7
 #define HIST_SUB (1u << HIST_SUB_BITS)
@@ -213,8 +214,7 @@ load_build_request(struct load *l)
 
 	for (int i = 0; i < o->nheaders; i++)
 		cap += strlen(o->headers[i]) + 2;
-	if ((r = malloc(cap)) == NULL)
-		return load_fail(l, 1, "out of memory");
+	r = xmalloc(cap);
 	n = (size_t)snprintf(r, cap, "GET %s HTTP/1.1\r\nHost: %s\r\n"
 	    "User-Agent: benchtui-load\r\nAccept-Encoding: identity\r\n",
 	    l->path, l->hostport);
@@ -468,8 +468,7 @@ httpload_check_response(const char *buf, size_t len,
 	c.req = 1;
 	/* The header parser reads a NUL-terminated buffer, as load_read
 	 * keeps it. */
-	if ((c.buf = malloc(len + 1)) == NULL)
-		return load_fail(&l, 1, "out of memory");
+	c.buf = xmalloc(len + 1);
 	memcpy(c.buf, buf, len);
 	c.buf[len] = '\0';
 	c.len = c.cap = len;
@@ -499,13 +498,8 @@ load_read(struct load *l, struct conn *c, double *now)
 	ssize_t n;
 
 	if (c->cap - c->len < LOAD_READ_CHUNK) {
-		size_t ncap = c->cap ? c->cap * 2 : 2 * LOAD_READ_CHUNK;
-		char *nb = realloc(c->buf, ncap);
-
-		if (nb == NULL)
-			return load_fail(l, -1, "out of memory");
-		c->buf = nb;
-		c->cap = ncap;
+		c->cap = xgrow(c->cap, c->cap + 1, 2 * LOAD_READ_CHUNK);
+		c->buf = xrealloc(c->buf, c->cap);
 	}
 	n = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, MSG_DONTWAIT);
 	*now = clock_now();
@@ -609,12 +603,10 @@ load_loop(struct load *l, struct httpload_result *res)
 	const struct httpload_opts *o = l->o;
 	long total = o->warmup + o->requests, next = 1, done = 0;
 	int nc = o->connections;
-	struct pollfd *pfd = calloc((size_t)nc, sizeof *pfd);
+	struct pollfd *pfd = xcalloc((size_t)nc, sizeof *pfd);
 	double t0 = 0, t1 = 0, now = 0;
 	int rc = 0;
 
-	if (pfd == NULL)
-		return load_fail(l, 1, "out of memory");
 	while (done < total) {
 		int np = 0, pr;
 
@@ -701,12 +693,8 @@ httpload_run(const struct httpload_opts *o, struct httpload_result *res,
 		return rc;
 	if ((rc = load_build_request(&l)) != 0)
 		return rc;
-	l.hist = calloc(1, sizeof *l.hist);
-	l.conns = calloc((size_t)o->connections, sizeof *l.conns);
-	if (l.hist == NULL || l.conns == NULL) {
-		rc = load_fail(&l, 1, "out of memory");
-		goto out;
-	}
+	l.hist = xcalloc(1, sizeof *l.hist);
+	l.conns = xcalloc((size_t)o->connections, sizeof *l.conns);
 	for (int i = 0; i < o->connections; i++) {
 		l.conns[i].fd = -1;
 		l.conns[i].id = i + 1;

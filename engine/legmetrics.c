@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "xalloc.h"
 
 bool
 legmetrics_name_ok(const char *name)
@@ -66,11 +67,7 @@ legmetrics_read(const char *path, bool *absent, char *why, size_t whylen)
 		close(fd);
 		return NULL;
 	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		snprintf(why, whylen, "out of memory");
-		return NULL;
-	}
+	buf = xmalloc((size_t)st.st_size + 1);
 	n = read(fd, buf, (size_t)st.st_size);
 	close(fd);
 	if (n < 0) {

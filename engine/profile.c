@@ -12,6 +12,7 @@
 
 #include "digest.h"
 #include "leg.h"
+#include "xalloc.h"
 
 extern char **environ;
 
@@ -27,10 +28,7 @@ profile_slurp(const char *path, size_t max)
 
 	if (f == NULL)
 		return NULL;
-	if ((buf = malloc(max + 1)) == NULL) {
-		fclose(f);
-		return NULL;
-	}
+	buf = xmalloc(max + 1);
 	n = fread(buf, 1, max, f);
 	buf[n] = '\0';
 	fclose(f);
@@ -204,12 +202,10 @@ json_t *
 profile_perf_top(const char *text, size_t n, char *event, size_t evlen)
 {
 	json_t *top = json_array();
-	char *copy = strdup(text), *p = copy, *line;
+	char *copy = xstrdup(text), *p = copy, *line;
 	size_t ipc_col = 0;
 
 	event[0] = '\0';
-	if (copy == NULL)
-		return top;
 	/* Lines come sorted by overhead, largest first. */
 	while ((line = profile_line(&p)) != NULL) {
 		char *e, *sym, *end;
@@ -261,15 +257,11 @@ int
 profile_strace_table(const char *text, json_t **rows, json_t **total,
     char *err, size_t errlen)
 {
-	char *copy = strdup(text), *p = copy, *line;
+	char *copy = xstrdup(text), *p = copy, *line;
 	long long sum = 0, sum_err = 0;
 
 	*rows = json_array();
 	*total = NULL;
-	if (copy == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	/* "% time  seconds  usecs/call  calls  errors syscall", the errors
 	 * column blank when there were none. */
 	while ((line = profile_line(&p)) != NULL) {

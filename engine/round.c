@@ -23,6 +23,7 @@
 #include "round_int.h"
 #include "seal.h"
 #include "rfile.h"
+#include "xalloc.h"
 
 void
 round_set_event_fn(struct round *r, round_event_fn fn, void *arg)
@@ -162,9 +163,8 @@ round_default_dir(const char *name, char *err, size_t errlen)
 	}
 	for (int i = 1; i < 1000; i++) {
 		free(path);
-		if ((i == 1 ? asprintf(&path, "rounds/%s-%s", name, stamp) :
-		    asprintf(&path, "rounds/%s-%s-%d", name, stamp, i)) < 0)
-			return NULL;
+		path = i == 1 ? xasprintf("rounds/%s-%s", name, stamp) :
+		    xasprintf("rounds/%s-%s-%d", name, stamp, i);
 		if (mkdir(path, 0755) == 0)
 			return path;
 		if (errno != EEXIST) {
@@ -247,22 +247,20 @@ round_lock(struct round *r, bool create, char *err, size_t errlen)
 static struct round *
 round_alloc(const struct round_opts *opts)
 {
-	struct round *r = calloc(1, sizeof *r);
+	struct round *r = xcalloc(1, sizeof *r);
 
-	if (r == NULL)
-		return NULL;
 	r->abort_pipe[0] = r->abort_pipe[1] = -1;
 	r->ctl_pipe[0] = r->ctl_pipe[1] = -1;
 	r->gate_pipe[0] = r->gate_pipe[1] = -1;
 	r->lock_fd = -1;
 	r->on_event = opts->on_event;
 	r->arg = opts->arg;
+	if (opts->sign_key != NULL)
+		r->sign_key = xstrdup(opts->sign_key);
+	r->tally = tally_create();
 	if (pipe2(r->abort_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    pipe2(r->ctl_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    pipe2(r->gate_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    (opts->sign_key != NULL &&
-	    (r->sign_key = strdup(opts->sign_key)) == NULL) ||
-	    (r->tally = tally_create()) == NULL) {
+	    pipe2(r->gate_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		round_destroy(r);
 		return NULL;
 	}
@@ -300,7 +298,7 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 			    strerror(errno));
 			return -1;
 		}
-		dir = strdup(opts->out_dir);
+		dir = xstrdup(opts->out_dir);
 	} else {
 		dir = round_default_dir(r->spec->name, err, errlen);
 		r->made |= ROUND_MADE_DIR;
@@ -323,7 +321,6 @@ round_write_env(struct round *r, char *err, size_t errlen)
 	char path[PATH_MAX], *text = NULL;
 	json_t *env = provenance_collect(r->spec, r->dir);
 	size_t n;
-	char *t2;
 
 	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
 	    JSON_PRESERVE_ORDER) : NULL;
@@ -335,11 +332,7 @@ round_write_env(struct round *r, char *err, size_t errlen)
 	}
 	snprintf(path, sizeof path, "%s/environment.json", r->dir);
 	n = strlen(text);
-	if ((t2 = realloc(text, n + 2)) == NULL) {
-		free(text);
-		return -1;
-	}
-	text = t2;
+	text = xrealloc(text, n + 2);
 	text[n] = '\n';
 	text[n + 1] = '\0';
 	if (round_write_file(path, text, n + 1, 0644, err, errlen) != 0) {
@@ -532,7 +525,8 @@ round_new(const struct round_opts *opts, int *exit_code, char *err,
 		return NULL;
 	*exit_code = ROUND_EXIT_FAIL;
 	if ((r = round_alloc(opts)) == NULL)
-		snprintf(err, errlen, "round: out of memory");
+		snprintf(err, errlen, "round: cannot make its pipes: %s",
+		    strerror(errno));
 	return r;
 }
 
@@ -575,7 +569,8 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 	    round_create_run(r, opts, exit_code, err, errlen);
 	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
 		if (rc == 0)
-			snprintf(err, errlen, "round: out of memory");
+			snprintf(err, errlen, "round: the plan does not fit in "
+			    "memory");
 		round_destroy(r);
 		return NULL;
 	}

@@ -180,7 +180,7 @@ int run_scratch_empty(struct run *u, const char *path, char *const *keep,
 long long run_scratch_size(const char *path, char *err, size_t errlen);
 /* Let go of the scratch lock (the round is over). */
 void run_scratch_release(struct run *u);
-/* p made absolute against base (malloc'd), or NULL. */
+/* p made absolute against base (malloc'd). */
 char *run_abspath(const char *p, const char *base);
 
 /* --- round_record.c: the leg's events ----------------------------------- */

@@ -13,6 +13,7 @@
 
 #include "event.h"
 #include "round_int.h"
+#include "xalloc.h"
 
 /* The children of pid (all its threads'), appended to *v. */
 static void
@@ -46,13 +47,8 @@ run_ledger_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 			if (end == p)
 				break;
 			if (*n == *cap) {
-				size_t nc = *cap ? *cap * 2 : 64;
-				pid_t *nv = realloc(*v, nc * sizeof *nv);
-
-				if (nv == NULL)
-					break;
-				*v = nv;
-				*cap = nc;
+				*cap = xgrow(*cap, *n + 1, 64);
+				*v = xreallocarray(*v, *cap, sizeof **v);
 			}
 			(*v)[(*n)++] = (pid_t)c;
 		}
@@ -85,14 +81,9 @@ run_ledger_note(struct run *u)
 		if (known)
 			continue;
 		if (u->nledger == u->capledger) {
-			size_t nc = u->capledger ? u->capledger * 2 : 64;
-			struct run_ledger_ent *ne = realloc(u->ledger,
-			    nc * sizeof *ne);
-
-			if (ne == NULL)
-				break;
-			u->ledger = ne;
-			u->capledger = nc;
+			u->capledger = xgrow(u->capledger, u->nledger + 1, 64);
+			u->ledger = xreallocarray(u->ledger, u->capledger,
+			    sizeof *u->ledger);
 		}
 		u->ledger[u->nledger++] = (struct run_ledger_ent){ v[i], st };
 		if (procs == NULL)

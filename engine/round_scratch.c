@@ -581,9 +581,5 @@ run_scratch_size(const char *path, char *err, size_t errlen)
 char *
 run_abspath(const char *p, const char *base)
 {
-	char *out;
-
-	if (p[0] == '/')
-		return strdup(p);
-	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
+	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", base, p);
 }

@@ -10,6 +10,7 @@
 #include "round_int.h"
 #include "server.h"
 #include "legcmd.h"
+#include "xalloc.h"
 
 /* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
 #define ROUND_SERVER_GRACE_S 2.0
@@ -48,13 +49,15 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	u->srv_death_logged = false;
 	u->srv_arm = arm;
 	u->srv_rep = rep;
-	if (cpus != NULL && (mask = calloc((size_t)u->ncpus, 1)) != NULL &&
-	    spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
-		run_warn(u, "cell %s: server cpus \"%s\" are not all on this "
-		    "machine (%d cpus); the server is not pinned", cell->name,
-		    cpus, u->ncpus);
-		free(mask);
-		mask = NULL;
+	if (cpus != NULL) {
+		mask = xcalloc((size_t)u->ncpus, 1);
+		if (spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
+			run_warn(u, "cell %s: server cpus \"%s\" are not all on "
+			    "this machine (%d cpus); the server is not pinned",
+			    cell->name, cpus, u->ncpus);
+			free(mask);
+			mask = NULL;
+		}
 	}
 	if (legcmd_server(s, (size_t)(cell - s->cells), arm != NULL ?
 	    (int)(arm - s->arms) : -1, rep, r->dir, &cmd, e, sizeof e) < 0) {

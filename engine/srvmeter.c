@@ -19,6 +19,7 @@
 
 #include "counters.h"
 #include "procs.h"
+#include "xalloc.h"
 
 #define SRVMETER_MAX_PROCS 1024
 #define SRVMETER_MAX_FDS 4096
@@ -164,28 +165,17 @@ srvmeter_begin(pid_t root, const char *const *names, int n,
     const char *cgroup_dir)
 {
 	pid_t pids[SRVMETER_MAX_PROCS];
-	struct srvmeter *m = calloc(1, sizeof *m);
+	struct srvmeter *m = xcalloc(1, sizeof *m);
 	size_t np;
 
-	if (m == NULL)
-		return NULL;
 	m->root = root;
 	m->nev = n;
-	m->names = calloc((size_t)n + 1, sizeof *m->names);
-	m->fds = calloc(SRVMETER_MAX_FDS, sizeof *m->fds);
-	if (m->names == NULL || m->fds == NULL) {
-		srvmeter_destroy(m);
-		return NULL;
-	}
+	m->names = xcalloc((size_t)n + 1, sizeof *m->names);
+	m->fds = xcalloc(SRVMETER_MAX_FDS, sizeof *m->fds);
 	for (int i = 0; i < n; i++)
-		if ((m->names[i] = strdup(names[i])) == NULL) {
-			srvmeter_destroy(m);
-			return NULL;
-		}
-	if (cgroup_dir != NULL && (m->cgdir = strdup(cgroup_dir)) == NULL) {
-		srvmeter_destroy(m);
-		return NULL;
-	}
+		m->names[i] = xstrdup(names[i]);
+	if (cgroup_dir != NULL)
+		m->cgdir = xstrdup(cgroup_dir);
 	pids[0] = root;
 	np = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
 	for (size_t i = 0; i < np; i++) {
@@ -228,9 +218,9 @@ srvmeter_end(struct srvmeter *m)
 	uint64_t *sum;
 	bool *seen;
 
-	sum = calloc((size_t)m->nev + 1, sizeof *sum);
-	seen = calloc((size_t)m->nev + 1, sizeof *seen);
-	for (size_t i = 0; sum != NULL && seen != NULL && i < m->nfds; i++) {
+	sum = xcalloc((size_t)m->nev + 1, sizeof *sum);
+	seen = xcalloc((size_t)m->nev + 1, sizeof *seen);
+	for (size_t i = 0; i < m->nfds; i++) {
 		uint64_t v[3];
 
 		if (read(m->fds[i].fd, v, sizeof v) != (ssize_t)sizeof v ||
@@ -261,7 +251,7 @@ srvmeter_end(struct srvmeter *m)
 		json_object_set_new(b, "cpu", json_null());
 	}
 	for (int e = 0; e < m->nev; e++)
-		json_object_set_new(ctr, m->names[e], seen != NULL && seen[e] ?
+		json_object_set_new(ctr, m->names[e], seen[e] ?
 		    json_integer((json_int_t)sum[e]) : json_null());
 	json_object_set_new(b, "cycles", json_incref(json_object_get(ctr,
 	    "cycles") ? json_object_get(ctr, "cycles") : json_null()));

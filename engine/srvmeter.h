@@ -18,8 +18,7 @@ struct srvmeter;
 /* Open the counters (names: perf event names, as counters.h knows them)
  * on every thread of root's tree and take the first CPU reading (from the
  * cgroup folder cgroup_dir, which holds the server and nothing else, or
- * NULL for /proc).  NULL on allocation failure only; events that do not
- * open are null at the end. */
+ * NULL for /proc).  Events that do not open are null at the end. */
 struct srvmeter *srvmeter_begin(pid_t root, const char *const *names, int n,
     const char *cgroup_dir);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "xalloc.h"
 
 static int
 stats_cmp(const void *a, const void *b)
@@ -14,14 +15,15 @@ stats_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A sorted copy, or NULL (n == 0 or no memory). */
+/* A sorted copy, or NULL when n == 0. */
 static double *
 stats_sorted(const double *v, size_t n)
 {
 	double *s;
 
-	if (n == 0 || (s = malloc(n * sizeof *s)) == NULL)
+	if (n == 0)
 		return NULL;
+	s = xreallocarray(NULL, n, sizeof *s);
 	memcpy(s, v, n * sizeof *s);
 	qsort(s, n, sizeof *s, stats_cmp);
 	return s;
@@ -189,13 +191,8 @@ stats_wilcoxon_k(size_t n, double level)
 	 * only that half of the distribution is built.  The halving in each
 	 * step keeps 2^n out of the doubles. */
 	tmax = (size_t)(m / 2);
-	p = calloc(tmax + 1, sizeof *p);
-	q = calloc(tmax + 1, sizeof *q);
-	if (p == NULL || q == NULL) {
-		free(p);
-		free(q);
-		return 0;
-	}
+	p = xcalloc(tmax + 1, sizeof *p);
+	q = xcalloc(tmax + 1, sizeof *q);
 	p[0] = 1.0;
 	for (size_t i = 1; i <= n; i++) {
 		top += i;
@@ -301,8 +298,9 @@ stats_interval(const double *ratios, size_t n, uint64_t k, double *est,
 	double *x;
 
 	*est = *lo = *hi = NAN;
-	if (n == 0 || (x = malloc(n * sizeof *x)) == NULL)
+	if (n == 0)
 		return false;
+	x = xreallocarray(NULL, n, sizeof *x);
 	for (size_t i = 0; i < n; i++)
 		x[i] = log(ratios[i]);
 	qsort(x, n, sizeof *x, stats_cmp);

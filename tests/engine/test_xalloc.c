@@ -93,6 +93,9 @@ test_grow(void **state)
 	char *s = xstrdup("abc");
 	assert_string_equal(s, "abc");
 	free(s);
+	s = xasprintf("%s/%d", "legs", 42);
+	assert_string_equal(s, "legs/42");
+	free(s);
 }
 
 int
