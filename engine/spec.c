@@ -159,6 +159,23 @@ parse_arms(struct parser *p, json_t *arms)
 	return 0;
 }
 
+/* The arm that arms[i].field names (name): another arm (self: the
+ * message when it is arms[i] itself).  Its index, or -1 with the error in
+ * p; path the field's. */
+static int
+link_target(struct parser *p, size_t i, const char *field, const char *name,
+    const char *self, char *path, size_t len)
+{
+	int t = spec_arm_index(p->s, name);
+
+	snprintf(path, len, "arms[%zu].%s", i, field);
+	if (t < 0)
+		return spec_perr(p, path, "no arm named \"%s\"", name);
+	if ((size_t)t == i)
+		return spec_perr(p, path, "%s", self);
+	return t;
+}
+
 /* arms[i].aa_of: an arm other than itself and the baseline (b), not a
  * copy itself, and the arm sets nothing of its own (a, its object). */
 static int
@@ -166,15 +183,12 @@ link_aa(struct parser *p, size_t i, const json_t *a, int b)
 {
 	const struct spec *s = p->s;
 	const struct spec_arm *arm = &s->arms[i];
-	int t = spec_arm_index(s, arm->aa_of);
 	char path[64];
+	int t = link_target(p, i, "aa_of", arm->aa_of, "an arm cannot be an "
+	    "A/A copy of itself", path, sizeof path);
 
-	snprintf(path, sizeof path, "arms[%zu].aa_of", i);
 	if (t < 0)
-		return spec_perr(p, path, "no arm named \"%s\"", arm->aa_of);
-	if ((size_t)t == i)
-		return spec_perr(p, path, "an arm cannot be an A/A copy of "
-		    "itself");
+		return -1;
 	if (s->arms[t].aa_of != NULL)
 		return spec_perr(p, path, "\"%s\" is itself an A/A copy (of "
 		    "\"%s\"); name the original arm", arm->aa_of,
@@ -195,17 +209,11 @@ link_aa(struct parser *p, size_t i, const json_t *a, int b)
 static int
 link_vs(struct parser *p, size_t i, int b)
 {
-	const struct spec *s = p->s;
-	const struct spec_arm *arm = &s->arms[i];
-	int t = spec_arm_index(s, arm->vs);
 	char path[64];
 
-	snprintf(path, sizeof path, "arms[%zu].vs", i);
-	if (t < 0)
-		return spec_perr(p, path, "no arm named \"%s\"", arm->vs);
-	if ((size_t)t == i)
-		return spec_perr(p, path, "an arm cannot be compared with "
-		    "itself");
+	if (link_target(p, i, "vs", p->s->arms[i].vs, "an arm cannot be "
+	    "compared with itself", path, sizeof path) < 0)
+		return -1;
 	if ((int)i == b)
 		return spec_perr(p, path, "the baseline arm is compared with "
 		    "nothing; give the other arms a vs instead");
