@@ -38,6 +38,13 @@ int
 logread_file(const char *path, logread_fn fn, void *arg,
     struct logread_info *info, char *err, size_t errlen)
 {
+	return logread_file_lines(path, NULL, fn, arg, info, err, errlen);
+}
+
+int
+logread_file_lines(const char *path, logread_line_fn line_fn, logread_fn fn,
+    void *arg, struct logread_info *info, char *err, size_t errlen)
+{
 	struct logread_info dummy;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
@@ -60,6 +67,13 @@ logread_file(const char *path, logread_fn fn, void *arg,
 		json_t *ev;
 
 		lineno++;
+		if (newline && line_fn != NULL &&
+		    line_fn(line, (size_t)len - 1, lineno, arg)) {
+			off += len;
+			info->lines = lineno;
+			info->good_bytes = off;
+			continue;
+		}
 		ev = json_loadb(line, (size_t)len - (newline ? 1 : 0), 0, &jerr);
 		if (!newline || ev == NULL || !json_is_object(ev)) {
 			/* A line the writer never finished: the last one,

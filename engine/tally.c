@@ -29,7 +29,7 @@ tally_xrealloc(void *p, size_t n)
 	return xrealloc(p, n);
 }
 
-static char *
+char *
 tally_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -55,7 +55,7 @@ tally_create(void)
 	return t;
 }
 
-static struct tcell *
+struct tcell *
 tally_cell(struct tally *t, const char *name, bool create)
 {
 	struct tcell *c;
@@ -78,7 +78,7 @@ tally_cell(struct tally *t, const char *name, bool create)
 	return c;
 }
 
-static struct tarm *
+struct tarm *
 tally_arm(struct tally *t, struct tcell *c, const char *name, bool create)
 {
 	struct tarm *a;
@@ -249,7 +249,7 @@ tally_add_aa(struct tally *t, const char *arm, const char *of)
 	return 0;
 }
 
-static size_t
+size_t
 tally_metric(struct tally *t, const char *name)
 {
 	for (size_t i = 0; i < t->nmetrics; i++)
@@ -259,43 +259,6 @@ tally_metric(struct tally *t, const char *name)
 	    (t->nmetrics + 1) * sizeof *t->metrics);
 	t->metrics[t->nmetrics] = tally_xstrdup(name);
 	return t->nmetrics++;
-}
-
-static double
-tally_num(const json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-enum tally_leg_status
-tally_leg_status(const json_t *ev)
-{
-	const char *s = json_string_value(json_object_get(ev, "status"));
-	const json_t *rc, *sig;
-
-	if (!json_is_object(ev))
-		return TALLY_LEG_NONE;
-	if (s != NULL) {
-		if (strcmp(s, "ok") == 0)
-			return TALLY_LEG_OK;
-		if (strcmp(s, "timed_out") == 0)
-			return TALLY_LEG_TIMED_OUT;
-		if (strcmp(s, "aborted") == 0)
-			return TALLY_LEG_ABORTED;
-		return TALLY_LEG_FAILED;
-	}
-	if (json_is_true(json_object_get(ev, "timed_out")))
-		return TALLY_LEG_TIMED_OUT;
-	rc = json_object_get(ev, "rc");
-	if (json_is_integer(rc))
-		return json_integer_value(rc) == 0 ? TALLY_LEG_OK :
-		    TALLY_LEG_FAILED;
-	/* No rc at all: only a signal says it failed. */
-	sig = json_object_get(ev, "signal");
-	if ((json_is_integer(sig) && json_integer_value(sig) != 0) ||
-	    json_is_string(sig))
-		return TALLY_LEG_FAILED;
-	return rc == NULL ? TALLY_LEG_OK : TALLY_LEG_FAILED;
 }
 
 const char *
@@ -380,198 +343,46 @@ tally_set_stats(struct tally *t, double level, double margin)
 	t->stats_set = true;
 }
 
-/* A float for the per-leg warning fields; NAN for what a float cannot hold
- * (converting it would be undefined behaviour). */
-static float
-tally_f32(double x)
-{
-	return isfinite(x) && fabs(x) < 1e30 ? (float)x : NAN;
-}
-
-static bool
-tally_multiplexed(const json_t *ev)
-{
-	const json_t *m = json_object_get(ev, "multiplexed");
-
-	return json_is_true(m) || (json_is_array(m) && json_array_size(m) > 0);
-}
-
-/* Whether x can be metric m of a leg: finite, not negative, and for the
- * seconds (wall, cpu) under a year, a wall above zero.  Anything else is
- * a broken or forged line, left out of every figure (never used in the
- * medians but not the ratios, or the other way round). */
-static bool
-tally_plausible(size_t m, double x)
-{
-	if (!isfinite(x) || x < 0)
-		return false;
-	if (m == M_WALL || m == M_CPU)
-		return x < 3.2e7 && (m != M_WALL || x > 0);
-	return x < 1.8e19;
-}
-
-/* "CELL ARM rep R" (with ": METRIC X"), for a warning. */
-static char *
-tally_name_leg(const char *cell, const char *arm, size_t r,
-    const char *metric, double x)
-{
-	char buf[256];
-
-	if (metric != NULL)
-		snprintf(buf, sizeof buf, "%.60s %.60s rep %zu: %.60s %g", cell,
-		    arm, r, metric, x);
-	else
-		snprintf(buf, sizeof buf, "%.60s %.60s rep %zu", cell, arm, r);
-	return tally_xstrdup(buf);
-}
-
-/* A server block's metrics are server_cpu and server_CTR per counter. */
-#define TALLY_SERVER_PREFIX "server_"
-
-/* Register the names of the leg line's "server" block and its "metrics"
- * (SPEC.md "Server rounds"). */
+/* A "round" event: the name, the planned reps and, in a bare log, the
+ * level and margin. */
 static void
-tally_extra_metrics(struct tally *t, const json_t *ev)
+tally_feed_round(struct tally *t, const json_t *ev)
 {
-	const json_t *srv = json_object_get(ev, "server");
-	const json_t *sctr = json_object_get(srv, "counters");
-	const json_t *mets = json_object_get(ev, "metrics");
-	const char *key;
-	json_t *val;
-	char name[128];
+	const json_t *reps = json_object_get(ev, "reps");
 
-	if (json_is_object(srv) && t->nmetrics < TALLY_MAX_METRICS)
-		(void)tally_metric(t, TALLY_SERVER_PREFIX "cpu");
-	if (json_is_object(sctr))
-		json_object_foreach((json_t *)sctr, key, val) {
-			snprintf(name, sizeof name, TALLY_SERVER_PREFIX "%s", key);
-			if (t->nmetrics < TALLY_MAX_METRICS)
-				(void)tally_metric(t, name);
-		}
-	if (json_is_object(mets))
-		json_object_foreach((json_t *)mets, key, val)
-			if (t->nmetrics < TALLY_MAX_METRICS)
-				(void)tally_metric(t, key);
+	if (t->name == NULL && json_is_string(json_object_get(ev, "name")))
+		t->name = tally_xstrdup(json_string_value(
+		    json_object_get(ev, "name")));
+	if (json_is_integer(reps) && json_integer_value(reps) > 0 &&
+	    json_integer_value(reps) <= TALLY_MAX_REP)
+		t->log_reps = (int)json_integer_value(reps);
+	/* A bare log carries its round's level and margin here. */
+	if (!t->stats_set) {
+		double l = tally_num(json_object_get(ev, "level"));
+		double m = tally_num(json_object_get(ev, "margin"));
+		if (l > 0 && l < 1)
+			t->level = l;
+		if (m >= 0)
+			t->margin = m;
+	}
 }
 
-/* The value of a metric that is not a fixed one or a leg counter: the
- * leg's own metrics, or the server block's server_cpu / server_CTR. */
-static double
-tally_extra_value(const json_t *ev, const char *name)
-{
-	const json_t *srv = json_object_get(ev, "server");
-	double x = tally_num(json_object_get(json_object_get(ev, "metrics"),
-	    name));
-
-	if (!isnan(x) || !json_is_object(srv) ||
-	    strncmp(name, TALLY_SERVER_PREFIX, strlen(TALLY_SERVER_PREFIX)) != 0)
-		return x;
-	name += strlen(TALLY_SERVER_PREFIX);
-	if (strcmp(name, "cpu") == 0)
-		return tally_num(json_object_get(srv, "cpu"));
-	return tally_num(json_object_get(json_object_get(srv, "counters"),
-	    name));
-}
-
+/* A "look" event: kept for the report, and where it decided the cell. */
 static void
-tally_feed_leg(struct tally *t, const json_t *ev)
+tally_feed_look(struct tally *t, const json_t *ev)
 {
-	const char *cname = json_string_value(json_object_get(ev, "cell"));
-	const char *aname = json_string_value(json_object_get(ev, "arm"));
-	const json_t *jrep = json_object_get(ev, "rep");
-	const json_t *ctr = json_object_get(ev, "counters");
-	double rep = tally_num(jrep), *v, thr;
-	struct tcell *c;
-	struct tarm *a;
-	struct tleg *l;
-	int status;
-	const char *key;
-	json_t *val;
-	size_t r;
+	const char *cn = json_string_value(json_object_get(ev, "cell"));
+	struct tcell *c = cn ? tally_cell(t, cn, !t->have_spec) : NULL;
+	const json_t *rep = json_object_get(ev, "rep");
 
-	if (cname == NULL || aname == NULL || isnan(rep) || rep < 0 ||
-	    rep > TALLY_MAX_REP || rep != floor(rep)) {
-		t->unusable++;
+	if (c == NULL)
 		return;
-	}
-	r = (size_t)rep;
-	if ((c = tally_cell(t, cname, !t->have_spec)) == NULL ||
-	    (a = tally_arm(t, c, aname, !t->have_spec)) == NULL) {
-		if (t->ignored < TALLY_WARN_CAP)
-			t->ignored_names[t->ignored] = tally_name_leg(cname,
-			    aname, r, NULL, NAN);
-		t->ignored++;
-		return;
-	}
-	if ((status = tally_leg_status(ev)) == TALLY_LEG_ABORTED) {
-		c->aborted_seen++;
-		return;
-	}
-	/* Counters first, so the metric list is complete for this line;
-	 * then the server's (server_cpu, server_CTR) and the leg's own
-	 * metrics. */
-	if (json_is_object(ctr))
-		json_object_foreach((json_t *)ctr, key, val)
-			if (t->nmetrics < TALLY_MAX_METRICS)
-				(void)tally_metric(t, key);
-	tally_extra_metrics(t, ev);
-	/* The values' offsets are 32-bit to keep a leg at 16 bytes. */
-	if (a->nvals + t->nmetrics > UINT32_MAX) {
-		t->unusable++;
-		return;
-	}
-	if (r >= a->nlegs) {
-		size_t n = a->nlegs ? a->nlegs : 8;
-		while (n <= r)
-			n *= 2;
-		a->legs = tally_xrealloc(a->legs, n * sizeof *a->legs);
-		memset(a->legs + a->nlegs, 0, (n - a->nlegs) * sizeof *a->legs);
-		a->nlegs = n;
-	}
-	l = &a->legs[r];
-	if (l->status != LEG_NONE)
-		l->flags |= TLEG_DUP;
-	l->flags &= TLEG_DUP;
-	l->status = (uint8_t)status;
-	if (tally_multiplexed(ev))
-		l->flags |= TLEG_MULTIPLEXED;
-	l->foreign = tally_f32(tally_num(json_object_get(ev, "foreign")));
-	thr = tally_num(json_object_get(ev, "threshold"));
-	if (isnan(thr))
-		thr = tally_num(json_object_get(ev, "max_foreign_cores"));
-	l->threshold = tally_f32(isnan(thr) ? t->quiet_threshold : thr);
-
-	if (a->nvals + t->nmetrics > a->capvals) {
-		a->capvals = a->capvals ? a->capvals * 2 : 64;
-		while (a->capvals < a->nvals + t->nmetrics)
-			a->capvals *= 2;
-		a->vals = tally_xrealloc(a->vals, a->capvals * sizeof *a->vals);
-	}
-	l->off = (uint32_t)a->nvals;
-	l->nvals = (uint16_t)t->nmetrics;
-	v = a->vals + a->nvals;
-	a->nvals += t->nmetrics;
-	for (size_t m = 0; m < t->nmetrics; m++) {
-		double x = NAN;
-		if (m < M_FIXED)
-			x = tally_num(json_object_get(ev, t->metrics[m]));
-		if (isnan(x) && json_is_object(ctr))
-			x = tally_num(json_object_get(ctr, t->metrics[m]));
-		if (isnan(x) && m >= M_FIXED)
-			x = tally_extra_value(ev, t->metrics[m]);
-		v[m] = x;
-	}
-	if (isnan(v[M_CPU]))
-		v[M_CPU] = tally_num(json_object_get(ev, "utime")) +
-		    tally_num(json_object_get(ev, "stime"));
-	for (size_t m = 0; m < t->nmetrics; m++)
-		if (!isnan(v[m]) && !tally_plausible(m, v[m])) {
-			if (t->nimplausible < TALLY_WARN_CAP)
-				t->implausible[t->nimplausible] = tally_name_leg(
-				    cname, aname, r, t->metrics[m], v[m]);
-			t->nimplausible++;
-			v[m] = NAN;
-		}
+	json_decref(c->look);
+	c->look = json_incref((json_t *)ev);
+	if (json_is_true(json_object_get(ev, "decided")) &&
+	    json_is_integer(rep) && json_integer_value(rep) > 0 &&
+	    json_integer_value(rep) <= TALLY_MAX_REP)
+		c->stopped_rep = (int)json_integer_value(rep);
 }
 
 void
@@ -590,39 +401,11 @@ tally_feed(struct tally *t, const json_t *ev)
 	if (strcmp(type, "leg") == 0 &&
 	    json_object_get(ev, "warmup") == NULL)
 		tally_feed_leg(t, ev);
-	else if (strcmp(type, "round") == 0) {
-		if (t->name == NULL &&
-		    json_is_string(json_object_get(ev, "name")))
-			t->name = tally_xstrdup(json_string_value(
-			    json_object_get(ev, "name")));
-		if (json_is_integer(json_object_get(ev, "reps")) &&
-		    json_integer_value(json_object_get(ev, "reps")) > 0 &&
-		    json_integer_value(json_object_get(ev, "reps")) <=
-		    TALLY_MAX_REP)
-			t->log_reps = (int)json_integer_value(
-			    json_object_get(ev, "reps"));
-		/* A bare log carries its round's level and margin here. */
-		if (!t->stats_set) {
-			double l = tally_num(json_object_get(ev, "level"));
-			double m = tally_num(json_object_get(ev, "margin"));
-			if (l > 0 && l < 1)
-				t->level = l;
-			if (m >= 0)
-				t->margin = m;
-		}
-	} else if (strcmp(type, "look") == 0) {
-		const char *cn = json_string_value(json_object_get(ev, "cell"));
-		struct tcell *c = cn ? tally_cell(t, cn, !t->have_spec) : NULL;
-		const json_t *rep = json_object_get(ev, "rep");
-		if (c == NULL)
-			return;
-		json_decref(c->look);
-		c->look = json_incref((json_t *)ev);
-		if (json_is_true(json_object_get(ev, "decided")) &&
-		    json_is_integer(rep) && json_integer_value(rep) > 0 &&
-		    json_integer_value(rep) <= TALLY_MAX_REP)
-			c->stopped_rep = (int)json_integer_value(rep);
-	} else if (strcmp(type, "profile") == 0) {
+	else if (strcmp(type, "round") == 0)
+		tally_feed_round(t, ev);
+	else if (strcmp(type, "look") == 0)
+		tally_feed_look(t, ev);
+	else if (strcmp(type, "profile") == 0) {
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);
@@ -630,6 +413,18 @@ tally_feed(struct tally *t, const json_t *ev)
 	    json_is_number(json_object_get(ev, "threshold")))
 		t->quiet_threshold = json_number_value(
 		    json_object_get(ev, "threshold"));
+}
+
+enum tally_line
+tally_feed_line(struct tally *t, const char *line, size_t len)
+{
+	bool fed;
+
+	if (!tally_line_scan(line, len, &t->rec, &t->scratch, &t->scap, &fed))
+		return TALLY_LINE_PASS;
+	if (fed)
+		tally_feed_rec(t, &t->rec);
+	return TALLY_LINE_LEG;
 }
 
 const struct profdiff *
@@ -667,5 +462,9 @@ tally_destroy(struct tally *t)
 	tally_spec_arms_free(t);
 	free(t->baseline);
 	free(t->name);
+	free(t->rec.ctr.v);
+	free(t->rec.server_ctr.v);
+	free(t->rec.mets.v);
+	free(t->scratch);
 	free(t);
 }

@@ -77,6 +77,17 @@ size_t tally_failed_legs(const struct tally *t, struct tally_failure *first,
  * types are ignored. */
 void tally_feed(struct tally *t, const json_t *ev);
 
+/* One log line's text (without its newline), fed straight when it is a
+ * leg line the tally's own reader follows, which is faster than building a
+ * json_t: TALLY_LINE_LEG, a leg line (a warm-up one is not counted, as in
+ * tally_feed).  TALLY_LINE_PASS for anything else (another event, a line
+ * with escapes or non-ASCII text, not valid JSON...): nothing was fed, and
+ * the caller parses the line and calls tally_feed.  Both ways read a leg
+ * line the same. */
+enum tally_line { TALLY_LINE_PASS, TALLY_LINE_LEG };
+enum tally_line tally_feed_line(struct tally *t, const char *line,
+    size_t len);
+
 /* The report: SPEC.md's "report --format json" object, plus extra keys
  * documented in benchtui(1).  New reference; never NULL. */
 json_t *tally_report(const struct tally *t);

@@ -27,6 +27,45 @@ enum {
 };
 enum { TLEG_MULTIPLEXED = 1, TLEG_DUP = 2 };
 
+/* A name and a number from one of a leg line's objects ("counters",
+ * "metrics", the server's "counters"); NAN when the value is no number.
+ * name is borrowed: from the json_t, or the line reader's scratch. */
+struct tally_kv {
+	const char *name;
+	double val;
+};
+
+struct tally_kvlist {
+	struct tally_kv *v;
+	size_t n, cap;
+	bool present;      /* the field is an object (maybe empty) */
+};
+
+/* One leg line as read, before any rule is applied: what tally_feed_rec
+ * needs, filled by either reader (tally_rec_from_json from a json_t, or
+ * tally_line_scan from the line's text), so what a leg line means is
+ * decided once, in tally.c.  Fields read as jansson would give them: a
+ * string field that is not a string is NULL, a number field that is not a
+ * number NAN. */
+enum { TALLY_RC_ABSENT, TALLY_RC_INT, TALLY_RC_OTHER };
+struct tally_legrec {
+	const char *cell, *arm;
+	double rep;
+	/* The status rule's inputs (tally_rec_status). */
+	const char *status;
+	bool timed_out;       /* "timed_out": true */
+	int rc_kind;          /* TALLY_RC_* */
+	long long rc;
+	bool signalled;       /* "signal" a non-zero integer, or a string */
+	bool multiplexed;     /* true, or a non-empty array */
+	double foreign, threshold, max_foreign_cores;
+	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
+	double utime, stime;
+	bool server;          /* "server" is an object */
+	double server_cpu;
+	struct tally_kvlist ctr, server_ctr, mets;
+};
+
 struct tleg {
 	uint32_t off;     /* first value in the arm's vals */
 	uint16_t nvals;   /* metrics known when the line was read */
@@ -89,9 +128,41 @@ struct tally {
 	char *implausible[TALLY_WARN_CAP];
 	size_t nimplausible;
 	struct profdiff *prof;       /* "profile" events */
+	struct tally_legrec rec;     /* the line being fed, its room reused */
+	char *scratch;               /* the line reader's string copies */
+	size_t scap;
 };
 
 /* realloc that aborts on failure (n 0 allocates 1 byte). */
 void *tally_xrealloc(void *p, size_t n);
+
+/* Room for the kv lists, kept in the tally and reused line after line. */
+void tally_kv_add(struct tally_kvlist *l, const char *name, double val);
+
+/* The status rule (SPEC.md "leg" line, legacy rows included). */
+enum tally_leg_status tally_rec_status(const struct tally_legrec *r);
+
+/* Empty: every field absent, the lists emptied (their room kept). */
+void tally_rec_clear(struct tally_legrec *r);
+
+/* Record one leg line (t "leg" or a legacy row, not a warm-up):
+ * tally_feed_rec from either reader, tally_feed_leg from a json_t. */
+void tally_feed_rec(struct tally *t, const struct tally_legrec *r);
+void tally_feed_leg(struct tally *t, const json_t *ev);
+
+/* Shared by tally.c and tally_leg.c. */
+char *tally_xstrdup(const char *s);
+double tally_num(const json_t *v);         /* NAN when not a number */
+struct tcell *tally_cell(struct tally *t, const char *name, bool create);
+struct tarm *tally_arm(struct tally *t, struct tcell *c, const char *name,
+    bool create);
+size_t tally_metric(struct tally *t, const char *name);  /* index, added */
+
+/* The line reader (tally_line.c): fills r from a leg line's text, or
+ * returns false for anything it does not follow (then jansson reads the
+ * line).  *fed: whether the line is counted (false: a warm-up leg line).
+ * scratch holds the copies of the strings r points at. */
+bool tally_line_scan(const char *line, size_t len, struct tally_legrec *r,
+    char **scratch, size_t *scap, bool *fed);
 
 #endif

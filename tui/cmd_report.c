@@ -47,6 +47,19 @@ cmd_report_feed(json_t *ev, size_t lineno, void *arg)
 	return 0;
 }
 
+/* A leg line the tally reads straight from its text (most of a log). */
+static bool
+cmd_report_line(const char *line, size_t len, size_t lineno, void *arg)
+{
+	struct cmd_report_feed *f = arg;
+
+	(void)lineno;
+	if (tally_feed_line(f->t, line, len) != TALLY_LINE_LEG)
+		return false;
+	f->legs++;
+	return true;
+}
+
 static bool
 cmd_report_exists(const char *dir, const char *name)
 {
@@ -232,8 +245,8 @@ cmd_report_read(const char *log, const struct spec *spec, const char *spath,
 	struct logread_info info;
 	char err[1024];
 
-	if (logread_file(log, cmd_report_feed, &feed, &info, err,
-	    sizeof err) != 0) {
+	if (logread_file_lines(log, cmd_report_line, cmd_report_feed, &feed,
+	    &info, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
 		return -1;
 	}

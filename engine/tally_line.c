@@ -1,0 +1,508 @@
+/* Tally: a leg line read straight from its text (see tally_int.h).
+ *
+ * report reads a million leg lines, and building a json_t for each (a
+ * tree of small allocations, freed again at once) was most of its time.
+ * This is a strict JSON scanner for one object that fills a
+ * tally_legrec without allocating: tally_leg.c then gives the fields
+ * their meaning, as it does for a json_t.  It takes only what it follows
+ * to the letter and hands back everything else, which jansson then reads
+ * (and words the errors of):
+ *   - strings of printable ASCII without escapes (anything else needs
+ *     decoding or UTF-8 checks);
+ *   - numbers by JSON's grammar, converted as jansson does: an integer of
+ *     up to 18 digits exactly, a real exactly (Clinger's fast path, else
+ *     strtod), no integer jansson would find too big, no real that
+ *     overflows;
+ *   - nesting up to TLINE_DEPTH;
+ *   - a leg line: "t": "leg", or no "t" but "cell", "arm" and "rep" (a
+ *     legacy row).  Other events go to jansson. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tally_int.h"
+#include "xalloc.h"
+
+#define TLINE_DEPTH 32
+
+struct tline {
+	const char *p, *end;
+	char *scratch;      /* NUL-terminated copies of the strings kept */
+};
+
+/* What the line says beyond the record: its type and which keys it has. */
+enum { TLINE_T_ABSENT, TLINE_T_LEG, TLINE_T_OTHER };
+struct tline_seen {
+	int t;
+	bool cell, arm, rep, warmup;
+};
+
+enum tval_type { TV_STRING, TV_NUMBER, TV_TRUE, TV_FALSE, TV_NULL,
+    TV_OBJECT, TV_ARRAY };
+struct tval {
+	enum tval_type type;
+	const char *str;    /* TV_STRING: in the line, len bytes */
+	size_t len;
+	double num;         /* TV_NUMBER */
+	bool is_int;        /* TV_NUMBER jansson reads as an integer */
+	long long ival;
+	size_t items;       /* TV_ARRAY: its length */
+};
+
+static bool tline_value(struct tline *s, int depth, struct tval *v);
+
+static void
+tline_ws(struct tline *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' ||
+	    *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+/* The next byte (after white space) is c: consume it. */
+static bool
+tline_eat(struct tline *s, char c)
+{
+	tline_ws(s);
+	if (s->p < s->end && *s->p == c) {
+		s->p++;
+		return true;
+	}
+	return false;
+}
+
+static bool
+tline_string(struct tline *s, const char **str, size_t *len)
+{
+	const char *q;
+
+	tline_ws(s);
+	if (s->p >= s->end || *s->p != '"')
+		return false;
+	q = ++s->p;
+	for (; s->p < s->end && *s->p != '"'; s->p++) {
+		unsigned char c = (unsigned char)*s->p;
+		if (c < 0x20 || c >= 0x80 || c == '\\')
+			return false;
+	}
+	if (s->p >= s->end)
+		return false;
+	*str = q;
+	*len = (size_t)(s->p++ - q);
+	return true;
+}
+
+static const char *
+tline_copy(struct tline *s, const char *str, size_t len)
+{
+	char *d = s->scratch;
+
+	memcpy(d, str, len);
+	d[len] = '\0';
+	s->scratch += len + 1;
+	return d;
+}
+
+static bool
+tline_isdigit(const struct tline *s, const char *p)
+{
+	return p < s->end && *p >= '0' && *p <= '9';
+}
+
+/* A real of the text [start, end): exact by Clinger's fast path when the
+ * digits fit in 53 bits and the power of ten is exact, else strtod.
+ * false when it overflows (jansson refuses it) or strtod disagrees on the
+ * text (a locale's decimal point). */
+static bool
+tline_real(const char *start, const char *end, uint64_t mant, bool exact,
+    int e10, bool neg, double *x)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+	    1e19, 1e20, 1e21, 1e22 };
+	char buf[64], *stop;
+	size_t n = (size_t)(end - start);
+
+	if (exact && mant < (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+		double m = (double)mant;
+		*x = e10 < 0 ? m / p10[-e10] : m * p10[e10];
+		*x = neg ? -*x : *x;
+		return true;
+	}
+	if (n >= sizeof buf)
+		return false;
+	memcpy(buf, start, n);
+	buf[n] = '\0';
+	*x = strtod(buf, &stop);
+	return stop == buf + n && !isinf(*x);
+}
+
+/* Digits into *mant while they fit (19 of them), counting those past
+ * that in *lost (any but zeros: inexact) and, after the point, down *e10. */
+static void
+tline_digits(struct tline *s, uint64_t *mant, int *nd, bool *exact,
+    int *e10, bool frac)
+{
+	for (; tline_isdigit(s, s->p); s->p++) {
+		unsigned d = (unsigned)(*s->p - '0');
+		if (*nd < 19) {
+			*mant = *mant * 10 + d;
+			*nd += *mant != 0;
+			*e10 -= frac;
+		} else {
+			*exact = *exact && d == 0;
+			*e10 += !frac;
+		}
+	}
+}
+
+/* A number by JSON's grammar, into v as jansson would read it. */
+static bool
+tline_number(struct tline *s, struct tval *v)
+{
+	const char *start = s->p;
+	uint64_t mant = 0;
+	int nd = 0, e10 = 0, ex = 0, exsign = 1;
+	bool neg = false, exact = true, real = false;
+
+	if (s->p < s->end && *s->p == '-') {
+		neg = true;
+		s->p++;
+	}
+	if (!tline_isdigit(s, s->p))
+		return false;
+	if (*s->p == '0')
+		s->p++;
+	else
+		tline_digits(s, &mant, &nd, &exact, &e10, false);
+	if (s->p < s->end && *s->p == '.') {
+		real = true;
+		if (!tline_isdigit(s, ++s->p))
+			return false;
+		tline_digits(s, &mant, &nd, &exact, &e10, true);
+	}
+	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+		real = true;
+		s->p++;
+		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
+			exsign = *s->p++ == '-' ? -1 : 1;
+		if (!tline_isdigit(s, s->p))
+			return false;
+		for (; tline_isdigit(s, s->p); s->p++)
+			if (ex < 100000)
+				ex = ex * 10 + (*s->p - '0');
+	}
+	v->type = TV_NUMBER;
+	v->is_int = !real;
+	if (!real) {
+		/* Past 18 digits jansson may find it too big: let it say. */
+		if (nd > 18 || e10 != 0)
+			return false;
+		v->ival = neg ? -(long long)mant : (long long)mant;
+		v->num = (double)v->ival;
+		return true;
+	}
+	return tline_real(start, s->p, mant, exact, e10 + exsign * ex, neg,
+	    &v->num);
+}
+
+static bool
+tline_literal(struct tline *s, const char *word, enum tval_type type,
+    struct tval *v)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0)
+		return false;
+	s->p += n;
+	v->type = type;
+	return true;
+}
+
+/* An array or an object, checked and passed over; an array's length in
+ * v->items. */
+static bool
+tline_skip(struct tline *s, int depth, struct tval *v)
+{
+	bool object = *s->p++ == '{';
+	char close = object ? '}' : ']';
+	struct tval item;
+	const char *key;
+	size_t len;
+
+	v->type = object ? TV_OBJECT : TV_ARRAY;
+	v->items = 0;
+	if (tline_eat(s, close))
+		return true;
+	do {
+		if (object && (!tline_string(s, &key, &len) ||
+		    !tline_eat(s, ':')))
+			return false;
+		if (!tline_value(s, depth + 1, &item))
+			return false;
+		v->items++;
+	} while (tline_eat(s, ','));
+	return tline_eat(s, close);
+}
+
+static bool
+tline_value(struct tline *s, int depth, struct tval *v)
+{
+	tline_ws(s);
+	if (s->p >= s->end || depth > TLINE_DEPTH)
+		return false;
+	switch (*s->p) {
+	case '"':
+		v->type = TV_STRING;
+		return tline_string(s, &v->str, &v->len);
+	case '{':
+	case '[':
+		return tline_skip(s, depth, v);
+	case 't':
+		return tline_literal(s, "true", TV_TRUE, v);
+	case 'f':
+		return tline_literal(s, "false", TV_FALSE, v);
+	case 'n':
+		return tline_literal(s, "null", TV_NULL, v);
+	default:
+		return tline_number(s, v);
+	}
+}
+
+static double
+tline_num(const struct tval *v)
+{
+	return v->type == TV_NUMBER ? v->num : NAN;
+}
+
+static const char *
+tline_str(struct tline *s, const struct tval *v)
+{
+	return v->type == TV_STRING ? tline_copy(s, v->str, v->len) : NULL;
+}
+
+/* An object of names and numbers ("counters", "metrics") into l; any other
+ * value is passed over and l is not present. */
+static bool
+tline_kvs(struct tline *s, int depth, struct tally_kvlist *l)
+{
+	struct tval v;
+	const char *key;
+	size_t len;
+
+	l->n = 0;
+	l->present = false;
+	tline_ws(s);
+	if (s->p >= s->end || *s->p != '{')
+		return tline_value(s, depth, &v);
+	l->present = true;
+	s->p++;
+	if (tline_eat(s, '}'))
+		return true;
+	do {
+		if (!tline_string(s, &key, &len) || !tline_eat(s, ':') ||
+		    !tline_value(s, depth + 1, &v))
+			return false;
+		tally_kv_add(l, tline_copy(s, key, len), tline_num(&v));
+	} while (tline_eat(s, ','));
+	return tline_eat(s, '}');
+}
+
+/* The "server" block: its "cpu" and "counters". */
+static bool
+tline_server(struct tline *s, struct tally_legrec *r)
+{
+	struct tval v;
+	const char *key;
+	size_t len;
+
+	r->server = false;
+	r->server_cpu = NAN;
+	r->server_ctr.n = 0;
+	r->server_ctr.present = false;
+	tline_ws(s);
+	if (s->p >= s->end || *s->p != '{')
+		return tline_value(s, 1, &v);
+	r->server = true;
+	s->p++;
+	if (tline_eat(s, '}'))
+		return true;
+	do {
+		if (!tline_string(s, &key, &len) || !tline_eat(s, ':'))
+			return false;
+		if (len == 8 && memcmp(key, "counters", 8) == 0) {
+			if (!tline_kvs(s, 2, &r->server_ctr))
+				return false;
+		} else if (!tline_value(s, 2, &v))
+			return false;
+		else if (len == 3 && memcmp(key, "cpu", 3) == 0)
+			r->server_cpu = tline_num(&v);
+	} while (tline_eat(s, ','));
+	return tline_eat(s, '}');
+}
+
+/* The top-level fields the record takes. */
+enum tline_key {
+	K_OTHER, K_T, K_CELL, K_ARM, K_REP, K_STATUS, K_TIMED_OUT, K_RC,
+	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
+	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME,
+	K_COUNTERS, K_SERVER, K_METRICS,
+};
+
+static enum tline_key
+tline_key(const char *k, size_t n)
+{
+	static const struct {
+		const char *name;
+		enum tline_key key;
+	} keys[] = {
+		{ "t", K_T }, { "cell", K_CELL }, { "arm", K_ARM },
+		{ "rep", K_REP }, { "status", K_STATUS },
+		{ "timed_out", K_TIMED_OUT }, { "rc", K_RC },
+		{ "signal", K_SIGNAL }, { "warmup", K_WARMUP },
+		{ "multiplexed", K_MULTIPLEXED }, { "foreign", K_FOREIGN },
+		{ "threshold", K_THRESHOLD },
+		{ "max_foreign_cores", K_MAXFC }, { "wall", K_WALL },
+		{ "cpu", K_CPU }, { "cycles", K_CYCLES },
+		{ "instructions", K_INSTRUCTIONS }, { "utime", K_UTIME },
+		{ "stime", K_STIME }, { "counters", K_COUNTERS },
+		{ "server", K_SERVER }, { "metrics", K_METRICS },
+	};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (keys[i].name[0] == k[0] && strlen(keys[i].name) == n &&
+		    memcmp(keys[i].name, k, n) == 0)
+			return keys[i].key;
+	return K_OTHER;
+}
+
+/* A scalar field's value into r; each occurrence sets the field whole, so
+ * a repeated key ends with its last value, as jansson reads it. */
+static void
+tline_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
+    enum tline_key key, const struct tval *v)
+{
+	bool str = v->type == TV_STRING;
+
+	switch (key) {
+	case K_T:
+		seen->t = str && v->len == 3 && memcmp(v->str, "leg", 3) == 0 ?
+		    TLINE_T_LEG : TLINE_T_OTHER;
+		break;
+	case K_CELL:
+		seen->cell = true;
+		r->cell = tline_str(s, v);
+		break;
+	case K_ARM:
+		seen->arm = true;
+		r->arm = tline_str(s, v);
+		break;
+	case K_REP:
+		seen->rep = true;
+		r->rep = tline_num(v);
+		break;
+	case K_STATUS:
+		r->status = tline_str(s, v);
+		break;
+	case K_TIMED_OUT:
+		r->timed_out = v->type == TV_TRUE;
+		break;
+	case K_RC:
+		r->rc_kind = v->type == TV_NUMBER && v->is_int ? TALLY_RC_INT :
+		    TALLY_RC_OTHER;
+		r->rc = r->rc_kind == TALLY_RC_INT ? v->ival : 0;
+		break;
+	case K_SIGNAL:
+		r->signalled = str || (v->type == TV_NUMBER && v->is_int &&
+		    v->ival != 0);
+		break;
+	case K_WARMUP:
+		seen->warmup = true;
+		break;
+	case K_MULTIPLEXED:
+		r->multiplexed = v->type == TV_TRUE ||
+		    (v->type == TV_ARRAY && v->items > 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A number field's place in r, or NULL. */
+static double *
+tline_numfield(struct tally_legrec *r, enum tline_key key)
+{
+	switch (key) {
+	case K_FOREIGN:      return &r->foreign;
+	case K_THRESHOLD:    return &r->threshold;
+	case K_MAXFC:        return &r->max_foreign_cores;
+	case K_WALL:         return &r->fixed[M_WALL];
+	case K_CPU:          return &r->fixed[M_CPU];
+	case K_CYCLES:       return &r->fixed[M_CYCLES];
+	case K_INSTRUCTIONS: return &r->fixed[M_INSTRUCTIONS];
+	case K_UTIME:        return &r->utime;
+	case K_STIME:        return &r->stime;
+	default:             return NULL;
+	}
+}
+
+/* One "key": value of the top-level object. */
+static bool
+tline_field(struct tline *s, struct tally_legrec *r, struct tline_seen *seen)
+{
+	const char *k;
+	size_t n;
+	enum tline_key key;
+	struct tval v;
+	double *x;
+
+	if (!tline_string(s, &k, &n) || !tline_eat(s, ':'))
+		return false;
+	key = n ? tline_key(k, n) : K_OTHER;
+	if (key == K_COUNTERS)
+		return tline_kvs(s, 1, &r->ctr);
+	if (key == K_METRICS)
+		return tline_kvs(s, 1, &r->mets);
+	if (key == K_SERVER)
+		return tline_server(s, r);
+	if (!tline_value(s, 1, &v))
+		return false;
+	if ((x = tline_numfield(r, key)) != NULL)
+		*x = tline_num(&v);
+	else
+		tline_set(s, r, seen, key, &v);
+	return true;
+}
+
+bool
+tally_line_scan(const char *line, size_t len, struct tally_legrec *r,
+    char **scratch, size_t *scap, bool *fed)
+{
+	struct tline s = { .p = line, .end = line + len };
+	struct tline_seen seen = { .t = TLINE_T_ABSENT };
+
+	/* Every string kept is at most its quotes' room in the line. */
+	if (*scap < len + 1) {
+		*scap = xgrow(*scap, len + 1, 1024);
+		*scratch = xrealloc(*scratch, *scap);
+	}
+	s.scratch = *scratch;
+	tally_rec_clear(r);
+	if (!tline_eat(&s, '{') || tline_eat(&s, '}'))
+		return false;
+	do {
+		if (!tline_field(&s, r, &seen))
+			return false;
+	} while (tline_eat(&s, ','));
+	if (!tline_eat(&s, '}'))
+		return false;
+	tline_ws(&s);
+	if (s.p != s.end)
+		return false;
+	if (seen.t == TLINE_T_OTHER || (seen.t == TLINE_T_ABSENT &&
+	    !(seen.cell && seen.arm && seen.rep)))
+		return false;
+	*fed = !seen.warmup;
+	return true;
+}
