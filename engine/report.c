@@ -329,8 +329,28 @@ report_csv_str(FILE *out, const char *s, bool comma)
 	fputc('"', out);
 }
 
+/* A metric's ratios, ';'-separated: from the report, or from lists where
+ * the report left them out. */
 static void
-report_csv(const json_t *rep, FILE *out)
+report_csv_ratios(FILE *out, const json_t *m, const char *cell,
+    const char *arm, const char *metric, const struct report_lists *lists)
+{
+	const json_t *list = json_object_get(m, "ratios"), *r;
+	const double *v;
+	size_t i, n;
+
+	if (json_is_null(list) && lists != NULL) {
+		n = lists->get(lists->arg, cell, arm, metric, &v);
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s%.17g", i ? ";" : "", v[i]);
+		return;
+	}
+	json_array_foreach(list, i, r)
+		fprintf(out, "%s%.17g", i ? ";" : "", json_number_value(r));
+}
+
+static void
+report_csv(const json_t *rep, FILE *out, const struct report_lists *lists)
 {
 	const char *round = json_string_value(json_object_get(rep, "round"));
 	const char *cname, *aname, *metric;
@@ -342,8 +362,7 @@ report_csv(const json_t *rep, FILE *out)
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell)
 	json_object_foreach(json_object_get(cell, "arms"), aname, arm)
 	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
-		const json_t *ci = json_object_get(m, "ci"), *r;
-		size_t i;
+		const json_t *ci = json_object_get(m, "ci");
 
 		report_csv_str(out, round, false);
 		report_csv_str(out, cname, true);
@@ -371,8 +390,7 @@ report_csv(const json_t *rep, FILE *out)
 		report_csv_str(out, json_is_true(json_object_get(m, "suspect")) ?
 		    "true" : "false", true);
 		fputc(',', out);
-		json_array_foreach(json_object_get(m, "ratios"), i, r)
-			fprintf(out, "%s%.17g", i ? ";" : "", json_number_value(r));
+		report_csv_ratios(out, m, cname, aname, metric, lists);
 		fputc('\n', out);
 	}
 }
@@ -457,8 +475,142 @@ report_markdown(const json_t *rep, FILE *out)
 	}
 }
 
+/* The json format with the ratio lists printed from report_lists: the
+ * report object walked down to each metric, and everything else printed
+ * by jansson itself, so the bytes are json_dumpf's. */
+struct report_json {
+	FILE *out;
+	const struct report_lists *lists;
+	const char *path[7];      /* the keys on the way down */
+	json_t *real;             /* one ratio, printed as jansson does */
+};
+
+/* The way from the root to a metric's "ratios": the key at each depth,
+ * NULL for any (a cell, an arm, a metric). */
+static const char *const report_json_route[7] = { "cells", NULL, "arms",
+    NULL, "metrics", NULL, "ratios" };
+
+/* v as json_dumpf prints it depth levels down: jansson's own text, every
+ * line indented depth levels more (JSON_INDENT's newlines are the only
+ * raw ones; one inside a string is escaped). */
+static int
+report_json_plain(FILE *out, const json_t *v, int depth)
+{
+	char *text = json_dumps(v, REPORT_JSON_FLAGS | JSON_ENCODE_ANY);
+
+	if (text == NULL)
+		return -1;
+	for (const char *p = text; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n')
+			fprintf(out, "%*s", 2 * depth, "");
+	}
+	free(text);
+	return 0;
+}
+
+/* One metric's ratios, depth levels down. */
+static int
+report_json_ratios(struct report_json *j, int depth)
+{
+	const double *v;
+	size_t n = j->lists->get(j->lists->arg, j->path[1], j->path[3],
+	    j->path[5], &v);
+	char buf[64];
+
+	if (n == 0)
+		return fputs("[]", j->out) < 0 ? -1 : 0;
+	fputc('[', j->out);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		if (json_real_set(j->real, v[i]) != 0 ||
+		    (len = json_dumpb(j->real, buf, sizeof buf,
+		    REPORT_JSON_FLAGS | JSON_ENCODE_ANY)) == 0 ||
+		    len >= sizeof buf)
+			return -1;
+		fprintf(j->out, "\n%*s%.*s%s", 2 * (depth + 1), "", (int)len,
+		    buf, i + 1 < n ? "," : "");
+	}
+	fprintf(j->out, "\n%*s]", 2 * depth, "");
+	return 0;
+}
+
+static int report_json_object(struct report_json *j, const json_t *o,
+    int depth);
+
+/* The value of key in an object depth - 1 levels down. */
+static int
+report_json_value(struct report_json *j, const char *key, const json_t *v,
+    int depth)
+{
+	size_t d = (size_t)depth - 1;
+
+	if (d < sizeof report_json_route / sizeof report_json_route[0] &&
+	    (report_json_route[d] == NULL ||
+	    strcmp(report_json_route[d], key) == 0)) {
+		j->path[d] = key;
+		if (d + 1 == sizeof report_json_route /
+		    sizeof report_json_route[0]) {
+			if (json_is_null(v))
+				return report_json_ratios(j, depth);
+		} else if (json_is_object(v))
+			return report_json_object(j, v, depth);
+	}
+	return report_json_plain(j->out, v, depth);
+}
+
+static int
+report_json_object(struct report_json *j, const json_t *o, int depth)
+{
+	size_t i = 0, n = json_object_size(o);
+	const char *key;
+	json_t *v;
+
+	if (n == 0)
+		return fputs("{}", j->out) < 0 ? -1 : 0;
+	fputc('{', j->out);
+	json_object_foreach((json_t *)o, key, v) {
+		json_t *k = json_string(key);
+		int rc;
+
+		fprintf(j->out, "\n%*s", 2 * (depth + 1), "");
+		rc = k ? report_json_plain(j->out, k, 0) : -1;
+		json_decref(k);
+		if (rc != 0 || fputs(": ", j->out) < 0 ||
+		    report_json_value(j, key, v, depth + 1) != 0)
+			return -1;
+		if (++i < n)
+			fputc(',', j->out);
+	}
+	fprintf(j->out, "\n%*s}", 2 * depth, "");
+	return 0;
+}
+
+static int
+report_json_lists(const json_t *rep, FILE *out,
+    const struct report_lists *lists)
+{
+	struct report_json j = { .out = out, .lists = lists,
+	    .real = json_real(0) };
+	int rc;
+
+	if (lists == NULL || !json_is_object(rep))
+		rc = json_dumpf(rep, out, REPORT_JSON_FLAGS);
+	else
+		rc = j.real ? report_json_object(&j, rep, 0) : -1;
+	json_decref(j.real);
+	return rc;
+}
+
 int
 report_print(const json_t *rep, enum report_format fmt, FILE *out)
+{
+	return report_print_lists(rep, fmt, out, NULL);
+}
+
+int
+report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
+    const struct report_lists *lists)
 {
 	switch (fmt) {
 	case REPORT_TEXT:
@@ -467,12 +619,12 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
 		    PROFILE_TOP, out);
 		break;
 	case REPORT_JSON:
-		if (json_dumpf(rep, out, REPORT_JSON_FLAGS) != 0)
+		if (report_json_lists(rep, out, lists) != 0)
 			return -1;
 		fputc('\n', out);
 		break;
 	case REPORT_CSV:
-		report_csv(rep, out);
+		report_csv(rep, out, lists);
 		break;
 	case REPORT_MARKDOWN:
 		report_markdown(rep, out);

@@ -20,6 +20,22 @@ int report_format_parse(const char *name);
 /* Print rep in fmt to out.  0 or -1 (write error). */
 int report_print(const json_t *rep, enum report_format fmt, FILE *out);
 
+/* Where the ratio lists of a report built without them (a "ratios" that
+ * is null, tally_report_deferred) come from: get sets *ratios (borrowed,
+ * good until the next call) to the list of metric of arm in cell and
+ * returns its length. */
+struct report_lists {
+	size_t (*get)(void *arg, const char *cell, const char *arm,
+	    const char *metric, const double **ratios);
+	void *arg;
+};
+
+/* report_print, with each null "ratios" printed from lists (json and csv;
+ * the other formats print no lists), one at a time: the same bytes as
+ * report_print of the report with its lists, without holding them all. */
+int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
+    const struct report_lists *lists);
+
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
  * aborted round sealed on purpose.  0, or -1 with err. */
 int report_write_summary(const char *dir, const json_t *rep, bool partial,

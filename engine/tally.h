@@ -97,6 +97,17 @@ json_t *tally_report(const struct tally *t);
  * log cost about 150 MB as json reals. */
 json_t *tally_report_brief(const struct tally *t);
 
+/* tally_report with every "ratios" list null, for report_print_lists to
+ * print from tally_ratios one list at a time: json and csv of a million
+ * legs then never hold every list at once. */
+json_t *tally_report_deferred(const struct tally *t);
+
+/* The "ratios" list tally_report gives metric of arm in cell, into *buf
+ * (room for *cap values a list, grown as needed; the caller frees it).
+ * Its length; 0 when there is no such list. */
+size_t tally_ratios(const struct tally *t, const char *cell, const char *arm,
+    const char *metric, double **buf, size_t *cap);
+
 /* The "profile" events fed so far (profdiff.h), or NULL when none. */
 const struct profdiff *tally_profiles(const struct tally *t);
 

@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "profdiff.h"
 #include "tally_int.h"
+#include "xalloc.h"
 
 static double
 tally_val(const struct tarm *a, const struct tleg *l, size_t m)
@@ -192,24 +193,32 @@ tally_estimate(struct kmemo *km, const double *ratios, size_t n,
 	    &e->lo, &e->hi);
 }
 
+/* How a report carries the per-rep ratio lists. */
+enum tally_lists {
+	TALLY_LISTS,       /* as json arrays */
+	TALLY_NO_LISTS,    /* left out (text, markdown, the console) */
+	TALLY_DEFERRED,    /* null, for report_print_lists to fill in */
+};
+
 static json_t *
 tally_metric_json(const double *ratios, const double *va, const double *vb,
     size_t n, const struct tally_est *e, bool aa, double margin,
-    bool suspect, bool lists)
+    bool suspect, enum tally_lists lists)
 {
-	json_t *o = json_object(), *list = json_array(), *ci;
+	json_t *o = json_object(), *list, *ci;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
 	json_object_set_new(o, "min", tally_real(stats_min(ratios, n)));
 	json_object_set_new(o, "max", tally_real(stats_max(ratios, n)));
 	json_object_set_new(o, "geomean", tally_real(stats_geomean(ratios, n)));
-	for (size_t i = 0; lists && i < n; i++)
-		json_array_append_new(list, json_real(ratios[i]));
-	if (lists)
+	if (lists == TALLY_LISTS) {
+		list = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(list, json_real(ratios[i]));
 		json_object_set_new(o, "ratios", list);
-	else
-		json_decref(list);
+	} else if (lists == TALLY_DEFERRED)
+		json_object_set_new(o, "ratios", json_null());
 	json_object_set_new(o, "abs", tally_real(stats_median(va, n)));
 	json_object_set_new(o, "vs_abs", tally_real(stats_median(vb, n)));
 	json_object_set_new(o, "estimate", tally_real(e->est));
@@ -293,110 +302,195 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 	}
 }
 
-static json_t *
-tally_cell_json(const struct tally *t, const struct tcell *c,
-    struct warns *w, size_t *planned, struct kmemo *km, size_t *ncmp,
-    bool lists)
+/* What building one cell's object needs, allocated once per cell. */
+struct tally_cellwork {
+	const struct tally *t;
+	const struct tcell *c;
+	struct kmemo *km;
+	struct warns *w;
+	enum tally_lists lists;
+	size_t nm, reps;
+	double *ratios, *va, *vb;    /* room for the most reps of an arm */
+	double *floor;               /* [m]: the A/A floor */
+	bool *bias;                  /* [m]: the A/A arms disagree */
+	/* [arm * nm + m]: an A/A arm's estimate against its original, made
+	 * once for the floor and the bias and used again for its verdicts
+	 * (the estimate is most of a report's arithmetic). */
+	struct tally_est *aa_est;
+	const struct tarm **aa_vs;   /* [arm]: that original, or NULL */
+};
+
+static void
+tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
+    const struct tcell *c)
 {
-	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
-	json_t *legs = json_object(), *ipcs = json_object(), *biased = json_array();
-	size_t maxreps = 0, nm = t->nmetrics, counted = 0, failed = 0, tout = 0;
-	double *fl = NULL, *ratios = NULL, *va = NULL, *vb = NULL;
-	bool *bias = NULL;
-	const char *of;
+	size_t maxreps = 0, nm = t->nmetrics;
 
 	for (size_t i = 0; i < c->narms; i++)
 		if (c->arms[i].nlegs > maxreps)
 			maxreps = c->arms[i].nlegs;
-	fl = tally_xrealloc(NULL, nm * sizeof *fl);
-	bias = tally_xrealloc(NULL, nm * sizeof *bias);
-	ratios = tally_xrealloc(NULL, (maxreps + 1) * sizeof *ratios);
-	va = tally_xrealloc(NULL, (maxreps + 1) * sizeof *va);
-	vb = tally_xrealloc(NULL, (maxreps + 1) * sizeof *vb);
+	cw->t = t;
+	cw->c = c;
+	cw->nm = nm;
+	cw->reps = tally_plan_reps(t);
+	cw->floor = xreallocarray(NULL, nm, sizeof *cw->floor);
+	cw->bias = xreallocarray(NULL, nm, sizeof *cw->bias);
+	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
+	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
+	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
+	cw->aa_est = xreallocarray(NULL, c->narms * nm + 1,
+	    sizeof *cw->aa_est);
+	cw->aa_vs = xcalloc(c->narms + 1, sizeof *cw->aa_vs);
+}
 
-	/* The A/A arms first: every verdict needs to know whether identical
-	 * arms read differently (biased), and the floor describes the cell. */
-	for (size_t m = 0; m < nm; m++) {
-		fl[m] = NAN;
-		bias[m] = false;
+static void
+tally_cellwork_finish(struct tally_cellwork *cw)
+{
+	free(cw->floor);
+	free(cw->bias);
+	free(cw->ratios);
+	free(cw->va);
+	free(cw->vb);
+	free(cw->aa_est);
+	free(cw->aa_vs);
+}
+
+/* The A/A arms first: every verdict needs to know whether identical arms
+ * read differently (biased), and the floor describes the cell. */
+static void
+tally_cell_floor(struct tally_cellwork *cw)
+{
+	const struct tcell *c = cw->c;
+	const char *of;
+
+	for (size_t i = 0; i < c->narms; i++)
+		if (tally_is_aa(cw->t, c->arms[i].name, &of))
+			cw->aa_vs[i] = tally_find_arm(c, of);
+	for (size_t m = 0; m < cw->nm; m++) {
+		cw->floor[m] = NAN;
+		cw->bias[m] = false;
 		for (size_t i = 0; i < c->narms; i++) {
-			const struct tarm *b;
-			struct tally_est e;
+			struct tally_est *e = &cw->aa_est[i * cw->nm + m];
 			size_t n;
 			double f;
-			if (!tally_is_aa(t, c->arms[i].name, &of) ||
-			    (b = tally_find_arm(c, of)) == NULL)
+			if (cw->aa_vs[i] == NULL)
 				continue;
-			n = tally_pair(&c->arms[i], b, m, tally_plan_reps(t),
-			    ratios, va, vb);
-			f = stats_spread(ratios, n);
-			if (!isnan(f) && (isnan(fl[m]) || f > fl[m]))
-				fl[m] = f;
-			tally_estimate(km, ratios, n, &e);
-			if (e.has_ci && (e.lo > 1 || e.hi < 1))
-				bias[m] = true;
+			n = tally_pair(&c->arms[i], cw->aa_vs[i], m, cw->reps,
+			    cw->ratios, cw->va, cw->vb);
+			f = stats_spread(cw->ratios, n);
+			if (!isnan(f) && (isnan(cw->floor[m]) || f > cw->floor[m]))
+				cw->floor[m] = f;
+			tally_estimate(cw->km, cw->ratios, n, e);
+			if (e->has_ci && (e->lo > 1 || e->hi < 1))
+				cw->bias[m] = true;
 		}
-		json_object_set_new(floors, t->metrics[m], tally_real(fl[m]));
 	}
-	json_object_set_new(cj, "floor", floors);
-	/* Sorted, as the report promises. */
-	{
-		size_t *idx = tally_xrealloc(NULL, nm * sizeof *idx), nb = 0;
-		for (size_t m = 0; m < nm; m++)
-			if (bias[m]) {
-				size_t k = nb++;
-				while (k > 0 && strcmp(t->metrics[idx[k - 1]],
-				    t->metrics[m]) > 0) {
-					idx[k] = idx[k - 1];
-					k--;
-				}
-				idx[k] = m;
-			}
-		for (size_t k = 0; k < nb; k++)
-			json_array_append_new(biased, json_string(
-			    t->metrics[idx[k]]));
-		free(idx);
-	}
-	json_object_set_new(cj, "biased", biased);
+}
 
+/* The biased metrics' names, sorted, as the report promises. */
+static json_t *
+tally_biased_json(const struct tally_cellwork *cw)
+{
+	const struct tally *t = cw->t;
+	size_t *idx = xreallocarray(NULL, cw->nm + 1, sizeof *idx), nb = 0;
+	json_t *biased = json_array();
+
+	for (size_t m = 0; m < cw->nm; m++)
+		if (cw->bias[m]) {
+			size_t k = nb++;
+			while (k > 0 && strcmp(t->metrics[idx[k - 1]],
+			    t->metrics[m]) > 0) {
+				idx[k] = idx[k - 1];
+				k--;
+			}
+			idx[k] = m;
+		}
+	for (size_t k = 0; k < nb; k++)
+		json_array_append_new(biased, json_string(t->metrics[idx[k]]));
+	free(idx);
+	return biased;
+}
+
+/* Arm i's object against its comparison arm vs; *ncmp counts the
+ * verdicts. */
+static json_t *
+tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
+    double ipc, size_t *ncmp)
+{
+	const struct tally *t = cw->t;
+	const struct tarm *a = &cw->c->arms[i], *b = tally_find_arm(cw->c, vs);
+	json_t *aj = json_object(), *mj = json_object();
+	const char *of;
+	bool aa = tally_is_aa(t, a->name, &of);
+	size_t maxn = 0;
+
+	json_object_set_new(aj, "vs", json_string(vs));
+	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
+	for (size_t m = 0; m < cw->nm; m++) {
+		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb) : 0;
+		struct tally_est e;
+		if (n > maxn)
+			maxn = n;
+		if (b != NULL && b == cw->aa_vs[i])
+			e = cw->aa_est[i * cw->nm + m];
+		else
+			tally_estimate(cw->km, cw->ratios, n, &e);
+		json_object_set_new(mj, t->metrics[m], tally_metric_json(
+		    cw->ratios, cw->va, cw->vb, n, &e, aa, t->margin,
+		    cw->bias[m], cw->lists));
+		(*ncmp)++;
+	}
+	json_object_set_new(aj, "metrics", mj);
+	json_object_set_new(aj, "ipc", tally_real(ipc));
+	if (tally_k(cw->km, maxn) == 0)
+		tally_warn(cw->w, W_FEW, "%s %s vs %s: only %zu paired reps, "
+		    "too few for an interval at level %g; its verdicts are "
+		    "unknown", cw->c->name, a->name, vs, maxn, cw->km->level);
+	return aj;
+}
+
+/* The cell's last look, the keys a reader needs. */
+static json_t *
+tally_look_json(const json_t *look)
+{
+	static const char *const keys[] = { "rep", "look", "looks", "level",
+	    "decided", "verdicts" };
+	json_t *lk = json_object();
+
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		json_t *v = json_object_get(look, keys[k]);
+		if (v != NULL)
+			json_object_set(lk, keys[k], v);
+	}
+	return lk;
+}
+
+static json_t *
+tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
+{
+	const struct tally *t = cw->t;
+	const struct tcell *c = cw->c;
+	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
+	json_t *legs = json_object(), *ipcs = json_object();
+	size_t counted = 0, failed = 0, tout = 0;
+
+	tally_cell_floor(cw);
+	for (size_t m = 0; m < cw->nm; m++)
+		json_object_set_new(floors, t->metrics[m],
+		    tally_real(cw->floor[m]));
+	json_object_set_new(cj, "floor", floors);
+	json_object_set_new(cj, "biased", tally_biased_json(cw));
 	for (size_t i = 0; i < c->narms; i++) {
-		const struct tarm *a = &c->arms[i], *b;
-		const char *vs = tally_vs(t, c, a->name, w);
-		json_t *aj, *mj;
-		double ipc = tally_arm_ipc(a, tally_plan_reps(t), ratios);
-		bool aa;
-		size_t maxn = 0;
+		const struct tarm *a = &c->arms[i];
+		const char *vs = tally_vs(t, c, a->name, cw->w);
+		double ipc = tally_arm_ipc(a, cw->reps, cw->ratios);
 
 		json_object_set_new(ipcs, a->name, tally_real(ipc));
-		tally_arm_legs(t, c, a, w, &counted, &failed, &tout, planned);
-		if (vs == NULL)
-			continue;
-		aj = json_object();
-		mj = json_object();
-		json_object_set_new(aj, "vs", json_string(vs));
-		aa = tally_is_aa(t, a->name, &of);
-		json_object_set_new(aj, "aa_of", aa ? json_string(of) :
-		    json_null());
-		b = tally_find_arm(c, vs);
-		for (size_t m = 0; m < nm; m++) {
-			size_t n = b ? tally_pair(a, b, m, tally_plan_reps(t),
-			    ratios, va, vb) : 0;
-			struct tally_est e;
-			if (n > maxn)
-				maxn = n;
-			tally_estimate(km, ratios, n, &e);
-			json_object_set_new(mj, t->metrics[m],
-			    tally_metric_json(ratios, va, vb, n, &e, aa,
-			    t->margin, bias[m], lists));
-			(*ncmp)++;
-		}
-		json_object_set_new(aj, "metrics", mj);
-		json_object_set_new(aj, "ipc", tally_real(ipc));
-		json_object_set_new(arms, a->name, aj);
-		if (tally_k(km, maxn) == 0)
-			tally_warn(w, W_FEW, "%s %s vs %s: only %zu paired reps, "
-			    "too few for an interval at level %g; its verdicts "
-			    "are unknown", c->name, a->name, vs, maxn, km->level);
+		tally_arm_legs(t, c, a, cw->w, &counted, &failed, &tout, planned);
+		if (vs != NULL)
+			json_object_set_new(arms, a->name, tally_arm_json(cw, i,
+			    vs, ipc, ncmp));
 	}
 	json_object_set_new(cj, "arms", arms);
 	json_object_set_new(legs, "counted", json_integer((json_int_t)counted));
@@ -406,48 +500,80 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 	    json_integer((json_int_t)c->aborted_seen));
 	json_object_set_new(cj, "legs", legs);
 	json_object_set_new(cj, "ipc", ipcs);
-	if (c->look != NULL) {
-		json_t *lk = json_object();
-		static const char *const keys[] = { "rep", "look", "looks",
-		    "level", "decided", "verdicts" };
-		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-			json_t *v = json_object_get(c->look, keys[k]);
-			if (v != NULL)
-				json_object_set(lk, keys[k], v);
-		}
-		json_object_set_new(cj, "look", lk);
-	}
-	free(fl);
-	free(bias);
-	free(ratios);
-	free(va);
-	free(vb);
+	if (c->look != NULL)
+		json_object_set_new(cj, "look", tally_look_json(c->look));
 	return cj;
 }
 
+/* The warnings of the whole log, after the cells' own. */
+static void
+tally_log_warnings(const struct tally *t, struct warns *w)
+{
+	if (t->ignored)
+		tally_warn(w, W_OTHER, "%zu leg lines name a cell or arm that "
+		    "is not in round.json and were ignored", t->ignored);
+	for (size_t i = 0; i < t->ignored && i < TALLY_WARN_CAP; i++)
+		tally_warn(w, W_OTHER, "%s: a leg line of a cell or arm that is "
+		    "not in round.json; not counted", t->ignored_names[i]);
+	for (size_t i = 0; i < t->nimplausible && i < TALLY_WARN_CAP; i++)
+		tally_warn(w, W_OTHER, "%s is not a value a leg can have; left "
+		    "out of every figure", t->implausible[i]);
+	if (t->nimplausible > TALLY_WARN_CAP)
+		tally_warn(w, W_OTHER, "... and %zu more values no leg can have",
+		    t->nimplausible - TALLY_WARN_CAP);
+	if (t->unusable)
+		tally_warn(w, W_OTHER, "%zu leg lines without a usable cell, "
+		    "arm or rep were ignored", t->unusable);
+	for (size_t k = 0; k < W_OTHER; k++)
+		if (w->count[k] > TALLY_WARN_CAP)
+			tally_warn(w, W_OTHER, "... and %zu more warnings of "
+			    "the same kind (%s)", w->count[k] - TALLY_WARN_CAP,
+			    warn_kind[k]);
+}
+
+/* "partial" and "legs_total": known with a round file. */
+static void
+tally_plan_json(const struct tally *t, json_t *rep, size_t planned)
+{
+	size_t total = 0;
+
+	if (!t->have_spec) {
+		json_object_set_new(rep, "partial", json_null());
+		json_object_set_new(rep, "legs_total", json_null());
+		return;
+	}
+	/* An adaptive cell decided at a look plans no reps past it. */
+	for (size_t i = 0; i < t->ncells; i++)
+		total += (size_t)(t->cells[i].stopped_rep ?
+		    t->cells[i].stopped_rep : t->reps) * t->nsarms;
+	json_object_set_new(rep, "partial", json_boolean(planned < total));
+	json_object_set_new(rep, "legs_total", json_integer((json_int_t)total));
+}
+
 static json_t *
-tally_report_lists(const struct tally *t, bool lists)
+tally_report_lists(const struct tally *t, enum tally_lists lists)
 {
 	json_t *rep = json_object(), *cells = json_object();
 	struct warns w = { .list = json_array() };
-	size_t planned = 0, counted = 0;
-
 	struct kmemo km = { .level = t->level };
-	size_t ncmp = 0;
+	size_t planned = 0, counted = 0, ncmp = 0;
 
 	json_object_set_new(rep, "round",
 	    t->name ? json_string(t->name) : json_null());
 	json_object_set_new(rep, "level", json_real(t->level));
 	json_object_set_new(rep, "margin", json_real(t->margin));
 	for (size_t i = 0; i < t->ncells; i++) {
-		const struct tcell *c = &t->cells[i];
+		struct tally_cellwork cw = { .km = &km, .w = &w,
+		    .lists = lists };
 		json_t *cj;
-		if (c->narms == 0)
+		if (t->cells[i].narms == 0)
 			continue;
-		cj = tally_cell_json(t, c, &w, &planned, &km, &ncmp, lists);
+		tally_cellwork_init(&cw, t, &t->cells[i]);
+		cj = tally_cell_json(&cw, &planned, &ncmp);
+		tally_cellwork_finish(&cw);
 		counted += (size_t)json_integer_value(json_object_get(
 		    json_object_get(cj, "legs"), "counted"));
-		json_object_set_new(cells, c->name, cj);
+		json_object_set_new(cells, t->cells[i].name, cj);
 	}
 	json_object_set_new(rep, "comparisons", json_integer((json_int_t)ncmp));
 	json_object_set_new(rep, "cells", cells);
@@ -455,40 +581,9 @@ tally_report_lists(const struct tally *t, bool lists)
 	if (profdiff_any(t->prof))
 		json_object_set_new(rep, "profiles", profdiff_json(t->prof,
 		    cells));
-	if (t->ignored)
-		tally_warn(&w, W_OTHER, "%zu leg lines name a cell or arm that "
-		    "is not in round.json and were ignored", t->ignored);
-	for (size_t i = 0; i < t->ignored && i < TALLY_WARN_CAP; i++)
-		tally_warn(&w, W_OTHER, "%s: a leg line of a cell or arm that is "
-		    "not in round.json; not counted", t->ignored_names[i]);
-	for (size_t i = 0; i < t->nimplausible && i < TALLY_WARN_CAP; i++)
-		tally_warn(&w, W_OTHER, "%s is not a value a leg can have; left "
-		    "out of every figure", t->implausible[i]);
-	if (t->nimplausible > TALLY_WARN_CAP)
-		tally_warn(&w, W_OTHER, "... and %zu more values no leg can have",
-		    t->nimplausible - TALLY_WARN_CAP);
-	if (t->unusable)
-		tally_warn(&w, W_OTHER, "%zu leg lines without a usable cell, "
-		    "arm or rep were ignored", t->unusable);
-	for (size_t k = 0; k < W_OTHER; k++)
-		if (w.count[k] > TALLY_WARN_CAP)
-			tally_warn(&w, W_OTHER, "... and %zu more warnings of "
-			    "the same kind (%s)", w.count[k] - TALLY_WARN_CAP,
-			    warn_kind[k]);
+	tally_log_warnings(t, &w);
 	json_object_set_new(rep, "warnings", w.list);
-	if (t->have_spec) {
-		size_t total = 0;
-		/* An adaptive cell decided at a look plans no reps past it. */
-		for (size_t i = 0; i < t->ncells; i++)
-			total += (size_t)(t->cells[i].stopped_rep ?
-			    t->cells[i].stopped_rep : t->reps) * t->nsarms;
-		json_object_set_new(rep, "partial", json_boolean(planned < total));
-		json_object_set_new(rep, "legs_total",
-		    json_integer((json_int_t)total));
-	} else {
-		json_object_set_new(rep, "partial", json_null());
-		json_object_set_new(rep, "legs_total", json_null());
-	}
+	tally_plan_json(t, rep, planned);
 	json_object_set_new(rep, "legs_counted", json_integer((json_int_t)counted));
 	return rep;
 }
@@ -496,11 +591,43 @@ tally_report_lists(const struct tally *t, bool lists)
 json_t *
 tally_report(const struct tally *t)
 {
-	return tally_report_lists(t, true);
+	return tally_report_lists(t, TALLY_LISTS);
 }
 
 json_t *
 tally_report_brief(const struct tally *t)
 {
-	return tally_report_lists(t, false);
+	return tally_report_lists(t, TALLY_NO_LISTS);
+}
+
+json_t *
+tally_report_deferred(const struct tally *t)
+{
+	return tally_report_lists(t, TALLY_DEFERRED);
+}
+
+size_t
+tally_ratios(const struct tally *t, const char *cell, const char *arm,
+    const char *metric, double **buf, size_t *cap)
+{
+	const struct tcell *c = NULL;
+	const struct tarm *a, *b;
+	size_t m = 0, need;
+
+	for (size_t i = 0; i < t->ncells && c == NULL; i++)
+		if (strcmp(t->cells[i].name, cell) == 0)
+			c = &t->cells[i];
+	while (m < t->nmetrics && strcmp(t->metrics[m], metric) != 0)
+		m++;
+	if (c == NULL || c->narms == 0 || m == t->nmetrics ||
+	    (a = tally_find_arm(c, arm)) == NULL ||
+	    (b = tally_find_arm(c, tally_vs(t, c, arm, NULL))) == NULL)
+		return 0;
+	need = (a->nlegs > b->nlegs ? a->nlegs : b->nlegs) + 1;
+	if (*cap < need) {
+		*buf = xreallocarray(*buf, need, 3 * sizeof **buf);
+		*cap = need;
+	}
+	return tally_pair(a, b, m, tally_plan_reps(t), *buf, *buf + *cap,
+	    *buf + 2 * *cap);
 }

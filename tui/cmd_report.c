@@ -279,6 +279,47 @@ cmd_report_read(const char *log, const struct spec *spec, const char *spath,
 	return 0;
 }
 
+/* The ratio lists, one at a time, for report_print_lists. */
+struct cmd_report_lists {
+	const struct tally *t;
+	double *buf;
+	size_t cap;
+};
+
+static size_t
+cmd_report_ratios(void *arg, const char *cell, const char *arm,
+    const char *metric, const double **ratios)
+{
+	struct cmd_report_lists *l = arg;
+	size_t n = tally_ratios(l->t, cell, arm, metric, &l->buf, &l->cap);
+
+	*ratios = l->buf;
+	return n;
+}
+
+/* The report in its format.  json and csv print every ratio list, which
+ * for a million legs would be ~150 MB of json reals at once: they get a
+ * report without them and print each list from the tally as they reach
+ * it.  0, or 1 after a message. */
+static int
+cmd_report_print(const struct tally *t, enum report_format fmt)
+{
+	struct cmd_report_lists l = { .t = t };
+	struct report_lists lists = { cmd_report_ratios, &l };
+	bool stream = fmt == REPORT_JSON || fmt == REPORT_CSV;
+	json_t *rep = stream ? tally_report_deferred(t) : tally_report_brief(t);
+	int rc = report_print_lists(rep, fmt, stdout, stream ? &lists : NULL);
+
+	json_decref(rep);
+	free(l.buf);
+	if (rc != 0) {
+		fprintf(stderr, "benchtui report: writing the report: %s\n",
+		    strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int
 cmd_report(int argc, char **argv)
 {
@@ -286,7 +327,6 @@ cmd_report(int argc, char **argv)
 	char *log = NULL, *spath = NULL;
 	struct tally *t = tally_create();
 	struct spec *spec = NULL;
-	json_t *rep = NULL;
 	int rc;
 
 	if ((rc = cmd_report_parse(argc, argv, t, &a)) != 0)
@@ -295,18 +335,8 @@ cmd_report(int argc, char **argv)
 	if (cmd_report_open(&a, t, &log, &spec, &spath) != 0 ||
 	    cmd_report_read(log, spec, spath, t) != 0)
 		goto out;
-	/* Text and markdown print no ratio lists, so skip building them. */
-	rep = a.fmt == REPORT_JSON || a.fmt == REPORT_CSV ? tally_report(t) :
-	    tally_report_brief(t);
-	if (report_print(rep, (enum report_format)a.fmt, stdout) != 0) {
-		fprintf(stderr, "benchtui report: writing the report: %s\n",
-		    strerror(errno));
-		rc = 1;
-		goto out;
-	}
-	rc = 0;
+	rc = cmd_report_print(t, (enum report_format)a.fmt);
 out:
-	json_decref(rep);
 	spec_destroy(spec);
 	tally_destroy(t);
 	free(log);
