@@ -81,13 +81,18 @@ tline_string(struct tline *s, const char **str, size_t *len)
 	if (s->p >= s->end || *s->p != '"')
 		return false;
 	q = ++s->p;
-	for (; s->p < s->end && *s->p != '"'; s->p++) {
-		unsigned char c = (unsigned char)*s->p;
-		if (c < 0x20 || c >= 0x80 || c == '\\')
+	for (;; s->p++) {
+		unsigned c;
+		if (s->p >= s->end)
+			return false;
+		/* A control byte or non-ASCII, then a quote or an escape. */
+		if ((c = (unsigned char)*s->p) - 0x20u >= 0x60u)
+			return false;
+		if (c == '"')
+			break;
+		if (c == '\\')
 			return false;
 	}
-	if (s->p >= s->end)
-		return false;
 	*str = q;
 	*len = (size_t)(s->p++ - q);
 	return true;
@@ -353,25 +358,33 @@ enum tline_key {
 static enum tline_key
 tline_key(const char *k, size_t n)
 {
+#define TLINE_KEY(s, id) { s, sizeof s - 1, id }
 	static const struct {
 		const char *name;
+		size_t len;
 		enum tline_key key;
 	} keys[] = {
-		{ "t", K_T }, { "cell", K_CELL }, { "arm", K_ARM },
-		{ "rep", K_REP }, { "status", K_STATUS },
-		{ "timed_out", K_TIMED_OUT }, { "rc", K_RC },
-		{ "signal", K_SIGNAL }, { "warmup", K_WARMUP },
-		{ "multiplexed", K_MULTIPLEXED }, { "foreign", K_FOREIGN },
-		{ "threshold", K_THRESHOLD },
-		{ "max_foreign_cores", K_MAXFC }, { "wall", K_WALL },
-		{ "cpu", K_CPU }, { "cycles", K_CYCLES },
-		{ "instructions", K_INSTRUCTIONS }, { "utime", K_UTIME },
-		{ "stime", K_STIME }, { "counters", K_COUNTERS },
-		{ "server", K_SERVER }, { "metrics", K_METRICS },
+		TLINE_KEY("t", K_T), TLINE_KEY("cell", K_CELL),
+		TLINE_KEY("arm", K_ARM), TLINE_KEY("rep", K_REP),
+		TLINE_KEY("status", K_STATUS),
+		TLINE_KEY("timed_out", K_TIMED_OUT), TLINE_KEY("rc", K_RC),
+		TLINE_KEY("signal", K_SIGNAL), TLINE_KEY("warmup", K_WARMUP),
+		TLINE_KEY("multiplexed", K_MULTIPLEXED),
+		TLINE_KEY("foreign", K_FOREIGN),
+		TLINE_KEY("threshold", K_THRESHOLD),
+		TLINE_KEY("max_foreign_cores", K_MAXFC),
+		TLINE_KEY("wall", K_WALL), TLINE_KEY("cpu", K_CPU),
+		TLINE_KEY("cycles", K_CYCLES),
+		TLINE_KEY("instructions", K_INSTRUCTIONS),
+		TLINE_KEY("utime", K_UTIME), TLINE_KEY("stime", K_STIME),
+		TLINE_KEY("counters", K_COUNTERS), TLINE_KEY("server", K_SERVER),
+		TLINE_KEY("metrics", K_METRICS),
 	};
+#undef TLINE_KEY
 
+	/* About 25 keys a line, a million lines: compare lengths first. */
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (keys[i].name[0] == k[0] && strlen(keys[i].name) == n &&
+		if (keys[i].len == n && keys[i].name[0] == k[0] &&
 		    memcmp(keys[i].name, k, n) == 0)
 			return keys[i].key;
 	return K_OTHER;
