@@ -21,26 +21,10 @@ static const char *const fixed_metrics[M_FIXED] = {
 	"wall", "cpu", "cycles", "instructions",
 };
 
-/* Out of memory is xalloc's one policy (exit 1 after the front end gave
- * the terminal back), not abort(). */
-void *
-tally_xrealloc(void *p, size_t n)
-{
-	return xrealloc(p, n);
-}
-
-char *
-tally_xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(tally_xrealloc(NULL, n), s, n);
-}
-
 struct tally *
 tally_create(void)
 {
-	struct tally *t = tally_xrealloc(NULL, sizeof *t);
+	struct tally *t = xrealloc(NULL, sizeof *t);
 
 	memset(t, 0, sizeof *t);
 	t->quiet_threshold = NAN;
@@ -48,9 +32,9 @@ tally_create(void)
 	t->level = TALLY_LEVEL;
 	t->margin = TALLY_MARGIN;
 	for (size_t i = 0; i < M_FIXED; i++) {
-		t->metrics = tally_xrealloc(t->metrics,
-		    (t->nmetrics + 1) * sizeof *t->metrics);
-		t->metrics[t->nmetrics++] = tally_xstrdup(fixed_metrics[i]);
+		t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
+		    sizeof *t->metrics);
+		t->metrics[t->nmetrics++] = xstrdup(fixed_metrics[i]);
 	}
 	return t;
 }
@@ -70,10 +54,10 @@ tally_cell(struct tally *t, const char *name, bool create)
 		}
 	if (!create)
 		return NULL;
-	t->cells = tally_xrealloc(t->cells, (t->ncells + 1) * sizeof *t->cells);
+	t->cells = xreallocarray(t->cells, t->ncells + 1, sizeof *t->cells);
 	c = &t->cells[t->ncells];
 	memset(c, 0, sizeof *c);
-	c->name = tally_xstrdup(name);
+	c->name = xstrdup(name);
 	t->last_cell = t->ncells++;
 	return c;
 }
@@ -93,10 +77,10 @@ tally_arm(struct tally *t, struct tcell *c, const char *name, bool create)
 		}
 	if (!create)
 		return NULL;
-	c->arms = tally_xrealloc(c->arms, (c->narms + 1) * sizeof *c->arms);
+	c->arms = xreallocarray(c->arms, c->narms + 1, sizeof *c->arms);
 	a = &c->arms[c->narms];
 	memset(a, 0, sizeof *a);
-	a->name = tally_xstrdup(name);
+	a->name = xstrdup(name);
 	t->last_arm = c->narms++;
 	return a;
 }
@@ -139,7 +123,7 @@ tally_spec_arms_free(struct tally *t)
 static void
 tally_spec_order(struct tally *t, const struct spec *s)
 {
-	struct tcell *cells = tally_xrealloc(NULL, s->ncells * sizeof *cells);
+	struct tcell *cells = xreallocarray(NULL, s->ncells, sizeof *cells);
 
 	for (size_t i = 0; i < s->ncells; i++) {
 		struct tcell *old = NULL, *c = &cells[i];
@@ -148,8 +132,8 @@ tally_spec_order(struct tally *t, const struct spec *s)
 			    strcmp(t->cells[k].name, s->cells[i].name) == 0)
 				old = &t->cells[k];
 		memset(c, 0, sizeof *c);
-		c->name = tally_xstrdup(s->cells[i].name);
-		c->arms = tally_xrealloc(NULL, s->narms * sizeof *c->arms);
+		c->name = xstrdup(s->cells[i].name);
+		c->arms = xreallocarray(NULL, s->narms, sizeof *c->arms);
 		c->narms = s->narms;
 		c->aborted_seen = old ? old->aborted_seen : 0;
 		c->stopped_rep = old ? old->stopped_rep : 0;
@@ -165,7 +149,7 @@ tally_spec_order(struct tally *t, const struct spec *s)
 					break;
 				}
 			if (a->name == NULL)
-				a->name = tally_xstrdup(s->arms[j].name);
+				a->name = xstrdup(s->arms[j].name);
 		}
 	}
 	for (size_t k = 0; k < t->ncells; k++) {
@@ -187,7 +171,7 @@ void
 tally_set_spec(struct tally *t, const struct spec *s)
 {
 	free(t->name);
-	t->name = tally_xstrdup(s->name);
+	t->name = xstrdup(s->name);
 	t->have_spec = true;
 	t->reps = s->reps;
 	t->spec_threshold = s->quiet.enabled ? s->quiet.max_foreign_cores : NAN;
@@ -195,13 +179,13 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
 	tally_spec_arms_free(t);
-	t->sarms = tally_xrealloc(NULL, s->narms * sizeof *t->sarms);
+	t->sarms = xreallocarray(NULL, s->narms, sizeof *t->sarms);
 	t->nsarms = s->narms;
 	for (size_t i = 0; i < s->narms; i++) {
-		t->sarms[i].name = tally_xstrdup(s->arms[i].name);
-		t->sarms[i].vs = s->arms[i].vs ? tally_xstrdup(s->arms[i].vs) : NULL;
+		t->sarms[i].name = xstrdup(s->arms[i].name);
+		t->sarms[i].vs = s->arms[i].vs ? xstrdup(s->arms[i].vs) : NULL;
 		t->sarms[i].aa_of = s->arms[i].aa_of ?
-		    tally_xstrdup(s->arms[i].aa_of) : NULL;
+		    xstrdup(s->arms[i].aa_of) : NULL;
 	}
 	tally_spec_order(t, s);
 }
@@ -210,7 +194,7 @@ void
 tally_set_name(struct tally *t, const char *name)
 {
 	if (t->name == NULL && name != NULL)
-		t->name = tally_xstrdup(name);
+		t->name = xstrdup(name);
 }
 
 int
@@ -222,7 +206,7 @@ tally_set_baseline(struct tally *t, const char *arm)
 		if (strcmp(t->aa[i].name, arm) == 0)
 			return -2;
 	free(t->baseline);
-	t->baseline = tally_xstrdup(arm);
+	t->baseline = xstrdup(arm);
 	return 0;
 }
 
@@ -241,9 +225,9 @@ tally_add_aa(struct tally *t, const char *arm, const char *of)
 		    strcmp(t->aa[i].name, of) == 0 ||
 		    strcmp(t->aa[i].aa_of, arm) == 0)
 			return -2;
-	t->aa = tally_xrealloc(t->aa, (t->naa + 1) * sizeof *t->aa);
-	t->aa[t->naa].name = tally_xstrdup(arm);
-	t->aa[t->naa].aa_of = tally_xstrdup(of);
+	t->aa = xreallocarray(t->aa, t->naa + 1, sizeof *t->aa);
+	t->aa[t->naa].name = xstrdup(arm);
+	t->aa[t->naa].aa_of = xstrdup(of);
 	t->aa[t->naa].vs = NULL;
 	t->naa++;
 	return 0;
@@ -255,9 +239,9 @@ tally_metric(struct tally *t, const char *name)
 	for (size_t i = 0; i < t->nmetrics; i++)
 		if (strcmp(t->metrics[i], name) == 0)
 			return i;
-	t->metrics = tally_xrealloc(t->metrics,
-	    (t->nmetrics + 1) * sizeof *t->metrics);
-	t->metrics[t->nmetrics] = tally_xstrdup(name);
+	t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
+	    sizeof *t->metrics);
+	t->metrics[t->nmetrics] = xstrdup(name);
 	return t->nmetrics++;
 }
 
@@ -351,7 +335,7 @@ tally_feed_round(struct tally *t, const json_t *ev)
 	const json_t *reps = json_object_get(ev, "reps");
 
 	if (t->name == NULL && json_is_string(json_object_get(ev, "name")))
-		t->name = tally_xstrdup(json_string_value(
+		t->name = xstrdup(json_string_value(
 		    json_object_get(ev, "name")));
 	if (json_is_integer(reps) && json_integer_value(reps) > 0 &&
 	    json_integer_value(reps) <= TALLY_MAX_REP)

@@ -133,8 +133,6 @@ struct tally {
 	size_t scap;
 };
 
-/* realloc that aborts on failure (n 0 allocates 1 byte). */
-void *tally_xrealloc(void *p, size_t n);
 
 /* Room for the kv lists, kept in the tally and reused line after line. */
 void tally_kv_add(struct tally_kvlist *l, const char *name, double val);
@@ -151,7 +149,6 @@ void tally_feed_rec(struct tally *t, const struct tally_legrec *r);
 void tally_feed_leg(struct tally *t, const json_t *ev);
 
 /* Shared by tally.c and tally_leg.c. */
-char *tally_xstrdup(const char *s);
 double tally_num(const json_t *v);         /* NAN when not a number */
 struct tcell *tally_cell(struct tally *t, const char *name, bool create);
 struct tarm *tally_arm(struct tally *t, struct tcell *c, const char *name,

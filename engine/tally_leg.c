@@ -207,7 +207,7 @@ tally_name_leg(const char *cell, const char *arm, size_t r,
 		    arm, r, metric, x);
 	else
 		snprintf(buf, sizeof buf, "%.60s %.60s rep %zu", cell, arm, r);
-	return tally_xstrdup(buf);
+	return xstrdup(buf);
 }
 
 /* Register the metric names the line carries: counters first, then the

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "spec.h"
 #include "tally.h"
+#include "xalloc.h"
 
 static const char report_usage[] =
     "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
@@ -78,10 +79,9 @@ cmd_report_round_dir(const char *input, bool is_dir)
 	char *copy, *dir;
 
 	if (is_dir)
-		return strdup(input);
-	if ((copy = strdup(input)) == NULL)
-		return NULL;
-	dir = strdup(dirname(copy));
+		return xstrdup(input);
+	copy = xstrdup(input);
+	dir = xstrdup(dirname(copy));
 	free(copy);
 	if (dir && cmd_report_exists(dir, "round.json") &&
 	    cmd_report_exists(dir, "environment.json"))
@@ -126,8 +126,7 @@ cmd_report_aa(struct tally *t, const char *val)
 	if (eq == NULL)
 		return cmd_usage_error("report", report_usage, "--aa: '%s' is "
 		    "not ARM=OF", val);
-	if ((arm = strndup(val, (size_t)(eq - val))) == NULL)
-		return 2;
+	arm = xasprintf("%.*s", (int)(eq - val), val);
 	bad = tally_add_aa(t, arm, eq + 1);
 	free(arm);
 	if (bad == -2)
@@ -210,13 +209,10 @@ cmd_report_open(const struct cmd_report_args *a, struct tally *t,
 		    strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode) ? asprintf(log, "%s/log.jsonl", a->input) < 0 :
-	    (*log = strdup(a->input)) == NULL) {
-		*log = NULL;
-		return -1;
-	}
-	if ((rdir = cmd_report_round_dir(a->input, S_ISDIR(st.st_mode))) != NULL &&
-	    asprintf(spath, "%s/round.json", rdir) >= 0) {
+	*log = S_ISDIR(st.st_mode) ? xasprintf("%s/log.jsonl", a->input) :
+	    xstrdup(a->input);
+	if ((rdir = cmd_report_round_dir(a->input, S_ISDIR(st.st_mode))) != NULL) {
+		*spath = xasprintf("%s/round.json", rdir);
 		/* The workdir is irrelevant to a report, and a round folder
 		 * copied from another machine may not have it: use rdir. */
 		if (spec_load(*spath, rdir, spec, err, sizeof err) == 0) {
@@ -271,9 +267,8 @@ cmd_report_read(const char *log, const struct spec *spec, const char *spath,
 		fprintf(stderr, "benchtui report: %s:%zu: torn last line "
 		    "(%zu bytes) ignored\n", log, info.torn_line, info.torn_bytes);
 	if (spec == NULL) {
-		char *copy = strdup(log);
-		if (copy)
-			tally_set_name(t, basename(copy));
+		char *copy = xstrdup(log);
+		tally_set_name(t, basename(copy));
 		free(copy);
 	}
 	return 0;
