@@ -317,6 +317,82 @@ test_handed_back(void **state)
 	tally_destroy(t);
 }
 
+/* line with one to three random edits of the bytes JSON is made of. */
+static size_t
+mutate(char *buf, size_t cap, const char *line)
+{
+	static const char bytes[] = "{}[]\":,0123456789.eE+- \\tfnulax\x7f\xc3";
+	size_t n = strlen(line), edits = 1 + (size_t)(random() % 3);
+
+	memcpy(buf, line, n + 1);
+	for (size_t e = 0; e < edits && n > 1; e++) {
+		size_t at = (size_t)random() % n;
+		char c = bytes[random() % (sizeof bytes - 1)];
+		switch (random() % 3) {
+		case 0:
+			buf[at] = c;
+			break;
+		case 1:
+			memmove(buf + at, buf + at + 1, n - at);
+			n--;
+			break;
+		default:
+			if (n + 2 >= cap)
+				break;
+			memmove(buf + at + 1, buf + at, n - at + 1);
+			buf[at] = c;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Random edits of the taken lines: the scanner never takes a line jansson
+ * refuses, and the valid ones read both ways give the same report. */
+static void
+test_mutations(void **state)
+{
+	size_t nt = sizeof taken / sizeof taken[0], nvalid = 0, cap = 4096;
+	char **valid = calloc(cap, sizeof *valid), buf[1024], err[256];
+	struct tally *probe = tally_create(), *slow = tally_create();
+	struct fast fast = { .t = tally_create() };
+	const char *path;
+	json_t *a, *b;
+
+	(void)state;
+	srandom(11);
+	for (int i = 0; i < 20000; i++) {
+		size_t n = mutate(buf, sizeof buf, taken[(size_t)random() % nt]);
+		json_error_t jerr;
+		json_t *ev = json_loadb(buf, n, 0, &jerr);
+		bool ok = ev != NULL && json_is_object(ev);
+		json_decref(ev);
+		if (!ok && tally_feed_line(probe, buf, n) != TALLY_LINE_PASS)
+			fail_msg("took a line jansson refuses: %.*s", (int)n, buf);
+		if (ok && nvalid < cap && memchr(buf, '\n', n) == NULL)
+			valid[nvalid++] = strndup(buf, n);
+	}
+	assert_true(nvalid > 1000);
+	path = write_log((const char *const *)valid, nvalid, 0, NULL);
+	assert_int_equal(logread_file(path, feed_json, slow, NULL, err,
+	    sizeof err), 0);
+	assert_int_equal(logread_file_lines(path, feed_line, feed_fast_json,
+	    &fast, NULL, err, sizeof err), 0);
+	unlink(path);
+	assert_true(fast.taken > 0);
+	a = tally_report(slow);
+	b = tally_report(fast.t);
+	assert_true(json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	for (size_t i = 0; i < nvalid; i++)
+		free(valid[i]);
+	free(valid);
+	tally_destroy(probe);
+	tally_destroy(slow);
+	tally_destroy(fast.t);
+}
+
 /* A number's double, as the scanner and as jansson read it. */
 static void
 check_number(const char *num)
@@ -394,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_same_tally),
 		cmocka_unit_test(test_handed_back),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
