@@ -1,8 +1,9 @@
 /* Reading a JSONL log back (see logread.h).
  *
  * Lines are streamed with getline, so memory stays flat however long the
- * log is; each one is parsed on its own with json_loadb and handed to the
- * callback, which keeps what it wants. */
+ * log is; each one is offered to the line callback when there is one
+ * (report's leg lines, read without a json_t), else parsed on its own
+ * with json_loadb and handed to the callback, which keeps what it wants. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
