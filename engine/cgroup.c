@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "xalloc.h"
 
 struct cgroup {
 	char *path;
@@ -22,6 +23,8 @@ struct cgroup {
 	int peak_fd;      /* memory.peak opened and reset by cgroup_peak_begin */
 	bool no_peak;     /* the group has none, or it cannot be reset */
 	int events_fd;    /* cgroup.events, kept open: one pread a leg */
+	int dir_fd;       /* the group's folder, for CLONE_INTO_CGROUP */
+	bool killed;      /* cgroup.kill was written: no CLONE_INTO_CGROUP */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -147,83 +150,85 @@ cgroup_write(const struct cgroup *cg, const char *name, const char *val)
 	return 0;
 }
 
+/* The folder new groups go in: parent's, or benchtui's own cgroup (with
+ * cg->home set to it).  malloc'd, or NULL with err. */
+static char *
+cgroup_base(struct cgroup *cg, const struct cgroup *parent, char *err,
+    size_t errlen)
+{
+	char mnt[1024], root[1024], own[4096], *base = NULL;
+	const char *rel;
+	size_t rl;
+
+	if (parent != NULL) {
+		if (parent->home != NULL)
+			cg->home = xstrdup(parent->home);
+		return xstrdup(parent->path);
+	}
+	if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
+		    "(/proc/self/mountinfo)");
+		return NULL;
+	}
+	if (cgroup_own(own, sizeof own) != 0) {
+		snprintf(err, errlen, "benchtui is in no cgroup v2 "
+		    "(/proc/self/cgroup has no 0:: line)");
+		return NULL;
+	}
+	/* The mount may show a subtree (a container's): our path is then
+	 * below its root. */
+	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	rel = strncmp(own, root, rl) == 0 ? own + rl : own;
+	if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) < 0)
+		xalloc_die(strlen(mnt) + strlen(rel) + 1);
+	cg->home = xstrdup(base);
+	return base;
+}
+
+/* One file of the group, opened with flags; -1 with errno. */
+static int
+cgroup_open(const struct cgroup *cg, const char *name, int flags)
+{
+	char *path = cgroup_file(cg, name);
+	int fd = path != NULL ? open(path, flags | O_CLOEXEC) : -1;
+
+	free(path);
+	return fd;
+}
+
 struct cgroup *
 cgroup_create(struct cgroup *parent, const char *name, char *err,
     size_t errlen)
 {
-	char mnt[1024], root[1024], own[4096], *base = NULL;
-	struct cgroup *cg = calloc(1, sizeof *cg);
+	struct cgroup *cg = xcalloc(1, sizeof *cg);
+	char *base;
 
-	if (cg == NULL) {
-		snprintf(err, errlen, "cgroup: out of memory");
-		return NULL;
-	}
-	cg->procs_fd = cg->peak_fd = cg->events_fd = -1;
-	if (parent != NULL) {
-		base = strdup(parent->path);
-		if (parent->home != NULL)
-			cg->home = strdup(parent->home);
-	} else {
-		size_t rl;
-		const char *rel;
-
-		if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0) {
-			snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
-			    "(/proc/self/mountinfo)");
-			goto fail;
-		}
-		if (cgroup_own(own, sizeof own) != 0) {
-			snprintf(err, errlen, "benchtui is in no cgroup v2 "
-			    "(/proc/self/cgroup has no 0:: line)");
-			goto fail;
-		}
-		/* The mount may show a subtree (a container's): our path is
-		 * then below its root. */
-		rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-		rel = strncmp(own, root, rl) == 0 ? own + rl : own;
-		if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" :
-		    rel) < 0)
-			base = NULL;
-		cg->home = base != NULL ? strdup(base) : NULL;
-	}
-	if (base == NULL || asprintf(&cg->path, "%s/%s", base, name) < 0) {
-		cg->path = NULL;
-		snprintf(err, errlen, "cgroup: out of memory");
+	cg->procs_fd = cg->peak_fd = cg->events_fd = cg->dir_fd = -1;
+	if ((base = cgroup_base(cg, parent, err, errlen)) == NULL)
 		goto fail;
-	}
+	if (asprintf(&cg->path, "%s/%s", base, name) < 0)
+		xalloc_die(strlen(base) + strlen(name) + 2);
+	free(base);
 	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make the cgroup %s: %s", cg->path,
 		    strerror(errno));
 		goto fail;
 	}
-	{
-		char *procs = cgroup_file(cg, "cgroup.procs");
-
-		cg->procs_fd = procs != NULL ? open(procs, O_WRONLY |
-		    O_CLOEXEC) : -1;
-		free(procs);
-	}
-	if (cg->procs_fd < 0) {
+	if ((cg->procs_fd = cgroup_open(cg, "cgroup.procs", O_WRONLY)) < 0) {
 		snprintf(err, errlen, "cannot open %s/cgroup.procs: %s", cg->path,
 		    strerror(errno));
 		rmdir(cg->path);
 		goto fail;
 	}
-	{
-		char *events = cgroup_file(cg, "cgroup.events");
-
-		cg->events_fd = events != NULL ? open(events, O_RDONLY |
-		    O_CLOEXEC) : -1;
-		free(events);
-	}
+	cg->events_fd = cgroup_open(cg, "cgroup.events", O_RDONLY);
+	/* For clone3's CLONE_INTO_CGROUP (spawn_req.cgroup_dir_fd). */
+	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* Hand the memory controller (for memory.peak) to the children
 	 * where the parent has it; nothing is lost where it does not. */
 	if (parent == NULL)
 		(void)cgroup_write(cg, "cgroup.subtree_control", "+memory");
-	free(base);
 	return cg;
 fail:
-	free(base);
 	free(cg->path);
 	free(cg->home);
 	free(cg);
@@ -240,6 +245,12 @@ int
 cgroup_procs_fd(const struct cgroup *cg)
 {
 	return cg->procs_fd;
+}
+
+int
+cgroup_dir_fd(const struct cgroup *cg)
+{
+	return cg->killed ? -1 : cg->dir_fd;
 }
 
 int
@@ -302,6 +313,11 @@ cgroup_kill(struct cgroup *cg, double wait_s)
 		return 0;
 	n = cgroup_kill_listed(cg);
 	(void)cgroup_write(cg, "cgroup.kill", "1");
+	/* Some kernels (6.18 here) kill every child that clone3 later starts
+	 * in a group once cgroup.kill was written to it (its kill count is
+	 * compared with the parent group's): from now on the group's
+	 * children are moved in through cgroup.procs instead. */
+	cg->killed = true;
 	/* Killed processes leave the group as they exit, zombies or not. */
 	while (cgroup_populated(cg) && clock_now() < deadline) {
 		(void)cgroup_kill_listed(cg);
@@ -472,6 +488,8 @@ cgroup_destroy(struct cgroup *cg)
 		close(cg->peak_fd);
 	if (cg->events_fd >= 0)
 		close(cg->events_fd);
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
 	(void)rmdir(cg->path);
 	free(cg->path);
 	free(cg->home);

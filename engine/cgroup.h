@@ -37,6 +37,12 @@ const char *cgroup_path(const struct cgroup *cg);
  * process in (spawn_req.cgroup_procs_fd does, before the exec). */
 int cgroup_procs_fd(const struct cgroup *cg);
 
+/* An open fd of the group's folder: clone3 with CLONE_INTO_CGROUP starts
+ * a child in the group (spawn_req.cgroup_dir_fd); -1 when it could not be
+ * opened, or once cgroup_kill wrote cgroup.kill (some kernels then kill
+ * whatever is cloned into the group). */
+int cgroup_dir_fd(const struct cgroup *cg);
+
 /* Move pid (and so its future children) into the group.  0 or -1. */
 int cgroup_add(struct cgroup *cg, pid_t pid);
 

@@ -50,10 +50,10 @@ leg_stopped(pid_t pid)
 	return SIGSTOP;
 }
 
-/* Wait for the leader to exit: poll on its pidfd, the abort fd and the
- * deadline (0: none).  Returns 1 exited, 0 deadline passed, 2 abort.  With
- * a state_fn, the leader's stops and continues are told as they are seen
- * (twice a second). */
+/* Wait for the leader to exit: poll on its pidfd, the abort fd, the
+ * output pipe (pumped as it fills) and the deadline (0: none).  Returns 1
+ * exited, 0 deadline passed, 2 abort.  With a state_fn, the leader's stops
+ * and continues are told as they are seen (twice a second). */
 static int
 leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
     pid_t pid)
@@ -61,9 +61,11 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 	int was = 0;
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = pidfd, .events = POLLIN },
 			{ .fd = abort_fd, .events = POLLIN },
+			{ .fd = ls->out != NULL ? legout_rd(ls->out) : -1,
+			  .events = POLLIN },
 		};
 		int timeout = -1, n;
 
@@ -79,11 +81,13 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 		}
 		if (ls->state_fn != NULL && (timeout < 0 || timeout > 500))
 			timeout = 500;
-		n = poll(pfd, abort_fd >= 0 ? 2 : 1, timeout);
+		n = poll(pfd, 3, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return 1; /* cannot wait: fall back to a blocking wait4 */
+		if (pfd[2].revents != 0)
+			(void)legout_pump(ls->out);
 		if (pfd[0].revents != 0)
 			return 1;
 		if (abort_fd >= 0 && pfd[1].revents != 0)
@@ -100,11 +104,12 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 	}
 }
 
-/* End the leg's group: SIGTERM, LEG_GRACE_MS for the leader, SIGKILL. */
+/* End the leg's group: SIGTERM, LEG_GRACE_MS for the leader (its output
+ * still drained), SIGKILL. */
 static void
-leg_end_group(pid_t pgid, int pidfd)
+leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 {
-	static const struct leg_spec quiet = { .abort_fd = -1 };
+	struct leg_spec quiet = { .abort_fd = -1, .out = ls->out };
 
 	kill(-pgid, SIGTERM);
 	/* A stopped leg acts on the SIGTERM once it runs again. */
@@ -114,6 +119,47 @@ leg_end_group(pid_t pgid, int pidfd)
 		    &quiet, pgid);
 	/* Whether or not the leader went, the rest of its group may not have. */
 	kill(-pgid, SIGKILL);
+}
+
+/* From the release to the reap: the wall, the rusage and how it ended.
+ * 0, or -1 with err when it cannot be reaped. */
+static int
+leg_measure(const struct leg_spec *ls, struct spawn *sp,
+    struct leg_result *res, char *err, size_t errlen)
+{
+	pid_t pid = sp->pid;
+	int status = 0, why;
+	double t0;
+
+	/* The window opens at the release: what the child does from here
+	 * (its last set-up, the exec) is what a bare posix_spawn loop
+	 * times as well; the clone before it is not the leg's. */
+	t0 = clock_now();
+	spawn_release(sp, &res->exec_errno);
+	why = sp->pidfd >= 0 ? leg_wait(sp->pidfd, ls->abort_fd,
+	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0, ls, pid) : 1;
+	if (why != 1) {
+		res->timed_out = why == 0;
+		res->aborted = why == 2;
+		leg_end_group(ls, pid, sp->pidfd);
+	}
+	res->wall = clock_now() - t0;
+	while (wait4(pid, &status, 0, &res->ru) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "wait4 %d: %s", (int)pid,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	if (why == 1 && sp->pidfd < 0)
+		res->wall = clock_now() - t0;
+	if (WIFEXITED(status)) {
+		res->rc = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		res->rc = -1;
+		res->signal = WTERMSIG(status);
+	}
+	return 0;
 }
 
 int
@@ -126,21 +172,23 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		.out_fd = -1, .cpus = ls->cpus, .ncpus = ls->ncpus,
 		.nice = ls->nice,
 		.cgroup_procs_fd = ls->cg != NULL ? cgroup_procs_fd(ls->cg) : -1,
+		.cgroup_dir_fd = ls->cg != NULL ? cgroup_dir_fd(ls->cg) : -1,
 	};
 	struct spawn sp;
-	int status = 0, why, ret = -1;
+	int own_fd = -1, ret = -1;
 	bool counting = false, spawned = false, peak = false;
-	pid_t pid;
-	double t0;
 
 	memset(res, 0, sizeof *res);
 	res->rc = -1;
 	res->mem_peak_kb = -1;
-	if (ls->out_fd > 0)
-		rq.out_fd = fcntl(ls->out_fd, F_DUPFD_CLOEXEC, 3);
-	else
-		rq.out_fd = rfile_create(ls->out_path, 0, 0644);
-	if (rq.out_fd < 0) {
+	/* The caller's fd is the child's as it is; only a file made here is
+	 * closed here. */
+	if (ls->out != NULL)
+		rq.out_fd = legout_fd(ls->out);
+	else if (ls->out_fd > 0)
+		rq.out_fd = ls->out_fd;
+	else if ((rq.out_fd = own_fd = rfile_create(ls->out_path, O_CLOEXEC,
+	    0644)) < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",
 		    ls->out_path, rfile_strerror(errno));
 		goto out;
@@ -148,51 +196,19 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	if (spawn_create(&rq, &sp, err, errlen) != 0)
 		goto out;
 	spawned = true;
-	pid = res->pid = sp.pid;
-
+	res->pid = sp.pid;
 	if (ls->ctr != NULL) {
-		counters_open(ls->ctr, pid);
+		counters_open(ls->ctr, sp.pid);
 		counting = true;
 	}
-
 	/* Announce the leg before releasing it, so that logging leg_start
 	 * does not run on the CPUs during the measured window. */
 	if (started != NULL)
-		started(pid, arg);
+		started(sp.pid, arg);
 	if (ls->cg != NULL)
 		peak = cgroup_peak_begin(ls->cg);
-
-	/* The window opens at the release: what the child does from here
-	 * (its last set-up, the exec) is what a bare posix_spawn loop
-	 * times as well; the clone before it is not the leg's. */
-	t0 = clock_now();
-	spawn_release(&sp, &res->exec_errno);
-	close(rq.out_fd);
-	rq.out_fd = -1;
-
-	why = sp.pidfd >= 0 ? leg_wait(sp.pidfd, ls->abort_fd,
-	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0, ls, pid) : 1;
-	if (why != 1) {
-		res->timed_out = why == 0;
-		res->aborted = why == 2;
-		leg_end_group(pid, sp.pidfd);
-	}
-	res->wall = clock_now() - t0;
-	while (wait4(pid, &status, 0, &res->ru) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, errlen, "wait4 %d: %s", (int)pid,
-			    strerror(errno));
-			goto out;
-		}
-	}
-	if (why == 1 && sp.pidfd < 0)
-		res->wall = clock_now() - t0;
-	if (WIFEXITED(status)) {
-		res->rc = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		res->rc = -1;
-		res->signal = WTERMSIG(status);
-	}
+	if (leg_measure(ls, &sp, res, err, errlen) != 0)
+		goto out;
 	if (peak)
 		res->mem_peak_kb = cgroup_peak_end(ls->cg);
 	/* Grandchildren still in the leg's group die with it: with a
@@ -201,13 +217,13 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	if (ls->cg != NULL)
 		res->strays = cgroup_kill(ls->cg, 2.0);
 	else
-		procs_kill_group(pid);
+		procs_kill_group(sp.pid);
 	ret = 0;
 out:
 	if (counting)
 		counters_read_close(ls->ctr);
-	if (rq.out_fd >= 0)
-		close(rq.out_fd);
+	if (own_fd >= 0)
+		close(own_fd);
 	if (spawned)
 		spawn_finish(&sp);
 	return ret;

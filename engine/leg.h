@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "counters.h"
+#include "legout.h"
 
 struct leg_spec {
 	const char *path;        /* the program, resolved (execve'd as is, no
@@ -26,9 +27,10 @@ struct leg_spec {
 	char *const *envp;       /* the full environment for the child */
 	const char *cwd;         /* workdir */
 	const char *out_path;    /* stdout+stderr go here (created, 0644) */
-	int out_fd;              /* > 0: stdout+stderr go to this fd instead
-	                          * (a drained pipe, legout.h); 0 is taken as
-	                          * none */
+	int out_fd;              /* > 0: stdout+stderr go to this fd instead;
+	                          * 0 is taken as none */
+	struct legout *out;      /* or stdout+stderr go to this pipe, drained
+	                          * while the leg (and its grace) run */
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */
 	int ncpus;
 	int nice;                /* applied with setpriority in the child */

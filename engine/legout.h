@@ -1,7 +1,8 @@
 /* legout: a leg's output, bounded.
  *
- * The leg's stdout and stderr are the write end of a pipe that a thread of
- * benchtui drains: the first max_bytes go to the output file (keep "all"),
+ * The leg's stdout and stderr are the write end of a pipe that the thread
+ * waiting for the leg drains (leg.c polls legout_rd beside the leg and
+ * calls legout_pump): the first max_bytes go to the output file (keep "all"),
  * the rest is read and dropped, so a leg that writes 200 MB is neither
  * blocked nor killed and the round folder does not grow past the bound.
  * Every byte is counted. */
@@ -13,7 +14,7 @@
 
 struct legout;
 
-/* Start draining into path (created or truncated; NULL or !keep: nothing
+/* Ready to drain into path (created or truncated; NULL or !keep: nothing
  * is written).  NULL with err. */
 struct legout *legout_create(const char *path, bool keep,
     long long max_bytes, char *err, size_t errlen);
@@ -21,10 +22,18 @@ struct legout *legout_create(const char *path, bool keep,
 /* The fd the leg gets as stdout and stderr (the pipe's write end). */
 int legout_fd(const struct legout *o);
 
+/* The pipe's read end to poll for POLLIN while the leg runs, or -1 once it
+ * reached EOF. */
+int legout_rd(const struct legout *o);
+
+/* Read what the pipe holds now (without blocking) into the file and the
+ * count.  true once it reached EOF. */
+bool legout_pump(struct legout *o);
+
 /* After the leg and what it left behind have ended: close our write end,
  * drain to EOF (giving up a moment after the last byte when something
- * outside the leg still holds the pipe), stop the thread, and say what the
- * leg wrote and whether some of it was dropped.  Frees o (NULL: no-op). */
+ * outside the leg still holds the pipe), and say what the leg wrote and
+ * whether some of it was dropped.  Frees o (NULL: no-op). */
 void legout_finish(struct legout *o, long long *bytes, bool *truncated);
 
 #endif

@@ -242,7 +242,7 @@ run_leg_prepare(struct run_leg *l)
 		return RUN_LEG_GO;
 	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
-	    (ls.out_fd = legout_fd(l->out),
+	    (ls.out = l->out,
 	    leg_run(&ls, &res, NULL, NULL, u->err, sizeof u->err)) != 0) {
 		round_abort_internal(u->r, "a leg's prepare could not be "
 		    "started");
@@ -362,7 +362,7 @@ run_leg_run(struct run_leg *l)
 		    u->cg_servers != NULL ? cgroup_path(u->cg_servers) : NULL);
 	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
-	    (ls.out_fd = legout_fd(l->out), leg_run(&ls, &l->res,
+	    (ls.out = l->out, leg_run(&ls, &l->res,
 	    run_leg_started, l, u->err, sizeof u->err)) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */

@@ -14,6 +14,7 @@
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 static unsigned char *
@@ -269,6 +270,9 @@ round_run(struct round *r, char *err, size_t errlen)
 	int rc;
 
 	procs_become_subreaper();
+	/* The front end has set its handlers by now: the children reset
+	 * those (read once here, not for every leg). */
+	spawn_signals_refresh();
 	u.legs_total = r->plan.n;
 	u.ncpus = get_nprocs_conf();
 	u.ctr = counters_create((const char *const *)s->counters,

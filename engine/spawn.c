@@ -10,6 +10,8 @@
 #include "spawn.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -132,6 +134,13 @@ spawn_child(void *arg)
 	close(ca->rel_rd);
 	close(ca->err_rd);
 
+	/* A session of its own: its own process group, and no controlling
+	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
+	 * instead of stopping on SIGTTIN for ever or drawing over the
+	 * console.  First, so that no signal of the terminal's reaches it
+	 * once it unblocks them. */
+	(void)setsid();
+
 	/* The parent's handlers and ignored signals are not the child's.
 	 * Every other signal is at its default already. */
 	sigemptyset(&dfl.sa_mask);
@@ -141,12 +150,6 @@ spawn_child(void *arg)
 			spawn_child_default(sig);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* A session of its own: its own process group, and no controlling
-	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
-	 * instead of stopping on SIGTTIN for ever or drawing over the
-	 * console. */
-	(void)setsid();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != ca->parent) /* the parent died before the prctl */
 		_exit(127);
@@ -171,30 +174,30 @@ spawn_child(void *arg)
 
 /* --- parent side --------------------------------------------------------- */
 
-static int spawn_status_fd = -1;
-static pthread_once_t spawn_status_once = PTHREAD_ONCE_INIT;
+/* The signals this process catches or ignores (bit sig-1), read from
+ * /proc/self/status (SigIgn, SigCgt) with one pread instead of 64
+ * sigaction calls, and kept: reading it costs some 10 us, and the
+ * dispositions change only when a front end sets its handlers, before a
+ * round (round_run calls spawn_signals_refresh).  A signal reset that was
+ * at its default already costs one call in the child; a handler set since
+ * the last read would run in the child if that signal came between its
+ * unmasking and its exec, hence the refresh. */
+static unsigned long long spawn_sigs;
+static bool spawn_sigs_known;
+static pthread_mutex_t spawn_sigs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void
-spawn_status_open(void)
-{
-	spawn_status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-}
-
-/* The signals this process catches or ignores, from /proc/self/status
- * (SigIgn, SigCgt), read afresh for every child (benchtui may have set a
- * handler since) with one pread of a file kept open, instead of asking
- * sigaction 64 times. */
 static unsigned long long
-spawn_changed_signals(void)
+spawn_read_signals(void)
 {
 	char buf[4096];
 	unsigned long long all = 0;
 	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	pthread_once(&spawn_status_once, spawn_status_open);
-	if (spawn_status_fd < 0)
+	if (fd < 0)
 		return ~0ULL; /* cannot tell: reset every one */
-	n = pread(spawn_status_fd, buf, sizeof buf - 1, 0);
+	n = pread(fd, buf, sizeof buf - 1, 0);
+	close(fd);
 	if (n <= 0)
 		return ~0ULL;
 	buf[n] = '\0';
@@ -207,6 +210,33 @@ spawn_changed_signals(void)
 		all |= strtoull(p + strlen(key), NULL, 16);
 	}
 	return all;
+}
+
+void
+spawn_signals_refresh(void)
+{
+	unsigned long long sigs = spawn_read_signals();
+
+	pthread_mutex_lock(&spawn_sigs_lock);
+	spawn_sigs = sigs;
+	spawn_sigs_known = true;
+	pthread_mutex_unlock(&spawn_sigs_lock);
+}
+
+static unsigned long long
+spawn_changed_signals(void)
+{
+	unsigned long long sigs;
+	bool known;
+
+	pthread_mutex_lock(&spawn_sigs_lock);
+	sigs = spawn_sigs;
+	known = spawn_sigs_known;
+	pthread_mutex_unlock(&spawn_sigs_lock);
+	if (known)
+		return sigs;
+	spawn_signals_refresh();
+	return spawn_changed_signals();
 }
 
 static void *
@@ -241,13 +271,155 @@ spawn_stack_put(void *st, size_t size)
 		munmap(st, size);
 }
 
+#if defined(__x86_64__) && defined(SYS_clone3)
+/* struct clone_args of clone3(2), CLONE_ARGS_SIZE_VER2. */
+struct spawn_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+	    stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+/* clone3 running fn(arg) on the new stack in the child, which exits with
+ * its value (fn never returns here: it execs or _exits).  glibc has no
+ * such wrapper; this is its clone3.S in short.  The pid, or -errno. */
+static long
+spawn_clone3(struct spawn_clone_args *cl, int (*fn)(void *), void *arg)
+{
+	register long r8 __asm__("r8") = (long)fn;
+	register long r9 __asm__("r9") = (long)arg;
+	long ret;
+
+	__asm__ volatile(
+	    "syscall\n\t"
+	    "test %%rax, %%rax\n\t"
+	    "jnz 1f\n\t"
+	    "xor %%ebp, %%ebp\n\t"
+	    "mov %%r9, %%rdi\n\t"
+	    "call *%%r8\n\t"
+	    "mov %%eax, %%edi\n\t"
+	    "mov %[exit], %%eax\n\t"
+	    "syscall\n\t"
+	    "hlt\n"
+	    "1:"
+	    : "=a"(ret)
+	    : "0"((long)SYS_clone3), "D"(cl), "S"(sizeof *cl), "r"(r8), "r"(r9),
+	      [exit] "i"(SYS_exit)
+	    : "rcx", "r11", "memory");
+	return ret;
+}
+#define SPAWN_HAVE_CLONE3 1
+#else
+#define SPAWN_HAVE_CLONE3 0
+#endif
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* clone3 straight into the cgroup, where this kernel and architecture
+ * allow: no move of a live process afterwards (a cgroup.procs write, some
+ * 20-80 us here).  The pid, or -1 (errno) when the caller should fall back
+ * to clone. */
+static pid_t
+spawn_clone_into(const struct spawn_req *req, void *top, void *ca,
+    int *pidfd)
+{
+#if SPAWN_HAVE_CLONE3
+	static _Atomic bool unsupported;
+	struct spawn_clone_args cl = {
+		.flags = SPAWN_CLONE_VM | CLONE_PIDFD | CLONE_INTO_CGROUP,
+		.pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
+		.stack = (uint64_t)(uintptr_t)top,
+		.cgroup = (uint64_t)req->cgroup_dir_fd,
+	};
+	long ret;
+
+	if (req->cgroup_dir_fd <= 0 || unsupported) {
+		errno = ENOSYS;
+		return -1;
+	}
+	/* The child starts at the top of the stack less the arguments'
+	 * room, 16-byte aligned as a call expects. */
+	cl.stack_size = ((uintptr_t)ca - 64 - (uintptr_t)cl.stack) & ~15ULL;
+	ret = spawn_clone3(&cl, spawn_child, ca);
+	if (ret < 0) {
+		/* ENOSYS (no clone3), E2BIG or EINVAL (no CLONE_INTO_CGROUP):
+		 * never again; anything else may be this group's alone. */
+		if (ret == -ENOSYS || ret == -E2BIG || ret == -EINVAL)
+			unsupported = true;
+		errno = (int)-ret;
+		return -1;
+	}
+	return (pid_t)ret;
+#else
+	(void)req;
+	(void)top;
+	(void)ca;
+	(void)pidfd;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* The child, made with all signals blocked (it must not run a handler of
+ * ours before it has reset them): in the cgroup from the start where it
+ * can, else moved there by the caller (*moved false).  The pid, or -1. */
+static pid_t
+spawn_clone(const struct spawn_req *req, struct spawn *sp,
+    struct spawn_child_args *ca, int *pidfd, bool *moved)
+{
+	sigset_t all, old;
+	pid_t pid;
+	int e;
+
+	*moved = false;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = spawn_clone_into(req, sp->stack, ca, pidfd);
+	if (pid > 0) {
+		*moved = true;
+	} else {
+		pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
+		    CLONE_PIDFD | SIGCHLD, ca, pidfd);
+		if (pid < 0 && errno == EINVAL) { /* no CLONE_PIDFD */
+			*pidfd = -1;
+			pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
+			    SIGCHLD, ca);
+			if (pid > 0)
+				*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		}
+	}
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return pid;
+}
+
+/* Move the held child into the cgroup through cgroup.procs.  0, or -1
+ * with err (the child is then cancelled and finished). */
+static int
+spawn_join_cgroup(const struct spawn_req *req, struct spawn *sp, char *err,
+    size_t errlen)
+{
+	char num[24];
+	int len = snprintf(num, sizeof num, "%d", (int)sp->pid);
+
+	if (req->cgroup_procs_fd <= 0 ||
+	    write(req->cgroup_procs_fd, num, (size_t)len) == len)
+		return 0;
+	snprintf(err, errlen, "cgroup: cannot move pid %d into the round's "
+	    "cgroup: %s", (int)sp->pid, strerror(errno));
+	spawn_cancel(sp);
+	spawn_finish(sp);
+	return -1;
+}
+
 int
 spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
     size_t errlen)
 {
-	int rel[2] = { -1, -1 }, errp[2] = { -1, -1 }, e, pidfd = -1;
-	struct spawn_child_args *ca = NULL;
-	sigset_t all, old;
+	int rel[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1;
+	struct spawn_child_args *ca;
+	bool moved;
 	pid_t pid;
 
 	memset(sp, 0, sizeof *sp);
@@ -274,23 +446,8 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	*ca = (struct spawn_child_args){ .sp = sp, .rel_rd = rel[0],
 		.rel_wr = rel[1], .err_wr = errp[1], .err_rd = errp[0],
 		.parent = getpid() };
-
-	/* All signals blocked across the clone: the child must not run a
-	 * handler of ours before it has reset them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM | CLONE_PIDFD |
-	    SIGCHLD, ca, &pidfd);
-	if (pid < 0 && errno == EINVAL) { /* a kernel without CLONE_PIDFD */
-		pidfd = -1;
-		pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM | SIGCHLD, ca);
-		if (pid > 0)
-			pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	}
-	e = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		snprintf(err, errlen, "clone: %s", strerror(e));
+	if ((pid = spawn_clone(req, sp, ca, &pidfd, &moved)) < 0) {
+		snprintf(err, errlen, "clone: %s", strerror(errno));
 		goto fail;
 	}
 	sp->pid = pid;
@@ -304,19 +461,7 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	sp->rel_fd = rel[1];
 	sp->err_fd = errp[0];
 	sp->rel_rd = rel[0];
-	if (req->cgroup_procs_fd > 0) {
-		char num[24];
-		int len = snprintf(num, sizeof num, "%d", (int)pid);
-
-		if (write(req->cgroup_procs_fd, num, (size_t)len) != len) {
-			snprintf(err, errlen, "cgroup: cannot move pid %d into "
-			    "the round's cgroup: %s", (int)pid, strerror(errno));
-			spawn_cancel(sp);
-			spawn_finish(sp);
-			return -1;
-		}
-	}
-	return 0;
+	return moved ? 0 : spawn_join_cgroup(req, sp, err, errlen);
 fail:
 	for (int i = 0; i < 2; i++) {
 		if (rel[i] >= 0)

@@ -35,6 +35,10 @@ struct spawn_req {
 	int nice;                  /* 0: left as it is */
 	int cgroup_procs_fd;       /* an open cgroup.procs the child joins
 	                            * before it execs; -1 (or 0): none */
+	int cgroup_dir_fd;         /* that group's folder: the child is made
+	                            * in it (clone3 CLONE_INTO_CGROUP) where
+	                            * the kernel allows, else moved through
+	                            * cgroup_procs_fd; -1 (or 0): none */
 };
 
 /* A child between spawn_create and its release or cancel.  Caller-owned
@@ -69,6 +73,11 @@ void spawn_cancel(struct spawn *sp);
 
 /* Free what spawn_create took (the stack, the pipes, the pidfd). */
 void spawn_finish(struct spawn *sp);
+
+/* Read again which signals this process catches or ignores (the child
+ * resets those): after setting handlers, before spawning with them set.
+ * Otherwise they are read once, at the first spawn. */
+void spawn_signals_refresh(void);
 
 /* The whole thing for callers that have nothing to do in between (servers,
  * profiles): create, release, finish.  The pid, or -1 with err; a failed

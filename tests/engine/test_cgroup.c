@@ -46,7 +46,8 @@ test_kill_escaped(void **state)
 	{
 		struct spawn_req rq = { .path = argv[0], .argv = argv,
 			.envp = environ, .out_fd = -1,
-			.cgroup_procs_fd = cgroup_procs_fd(legs) };
+			.cgroup_procs_fd = cgroup_procs_fd(legs),
+			.cgroup_dir_fd = cgroup_dir_fd(legs) };
 
 		pid = spawn_run(&rq, NULL, err, sizeof err);
 	}
@@ -62,6 +63,20 @@ test_kill_escaped(void **state)
 	assert_false(cgroup_populated(legs));
 	assert_int_equal(cgroup_kill(legs, 1.0), 0);
 	procs_reap_orphans(NULL, 0);
+	/* A child started in the group after its cgroup.kill runs (some
+	 * kernels kill what clone3 starts in such a group). */
+	{
+		char *tv[] = { "/bin/true", NULL };
+		struct spawn_req rq = { .path = tv[0], .argv = tv,
+			.envp = environ, .out_fd = -1,
+			.cgroup_procs_fd = cgroup_procs_fd(legs),
+			.cgroup_dir_fd = cgroup_dir_fd(legs) };
+
+		pid = spawn_run(&rq, NULL, err, sizeof err);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	path = strdup(cgroup_path(round));
 	cgroup_destroy(legs);
