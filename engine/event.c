@@ -37,29 +37,48 @@ event_new(const char *type)
 	return ev;
 }
 
+/* Whether every real in v, printed with prec significant digits (as
+ * jansson prints it), reads back to the same double. */
+static bool
+event_reals_exact(const json_t *v, int prec)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+	char buf[64];
+
+	switch (json_typeof(v)) {
+	case JSON_REAL:
+		snprintf(buf, sizeof buf, "%.*g", prec, json_real_value(v));
+		return strtod(buf, NULL) == json_real_value(v);
+	case JSON_OBJECT:
+		json_object_foreach((json_t *)v, key, x)
+			if (!event_reals_exact(x, prec))
+				return false;
+		return true;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x)
+			if (!event_reals_exact(x, prec))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
 /* Dump with the fewest significant digits (15, 16, then 17) for which
  * every real reads back to the same double: short lines for the usual
- * rounded values, exact for all. */
+ * rounded values, exact for all.  Each real is checked alone (a printf
+ * and a strtod), not the whole line parsed back: this runs twice a leg. */
 static char *
 event_dump(const json_t *ev)
 {
-	for (int prec = 15; prec <= 17; prec++) {
-		size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER |
-		    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec);
-		char *s = json_dumps(ev, flags);
-		json_t *back;
-		bool same;
+	int prec = 15;
 
-		if (s == NULL || prec == 17)
-			return s;
-		back = json_loads(s, JSON_DECODE_ANY, NULL);
-		same = back != NULL && json_equal(back, (json_t *)ev);
-		json_decref(back);
-		if (same)
-			return s;
-		free(s);
-	}
-	return NULL;
+	while (prec < 17 && !event_reals_exact(ev, prec))
+		prec++;
+	return json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec));
 }
 
 char *

@@ -92,6 +92,22 @@ test_reals_read_back_exactly(void **state)
 	free(line);
 	json_decref(back);
 	json_decref(ev);
+
+	/* Reals inside objects and arrays are exact too. */
+	ev = event_new("leg");
+	json_object_set_new(ev, "o", json_pack("{s:f}", "x", 1.0 / 3.0));
+	json_object_set_new(ev, "a", json_pack("[f,f]", 0.25, 2.0 / 3.0));
+	line = event_line(ev, NULL);
+	back = json_loads(line, 0, NULL);
+	assert_non_null(back);
+	assert_true(json_real_value(json_object_get(json_object_get(back, "o"),
+	    "x")) == 1.0 / 3.0);
+	assert_true(json_real_value(json_array_get(json_object_get(back, "a"),
+	    1)) == 2.0 / 3.0);
+	assert_non_null(strstr(line, "0.25,"));
+	free(line);
+	json_decref(back);
+	json_decref(ev);
 }
 
 static void
