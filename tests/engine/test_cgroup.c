@@ -25,6 +25,23 @@ extern char **environ;
 
 static char name[64];
 
+/* Run argv to its end in cg; its wait status. */
+static int
+run_in(struct cgroup *cg, char **argv)
+{
+	struct spawn_req rq = { .path = argv[0], .argv = argv,
+		.envp = environ, .out_fd = -1,
+		.cgroup_procs_fd = cgroup_procs_fd(cg),
+		.cgroup_dir_fd = cgroup_dir_fd(cg) };
+	char err[512];
+	int status = -1;
+	pid_t pid = spawn_run(&rq, NULL, err, sizeof err);
+
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
 static void
 test_kill_escaped(void **state)
 {
@@ -34,7 +51,6 @@ test_kill_escaped(void **state)
 	struct cgroup *round, *legs;
 	struct stat st;
 	char *path;
-	pid_t pid;
 	int status;
 
 	(void)state;
@@ -43,16 +59,7 @@ test_kill_escaped(void **state)
 	legs = cgroup_create(round, "legs", err, sizeof err);
 	assert_non_null(legs);
 	assert_false(cgroup_populated(legs));
-	{
-		struct spawn_req rq = { .path = argv[0], .argv = argv,
-			.envp = environ, .out_fd = -1,
-			.cgroup_procs_fd = cgroup_procs_fd(legs),
-			.cgroup_dir_fd = cgroup_dir_fd(legs) };
-
-		pid = spawn_run(&rq, NULL, err, sizeof err);
-	}
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	status = run_in(legs, argv);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* The leader is gone; its sleeps, in and out of its group, are not,
 	 * and they are still in the group. */
@@ -65,17 +72,7 @@ test_kill_escaped(void **state)
 	procs_reap_orphans(NULL, 0);
 	/* A child started in the group after its cgroup.kill runs (some
 	 * kernels kill what clone3 starts in such a group). */
-	{
-		char *tv[] = { "/bin/true", NULL };
-		struct spawn_req rq = { .path = tv[0], .argv = tv,
-			.envp = environ, .out_fd = -1,
-			.cgroup_procs_fd = cgroup_procs_fd(legs),
-			.cgroup_dir_fd = cgroup_dir_fd(legs) };
-
-		pid = spawn_run(&rq, NULL, err, sizeof err);
-	}
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	status = run_in(legs, (char *[]){ "/bin/true", NULL });
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	path = strdup(cgroup_path(round));
