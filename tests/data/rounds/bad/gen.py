@@ -166,6 +166,40 @@ case("host-bin-missing", 'bin: no program "/nonexistent/prog"', setp(["bin"], "/
 case("host-command-missing", 'command[0]: no program "no-such-program-xyz"', lambda r: (r.pop("bin"), r.update(command=["no-such-program-xyz"])))
 case("host-cpus-offline", "cpus.client: cpu 4000 (in \"4000\") is not online", setp(["cpus"], {"client": "4000"}))
 
+# Profiles: which arms and cells, which kinds, and what the round sets.
+def prof(profile, server=None):
+    def f(r):
+        if server is not None:
+            r["cells"][0]["server"] = server
+        r["profile"] = profile
+    return f
+case("profile-arm-unknown", 'profile.arms[1]: no arm named "z"', prof({"arms": ["a", "z"], "perf": {}}))
+case("profile-cell-unknown", 'profile.cells[0]: no cell named "z"', prof({"arms": ["a"], "cells": ["z"], "perf": {}}))
+case("profile-arms-empty", "profile.arms: must be a non-empty array of arm names", prof({"arms": [], "perf": {}}))
+case("profile-no-kind", "profile: names no kind of profile", prof({"arms": ["a"]}))
+case("profile-unknown-key", 'profile.strace: unknown key "strace"', prof({"arms": ["a"], "perf": {}, "strace": {}}))
+case("profile-perf-output", 'profile.perf.args[1]: "-o" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-g", "-o", "x.data"]}}))
+case("profile-syscalls-no-server", "profile.syscalls: none of the profiled cells has a server to trace", prof({"arms": ["a"], "syscalls": {}}))
+case("profile-trace-bad", 'profile.syscalls.trace[1]: "wr ite" is not a system call name', prof({"arms": ["a"], "syscalls": {"trace": ["read", "wr ite"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
+# Leg order, statistics and adaptive reps, on a one-arm round without bin.
+def solo(**kw):
+    def f(r):
+        del r["bin"]
+        r["command"] = ["x"]
+        r["arms"] = [{"name": "a"}]
+        r.update(kw)
+    return f
+case("order-bad", 'order: must be "mirror", "seed" or "shuffle", not "random"', solo(order="random"))
+case("shuffle-seed-no-shuffle", "shuffle_seed: only applies to", solo(shuffle_seed=1))
+case("shuffle-seed-negative", "shuffle_seed: must be an integer from 0 to 2^53-1", solo(order="shuffle", shuffle_seed=-1))
+case("confidence-one", "confidence: must be below 1", solo(confidence=1))
+case("confidence-zero", "confidence:", solo(confidence=0))
+case("margin-negative", "margin:", solo(margin=-0.01))
+case("fail-fast-negative", "fail_fast:", solo(fail_fast=-1))
+case("reps-until", 'reps.until: must be "decided"', solo(reps={"min": 6, "max": 10, "until": "forever"}))
+case("reps-max-below-min", "reps.max: (5) is below reps.min (6)", solo(reps={"min": 6, "max": 5, "until": "decided"}))
+case("reps-unknown-key", "reps", solo(reps={"min": 6, "max": 10, "until": "decided", "step": 2}))
+
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
     if f.endswith(".json"):
