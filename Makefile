@@ -69,8 +69,10 @@ demo: build
 
 # Every suite with libperf; with the raw perf_event_open backend only the
 # tests of the one file that differs (counters.c: suite 'counters'); the
-# unit and e2e suites under ASan and UBSan.  tests/meson.build says which
-# tests run two at a time.
+# unit and e2e suites under ASan and UBSan, but for the statistical tests
+# (suite 'measure') and the tests that run no line the others do not
+# (suite 'asan-covered').  tests/meson.build says which tests run beside
+# others, and in what order.
 check: check-libperf check-raw check-asan
 
 check-libperf: build
@@ -84,7 +86,8 @@ check-asan: $(ASAN_DIR)/build.ninja
 	@ninja -C $(ASAN_DIR) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e --no-suite measure
+		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e \
+		--no-suite measure --no-suite asan-covered
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
 # table and writes bench/results/LATEST.json and a dated copy

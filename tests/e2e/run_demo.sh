@@ -2,7 +2,8 @@
 # The demo round, headless, end to end: the round folder, the log (one leg
 # line per planned leg, every SPEC.md field), the legs' output files, the
 # headless lines, and the seal.  The quiet gate is off: the machine is
-# shared with builds.
+# shared with builds.  3 reps (18 legs): every check here is per leg or
+# per round, so the demo's 6 add time, not cover.
 set -u
 : "${BENCHTUI:?}" "${BENCHTUI_DEMO:?}" "${BENCHTUI_SOURCE_DIR:?}"
 
@@ -19,7 +20,7 @@ jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
     (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
         .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
     (.cells[].vars | select(.VAL == "47311") | .VAL) = ($p | tostring) |
-    .bin = $b | .quiet = false' \
+    .bin = $b | .quiet = false | .reps = 3' \
     "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$tmp/demo.json" || exit 1
 grep -q 47311 "$tmp/demo.json" && { echo "FAIL: port not rewritten"; exit 1; }
 
