@@ -3,18 +3,9 @@
 # exactly the expected plan; the plan's order also matches SPEC.md's rule
 # recomputed here with jq; check runs nothing; and every broken round of
 # tests/data/rounds/bad exits 2 naming its field (bad/EXPECT).
-set -u
-: "${BENCHTUI:?BENCHTUI must name the benchtui binary}"
-src=${BENCHTUI_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/e2e_lib.sh"
+src=$BENCHTUI_SOURCE_DIR
 data=$src/tests/data/rounds
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 # The leg lines of the round's order: cells in order; odd rep r rotates the
 # arms left by ((r-1)/2) mod n under mirror (the default), (r-1) mod n under

@@ -4,23 +4,11 @@
 # finish with exit 0 and one "ok" leg line per planned leg; the zstd round's
 # scratch output is counted, and the levels' outputs differ in size; the
 # nginx round (where nginx is installed) has one nginx per leg, measured.
-set -u
-: "${BENCHTUI:?BENCHTUI must name the benchtui binary}"
-src=${BENCHTUI_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+. "$(dirname "$0")/e2e_lib.sh"
+src=$BENCHTUI_SOURCE_DIR
 
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-# A server round's PORT (vars.PORT and ready.tcp_port) moves to a free one,
-# so two test runs at once do not meet on it.
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# A server round's PORT (vars.PORT and ready.tcp_port) moves to a free one
+# (free_port), so two test runs at once do not meet on it.
 
 for r in "$src"/assets/rounds/*.json; do
 	name=$(basename "$r" .json)

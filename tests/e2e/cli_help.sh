@@ -3,14 +3,7 @@
 # and "benchtui CMD --help" print the same synopsis, options and man page
 # pointer and exit 0 for every subcommand, running nothing; an unknown
 # command is exit 2.  "--replay DIR" takes a round folder as report does.
-set -u
-: "${BENCHTUI:?}"
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-help.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
 
 cmds="run resume replay report verify seal check load help"
 "$BENCHTUI" help > "$tmp/list" 2>&1

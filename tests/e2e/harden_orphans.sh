@@ -10,11 +10,7 @@
 . "$(dirname "$0")/life_lib.sh"
 cp /bin/sleep "$T/escapee"   # its exe names the server's escapees
 cp /bin/sleep "$T/legescapee"  # and this the legs' 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for _ in $(seq 1 50); do
-	port=$((20000 + RANDOM % 20000))
-	port_busy $port || break
-done
+port=$(free_port) || fail "no free port"
 cat >"$T/r.json" <<EOF
 {"name": "orphans", "reps": 2, "quiet": false, "counters": ["task-clock"],
  "command": ["/bin/sh", "-c", "setsid -f $T/legescapee 3001; sleep 0.6; exec $BENCHTUI_DEMO client --port \$0 --requests 200", "\${PORT}"],

@@ -47,11 +47,7 @@ grep -q 'server died' "$T/o3" || { cat "$T/o3"; fail "a server that exited is no
 
 # A port someone else holds, and a server that never listens, are not
 # "server died".
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for _ in $(seq 1 50); do
-	port=$((20000 + RANDOM % 20000))
-	port_busy $port || port_busy $((port + 1)) || break
-done
+port=$(free_port 2) || fail "no two free ports"
 "$BENCHTUI_DEMO" serve --port "$port" >/dev/null 2>&1 &
 holder=$!
 life_cleanup_hooks+=("kill -9 $holder 2>/dev/null; wait $holder 2>/dev/null")

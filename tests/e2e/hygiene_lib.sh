@@ -1,11 +1,12 @@
-# Shared by the quiet_*, server_* and hygiene_* e2e tests (sourced, not run).
-# They need $BENCHTUI and $BENCHTUI_DEMO (meson sets them) and jq.
+# Shared by the quiet_*, server_* and hygiene_* e2e tests (sourced, not run),
+# on top of e2e_lib.sh.  They need $BENCHTUI and $BENCHTUI_DEMO (meson sets
+# them) and jq.
 
-: "${BENCHTUI:?set BENCHTUI to the benchtui binary}"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 : "${BENCHTUI_DEMO:?set BENCHTUI_DEMO to the benchtui-demo binary}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
+need jq
 
-T=$(mktemp -d /tmp/benchtui-e2e-XXXXXX)
+T=$tmp
 # Pids the test started itself, ended on the way out whatever happened.
 OWN_PIDS=()
 hygiene_cleanup() {
@@ -13,7 +14,7 @@ hygiene_cleanup() {
 	for p in "${OWN_PIDS[@]}"; do
 		kill -9 "$p" 2>/dev/null
 	done
-	rm -rf "$T"
+	e2e_cleanup
 }
 trap hygiene_cleanup EXIT
 
@@ -69,11 +70,6 @@ busy_cores() {
 	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat)
 	awk -v a="$a" -v b="$b" -v hz="$hz" -v s="$1" \
 	    'BEGIN{printf "%.3f", (b - a) / hz / s}'
-}
-
-# A loopback port nobody listens on now.
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # A CPU hog outside the round: a busy loop in its own process, at nice -10

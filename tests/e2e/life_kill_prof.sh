@@ -69,6 +69,7 @@ campaign() {
 	done
 }
 
+seed_kills
 campaign "$T/kill.json" "$T/round"
 echo "kill campaign over profiles: $kills kills, $inprof inside a profile, $runs runs"
 [ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"

@@ -1,25 +1,24 @@
-# Shared helpers of the lifecycle e2e tests (sourced, not a test itself).
+# Shared helpers of the lifecycle e2e tests (sourced, not a test itself),
+# on top of e2e_lib.sh.
 #
 # Needs $BENCHTUI and $BENCHTUI_DEMO (meson sets them).  Each test gets a
-# private temporary folder $T, removed on exit.
+# private temporary folder $T (e2e_lib.sh's $tmp), removed on exit.
 
-set -u
-
-: "${BENCHTUI:?BENCHTUI is not set (run through meson test)}"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 : "${BENCHTUI_DEMO:?BENCHTUI_DEMO is not set (run through meson test)}"
+need jq
 
-command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
-
-T=$(mktemp -d /tmp/benchtui-life-XXXXXX)
+T=$tmp
 life_cleanup_hooks=()
 life_cleanup() {
 	local h
 	for h in "${life_cleanup_hooks[@]}"; do eval "$h"; done
 	# LIFE_KEEP=1 keeps the folder for a look after a failure.
-	if [ -n "${LIFE_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+	if [ -n "${LIFE_KEEP:-}" ]; then echo "kept $T" >&2; else e2e_cleanup; fi
 }
 trap life_cleanup EXIT
 
+# A lifecycle test stops at its first failure: what follows builds on it.
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
@@ -64,6 +63,60 @@ make_round() {
   ]
 }
 EOF
+}
+
+# server_campaign ROUND DIR: run ROUND into DIR and kill -9 benchtui at 4
+# random moments (seed_kills), resuming after each, until the round is
+# complete.  A resumable stop (exit 3: say a restarted server lost a race
+# with the dying one for its port) is resumed again, at most 3 times; a
+# kill after the seal but before the exit leaves a complete round the next
+# resume refuses (exit 2).  Sets kills and runs.
+server_campaign() {
+	local round=$1 dir=$2 pid rc stops=0 complete=0
+	seed_kills
+	kills=0 runs=0
+	while [ $complete -eq 0 ]; do
+		runs=$((runs + 1))
+		[ $runs -le 30 ] || fail "round not complete after $runs runs"
+		if [ $runs -eq 1 ]; then
+			"$BENCHTUI" run "$round" --out "$dir" --headless >>"$T/out.txt" 2>&1 &
+			pid=$!
+			wait_for_line "$dir/log.jsonl" '.t == "round"' 20 ||
+				{ kill -9 $pid; cat "$T/out.txt"; fail "run never logged its round event"; }
+		else
+			"$BENCHTUI" resume "$dir" --headless >>"$T/out.txt" 2>&1 &
+			pid=$!
+		fi
+		if [ $kills -lt 4 ]; then
+			sleep "0.$(printf '%03d' $((100 + RANDOM % 800)))"
+			kill -9 $pid 2>/dev/null
+		fi
+		wait $pid 2>/dev/null
+		rc=$?
+		case $rc in
+		0) complete=1 ;;
+		137) kills=$((kills + 1)) ;;
+		3)   stops=$((stops + 1))
+		     [ $stops -le 3 ] || { tail -20 "$T/out.txt"; fail "too many resumable stops"; }
+		     echo "resume stopped resumably (run $runs): $(grep 'benchtui:' "$T/out.txt" | tail -1)" ;;
+		2)   [ -f "$dir/SHA256SUMS" ] && grep -q "sealed" "$T/out.txt" ||
+			{ tail -20 "$T/out.txt"; fail "run/resume exited 2 (run $runs)"; }
+		     complete=1 ;;
+		*) tail -20 "$T/out.txt"; fail "run/resume exited $rc (run $runs)" ;;
+		esac
+	done
+}
+
+# No server process LOG names is alive (a zombie, or a pid now another
+# program's, does not count).
+check_no_live_servers() {
+	local spid
+	for spid in $(jq -r 'select(.t == "server" and .pid != null) | .pid' "$1" | sort -u); do
+		[ -d "/proc/$spid" ] || continue
+		grep -q '^State:.*Z' "/proc/$spid/status" 2>/dev/null && continue
+		[ "$(readlink "/proc/$spid/exe")" != "$(readlink -f "$BENCHTUI_DEMO")" ] ||
+			fail "server $spid is still alive"
+	done
 }
 
 # Every line of LOG is a whole JSON object ending in a newline.

@@ -1,7 +1,7 @@
 # Shared by the load_* and server_round* e2e tests (sourced, not run): a
 # python3 http.server in a folder of our own, and the file it serves.
 . "$(dirname "$0")/hygiene_lib.sh"
-command -v python3 >/dev/null || { echo "python3 is required"; exit 77; }
+need python3
 
 # The 64 KiB file the servers serve, in $T/www.
 mkdir -p "$T/www"

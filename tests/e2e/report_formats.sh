@@ -2,13 +2,8 @@
 # report's text, csv and markdown formats over the golden logs: text fits
 # 100 columns, csv parses with one row per cell/arm/metric, markdown tables
 # have a consistent number of columns.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
+. "$(dirname "$0")/e2e_lib.sh"
 data="$BENCHTUI_SOURCE_DIR/tests/data/report"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # Names at their longest (49 characters) and long counter names must still
 # fit the text table in 100 columns.

@@ -1,13 +1,8 @@
 #!/bin/bash
 # report --format json against hand-checked golden files, number by number
 # (tolerance 1e-9), and report's handling of torn, bad and missing logs.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
+. "$(dirname "$0")/e2e_lib.sh"
 data="$BENCHTUI_SOURCE_DIR/tests/data/report"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # Compare two JSON files: same keys in the same order, same strings, numbers
 # within 1e-9.

@@ -3,11 +3,7 @@
 # SPEC.md's arithmetic, over random logs (seeded, so a failure reproduces):
 # random statuses (ok, failed, timed_out, aborted then rerun), missing
 # values, legacy rows, A/A arms, ratios landing exactly on the floor.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+. "$(dirname "$0")/e2e_lib.sh"
 
 for seed in $(seq 1 16); do
 	PYTHONPATH="$BENCHTUI_SOURCE_DIR/tests" \

@@ -5,7 +5,8 @@
 # seed's order with seed's seq numbers, and every planned leg ends with
 # exactly one leg line.  Under today's default (mirror) rep 2 would run b
 # before a.
-. "$(dirname "$0")/verdict_lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 : "${BENCHTUI_SOURCE_DIR:?}"
 
 cp -r "$BENCHTUI_SOURCE_DIR/tests/data/resume-old" "$tmp/old"

@@ -4,7 +4,8 @@
 # that is not an A/A copy is decided, the report uses that level, and the
 # round is complete (not partial) with fewer legs than max would take.
 # b burns 1.5x a's CPU time (the drift program, tests/e2e/drift.c).
-. "$(dirname "$0")/verdict_lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 : "${BENCHTUI_DRIFT:?}"
 
 jq -n --arg d "$BENCHTUI_DRIFT" --arg st "$tmp/state" '{

@@ -3,15 +3,8 @@
 # the leg's cell and arm, not the raw string: every leg runs, records the
 # expanded, resolved path as its bin, and environment.json hashes the
 # expanded binaries.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-bintmpl.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 
 mkdir "$tmp/tools"
 for t in one two alt; do

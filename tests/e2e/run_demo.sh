@@ -4,18 +4,12 @@
 # headless lines, and the seal.  The quiet gate is off: the machine is
 # shared with builds.  3 reps (18 legs): every check here is per leg or
 # per round, so the demo's 6 add time, not cover.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_DEMO:?}" "${BENCHTUI_SOURCE_DIR:?}"
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-demo.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+: "${BENCHTUI_DEMO:?}"
 
 # Another port than the demo's own: other builds' tests may run the demo
 # round on this machine at the same moment.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port) || exit 1
 jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
     (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
         .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |

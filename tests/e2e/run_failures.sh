@@ -4,7 +4,8 @@
 # fail_fast stops a round whose arm fails its first N legs in a cell,
 # resumably (exit 3), naming the arm, the cell and the end of the leg's
 # output; "fail_fast": 0 runs on and exits 5.
-. "$(dirname "$0")/verdict_lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 : "${BENCHTUI_SOURCE_DIR:?}"
 
 # tests/data/failures/some.json: arm b fails in rep 2 only (FAIL_REP), a never.

@@ -3,15 +3,8 @@
 # there, or a cpu that is not online, is refused with exit 2 and a message
 # naming the field, before run creates the folder and before resume
 # appends to the log.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-hostcheck.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 
 cat > "$tmp/base.json" <<'EOF'
 {

@@ -3,15 +3,8 @@
 # that cannot exec it is recorded failed with exec_error, and the warning
 # names the leg and the binary.  The gate stays on, as rounds have it by
 # default, with a threshold this shared test machine can meet.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-late.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 
 mkdir "$tmp/tools"
 # The first leg removes the program itself.

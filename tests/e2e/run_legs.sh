@@ -4,14 +4,7 @@
 # fail_fast off); a leg that
 # outlives timeout_s is killed with its whole process group (a grandchild
 # too) and recorded timed_out; a missing program is refused before the round.
-set -u
-: "${BENCHTUI:?}"
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-legs.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
 
 cat > "$tmp/exit.json" <<'EOF'
 {

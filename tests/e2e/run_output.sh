@@ -4,15 +4,8 @@
 # and its line says output_bytes 200000000 and output_truncated; under
 # "keep": "none" no output file is written and the bytes are still counted;
 # a small output is kept whole (output_truncated false).
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-output.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 
 head=$(command -v head)
 cat > "$tmp/big.json" <<EOF

@@ -6,16 +6,8 @@
 #    what gzip writes with its flags by hand.
 # 2. A 2x2 matrix: four cells named by the template, in product order
 #    (the last variable fastest), each leg running its cell's values.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-command -v gzip >/dev/null || { echo "gzip is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-splice.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq gzip
 
 gz=$(command -v gzip)
 seq 1 20000 > "$tmp/input.txt"

@@ -7,15 +7,8 @@
 #    leg's env and templates and records prepare_rc 0.
 # 2. A prepare that exits 3 fails its legs with prepare_rc 3, the leg's
 #    own command never runs, and the round still completes.
-set -u
-: "${BENCHTUI:?}"
-command -v jq >/dev/null || { echo "jq is required"; exit 77; }
-
-tmp=$(mktemp -d /tmp/benchtui-e2e-warmup.XXXXXX)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
+need jq
 
 cat > "$tmp/warm.json" <<'EOF'
 {

@@ -4,11 +4,7 @@
 # listed): n = 6, 7, 10, 50, 200 (exact) and 2500 (normal approximation),
 # with tied ratios, ratios of exactly 1 (zero log ratios), legs whose value
 # is 0 (no ratio), and levels 0.95 and 0.99.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_SOURCE_DIR:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+. "$(dirname "$0")/e2e_lib.sh"
 
 for n in 6 7 10 50 200 2500; do
 	for level in 0.95 0.99; do

@@ -1,0 +1,55 @@
+# Shared by the e2e tests (sourced, not a test itself; life_lib.sh and
+# hygiene_lib.sh build on it): the binary meson names, a private temporary
+# folder $tmp removed on exit, failures counted (fail, ok, finish), the
+# tools a test needs, and free loopback ports.
+set -u
+: "${BENCHTUI:?BENCHTUI is not set (run through meson test)}"
+: "${BENCHTUI_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+
+# need CMD...: skip the test (exit 77) when a tool it uses is missing.
+need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || { echo "SKIP: $c is not installed"; exit 77; }
+	done
+}
+
+# A test that sourced tui_lib.sh first keeps the folder that made.
+[ -n "${tmp:-}" ] || tmp=$(mktemp -d /tmp/benchtui-e2e.XXXXXX)
+# A sealed round's files are read-only: made writable to be removed.
+e2e_cleanup() {
+	chmod -R u+w "$tmp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap e2e_cleanup EXIT
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+# finish: the test's status, 1 after any fail.
+finish() {
+	[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
+	echo "all passed"
+	exit 0
+}
+
+# Whether something listens on loopback PORT.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port [N]: a loopback port nobody listens on, and the N-1 after it
+# free too.  Drawn below the kernel's ephemeral range (32768 up), so no
+# outgoing connection takes it meanwhile; tests running beside each other
+# draw apart.
+free_port() {
+	local n=${1:-1} p i busy
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 12000))
+		busy=0
+		for ((i = 0; i < n; i++)); do
+			port_busy $((p + i)) && busy=1
+		done
+		[ $busy = 1 ] || { echo "$p"; return 0; }
+	done
+	echo "no free port" >&2
+	return 1
+}
