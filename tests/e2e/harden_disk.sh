@@ -7,12 +7,7 @@
 . "$(dirname "$0")/life_lib.sh"
 
 mnt=$T/mnt
-mkdir -p "$mnt"
-if ! out=$(mount -t tmpfs -o size=512k tmpfs "$mnt" 2>&1); then
-	echo "SKIP: cannot mount a tmpfs here ($out); needs root"
-	exit 77
-fi
-life_cleanup_hooks+=("umount -l '$mnt' 2>/dev/null")
+mount_tmpfs "$mnt" 512k
 
 cat >"$T/r.json" <<EOF
 {"name": "disk", "reps": 2, "quiet": false, "counters": ["task-clock"],

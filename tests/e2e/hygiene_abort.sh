@@ -12,9 +12,7 @@ cat >"$T/round.json" <<EOF
 {"name": "abort", "reps": 1, "baseline": "a",
  "command": ["sh", "-c", "trap '' TERM; (trap '' TERM; exec sleep 60) & echo \$! >>$T/leg.pids; echo \$\$\$\$ >>$T/leg.pids; sleep 60"],
  "arms": [{"name": "a"}],
- "cells": [{"name": "net", "server": {
-            "cmd": ["$BENCHTUI_DEMO", "serve", "--port", "$port"],
-            "ready": {"tcp_port": $port, "timeout_s": 10}}}],
+ $(net_cell),
  "quiet": false}
 EOF
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 &

@@ -12,9 +12,7 @@ cat >"$T/round.json" <<EOF
 {"name": "fds", "reps": 1, "baseline": "a",
  "command": ["sh", "-c", "ls /proc/\$\$\$\$/fd"],
  "arms": [{"name": "a"}],
- "cells": [{"name": "net", "server": {
-            "cmd": ["sh", "-c", "ls /proc/\$\$\$\$/fd; exec '$BENCHTUI_DEMO' serve --port $port"],
-            "ready": {"tcp_port": $port, "timeout_s": 10}}}],
+ $(net_cell 'ls /proc/$$$$/fd; exec'),
  "quiet": false}
 EOF
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 9<"$T/round.json"

@@ -72,6 +72,30 @@ busy_cores() {
 	    'BEGIN{printf "%.3f", (b - a) / hz / s}'
 }
 
+# gate_threshold: sets base, the machine's load now (busy cores over 1 s),
+# and thr, a gate threshold above it the hog still crosses; skips the test
+# on a machine already busier than a hog could show (this box is shared).
+gate_threshold() {
+	base=$(busy_cores 1)
+	if awk -v b="$base" 'BEGIN { exit !(b > 0.7) }'; then
+		echo "SKIP: the machine is already busy ($base cores)"
+		exit 77
+	fi
+	thr=$(awk -v b="$base" 'BEGIN { t = b + 0.3; printf "%.2f", t < 0.3 ? 0.3 : t }')
+}
+
+# net_cell [PREFIX]: a round's "cells" member: one cell "net" whose server
+# is the demo's, serving on $port; with PREFIX, a shell line runs it
+# (sh -c "PREFIX demo serve ..."), say to write its pid first.  "$$" is a
+# template escape: the shell's $$ is written $$$$.
+net_cell() {
+	local cmd="\"$BENCHTUI_DEMO\", \"serve\", \"--port\", \"$port\""
+	[ -z "${1:-}" ] ||
+		cmd="\"sh\", \"-c\", \"$1 '$BENCHTUI_DEMO' serve --port $port\""
+	printf '"cells": [{"name": "net", "server": {"cmd": [%s],\n   "ready": {"tcp_port": %s, "timeout_s": 10}}}]' \
+	    "$cmd" "$port"
+}
+
 # A CPU hog outside the round: a busy loop in its own process, at nice -10
 # when we are root so the other builds on this shared machine cannot starve
 # it.  Sets HOG to its pid.

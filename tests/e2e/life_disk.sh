@@ -7,12 +7,7 @@
 . "$(dirname "$0")/life_lib.sh"
 
 mnt=$T/mnt
-mkdir -p "$mnt"
-if ! out=$(mount -t tmpfs -o size=256k tmpfs "$mnt" 2>&1); then
-	echo "SKIP: cannot mount a tmpfs here ($out); needs root"
-	exit 77
-fi
-life_cleanup_hooks+=("umount -l '$mnt' 2>/dev/null")
+mount_tmpfs "$mnt" 256k
 
 export DEMO_SPIN_MS=100
 make_round "$T/disk.json" disk 2 0   # 12 legs

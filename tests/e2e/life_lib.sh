@@ -119,6 +119,34 @@ check_no_live_servers() {
 	done
 }
 
+# mount_tmpfs DIR SIZE: a small file system at DIR (a full disk on demand),
+# unmounted on exit; the test is skipped where mounting needs root.
+mount_tmpfs() {
+	local out
+	mkdir -p "$1"
+	if ! out=$(mount -t tmpfs -o size="$2" tmpfs "$1" 2>&1); then
+		echo "SKIP: cannot mount a tmpfs here ($out); needs root"
+		exit 77
+	fi
+	life_cleanup_hooks+=("umount -l '$1' 2>/dev/null")
+}
+
+# check_aborted DIR: the round in DIR was aborted resumably: its log whole,
+# one abort event, the leg in flight logged as aborted, no done, no seal,
+# and no leg process left.
+check_aborted() {
+	local log=$1/log.jsonl
+	check_log_whole "$log"
+	jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
+		fail "$log: expected one aborted leg line"
+	jq -s -e 'map(select(.t == "abort")) | length == 1' "$log" >/dev/null ||
+		fail "$log: expected one abort event"
+	jq -s -e 'map(select(.t == "done")) | length == 0' "$log" >/dev/null ||
+		fail "$log: an aborted round logged done"
+	[ ! -e "$1/SHA256SUMS" ] || fail "an aborted round was sealed"
+	check_no_live_legs "$log"
+}
+
 # Every line of LOG is a whole JSON object ending in a newline.
 check_log_whole() {
 	local log=$1

@@ -41,15 +41,7 @@ rc=$?
 grep -qi 'SIGINT\|interrupt' "$T/out.txt" || { cat "$T/out.txt"; fail "SIGINT: no message saying so"; }
 ! grep -q 'out of memory' "$T/out.txt" || { grep benchtui: "$T/out.txt"; fail "SIGINT: a bogus 'out of memory' message"; }
 log=$dir/log.jsonl
-check_log_whole "$log"
-jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
-	fail "$log: expected one aborted leg line"
-jq -s -e 'map(select(.t == "abort")) | length == 1' "$log" >/dev/null ||
-	fail "$log: expected one abort event"
-jq -s -e 'map(select(.t == "done")) | length == 0' "$log" >/dev/null ||
-	fail "$log: an aborted round logged done"
-[ ! -e "$dir/SHA256SUMS" ] || fail "an aborted round was sealed"
-check_no_live_legs "$log"
+check_aborted "$dir"
 counted=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$log")
 echo "aborted after $counted counted legs"
 

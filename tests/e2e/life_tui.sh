@@ -20,13 +20,7 @@ wait_for 'Abort the round' 5 || fail "a did not ask to confirm"
 tm send-keys y
 st=$(wait_exit 30)
 [ "$st" = 3 ] || fail "console abort: exit $st, expected 3"
-check_log_whole "$log"
-jq -s -e 'map(select(.t == "abort")) | length == 1' "$log" >/dev/null ||
-	fail "no abort event"
-jq -s -e 'map(select(.t == "leg" and .status == "aborted")) | length == 1' "$log" >/dev/null ||
-	fail "the leg in flight was not logged as aborted"
-[ ! -e "$dir/SHA256SUMS" ] || fail "sealed after abort"
-check_no_live_legs "$log"
+check_aborted "$dir"
 
 # --- resume in the console, killed with -9 in the middle of a leg ---
 tm kill-server 2>/dev/null

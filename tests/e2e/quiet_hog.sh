@@ -5,15 +5,7 @@
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
-# This box is shared (other builds): the threshold sits above the load
-# measured just now, and a box already busier than the hog could show is
-# no place to test the gate.
-base=$(busy_cores 1)
-if awk -v b="$base" 'BEGIN { exit !(b > 0.7) }'; then
-	echo "SKIP: the machine is already busy ($base cores)"
-	exit 77
-fi
-thr=$(awk -v b="$base" 'BEGIN { t = b + 0.3; printf "%.2f", t < 0.3 ? 0.3 : t }')
+gate_threshold
 echo "baseline load $base cores; gate threshold $thr"
 
 cat >"$T/round.json" <<EOF

@@ -5,12 +5,7 @@
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
-base=$(busy_cores 1)
-if awk -v b="$base" 'BEGIN { exit !(b > 0.7) }'; then
-	echo "SKIP: the machine is already busy ($base cores)"
-	exit 77
-fi
-thr=$(awk -v b="$base" 'BEGIN { t = b + 0.3; printf "%.2f", t < 0.3 ? 0.3 : t }')
+gate_threshold
 
 # The leg sleeps, so the hog has a cpu to itself during it.
 cat >"$T/round.json" <<EOF

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A cell server that dies in the middle of the cell (the first leg kills it
 # by its pid, then ends once it is dead): that leg is recorded as failed,
-# the round aborts resumably (exit 3) with a message naming the cell, and nothing is left running.
+# the round aborts resumably (exit 3) with a message naming the cell, the
+# death is logged once (a "died" server event), and nothing is left running.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
@@ -21,9 +22,7 @@ cat >"$T/round.json" <<EOF
 {"name": "dies", "reps": 2, "baseline": "a",
  "command": ["sh", "$T/leg.sh", "$T/server.pid"],
  "arms": [{"name": "a"}],
- "cells": [{"name": "net", "server": {
-            "cmd": ["sh", "-c", "echo \$\$\$\$ >$T/server.pid; exec '$BENCHTUI_DEMO' serve --port $port"],
-            "ready": {"tcp_port": $port, "timeout_s": 10}}}],
+ $(net_cell "echo \$\$\$\$ >$T/server.pid; exec"),
  "quiet": false}
 EOF
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
@@ -34,6 +33,7 @@ grep -q "cell net" "$T/stdout" || fail "the message does not name the cell"
 [ "$(events leg | grep -c .)" = 1 ] || fail "expected exactly one leg line"
 [ "$(events leg | jq -r .status)" = failed ] || fail "the leg during which the server died is not failed"
 [ -n "$(events abort)" ] || fail "no abort event"
-events server | jq -e 'select(.state == "died")' >/dev/null || fail "no server event with state died"
+[ "$(events server | jq -c 'select(.state == "died")' | grep -c .)" = 1 ] ||
+    fail "expected exactly one server event with state died"
 assert_gone "$T/server.pid"
 echo "ok"
