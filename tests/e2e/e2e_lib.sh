@@ -2,6 +2,8 @@
 # hygiene_lib.sh build on it): the binary meson names, a private temporary
 # folder $tmp removed on exit, failures counted (fail, ok, finish), the
 # tools a test needs, and free loopback ports.
+[ -z "${E2E_LIB:-}" ] || return 0   # sourced once, whichever lib asks
+E2E_LIB=1
 set -u
 : "${BENCHTUI:?BENCHTUI is not set (run through meson test)}"
 : "${BENCHTUI_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -14,8 +16,7 @@ need() {
 	done
 }
 
-# A test that sourced tui_lib.sh first keeps the folder that made.
-[ -n "${tmp:-}" ] || tmp=$(mktemp -d /tmp/benchtui-e2e.XXXXXX)
+tmp=$(mktemp -d /tmp/benchtui-e2e.XXXXXX)
 # A sealed round's files are read-only: made writable to be removed.
 e2e_cleanup() {
 	chmod -R u+w "$tmp" 2>/dev/null

@@ -66,11 +66,7 @@ campaign() {
 	"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 || { tail -20 "$T/out"; fail "the final resume failed"; }
 	left=$(escapees)
 	[ "$left" -eq 0 ] || fail "$1: $left escaped processes of the killed runs are still alive after the final resume"
-	log=$dir/log.jsonl
-	check_log_whole "$log"
-	check_exactly_once "$log" 4
-	check_no_live_legs "$log"
-	check_sealed "$dir"
+	check_complete "$dir" 4
 	echo "$1: 3 kills, every escapee ended, 4 legs exactly once, verify OK"
 }
 

@@ -65,10 +65,7 @@ echo "kill campaign: $kills kills, $runs runs"
 [ $kills -ge 10 ] || fail "only $kills kills landed (the round finished too fast)"
 
 log=$dir/log.jsonl
-check_log_whole "$log"
-check_exactly_once "$log" $planned
-check_no_live_legs "$log"
-check_sealed "$dir"
+check_complete "$dir" $planned
 jq -s -e 'map(select(.t == "done")) | length == 1' "$log" >/dev/null ||
 	fail "$log: expected exactly one done event"
 cuts=$(jq -s 'map(select(.t == "log_cut")) | length' "$log")

@@ -74,10 +74,7 @@ campaign "$T/kill.json" "$T/round"
 echo "kill campaign over profiles: $kills kills, $inprof inside a profile, $runs runs"
 [ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
 
-check_log_whole "$log"
-check_exactly_once "$log" $planned
-check_no_live_legs "$log"
-check_sealed "$dir"
+check_complete "$dir" $planned
 # Each profile exactly once, and ok.
 jq -s -e --argjson n $profiles 'map(select(.t == "profile")) |
 	length == $n and all(.status == "ok") and

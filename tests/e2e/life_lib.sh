@@ -131,6 +131,17 @@ mount_tmpfs() {
 	life_cleanup_hooks+=("umount -l '$1' 2>/dev/null")
 }
 
+# check_complete DIR N: the round in DIR completed with its N planned legs
+# counted exactly once, every log line whole, no leg process left, and the
+# seal holds.
+check_complete() {
+	local log=$1/log.jsonl
+	check_log_whole "$log"
+	check_exactly_once "$log" "$2"
+	check_no_live_legs "$log"
+	check_sealed "$1"
+}
+
 # check_aborted DIR: the round in DIR was aborted resumably: its log whole,
 # one abort event, the leg in flight logged as aborted, no done, no seal,
 # and no leg process left.

@@ -38,11 +38,8 @@ server_campaign "$T/srv.json" "$dir"
 echo "server round: $kills kills, $runs runs"
 
 log=$dir/log.jsonl
-check_log_whole "$log"
-check_exactly_once "$log" 24
-check_no_live_legs "$log"
+check_complete "$dir" 24
 check_no_live_servers "$log"
 ready=$(jq -s 'map(select(.t == "server" and .state == "ready")) | length' "$log")
 [ "$ready" -ge 2 ] || fail "$log: servers were not started (ready lines: $ready)"
-check_sealed "$dir"
 exit 0

@@ -36,9 +36,7 @@ server_campaign "$T/srv.json" "$dir"
 echo "per-leg server round: $kills kills, $runs runs"
 
 log=$dir/log.jsonl
-check_log_whole "$log"
-check_exactly_once "$log" 12
-check_no_live_legs "$log"
+check_complete "$dir" 12
 check_no_live_servers "$log"
 ready=$(jq -s 'map(select(.t == "server" and .state == "ready")) | length' "$log")
 [ "$ready" -ge 12 ] || fail "$log: fewer servers ready ($ready) than legs"
@@ -48,5 +46,4 @@ jq -s -e '(map(select(.t == "server" and .state == "ready") |
 	map(select(.t == "leg" and .status != "aborted")) |
 	all(.[]; $srv[.server.pid | tostring] == "\(.arm) \(.rep)")' "$log" >/dev/null ||
 	fail "a leg line's server is not the one started for it"
-check_sealed "$dir"
 exit 0

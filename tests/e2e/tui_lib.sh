@@ -1,32 +1,17 @@
-# Shared by the tui_*.sh tests: a private tmux server per test (killed on
-# exit), the demo round in a temp folder, and polling for screen text.
-set -u
-: "${BENCHTUI:?}" "${BENCHTUI_DEMO:?}" "${BENCHTUI_SOURCE_DIR:?}"
-command -v tmux >/dev/null || { echo "SKIP: no tmux"; exit 77; }
+# Shared by the tui_*.sh tests, on top of e2e_lib.sh ($tmp, fail, ok,
+# free_port): a private tmux server per test (killed on exit), the demo
+# round in a temp folder, and polling for screen text.
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+: "${BENCHTUI_DEMO:?}"
+need tmux
 
-tmp=$(mktemp -d /tmp/benchtui-tui.XXXXXX)
 sock="bt$$"
 tm() { tmux -L "$sock" "$@"; }
 cleanup() {
 	tm kill-server 2>/dev/null
-	chmod -R u+w "$tmp" 2>/dev/null
-	rm -rf "$tmp"
+	e2e_cleanup
 }
 trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-
-# free_port: a loopback TCP port nobody listens on (other tests on this
-# machine run the demo's server too).
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$(( 20000 + RANDOM % 20000 ))
-		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
-	done
-	echo 47311
-}
 
 # demo_round FILE [MIB]: the demo round with our binary, the gate off, its
 # server on a free port, 3 reps (18 legs, short), and optionally a heavier
