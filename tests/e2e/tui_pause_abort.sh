@@ -3,10 +3,10 @@
 # (the log ends with an abort event and the round is not sealed).
 . "$(dirname "$0")/tui_lib.sh"
 
-# Legs of a second or so; one rep (6 legs) is enough to pause, abort and
-# resume, and keeps the resumed round short.
+# Legs of a second or so; one rep (6 legs, no profiles) is enough to
+# pause, abort and resume, and keeps the resumed round short.
 demo_round "$tmp/demo.json" 1500
-jq '.reps = 1' "$tmp/demo.json" >"$tmp/demo1.json" && mv "$tmp/demo1.json" "$tmp/demo.json"
+jq '.reps = 1 | del(.profile)' "$tmp/demo.json" >"$tmp/demo1.json" && mv "$tmp/demo1.json" "$tmp/demo.json"
 start 100 30 "$BENCHTUI" run "$tmp/demo.json" --out "$tmp/out"
 
 wait_for 'Current leg' 20 || fail "no console"
