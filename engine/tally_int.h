@@ -148,6 +148,18 @@ void tally_rec_clear(struct tally_legrec *r);
 void tally_feed_rec(struct tally *t, const struct tally_legrec *r);
 void tally_feed_leg(struct tally *t, const json_t *ev);
 
+/* r from a json_t (the fixed metrics named as t names them). */
+void tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
+    const json_t *ev);
+
+/* NULL when a and b mean the same to tally_feed_rec (doubles bit for bit,
+ * strings byte for byte, each kv list as tally_feed_rec reads it), else
+ * the name of the first field that differs.  How the line reader is
+ * checked against jansson (tests/engine/test_tally_line.c,
+ * fuzz/fuzz_tally_line.c). */
+const char *tally_rec_diff(const struct tally_legrec *a,
+    const struct tally_legrec *b);
+
 /* Shared by tally.c and tally_leg.c. */
 double tally_num(const json_t *v);         /* NAN when not a number */
 struct tcell *tally_cell(struct tally *t, const char *name, bool create);

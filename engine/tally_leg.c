@@ -136,8 +136,7 @@ tally_kv_json(struct tally_kvlist *l, const json_t *o)
 			tally_kv_add(l, key, tally_num(val));
 }
 
-/* r from a json_t (names the fixed metrics as t does). */
-static void
+void
 tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
     const json_t *ev)
 {
@@ -171,6 +170,80 @@ tally_feed_leg(struct tally *t, const json_t *ev)
 {
 	tally_rec_from_json(t, &t->rec, ev);
 	tally_feed_rec(t, &t->rec);
+}
+
+/* Whether l[i] is the first entry of its name. */
+static bool
+tally_kv_first(const struct tally_kvlist *l, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(l->v[j].name, l->v[i].name) == 0)
+			return false;
+	return true;
+}
+
+/* The same list as tally_rec_metrics and tally_kv_get read it: the names
+ * in the order they first appear, each with its last value (bit for bit).
+ * A repeated name is in the scanner's list twice, in jansson's once. */
+static bool
+tally_kv_same(const struct tally_kvlist *a, const struct tally_kvlist *b)
+{
+	size_t i = 0, j = 0;
+
+	if (a->present != b->present)
+		return false;
+	for (;; i++, j++) {
+		double x, y;
+
+		while (i < a->n && !tally_kv_first(a, i))
+			i++;
+		while (j < b->n && !tally_kv_first(b, j))
+			j++;
+		if (i == a->n || j == b->n)
+			return i == a->n && j == b->n;
+		if (strcmp(a->v[i].name, b->v[j].name) != 0)
+			return false;
+		x = tally_kv_get(a, a->v[i].name);
+		y = tally_kv_get(b, b->v[j].name);
+		if (memcmp(&x, &y, sizeof x) != 0)
+			return false;
+	}
+}
+
+static bool
+tally_str_same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+const char *
+tally_rec_diff(const struct tally_legrec *a, const struct tally_legrec *b)
+{
+	/* Doubles by their bits: -0.0 is not 0.0, and NAN is NAN. */
+#define TALLY_SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+#define TALLY_DIFF(same, f) do { if (!(same)) return #f; } while (0)
+	TALLY_DIFF(tally_str_same(a->cell, b->cell), cell);
+	TALLY_DIFF(tally_str_same(a->arm, b->arm), arm);
+	TALLY_DIFF(tally_str_same(a->status, b->status), status);
+	TALLY_DIFF(TALLY_SAME(rep), rep);
+	TALLY_DIFF(a->timed_out == b->timed_out, timed_out);
+	TALLY_DIFF(a->rc_kind == b->rc_kind && a->rc == b->rc, rc);
+	TALLY_DIFF(a->signalled == b->signalled, signalled);
+	TALLY_DIFF(a->multiplexed == b->multiplexed, multiplexed);
+	TALLY_DIFF(TALLY_SAME(foreign), foreign);
+	TALLY_DIFF(TALLY_SAME(threshold), threshold);
+	TALLY_DIFF(TALLY_SAME(max_foreign_cores), max_foreign_cores);
+	TALLY_DIFF(TALLY_SAME(fixed), fixed);
+	TALLY_DIFF(TALLY_SAME(utime), utime);
+	TALLY_DIFF(TALLY_SAME(stime), stime);
+	TALLY_DIFF(a->server == b->server, server);
+	TALLY_DIFF(TALLY_SAME(server_cpu), server_cpu);
+	TALLY_DIFF(tally_kv_same(&a->ctr, &b->ctr), ctr);
+	TALLY_DIFF(tally_kv_same(&a->server_ctr, &b->server_ctr), server_ctr);
+	TALLY_DIFF(tally_kv_same(&a->mets, &b->mets), mets);
+	return NULL;
+#undef TALLY_SAME
+#undef TALLY_DIFF
 }
 
 /* A float for the per-leg warning fields; NAN for what a float cannot hold

@@ -1,8 +1,10 @@
 /* tally_line: a leg line read straight from its text (tally_feed_line)
  * must give the tally exactly what jansson's json_t gives it (tally_feed):
  * the same log read both ways gives the same report, odd lines included;
- * numbers convert to the same doubles; and every line the scanner cannot
- * follow, or that is not valid JSON, is handed back to jansson. */
+ * a line taken gives jansson's record (tally_rec_diff, the comparison
+ * fuzz/fuzz_tally_line.c makes too); numbers convert to the same doubles;
+ * and every line the scanner cannot follow, or that is not valid JSON, is
+ * handed back to jansson. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,6 +138,48 @@ static const char *const invalid[] = {
 	"\"leg\"",
 	"",
 };
+
+static void
+rec_free(struct tally_legrec *r)
+{
+	free(r->ctr.v);
+	free(r->server_ctr.v);
+	free(r->mets.v);
+}
+
+/* line read by the scanner and by jansson's json_t: whether the scanner
+ * took it, and if so the first field of the records that differs
+ * (tally_rec_diff) in *field, NULL when none.  jansson must accept every
+ * line the scanner takes. */
+static bool
+rec_diff(const char *line, size_t len, const char **field, double *walls)
+{
+	struct tally *t = tally_create();
+	struct tally_legrec r, jr;
+	char *scratch = NULL;
+	size_t scap = 0;
+	bool fed, taken;
+	json_error_t jerr;
+	json_t *ev;
+
+	memset(&r, 0, sizeof r);
+	memset(&jr, 0, sizeof jr);
+	*field = NULL;
+	if ((taken = tally_line_scan(line, len, &r, &scratch, &scap, &fed))) {
+		if ((ev = json_loadb(line, len, 0, &jerr)) == NULL)
+			fail_msg("taken, jansson refuses: %.*s", (int)len, line);
+		tally_rec_from_json(t, &jr, ev);
+		*field = tally_rec_diff(&r, &jr);
+		walls[0] = r.fixed[M_WALL];
+		walls[1] = jr.fixed[M_WALL];
+		json_decref(ev);
+	}
+	free(scratch);
+	rec_free(&r);
+	rec_free(&jr);
+	tally_destroy(t);
+	return taken;
+}
 
 static const char *
 write_log(const char *const *lines, size_t n, size_t m,
@@ -348,7 +392,8 @@ mutate(char *buf, size_t cap, const char *line)
 }
 
 /* Random edits of the taken lines: the scanner never takes a line jansson
- * refuses, and the valid ones read both ways give the same report. */
+ * refuses, a valid one it takes gives jansson's record, and the valid ones
+ * read both ways give the same report. */
 static void
 test_mutations(void **state)
 {
@@ -367,8 +412,12 @@ test_mutations(void **state)
 		json_t *ev = json_loadb(buf, n, 0, &jerr);
 		bool ok = ev != NULL && json_is_object(ev);
 		json_decref(ev);
+		const char *field;
+		double walls[2];
 		if (!ok && tally_feed_line(probe, buf, n) != TALLY_LINE_PASS)
 			fail_msg("took a line jansson refuses: %.*s", (int)n, buf);
+		if (ok && rec_diff(buf, n, &field, walls) && field != NULL)
+			fail_msg("%s differs: %.*s", field, (int)n, buf);
 		if (ok && nvalid < cap && memchr(buf, '\n', n) == NULL)
 			valid[nvalid++] = strndup(buf, n);
 	}
@@ -397,28 +446,32 @@ test_mutations(void **state)
 static void
 check_number(const char *num)
 {
-	struct tally_legrec r;
-	char line[256], *scratch = NULL;
-	size_t scap = 0;
-	bool fed;
-	json_error_t jerr;
-	json_t *ev;
-	double want;
+	char line[256];
+	const char *field;
+	double walls[2];
 
 	snprintf(line, sizeof line, "{\"t\":\"leg\",\"wall\":%s}", num);
-	memset(&r, 0, sizeof r);
-	ev = json_loads(line, 0, &jerr);
-	assert_non_null(ev);
-	want = json_number_value(json_object_get(ev, "wall"));
-	json_decref(ev);
-	if (!tally_line_scan(line, strlen(line), &r, &scratch, &scap, &fed))
+	if (!rec_diff(line, strlen(line), &field, walls))
 		fail_msg("not taken: %s", num);
-	if (memcmp(&r.fixed[M_WALL], &want, sizeof want) != 0)
-		fail_msg("%s: %.17g, jansson %.17g", num, r.fixed[M_WALL], want);
-	free(scratch);
-	free(r.ctr.v);
-	free(r.server_ctr.v);
-	free(r.mets.v);
+	if (field != NULL)
+		fail_msg("%s: %s differs; wall %.17g, jansson %.17g", num,
+		    field, walls[0], walls[1]);
+}
+
+/* Each taken line: jansson's record. */
+static void
+test_same_records(void **state)
+{
+	const char *field;
+	double walls[2];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+		if (!rec_diff(taken[i], strlen(taken[i]), &field, walls))
+			fail_msg("not taken: %s", taken[i]);
+		if (field != NULL)
+			fail_msg("%s differs: %s", field, taken[i]);
+	}
 }
 
 static void
@@ -468,6 +521,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_tally),
+		cmocka_unit_test(test_same_records),
 		cmocka_unit_test(test_handed_back),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_mutations),
