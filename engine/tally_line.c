@@ -194,9 +194,14 @@ tline_number(struct tline *s, struct tval *v)
 			exsign = *s->p++ == '-' ? -1 : 1;
 		if (!tline_isdigit(s, s->p))
 			return false;
+		/* Past the cap the exponent is not known, and with enough
+		 * leading zeros (0.000...1e1000005) a wrong one could still
+		 * land in the fast path's range: strtod reads it. */
 		for (; tline_isdigit(s, s->p); s->p++)
 			if (ex < 100000)
 				ex = ex * 10 + (*s->p - '0');
+			else
+				exact = false;
 	}
 	v->type = TV_NUMBER;
 	v->is_int = !real;

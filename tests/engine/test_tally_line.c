@@ -333,6 +333,28 @@ test_same_tally(void **state)
 	tally_destroy(fast.t);
 }
 
+/* 1e-100000 times 1e1000005 overflows, and jansson refuses it; the
+ * exponent's digits past the scanner's cap once made it 1e100000, and the
+ * line was taken with a wall of 1. */
+static void
+check_big_exponent(struct tally *t)
+{
+	static const char head[] = "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":"
+	    "\"a\",\"rep\":1,\"wall\":0.";
+	size_t zeros = 99999, n = 0;
+	char *line = malloc(sizeof head + zeros + 16);
+	json_error_t jerr;
+
+	assert_non_null(line);
+	n += (size_t)sprintf(line, "%s", head);
+	memset(line + n, '0', zeros);
+	n += zeros;
+	n += (size_t)sprintf(line + n, "1e1000005}");
+	assert_null(json_loadb(line, n, 0, &jerr));
+	assert_int_equal(tally_feed_line(t, line, n), TALLY_LINE_PASS);
+	free(line);
+}
+
 static void
 test_handed_back(void **state)
 {
@@ -349,6 +371,7 @@ test_handed_back(void **state)
 		    TALLY_LINE_PASS)
 			fail_msg("taken: %s", passed[i]);
 	}
+	check_big_exponent(t);
 	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
 		json_t *ev = json_loads(invalid[i], 0, &jerr);
 		if (ev != NULL && json_is_object(ev))
