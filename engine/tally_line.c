@@ -16,6 +16,7 @@
  *   - nesting up to TLINE_DEPTH;
  *   - a leg line: "t": "leg", or no "t" but "cell", "arm" and "rep" (a
  *     legacy row).  Other events go to jansson. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -500,6 +501,10 @@ tally_line_scan(const char *line, size_t len, struct tally_legrec *r,
 	struct tline s = { .p = line, .end = line + len };
 	struct tline_seen seen = { .t = TLINE_T_ABSENT };
 
+	/* A number's place and exponent counts are ints: a line long enough
+	 * to overflow them (2 GiB of zeros) goes to jansson. */
+	if (len > INT_MAX / 4)
+		return false;
 	/* Every string kept is at most its quotes' room in the line. */
 	if (*scap < len + 1) {
 		*scap = xgrow(*scap, len + 1, 1024);
