@@ -3,9 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cmd.h"
 #include "config.h"
 #include "counters.h"
+#include "xalloc.h"
 
 static const char usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem]\n"
@@ -15,7 +18,6 @@ static const char usage[] =
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
-    "       benchtui load URL [options]\n"
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
     "       benchtui --version | --help\n";
@@ -69,6 +71,10 @@ main_hoist_replay(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	/* jansson's allocations follow the one out-of-memory policy too:
+	 * a NULL it got back would surface as a misleading parse or format
+	 * error far from the cause. */
+	json_set_alloc_funcs(xmalloc, free);
 	main_hoist_replay(argc, argv);
 	if (argc < 2) {
 		fputs(usage, stderr);
