@@ -34,6 +34,19 @@ finish() {
 	exit 0
 }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 when
+# it never did.
+wait_until() {
+	local n=$(( $1 * 10 ))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # Whether something listens on loopback PORT.
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

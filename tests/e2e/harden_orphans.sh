@@ -29,6 +29,16 @@ escapees() {
 	done
 	echo $n
 }
+# Whether the running leg's escapee is up (resume ended the ones before it
+# before it started the leg).
+leg_escapee_up() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/legescapee" ] &&
+			! grep -q '^State:.*Z' "$p/status" 2>/dev/null && return 0
+	done
+	return 1
+}
 life_cleanup_hooks+=('for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in "$T/escapee"|"$T/legescapee") kill -9 ${p#/proc/} 2>/dev/null;; esac; done')
 
 # leg_start lines in the log so far (0 before it exists).
@@ -57,9 +67,12 @@ campaign() {
 		done
 		[ "$(starts "$dir/log.jsonl")" -ge $want ] ||
 			{ kill -9 $pid; cat "$T/out"; fail "run $k never started a leg"; }
-		sleep 0.2
+		wait_until 5 leg_escapee_up ||
+			{ kill -9 $pid; fail "$1: the leg of run $k left no escapee"; }
 		kill -9 $pid
 		wait $pid 2>/dev/null
+		# Not a wait for something: the stretch in which an escapee
+		# that went with benchtui would be gone.
 		sleep 0.2
 		[ "$(escapees)" -gt 0 ] || fail "$1: setup: no escapee outlived the kill -9 of run $k"
 	done

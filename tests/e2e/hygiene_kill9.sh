@@ -24,6 +24,8 @@ done
 OWN_PIDS+=("$(cat "$T/leg.pids")")
 kill -9 "$bt"
 wait "$bt" 2>/dev/null
+# Not a wait for something: the stretch in which a child that went with
+# benchtui would be gone.
 sleep 0.3
 alive "$(cat "$T/leg.pids")" || fail "setup: the leg's child did not outlive benchtui"
 "$BENCHTUI" resume "$T/out" --headless >>"$T/stdout" 2>&1

@@ -118,19 +118,6 @@ hog_spinning() {
 	    "/proc/$c/stat" 2>/dev/null || echo 0)" -gt 0 ]
 }
 
-# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 when
-# it never did.
-wait_until() {
-	local n=$(( $1 * 10 ))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-
 stop_hog() {
 	kill "$HOG" 2>/dev/null
 	wait "$HOG" 2>/dev/null

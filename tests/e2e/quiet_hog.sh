@@ -28,6 +28,8 @@ start_hog
 round=$!
 OWN_PIDS+=("$round")
 wait_until 30 held_reported || fail "the gate never reported the hog"
+# Not a wait for something: the hold lasts some 3 s, for the throttling
+# check below.
 sleep 2
 kill_ts=$(ts_now)
 stop_hog
