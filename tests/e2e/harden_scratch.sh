@@ -83,13 +83,15 @@ grep -q "became a symlink" "$T/o7" || { cat "$T/o7"; fail "no 'became a symlink'
 [ "$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$T/d7/log.jsonl")" -eq 0 ] ||
 	fail "a leg whose scratch became a link was recorded"
 
-# 8. Two rounds on one scratch folder: the second is refused.
-round "$T/r8.json" s8 "$T/s8" '"/bin/sh", "-c", "sleep 2"'
+# 8. Two rounds on one scratch folder: the second is refused.  The first
+#    round's legs last until the test has tried the second (or is gone).
+round "$T/r8.json" s8 "$T/s8" '"/bin/sh", "-c", "while [ -d '"$T"' ] && [ ! -e '"$T"'/go8 ]; do sleep 0.05; done"'
 "$BENCHTUI" run "$T/r8.json" --out "$T/d8a" --headless >"$T/o8a" 2>&1 &
 first=$!
 wait_for_line "$T/d8a/log.jsonl" '.t == "leg_start"' 30 || fail "the first round never started a leg"
 "$BENCHTUI" run "$T/r8.json" --out "$T/d8b" --headless >"$T/o8b" 2>&1
 expect_refused shared $? "$T/o8b" "in use by another round" "$T/d8b"
+touch "$T/go8"
 wait $first || { cat "$T/o8a"; fail "the first round failed"; }
 
 # 9. A tree thousands of levels deep, which a path-based walk cannot
