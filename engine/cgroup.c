@@ -105,9 +105,7 @@ cgroup_own(char *own, size_t ownlen)
 static char *
 cgroup_file(const struct cgroup *cg, const char *name)
 {
-	char *p;
-
-	return asprintf(&p, "%s/%s", cg->path, name) < 0 ? NULL : p;
+	return xasprintf("%s/%s", cg->path, name);
 }
 
 /* Read a small file of the group into buf.  Bytes read, or -1. */
@@ -150,37 +148,49 @@ cgroup_write(const struct cgroup *cg, const char *name, const char *val)
 	return 0;
 }
 
-/* The folder new groups go in: parent's, or benchtui's own cgroup (with
- * cg->home set to it).  malloc'd, or NULL with err. */
+/* Benchtui's own cgroup's folder (malloc'd), or NULL with why (errno
+ * untouched) when there is no v2 hierarchy or no v2 cgroup of ours. */
 static char *
-cgroup_base(struct cgroup *cg, const struct cgroup *parent, char *err,
-    size_t errlen)
+cgroup_own_folder(const char **why)
 {
-	char mnt[1024], root[1024], own[4096], *base = NULL;
+	char mnt[1024], root[1024], own[4096];
 	const char *rel;
 	size_t rl;
 
-	if (parent != NULL) {
-		if (parent->home != NULL)
-			cg->home = xstrdup(parent->home);
-		return xstrdup(parent->path);
-	}
 	if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0) {
-		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
-		    "(/proc/self/mountinfo)");
+		*why = "no cgroup v2 hierarchy is mounted (/proc/self/mountinfo)";
 		return NULL;
 	}
 	if (cgroup_own(own, sizeof own) != 0) {
-		snprintf(err, errlen, "benchtui is in no cgroup v2 "
-		    "(/proc/self/cgroup has no 0:: line)");
+		*why = "benchtui is in no cgroup v2 (/proc/self/cgroup has no "
+		    "0:: line)";
 		return NULL;
 	}
 	/* The mount may show a subtree (a container's): our path is then
 	 * below its root. */
 	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	rel = strncmp(own, root, rl) == 0 ? own + rl : own;
-	if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) < 0)
-		xalloc_die(strlen(mnt) + strlen(rel) + 1);
+	return xasprintf("%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel);
+}
+
+/* The folder new groups go in: parent's, or benchtui's own cgroup (with
+ * cg->home set to it).  malloc'd, or NULL with err. */
+static char *
+cgroup_base(struct cgroup *cg, const struct cgroup *parent, char *err,
+    size_t errlen)
+{
+	const char *why;
+	char *base;
+
+	if (parent != NULL) {
+		if (parent->home != NULL)
+			cg->home = xstrdup(parent->home);
+		return xstrdup(parent->path);
+	}
+	if ((base = cgroup_own_folder(&why)) == NULL) {
+		snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
 	cg->home = xstrdup(base);
 	return base;
 }
@@ -206,8 +216,7 @@ cgroup_create(struct cgroup *parent, const char *name, char *err,
 	cg->procs_fd = cg->peak_fd = cg->events_fd = cg->dir_fd = -1;
 	if ((base = cgroup_base(cg, parent, err, errlen)) == NULL)
 		goto fail;
-	if (asprintf(&cg->path, "%s/%s", base, name) < 0)
-		xalloc_die(strlen(base) + strlen(name) + 2);
+	cg->path = xasprintf("%s/%s", base, name);
 	free(base);
 	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make the cgroup %s: %s", cg->path,
@@ -385,18 +394,13 @@ cgroup_peak_end(struct cgroup *cg)
 size_t
 cgroup_remove_stale(const char *prefix)
 {
-	char mnt[1024], root[1024], own[4096], *base = NULL;
-	size_t n = 0, plen = strlen(prefix), rl;
+	size_t n = 0, plen = strlen(prefix);
 	struct dirent *de;
-	const char *rel;
+	const char *why;
+	char *base;
 	DIR *d;
 
-	if (cgroup_find_mount(mnt, sizeof mnt, root, sizeof root) != 0 ||
-	    cgroup_own(own, sizeof own) != 0)
-		return 0;
-	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-	rel = strncmp(own, root, rl) == 0 ? own + rl : own;
-	if (asprintf(&base, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) < 0)
+	if ((base = cgroup_own_folder(&why)) == NULL)
 		return 0;
 	if ((d = opendir(base)) == NULL) {
 		free(base);
@@ -417,18 +421,16 @@ cgroup_remove_stale(const char *prefix)
 		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
 		    errno != ESRCH)
 			continue;
-		if (asprintf(&dir, "%s/%s", base, de->d_name) < 0)
-			continue;
+		dir = xasprintf("%s/%s", base, de->d_name);
 		if ((sub = opendir(dir)) != NULL) {
 			while ((se = readdir(sub)) != NULL) {
 				char *child;
 
 				if (se->d_type != DT_DIR || se->d_name[0] == '.')
 					continue;
-				if (asprintf(&child, "%s/%s", dir, se->d_name) >= 0) {
-					(void)rmdir(child);
-					free(child);
-				}
+				child = xasprintf("%s/%s", dir, se->d_name);
+				(void)rmdir(child);
+				free(child);
 			}
 			closedir(sub);
 		}
@@ -460,8 +462,7 @@ cgroup_leave(struct cgroup *cg)
 	char *procs, num[24];
 	int fd;
 
-	if (asprintf(&procs, "%s/cgroup.procs", cg->home) < 0)
-		return;
+	procs = xasprintf("%s/cgroup.procs", cg->home);
 	fd = open(procs, O_WRONLY | O_CLOEXEC);
 	free(procs);
 	if (fd < 0)

@@ -18,6 +18,7 @@
 #include "digest.h"
 #include "event.h"
 #include "legcmd.h"
+#include "xalloc.h"
 
 /* The first line of a small file, without its newline.  NULL when
  * unreadable or empty. */
@@ -37,7 +38,7 @@ provenance_read_line(const char *path)
 	fclose(f);
 	n = strcspn(buf, "\n");
 	buf[n] = '\0';
-	return n > 0 ? strdup(buf) : NULL;
+	return n > 0 ? xstrdup(buf) : NULL;
 }
 
 static json_t *
@@ -105,7 +106,7 @@ provenance_cpu_model(void)
 			if (*v == '\0')
 				continue;
 			free(found);
-			found = strdup(v);
+			found = xstrdup(v);
 			best = k;
 		}
 	}
@@ -174,40 +175,92 @@ provenance_turbo(json_t *host)
 	json_decref(v);
 }
 
+/* The v2 path and the v1 cpu and memory paths of /proc/self/cgroup. */
+static void
+provenance_cgroup_read(char **v2, char **v1cpu, char **v1mem)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *c1 = strchr(line, ':'), *c2;
+
+		if (c1 == NULL || (c2 = strchr(c1 + 1, ':')) == NULL)
+			continue;
+		c2[strcspn(c2, "\n")] = '\0';
+		*c2 = '\0';
+		if (strncmp(line, "0:", 2) == 0 && c1[1] == '\0') {
+			free(*v2);
+			*v2 = xstrdup(c2 + 1);
+		} else if (strstr(c1 + 1, "cpu") != NULL &&
+		    (strcmp(c1 + 1, "cpu") == 0 || strncmp(c1 + 1, "cpu,", 4) == 0 ||
+		    strstr(c1 + 1, ",cpu,") != NULL)) {
+			free(*v1cpu);
+			*v1cpu = xstrdup(c2 + 1);
+		} else if (strcmp(c1 + 1, "memory") == 0) {
+			free(*v1mem);
+			*v1mem = xstrdup(c2 + 1);
+		}
+	}
+	fclose(f);
+}
+
+/* v1's cpu quota in v2's spelling ("max 100000" or "200000 100000"), or
+ * null. */
+static json_t *
+provenance_v1_cpu_max(const char *v1cpu)
+{
+	char path[PATH_MAX + 64], line[256], *quota, *period;
+	json_t *j = json_null();
+
+	if (v1cpu == NULL)
+		return j;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", v1cpu);
+	quota = provenance_read_line(path);
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", v1cpu);
+	period = provenance_read_line(path);
+	if (quota != NULL && period != NULL) {
+		snprintf(line, sizeof(line), "%s %s",
+		    strcmp(quota, "-1") == 0 ? "max" : quota, period);
+		j = json_string(line);
+	}
+	free(quota);
+	free(period);
+	return j;
+}
+
+/* v1's memory limit, "max" for none (v1 spells it as a page-rounded
+ * LONG_MAX), or null. */
+static json_t *
+provenance_v1_memory_max(const char *v1mem)
+{
+	char path[PATH_MAX + 64], *lim;
+
+	if (v1mem == NULL)
+		return json_null();
+	snprintf(path, sizeof(path),
+	    "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1mem);
+	lim = provenance_read_line(path);
+	if (lim != NULL && strtoull(lim, NULL, 10) >= (1ULL << 62)) {
+		free(lim);
+		lim = xstrdup("max");
+	}
+	return provenance_string_or_null(lim);
+}
+
 /* Our cgroup's cpu and memory limits: v2 (cpu.max, memory.max), else the v1
  * equivalents, so a round run in a throttled container says so. */
 static json_t *
 provenance_cgroup(void)
 {
 	json_t *cg = json_object();
-	char line[1024], path[PATH_MAX + 64];
+	char path[PATH_MAX + 64];
 	char *v2 = NULL, *v1cpu = NULL, *v1mem = NULL;
 	const char *root = NULL;
-	FILE *f = fopen("/proc/self/cgroup", "re");
 
-	if (f != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL) {
-			char *c1 = strchr(line, ':'), *c2;
-
-			if (c1 == NULL || (c2 = strchr(c1 + 1, ':')) == NULL)
-				continue;
-			c2[strcspn(c2, "\n")] = '\0';
-			*c2 = '\0';
-			if (strncmp(line, "0:", 2) == 0 && c1[1] == '\0') {
-				free(v2);
-				v2 = strdup(c2 + 1);
-			} else if (strstr(c1 + 1, "cpu") != NULL &&
-			    (strcmp(c1 + 1, "cpu") == 0 || strncmp(c1 + 1, "cpu,", 4) == 0 ||
-			    strstr(c1 + 1, ",cpu,") != NULL)) {
-				free(v1cpu);
-				v1cpu = strdup(c2 + 1);
-			} else if (strcmp(c1 + 1, "memory") == 0) {
-				free(v1mem);
-				v1mem = strdup(c2 + 1);
-			}
-		}
-		fclose(f);
-	}
+	provenance_cgroup_read(&v2, &v1cpu, &v1mem);
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
 		root = "/sys/fs/cgroup";
 	else if (access("/sys/fs/cgroup/unified/cgroup.controllers", F_OK) == 0)
@@ -223,42 +276,9 @@ provenance_cgroup(void)
 	} else if (v1cpu != NULL || v1mem != NULL) {
 		json_object_set_new(cg, "version", json_integer(1));
 		json_object_set_new(cg, "path", json_string(v1mem != NULL ? v1mem : v1cpu));
-		if (v1cpu != NULL) {
-			char *quota, *period;
-
-			snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", v1cpu);
-			quota = provenance_read_line(path);
-			snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", v1cpu);
-			period = provenance_read_line(path);
-			if (quota != NULL && period != NULL) {
-				/* v2's spelling: "max 100000" or "200000 100000". */
-				snprintf(line, sizeof(line), "%s %s",
-				    strcmp(quota, "-1") == 0 ? "max" : quota, period);
-				json_object_set_new(cg, "cpu_max", json_string(line));
-			} else {
-				json_object_set_new(cg, "cpu_max", json_null());
-			}
-			free(quota);
-			free(period);
-		} else {
-			json_object_set_new(cg, "cpu_max", json_null());
-		}
-		if (v1mem != NULL) {
-			char *lim;
-
-			snprintf(path, sizeof(path),
-			    "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1mem);
-			lim = provenance_read_line(path);
-			/* v1 spells "no limit" as a page-rounded LONG_MAX;
-			 * say it as v2 does. */
-			if (lim != NULL && strtoull(lim, NULL, 10) >= (1ULL << 62)) {
-				free(lim);
-				lim = strdup("max");
-			}
-			json_object_set_new(cg, "memory_max", provenance_string_or_null(lim));
-		} else {
-			json_object_set_new(cg, "memory_max", json_null());
-		}
+		json_object_set_new(cg, "cpu_max", provenance_v1_cpu_max(v1cpu));
+		json_object_set_new(cg, "memory_max",
+		    provenance_v1_memory_max(v1mem));
 	} else {
 		json_object_set_new(cg, "version", json_null());
 		json_object_set_new(cg, "path", v2 != NULL ? json_string(v2) : json_null());

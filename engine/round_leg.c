@@ -26,6 +26,7 @@
 #include "server.h"
 #include "srvmeter.h"
 #include "template.h"
+#include "xalloc.h"
 
 struct run_leg;
 static void run_leg_end_leftovers(struct run_leg *l);
@@ -130,21 +131,18 @@ run_leg_started(pid_t pid, void *arg)
  * then every path its command names (a whole argument, or what follows
  * "=" in one) other than through ${SCRATCH}.  An argument whose expansion
  * changes with SCRATCH is the leg's own path in scratch.  Relative paths
- * are made absolute against the workdir.  NULL-terminated, malloc'd (NULL
- * when out of memory: the checks that remain still hold). */
+ * are made absolute against the workdir.  NULL-terminated, malloc'd. */
 static char **
 run_cmd_named(const struct spec *s, const struct legcmd_where *w,
     const struct legcmd *c, size_t *n)
 {
 	struct template_ctx ctx, other;
 	size_t cap = 2 * c->argc + 2;
-	char **v = calloc(cap, sizeof *v), e[512];
+	char **v = xcalloc(cap, sizeof *v), e[512];
 
 	*n = 0;
-	if (v == NULL)
-		return NULL;
-	if (c->program != NULL && (v[*n] = strdup(c->program)) != NULL)
-		(*n)++;
+	if (c->program != NULL)
+		v[(*n)++] = xstrdup(c->program);
 	legcmd_ctx(w, &ctx);
 	ctx.bin = c->program != NULL ? c->program : c->bin;
 	ctx.scratch = c->scratch;
@@ -163,11 +161,10 @@ run_cmd_named(const struct spec *s, const struct legcmd_where *w,
 
 				if (strcmp(a[k], b[k]) != 0 || a[k][0] == '\0')
 					continue;
-				if ((v[*n] = run_abspath(a[k], s->workdir)) != NULL)
-					(*n)++;
-				if (eq != NULL && eq[1] != '\0' &&
-				    (v[*n] = run_abspath(eq + 1, s->workdir)) != NULL)
-					(*n)++;
+				v[(*n)++] = run_abspath(a[k], s->workdir);
+				if (eq != NULL && eq[1] != '\0')
+					v[(*n)++] = run_abspath(eq + 1,
+					    s->workdir);
 			}
 		template_free_argv(a);
 		template_free_argv(b);
@@ -432,6 +429,48 @@ run_leg_metrics(struct run *u, const struct run_leg *l,
 	return NULL;
 }
 
+/* Prepare failed: the leg did not run, and nothing was measured. */
+static void
+run_leg_unmeasured(json_t *ev)
+{
+	static const char *const unmeasured[] = { "rc", "wall", "utime",
+	    "stime", "cpu", "maxrss_kb", "minflt", "majflt", "pid", NULL };
+	json_t *ctrs = json_object_get(ev, "counters");
+	const char *key;
+	json_t *v;
+
+	json_object_set_new(ev, "status", json_string("failed"));
+	for (size_t i = 0; unmeasured[i] != NULL; i++)
+		json_object_set_new(ev, unmeasured[i], json_null());
+	json_object_foreach(ctrs, key, v)
+		json_object_set_new(ctrs, key, json_null());
+	json_object_set_new(ev, "cycles", json_null());
+	json_object_set_new(ev, "instructions", json_null());
+	json_object_set_new(ev, "multiplexed", json_array());
+	json_object_del(ev, "ipc");
+}
+
+/* The warnings that follow a leg line. */
+static void
+run_leg_warnings(const struct run_leg *l, const char *ran, int tsig)
+{
+	struct run *u = l->u;
+
+	if (tsig != 0)
+		run_warn(u, "leg %s %s r%d: process %d of the round's own tree "
+		    "sent benchtui SIG%s; that is the leg's doing, not an "
+		    "operator's abort, so the round goes on", l->cell->name,
+		    l->arm->name, l->pl->rep, atomic_load(&u->r->tree_pid),
+		    sigabbrev_np(tsig) ? sigabbrev_np(tsig) : "?");
+	run_warn_counters(u);
+	if (l->prepare_rc > 0)
+		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
+		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
+	if (l->res.exec_errno != 0)
+		run_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
+		    strerror(l->res.exec_errno));
+}
+
 /* Record: the leg line, its warnings, and a server that died during it. */
 static int
 run_leg_record(struct run_leg *l)
@@ -480,26 +519,8 @@ run_leg_record(struct run_leg *l)
 		json_object_set_new(ev, "output_truncated",
 		    json_boolean(l->out_truncated));
 	}
-	if (l->prepare_rc > 0) {
-		/* Prepare failed: the leg did not run; nothing was measured. */
-		static const char *const unmeasured[] = { "rc", "wall", "utime",
-		    "stime", "cpu", "maxrss_kb", "minflt", "majflt", "pid",
-		    NULL };
-
-		json_t *ctrs = json_object_get(ev, "counters");
-		const char *key;
-		json_t *v;
-
-		json_object_set_new(ev, "status", json_string("failed"));
-		for (size_t i = 0; unmeasured[i] != NULL; i++)
-			json_object_set_new(ev, unmeasured[i], json_null());
-		json_object_foreach(ctrs, key, v)
-			json_object_set_new(ctrs, key, json_null());
-		json_object_set_new(ev, "cycles", json_null());
-		json_object_set_new(ev, "instructions", json_null());
-		json_object_set_new(ev, "multiplexed", json_array());
-		json_object_del(ev, "ipc");
-	}
+	if (l->prepare_rc > 0)
+		run_leg_unmeasured(ev);
 	/* A signal benchtui got from the round's own tree is the leg's
 	 * doing: on its line, and the round goes on. */
 	if (tsig != 0 && ev != NULL) {
@@ -512,19 +533,7 @@ run_leg_record(struct run_leg *l)
 		    json_integer(atomic_load(&u->r->tree_pid)));
 	}
 	run_emit_new(u, ev);
-	if (tsig != 0)
-		run_warn(u, "leg %s %s r%d: process %d of the round's own tree "
-		    "sent benchtui SIG%s; that is the leg's doing, not an "
-		    "operator's abort, so the round goes on", l->cell->name,
-		    l->arm->name, l->pl->rep, atomic_load(&u->r->tree_pid),
-		    sigabbrev_np(tsig) ? sigabbrev_np(tsig) : "?");
-	run_warn_counters(u);
-	if (l->prepare_rc > 0)
-		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
-		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
-	if (l->res.exec_errno != 0)
-		run_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
-		    strerror(l->res.exec_errno));
+	run_leg_warnings(l, ran, tsig);
 	if (l->died) {
 		run_server_died(u, l->cell, l->srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "

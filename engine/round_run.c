@@ -22,8 +22,9 @@ run_mask(struct run *u, const char *list, const char *field)
 {
 	unsigned char *mask;
 
-	if (list == NULL || (mask = calloc((size_t)u->ncpus, 1)) == NULL)
+	if (list == NULL)
 		return NULL;
+	mask = xcalloc((size_t)u->ncpus, 1);
 	if (spec_cpulist_parse(list, mask, u->ncpus) != 0) {
 		run_warn(u, "cpus.%s: \"%s\" names cpus this machine (%d cpus) "
 		    "does not have; legs are not pinned", field, list, u->ncpus);
