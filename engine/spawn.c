@@ -1,5 +1,5 @@
-/* The one spawn path: clone(CLONE_VM) on a private stack, held until
- * released, execve of a resolved path.
+/* The one spawn path: clone3 (or clone) with CLONE_VM on a private stack,
+ * held until released, execve of a resolved path.
  *
  * Sharing the address space means the child must not touch anything the
  * parent may be changing: it reads the request in place (the parent keeps

@@ -9,14 +9,17 @@
  * spawn_req.path with execve: never a PATH search, never a shell, so a
  * script without "#!" fails with ENOEXEC like any other exec error.
  *
+ * The child starts in the request's cgroup (clone3 CLONE_INTO_CGROUP,
+ * x86_64) or is moved there through cgroup.procs while it is held.
+ *
  * Between clone and exec the child uses only async-signal-safe calls: it
  * takes its own session and process group (setsid: no controlling
- * terminal), sets PR_SET_PDEATHSIG, resets to SIG_DFL the
- * signals benchtui catches or ignores (and only those), unblocks every
- * signal, points fds 0/1/2 at /dev/null and the output fd, closes every
- * other fd, pins itself, nices itself, joins the cgroup and chdirs.  A
- * failure there, or of the exec, reaches the parent through a
- * close-on-exec pipe and is also written to the child's stderr. */
+ * terminal), resets to SIG_DFL the signals benchtui catches or ignores
+ * (and only those), unblocks every signal, sets PR_SET_PDEATHSIG, points
+ * fds 0/1/2 at /dev/null and the output fd, closes every other fd, pins
+ * itself, nices itself and chdirs.  A failure there, or of the exec,
+ * reaches the parent through a close-on-exec pipe and is also written to
+ * the child's stderr. */
 #ifndef BENCHTUI_SPAWN_H
 #define BENCHTUI_SPAWN_H
 
