@@ -3,7 +3,12 @@
 same run, with the order of the measured things rotated from trial to trial
 and the median of TRIALS trials reported.
 
-  bench/bench.py [--trials 5] [--quick] [--no-save]
+  bench/bench.py [--trials 5] [--quick] [--no-save] [--only LIST]
+                 [--before OLD_BENCHTUI]
+
+--before measures another benchtui (an older build) beside this one in the
+per-leg and fidelity benchmarks, in the same runs: before/after on a box
+whose load moves between two separate runs.
 
 Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time.
 Prints one table (figure, reference, ratio, target) and writes
@@ -56,9 +61,10 @@ def busy_cores(seconds=1.0):
 
 
 class Bench:
-    def __init__(self, trials, quick):
+    def __init__(self, trials, quick, before=None):
         self.trials = trials
         self.quick = quick
+        self.before = before
         self.tmp = tempfile.mkdtemp(prefix="benchtui-bench.")
         self.n = 0
         self.rows = []
@@ -98,15 +104,16 @@ class Bench:
             u, s, m = f.read().split()[-3:]
         return wall, float(u) + float(s), int(m)
 
-    def run_round(self, rnd, console=False, base=None):
+    def run_round(self, rnd, console=False, base=None, binary=None):
         """Run a round headless (or in the console, in tmux), its folder
-        under base (default the bench's temp folder); returns (events, wall
-        s, cpu s of benchtui and its legs, peak RSS KiB)."""
+        under base (default the bench's temp folder), with binary (default
+        BENCHTUI, headless only); returns (events, wall s, cpu s of
+        benchtui and its legs, peak RSS KiB)."""
         path = self.round_file(rnd)
         out = os.path.join(base or self.tmp, "out%d" % self.n)
         if not console:
-            wall, cpu, rss = self.timed([BENCHTUI, "run", path, "--out", out,
-                                         "--headless"])
+            wall, cpu, rss = self.timed([binary or BENCHTUI, "run", path,
+                                         "--out", out, "--headless"])
         else:
             tf = os.path.join(self.tmp, "ctime%d.txt" % self.n)
             cmd = ("cd %s && LANG=C.UTF-8 TERM=screen-256color "
@@ -179,7 +186,7 @@ class Bench:
         n = 300 if self.quick else 1000
         hf_json = os.path.join(self.tmp, "hf.json")
         res = {"hyperfine": [], "spawnloop": [], "benchtui": [],
-               "benchtui_tmpfs": []}
+               "benchtui_tmpfs": [], "own_cpu": [], "own_cpu_before": []}
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
         def hyperfine():
@@ -195,22 +202,34 @@ class Bench:
                                capture_output=True, text=True)
             return json.loads(p.stdout)["mean_s"]
 
-        def benchtui(base=None):
-            ev, _, _, _ = self.run_round(self.true_round(n), base=base)
+        def benchtui(base=None, binary=None):
+            ev, _, cpu, _ = self.run_round(self.true_round(n), base=base,
+                                           binary=binary)
+            own = res["own_cpu_before" if binary else "own_cpu"]
             start = next(e for e in ev if e["t"] == "leg_start")
-            last = self.legs(ev)[-1]
-            if len(self.legs(ev)) != n:
-                die("per-leg: %d legs of %d" % (len(self.legs(ev)), n))
-            return (iso_s(last["ts"]) - iso_s(start["ts"])) / (n - 1)
+            legs = self.legs(ev)
+            if len(legs) != n:
+                die("per-leg: %d legs of %d" % (len(legs), n))
+            # benchtui's own cpu a leg (its user+sys less the legs') on
+            # tmpfs: what it adds, without the wall clock a loaded box
+            # blurs or the disk's inode allocator (GNU time: 10 ms steps).
+            if base is not None:
+                own.append((cpu - sum(x["cpu"] or 0 for x in legs)) / n)
+            return (iso_s(legs[-1]["ts"]) - iso_s(start["ts"])) / (n - 1)
 
         for t in range(self.trials):
             fns = [("hyperfine", hyperfine), ("spawnloop", spawnloop),
                    ("benchtui", benchtui)]
             if shm:
                 fns.append(("benchtui_tmpfs", lambda: benchtui(shm)))
+            if self.before:
+                fns.append(("before", lambda: benchtui(None, self.before)))
+                if shm:
+                    fns.append(("before_tmpfs",
+                                lambda: benchtui(shm, self.before)))
             r = self.rotated(t, fns)
             for k, v in r.items():
-                res[k].append(v)
+                res.setdefault(k, []).append(v)
         hf = statistics.median(res["hyperfine"])
         sl = statistics.median(res["spawnloop"])
         bt = statistics.median(res["benchtui"])
@@ -226,6 +245,20 @@ class Bench:
                      "per-leg elapsed, round folder on tmpfs (/dev/shm)",
                      bs * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
                      "<= 1.0x", bs <= hf)
+        if res["own_cpu"]:
+            self.add("per_leg_own_cpu",
+                     "benchtui's own cpu a leg (the tmpfs runs)",
+                     statistics.median(res["own_cpu"]) * 1e3, "ms")
+        for k, what in (("before", "ext4"), ("before_tmpfs", "tmpfs")):
+            if res.get(k):
+                b = statistics.median(res[k])
+                self.add("per_leg_%s_vs_hyperfine" % k,
+                         "per-leg elapsed, %s, --before benchtui" % what,
+                         b * 1e3, "ms", hf * 1e3, "hyperfine -N, per run")
+        if res["own_cpu_before"]:
+            self.add("per_leg_own_cpu_before",
+                     "own cpu a leg, tmpfs, --before benchtui",
+                     statistics.median(res["own_cpu_before"]) * 1e3, "ms")
         return res
 
     def fidelity(self):
@@ -244,15 +277,18 @@ class Bench:
                     j = json.loads(p.stdout)
                     return j["wall_median_s"], j["cpu_median_s"]
 
-                def leg(argv=argv, n=n):
+                def leg(argv=argv, n=n, binary=None):
                     rnd = self.true_round(n)
                     rnd["command"] = argv
-                    ev, _, _, _ = self.run_round(rnd)
+                    ev, _, _, _ = self.run_round(rnd, binary=binary)
                     legs = self.legs(ev)
                     return (statistics.median(x["wall"] for x in legs),
                             statistics.median(x["cpu"] for x in legs))
                 fns.append(("bare " + name, bare))
                 fns.append(("benchtui " + name, leg))
+                if self.before:
+                    fns.append(("before " + name,
+                                lambda leg=leg: leg(binary=self.before)))
             for k, v in self.rotated(t, fns).items():
                 res.setdefault(k, []).append(v)
         med = {k: (statistics.median(w for w, _ in v),
@@ -267,11 +303,25 @@ class Bench:
             self.add("cpu_" + name, "leg cpu, %s" % name, bc * 1e3, "ms",
                      rc * 1e3, "bare loop's cpu", "within 0.05 ms",
                      abs(bc - rc) <= 0.00005)
+            if self.before:
+                ow, oc = med["before " + name]
+                self.add("wall_%s_before" % name, "leg wall, %s, --before "
+                         "benchtui" % name, ow * 1e3, "ms", rw * 1e3,
+                         "bare loop's wall")
+                self.add("cpu_%s_before" % name, "leg cpu, %s, --before "
+                         "benchtui" % name, oc * 1e3, "ms", rc * 1e3,
+                         "bare loop's cpu")
         b_ratio = med["benchtui spin_1ms"][0] / med["benchtui spin_0.5ms"][0]
         r_ratio = med["bare spin_1ms"][0] / med["bare spin_0.5ms"][0]
         self.add("spin_ratio", "wall ratio, 1 ms spin / 0.5 ms spin",
                  b_ratio, "x", r_ratio, "the bare loop's ratio",
                  "within 1%", abs(b_ratio / r_ratio - 1) <= 0.01)
+        if self.before:
+            o_ratio = (med["before spin_1ms"][0] /
+                       med["before spin_0.5ms"][0])
+            self.add("spin_ratio_before", "wall ratio, spins, --before "
+                     "benchtui", o_ratio, "x", r_ratio, "the bare loop's "
+                     "ratio")
         return res
 
     def gate(self):
@@ -419,6 +469,9 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="smaller sizes, for trying the script out")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--before", default=None,
+                    help="another benchtui to measure beside this one in "
+                    "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
                     "report,big_round")
@@ -428,7 +481,9 @@ def main():
     for tool in ("hyperfine", "jq", "tmux"):
         if shutil.which(tool) is None:
             die("%s is not installed" % tool)
-    b = Bench(args.trials, args.quick)
+    if args.before and not os.access(args.before, os.X_OK):
+        die("%s: not an executable" % args.before)
+    b = Bench(args.trials, args.quick, args.before)
     t0 = time.monotonic()
     raw = {}
     started = datetime.datetime.now(datetime.timezone.utc)
