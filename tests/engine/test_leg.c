@@ -21,6 +21,7 @@
 #include "leg.h"
 #include "procs.h"
 #include "spawn.h"
+#include "testutil.h"
 
 static char tmpdir[] = "/tmp/benchtui-test-leg.XXXXXX";
 static char *base_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
@@ -38,11 +39,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_rmtree(tmpdir);
 }
 
 static void
@@ -62,18 +60,10 @@ run_sh(const char *script, char *const *envp, double timeout, int abort_fd,
 static char *
 slurp(const char *name)
 {
-	static char buf[8192];
-	char path[PATH_MAX];
-	FILE *f;
-	size_t n;
+	char *text = tu_slurp(tmpdir, name, NULL);
 
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	assert_non_null(text);
+	return text;
 }
 
 static void

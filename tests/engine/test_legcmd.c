@@ -15,6 +15,7 @@
 
 #include "legcmd.h"
 #include "spec.h"
+#include "testutil.h"
 
 static const char round_text[] =
     "{\"name\": \"r\", \"reps\": 2, \"bin\": \"/bin/true\","
@@ -32,13 +33,7 @@ static const char round_text[] =
 static struct spec *
 load(const char *text)
 {
-	struct spec *s = NULL;
-	char err[1024];
-
-	if (spec_parse(text, strlen(text), "/tmp/legcmd.json", NULL, &s, err,
-	    sizeof err) != 0)
-		fail_msg("unexpected error: %s", err);
-	return s;
+	return tu_spec(text, "/tmp/legcmd.json");
 }
 
 static void

@@ -20,6 +20,7 @@
 
 #include "event.h"
 #include "logw.h"
+#include "testutil.h"
 
 static char tmpdir[] = "/tmp/benchtui-test-logw.XXXXXX";
 
@@ -33,11 +34,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_rmtree(tmpdir);
 }
 
 static long

@@ -17,25 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procs.h"
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
+#include "testutil.h"
 
 /* CPU seconds used by this process so far. */
 static double
@@ -49,33 +33,16 @@ cpu_s(pid_t pid)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void
-spin_for(double s)
-{
-	double end = now_s() + s;
-	volatile unsigned long x = 0;
-
-	while (now_s() < end)
-		x++;
-}
-
-/* Whether the pid names no process at all any more (reaped or never). */
-static bool
-gone(pid_t pid)
-{
-	return kill(pid, 0) != 0 && errno == ESRCH;
-}
-
 static bool
 wait_gone(pid_t pid, double s)
 {
-	double end = now_s() + s;
+	double end = clock_now() + s;
 
-	while (!gone(pid)) {
-		if (now_s() > end)
+	while (!tu_gone(pid)) {
+		if (clock_now() > end)
 			return false;
 		procs_reap_orphans(NULL, 0);
-		nap_ms(10);
+		tu_nap_ms(10);
 	}
 	return true;
 }
@@ -96,13 +63,13 @@ test_tree_ticks_grow_for_busy_child(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		spin_for(30);
+		tu_spin_for(30);
 		_exit(0);
 	}
 	/* Wait for the child to have used a measurable amount of CPU, however
 	 * loaded the machine is. */
 	while (cpu_s(pid) < 0.3)
-		nap_ms(20);
+		tu_nap_ms(20);
 	during = procs_tree_ticks(getpid());
 	used = cpu_s(pid);
 	/* The child's ticks count while it runs... */
@@ -188,7 +155,7 @@ test_descendants_with_odd_comm(void **state)
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
 	close(fds[0]);
-	nap_ms(50); /* let the grandchild rename itself */
+	tu_nap_ms(50); /* let the grandchild rename itself */
 	n = procs_descendants(getpid(), found, 16);
 	for (i = 0; i < n; i++) {
 		have_child |= found[i] == pid;
@@ -208,14 +175,14 @@ static void
 test_alive_false_for_zombie(void **state)
 {
 	pid_t pid = fork();
-	double end = now_s() + 5;
+	double end = clock_now() + 5;
 
 	(void)state;
 	if (pid == 0)
 		_exit(3);
 	/* A zombie is not alive, though kill(pid, 0) still succeeds. */
-	while (procs_alive(pid) && now_s() < end)
-		nap_ms(5);
+	while (procs_alive(pid) && clock_now() < end)
+		tu_nap_ms(5);
 	assert_false(procs_alive(pid));
 	assert_int_equal(kill(pid, 0), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -236,10 +203,10 @@ test_reap_orphans_leaves_kept(void **state)
 		if (p[i] == 0)
 			_exit(10 + i);
 	}
-	end = now_s() + 5;
+	end = clock_now() + 5;
 	while ((procs_alive(p[0]) || procs_alive(p[1]) || procs_alive(p[2])) &&
-	    now_s() < end)
-		nap_ms(5);
+	    clock_now() < end)
+		tu_nap_ms(5);
 	/* Keep the first: waitid reports it first, which must not stop the
 	 * others from being reaped. */
 	procs_reap_orphans(&p[0], 1);
@@ -287,12 +254,12 @@ test_end_group_stubborn(void **state)
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
 	close(fds[0]);
-	t0 = now_s();
+	t0 = clock_now();
 	procs_end_group(pid, 0.3);
 	/* It waited the grace out (they ignore SIGTERM), but not much more. */
-	assert_true(now_s() - t0 >= 0.25);
-	assert_true(now_s() - t0 < 3.0);
-	assert_true(gone(pid)); /* our child: reaped by end_group */
+	assert_true(clock_now() - t0 >= 0.25);
+	assert_true(clock_now() - t0 < 3.0);
+	assert_true(tu_gone(pid)); /* our child: reaped by end_group */
 	assert_true(wait_gone(grand, 5)); /* reparented to us: reaped here */
 	/* Ending a group that is gone is harmless. */
 	procs_end_group(pid, 0.1);
@@ -315,10 +282,10 @@ test_end_group_quick_when_terminable(void **state)
 			pause();
 	}
 	setpgid(pid, pid);
-	t0 = now_s();
+	t0 = clock_now();
 	procs_end_group(pid, 5.0);
-	assert_true(now_s() - t0 < 2.0);
-	assert_true(gone(pid));
+	assert_true(clock_now() - t0 < 2.0);
+	assert_true(tu_gone(pid));
 }
 
 /* A process that left the leg's group and session (setsid) and ignores
@@ -361,10 +328,10 @@ test_end_descendants_escaped_and_kept(void **state)
 	assert_int_equal(read(fds[0], &kept_child, sizeof kept_child),
 	    sizeof kept_child);
 	close(fds[0]);
-	nap_ms(50);
+	tu_nap_ms(50);
 	n = procs_end_descendants(getpid(), &kept, 1, 0.3);
 	assert_int_equal(n, 1);
-	assert_true(gone(esc));
+	assert_true(tu_gone(esc));
 	assert_true(procs_alive(kept));
 	assert_true(procs_alive(kept_child));
 	kill(kept, SIGKILL);

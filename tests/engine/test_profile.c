@@ -14,6 +14,7 @@
 #include "profdiff.h"
 #include "profile.h"
 #include "spec.h"
+#include "testutil.h"
 
 #define HEAD \
 	"{\"name\": \"r\", \"reps\": 1, \"command\": [\"/bin/true\"]," \
@@ -38,13 +39,7 @@ data(const char *name)
 static struct spec *
 load(const char *text)
 {
-	struct spec *s = NULL;
-	char err[1024];
-
-	if (spec_parse(text, strlen(text), "/tmp/inline.json", NULL, &s, err,
-	    sizeof err) != 0)
-		fail_msg("unexpected error: %s", err);
-	return s;
+	return tu_spec(text, "/tmp/inline.json");
 }
 
 static void

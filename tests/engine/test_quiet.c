@@ -23,8 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procs.h"
 #include "quiet.h"
+#include "testutil.h"
 
 static const unsigned char cpu0[1] = { 1 };
 
@@ -38,25 +40,6 @@ collect(json_t *ev, void *arg)
 	struct events *e = arg;
 
 	json_array_append(e->list, ev);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-spin_for(double s)
-{
-	double end = now_s() + s;
-	volatile unsigned long x = 0;
-
-	while (now_s() < end)
-		x++;
 }
 
 /* In every child: die with the test, so a failed assertion (which skips
@@ -127,15 +110,15 @@ test_leg_own_child_is_not_foreign(void **state)
 	assert_non_null(other);
 	quiet_leg_begin(mine);
 	quiet_leg_begin(other);
-	t0 = now_s();
+	t0 = clock_now();
 	pid = fork();
 	if (pid == 0) {
 		child_init();
-		spin_for(0.8);
+		tu_spin_for(0.8);
 		_exit(0);
 	}
 	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
-	wall = now_s() - t0;
+	wall = clock_now() - t0;
 	f_mine = quiet_leg_end(mine);
 	f_other = quiet_leg_end(other);
 	leg_cores = ru_cpu(&ru) / wall;
@@ -187,7 +170,7 @@ test_foreign_beside_own_leg(void **state)
 		if (read(go[0], &b, 1) != 1)
 			_exit(1);
 		if ((leg = fork()) == 0) {
-			spin_for(0.8);
+			tu_spin_for(0.8);
 			_exit(0);
 		}
 		wait4(leg, NULL, 0, &ru);
@@ -200,13 +183,13 @@ test_foreign_beside_own_leg(void **state)
 	q = quiet_create(&c, NULL, 0, owner, NULL);
 	assert_non_null(q);
 	quiet_leg_begin(q);
-	t0 = now_s();
+	t0 = clock_now();
 	assert_int_equal(write(go[1], &b, 1), 1);
 	/* The foreign work: spin until the leg has ended and been reaped. */
 	assert_int_equal(fcntl(done[0], F_SETFL, O_NONBLOCK), 0);
 	while (read(done[0], &leg_cpu, sizeof leg_cpu) != sizeof leg_cpu)
-		spin_for(0.01);
-	wall = now_s() - t0;
+		tu_spin_for(0.01);
+	wall = clock_now() - t0;
 	f = quiet_leg_end(q);
 	print_message("leg %.2f cores in the gate's tree; foreign beside it "
 	    "%.3f\n", leg_cpu / wall, f);
@@ -233,15 +216,15 @@ test_wait_ok_when_threshold_generous(void **state)
 	struct quiet_params c = cfg_of(1000, 300, 10);
 	struct quiet *q = quiet_create(&c, cpu0, 1, getpid(), NULL);
 	struct events e = { json_array() };
-	double t0 = now_s(), fg = -1;
+	double t0 = clock_now(), fg = -1;
 	json_t *last;
 
 	(void)state;
 	assert_non_null(q);
 	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	/* The window has to pass before it can be judged quiet. */
-	assert_true(now_s() - t0 >= 0.3);
-	assert_true(now_s() - t0 < 3);
+	assert_true(clock_now() - t0 >= 0.3);
+	assert_true(clock_now() - t0 < 3);
 	assert_true(fg >= 0);
 	/* Nothing held it: one event, the one that opened the gate. */
 	assert_int_equal(json_array_size(e.list), 1);
@@ -294,13 +277,13 @@ test_wait_timeout_throttled(void **state)
 	struct quiet_params c = cfg_of(-1, 200, 1.0);
 	struct quiet *q = quiet_create(&c, NULL, 0, getpid(), NULL);
 	struct events e = { json_array() };
-	double t0 = now_s(), fg;
+	double t0 = clock_now(), fg;
 	json_t *last;
 
 	(void)state;
 	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
-	assert_true(now_s() - t0 >= 1.0);
-	assert_true(now_s() - t0 < 4.0);
+	assert_true(clock_now() - t0 >= 1.0);
+	assert_true(clock_now() - t0 < 4.0);
 	/* About ten samples were taken; two were logged. */
 	assert_int_equal(json_array_size(e.list), 2);
 	last = json_array_get(e.list, 1);
@@ -318,13 +301,13 @@ test_wait_abort_fd(void **state)
 	struct quiet_params c = cfg_of(-1, 200, 300);
 	struct quiet *q = quiet_create(&c, NULL, 0, getpid(), NULL);
 	int fds[2];
-	double t0 = now_s(), fg;
+	double t0 = clock_now(), fg;
 
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	assert_int_equal(write(fds[1], "x", 1), 1);
 	assert_int_equal(quiet_wait(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
-	assert_true(now_s() - t0 < 1.0);
+	assert_true(clock_now() - t0 < 1.0);
 	close(fds[0]);
 	close(fds[1]);
 	quiet_destroy(q);
@@ -369,10 +352,10 @@ test_wait_holds_while_hog_runs(void **state)
 		child_init();
 		if (geteuid() == 0)
 			(void)setpriority(PRIO_PROCESS, 0, -10);
-		spin_for(60);
+		tu_spin_for(60);
 		_exit(0);
 	}
-	t0 = now_s();
+	t0 = clock_now();
 	killer = fork();
 	assert_true(killer >= 0);
 	if (killer == 0) {
@@ -384,7 +367,7 @@ test_wait_holds_while_hog_runs(void **state)
 	c = cfg_of(base + 0.4, 300, 20);
 	q = quiet_create(&c, NULL, 0, sleeper, NULL);
 	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
-	waited = now_s() - t0;
+	waited = clock_now() - t0;
 	assert_true(json_array_size(e.list) >= 2);
 	ev0 = json_array_get(e.list, 0);
 	first = json_number_value(json_object_get(ev0, "foreign"));
@@ -444,7 +427,7 @@ test_smt_sibling_warning(void **state)
 		sched_setaffinity(0, sizeof set, &set);
 		if (geteuid() == 0)
 			(void)setpriority(PRIO_PROCESS, 0, -10);
-		spin_for(60);
+		tu_spin_for(60);
 		_exit(0);
 	}
 	usleep(200000);

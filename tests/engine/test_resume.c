@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +20,9 @@
 
 #include "event.h"
 #include "resume.h"
+#include "testutil.h"
 
 static char dir[256];
-
-static void
-put(const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static long
 size_of(const char *rel)
@@ -48,22 +35,13 @@ size_of(const char *rel)
 }
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	(void)state;
 	snprintf(dir, sizeof dir, "/tmp/test-resume-XXXXXX");
 	assert_non_null(mkdtemp(dir));
-	put("round.json", "{}\n");
-	put("environment.json", "{\"workdir\": \"/from/envfile\", "
+	tu_put(dir, "round.json", "{}\n");
+	tu_put(dir, "environment.json", "{\"workdir\": \"/from/envfile\", "
 	    "\"host\": {\"kernel\": \"x\"}}\n");
 	return 0;
 }
@@ -72,7 +50,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(dir);
 	return 0;
 }
 
@@ -94,7 +72,7 @@ test_torn_cut(void **state)
 
 	(void)state;
 	snprintf(text, sizeof text, "%s%s", whole, torn);
-	put("log.jsonl", text);
+	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_torn_bytes(rs), strlen(torn));
 	assert_int_equal(size_of("log.jsonl"), (long)strlen(whole));
@@ -115,7 +93,7 @@ test_torn_cut(void **state)
 
 	/* A last line that parses but has no newline is torn too. */
 	snprintf(text, sizeof text, "%s{\"t\":\"pause\"}", whole);
-	put("log.jsonl", text);
+	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_torn_bytes(rs), strlen("{\"t\":\"pause\"}"));
 	assert_int_equal(size_of("log.jsonl"), (long)strlen(whole));
@@ -129,7 +107,7 @@ test_done_legs(void **state)
 	struct resume_state *rs;
 
 	(void)state;
-	put("log.jsonl",
+	tu_put(dir, "log.jsonl",
 	    ROUND
 	    "{\"t\":\"env\",\"ts\":\"2026-11-29T15:00:00.001Z\",\"host\":{\"kernel\":\"k\"}}\n"
 	    /* aborted, then run again and counted */
@@ -161,7 +139,7 @@ test_done_legs(void **state)
 	    resume_recorded_env(rs), "host"), "kernel")), "k");
 	resume_destroy(rs);
 
-	put("SHA256SUMS", "");
+	tu_put(dir, "SHA256SUMS", "");
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_true(resume_sealed(rs));
 	resume_destroy(rs);
@@ -189,7 +167,7 @@ test_env_pointer(void **state)
 
 	(void)state;
 	/* No workdir in the round event, env only points at the file. */
-	put("log.jsonl",
+	tu_put(dir, "log.jsonl",
 	    "{\"t\":\"round\",\"ts\":\"2026-11-29T15:00:00.000Z\",\"name\":\"r\","
 	    "\"spec_sha256\":\"abc\",\"dir\":\"/x\"}\n"
 	    "{\"t\":\"env\",\"file\":\"environment.json\"}\n");
@@ -208,12 +186,12 @@ test_bad_input(void **state)
 
 	(void)state;
 	/* A bad line that is not the last is an error naming its line. */
-	put("log.jsonl", ROUND "{not json\n{\"t\":\"done\"}\n");
+	tu_put(dir, "log.jsonl", ROUND "{not json\n{\"t\":\"done\"}\n");
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), -1);
 	assert_non_null(strstr(err, "log.jsonl:2:"));
 	assert_null(rs);
 	/* No round event. */
-	put("log.jsonl", "{\"t\":\"done\"}\n");
+	tu_put(dir, "log.jsonl", "{\"t\":\"done\"}\n");
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), -1);
 	assert_non_null(strstr(err, "round"));
 	/* Not a folder / no round.json. */
@@ -262,7 +240,7 @@ test_end_stale(void **state)
 	    /* logged long before this process started: a reused pid */
 	    "{\"t\":\"leg_start\",\"ts\":\"2020-01-01T00:00:00.000Z\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"pid\":%d}\n",
 	    ts, (int)stale, ts, (int)finished, ts, (int)reused);
-	put("log.jsonl", text);
+	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_end_stale(rs), 1);
 	assert_int_equal(waitpid(stale, &status, 0), stale);
@@ -297,7 +275,7 @@ test_end_stale_server(void **state)
 	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c2\",\"pid\":%d,\"state\":\"ready\"}\n"
 	    "{\"t\":\"server\",\"ts\":\"%s\",\"cell\":\"c2\",\"pid\":%d,\"state\":\"stopped\"}\n",
 	    ts, ts, (int)live, ts, ts, (int)stopped, ts, (int)stopped);
-	put("log.jsonl", text);
+	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_end_stale(rs), 1);
 	assert_int_equal(waitpid(live, &status, 0), live);

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,50 +20,9 @@
 
 #include "digest.h"
 #include "seal.h"
+#include "testutil.h"
 
 static char dir[256];
-
-static void
-put(const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static char *
-slurp(const char *rel, size_t *len)
-{
-	char path[512];
-	FILE *f;
-	static char buf[65536];
-	size_t n;
-
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return NULL;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int
 setup(void **state)
@@ -77,11 +35,11 @@ setup(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof path, "%s/servers", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	put("round.json", "{\"name\": \"x\"}\n");
-	put("log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"done\"}\n");
-	put("legs/c-a-r1.out", "hello\n");
-	put("legs/c-b-r1.out", "");
-	put("servers/c.log", "listening\n");
+	tu_put(dir, "round.json", "{\"name\": \"x\"}\n");
+	tu_put(dir, "log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"done\"}\n");
+	tu_put(dir, "legs/c-a-r1.out", "hello\n");
+	tu_put(dir, "legs/c-b-r1.out", "");
+	tu_put(dir, "servers/c.log", "listening\n");
 	return 0;
 }
 
@@ -89,7 +47,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(dir);
 	return 0;
 }
 
@@ -122,7 +80,7 @@ test_write_format(void **state)
 
 	(void)state;
 	assert_int_equal(seal_write(dir, NULL, sums, err, sizeof err), 0);
-	text = slurp(SEAL_SUMS, &len);
+	text = tu_slurp(dir, SEAL_SUMS, &len);
 	assert_non_null(text);
 	/* Sorted, relative, two spaces, every file but the seal itself. */
 	char expect[4096] = "";
@@ -150,7 +108,7 @@ test_write_format(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_not_equal(st.st_mode & 0200, 0);
 	/* No temp file left behind; a second seal is refused. */
-	assert_null(slurp(".SHA256SUMS.tmp", NULL));
+	assert_null(tu_slurp(dir, ".SHA256SUMS.tmp", NULL));
 	assert_int_equal(seal_write(dir, NULL, sums, err, sizeof err), -1);
 	assert_non_null(strstr(err, "already sealed"));
 	/* sha256sum -c agrees. */
@@ -179,11 +137,11 @@ test_verify_tamper(void **state)
 
 	snprintf(path, sizeof path, "%s/log.jsonl", dir);
 	chmod(path, 0644);
-	put("log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"dona\"}\n");
+	tu_put(dir, "log.jsonl", "{\"t\":\"round\"}\n{\"t\":\"dona\"}\n");
 	snprintf(path, sizeof path, "%s/legs/c-b-r1.out", dir);
 	assert_int_equal(unlink(path), 0);
-	put("legs/zz-new.out", "x");
-	put(".SHA256SUMS.tmp", "x"); /* seal_write's temp name hides nothing */
+	tu_put(dir, "legs/zz-new.out", "x");
+	tu_put(dir, ".SHA256SUMS.tmp", "x"); /* seal_write's temp name hides nothing */
 	assert_int_equal(verify(NULL, out, sizeof out), 4);
 	assert_string_equal(out,
 	    "added: .SHA256SUMS.tmp\n"
@@ -208,7 +166,7 @@ test_verify_bad_sums(void **state)
 		char path[512];
 		snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 		unlink(path);
-		put(SEAL_SUMS, bad[i]);
+		tu_put(dir, SEAL_SUMS, bad[i]);
 		assert_int_equal(verify(NULL, out, sizeof out), 2);
 		assert_non_null(strstr(out, "SHA256SUMS:1:"));
 	}
@@ -234,11 +192,11 @@ test_odd_names(void **state)
 	char err[512] = "", out[4096];
 
 	(void)state;
-	put("legs/with space.out", "x");
+	tu_put(dir, "legs/with space.out", "x");
 	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
 	assert_int_equal(verify(NULL, out, sizeof out), 0);
 	/* An added name with a newline is reported on one line, escaped. */
-	put("legs/new\nline", "x");
+	tu_put(dir, "legs/new\nline", "x");
 	assert_int_equal(verify(NULL, out, sizeof out), 4);
 	assert_string_equal(out, "added: legs/new\\nline\n");
 	/* ... and a folder holding one cannot be sealed. */
@@ -259,7 +217,7 @@ test_sums_garbage(void **state)
 
 	(void)state;
 	assert_int_equal(seal_write(dir, NULL, NULL, err, sizeof err), 0);
-	memcpy(good, slurp(SEAL_SUMS, &len), len + 1);
+	memcpy(good, tu_slurp(dir, SEAL_SUMS, &len), len + 1);
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	srand(7);
 	for (int i = 0; i < 400; i++) {
@@ -330,7 +288,7 @@ test_sign(void **state)
 	assert_int_equal(seal_write(dir, pub, NULL, err, sizeof err), -1);
 	assert_non_null(strstr(err, "pub.pem"));
 	assert_int_equal(seal_write(dir, key, NULL, err, sizeof err), 0);
-	sig = slurp(SEAL_SIG, &len);
+	sig = tu_slurp(dir, SEAL_SIG, &len);
 	assert_non_null(sig);
 	assert_int_equal(len, 64);
 	assert_int_equal(verify(pub, out, sizeof out), 0);
@@ -413,7 +371,7 @@ test_deep_tree(void **state)
 	assert_non_null(strstr(err, "legs/d/d/"));
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	assert_int_equal(access(path, F_OK), -1);
-	put(SEAL_SUMS, "");
+	tu_put(dir, SEAL_SUMS, "");
 	assert_int_equal(verify(NULL, out, sizeof out), 2);
 	assert_non_null(strstr(out, "levels deep"));
 }
@@ -432,7 +390,7 @@ test_verify_odd_sums(void **state)
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	chmod(path, 0644);
 	char line[200];
-	memcpy(line, slurp(SEAL_SUMS, NULL), 67 + strlen("legs/c-a-r1.out") + 1);
+	memcpy(line, tu_slurp(dir, SEAL_SUMS, NULL), 67 + strlen("legs/c-a-r1.out") + 1);
 	line[67 + strlen("legs/c-a-r1.out")] = '\0';
 	f = fopen(path, "a");
 	assert_non_null(f);
@@ -441,7 +399,7 @@ test_verify_odd_sums(void **state)
 	assert_int_equal(verify(NULL, out, sizeof out), 4);
 	assert_string_equal(out, "duplicate: legs/c-a-r1.out\n");
 
-	put("legs/a\rchanged: b", "x");
+	tu_put(dir, "legs/a\rchanged: b", "x");
 	assert_int_equal(verify(NULL, out, sizeof out), 4);
 	assert_string_equal(out, "added: legs/a\\rchanged: b\n"
 	    "duplicate: legs/c-a-r1.out\n");

@@ -22,24 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procs.h"
 #include "server.h"
 #include "spec.h"
+#include "testutil.h"
 
 extern char **environ;
 
 static char demo[4096];
 static char dir[] = "/tmp/benchtui-test-server-XXXXXX";
 static char logpath[4200];
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A loopback port nobody listens on right now. */
 static int
@@ -58,22 +51,16 @@ free_port(void)
 	return port;
 }
 
-static bool
-gone(pid_t pid)
-{
-	return kill(pid, 0) != 0 && errno == ESRCH;
-}
-
 /* No process of ours (child or reparented orphan) is left. */
 static void
 assert_no_descendants(void)
 {
 	pid_t pids[16];
-	double end = now_s() + 3;
+	double end = clock_now() + 3;
 	size_t n;
 
 	while ((n = procs_descendants(getpid(), pids, 16)) > 0 &&
-	    now_s() < end) {
+	    clock_now() < end) {
 		procs_reap_orphans(NULL, 0);
 		usleep(20000);
 	}
@@ -121,11 +108,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[4200];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_rmtree(dir);
 }
 
 static void
@@ -162,7 +146,7 @@ test_ready_pinned_stopped(void **state)
 	fclose(fp);
 	assert_true(pinned);
 	assert_string_equal(server_stop(srv, 2.0), "stopped");
-	assert_true(gone(pid));
+	assert_true(tu_gone(pid));
 	server_destroy(srv);
 	/* Its output went to the log. */
 	fp = fopen(logpath, "r");
@@ -215,7 +199,7 @@ test_never_listens(void **state)
 	char err[512] = "";
 	char *argv[] = { "sleep", "30", NULL };
 	struct server *srv;
-	double t0 = now_s();
+	double t0 = clock_now();
 
 	(void)state;
 	sserver.tcp_port = free_port();
@@ -223,8 +207,8 @@ test_never_listens(void **state)
 	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_null(srv);
 	print_message("%s\n", err);
-	assert_true(now_s() - t0 >= 1.0);
-	assert_true(now_s() - t0 < 5.0);
+	assert_true(clock_now() - t0 >= 1.0);
+	assert_true(clock_now() - t0 < 5.0);
 	assert_non_null(strstr(err, "cell c1"));
 	assert_non_null(strstr(err, "did not accept on 127.0.0.1:"));
 	assert_non_null(strstr(err, "within 1 s"));
@@ -239,7 +223,7 @@ test_abort_while_waiting(void **state)
 	char *argv[] = { "sleep", "30", NULL };
 	struct server *srv;
 	int fds[2];
-	double t0 = now_s();
+	double t0 = clock_now();
 
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
@@ -248,7 +232,7 @@ test_abort_while_waiting(void **state)
 	sserver.ready_timeout_s = 20;
 	srv = server_start(params(argv, NULL, fds[0]), err, sizeof err);
 	assert_null(srv);
-	assert_true(now_s() - t0 < 3.0);
+	assert_true(clock_now() - t0 < 3.0);
 	assert_non_null(strstr(err, "aborted"));
 	close(fds[0]);
 	close(fds[1]);
@@ -300,11 +284,11 @@ test_stop_stubborn(void **state)
 	    sserver.tcp_port);
 	srv = server_start(params(argv, NULL, -1), err, sizeof err);
 	assert_non_null(srv);
-	t0 = now_s();
+	t0 = clock_now();
 	assert_string_equal(server_stop(srv, 0.5), "stopped");
-	assert_true(now_s() - t0 >= 0.45);
-	assert_true(now_s() - t0 < 4.0);
-	assert_true(gone(server_pid(srv)));
+	assert_true(clock_now() - t0 >= 0.45);
+	assert_true(clock_now() - t0 < 4.0);
+	assert_true(tu_gone(server_pid(srv)));
 	server_destroy(srv);
 	assert_no_descendants();
 }

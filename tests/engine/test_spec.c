@@ -16,6 +16,7 @@
 #include "config.h"
 #include "digest.h"
 #include "spec.h"
+#include "testutil.h"
 
 /* Parsed as if it were /tmp/inline.json, so the default workdir is /tmp. */
 #define INLINE_PATH "/tmp/inline.json"
@@ -31,13 +32,7 @@
 static struct spec *
 load_ok(const char *text)
 {
-	struct spec *s = NULL;
-	char err[1024];
-
-	if (spec_parse(text, strlen(text), INLINE_PATH, NULL, &s, err,
-	    sizeof err) != 0)
-		fail_msg("unexpected error: %s\nin: %s", err, text);
-	return s;
+	return tu_spec(text, INLINE_PATH);
 }
 
 static void

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "spec.h"
 #include "tally.h"
+#include "testutil.h"
 
 #define assert_near(a, b, eps) \
 	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
@@ -362,6 +363,13 @@ test_baseline_flag(void **state)
 	tally_destroy(t);
 }
 
+/* Whether one of the report's warnings says text. */
+static bool
+has_warning(json_t *rep, const char *text)
+{
+	return tu_has_string(json_object_get(rep, "warnings"), text, NULL);
+}
+
 static void
 test_spec_vs_and_partial(void **state)
 {
@@ -372,14 +380,10 @@ test_spec_vs_and_partial(void **state)
 	    "{\"name\":\"top\",\"vs\":\"mid\"}],"
 	    "\"cells\":[{\"name\":\"one\"},{\"name\":\"two\"}]}";
 	struct tally *t = tally_create();
-	struct spec *s = NULL;
-	char err[256];
+	struct spec *s = tu_spec(round, "/tmp/round.json");
 	json_t *rep;
 
 	(void)state;
-	if (spec_parse(round, strlen(round), "/tmp/round.json", NULL, &s, err,
-	    sizeof err) != 0)
-		fail_msg("spec_parse: %s", err);
 	tally_set_spec(t, s);
 	/* Cell two's legs come first; the report follows the spec's order. */
 	feed(t,
@@ -401,19 +405,8 @@ test_spec_vs_and_partial(void **state)
 	assert_int_equal(json_integer_value(json_object_get(rep, "legs_total")), 12);
 	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 6);
 	/* foreign 0.75 > the round's 0.5, and the stray arm was ignored. */
-	{
-		size_t i;
-		json_t *w;
-		bool foreign = false, stray = false;
-		json_array_foreach(json_object_get(rep, "warnings"), i, w) {
-			if (strstr(json_string_value(w), "foreign cores"))
-				foreign = true;
-			if (strstr(json_string_value(w), "not in round.json"))
-				stray = true;
-		}
-		assert_true(foreign);
-		assert_true(stray);
-	}
+	assert_true(has_warning(rep, "foreign cores"));
+	assert_true(has_warning(rep, "not in round.json"));
 	json_decref(rep);
 	tally_destroy(t);
 	spec_destroy(s);
@@ -428,13 +421,10 @@ test_spec_after_feed(void **state)
 	    "\"baseline\":\"base\",\"arms\":[{\"name\":\"base\"},"
 	    "{\"name\":\"new\"}],\"cells\":[{\"name\":\"one\"},{\"name\":\"two\"}]}";
 	struct tally *t = tally_create();
-	struct spec *s = NULL;
-	char err[256];
+	struct spec *s = tu_spec(round, "/tmp/round.json");
 	json_t *rep;
 
 	(void)state;
-	assert_int_equal(spec_parse(round, strlen(round), "/tmp/round.json",
-	    NULL, &s, err, sizeof err), 0);
 	feed(t, LEG("two", "new", 1, "ok", 3) LEG("two", "base", 1, "ok", 2)
 	    LEG("gone", "base", 1, "ok", 2) LEG("two", "old", 1, "ok", 2));
 	tally_set_spec(t, s);
@@ -494,16 +484,16 @@ test_counters_ipc_order(void **state)
 	tally_destroy(t);
 }
 
+/* The file's text, which must not be empty. */
 static char *
 slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 65536);
+	size_t len = 0;
+	char *text = tu_slurp(NULL, path, &len);
 
-	assert_non_null(f);
-	assert_true(fread(buf, 1, 65535, f) > 0);
-	fclose(f);
-	return buf;
+	assert_non_null(text);
+	assert_true(len > 0);
+	return text;
 }
 
 static void
@@ -539,12 +529,10 @@ test_summary_and_brief(void **state)
 	assert_true(strncmp(md, "# ", 2) == 0);
 	assert_non_null(strstr(md, "PARTIAL"));
 	assert_non_null(strstr(md, "| b | a | wall | 1 |"));
-	free(md);
 	unlink(path);
 	assert_int_equal(report_write_summary(dir, rep, false, err, sizeof err), 0);
 	md = slurp(path);
 	assert_null(strstr(md, "PARTIAL"));
-	free(md);
 	unlink(path);
 	snprintf(path, sizeof path, "%s/summary.json", dir);
 	unlink(path);
@@ -562,18 +550,6 @@ test_summary_and_brief(void **state)
  * round.json does not have -- are named in the warnings and counted
  * nowhere (counted could exceed planned); values no leg can have (wall
  * 1e308, negative, zero) are named and left out of every figure. */
-static bool
-has_warning(json_t *rep, const char *text)
-{
-	size_t i;
-	json_t *w;
-
-	json_array_foreach(json_object_get(rep, "warnings"), i, w)
-		if (strstr(json_string_value(w), text) != NULL)
-			return true;
-	return false;
-}
-
 static void
 test_outside_plan_and_implausible(void **state)
 {
@@ -582,14 +558,10 @@ test_outside_plan_and_implausible(void **state)
 	    "\"baseline\":\"base\",\"arms\":[{\"name\":\"base\"},"
 	    "{\"name\":\"mid\"}],\"cells\":[{\"name\":\"one\"}]}";
 	struct tally *t = tally_create();
-	struct spec *s = NULL;
-	char err[256];
+	struct spec *s = tu_spec(round, "/tmp/round.json");
 	json_t *rep;
 
 	(void)state;
-	if (spec_parse(round, strlen(round), "/tmp/round.json", NULL, &s, err,
-	    sizeof err) != 0)
-		fail_msg("spec_parse: %s", err);
 	tally_set_spec(t, s);
 	feed(t, LEG("one", "base", 1, "ok", 1) LEG("one", "mid", 1, "ok", 2)
 	    LEG("one", "base", 2, "ok", 1) LEG("one", "mid", 2, "ok", 2)

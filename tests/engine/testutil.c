@@ -1,0 +1,129 @@
+/* testutil: the unit tests' shared helpers (testutil.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "spec.h"
+#include "testutil.h"
+
+static void
+tu_path(char *path, size_t n, const char *dir, const char *rel)
+{
+	if (dir != NULL)
+		snprintf(path, n, "%s/%s", dir, rel);
+	else
+		snprintf(path, n, "%s", rel);
+}
+
+void
+tu_put(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	tu_path(path, sizeof path, dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+char *
+tu_slurp(const char *dir, const char *rel, size_t *len)
+{
+	static char buf[65536];
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	tu_path(path, sizeof path, dir, rel);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+}
+
+static int
+tu_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int
+tu_rmtree(const char *dir)
+{
+	return nftw(dir, tu_rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+struct spec *
+tu_spec(const char *text, const char *path)
+{
+	struct spec *s = NULL;
+	char err[1024];
+
+	if (spec_parse(text, strlen(text), path, NULL, &s, err,
+	    sizeof err) != 0)
+		fail_msg("unexpected error: %s\nin: %s", err, text);
+	return s;
+}
+
+bool
+tu_has_string(const json_t *arr, const char *a, const char *b)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v) {
+		const char *s = json_string_value(v);
+
+		if (s != NULL && strstr(s, a) != NULL &&
+		    (b == NULL || strstr(s, b) != NULL))
+			return true;
+	}
+	return false;
+}
+
+void
+tu_nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+void
+tu_spin_for(double s)
+{
+	double end = clock_now() + s;
+	volatile unsigned long x = 0;
+
+	while (clock_now() < end)
+		x++;
+}
+
+bool
+tu_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
