@@ -209,8 +209,9 @@ model_grid_at(const struct model *m, size_t cell, size_t arm, int rep)
 	    (size_t)(rep - 1)];
 }
 
-void
-model_set_spec(struct model *m, const struct spec *s)
+/* A plan to be named anew: no cells, no arms, no grid. */
+static void
+model_plan_clear(struct model *m)
 {
 	free(m->cells);
 	free(m->arms);
@@ -220,13 +221,26 @@ model_set_spec(struct model *m, const struct spec *s)
 	m->grid = NULL;
 	m->ncells = m->narms = 0;
 	m->reps = 0;
+}
+
+/* The plan named (cells and arms): its grid of reps, and it is fixed. */
+static void
+model_plan_fix(struct model *m, int reps)
+{
+	model_grid_resize(m, m->ncells, m->narms, reps);
+	m->plan_fixed = true;
+	m->legs_total = m->ncells * m->narms * (size_t)reps;
+}
+
+void
+model_set_spec(struct model *m, const struct spec *s)
+{
+	model_plan_clear(m);
 	for (size_t i = 0; i < s->ncells; i++)
 		model_add_name(&m->cells, &m->ncells, s->cells[i].name);
 	for (size_t i = 0; i < s->narms; i++)
 		model_add_name(&m->arms, &m->narms, s->arms[i].name);
-	model_grid_resize(m, m->ncells, m->narms, s->reps);
-	m->plan_fixed = true;
-	m->legs_total = m->ncells * m->narms * (size_t)s->reps;
+	model_plan_fix(m, s->reps);
 	m->gate_off = !s->quiet.enabled;
 	tally_set_spec(m->tally, s);
 	if (!m->name[0])
@@ -261,20 +275,12 @@ model_plan_from_round(struct model *m, const json_t *ev)
 	    model_grid_too_big(json_array_size(cells), json_array_size(arms),
 	    reps))
 		return;
-	free(m->cells);
-	free(m->arms);
-	free(m->grid);
-	m->cells = NULL;
-	m->arms = NULL;
-	m->grid = NULL;
-	m->ncells = m->narms = 0;
+	model_plan_clear(m);
 	json_array_foreach(cells, i, v)
 		model_add_name(&m->cells, &m->ncells, json_string_value(v));
 	json_array_foreach(arms, i, v)
 		model_add_name(&m->arms, &m->narms, json_string_value(v));
-	model_grid_resize(m, m->ncells, m->narms, reps);
-	m->plan_fixed = true;
-	m->legs_total = m->ncells * m->narms * (size_t)reps;
+	model_plan_fix(m, reps);
 }
 
 /* The column of that name, added when new (and there is room). */
