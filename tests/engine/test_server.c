@@ -89,6 +89,44 @@ params(char *const *argv, const unsigned char *cpus, int abort_fd)
 	return &p;
 }
 
+static char port[16];	/* sserver.tcp_port in words, for a demo's argv */
+
+/* A free loopback port for the next server, ready within timeout_s. */
+static void
+next_port(double timeout_s)
+{
+	sserver.tcp_port = free_port();
+	sserver.ready_timeout_s = timeout_s;
+	snprintf(port, sizeof port, "%d", sserver.tcp_port);
+}
+
+/* Cell c1's server on the port next_port chose. */
+static struct server *
+start(char *const *argv, const unsigned char *cpus, int abort_fd, char *err,
+    size_t errlen)
+{
+	return server_start(params(argv, cpus, abort_fd), err, errlen);
+}
+
+/* Cell c1's server does not start, and err says every string of want;
+ * nothing is left running.  The seconds server_start took. */
+static double
+start_fails(char *const *argv, double timeout_s, const char *const *want)
+{
+	char err[512] = "";
+	double t0;
+
+	next_port(timeout_s);
+	t0 = clock_now();
+	assert_null(start(argv, NULL, -1, err, sizeof err));
+	t0 = clock_now() - t0;
+	print_message("%s\n", err);
+	for (; *want != NULL; want++)
+		assert_non_null(strstr(err, *want));
+	assert_no_descendants();
+	return t0;
+}
+
 static int
 setup(void **state)
 {
@@ -115,7 +153,7 @@ teardown(void **state)
 static void
 test_ready_pinned_stopped(void **state)
 {
-	char port[16], err[512] = "", path[64], line[256];
+	char err[512] = "", path[64], line[256];
 	char *argv[] = { demo, "serve", "--port", port, NULL };
 	unsigned char cpus[1] = { 1 };
 	struct server *srv;
@@ -126,10 +164,8 @@ test_ready_pinned_stopped(void **state)
 	(void)state;
 	if (access(demo, X_OK) != 0)
 		skip();
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
-	snprintf(port, sizeof port, "%d", sserver.tcp_port);
-	srv = server_start(params(argv, cpus, -1), err, sizeof err);
+	next_port(10);
+	srv = start(argv, cpus, -1, err, sizeof err);
 	if (srv == NULL)
 		print_error("%s\n", err);
 	assert_non_null(srv);
@@ -160,60 +196,38 @@ test_ready_pinned_stopped(void **state)
 static void
 test_exits_before_ready(void **state)
 {
-	char err[512] = "";
 	char *argv[] = { "false", NULL };
-	struct server *srv;
+	const char *const want[] = { "cell c1",
+		"exited with status 1 before it was ready", "servers/c1.log",
+		NULL };
 
 	(void)state;
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
-	assert_null(srv);
-	print_message("%s\n", err);
-	assert_non_null(strstr(err, "cell c1"));
-	assert_non_null(strstr(err, "exited with status 1 before it was ready"));
-	assert_non_null(strstr(err, "servers/c1.log"));
-	assert_no_descendants();
+	start_fails(argv, 10, want);
 }
 
 static void
 test_cannot_exec(void **state)
 {
-	char err[512] = "";
 	char *argv[] = { "/nonexistent/benchtui-no-such-server", NULL };
-	struct server *srv;
+	const char *const want[] = {
+		"cannot run /nonexistent/benchtui-no-such-server", NULL };
 
 	(void)state;
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
-	assert_null(srv);
-	assert_non_null(strstr(err, "cannot run "
-	    "/nonexistent/benchtui-no-such-server"));
-	assert_no_descendants();
+	start_fails(argv, 10, want);
 }
 
 static void
 test_never_listens(void **state)
 {
-	char err[512] = "";
 	char *argv[] = { "sleep", "30", NULL };
-	struct server *srv;
-	double t0 = clock_now();
+	const char *const want[] = { "cell c1", "did not accept on 127.0.0.1:",
+		"within 1 s", "servers/c1.log", NULL };
+	double took;
 
 	(void)state;
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 1;
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
-	assert_null(srv);
-	print_message("%s\n", err);
-	assert_true(clock_now() - t0 >= 1.0);
-	assert_true(clock_now() - t0 < 5.0);
-	assert_non_null(strstr(err, "cell c1"));
-	assert_non_null(strstr(err, "did not accept on 127.0.0.1:"));
-	assert_non_null(strstr(err, "within 1 s"));
-	assert_non_null(strstr(err, "servers/c1.log"));
-	assert_no_descendants();
+	took = start_fails(argv, 1, want);
+	assert_true(took >= 1.0);
+	assert_true(took < 5.0);
 }
 
 static void
@@ -228,9 +242,8 @@ test_abort_while_waiting(void **state)
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	assert_int_equal(write(fds[1], "x", 1), 1);
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 20;
-	srv = server_start(params(argv, NULL, fds[0]), err, sizeof err);
+	next_port(20);
+	srv = start(argv, NULL, fds[0], err, sizeof err);
 	assert_null(srv);
 	assert_true(clock_now() - t0 < 3.0);
 	assert_non_null(strstr(err, "aborted"));
@@ -242,17 +255,15 @@ test_abort_while_waiting(void **state)
 static void
 test_dies_midway(void **state)
 {
-	char port[16], err[512] = "";
+	char err[512] = "";
 	char *argv[] = { demo, "serve", "--port", port, NULL };
 	struct server *srv;
 
 	(void)state;
 	if (access(demo, X_OK) != 0)
 		skip();
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
-	snprintf(port, sizeof port, "%d", sserver.tcp_port);
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	next_port(10);
+	srv = start(argv, NULL, -1, err, sizeof err);
 	assert_non_null(srv);
 	kill(server_pid(srv), SIGKILL);
 	while (server_alive(srv))
@@ -277,12 +288,11 @@ test_stop_stubborn(void **state)
 	(void)state;
 	if (access(demo, X_OK) != 0)
 		skip();
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
+	next_port(10);
 	snprintf(script, sizeof script,
 	    "trap '' TERM; '%s' serve --port %d & sleep 30 & wait", demo,
 	    sserver.tcp_port);
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	srv = start(argv, NULL, -1, err, sizeof err);
 	assert_non_null(srv);
 	t0 = clock_now();
 	assert_string_equal(server_stop(srv, 0.5), "stopped");
@@ -309,11 +319,10 @@ test_no_inherited_fds(void **state)
 		skip();
 	assert_true(leak >= 3);
 	unlink(logpath);
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
+	next_port(10);
 	snprintf(script, sizeof script, "ls /proc/$$/fd; exec '%s' serve "
 	    "--port %d", demo, sserver.tcp_port);
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	srv = start(argv, NULL, -1, err, sizeof err);
 	assert_non_null(srv);
 	assert_string_equal(server_stop(srv, 2.0), "stopped");
 	server_destroy(srv);
@@ -353,7 +362,7 @@ test_port_already_taken(void **state)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
 	sserver.tcp_port = ntohs(sa.sin_port);
 	sserver.ready_timeout_s = 5;
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	srv = start(argv, NULL, -1, err, sizeof err);
 	close(fd);
 	assert_null(srv);
 	print_message("%s\n", err);
@@ -376,8 +385,7 @@ test_port_taken_while_waiting(void **state)
 	pid_t thief;
 
 	(void)state;
-	sserver.tcp_port = free_port();
-	sserver.ready_timeout_s = 10;
+	next_port(10);
 	assert_int_equal(pipe(go), 0);
 	thief = fork();
 	if (thief == 0) {
@@ -399,7 +407,7 @@ test_port_taken_while_waiting(void **state)
 	}
 	close(go[0]);
 	assert_int_equal(write(go[1], "x", 1), 1);
-	srv = server_start(params(argv, NULL, -1), err, sizeof err);
+	srv = start(argv, NULL, -1, err, sizeof err);
 	kill(thief, SIGKILL);
 	waitpid(thief, NULL, 0);
 	close(go[1]);
