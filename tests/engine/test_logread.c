@@ -47,6 +47,22 @@ write_log(const char *text)
 	return path;
 }
 
+/* Read a log of good then tail (a torn last line, or ""): it reads, and
+ * the good lines' bytes are the good ones. */
+static void
+read_log(const char *good, const char *tail, struct seen *s,
+    struct logread_info *info)
+{
+	char text[1024], err[256] = "";
+	const char *path;
+
+	snprintf(text, sizeof text, "%s%s", good, tail);
+	path = write_log(text);
+	assert_int_equal(logread_file(path, collect, s, info, err, sizeof err), 0);
+	assert_int_equal(info->good_bytes, (long long)strlen(good));
+	unlink(path);
+}
+
 static void
 test_legacy_and_unknown(void **state)
 {
@@ -55,13 +71,11 @@ test_legacy_and_unknown(void **state)
 	    "{\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"rc\":0,\"wall\":1.5}\n"
 	    "{\"t\":\"from_the_future\",\"x\":1}\n"
 	    "{\"note\":\"no t and no cell\"}\n";
-	const char *path = write_log(text);
 	struct logread_info info;
 	struct seen s = { 0 };
-	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(logread_file(path, collect, &s, &info, err, sizeof err), 0);
+	read_log(text, "", &s, &info);
 	assert_int_equal(s.n, 4);
 	assert_string_equal(s.types[0], "round");
 	assert_string_equal(s.types[1], "leg");
@@ -70,52 +84,35 @@ test_legacy_and_unknown(void **state)
 	assert_int_equal(s.lines[2], 3);
 	assert_false(info.torn);
 	assert_int_equal(info.lines, 4);
-	assert_int_equal(info.good_bytes, (long long)strlen(text));
-	unlink(path);
 }
 
 static void
 test_torn_no_newline(void **state)
 {
 	/* Valid JSON but no newline: the writer died before finishing. */
-	const char *good = "{\"t\":\"round\"}\n{\"t\":\"leg\"}\n";
-	char text[256];
-	const char *path;
 	struct logread_info info;
 	struct seen s = { 0 };
-	char err[256] = "";
 
 	(void)state;
-	snprintf(text, sizeof text, "%s{\"t\":\"done\"}", good);
-	path = write_log(text);
-	assert_int_equal(logread_file(path, collect, &s, &info, err, sizeof err), 0);
+	read_log("{\"t\":\"round\"}\n{\"t\":\"leg\"}\n", "{\"t\":\"done\"}",
+	    &s, &info);
 	assert_int_equal(s.n, 2);
 	assert_true(info.torn);
 	assert_int_equal(info.torn_line, 3);
 	assert_int_equal(info.torn_bytes, strlen("{\"t\":\"done\"}"));
-	assert_int_equal(info.good_bytes, (long long)strlen(good));
-	unlink(path);
 }
 
 static void
 test_torn_invalid_last(void **state)
 {
-	const char *good = "{\"t\":\"round\"}\n";
-	char text[256];
-	const char *path;
 	struct logread_info info;
 	struct seen s = { 0 };
-	char err[256] = "";
 
 	(void)state;
-	snprintf(text, sizeof text, "%s{\"t\":\"leg\",\"wa\n", good);
-	path = write_log(text);
-	assert_int_equal(logread_file(path, collect, &s, &info, err, sizeof err), 0);
+	read_log("{\"t\":\"round\"}\n", "{\"t\":\"leg\",\"wa\n", &s, &info);
 	assert_int_equal(s.n, 1);
 	assert_true(info.torn);
 	assert_int_equal(info.torn_line, 2);
-	assert_int_equal(info.good_bytes, (long long)strlen(good));
-	unlink(path);
 }
 
 static void
@@ -176,7 +173,6 @@ test_callback_stops(void **state)
 static void
 test_unreadable_and_empty(void **state)
 {
-	const char *path;
 	struct logread_info info;
 	struct seen s = { 0 };
 	char err[256] = "";
@@ -185,12 +181,9 @@ test_unreadable_and_empty(void **state)
 	assert_int_equal(logread_file("/nonexistent/log.jsonl", collect, &s,
 	    NULL, err, sizeof err), -1);
 	assert_non_null(strstr(err, "/nonexistent/log.jsonl: cannot open"));
-	path = write_log("");
-	assert_int_equal(logread_file(path, collect, &s, &info, err, sizeof err), 0);
+	read_log("", "", &s, &info);
 	assert_int_equal(s.n, 0);
 	assert_false(info.torn);
-	assert_int_equal(info.good_bytes, 0);
-	unlink(path);
 }
 
 int
