@@ -122,39 +122,55 @@ test_tree_ticks_gone_root(void **state)
 	assert_int_equal(procs_tree_ticks(pid), -1);
 }
 
-/* A comm with spaces and ')' must not confuse the parser: the child and its
- * grandchild are both found, and the odd name is the grandchild's. */
-static void
-test_descendants_with_odd_comm(void **state)
+/* A child (returned) and its grandchild (*grand), both waiting for a
+ * signal and dying with the test.  The child runs init first (when not
+ * NULL), so what it sets the grandchild inherits; the grandchild names
+ * itself comm when comm is not NULL. */
+static pid_t
+fork_pair(void (*init)(void), const char *comm, pid_t *grand)
 {
 	int fds[2];
-	pid_t pid, grand = 0, found[16];
-	size_t n, i;
-	bool have_child = false, have_grand = false;
+	pid_t pid;
 
-	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (init != NULL)
+			init();
 		pid_t g = fork();
 
 		if (g == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-			prctl(PR_SET_NAME, "a) (b c) 9 9", 0, 0, 0);
+			if (comm != NULL)
+				prctl(PR_SET_NAME, comm, 0, 0, 0);
 			close(fds[0]);
 			close(fds[1]);
-			pause();
-			_exit(0);
+			for (;;)
+				pause();
 		}
 		(void)!write(fds[1], &g, sizeof g);
-		pause();
-		_exit(0);
+		for (;;)
+			pause();
 	}
 	close(fds[1]);
-	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
+	assert_int_equal(read(fds[0], grand, sizeof *grand), sizeof *grand);
 	close(fds[0]);
+	return pid;
+}
+
+/* A comm with spaces and ')' must not confuse the parser: the child and its
+ * grandchild are both found, and the odd name is the grandchild's. */
+static void
+test_descendants_with_odd_comm(void **state)
+{
+	pid_t pid, grand = 0, found[16];
+	size_t n, i;
+	bool have_child = false, have_grand = false;
+
+	(void)state;
+	pid = fork_pair(NULL, "a) (b c) 9 9", &grand);
 	tu_nap_ms(50); /* let the grandchild rename itself */
 	n = procs_descendants(getpid(), found, 16);
 	for (i = 0; i < n; i++) {
@@ -219,41 +235,25 @@ test_reap_orphans_leaves_kept(void **state)
 	assert_int_equal(WEXITSTATUS(status), 10);
 }
 
+/* A group leader of its own that ignores SIGTERM. */
+static void
+stubborn_leader(void)
+{
+	setpgid(0, 0);
+	signal(SIGTERM, SIG_IGN);
+}
+
 /* A group whose leader and grandchild ignore SIGTERM, and whose grandchild
  * outlives the leader: end_group kills both after the grace. */
 static void
 test_end_group_stubborn(void **state)
 {
-	int fds[2];
 	pid_t pid, grand = 0;
 	double t0;
 
 	(void)state;
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		pid_t g;
-
-		setpgid(0, 0);
-		signal(SIGTERM, SIG_IGN);
-		g = fork();
-		if (g == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-			close(fds[0]);
-			close(fds[1]);
-			for (;;)
-				pause();
-		}
-		(void)!write(fds[1], &g, sizeof g);
-		for (;;)
-			pause();
-	}
+	pid = fork_pair(stubborn_leader, NULL, &grand);
 	setpgid(pid, pid);
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &grand, sizeof grand), sizeof grand);
-	close(fds[0]);
 	t0 = clock_now();
 	procs_end_group(pid, 0.3);
 	/* It waited the grace out (they ignore SIGTERM), but not much more. */
@@ -295,7 +295,6 @@ static void
 test_end_descendants_escaped_and_kept(void **state)
 {
 	pid_t esc, kept, kept_child = 0;
-	int fds[2];
 	size_t n;
 
 	(void)state;
@@ -308,26 +307,7 @@ test_end_descendants_escaped_and_kept(void **state)
 		for (;;)
 			pause();
 	}
-	assert_int_equal(pipe(fds), 0);
-	kept = fork();
-	assert_true(kept >= 0);
-	if (kept == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		pid_t c = fork();
-
-		if (c == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-			for (;;)
-				pause();
-		}
-		(void)!write(fds[1], &c, sizeof c);
-		for (;;)
-			pause();
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &kept_child, sizeof kept_child),
-	    sizeof kept_child);
-	close(fds[0]);
+	kept = fork_pair(NULL, NULL, &kept_child);
 	tu_nap_ms(50);
 	n = procs_end_descendants(getpid(), &kept, 1, 0.3);
 	assert_int_equal(n, 1);
