@@ -61,45 +61,63 @@ struct leg_result {
 	struct counters *c;
 };
 
-/* Fork a child that waits on a pipe, open the counters on it, release it
- * into exec of ourselves in work mode, reap it, read the counters.  No
- * cmocka asserts here: a forked helper uses it too.  0, or -1. */
+/* Fork a child that waits on a pipe, open c on it, release it, reap it
+ * (its status in *status), read c.  Released, the child execs ourselves
+ * with argv; with argv NULL it touches 4 MiB and exits without an exec.
+ * No cmocka asserts here: a forked helper uses it too.  0, or -1. */
 static int
-spawn_leg(struct leg_result *r, const char *const *names, int n, int mb,
-    long iter, int in_child)
+gated_child(struct counters *c, char *const *argv, int *status)
 {
 	int gate[2];
 	pid_t pid;
-	char smb[16], siter[24];
 
-	snprintf(smb, sizeof(smb), "%d", mb);
-	snprintf(siter, sizeof(siter), "%ld", iter);
-	r->c = counters_create(names, n);
-	if (r->c == NULL || pipe2(gate, O_CLOEXEC) != 0)
+	if (pipe2(gate, O_CLOEXEC) != 0)
 		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		char b;
-		char *argv[] = { "test-counters", in_child ? "work-fork" : "work",
-			smb, siter, NULL };
+		volatile char *p = argv == NULL ? malloc(1 << 22) : NULL;
 
 		close(gate[1]);
 		while (read(gate[0], &b, 1) < 0 && errno == EINTR)
 			;
-		execv("/proc/self/exe", argv);
-		_exit(127);
+		if (argv != NULL) {
+			execv("/proc/self/exe", argv);
+			_exit(127);
+		}
+		for (int i = 0; p != NULL && i < (1 << 22); i += 4096)
+			p[i] = 1;
+		_exit(0);
 	}
 	close(gate[0]);
-	counters_open(r->c, pid);
+	counters_open(c, pid);
 	if (write(gate[1], "x", 1) != 1)
 		return -1;
 	close(gate[1]);
-	if (waitpid(pid, &r->status, 0) != pid)
+	if (waitpid(pid, status, 0) != pid)
 		return -1;
-	counters_read_close(r->c);
+	counters_read_close(c);
 	return 0;
+}
+
+/* A leg of ourselves in work mode (mb MiB touched, iter iterations, in a
+ * child of the leg when in_child), counted by the named counters. */
+static int
+spawn_leg(struct leg_result *r, const char *const *names, int n, int mb,
+    long iter, int in_child)
+{
+	char smb[16], siter[24];
+	char *argv[] = { "test-counters", in_child ? "work-fork" : "work",
+		smb, siter, NULL };
+
+	snprintf(smb, sizeof(smb), "%d", mb);
+	snprintf(siter, sizeof(siter), "%ld", iter);
+	r->c = counters_create(names, n);
+	if (r->c == NULL)
+		return -1;
+	return gated_child(r->c, argv, &r->status);
 }
 
 static void
@@ -195,31 +213,11 @@ test_nothing_before_exec(void **state)
 {
 	static const char *const names[] = { "page-faults", "task-clock" };
 	struct counters *c = counters_create(names, 2);
-	int gate[2], st;
+	int st;
 	uint64_t v;
-	pid_t pid;
 
 	(void)state;
-	assert_int_equal(pipe2(gate, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char b;
-		volatile char *p = malloc(1 << 22);
-
-		close(gate[1]);
-		while (read(gate[0], &b, 1) < 0 && errno == EINTR)
-			;
-		for (int i = 0; p != NULL && i < (1 << 22); i += 4096)
-			p[i] = 1;
-		_exit(0);
-	}
-	close(gate[0]);
-	counters_open(c, pid);
-	assert_int_equal(write(gate[1], "x", 1), 1);
-	close(gate[1]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	counters_read_close(c);
+	assert_int_equal(gated_child(c, NULL, &st), 0);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(counters_errno(c, i), 0);
 		if (counters_value(c, i, &v))
@@ -329,29 +327,11 @@ test_reuse(void **state)
 
 	(void)state;
 	for (int round = 0; round < 2; round++) {
-		int gate[2], st;
-		pid_t pid;
+		char *argv[] = { "test-counters", "work",
+			round == 0 ? "16" : "1", "0", NULL };
+		int st;
 
-		assert_int_equal(pipe2(gate, O_CLOEXEC), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			char b;
-			char *argv[] = { "test-counters", "work",
-				round == 0 ? "16" : "1", "0", NULL };
-
-			close(gate[1]);
-			while (read(gate[0], &b, 1) < 0 && errno == EINTR)
-				;
-			execv("/proc/self/exe", argv);
-			_exit(127);
-		}
-		close(gate[0]);
-		counters_open(c, pid);
-		assert_int_equal(write(gate[1], "x", 1), 1);
-		close(gate[1]);
-		assert_int_equal(waitpid(pid, &st, 0), pid);
-		counters_read_close(c);
+		assert_int_equal(gated_child(c, argv, &st), 0);
 		assert_true(counters_value(c, 0, round == 0 ? &first : &second));
 		cycles_err[round] = counters_errno(c, 1);
 	}
