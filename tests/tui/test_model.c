@@ -63,6 +63,17 @@ teardown(void **state)
 	return 0;
 }
 
+/* Feed one event written as a JSON text. */
+static void
+feed_text(struct model *m, const char *line)
+{
+	json_t *ev = json_loads(line, 0, NULL);
+
+	assert_non_null(ev);
+	model_feed(m, ev);
+	json_decref(ev);
+}
+
 static const char *
 type_of(size_t i)
 {
@@ -312,13 +323,8 @@ test_columns_warmup_log(void **state)
 
 	(void)state;
 	model_init(&m);
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		json_t *ev = json_loads(lines[i], 0, NULL);
-
-		assert_non_null(ev);
-		model_feed(&m, ev);
-		json_decref(ev);
-	}
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		feed_text(&m, lines[i]);
 	assert_int_equal(m.ncols, 3);
 	assert_string_equal(m.cols[0].name, "cycles");
 	assert_false(m.cols[0].seen);          /* n/a in every leg */
@@ -357,13 +363,8 @@ test_garbage(void **state)
 
 	(void)state;
 	model_init(&m);
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		json_error_t jerr;
-		json_t *ev = json_loads(lines[i], 0, &jerr);
-		assert_non_null(ev);
-		model_feed(&m, ev);
-		json_decref(ev);
-	}
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		feed_text(&m, lines[i]);
 	assert_int_equal(m.ncells, 0);        /* nameless legs add no plan */
 	assert_int_equal(m.nlegs, 2);         /* but are listed */
 	assert_int_equal(m.state, MODEL_ABORTED);
@@ -401,11 +402,7 @@ test_stopped_leg(void **state)
 	(void)state;
 	model_init(&m);
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		json_error_t jerr;
-		json_t *ev = json_loads(lines[i], 0, &jerr);
-		assert_non_null(ev);
-		model_feed(&m, ev);
-		json_decref(ev);
+		feed_text(&m, lines[i]);
 		assert_string_equal(m.cur_stopped, want[i]);
 	}
 	model_finish(&m);
