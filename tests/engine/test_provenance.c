@@ -20,6 +20,7 @@
 #include "digest.h"
 #include "provenance.h"
 #include "spec.h"
+#include "testutil.h"
 
 static void
 test_digest_vectors(void **state)
@@ -141,19 +142,18 @@ warnings_of(const char *host_json)
 	return w;
 }
 
-static bool
-has_warning(const json_t *w, const char *a, const char *b)
+/* The host's warnings are n, and (when a is not NULL) one of them says a,
+ * and b too when b is not NULL. */
+static void
+expect_warnings(const char *host_json, size_t n, const char *a,
+    const char *b)
 {
-	size_t i;
-	json_t *v;
+	json_t *w = warnings_of(host_json);
 
-	json_array_foreach(w, i, v) {
-		const char *s = json_string_value(v);
-
-		if (s != NULL && strstr(s, a) != NULL && (b == NULL || strstr(s, b) != NULL))
-			return true;
-	}
-	return false;
+	assert_int_equal(json_array_size(w), n);
+	if (a != NULL)
+		assert_true(tu_has_string(w, a, b));
+	json_decref(w);
 }
 
 static void
@@ -163,51 +163,35 @@ test_warnings(void **state)
 
 	(void)state;
 	/* A quiet, well-set machine: nothing to say. */
-	w = warnings_of("{\"governor\": {\"cpu0\": \"performance\", \"cpu1\": \"performance\"},"
+	expect_warnings("{\"governor\": {\"cpu0\": \"performance\", \"cpu1\": \"performance\"},"
 	    " \"turbo\": false, \"swap\": {\"total_kb\": 1024, \"used_kb\": 0},"
-	    " \"perf_event_paranoid\": 2, \"euid\": 0}");
-	assert_int_equal(json_array_size(w), 0);
-	json_decref(w);
+	    " \"perf_event_paranoid\": 2, \"euid\": 0}", 0, NULL, NULL);
 
 	/* A VM without cpufreq: unknown governor, unknown turbo, no swap. */
-	w = warnings_of("{\"governor\": {\"cpu0\": \"unknown\"}, \"turbo\": null,"
+	expect_warnings("{\"governor\": {\"cpu0\": \"unknown\"}, \"turbo\": null,"
 	    " \"swap\": {\"total_kb\": 0, \"used_kb\": 0}, \"perf_event_paranoid\": 1,"
-	    " \"euid\": 1000}");
-	assert_int_equal(json_array_size(w), 0);
-	json_decref(w);
+	    " \"euid\": 1000}", 0, NULL, NULL);
 
 	w = warnings_of("{\"governor\": {\"cpu0\": \"performance\", \"cpu1\": \"powersave\"}}");
 	assert_int_equal(json_array_size(w), 1);
-	assert_true(has_warning(w, "powersave", "cpu1"));
-	assert_false(has_warning(w, "cpu0", NULL));
+	assert_true(tu_has_string(w, "powersave", "cpu1"));
+	assert_false(tu_has_string(w, "cpu0", NULL));
 	json_decref(w);
 
-	w = warnings_of("{\"turbo\": true, \"turbo_source\": \"cpufreq/boost\"}");
-	assert_int_equal(json_array_size(w), 1);
-	assert_true(has_warning(w, "turbo", "cpufreq/boost"));
-	json_decref(w);
-
-	w = warnings_of("{\"swap\": {\"total_kb\": 1000, \"used_kb\": 12}}");
-	assert_int_equal(json_array_size(w), 1);
-	assert_true(has_warning(w, "swap", "12"));
-	json_decref(w);
-
-	w = warnings_of("{\"perf_event_paranoid\": 2, \"euid\": 1000}");
-	assert_int_equal(json_array_size(w), 1);
-	assert_true(has_warning(w, "perf_event_paranoid", "2"));
-	json_decref(w);
-
-	w = warnings_of("{\"perf_event_paranoid\": 1, \"euid\": 1000}");
-	assert_int_equal(json_array_size(w), 0);
-	json_decref(w);
+	expect_warnings("{\"turbo\": true, \"turbo_source\": \"cpufreq/boost\"}",
+	    1, "turbo", "cpufreq/boost");
+	expect_warnings("{\"swap\": {\"total_kb\": 1000, \"used_kb\": 12}}", 1,
+	    "swap", "12");
+	expect_warnings("{\"perf_event_paranoid\": 2, \"euid\": 1000}", 1,
+	    "perf_event_paranoid", "2");
+	expect_warnings("{\"perf_event_paranoid\": 1, \"euid\": 1000}", 0, NULL,
+	    NULL);
 
 	/* All four at once, each once. */
-	w = warnings_of("{\"governor\": {\"cpu0\": \"ondemand\", \"cpu1\": \"ondemand\"},"
+	expect_warnings("{\"governor\": {\"cpu0\": \"ondemand\", \"cpu1\": \"ondemand\"},"
 	    " \"turbo\": true, \"swap\": {\"total_kb\": 10, \"used_kb\": 5},"
-	    " \"perf_event_paranoid\": 3, \"euid\": 1000}");
-	assert_int_equal(json_array_size(w), 4);
-	assert_true(has_warning(w, "ondemand", "cpu0, cpu1"));
-	json_decref(w);
+	    " \"perf_event_paranoid\": 3, \"euid\": 1000}", 4, "ondemand",
+	    "cpu0, cpu1");
 
 	/* Not an object: an empty array, not a crash. */
 	w = provenance_warnings(NULL);
