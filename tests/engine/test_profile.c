@@ -118,14 +118,27 @@ test_perf_top(void **state)
 	free(text);
 }
 
+/* profile_strace_table on the data file name; rows and total are the
+ * caller's to release. */
+static int
+strace_file(const char *name, json_t **rows, json_t **total, char *err,
+    size_t errlen)
+{
+	char *text = data(name);
+	int rc = profile_strace_table(text, rows, total, err, errlen);
+
+	free(text);
+	return rc;
+}
+
 static void
 test_strace_table(void **state)
 {
-	char *text = data("strace-errors.txt"), err[256];
+	char err[256];
 	json_t *rows, *total;
 
 	(void)state;
-	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	assert_int_equal(strace_file("strace-errors.txt", &rows, &total, err,
 	    sizeof err), 0);
 	assert_int_equal(json_array_size(rows), 3);
 	assert_string_equal(json_string_value(json_object_get(
@@ -136,25 +149,20 @@ test_strace_table(void **state)
 	    210);
 	json_decref(rows);
 	json_decref(total);
-	free(text);
 
-	text = data("strace-c.txt");
-	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	assert_int_equal(strace_file("strace-c.txt", &rows, &total, err,
 	    sizeof err), 0);
 	assert_int_equal(json_integer_value(json_object_get(total, "calls")),
 	    4);
 	json_decref(rows);
 	json_decref(total);
-	free(text);
 
 	/* rows that do not add up to the total are refused */
-	text = data("strace-bad.txt");
-	assert_int_equal(profile_strace_table(text, &rows, &total, err,
+	assert_int_equal(strace_file("strace-bad.txt", &rows, &total, err,
 	    sizeof err), -1);
 	assert_non_null(strstr(err, "add up to 210"));
 	json_decref(rows);
 	json_decref(total);
-	free(text);
 	/* no total row */
 	assert_int_equal(profile_strace_table("nothing\n", &rows, &total, err,
 	    sizeof err), -1);
