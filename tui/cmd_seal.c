@@ -47,6 +47,21 @@ cmd_seal_count(const char *dir)
 	return n;
 }
 
+/* The one round folder after the options: 0 and *dir, or the usage
+ * error's exit status. */
+static int
+cmd_seal_dir(int argc, char **argv, const char *sub, const char *use,
+    const char **dir)
+{
+	if (argc - optind > 1)
+		return cmd_usage_error(sub, use,
+		    "more than one folder given ('%s')", argv[optind + 1]);
+	if (optind >= argc)
+		return cmd_usage_error(sub, use, "no round folder given");
+	*dir = argv[optind];
+	return 0;
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
@@ -66,12 +81,8 @@ cmd_verify(int argc, char **argv)
 			return cmd_usage_error("verify", verify_usage,
 			    "unknown option '%s'", argv[optind - 1]);
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error("verify", verify_usage,
-		    "more than one folder given ('%s')", argv[optind + 1]);
-	dir = optind < argc ? argv[optind] : NULL;
-	if (dir == NULL)
-		return cmd_usage_error("verify", verify_usage, "no round folder given");
+	if ((rc = cmd_seal_dir(argc, argv, "verify", verify_usage, &dir)) != 0)
+		return rc;
 	rc = seal_verify(dir, pubkey, stdout, err, sizeof err);
 	if (rc == 2) {
 		fprintf(stderr, "benchtui verify: %s\n", err);
@@ -109,12 +120,8 @@ cmd_seal(int argc, char **argv)
 			return cmd_usage_error("seal", seal_usage,
 			    "unknown option '%s'", argv[optind - 1]);
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error("seal", seal_usage,
-		    "more than one folder given ('%s')", argv[optind + 1]);
-	dir = optind < argc ? argv[optind] : NULL;
-	if (dir == NULL)
-		return cmd_usage_error("seal", seal_usage, "no round folder given");
+	if ((rc = cmd_seal_dir(argc, argv, "seal", seal_usage, &dir)) != 0)
+		return rc;
 	if (!partial)
 		return cmd_usage_error("seal", seal_usage, "a complete round is "
 		    "sealed when it completes; --partial seals an unfinished one "
