@@ -303,7 +303,7 @@ spawn_clone3(struct spawn_clone_args *cl, int (*fn)(void *), void *arg)
 	    : "=a"(ret)
 	    : "0"((long)SYS_clone3), "D"(cl), "S"(sizeof *cl), "r"(r8), "r"(r9),
 	      [exit] "i"(SYS_exit)
-	    : "rcx", "r11", "memory");
+	    : "rcx", "r11", "cc", "memory");
 	return ret;
 }
 #define SPAWN_HAVE_CLONE3 1
