@@ -74,6 +74,15 @@ feed_text(struct model *m, const char *line)
 	json_decref(ev);
 }
 
+/* A new model fed n events written as JSON texts. */
+static void
+fed_model(struct model *m, const char *const *lines, size_t n)
+{
+	model_init(m);
+	for (size_t i = 0; i < n; i++)
+		feed_text(m, lines[i]);
+}
+
 static const char *
 type_of(size_t i)
 {
@@ -322,9 +331,7 @@ test_columns_warmup_log(void **state)
 	struct model m;
 
 	(void)state;
-	model_init(&m);
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-		feed_text(&m, lines[i]);
+	fed_model(&m, lines, sizeof lines / sizeof lines[0]);
 	assert_int_equal(m.ncols, 3);
 	assert_string_equal(m.cols[0].name, "cycles");
 	assert_false(m.cols[0].seen);          /* n/a in every leg */
@@ -362,9 +369,7 @@ test_garbage(void **state)
 	struct model m;
 
 	(void)state;
-	model_init(&m);
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-		feed_text(&m, lines[i]);
+	fed_model(&m, lines, sizeof lines / sizeof lines[0]);
 	assert_int_equal(m.ncells, 0);        /* nameless legs add no plan */
 	assert_int_equal(m.nlegs, 2);         /* but are listed */
 	assert_int_equal(m.state, MODEL_ABORTED);
