@@ -78,15 +78,34 @@ arm_vs(json_t *rep, const char *cell, const char *arm)
 	"{\"t\":\"leg\",\"cell\":\"" cell "\",\"arm\":\"" arm "\",\"rep\":" #rep \
 	",\"status\":\"" status "\",\"wall\":" #wall ",\"cpu\":null}\n"
 
+/* Whether one of the report's warnings says text. */
+static bool
+has_warning(json_t *rep, const char *text)
+{
+	return tu_has_string(json_object_get(rep, "warnings"), text, NULL);
+}
+
+/* The report of a tally fed log alone. */
+static json_t *
+report_of(const char *log)
+{
+	struct tally *t = tally_create();
+	json_t *rep;
+
+	feed(t, log);
+	rep = tally_report(t);
+	tally_destroy(t);
+	return rep;
+}
+
 static void
 test_odd_even_and_geomean(void **state)
 {
-	struct tally *t = tally_create();
 	json_t *rep, *r;
 
 	(void)state;
 	/* Arm b against a (first seen): odd n = 3, ratios 2, 1, 4. */
-	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
+	rep = report_of(LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
 	    LEG("c", "a", 2, "ok", 2) LEG("c", "b", 2, "ok", 2)
 	    LEG("c", "a", 3, "ok", 1) LEG("c", "b", 3, "ok", 4)
 	    /* Cell d: even n = 4, ratios 1, 3, 2, 4 -> median 2.5. */
@@ -94,7 +113,6 @@ test_odd_even_and_geomean(void **state)
 	    LEG("d", "a", 2, "ok", 1) LEG("d", "b", 2, "ok", 3)
 	    LEG("d", "a", 3, "ok", 1) LEG("d", "b", 3, "ok", 2)
 	    LEG("d", "a", 4, "ok", 1) LEG("d", "b", 4, "ok", 4));
-	rep = tally_report(t);
 	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 3);
 	assert_near(num(metric(rep, "c", "b", "wall", "median")), 2, 0);
 	assert_near(num(metric(rep, "c", "b", "wall", "min")), 1, 0);
@@ -117,18 +135,15 @@ test_odd_even_and_geomean(void **state)
 	assert_string_equal(json_string_value(metric(rep, "c", "b", "wall",
 	    "verdict")), "unknown");
 	json_decref(rep);
-	tally_destroy(t);
 }
 
 static void
 test_missing_and_failed(void **state)
 {
-	struct tally *t = tally_create();
 	json_t *rep;
 
 	(void)state;
-	feed(t,
-	    LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
+	rep = report_of(LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
 	    /* rep 2: b failed */
 	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "failed", 9)
 	    /* rep 3: a's wall missing */
@@ -142,7 +157,6 @@ test_missing_and_failed(void **state)
 	    /* rep 6: legacy, both ok */
 	    "{\"cell\":\"c\",\"arm\":\"a\",\"rep\":6,\"rc\":0,\"wall\":2}\n"
 	    "{\"cell\":\"c\",\"arm\":\"b\",\"rep\":6,\"rc\":0,\"wall\":3}\n");
-	rep = tally_report(t);
 	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 2);
 	assert_near(num(json_array_get(metric(rep, "c", "b", "wall", "ratios"), 1)),
 	    1.5, 0);
@@ -154,7 +168,6 @@ test_missing_and_failed(void **state)
 	    "timed_out")), 1);
 	assert_true(json_array_size(json_object_get(rep, "warnings")) >= 3);
 	json_decref(rep);
-	tally_destroy(t);
 }
 
 static void
@@ -162,8 +175,6 @@ test_aborted_replaced_and_duplicates(void **state)
 {
 	struct tally *t = tally_create();
 	json_t *rep, *w;
-	size_t i;
-	bool dup = false;
 
 	(void)state;
 	tally_add_aa(t, "aa", "a");
@@ -179,10 +190,7 @@ test_aborted_replaced_and_duplicates(void **state)
 	assert_near(num(json_array_get(w, 1)), 0.75, 0);
 	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
 	assert_string_equal(arm_vs(rep, "c", "aa"), "a");
-	json_array_foreach(json_object_get(rep, "warnings"), i, w)
-		if (strstr(json_string_value(w), "more than one counted"))
-			dup = true;
-	assert_true(dup);
+	assert_true(has_warning(rep, "more than one counted"));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(
 	    json_object_get(json_object_get(rep, "cells"), "c"), "legs"),
 	    "aborted_seen")), 1);
@@ -363,13 +371,6 @@ test_baseline_flag(void **state)
 	tally_destroy(t);
 }
 
-/* Whether one of the report's warnings says text. */
-static bool
-has_warning(json_t *rep, const char *text)
-{
-	return tu_has_string(json_object_get(rep, "warnings"), text, NULL);
-}
-
 static void
 test_spec_vs_and_partial(void **state)
 {
@@ -445,7 +446,6 @@ test_spec_after_feed(void **state)
 static void
 test_counters_ipc_order(void **state)
 {
-	struct tally *t = tally_create();
 	json_t *rep, *ms;
 	const char *keys[8];
 	const char *k;
@@ -453,7 +453,7 @@ test_counters_ipc_order(void **state)
 	size_t n = 0;
 
 	(void)state;
-	feed(t,
+	rep = report_of(
 	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"status\":\"ok\","
 	    "\"wall\":1,\"cpu\":1,\"cycles\":1000,\"instructions\":2000,"
 	    "\"counters\":{\"cycles\":1000,\"instructions\":2000,\"task-clock\":5}}\n"
@@ -461,7 +461,6 @@ test_counters_ipc_order(void **state)
 	    "\"wall\":1,\"cpu\":1,\"cycles\":null,\"instructions\":null,"
 	    "\"counters\":{\"page-faults\":7,\"cycles\":2000,\"instructions\":3000,"
 	    "\"task-clock\":10},\"multiplexed\":[\"cycles\"]}\n");
-	rep = tally_report(t);
 	ms = json_object_get(json_object_get(json_object_get(json_object_get(
 	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
 	json_object_foreach(ms, k, v)
@@ -481,7 +480,6 @@ test_counters_ipc_order(void **state)
 	    json_object_get(rep, "cells"), "c"), "ipc"), "b")), 1.5, 0);
 	assert_true(json_is_null(json_object_get(rep, "partial")));
 	json_decref(rep);
-	tally_destroy(t);
 }
 
 /* The file's text, which must not be empty. */
@@ -582,24 +580,19 @@ test_outside_plan_and_implausible(void **state)
 	spec_destroy(s);
 
 	/* A bare log: the round event's reps are the plan. */
-	t = tally_create();
-	feed(t, "{\"t\":\"round\",\"name\":\"r\",\"reps\":1}\n"
+	rep = report_of("{\"t\":\"round\",\"name\":\"r\",\"reps\":1}\n"
 	    LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 2)
 	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "ok", 9));
-	rep = tally_report(t);
 	assert_int_equal(json_integer_value(json_object_get(rep, "legs_counted")), 2);
 	assert_true(has_warning(rep, "c b rep 2: a leg line outside the plan"));
 	json_decref(rep);
-	tally_destroy(t);
 
-	t = tally_create();
-	feed(t, LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 1e308)
+	rep = report_of(LEG("c", "a", 1, "ok", 1) LEG("c", "b", 1, "ok", 1e308)
 	    LEG("c", "a", 2, "ok", 1) LEG("c", "b", 2, "ok", -1)
 	    LEG("c", "a", 3, "ok", 1) LEG("c", "b", 3, "ok", 0)
 	    LEG("c", "a", 4, "ok", 1) LEG("c", "b", 4, "ok", 2)
 	    LEG("c", "a", 5, "ok", 1) LEG("c", "b", 5, "ok", 2)
 	    LEG("c", "a", 6, "ok", 1.7e308) LEG("c", "b", 6, "ok", 2));
-	rep = tally_report(t);
 	assert_int_equal(json_integer_value(metric(rep, "c", "b", "wall", "n")), 2);
 	assert_near(num(metric(rep, "c", "b", "wall", "abs")), 2, 0);
 	assert_near(num(metric(rep, "c", "b", "wall", "max")), 2, 0);
@@ -607,7 +600,6 @@ test_outside_plan_and_implausible(void **state)
 	assert_true(has_warning(rep, "c b rep 2: wall -1 is not a value"));
 	assert_true(has_warning(rep, "c b rep 3: wall 0 is not a value"));
 	json_decref(rep);
-	tally_destroy(t);
 }
 
 int
