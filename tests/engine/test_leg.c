@@ -212,7 +212,6 @@ test_no_path_search_no_shell(void **state)
 	struct leg_spec ls = { .argv = argv, .envp = base_env, .cwd = tmpdir,
 		.out_path = out, .abort_fd = -1 };
 	struct leg_result res;
-	FILE *f;
 
 	(void)state;
 	snprintf(out, sizeof out, "%s/path.out", tmpdir);
@@ -221,10 +220,7 @@ test_no_path_search_no_shell(void **state)
 	assert_int_equal(res.rc, 127);
 
 	snprintf(script, sizeof script, "%s/noshebang", tmpdir);
-	f = fopen(script, "w");
-	assert_non_null(f);
-	fputs("echo ran-by-a-shell\n", f);
-	fclose(f);
+	tu_put(NULL, script, "echo ran-by-a-shell\n");
 	assert_int_equal(chmod(script, 0755), 0);
 	argv[0] = script;
 	assert_int_equal(leg_run(&ls, &res, NULL, NULL, err, sizeof err), 0);

@@ -215,16 +215,12 @@ struct fixture {
 static void
 fixture_make(struct fixture *f)
 {
-	FILE *fp;
 
 	memset(f, 0, sizeof(*f));
 	strcpy(f->dir, "/tmp/benchtui-prov-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->prog, sizeof(f->prog), "%s/prog", f->dir);
-	fp = fopen(f->prog, "w");
-	assert_non_null(fp);
-	fputs("#!/bin/sh\nexit 0\n", fp);
-	fclose(fp);
+	tu_put(NULL, f->prog, "#!/bin/sh\nexit 0\n");
 	assert_int_equal(chmod(f->prog, 0755), 0);
 
 	f->command[0] = "${BIN}";

@@ -396,7 +396,6 @@ test_smt_sibling_warning(void **state)
 	cpu_set_t set;
 	double fg;
 	size_t i, nwarn = 0;
-	FILE *fp;
 	pid_t hog;
 
 	(void)state;
@@ -409,10 +408,7 @@ test_smt_sibling_warning(void **state)
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/cpu0/topology/thread_siblings_list",
 	    root);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs("0-1\n", fp);
-	fclose(fp);
+	tu_put(NULL, path, "0-1\n");
 	setenv("BENCHTUI_SYSFS_CPU", root, 1);
 	q = quiet_create(&c, cpu0, 1, getpid(), NULL);
 	unsetenv("BENCHTUI_SYSFS_CPU");

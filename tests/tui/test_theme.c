@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "theme.h"
+#include "testutil.h"
 
 /* Parse text, returning the warning count and the warnings in buf. */
 static int
@@ -200,7 +201,6 @@ test_find(void **state)
 
 	char dir[] = "/tmp/benchtui-theme-XXXXXX", sub[4096], file[4200];
 	struct theme t;
-	FILE *f;
 
 	(void)state;
 	/* The user's folder comes first, and theme_load reads from it. */
@@ -210,10 +210,7 @@ test_find(void **state)
 	snprintf(sub, sizeof sub, "%s/benchtui/themes", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	snprintf(file, sizeof file, "%s/light.theme", sub);
-	f = fopen(file, "w");
-	assert_non_null(f);
-	fputs("ok = 201 default underline\n", f);
-	fclose(f);
+	tu_put(NULL, file, "ok = 201 default underline\n");
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	assert_int_equal(theme_find("light", path, sizeof path), 0);
 	assert_string_equal(path, file);
