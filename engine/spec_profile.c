@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spec_int.h"
+#include "template.h"
 #include "xalloc.h"
 
 /* What a syscalls profile traces when the round names nothing: the calls a
@@ -215,23 +216,15 @@ spec_parse_profile(struct parser *p, json_t *j)
 	return 0;
 }
 
-static void
-spec_profile_strv_free(char **v)
-{
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 spec_profile_free(struct spec_profile *pr)
 {
 	if (pr == NULL)
 		return;
-	spec_profile_strv_free(pr->arms);
-	spec_profile_strv_free(pr->cells);
-	spec_profile_strv_free(pr->perf_args);
-	spec_profile_strv_free(pr->trace);
+	template_free_argv(pr->arms);
+	template_free_argv(pr->cells);
+	template_free_argv(pr->perf_args);
+	template_free_argv(pr->trace);
 	free(pr);
 }
 
