@@ -957,16 +957,6 @@ kv_free(struct spec_kv *kv, size_t n)
 	free(kv);
 }
 
-static void
-strv_free(char **v)
-{
-	if (v == NULL)
-		return;
-	for (size_t i = 0; v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 spec_destroy(struct spec *s)
 {
@@ -991,7 +981,7 @@ spec_destroy(struct spec *s)
 		free(c->name);
 		kv_free(c->vars, c->nvars);
 		if (c->server != NULL) {
-			strv_free(c->server->cmd);
+			template_free_argv(c->server->cmd);
 			free(c->server->cpus);
 			kv_free(c->server->env, c->server->nenv);
 			free(c->server);
@@ -1003,15 +993,15 @@ spec_destroy(struct spec *s)
 	free(s->raw);
 	free(s->name);
 	free(s->bin);
-	strv_free(s->command);
+	template_free_argv(s->command);
 	free(s->baseline);
 	free(s->workdir);
 	free(s->client_cpus);
 	free(s->server_cpus);
-	strv_free(s->counters);
+	template_free_argv(s->counters);
 	free(s->scratch);
 	kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
-	strv_free(s->prepare);
+	template_free_argv(s->prepare);
 	free(s);
 }
