@@ -47,6 +47,9 @@ wait_until() {
 	return 1
 }
 
+# lines_in FILE N: FILE holds at least N lines (a pid file filling up).
+lines_in() { [ "$(grep -c . "$1" 2>/dev/null)" -ge "$2" ]; }
+
 # Whether something listens on loopback PORT.
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

@@ -61,11 +61,7 @@ campaign() {
 			"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 &
 		fi
 		pid=$!
-		for _ in $(seq 600); do
-			[ "$(starts "$dir/log.jsonl")" -ge $want ] && break
-			sleep 0.1
-		done
-		[ "$(starts "$dir/log.jsonl")" -ge $want ] ||
+		wait_count "$dir/log.jsonl" '.t == "leg_start"' $want 60 ||
 			{ kill -9 $pid; cat "$T/out"; fail "run $k never started a leg"; }
 		wait_until 5 leg_escapee_up ||
 			{ kill -9 $pid; fail "$1: the leg of run $k left no escapee"; }

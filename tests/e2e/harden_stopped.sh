@@ -11,14 +11,14 @@ cat >"$T/r.json" <<'EOF'
 EOF
 "$BENCHTUI" run "$T/r.json" --out "$T/d" --headless >"$T/o" 2>&1 &
 bt=$!
-for _ in $(seq 100); do grep -q 'stopped (SIGSTOP)' "$T/o" && break; sleep 0.1; done
+wait_until 10 grep -q 'stopped (SIGSTOP)' "$T/o"
 grep -q 'c a r1 stopped (SIGSTOP): it waits to be continued; an abort (Ctrl-C) ends it' "$T/o" ||
 	{ kill -9 $bt; cat "$T/o"; fail "the headless line does not show the leg as stopped"; }
 jq -e 'select(.t == "leg_state" and .state == "stopped" and .signal == "SIGSTOP")' "$T/d/log.jsonl" >/dev/null ||
 	{ kill -9 $bt; fail "no leg_state stopped event in the log"; }
 kill -INT $bt
-for _ in $(seq 100); do kill -0 $bt 2>/dev/null || break; sleep 0.1; done
-kill -0 $bt 2>/dev/null && { kill -9 $bt; fail "an abort did not end the stopped leg within 10 s"; }
+wait_until 10 eval "! kill -0 $bt 2>/dev/null" ||
+	{ kill -9 $bt; fail "an abort did not end the stopped leg within 10 s"; }
 wait $bt
 rc=$?
 [ $rc -eq 3 ] || { cat "$T/o"; fail "abort of a stopped leg: exit $rc, expected 3"; }

@@ -51,7 +51,7 @@ port=$(free_port 2) || fail "no two free ports"
 "$BENCHTUI_DEMO" serve --port "$port" >/dev/null 2>&1 &
 holder=$!
 life_cleanup_hooks+=("kill -9 $holder 2>/dev/null; wait $holder 2>/dev/null")
-for _ in $(seq 50); do port_busy $port && break; sleep 0.1; done
+wait_until 5 port_busy $port || fail "the port holder never listened"
 for tag in taken slow; do
 	if [ $tag = taken ]; then
 		cmd="\"$BENCHTUI_DEMO\", \"serve\", \"--port\", \"$port\"" p=$port

@@ -18,11 +18,7 @@ EOF
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 &
 bt=$!
 OWN_PIDS+=("$bt")
-for _ in $(seq 100); do
-	[ "$(grep -c . "$T/leg.pids" 2>/dev/null)" = 2 ] && break
-	sleep 0.1
-done
-[ "$(grep -c . "$T/leg.pids" 2>/dev/null)" = 2 ] || fail "the leg did not start"
+wait_until 10 lines_in "$T/leg.pids" 2 || fail "the leg did not start"
 events server | jq -r 'select(.pid != null) | .pid' | sort -u >"$T/server.pids"
 kill -"$sig" "$bt"
 wait "$bt"

@@ -21,8 +21,7 @@ cat >"$T/round.json" <<EOF
  "quiet": false}
 EOF
 start=$(date +%s.%N)
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
+run_round
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 # The stuck leg timed out: complete and sealed, exit 5.
 [ "$rc" = 5 ] || fail "benchtui exited with $rc, want 5"

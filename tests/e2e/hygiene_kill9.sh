@@ -16,11 +16,7 @@ EOF
 "$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1 &
 bt=$!
 OWN_PIDS+=("$bt")
-for _ in $(seq 100); do
-	[ -s "$T/leg.pids" ] && break
-	sleep 0.1
-done
-[ -s "$T/leg.pids" ] || fail "the leg did not start"
+wait_until 10 lines_in "$T/leg.pids" 1 || fail "the leg did not start"
 OWN_PIDS+=("$(cat "$T/leg.pids")")
 kill -9 "$bt"
 wait "$bt" 2>/dev/null

@@ -125,6 +125,15 @@ stop_hog() {
 	return 0
 }
 
+# run_round [WANT]: run $T/round.json headless into $T/out, its output in
+# $T/stdout (fail prints it); sets rc, and with WANT fails on another exit
+# status.
+run_round() {
+	"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
+	rc=$?
+	[ -z "${1:-}" ] || [ "$rc" = "$1" ] || fail "benchtui run exited $rc, expected $1"
+}
+
 # Events of one type from the round's log, one compact JSON per line.
 events() {
 	jq -c --arg t "$1" 'select(.t == $t)' "$T/out/log.jsonl"

@@ -23,9 +23,7 @@ cat >"$T/round.json" <<EOF
  "cells": [{"name": "c"}],
  "quiet": false}
 EOF
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+run_round 0
 [ "$(grep -c . "$T/escaped.pid" 2>/dev/null)" = 2 ] || fail "expected two escaped pids"
 assert_gone "$T/escaped.pid"
 [ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "legs did not all succeed"

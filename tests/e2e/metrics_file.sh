@@ -17,9 +17,7 @@ cat >"$T/round.json" <<EOF2
            {"name": "none", "vars": {"BODY": "true"}}],
  "quiet": false}
 EOF2
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+run_round 0
 [ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "a leg lost its status"
 events leg | jq -e -s '[.[] | select(.cell == "ok")] | length == 4 and
 	all(.[]; .metrics == {"score": 2.5, "n_items": 7})' >/dev/null ||

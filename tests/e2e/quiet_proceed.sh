@@ -19,8 +19,7 @@ EOF
 
 start_hog
 start=$(date +%s.%N)
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
+run_round
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 stop_hog
 [ "$rc" = 0 ] || fail "benchtui exited with $rc"

@@ -53,7 +53,7 @@ jq --arg t "$tmp" '.bin = "tools/prog" | .command = ["${BIN}", $t]' \
     "$tmp/base.json" > "$tmp/res.json"
 "$BENCHTUI" run --headless --out "$tmp/o3" "$tmp/res.json" > "$tmp/e3" 2>&1 &
 bt=$!
-for _ in $(seq 100); do [ -e "$tmp/stopped" ] && break; sleep 0.1; done
+wait_until 10 test -e "$tmp/stopped" || fail "the leg never ran"
 kill -TERM "$bt"
 wait "$bt"
 rc=$?

@@ -17,10 +17,7 @@ cat >"$T/round.json" <<EOF
  $(net_cell "echo \$\$\$\$ >$T/server.pid; exec timeout -s KILL 1"),
  "quiet": false}
 EOF
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-cat "$T/stdout"
-[ "$rc" = 3 ] || fail "expected exit status 3 (aborted, resumable), got $rc"
+run_round 3   # aborted, resumable
 grep -q "cell net: the server died" "$T/stdout" || fail "the message does not name the cell"
 [ -z "$(events leg)" ] || fail "a leg ran against a dead server"
 [ -n "$(events abort)" ] || fail "no abort event"

@@ -25,10 +25,7 @@ cat >"$T/round.json" <<EOF
  $(net_cell "echo \$\$\$\$ >$T/server.pid; exec"),
  "quiet": false}
 EOF
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-cat "$T/stdout"
-[ "$rc" = 3 ] || fail "expected exit status 3 (aborted, resumable), got $rc"
+run_round 3   # aborted, resumable
 grep -q "cell net" "$T/stdout" || fail "the message does not name the cell"
 [ "$(events leg | grep -c .)" = 1 ] || fail "expected exactly one leg line"
 [ "$(events leg | jq -r .status)" = failed ] || fail "the leg during which the server died is not failed"

@@ -20,9 +20,7 @@ cat >"$T/round.json" <<EOF
  $cpus
  "quiet": false}
 EOF
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+run_round 0
 states=$(events server | jq -r .state | tr '\n' ' ')
 [ "$states" = "starting ready stopped " ] || fail "server states: $states"
 pid=$(events server | jq -r 'select(.pid != null) | .pid' | sort -u)

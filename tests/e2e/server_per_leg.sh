@@ -28,9 +28,7 @@ EOF2
 grep -q 'server-per-leg' "$T/check.txt" || fail "check does not say the server runs per leg"
 grep -q 'server-env (arm b): BENCHTUI_TEST_ARM=b' "$T/check.txt" || fail "check does not show arm b's server_env"
 
-"$BENCHTUI" run "$T/round.json" --out "$T/out" --headless >"$T/stdout" 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "benchtui exited with $rc"
+run_round 0
 [ "$(events leg | grep -c .)" = 12 ] || fail "expected 12 legs"
 [ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "legs did not all succeed"
 ready=$(events server | jq -r 'select(.state == "ready") | .pid')
