@@ -173,9 +173,6 @@ logw_append(struct logw *lw, const json_t *ev, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot encode an event", lw->path);
 		return -1;
 	}
-	/* The size before, so a short write can be cut back: a line is
-	 * either whole or absent. */
-	before = lseek(lw->fd, 0, SEEK_END);
 	do
 		n = write(lw->fd, line, len);
 	while (n < 0 && errno == EINTR);
@@ -211,8 +208,18 @@ logw_append(struct logw *lw, const json_t *ev, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (n >= 0) /* short write: the disk filled up mid-line */
+	/* A short write (the disk filled up mid-line) is cut back, so a line
+	 * is either whole or absent: the size before it is the size now less
+	 * what it wrote (O_APPEND, and the round's lock keeps every other
+	 * writer out), asked only now rather than before every line.  A
+	 * failed write wrote nothing. */
+	before = -1;
+	if (n >= 0) {
 		e = ENOSPC;
+		before = lseek(lw->fd, 0, SEEK_END);
+		if (before >= 0)
+			before -= n;
+	}
 	if (before >= 0 && ftruncate(lw->fd, before) < 0) {
 		snprintf(err, errlen, "%s: cannot append to the log (%s), and "
 		    "cannot cut the partial line back: %s", lw->path,

@@ -393,8 +393,10 @@ run_leg_run(struct run_leg *l)
 	/* The harness writes the leg's output into the round folder: a disk
 	 * that filled meanwhile failed the harness's file, not the leg, so
 	 * the leg is not recorded (as "failed", for good) but runs again on
-	 * resume. */
-	if (!l->res.aborted && l->cmd.out_abs != NULL &&
+	 * resume.  A leg that wrote nothing had nothing cut short: no check
+	 * (a statvfs a leg); a disk full by then fails the leg line's own
+	 * append, which stops the round as resumably. */
+	if (!l->res.aborted && l->cmd.out_abs != NULL && l->out_bytes > 0 &&
 	    run_leg_disk_full(l->cmd.out_abs)) {
 		snprintf(u->err, sizeof u->err, "%s: No space left on device "
 		    "(the disk filled while leg %s ran, so its output may be cut "
