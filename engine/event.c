@@ -1,6 +1,7 @@
 /* Events: jansson objects with a type and a UTC timestamp. */
 #include "event.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,21 @@ event_new(const char *type)
 	return ev;
 }
 
+/* Whether x is a whole number of millionths under 1e9 in size (k / 1e6
+ * correctly rounded, |k| < 1e15: what the leg line's seconds are): 15
+ * significant digits then print k / 1e6 itself, which reads back to x,
+ * so the printf and strtod of the check below can be skipped. */
+static bool
+event_real_micro(double x)
+{
+	double k;
+
+	if (!(x > -1e9 && x < 1e9))
+		return false;
+	k = nearbyint(x * 1e6);
+	return k / 1e6 == x;
+}
+
 /* Whether every real in v, printed with prec significant digits (as
  * jansson prints it), reads back to the same double. */
 static bool
@@ -68,6 +84,8 @@ event_reals_exact(const json_t *v, int prec)
 
 	switch (json_typeof(v)) {
 	case JSON_REAL:
+		if (prec >= 15 && event_real_micro(json_real_value(v)))
+			return true;
 		snprintf(buf, sizeof buf, "%.*g", prec, json_real_value(v));
 		return strtod(buf, NULL) == json_real_value(v);
 	case JSON_OBJECT:
