@@ -45,14 +45,19 @@
 /* The child's calls above need a few KiB; the rest is margin. */
 #define SPAWN_STACK (64 * 1024)
 
-/* What the child needs beyond the request, at a fixed place: the pipes'
- * far ends and the parent's pid. */
+/* The signal that releases a held child.  It waits for it blocked (it
+ * is made with every signal blocked), so it is never delivered as such:
+ * a kill instead of a pipe made, written and closed for every spawn. */
+#define SPAWN_RELEASE_SIG SIGRTMAX
+
+/* What the child needs beyond the request, at a fixed place: the error
+ * pipe's ends, the release signal and the parent's pid. */
 struct spawn_child_args {
 	const struct spawn *sp;
-	int rel_rd;    /* the child's end of the release pipe */
-	int rel_wr;    /* the parent's end: the child closes its copy */
 	int err_wr;    /* the child's end of the error pipe */
 	int err_rd;
+	int rel_sig;   /* SPAWN_RELEASE_SIG, and the set holding it alone */
+	sigset_t rel_set;
 	pid_t parent;
 };
 
@@ -124,14 +129,17 @@ spawn_child(void *arg)
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
 	int nullfd, efd = ca->err_wr;
-	char c;
 
 	/* Held: nothing may fail (and so write errno) before the release,
-	 * while the parent runs on. */
-	close(ca->rel_wr);
-	if (read(ca->rel_rd, &c, 1) != 1) /* EOF: the parent gave up */
+	 * while the parent runs on.  None of these can: it dies with the
+	 * parent (also while held), and it waits for the release signal,
+	 * blocked like every other, so no handler can interrupt the wait. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != ca->parent) /* the parent died before the prctl */
 		_exit(127);
-	close(ca->rel_rd);
+	while (syscall(SYS_rt_sigtimedwait, &ca->rel_set, NULL, NULL,
+	    (size_t)(_NSIG / 8)) != ca->rel_sig)
+		;
 	close(ca->err_rd);
 
 	/* A session of its own: its own process group, and no controlling
@@ -150,9 +158,6 @@ spawn_child(void *arg)
 			spawn_child_default(sig);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != ca->parent) /* the parent died before the prctl */
-		_exit(127);
 
 	nullfd = open("/dev/null", O_RDWR);
 	if (nullfd < 0 || dup2(nullfd, 0) < 0)
@@ -417,21 +422,21 @@ int
 spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
     size_t errlen)
 {
-	int rel[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1;
+	int errp[2] = { -1, -1 }, pidfd = -1;
 	struct spawn_child_args *ca;
 	bool moved;
 	pid_t pid;
 
 	memset(sp, 0, sizeof *sp);
 	sp->pid = -1;
-	sp->pidfd = sp->rel_fd = sp->rel_rd = sp->err_fd = -1;
+	sp->pidfd = sp->err_fd = -1;
 	sp->req = req;
 	sp->sigs = spawn_changed_signals();
 	if (req->path == NULL || req->argv == NULL || req->argv[0] == NULL) {
 		snprintf(err, errlen, "spawn: no program to run");
 		return -1;
 	}
-	if (pipe2(rel, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+	if (pipe2(errp, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -443,9 +448,11 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	/* The child's arguments live at the top of its own stack, out of the
 	 * caller's way. */
 	ca = (struct spawn_child_args *)((char *)sp->stack + sp->stack_size) - 1;
-	*ca = (struct spawn_child_args){ .sp = sp, .rel_rd = rel[0],
-		.rel_wr = rel[1], .err_wr = errp[1], .err_rd = errp[0],
+	*ca = (struct spawn_child_args){ .sp = sp, .err_wr = errp[1],
+		.err_rd = errp[0], .rel_sig = SPAWN_RELEASE_SIG,
 		.parent = getpid() };
+	sigemptyset(&ca->rel_set);
+	sigaddset(&ca->rel_set, ca->rel_sig);
 	if ((pid = spawn_clone(req, sp, ca, &pidfd, &moved)) < 0) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		goto fail;
@@ -456,19 +463,13 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	 * exec and so before spawn_release returns: a setpgid here would make
 	 * it a group leader, which setsid refuses. */
 	close(errp[1]);
-	/* rel[0] stays open here until the release, so that writing the
-	 * release byte cannot raise SIGPIPE even if the child died. */
-	sp->rel_fd = rel[1];
+	sp->held = true;
 	sp->err_fd = errp[0];
-	sp->rel_rd = rel[0];
 	return moved ? 0 : spawn_join_cgroup(req, sp, err, errlen);
 fail:
-	for (int i = 0; i < 2; i++) {
-		if (rel[i] >= 0)
-			close(rel[i]);
+	for (int i = 0; i < 2; i++)
 		if (errp[i] >= 0)
 			close(errp[i]);
-	}
 	spawn_stack_put(sp->stack, sp->stack_size);
 	sp->stack = NULL;
 	return -1;
@@ -486,11 +487,10 @@ spawn_release(struct spawn *sp, int *exec_errno)
 	 * write errno (its errno is this thread's). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (write(sp->rel_fd, "x", 1) != 1)
+	/* Not reaped yet, so the pid is still the child's. */
+	if (kill(sp->pid, SPAWN_RELEASE_SIG) != 0)
 		(void)kill(sp->pid, SIGKILL);
-	close(sp->rel_fd);
-	close(sp->rel_rd);
-	sp->rel_fd = sp->rel_rd = -1;
+	sp->held = false;
 	/* EOF: the exec succeeded (the pipe is close-on-exec), or the child
 	 * died without a word. */
 	do
@@ -521,15 +521,15 @@ spawn_cancel(struct spawn *sp)
 void
 spawn_finish(struct spawn *sp)
 {
-	if (sp->rel_fd >= 0)
-		close(sp->rel_fd);
-	if (sp->rel_rd >= 0)
-		close(sp->rel_rd);
+	/* Given up while held: nothing else would end its wait. */
+	if (sp->held && sp->pid > 0)
+		(void)kill(sp->pid, SIGKILL);
+	sp->held = false;
 	if (sp->err_fd >= 0)
 		close(sp->err_fd);
 	if (sp->pidfd >= 0)
 		close(sp->pidfd);
-	sp->rel_fd = sp->rel_rd = sp->err_fd = sp->pidfd = -1;
+	sp->err_fd = sp->pidfd = -1;
 	spawn_stack_put(sp->stack, sp->stack_size);
 	sp->stack = NULL;
 }

@@ -49,8 +49,7 @@ struct spawn_req {
 struct spawn {
 	pid_t pid;                 /* also its process group */
 	int pidfd;                 /* or -1 where the kernel has none */
-	int rel_fd;                /* write end: one byte releases the child */
-	int rel_rd;                /* its read end, kept open until then */
+	bool held;                 /* made, not yet released (a signal does) */
 	int err_fd;                /* read end: an errno, or EOF at exec */
 	void *stack;
 	size_t stack_size;
