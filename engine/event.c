@@ -103,37 +103,211 @@ event_reals_exact(const json_t *v, int prec)
 	}
 }
 
-/* Dump with the fewest significant digits (15, 16, then 17) for which
- * every real reads back to the same double: short lines for the usual
- * rounded values, exact for all.  Each real is checked alone (a printf
- * and a strtod), not the whole line parsed back: this runs twice a leg. */
-static char *
-event_dump(const json_t *ev)
+/* The fewest significant digits (15, 16, then 17) for which every real
+ * in ev reads back to the same double: short lines for the usual rounded
+ * values, exact for all.  Each real is checked alone (a printf and a
+ * strtod), not the whole line parsed back: this runs twice a leg. */
+static int
+event_precision(const json_t *ev)
 {
 	int prec = 15;
 
 	while (prec < 17 && !event_reals_exact(ev, prec))
 		prec++;
-	return json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
-	    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec));
+	return prec;
+}
+
+/* --- the line, written as jansson writes it ------------------------------
+ *
+ * json_dumps (compact, in order, ASCII only) was most of a line's cost: a
+ * callback a token, an snprintf for every number, integers too.  These
+ * write the same bytes for what events hold: printable ASCII strings,
+ * numbers, true, false, null, arrays and objects.  Anything else (another
+ * byte in a string, a real this locale prints otherwise, deep nesting)
+ * makes them give up, and jansson writes the line. */
+
+#define EVENT_MAX_DEPTH 32
+
+struct event_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void
+event_put(struct event_buf *b, const char *s, size_t n)
+{
+	/* Room for the newline and the NUL that event_line adds. */
+	if (b->len + n + 2 > b->cap) {
+		b->cap = xgrow(b->cap, b->len + n + 2, 1024);
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static bool
+event_put_str(struct event_buf *b, const char *s, size_t n)
+{
+	size_t from = 0;
+
+	event_put(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e)
+			return false;
+		if (c == '"' || c == '\\') {
+			event_put(b, s + from, i - from);
+			event_put(b, c == '"' ? "\\\"" : "\\\\", 2);
+			from = i + 1;
+		}
+	}
+	event_put(b, s + from, n - from);
+	event_put(b, "\"", 1);
+	return true;
+}
+
+static void
+event_put_int(struct event_buf *b, json_int_t v)
+{
+	char tmp[24];
+	size_t n = sizeof tmp;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+
+	do
+		tmp[--n] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		tmp[--n] = '-';
+	event_put(b, tmp + n, sizeof tmp - n);
+}
+
+/* jansson's jsonp_dtostr: %.*g, ".0" when it reads as an integer, no '+'
+ * and no leading zeros in the exponent. */
+static bool
+event_put_real(struct event_buf *b, double v, int prec)
+{
+	char buf[64], *start, *end;
+	int r = snprintf(buf, sizeof buf, "%.*g", prec, v);
+	size_t len;
+
+	if (r < 0 || (size_t)r + 3 >= sizeof buf)
+		return false;
+	len = (size_t)r;
+	if (strspn(buf, "0123456789.e+-") != len)
+		return false;
+	if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL) {
+		memcpy(buf + len, ".0", 3);
+		len += 2;
+	}
+	if ((start = strchr(buf, 'e')) != NULL) {
+		start++;
+		end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, len - (size_t)(end - buf));
+			len -= (size_t)(end - start);
+		}
+	}
+	event_put(b, buf, len);
+	return true;
+}
+
+static bool event_put_value(struct event_buf *b, const json_t *v, int prec,
+    int depth);
+
+static bool
+event_put_object(struct event_buf *b, const json_t *v, int prec, int depth)
+{
+	json_t *o = (json_t *)v;
+	bool first = true;
+
+	event_put(b, "{", 1);
+	for (void *it = json_object_iter(o); it != NULL;
+	    it = json_object_iter_next(o, it)) {
+		if (!first)
+			event_put(b, ",", 1);
+		first = false;
+		if (!event_put_str(b, json_object_iter_key(it),
+		    json_object_iter_key_len(it)))
+			return false;
+		event_put(b, ":", 1);
+		if (!event_put_value(b, json_object_iter_value(it), prec,
+		    depth + 1))
+			return false;
+	}
+	event_put(b, "}", 1);
+	return true;
+}
+
+static bool
+event_put_value(struct event_buf *b, const json_t *v, int prec, int depth)
+{
+	if (depth > EVENT_MAX_DEPTH)
+		return false;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return event_put_object(b, v, prec, depth);
+	case JSON_ARRAY:
+		event_put(b, "[", 1);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (i > 0)
+				event_put(b, ",", 1);
+			if (!event_put_value(b, json_array_get(v, i), prec,
+			    depth + 1))
+				return false;
+		}
+		event_put(b, "]", 1);
+		return true;
+	case JSON_STRING:
+		return event_put_str(b, json_string_value(v),
+		    json_string_length(v));
+	case JSON_INTEGER:
+		event_put_int(b, json_integer_value(v));
+		return true;
+	case JSON_REAL:
+		return event_put_real(b, json_real_value(v), prec);
+	case JSON_TRUE:
+		event_put(b, "true", 4);
+		return true;
+	case JSON_FALSE:
+		event_put(b, "false", 5);
+		return true;
+	case JSON_NULL:
+		event_put(b, "null", 4);
+		return true;
+	}
+	return false;
 }
 
 char *
 event_line(const json_t *ev, size_t *len)
 {
-	char *s = event_dump(ev);
+	int prec = event_precision(ev);
+	struct event_buf b = { NULL, 0, 0 };
+	char *s;
 	size_t n;
-	char *line;
 
-	if (s == NULL)
-		return NULL;
-	n = strlen(s);
-	line = xrealloc(s, n + 2);
-	line[n] = '\n';
-	line[n + 1] = '\0';
+	if (json_is_object(ev) && event_put_value(&b, ev, prec, 0)) {
+		s = b.p;
+		n = b.len;
+	} else {
+		free(b.p);
+		if ((s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
+		    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec))) == NULL)
+			return NULL;
+		n = strlen(s);
+		s = xrealloc(s, n + 2);
+	}
+	s[n] = '\n';
+	s[n + 1] = '\0';
 	if (len != NULL)
 		*len = n + 1;
-	return line;
+	return s;
 }
 
 const char *
