@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "xalloc.h"
 
 struct procs_table {
 	struct procs_stat *v;
@@ -179,9 +180,7 @@ procs_table_mark_except(const struct procs_table *t, pid_t root,
 }
 
 
-/* Append the children of every thread of pid (its children links) to
- * *v.  0, or -1 on allocation failure. */
-static int
+void
 procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 {
 	char path[64], buf[4096];
@@ -190,7 +189,7 @@ procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	if ((d = opendir(path)) == NULL)
-		return 0;
+		return;
 	while ((de = readdir(d)) != NULL) {
 		ssize_t len;
 		int fd;
@@ -212,21 +211,13 @@ procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 			if (end == p)
 				break;
 			if (*n == *cap) {
-				size_t nc = *cap ? *cap * 2 : 32;
-				pid_t *nv = realloc(*v, nc * sizeof *nv);
-
-				if (nv == NULL) {
-					closedir(d);
-					return -1;
-				}
-				*v = nv;
-				*cap = nc;
+				*cap = xgrow(*cap, *n + 1, 32);
+				*v = xreallocarray(*v, *cap, sizeof **v);
 			}
 			(*v)[(*n)++] = (pid_t)c;
 		}
 	}
 	closedir(d);
-	return 0;
 }
 
 bool
@@ -236,10 +227,7 @@ procs_has_child_except(pid_t keep)
 	size_t n = 0, cap = 0;
 	bool found = false;
 
-	if (procs_children(getpid(), &v, &n, &cap) != 0) {
-		free(v);
-		return true; /* cannot tell: the caller looks the long way */
-	}
+	procs_children(getpid(), &v, &n, &cap);
 	for (size_t i = 0; i < n && !found; i++)
 		found = v[i] != keep;
 	free(v);
@@ -259,8 +247,7 @@ procs_tree_ticks(pid_t root)
 	if (procs_stat(root, &e) != 0)
 		return -1;
 	sum = e.ticks;
-	if (procs_children(root, &todo, &n, &cap) != 0)
-		goto fail;
+	procs_children(root, &todo, &n, &cap);
 	/* Zombies count too: their time is not yet in anyone's cutime.  A
 	 * member's cutime is what it reaped, so utime+stime+cutime+cstime
 	 * over the tree stays continuous when a member exits and is reaped
@@ -271,14 +258,10 @@ procs_tree_ticks(pid_t root)
 		if (procs_stat(pid, &e) != 0)
 			continue; /* gone since: its time is in our cutime */
 		sum += e.ticks;
-		if (procs_children(pid, &todo, &n, &cap) != 0)
-			goto fail;
+		procs_children(pid, &todo, &n, &cap);
 	}
 	free(todo);
 	return sum;
-fail:
-	free(todo);
-	return -1;
 }
 
 

@@ -36,11 +36,15 @@ void procs_become_subreaper(void);
  * is gone or /proc cannot be read. */
 long long procs_tree_ticks(pid_t root);
 
+/* Append the children of every thread of pid (its threads' children
+ * links, /proc/PID/task/TID/children) to *v, growing it (*n used, *cap
+ * held).  Nothing is appended when pid is gone. */
+void procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap);
+
 /* Whether this process has a child (a zombie too) other than keep (0: none
  * kept), from its threads' children links: a handful of small reads, where
  * a descendant search walks all of /proc.  A descendant always has an
- * ancestor among our children, so false means there is none.  true when
- * it cannot tell. */
+ * ancestor among our children, so false means there is none. */
 bool procs_has_child_except(pid_t keep);
 
 /* Collect the pids of root's live descendants (not root itself) into pids

@@ -4,57 +4,15 @@
  * first seen, after a server starts and after each leg, so that a resume
  * after a kill -9 of benchtui can end the ones still alive (resume.c).
  * With a cgroup the group holds them all and this is not needed. */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "event.h"
+#include "procs.h"
 #include "round_int.h"
 #include "xalloc.h"
-
-/* The children of pid (all its threads'), appended to *v. */
-static void
-run_ledger_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
-{
-	char path[64], buf[4096];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		ssize_t r;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/task/%.20s/children",
-		    (int)pid, de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		r = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (r <= 0)
-			continue;
-		buf[r] = '\0';
-		for (char *p = buf, *end; *p != '\0'; p = end) {
-			long c = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (*n == *cap) {
-				*cap = xgrow(*cap, *n + 1, 64);
-				*v = xreallocarray(*v, *cap, sizeof **v);
-			}
-			(*v)[(*n)++] = (pid_t)c;
-		}
-	}
-	closedir(d);
-}
 
 void
 run_ledger_note(struct run *u)
@@ -67,12 +25,12 @@ run_ledger_note(struct run *u)
 		return;
 	/* Breadth first over benchtui's descendants: O(the round's
 	 * processes), a handful. */
-	run_ledger_children(getpid(), &v, &n, &cap);
+	procs_children(getpid(), &v, &n, &cap);
 	for (size_t i = 0; i < n; i++) {
 		double st = resume_proc_started(v[i]);
 		bool known = false;
 
-		run_ledger_children(v[i], &v, &n, &cap);
+		procs_children(v[i], &v, &n, &cap);
 		if (st < 0)
 			continue;
 		for (size_t k = 0; k < u->nledger && !known; k++)
