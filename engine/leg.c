@@ -28,20 +28,10 @@
 static int
 leg_stopped(pid_t pid)
 {
-	char path[64], buf[256], *p;
+	struct procs_stat e;
 	siginfo_t si;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] != 'T')
+	if (procs_stat(pid, &e) != 0 || e.state != 'T')
 		return 0;
 	memset(&si, 0, sizeof si);
 	if (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&

@@ -83,7 +83,9 @@ procs_parse_stat(const char *buf, struct procs_stat *e)
 	}
 	e->ppid = (pid_t)f[0];
 	e->pgrp = (pid_t)f[1];
-	e->ticks = f[10] + f[11] + f[12] + f[13];
+	e->user = f[10] + f[12];
+	e->sys = f[11] + f[13];
+	e->ticks = e->user + e->sys;
 	btime = procs_btime();
 	e->started = btime < 0 ? -1 : (double)btime + (double)f[18] /
 	    (double)sysconf(_SC_CLK_TCK);

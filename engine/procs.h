@@ -11,6 +11,7 @@ struct procs_stat {
 	pid_t pid, ppid, pgrp;
 	char state;          /* R, S, D, Z (zombie), X (dead), ... */
 	long long ticks;     /* utime + stime + cutime + cstime, clock ticks */
+	long long user, sys; /* utime + cutime, stime + cstime: its part */
 	double started;      /* epoch seconds (starttime + btime), or -1 */
 };
 

@@ -77,28 +77,14 @@ srvmeter_ticks(pid_t root, long long out[2])
 	n = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
 	out[0] = out[1] = 0;
 	for (size_t i = 0; i < n; i++) {
-		char path[64], buf[1024], *p;
-		unsigned long long ut, st;
-		long long cut, cst;
-		FILE *f;
+		struct procs_stat e;
 
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pids[i]);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		p = fgets(buf, sizeof buf, f);
-		fclose(f);
-		/* The comm may hold spaces and parentheses: skip to the last
-		 * ')'.  Then fields 3.. ; utime is 14, stime 15, cutime 16,
-		 * cstime 17. */
-		if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-			continue;
-		if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		    "%llu %llu %lld %lld", &ut, &st, &cut, &cst) != 4)
+		if (procs_stat(pids[i], &e) != 0)
 			continue;
 		if (pids[i] == root)
 			root_seen = true;
-		out[0] += (long long)ut + cut;
-		out[1] += (long long)st + cst;
+		out[0] += e.user;
+		out[1] += e.sys;
 	}
 	return root_seen ? 0 : -1;
 }
