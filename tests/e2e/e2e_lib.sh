@@ -16,6 +16,18 @@ need() {
 	done
 }
 
+# need_hup: skip (77) when this test was started with SIGHUP ignored (under
+# nohup, say): benchtui then keeps ignoring it, as it should, and no hangup
+# the test sends can reach it.  Bit 0 of SigIgn is SIGHUP.
+need_hup() {
+	local ign
+	ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status)
+	if (( 16#${ign:-0} & 1 )); then
+		echo "SKIP: started with SIGHUP ignored (nohup?): benchtui keeps ignoring it"
+		exit 77
+	fi
+}
+
 tmp=$(mktemp -d /tmp/benchtui-e2e.XXXXXX)
 # A sealed round's files are read-only: made writable to be removed.
 e2e_cleanup() {

@@ -7,6 +7,7 @@
 # its kill: one already gone when benchtui looks (as an operator's kill(1)
 # is too) cannot be told apart and counts as from outside.
 . "$(dirname "$0")/life_lib.sh"
+need_hup  # leg a2 sends benchtui a hangup
 
 cat >"$T/r.json" <<'EOF'
 {"name": "sig", "reps": 2, "quiet": false, "counters": ["task-clock"],

@@ -6,6 +6,7 @@
 set -u
 sig=${1:-TERM}
 . "$(dirname "$0")/hygiene_lib.sh"
+[ "$sig" != HUP ] || need_hup
 
 port=$(free_port)
 cat >"$T/round.json" <<EOF
