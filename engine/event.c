@@ -128,47 +128,30 @@ event_precision(const json_t *ev)
 
 #define EVENT_MAX_DEPTH 32
 
-struct event_buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-event_put(struct event_buf *b, const char *s, size_t n)
-{
-	/* Room for the newline and the NUL that event_line adds. */
-	if (b->len + n + 2 > b->cap) {
-		b->cap = xgrow(b->cap, b->len + n + 2, 1024);
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
 static bool
-event_put_str(struct event_buf *b, const char *s, size_t n)
+event_put_str(struct xbuf *b, const char *s, size_t n)
 {
 	size_t from = 0;
 
-	event_put(b, "\"", 1);
+	xbuf_add(b, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c > 0x7e)
 			return false;
 		if (c == '"' || c == '\\') {
-			event_put(b, s + from, i - from);
-			event_put(b, c == '"' ? "\\\"" : "\\\\", 2);
+			xbuf_add(b, s + from, i - from);
+			xbuf_add(b, c == '"' ? "\\\"" : "\\\\", 2);
 			from = i + 1;
 		}
 	}
-	event_put(b, s + from, n - from);
-	event_put(b, "\"", 1);
+	xbuf_add(b, s + from, n - from);
+	xbuf_add(b, "\"", 1);
 	return true;
 }
 
 static void
-event_put_int(struct event_buf *b, json_int_t v)
+event_put_int(struct xbuf *b, json_int_t v)
 {
 	char tmp[24];
 	size_t n = sizeof tmp;
@@ -180,13 +163,13 @@ event_put_int(struct event_buf *b, json_int_t v)
 	while ((u /= 10) != 0);
 	if (v < 0)
 		tmp[--n] = '-';
-	event_put(b, tmp + n, sizeof tmp - n);
+	xbuf_add(b, tmp + n, sizeof tmp - n);
 }
 
 /* jansson's jsonp_dtostr: %.*g, ".0" when it reads as an integer, no '+'
  * and no leading zeros in the exponent. */
 static bool
-event_put_real(struct event_buf *b, double v, int prec)
+event_put_real(struct xbuf *b, double v, int prec)
 {
 	char buf[64], *start, *end;
 	int r = snprintf(buf, sizeof buf, "%.*g", prec, v);
@@ -213,39 +196,39 @@ event_put_real(struct event_buf *b, double v, int prec)
 			len -= (size_t)(end - start);
 		}
 	}
-	event_put(b, buf, len);
+	xbuf_add(b, buf, len);
 	return true;
 }
 
-static bool event_put_value(struct event_buf *b, const json_t *v, int prec,
+static bool event_put_value(struct xbuf *b, const json_t *v, int prec,
     int depth);
 
 static bool
-event_put_object(struct event_buf *b, const json_t *v, int prec, int depth)
+event_put_object(struct xbuf *b, const json_t *v, int prec, int depth)
 {
 	json_t *o = (json_t *)v;
 	bool first = true;
 
-	event_put(b, "{", 1);
+	xbuf_add(b, "{", 1);
 	for (void *it = json_object_iter(o); it != NULL;
 	    it = json_object_iter_next(o, it)) {
 		if (!first)
-			event_put(b, ",", 1);
+			xbuf_add(b, ",", 1);
 		first = false;
 		if (!event_put_str(b, json_object_iter_key(it),
 		    json_object_iter_key_len(it)))
 			return false;
-		event_put(b, ":", 1);
+		xbuf_add(b, ":", 1);
 		if (!event_put_value(b, json_object_iter_value(it), prec,
 		    depth + 1))
 			return false;
 	}
-	event_put(b, "}", 1);
+	xbuf_add(b, "}", 1);
 	return true;
 }
 
 static bool
-event_put_value(struct event_buf *b, const json_t *v, int prec, int depth)
+event_put_value(struct xbuf *b, const json_t *v, int prec, int depth)
 {
 	if (depth > EVENT_MAX_DEPTH)
 		return false;
@@ -253,15 +236,15 @@ event_put_value(struct event_buf *b, const json_t *v, int prec, int depth)
 	case JSON_OBJECT:
 		return event_put_object(b, v, prec, depth);
 	case JSON_ARRAY:
-		event_put(b, "[", 1);
+		xbuf_add(b, "[", 1);
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			if (i > 0)
-				event_put(b, ",", 1);
+				xbuf_add(b, ",", 1);
 			if (!event_put_value(b, json_array_get(v, i), prec,
 			    depth + 1))
 				return false;
 		}
-		event_put(b, "]", 1);
+		xbuf_add(b, "]", 1);
 		return true;
 	case JSON_STRING:
 		return event_put_str(b, json_string_value(v),
@@ -272,13 +255,13 @@ event_put_value(struct event_buf *b, const json_t *v, int prec, int depth)
 	case JSON_REAL:
 		return event_put_real(b, json_real_value(v), prec);
 	case JSON_TRUE:
-		event_put(b, "true", 4);
+		xbuf_add(b, "true", 4);
 		return true;
 	case JSON_FALSE:
-		event_put(b, "false", 5);
+		xbuf_add(b, "false", 5);
 		return true;
 	case JSON_NULL:
-		event_put(b, "null", 4);
+		xbuf_add(b, "null", 4);
 		return true;
 	}
 	return false;
@@ -288,26 +271,20 @@ char *
 event_line(const json_t *ev, size_t *len)
 {
 	int prec = event_precision(ev);
-	struct event_buf b = { NULL, 0, 0 };
+	struct xbuf b = { NULL, 0, 0 };
 	char *s;
-	size_t n;
 
-	if (json_is_object(ev) && event_put_value(&b, ev, prec, 0)) {
-		s = b.p;
-		n = b.len;
-	} else {
+	if (!json_is_object(ev) || !event_put_value(&b, ev, prec, 0)) {
 		free(b.p);
 		if ((s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
 		    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec))) == NULL)
 			return NULL;
-		n = strlen(s);
-		s = xrealloc(s, n + 2);
+		b = (struct xbuf){ s, strlen(s), strlen(s) + 1 };
 	}
-	s[n] = '\n';
-	s[n + 1] = '\0';
+	xbuf_add(&b, "\n", 1);
 	if (len != NULL)
-		*len = n + 1;
-	return s;
+		*len = b.len;
+	return b.p;
 }
 
 const char *

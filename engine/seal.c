@@ -390,25 +390,6 @@ out:
 	return rc;
 }
 
-/* Append to a growing buffer. */
-struct seal_buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-seal_buf_add(struct seal_buf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (b->len + n + 1 > b->cap) {
-		b->cap = xgrow(b->cap, b->len + n + 1, 4096);
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n + 1);
-	b->len += n;
-}
-
 static void
 seal_make_readonly(const char *dir, const struct seal_list *l)
 {
@@ -429,7 +410,7 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
     char *err, size_t errlen)
 {
 	struct seal_list l;
-	struct seal_buf b = { 0 };
+	struct xbuf b = { 0 };
 	char path[8192], hex[DIGEST_HEX_LEN];
 	unsigned char sig[ED25519_SIG_LEN];
 	struct stat st;
@@ -467,13 +448,13 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 			    strerror(errno));
 			goto out;
 		}
-		seal_buf_add(&b, hex);
-		seal_buf_add(&b, "  ");
-		seal_buf_add(&b, l.paths[i]);
-		seal_buf_add(&b, "\n");
+		xbuf_add(&b, hex, strlen(hex));
+		xbuf_add(&b, "  ", 2);
+		xbuf_add(&b, l.paths[i], strlen(l.paths[i]));
+		xbuf_add(&b, "\n", 1);
 	}
 	if (b.p == NULL)
-		seal_buf_add(&b, "");
+		xbuf_add(&b, "", 0);
 	if (sign_key != NULL) {
 		if (seal_sign(sign_key, b.p, b.len, sig, err, errlen) != 0)
 			goto out;

@@ -24,11 +24,6 @@
  * as the expansion grows, so a refusal costs milliseconds. */
 #define TEMPLATE_REFS_MAX (1u << 20)
 
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
 struct walk {
 	const struct template_ctx *ctx;
 	bool check;          /* built-ins are defined, values unknown */
@@ -38,18 +33,6 @@ struct walk {
 	char *err;
 	size_t errlen;
 };
-
-static void
-buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = xgrow(b->cap, b->len + n + 1, 64);
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
 
 static void
 walk_error(struct walk *w, const char *fmt, ...)
@@ -74,9 +57,9 @@ walk_chain(const struct walk *w, char *buf, size_t len)
 	return buf;
 }
 
-/* buf_add within TEMPLATE_ARG_MAX, naming the variables that overflow it. */
+/* xbuf_add within TEMPLATE_ARG_MAX, naming the variables that overflow it. */
 static int
-walk_add(struct walk *w, struct buf *out, const char *s, size_t n)
+walk_add(struct walk *w, struct xbuf *out, const char *s, size_t n)
 {
 	if (out->len + n > TEMPLATE_ARG_MAX) {
 		char chain[256];
@@ -87,7 +70,7 @@ walk_add(struct walk *w, struct buf *out, const char *s, size_t n)
 		    "the string", TEMPLATE_ARG_MAX);
 		return -1;
 	}
-	buf_add(out, s, n);
+	xbuf_add(out, s, n);
 	return 0;
 }
 
@@ -162,12 +145,12 @@ ctx_find(const struct template_ctx *c, const char *name)
 	return kv;
 }
 
-static int walk_string(struct walk *w, const char *s, struct buf *out);
+static int walk_string(struct walk *w, const char *s, struct xbuf *out);
 
 /* Append the value of name; 1 when name is a built-in that has no value in
  * this context (reported by the caller), -1 on error. */
 static int
-walk_builtin(struct walk *w, const char *name, struct buf *out)
+walk_builtin(struct walk *w, const char *name, struct xbuf *out)
 {
 	const struct template_ctx *c = w->ctx;
 	const char *v = NULL;
@@ -223,7 +206,7 @@ walk_builtin(struct walk *w, const char *name, struct buf *out)
 }
 
 static int
-walk_var(struct walk *w, const char *name, struct buf *out)
+walk_var(struct walk *w, const char *name, struct xbuf *out)
 {
 	const struct spec_kv *kv = ctx_find(w->ctx, name);
 	const char *v;
@@ -277,7 +260,7 @@ walk_var(struct walk *w, const char *name, struct buf *out)
 }
 
 static int
-walk_string(struct walk *w, const char *s, struct buf *out)
+walk_string(struct walk *w, const char *s, struct xbuf *out)
 {
 	const char *p = s;
 
@@ -329,16 +312,16 @@ template_expand(const char *s, const struct template_ctx *ctx, char *err,
     size_t errlen)
 {
 	struct walk w = { .ctx = ctx, .err = err, .errlen = errlen };
-	struct buf out = { 0 };
+	struct xbuf out = { 0 };
 
 	/* err is left alone on success: callers may pass a buffer that
 	 * already holds something. */
-	buf_add(&out, "", 0);
+	xbuf_add(&out, "", 0);
 	if (walk_string(&w, s, &out) < 0) {
-		free(out.s);
+		free(out.p);
 		return NULL;
 	}
-	return out.s;
+	return out.p;
 }
 
 int
@@ -348,11 +331,11 @@ template_check(const char *s, const struct spec *spec,
 	struct template_ctx ctx = { .spec = spec, .cell = cell };
 	struct walk w = { .ctx = &ctx, .check = true, .err = err,
 	    .errlen = errlen };
-	struct buf out = { 0 };
+	struct xbuf out = { 0 };
 	int rc;
 
 	rc = walk_string(&w, s, &out);
-	free(out.s);
+	free(out.p);
 	return rc < 0 ? -1 : 0;
 }
 

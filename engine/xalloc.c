@@ -101,3 +101,17 @@ xgrow(size_t cap, size_t need, size_t first)
 	}
 	return cap;
 }
+
+void
+xbuf_add(struct xbuf *b, const char *s, size_t n)
+{
+	if (n > SIZE_MAX - 1 - b->len)
+		xalloc_die(SIZE_MAX);
+	if (b->len + n + 1 > b->cap) {
+		b->cap = xgrow(b->cap, b->len + n + 1, 64);
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}

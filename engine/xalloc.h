@@ -27,4 +27,14 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (from first when cap is 0) until it does.  Overflow is out of memory. */
 size_t xgrow(size_t cap, size_t need, size_t first);
 
+/* A string that grows: p holds len bytes and a NUL after them (p is NULL
+ * until the first add).  One helper for every text built piece by piece. */
+struct xbuf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Append n bytes of s, keeping the NUL after them. */
+void xbuf_add(struct xbuf *b, const char *s, size_t n);
+
 #endif

@@ -98,12 +98,35 @@ test_grow(void **state)
 	free(s);
 }
 
+/* The one growing string: NUL-terminated after every add, empty adds
+ * included, across many regrowths. */
+static void
+test_xbuf(void **state)
+{
+	struct xbuf b = { 0 };
+
+	(void)state;
+	xbuf_add(&b, "", 0);
+	assert_non_null(b.p);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.p, "");
+	for (int i = 0; i < 1000; i++)
+		xbuf_add(&b, "ab", 2);
+	xbuf_add(&b, "c\0d", 1);
+	assert_int_equal(b.len, 2001);
+	assert_int_equal(strlen(b.p), 2001);
+	assert_memory_equal(b.p + 1996, "ababc", 6);
+	assert_true(b.cap > b.len);
+	free(b.p);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overflow_exits_1_after_hook),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_xbuf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
