@@ -49,6 +49,7 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
     pid_t pid)
 {
 	int was = 0;
+	double next_look = clock_now() + 0.5;
 
 	for (;;) {
 		struct pollfd pfd[3] = {
@@ -69,8 +70,17 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 			timeout = left > 86400.0 ? 86400000 :
 			    (int)(left * 1000.0) + 1;
 		}
-		if (ls->state_fn != NULL && (timeout < 0 || timeout > 500))
-			timeout = 500;
+		/* The stop/continue look is due twice a second whatever else
+		 * wakes the poll: a leg that writes more often than that
+		 * never lets it time out. */
+		if (ls->state_fn != NULL) {
+			int look = (int)((next_look - clock_now()) * 1000.0) + 1;
+
+			if (look < 0)
+				look = 0;
+			if (timeout < 0 || timeout > look)
+				timeout = look;
+		}
 		n = poll(pfd, 3, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -82,9 +92,10 @@ leg_wait(int pidfd, int abort_fd, double deadline, const struct leg_spec *ls,
 			return 1;
 		if (abort_fd >= 0 && pfd[1].revents != 0)
 			return 2;
-		if (n == 0 && ls->state_fn != NULL) {
+		if (ls->state_fn != NULL && clock_now() >= next_look) {
 			int now = leg_stopped(pid);
 
+			next_look = clock_now() + 0.5;
 			if (now != was)
 				ls->state_fn(now, ls->state_arg);
 			was = now;
@@ -171,12 +182,10 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	memset(res, 0, sizeof *res);
 	res->rc = -1;
 	res->mem_peak_kb = -1;
-	/* The caller's fd is the child's as it is; only a file made here is
-	 * closed here. */
+	/* The drained pipe's write end is the child's as it is (legout
+	 * closes it); only a file made here is closed here. */
 	if (ls->out != NULL)
 		rq.out_fd = legout_fd(ls->out);
-	else if (ls->out_fd > 0)
-		rq.out_fd = ls->out_fd;
 	else if ((rq.out_fd = own_fd = rfile_create(ls->out_path, O_CLOEXEC,
 	    0644)) < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",

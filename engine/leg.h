@@ -27,8 +27,6 @@ struct leg_spec {
 	char *const *envp;       /* the full environment for the child */
 	const char *cwd;         /* workdir */
 	const char *out_path;    /* stdout+stderr go here (created, 0644) */
-	int out_fd;              /* > 0: stdout+stderr go to this fd instead;
-	                          * 0 is taken as none */
 	struct legout *out;      /* or stdout+stderr go to this pipe, drained
 	                          * while the leg (and its grace) run */
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */

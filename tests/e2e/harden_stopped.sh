@@ -23,4 +23,27 @@ wait $bt
 rc=$?
 [ $rc -eq 3 ] || { cat "$T/o"; fail "abort of a stopped leg: exit $rc, expected 3"; }
 check_no_live_legs "$T/d/log.jsonl"
+
+# A leg that writes all the time, stopped and continued from outside: its
+# output wakes benchtui's wait far more often than twice a second, and the
+# stop and the continue must still be seen (the look used to run only
+# when the wait timed out, which a chatty leg never lets it do).
+cat >"$T/w.json" <<'EOF'
+{"name": "chatty", "reps": 1, "quiet": false, "counters": ["task-clock"],
+ "command": ["/bin/sh", "-c", "i=0; while [ $i -lt 300 ]; do echo $i; i=$((i + 1)); sleep 0.01; done"],
+ "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}]}
+EOF
+"$BENCHTUI" run "$T/w.json" --out "$T/w" --headless >"$T/wo" 2>&1 &
+bt=$!
+wait_until 10 grep -q '"t":"leg_start"' "$T/w/log.jsonl" || { kill -9 $bt; fail "the chatty leg did not start"; }
+pid=$(jq -r 'select(.t == "leg_start") | .pid' "$T/w/log.jsonl")
+kill -STOP "$pid"
+wait_until 5 grep -q '"state":"stopped"' "$T/w/log.jsonl" ||
+	{ kill -CONT "$pid"; kill -9 $bt; fail "a stopped chatty leg was not seen stopped"; }
+kill -CONT "$pid"
+wait_until 5 grep -q '"state":"running"' "$T/w/log.jsonl" ||
+	{ kill -9 $bt; fail "a chatty leg continued was not seen running within 5 s"; }
+wait $bt
+rc=$?
+[ $rc -eq 0 ] || { cat "$T/wo"; fail "the chatty round: exit $rc, expected 0"; }
 exit 0
