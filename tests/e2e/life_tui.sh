@@ -5,7 +5,9 @@
 # after a kill -9 of the console in the middle of a leg.
 . "$(dirname "$0")/tui_lib.sh"
 . "$(dirname "$0")/life_lib.sh"
-life_cleanup_hooks+=("cleanup")   # tui_lib's: its tmux server and $tmp
+# life_lib's trap replaced tui_lib's: its tmux server is killed here, and
+# $T removed by life_cleanup (kept under LIFE_KEEP=1).
+life_cleanup_hooks+=("tm kill-server 2>/dev/null")
 
 export DEMO_SPIN_MS=300
 make_round "$T/tui.json" tui 2 0   # 12 legs of ~0.3 s
