@@ -59,7 +59,7 @@ extern char **environ;
 
 #define LEGCMD_NO_ROUND_DIR "<ROUND_DIR>"
 
-void
+static void
 legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx)
 {
 	const struct spec *s = w->spec;
@@ -76,6 +76,17 @@ legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx)
 		.round_dir = w->round_dir != NULL ? w->round_dir :
 		    LEGCMD_NO_ROUND_DIR,
 	};
+}
+
+void
+legcmd_leg_ctx(const struct legcmd_where *w, const struct legcmd *c,
+    struct template_ctx *ctx)
+{
+	legcmd_ctx(w, ctx);
+	/* ${BIN} is the absolute program, as it is exec'd. */
+	ctx->bin = c->program != NULL ? c->program : c->bin;
+	ctx->scratch = c->scratch;
+	ctx->metrics = c->metrics;
 }
 
 void
@@ -548,9 +559,7 @@ legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg)
 				legcmd_finish(&lc);
 				continue;
 			}
-			legcmd_ctx(&w, &ctx);
-			ctx.bin = lc.program != NULL ? lc.program : lc.bin;
-			ctx.scratch = lc.scratch;
+			legcmd_leg_ctx(&w, &lc, &ctx);
 			snprintf(where, sizeof where, "cell \"%s\", arm \"%s\"",
 			    s->cells[c].name, s->arms[a].name);
 			lint_argv(&l, s, s->command, s->ncommand, "command", &ctx,

@@ -6,7 +6,8 @@
  * what this builds, the leg_start event carries the argv it built, and
  * check, the console, replay and provenance read that instead of expanding
  * templates again.  A new built-in template gets its value in
- * legcmd_ctx(), the one place a leg's template context is filled. */
+ * legcmd_ctx() (legcmd.c), the one place a leg's template context is
+ * filled; legcmd_leg_ctx() hands it out with what the build added. */
 #ifndef BENCHTUI_LEGCMD_H
 #define BENCHTUI_LEGCMD_H
 
@@ -76,9 +77,11 @@ int legcmd_server(const struct spec *s, size_t cell, int arm, int rep,
 
 void legcmd_finish(struct legcmd *c);
 
-/* The template context of leg w, for expanding other leg strings the
- * same way (bin, scratch and round_dir given by the caller). */
-void legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx);
+/* The template context of leg w as c was built with it (bin, scratch,
+ * metrics and round_dir included), for expanding other leg strings the
+ * same way. */
+void legcmd_leg_ctx(const struct legcmd_where *w, const struct legcmd *c,
+    struct template_ctx *ctx);
 
 /* argv as a JSON array of strings (a string that is not UTF-8 becomes
  * null). */

@@ -143,10 +143,7 @@ run_cmd_named(const struct spec *s, const struct legcmd_where *w,
 	*n = 0;
 	if (c->program != NULL)
 		v[(*n)++] = xstrdup(c->program);
-	legcmd_ctx(w, &ctx);
-	ctx.bin = c->program != NULL ? c->program : c->bin;
-	ctx.scratch = c->scratch;
-	ctx.metrics = c->metrics;
+	legcmd_leg_ctx(w, c, &ctx);
 	other = ctx;
 	other.scratch = "/\x01scratch";
 	for (size_t i = 0; i < s->ncommand; i++) {

@@ -300,9 +300,7 @@ spec_check_templates(struct parser *p)
 				    == 0 ? prefix : "", strncmp(err, "arms.", 5) == 0 ?
 				    err + 5 : err, cell, arm->name);
 			}
-			legcmd_ctx(&w, &ctx);
-			ctx.bin = lc.program != NULL ? lc.program : lc.bin;
-			ctx.scratch = lc.scratch;
+			legcmd_leg_ctx(&w, &lc, &ctx);
 			/* The expanded folder too, as written: a variable could
 			 * make it "..". */
 			if (s->scratch != NULL) {

@@ -182,6 +182,33 @@ test_lint(void **state)
 	unlink("/tmp/legcmd.json");
 }
 
+/* A round variable whose value is ${METRICS} (or ${BIN}, ${SCRATCH}) is
+ * checked with the same context the leg runs with: it has a value there,
+ * and the leg's argv gets the metrics file. */
+static void
+test_metrics_in_var(void **state)
+{
+	static const char text[] =
+	    "{\"name\": \"r\", \"reps\": 1, \"bin\": \"/bin/true\","
+	    " \"command\": [\"${BIN}\", \"--out=${OUT}\"],"
+	    " \"vars\": {\"OUT\": \"${METRICS}\"},"
+	    " \"baseline\": \"a\", \"arms\": [{\"name\": \"a\"}],"
+	    " \"cells\": [{\"name\": \"c\"}]}";
+	struct spec *s;
+	struct legcmd lc;
+	struct legcmd_where w = { .rep = 1 };
+	char err[512];
+
+	(void)state;
+	s = load(text);
+	w.spec = s;
+	assert_int_equal(legcmd_build(&w, &lc, err, sizeof err), 0);
+	assert_non_null(lc.metrics);
+	assert_non_null(strstr(lc.argv[1], "c-a-r1.metrics.json"));
+	legcmd_finish(&lc);
+	spec_destroy(s);
+}
+
 int
 main(void)
 {
@@ -189,6 +216,7 @@ main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_argv_line),
 		cmocka_unit_test(test_lint),
+		cmocka_unit_test(test_metrics_in_var),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
