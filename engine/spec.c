@@ -322,8 +322,11 @@ parse_server(struct parser *p, json_t *j, const char *path,
 
 /* One cell object at path (cells[3], or a matrix cell) into cell; the
  * name is checked against the cells read before it. */
+/* A matrix cell (named_later) has a stand-in name until its template
+ * names it; its duplicate check is made then, on the expanded name. */
 static int
-parse_cell(struct parser *p, json_t *c, const char *path, size_t i)
+parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
+    bool named_later)
 {
 	static const char *const keys[] = { "name", "vars", "server", NULL };
 	struct spec *s = p->s;
@@ -342,7 +345,7 @@ parse_cell(struct parser *p, json_t *c, const char *path, size_t i)
 		return spec_perr(p, sub, "missing (every cell needs a name)");
 	if (spec_want_name(p, v, sub, &cell->name) < 0)
 		return -1;
-	for (size_t k = 0; k < i; k++)
+	for (size_t k = 0; k < i && !named_later; k++)
 		if (strcmp(s->cells[k].name, cell->name) == 0)
 			return spec_perr(p, sub, "\"%s\" is already the name of "
 			    "cells[%zu]", cell->name, k);
@@ -484,7 +487,7 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 			char path[64];
 
 			snprintf(path, sizeof path, "cells[%zu]", i);
-			if (parse_cell(p, c, path, i) < 0)
+			if (parse_cell(p, c, path, i, false) < 0)
 				goto out;
 		}
 	json_array_foreach(gen, i, c) {
@@ -493,13 +496,14 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		char path[64], npath[80];
 		int bad;
 
-		/* Named by the template first, so a duplicate is reported
-		 * with the expanded name. */
+		/* Parsed under a stand-in name, then named by the template;
+		 * a duplicate is looked for after that, with the expanded
+		 * name (the stand-in could equal a real cell's name). */
 		snprintf(path, sizeof path, "matrix (cell %zu of %zu)", i + 1,
 		    json_array_size(gen));
 		snprintf(npath, sizeof npath, "matrix.name (cell %zu)", i + 1);
 		json_object_set_new(c, "name", json_string("x"));
-		bad = parse_cell(p, c, path, n0 + i) < 0 ||
+		bad = parse_cell(p, c, path, n0 + i, true) < 0 ||
 		    matrix_name(p, &s->cells[n0 + i], tmpl, npath) < 0;
 		free(tmpl);
 		if (bad)

@@ -229,6 +229,19 @@ test_newcomer_fields(void **state)
 	assert_int_equal(s->ncells, 2);
 	assert_string_equal(s->cells[1].name, "n2");
 	spec_destroy(s);
+
+	/* a cell named as the matrix's stand-in name, and a matrix whose
+	 * names are that stand-in: neither is a duplicate */
+	s = load_ok(BASE_HEAD BASE_ARMS
+	    " \"cells\": [{\"name\": \"x\"}],"
+	    " \"matrix\": {\"name\": \"n${N}\", \"vars\": {\"N\": [\"1\", \"2\"]}}}");
+	assert_int_equal(s->ncells, 3);
+	spec_destroy(s);
+	s = load_ok(BASE_HEAD BASE_ARMS
+	    " \"matrix\": {\"name\": \"${N}\", \"vars\": {\"N\": [\"x\", \"y\"]}}}");
+	assert_string_equal(s->cells[0].name, "x");
+	assert_string_equal(s->cells[1].name, "y");
+	spec_destroy(s);
 }
 
 static void
