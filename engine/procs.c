@@ -238,17 +238,17 @@ procs_has_child_except(pid_t keep)
 
 /* Through the children links from root down, not a walk of all of /proc:
  * O(root's own tree), a handful of processes for a round. */
-long long
-procs_tree_ticks(pid_t root)
+int
+procs_tree_cpu(pid_t root, long long *user, long long *sys)
 {
 	pid_t *todo = NULL;
 	size_t n = 0, cap = 0;
-	long long sum = 0;
 	struct procs_stat e;
 
 	if (procs_stat(root, &e) != 0)
 		return -1;
-	sum = e.ticks;
+	*user = e.user;
+	*sys = e.sys;
 	procs_children(root, &todo, &n, &cap);
 	/* Zombies count too: their time is not yet in anyone's cutime.  A
 	 * member's cutime is what it reaped, so utime+stime+cutime+cstime
@@ -259,11 +259,20 @@ procs_tree_ticks(pid_t root)
 
 		if (procs_stat(pid, &e) != 0)
 			continue; /* gone since: its time is in our cutime */
-		sum += e.ticks;
+		*user += e.user;
+		*sys += e.sys;
 		procs_children(pid, &todo, &n, &cap);
 	}
 	free(todo);
-	return sum;
+	return 0;
+}
+
+long long
+procs_tree_ticks(pid_t root)
+{
+	long long user, sys;
+
+	return procs_tree_cpu(root, &user, &sys) == 0 ? user + sys : -1;
 }
 
 

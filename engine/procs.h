@@ -37,6 +37,11 @@ void procs_become_subreaper(void);
  * is gone or /proc cannot be read. */
 long long procs_tree_ticks(pid_t root);
 
+/* The same sum split in two: *user (utime + cutime) and *sys (stime +
+ * cstime) of root's tree, zombies included, in clock ticks.  0, or -1 when
+ * root is gone (then *user and *sys are unset). */
+int procs_tree_cpu(pid_t root, long long *user, long long *sys);
+
 /* Append the children of every thread of pid (its threads' children
  * links, /proc/PID/task/TID/children) to *v, growing it (*n used, *cap
  * held).  Nothing is appended when pid is gone. */

@@ -21,7 +21,6 @@
 #include "procs.h"
 #include "xalloc.h"
 
-#define SRVMETER_MAX_PROCS 1024
 #define SRVMETER_MAX_FDS 4096
 
 struct srvmeter_fd {
@@ -61,32 +60,6 @@ srvmeter_cg_usec(const char *dir, long long out[2])
 	}
 	fclose(f);
 	return found == 3 ? 0 : -1;
-}
-
-/* utime and stime (each with the children reaped inside the tree) summed
- * over root and its live descendants, in clock ticks.  -1 when root is
- * gone. */
-static int
-srvmeter_ticks(pid_t root, long long out[2])
-{
-	pid_t pids[SRVMETER_MAX_PROCS];
-	size_t n;
-	bool root_seen = false;
-
-	pids[0] = root;
-	n = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
-	out[0] = out[1] = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct procs_stat e;
-
-		if (procs_stat(pids[i], &e) != 0)
-			continue;
-		if (pids[i] == root)
-			root_seen = true;
-		out[0] += e.user;
-		out[1] += e.sys;
-	}
-	return root_seen ? 0 : -1;
 }
 
 static int
@@ -137,22 +110,25 @@ srvmeter_open_task(struct srvmeter *m, pid_t tid)
 	}
 }
 
-/* The CPU reading: from the cgroup when there is one, else /proc. */
+/* The CPU reading: from the cgroup when there is one, else /proc: utime
+ * and stime (each with the children reaped inside the tree) summed over
+ * root's tree, zombies included, down the children links (not a walk of
+ * the host's /proc), in clock ticks.  -1 when root is gone. */
 static int
 srvmeter_cpu(const struct srvmeter *m, long long out[2])
 {
 	if (m->cgdir != NULL)
 		return srvmeter_cg_usec(m->cgdir, out);
-	return srvmeter_ticks(m->root, out);
+	return procs_tree_cpu(m->root, &out[0], &out[1]);
 }
 
 struct srvmeter *
 srvmeter_begin(pid_t root, const char *const *names, int n,
     const char *cgroup_dir)
 {
-	pid_t pids[SRVMETER_MAX_PROCS];
 	struct srvmeter *m = xcalloc(1, sizeof *m);
-	size_t np;
+	pid_t *pids;
+	size_t np = 0, cap;
 
 	m->root = root;
 	m->nev = n;
@@ -162,13 +138,20 @@ srvmeter_begin(pid_t root, const char *const *names, int n,
 		m->names[i] = xstrdup(names[i]);
 	if (cgroup_dir != NULL)
 		m->cgdir = xstrdup(cgroup_dir);
-	pids[0] = root;
-	np = 1 + procs_descendants(root, pids + 1, SRVMETER_MAX_PROCS - 1);
+	/* root's tree down the children links: O(the tree), not the host's
+	 * /proc; each member's children are appended behind it. */
+	pids = xcalloc(1, sizeof *pids);
+	pids[np++] = root;
+	cap = 1;
+	for (size_t i = 0; i < np; i++)
+		procs_children(pids[i], &pids, &np, &cap);
 	for (size_t i = 0; i < np; i++) {
 		char path[64];
 		struct dirent *d;
 		DIR *dir;
 
+		if (i > 0 && !procs_alive(pids[i]))
+			continue; /* a zombie: no thread left to count */
 		snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
 		if ((dir = opendir(path)) == NULL)
 			continue;
@@ -180,6 +163,7 @@ srvmeter_begin(pid_t root, const char *const *names, int n,
 		}
 		closedir(dir);
 	}
+	free(pids);
 	if (srvmeter_cpu(m, m->t0) != 0)
 		m->t0[0] = -1;
 	return m;
