@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "rfile.h"
 #include "xalloc.h"
 
 bool
@@ -51,13 +52,15 @@ legmetrics_read(const char *path, bool *absent, char *why, size_t whylen)
 	int fd;
 
 	*absent = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* No symlink anywhere on the path: a leg could swap legs/ itself. */
+	fd = rfile_open(path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			*absent = true;
 			return NULL;
 		}
-		snprintf(why, whylen, "cannot be read (%s)", strerror(errno));
+		snprintf(why, whylen, "cannot be read (%s)",
+		    rfile_strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
