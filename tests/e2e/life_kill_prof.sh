@@ -7,7 +7,7 @@
 # .old data), no profile process alive, and the seal holds; first over perf
 # profiles, then over perf and syscalls profiles of a cell server.
 . "$(dirname "$0")/life_lib.sh"
-command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+need perf
 
 export DEMO_SPIN_MS=100
 make_round "$T/base.json" killprof 2 0   # 3 arms x 2 cells x 2 reps = 12 legs
@@ -19,6 +19,26 @@ jq '.profile = {"arms": ["a", "b"], "cells": ["c1"],
 planned=12 profiles=2
 
 starts() { jq -s 'map(select(.t == "profile_start")) | length' "$log" 2>/dev/null || echo 0; }
+
+# check_no_live_profiles LOG: no profile process (perf or strace, or the leg
+# under it) outlived its round: every profile_start's process group is gone.
+check_no_live_profiles() {
+	local p
+	for p in $(jq -r 'select(.t == "profile_start") | .pid' "$1"); do
+		if kill -0 -- "-$p" 2>/dev/null; then
+			ps -o pid,pgid,stat,args -g "$p"
+			fail "profile process group $p is still alive"
+		fi
+	done
+}
+
+# check_no_leftovers DIR: what interrupted profiles left in DIR/legs
+# (temporary reports, perf's .old data) was removed.
+check_no_leftovers() {
+	local left
+	left=$(cd "$1/legs" && ls | grep -E '\.(tmp|flat|graph|old)$' || true)
+	[ -z "$left" ] || fail "left in legs/: $left"
+}
 
 # campaign ROUND DIR: kill -9 inside profile legs (4 times), resuming after
 # each, until the round completes.  Sets dir, log, kills, inprof, runs.
@@ -87,20 +107,13 @@ restarted=$(jq -s 'map(select(.t == "profile_start")) | length' "$log")
 echo "profile legs started: $restarted for $profiles profiles"
 [ "$restarted" -gt $profiles ] || fail "no profile was taken again after a kill"
 # What interrupted profiles left was removed before they were taken again.
-left=$(cd "$dir/legs" && ls | grep -E '\.(tmp|flat|graph|old)$' || true)
-[ -z "$left" ] || fail "left in legs/: $left"
+check_no_leftovers "$dir"
 for a in a b; do
 	[ -s "$dir/legs/prof-c1-$a.report" ] || fail "no prof-c1-$a.report"
 done
 [ ! -e "$dir/legs/prof-c2-a.report" ] || fail "c2 was profiled"
 [ ! -e "$dir/legs/prof-c1-aa.data" ] || fail "aa was profiled"
-# No profile process (perf, or the leg under it) outlived its round.
-for p in $(jq -r 'select(.t == "profile_start") | .pid' "$log"); do
-	if kill -0 -- "-$p" 2>/dev/null; then
-		ps -o pid,pgid,stat,args -g "$p"
-		fail "profile process group $p is still alive"
-	fi
-done
+check_no_live_profiles "$log"
 jq -e '.profiles.c1.b.perf.vs == "a"' "$dir/summary.json" >/dev/null ||
 	fail "summary.json lacks the profiles"
 
@@ -109,7 +122,8 @@ jq -e '.profiles.c1.b.perf.vs == "a"' "$dir/summary.json" >/dev/null ||
 # arms.  A kill takes strace and the server with benchtui (they die with
 # their parent); resume starts the server again and takes the profile again.
 if command -v strace >/dev/null && command -v python3 >/dev/null; then
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# free_port draws in a subshell: the kill times' $RANDOM goes on as seeded.
+	port=$(free_port) || fail "no free port"
 	mkdir "$T/www"
 	# 64 KiB: a smaller body waits on delayed ACKs (40 ms a request here)
 	head -c 65536 /dev/urandom >"$T/www/f.bin"
@@ -129,22 +143,16 @@ EOF
 	campaign "$T/sys.json" "$T/sysround"
 	echo "syscalls campaign: $kills kills, $inprof inside a profile, $runs runs"
 	[ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
-	check_log_whole "$log"
-	check_exactly_once "$log" 4
-	check_sealed "$dir"
+	# Its live-legs look sees only benchtui-demo legs: none here (the legs
+	# are benchtui load), so the profile process groups are checked below.
+	check_complete "$dir" 4
 	jq -s -e 'map(select(.t == "profile")) | length == 4 and
 		all(.status == "ok") and
 		(map(.arm + "/" + .kind) | unique | length == 4) and
 		(map(select(.kind == "syscalls")) | all(.detach.traced_after == 0 and
 		    .detach.server_answers and .total.per_request > 0))' "$log" >/dev/null ||
 		fail "syscalls profiles: $(jq -c 'select(.t == "profile") | [.arm, .kind, .status, .reason]' "$log")"
-	for p in $(jq -r 'select(.t == "profile_start") | .pid' "$log"); do
-		if kill -0 -- "-$p" 2>/dev/null; then
-			ps -o pid,pgid,stat,args -g "$p"
-			fail "profile process group $p is still alive"
-		fi
-	done
-	left=$(cd "$dir/legs" && ls | grep -E '\.(tmp|flat|graph|old)$' || true)
-	[ -z "$left" ] || fail "left in legs/: $left"
+	check_no_live_profiles "$log"
+	check_no_leftovers "$dir"
 fi
 exit 0
