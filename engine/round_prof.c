@@ -13,9 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 
@@ -472,25 +469,6 @@ prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
 	return t;
 }
 
-/* Whether 127.0.0.1:port accepts a connection within a few seconds. */
-static bool
-prof_answers(int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval tv = { .tv_sec = 5 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-	close(fd);
-	return ok;
-}
-
 /* Wait (abort-aware) until pid exits: its status, or -1 after seconds. */
 static int
 prof_wait_exit(pid_t pid, double seconds)
@@ -746,7 +724,7 @@ prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
 	json_object_set_new(ev, "detach", json_pack("{s:s,s:b,s:b,s:i}",
 	    "signal", "SIGINT to strace alone", "server_alive",
 	    server_alive(ps->srv), "server_answers",
-	    prof_answers(ps->cell->server->tcp_port), "traced_after",
+	    server_port_accepts(ps->cell->server->tcp_port, 5000), "traced_after",
 	    *traced));
 	json_object_set_new(ev, "contaminated", json_boolean(
 	    nafter != ps->nbefore || memcmp(ps->before, after,

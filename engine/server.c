@@ -65,8 +65,7 @@ server_describe(int status, char *buf, size_t len)
 		snprintf(buf, len, "ended with wait status %d", status);
 }
 
-/* Whether 127.0.0.1:port accepts a connection within wait_ms. */
-static bool
+bool
 server_port_accepts(int port, int wait_ms)
 {
 	struct sockaddr_in sa;

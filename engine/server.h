@@ -63,4 +63,7 @@ const char *server_stop(struct server *srv, double grace_s);
 
 void server_destroy(struct server *srv);
 
+/* Whether 127.0.0.1:port accepts a connection within wait_ms. */
+bool server_port_accepts(int port, int wait_ms);
+
 #endif
