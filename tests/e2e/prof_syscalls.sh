@@ -8,8 +8,7 @@
 # by side view in the report holds both arms' calls per request.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-command -v strace >/dev/null || { echo "strace is not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 is not installed"; exit 77; }
+need strace python3
 
 port=$(free_port)
 mkdir "$T/www"
@@ -32,11 +31,9 @@ cat >"$T/round.json" <<EOF
 EOF
 "$BENCHTUI" check "$T/round.json" >"$T/check" 2>&1 || fail "check: $(cat "$T/check")"
 grep -qx 'profile http a syscalls' "$T/check" || fail "check lists no syscalls profile"
-"$BENCHTUI" run "$T/round.json" --headless --out "$T/out" >"$T/stdout" 2>&1
-rc=$?
-[ $rc -eq 0 ] || fail "run exited $rc"
+run_round 0
 log=$T/out/log.jsonl
-jq -c 'select(.t == "profile")' "$log"
+events profile
 
 for a in a b; do
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "syscalls")' "$log")
