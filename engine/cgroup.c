@@ -335,16 +335,44 @@ cgroup_kill(struct cgroup *cg, double wait_s)
 	return n > 0 ? n : 1;
 }
 
+/* The value of one "KEY N" line of cpu.stat text (KEY at a line's
+ * start), or -1. */
+static long long
+cgroup_stat_value(const char *buf, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = buf;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+			return strtoll(p + kl + 1, NULL, 10);
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return -1;
+}
+
 long long
 cgroup_cpu_usec(const struct cgroup *cg)
 {
 	char buf[1024];
-	const char *p;
 
-	if (cgroup_read(cg, "cpu.stat", buf, sizeof buf) <= 0 ||
-	    (p = strstr(buf, "usage_usec ")) == NULL)
+	if (cgroup_read(cg, "cpu.stat", buf, sizeof buf) <= 0)
 		return -1;
-	return strtoll(p + 11, NULL, 10);
+	return cgroup_stat_value(buf, "usage_usec");
+}
+
+int
+cgroup_cpu_split(const struct cgroup *cg, long long *user_usec,
+    long long *sys_usec)
+{
+	char buf[1024];
+
+	if (cgroup_read(cg, "cpu.stat", buf, sizeof buf) <= 0)
+		return -1;
+	*user_usec = cgroup_stat_value(buf, "user_usec");
+	*sys_usec = cgroup_stat_value(buf, "system_usec");
+	return *user_usec >= 0 && *sys_usec >= 0 ? 0 : -1;
 }
 
 bool

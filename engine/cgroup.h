@@ -61,6 +61,11 @@ size_t cgroup_kill(struct cgroup *cg, double wait_s);
  * (cpu.stat usage_usec), in microseconds; -1 when it cannot be read. */
 long long cgroup_cpu_usec(const struct cgroup *cg);
 
+/* The same split in two, from the same file: *user_usec (user_usec) and
+ * *sys_usec (system_usec).  0, or -1 when it cannot be read. */
+int cgroup_cpu_split(const struct cgroup *cg, long long *user_usec,
+    long long *sys_usec);
+
 /* Start a peak-memory window (memory.peak, reset for this reader where the
  * kernel allows: Linux 6.12 and later).  false when the group has no
  * memory.peak or it cannot be reset (then no per-leg figure exists). */

@@ -365,7 +365,7 @@ run_leg_run(struct run_leg *l)
 	if (l->srv != NULL)
 		l->meter = srvmeter_begin(server_pid(l->srv),
 		    (const char *const *)s->counters, (int)s->ncounters,
-		    u->cg_servers != NULL ? cgroup_path(u->cg_servers) : NULL);
+		    u->cg_servers);
 	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
 	    (ls.out = l->out, leg_run(&ls, &l->res,

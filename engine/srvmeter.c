@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "counters.h"
 #include "procs.h"
 #include "xalloc.h"
@@ -35,32 +36,10 @@ struct srvmeter {
 	struct srvmeter_fd *fds;
 	size_t nfds, ntasks, ncounted;
 	bool user_only;
-	char *cgdir;          /* the servers' cgroup folder, or NULL */
+	const struct cgroup *cg; /* the servers' cgroup, or NULL */
 	long long t0[2];      /* utime, stime at the start (ticks, or usec
 	                       * from the cgroup); -1: unread */
 };
-
-/* user_usec and system_usec of a cgroup's cpu.stat.  0 or -1. */
-static int
-srvmeter_cg_usec(const char *dir, long long out[2])
-{
-	char path[4200], key[64];
-	long long v;
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/cpu.stat", dir);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2) {
-		if (strcmp(key, "user_usec") == 0)
-			out[0] = v, found |= 1;
-		else if (strcmp(key, "system_usec") == 0)
-			out[1] = v, found |= 2;
-	}
-	fclose(f);
-	return found == 3 ? 0 : -1;
-}
 
 static int
 srvmeter_open_one(uint32_t type, uint64_t config, pid_t tid, bool user_only)
@@ -117,14 +96,14 @@ srvmeter_open_task(struct srvmeter *m, pid_t tid)
 static int
 srvmeter_cpu(const struct srvmeter *m, long long out[2])
 {
-	if (m->cgdir != NULL)
-		return srvmeter_cg_usec(m->cgdir, out);
+	if (m->cg != NULL)
+		return cgroup_cpu_split(m->cg, &out[0], &out[1]);
 	return procs_tree_cpu(m->root, &out[0], &out[1]);
 }
 
 struct srvmeter *
 srvmeter_begin(pid_t root, const char *const *names, int n,
-    const char *cgroup_dir)
+    const struct cgroup *cg)
 {
 	struct srvmeter *m = xcalloc(1, sizeof *m);
 	pid_t *pids;
@@ -136,8 +115,7 @@ srvmeter_begin(pid_t root, const char *const *names, int n,
 	m->fds = xcalloc(SRVMETER_MAX_FDS, sizeof *m->fds);
 	for (int i = 0; i < n; i++)
 		m->names[i] = xstrdup(names[i]);
-	if (cgroup_dir != NULL)
-		m->cgdir = xstrdup(cgroup_dir);
+	m->cg = cg;
 	/* root's tree down the children links: O(the tree), not the host's
 	 * /proc; each member's children are appended behind it. */
 	pids = xcalloc(1, sizeof *pids);
@@ -175,7 +153,7 @@ static json_t *
 srvmeter_seconds(const struct srvmeter *m, long long d)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	double unit = m->cgdir != NULL ? 1e6 : (double)(hz > 0 ? hz : 100);
+	double unit = m->cg != NULL ? 1e6 : (double)(hz > 0 ? hz : 100);
 
 	return json_real((double)(d > 0 ? d : 0) / unit);
 }
@@ -206,7 +184,7 @@ srvmeter_end(struct srvmeter *m)
 	if (m->ncounted < m->ntasks)
 		json_object_set_new(b, "tasks_counted",
 		    json_integer((json_int_t)m->ncounted));
-	json_object_set_new(b, "cpu_source", json_string(m->cgdir != NULL ?
+	json_object_set_new(b, "cpu_source", json_string(m->cg != NULL ?
 	    "cgroup" : "proc"));
 	if (m->t0[0] >= 0 && srvmeter_cpu(m, t1) == 0) {
 		long long ut = t1[0] - m->t0[0], st = t1[1] - m->t0[1];
@@ -246,6 +224,5 @@ srvmeter_destroy(struct srvmeter *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->fds);
-	free(m->cgdir);
 	free(m);
 }

@@ -15,12 +15,15 @@
 
 struct srvmeter;
 
+struct cgroup;
+
 /* Open the counters (names: perf event names, as counters.h knows them)
  * on every thread of root's tree and take the first CPU reading (from the
- * cgroup folder cgroup_dir, which holds the server and nothing else, or
- * NULL for /proc).  Events that do not open are null at the end. */
+ * cgroup cg, which holds the server and nothing else and outlives the
+ * meter, or NULL for /proc).  Events that do not open are null at the
+ * end. */
 struct srvmeter *srvmeter_begin(pid_t root, const char *const *names, int n,
-    const char *cgroup_dir);
+    const struct cgroup *cg);
 
 /* Read and close: the leg line's "server" block, {"pid", "tasks",
  * "utime", "stime", "cpu" (seconds), "cpu_source" ("cgroup" or "proc"),
