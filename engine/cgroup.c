@@ -378,15 +378,10 @@ cgroup_cpu_split(const struct cgroup *cg, long long *user_usec,
 bool
 cgroup_peak_begin(struct cgroup *cg)
 {
-	char *path;
-
 	if (cg->no_peak)
 		return false;
 	if (cg->peak_fd < 0) {
-		if ((path = cgroup_file(cg, "memory.peak")) == NULL)
-			return false;
-		cg->peak_fd = open(path, O_RDWR | O_CLOEXEC);
-		free(path);
+		cg->peak_fd = cgroup_open(cg, "memory.peak", O_RDWR);
 		if (cg->peak_fd < 0) {
 			cg->no_peak = true; /* asked once, not every leg */
 			return false;
