@@ -50,4 +50,4 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "c b r1" "$tmp/replay" && ok "--replay DIR replays the folder's log" ||
     fail "--replay DIR: exit $rc: $(cat "$tmp/replay")"
 
-[ "$fails" -eq 0 ] || exit 1
+finish

@@ -143,5 +143,4 @@ sys.exit(1 if bad else 0)
 PY
 done
 
-[ "$fails" -eq 0 ] && echo "report_random: all passed"
-exit $((fails > 0))
+finish

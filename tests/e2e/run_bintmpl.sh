@@ -55,4 +55,4 @@ jq -e '.bins | keys | map(select(test("[$][{]"))) | length == 0' \
     "$tmp/out/environment.json" > /dev/null && ok "no raw template in bins" ||
     fail "raw template in bins: $(jq -c .bins "$tmp/out/environment.json")"
 
-[ "$fails" -eq 0 ] || exit 1
+finish

@@ -107,5 +107,4 @@ for pid in $(jq -r 'select(.t == "leg_start" or (.t == "server" and .pid)) |
 	kill -0 "$pid" 2> /dev/null && fail "pid $pid of the round still alive"
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
-echo "all passed"
+finish

@@ -44,4 +44,4 @@ jq -se --arg b "tools/vanish" 'map(select(.t == "warning" and
     (.msg | contains("leg c base r2") and contains($b)))) | length == 1' "$log" > /dev/null &&
     ok "logged as a warning" || fail "no warning event in the log"
 
-[ "$fails" -eq 0 ] || exit 1
+finish
