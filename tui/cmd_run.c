@@ -38,8 +38,7 @@ cmd_run_say_end(const char *dir, int code)
 		[ROUND_EXIT_USAGE] = "bad usage or input",
 		[ROUND_EXIT_ABORTED] = "the round stopped before its end and "
 		    "can be resumed",
-		[4] = "verify found a mismatch",
-		[5] = "the round is complete and sealed, but some legs failed "
+		[ROUND_EXIT_LEGS_FAILED] = "the round is complete and sealed, but some legs failed "
 		    "or timed out (their output is in legs/)",
 	};
 

@@ -13,7 +13,7 @@
 static const char usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem]\n"
     "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n"
-    "       benchtui --replay LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
+    "       benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
     "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF]\n"
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"

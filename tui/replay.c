@@ -1,4 +1,4 @@
-/* replay: `benchtui --replay LOG` / `benchtui replay LOG`.
+/* replay: `benchtui --replay DIR|LOG` / `benchtui replay DIR|LOG`.
  *
  * The log's events go through the same reducer and renderer as a live
  * round, paced by their timestamps divided by the speed.  A gap between two
