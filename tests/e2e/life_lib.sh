@@ -107,16 +107,24 @@ server_campaign() {
 	done
 }
 
-# No server process LOG names is alive (a zombie, or a pid now another
-# program's, does not count).
-check_no_live_servers() {
-	local spid
-	for spid in $(jq -r 'select(.t == "server" and .pid != null) | .pid' "$1" | sort -u); do
-		[ -d "/proc/$spid" ] || continue
-		grep -q '^State:.*Z' "/proc/$spid/status" 2>/dev/null && continue
-		[ "$(readlink "/proc/$spid/exe")" != "$(readlink -f "$BENCHTUI_DEMO")" ] ||
-			fail "server $spid is still alive"
+# check_no_live LOG FILTER WHAT: no process whose pid a LOG line matching
+# the jq FILTER names is alive: every such pid is gone, a zombie, or now
+# another program's than benchtui-demo (pid reuse).  WHAT names it in the
+# failure.
+check_no_live() {
+	local log=$1 filter=$2 what=$3 pid exe
+	for pid in $(jq -r "select($filter) | .pid" "$log" | sort -u); do
+		[ -d "/proc/$pid" ] || continue
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && continue
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+		[ "$exe" != "$(readlink -f "$BENCHTUI_DEMO")" ] ||
+			fail "$what $pid is still alive ($exe)"
 	done
+}
+
+# No server process LOG names is alive.
+check_no_live_servers() {
+	check_no_live "$1" '.t == "server" and .pid != null' server
 }
 
 # mount_tmpfs DIR SIZE: a small file system at DIR (a full disk on demand),
@@ -184,17 +192,9 @@ check_exactly_once() {
 	[ -z "$dups" ] || fail "$log: legs counted more than once: $dups"
 }
 
-# No leg process of the round is alive: every pid of a leg_start line is
-# gone, or now belongs to another program (pid reuse).
+# No leg process of the round is alive (a leg_start line's pid).
 check_no_live_legs() {
-	local log=$1 pid exe
-	for pid in $(jq -r 'select(.t == "leg_start") | .pid' "$log" | sort -u); do
-		[ -d "/proc/$pid" ] || continue
-		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && continue
-		exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-		[ "$exe" != "$(readlink -f "$BENCHTUI_DEMO")" ] ||
-			fail "leg process $pid is still alive ($exe)"
-	done
+	check_no_live "$1" '.t == "leg_start"' "leg process"
 }
 
 # The seal holds, by benchtui verify and by sha256sum -c.
