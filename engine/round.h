@@ -9,6 +9,7 @@
 #define BENCHTUI_ROUND_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <stddef.h>
@@ -60,12 +61,14 @@ void round_pause(struct round *r, bool paused); /* takes effect between legs */
 /* Abort: ends the current leg by its process group, logs "abort" with
  * reason (a string literal: it is kept, not copied) and stops resumable. */
 void round_abort(struct round *r, const char *reason);
-/* Async-signal-safe: whether the process from (a signal's si_pid) is of
- * the round's own tree -- a leg, a server, or anything they started,
- * setsid'd or reparented to benchtui as subreaper.  Such a signal is the
- * leg's doing, not the operator's: when true it is noted for the leg in
- * flight (its line and a warning name it) and the caller must not abort. */
-bool round_signal_from_tree(struct round *r, int sig, pid_t from);
+/* Async-signal-safe, for a signal handler given si: whether the signal
+ * was sent by kill(2) (SI_USER) from a process of the round's own tree --
+ * a leg, a server, or anything they started, setsid'd or reparented to
+ * benchtui as subreaper.  Such a signal is the leg's doing, not the
+ * operator's: when true it is noted for the leg in flight (its line and a
+ * warning name it) and the caller must not abort.  False for a NULL r or
+ * si. */
+bool round_signal_from_tree(struct round *r, int sig, const siginfo_t *si);
 /* Let the leg the quiet gate holds go now (an operator override, logged as
  * such on the leg); no effect when the gate is not holding. */
 void round_release_gate(struct round *r);

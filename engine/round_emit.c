@@ -194,16 +194,19 @@ round_ppid(pid_t pid)
 }
 
 bool
-round_signal_from_tree(struct round *r, int sig, pid_t from)
+round_signal_from_tree(struct round *r, int sig, const siginfo_t *si)
 {
-	pid_t self = getpid(), cur = from;
+	pid_t self = getpid(), cur;
 	int saved = errno;
 	bool mine = false;
 
+	if (r == NULL || si == NULL || si->si_code != SI_USER)
+		return false;
+	cur = si->si_pid;
+
 	/* A chain of parents that reaches benchtui: at most a few hundred
 	 * reads of a small file, and a signal is rare. */
-	for (int depth = 0; r != NULL && cur > 1 && cur != self &&
-	    depth < 256; depth++) {
+	for (int depth = 0; cur > 1 && cur != self && depth < 256; depth++) {
 		pid_t pp = round_ppid(cur);
 
 		if (pp == self) {
@@ -213,7 +216,7 @@ round_signal_from_tree(struct round *r, int sig, pid_t from)
 		cur = pp;
 	}
 	if (mine) {
-		atomic_store(&r->tree_pid, (int)from);
+		atomic_store(&r->tree_pid, (int)si->si_pid);
 		atomic_store(&r->tree_sig, sig);
 	}
 	errno = saved;

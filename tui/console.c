@@ -42,9 +42,7 @@ console_on_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* Sent by a leg (or anything of the round's tree): the leg's doing,
 	 * recorded on it; never an operator abort every resume repeats. */
-	if (sig != SIGWINCH && si != NULL && si->si_code == SI_USER &&
-	    sig_round != NULL && round_signal_from_tree(sig_round, sig,
-	    si->si_pid))
+	if (sig != SIGWINCH && round_signal_from_tree(sig_round, sig, si))
 		return;
 
 	if (sig == SIGWINCH)

@@ -359,8 +359,7 @@ headless_on_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* Sent by a leg (or anything of the round's tree): the leg's doing,
 	 * recorded on it; never an operator abort every resume repeats. */
-	if (r != NULL && si != NULL && si->si_code == SI_USER &&
-	    round_signal_from_tree(r, sig, si->si_pid))
+	if (round_signal_from_tree(r, sig, si))
 		return;
 	if (r != NULL)
 		round_abort(r, sig == SIGINT ? "interrupted (SIGINT)" :
