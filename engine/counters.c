@@ -109,18 +109,6 @@ counters_known(const char *name)
 }
 
 bool
-counters_event_attr(const char *name, uint32_t *type, uint64_t *config)
-{
-	const struct counters_event_def *d = counters_lookup(name);
-
-	if (d == NULL)
-		return false;
-	*type = d->type;
-	*config = d->config;
-	return true;
-}
-
-bool
 counters_is_hardware(const char *name)
 {
 	const struct counters_event_def *d = counters_lookup(name);
@@ -174,15 +162,17 @@ fail:
 }
 
 static void
-counters_attr(struct perf_event_attr *attr, const struct counters_event_def *d,
-    bool user_only)
+counters_attr_def(struct perf_event_attr *attr,
+    const struct counters_event_def *d, bool user_only, bool on_exec)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	attr->type = d->type;
 	attr->config = d->config;
-	attr->disabled = 1;
-	attr->enable_on_exec = 1; /* nothing of the harness before exec */
+	if (on_exec) {
+		attr->disabled = 1;
+		attr->enable_on_exec = 1; /* nothing of the harness before exec */
+	}
 	attr->inherit = 1;        /* the leg's children count too */
 	attr->exclude_hv = 1;
 	attr->exclude_kernel = user_only ? 1 : 0;
@@ -190,25 +180,43 @@ counters_attr(struct perf_event_attr *attr, const struct counters_event_def *d,
 	    PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
-/* Scale a raw count for the share of time the event was on the PMU.
- * false when it never ran although enabled: no honest value exists. */
-static bool
-counters_scale(struct counters_event *e, uint64_t val, uint64_t ena,
-    uint64_t run)
+bool
+counters_attr(struct perf_event_attr *attr, const char *name, bool user_only,
+    bool on_exec)
 {
-	e->multiplexed = run < ena;
+	const struct counters_event_def *d = counters_lookup(name);
+
+	if (d == NULL)
+		return false;
+	counters_attr_def(attr, d, user_only, on_exec);
+	return true;
+}
+
+bool
+counters_scale(uint64_t val, uint64_t ena, uint64_t run, uint64_t *value)
+{
 	if (run == 0) {
-		e->value = 0;
-		/* ena == 0: the leg ended before exec enabled it (the exec
-		 * failed): its program never ran, so there is no count (null),
-		 * not a count of 0. */
+		*value = 0;
 		return false;
 	}
 	if (run < ena)
-		e->value = (uint64_t)((double)val * ((double)ena / (double)run));
+		*value = (uint64_t)((double)val * ((double)ena / (double)run));
 	else
-		e->value = val;
+		*value = val;
 	return true;
+}
+
+/* An event's value from its read: scaled, and whether it was multiplexed.
+ * false when it never ran although enabled: no honest value exists. */
+static bool
+counters_scale_event(struct counters_event *e, uint64_t val, uint64_t ena,
+    uint64_t run)
+{
+	e->multiplexed = run < ena;
+	/* run == 0 with ena == 0: the leg ended before exec enabled it (the
+	 * exec failed): its program never ran, so there is no count (null),
+	 * not a count of 0. */
+	return counters_scale(val, ena, run, &e->value);
 }
 
 #if HAVE_LIBPERF
@@ -287,7 +295,7 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 	int rc, lowest, flags;
 
 	(void)pid;
-	counters_attr(&attr, e->def, c->user_only);
+	counters_attr_def(&attr, e->def, c->user_only, true);
 	e->evsel = perf_evsel__new(&attr);
 	if (e->evsel == NULL)
 		return ENOMEM;
@@ -330,7 +338,7 @@ counters_read_one(struct counters_event *e)
 	memset(&v, 0, sizeof(v));
 	if (perf_evsel__read(e->evsel, 0, 0, &v) < 0)
 		return false;
-	return counters_scale(e, v.val, v.ena, v.run);
+	return counters_scale_event(e, v.val, v.ena, v.run);
 }
 
 #else /* raw perf_event_open(2) */
@@ -343,7 +351,7 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 	long fd;
 
 	(void)rescan; /* PERF_FLAG_FD_CLOEXEC: nothing to mend */
-	counters_attr(&attr, e->def, c->user_only);
+	counters_attr_def(&attr, e->def, c->user_only, true);
 	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
 	    PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -373,7 +381,7 @@ counters_read_one(struct counters_event *e)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(buf))
 		return false;
-	return counters_scale(e, buf[0], buf[1], buf[2]);
+	return counters_scale_event(e, buf[0], buf[1], buf[2]);
 }
 
 #endif

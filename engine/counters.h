@@ -24,10 +24,23 @@ const char *counters_backend(void);
  * "cache-misses", "branch-misses", ...). */
 bool counters_known(const char *name);
 
-/* The perf type and config of a known event (for a caller that opens it
- * its own way, as the server meter does on every thread of a server).
- * false when the name is not known. */
-bool counters_event_attr(const char *name, uint32_t *type, uint64_t *config);
+struct perf_event_attr;
+
+/* The perf attr of a known event as this module opens it: inherit (tasks
+ * created afterwards count too), no hypervisor, no kernel when user_only
+ * (the paranoid fallback), read with time enabled and running (for
+ * counters_scale).  on_exec: disabled until the task execs (a leg's
+ * counters), else counting from the open (for a caller that opens it its
+ * own way, as the server meter does on every thread of a server).  false
+ * when the name is not known. */
+bool counters_attr(struct perf_event_attr *attr, const char *name,
+    bool user_only, bool on_exec);
+
+/* A raw count (val, time enabled, time running) scaled for the share of
+ * time the event was on the PMU, into *value.  false when it never ran
+ * (run 0): no honest value exists. */
+bool counters_scale(uint64_t val, uint64_t ena, uint64_t run,
+    uint64_t *value);
 
 /* Whether name is a hardware event (counted by the CPU's PMU, which a
  * virtual machine often lacks). */

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,26 +35,27 @@ struct srvmeter {
 	struct srvmeter_fd *fds;
 	size_t nfds, ntasks, ncounted;
 	bool user_only;
+	struct perf_event_attr *attr; /* each event's, from counters_attr */
+	bool *known;                  /* counters_attr knew the name */
 	const struct cgroup *cg; /* the servers' cgroup, or NULL */
 	long long t0[2];      /* utime, stime at the start (ticks, or usec
 	                       * from the cgroup); -1: unread */
 };
 
-static int
-srvmeter_open_one(uint32_t type, uint64_t config, pid_t tid, bool user_only)
+/* Each event's attr, set up by counters.c once a meter (again when the
+ * paranoid fallback turns user_only on), not once a thread. */
+static void
+srvmeter_attrs(struct srvmeter *m)
 {
-	struct perf_event_attr attr;
+	for (int e = 0; e < m->nev; e++)
+		m->known[e] = counters_attr(&m->attr[e], m->names[e],
+		    m->user_only, false);
+}
 
-	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
-	attr.type = type;
-	attr.config = config;
-	attr.inherit = 1;          /* threads and children made during the leg */
-	attr.exclude_hv = 1;
-	attr.exclude_kernel = user_only ? 1 : 0;
-	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-	    PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+static int
+srvmeter_open_one(const struct perf_event_attr *attr, pid_t tid)
+{
+	return (int)syscall(SYS_perf_event_open, attr, tid, -1, -1,
 	    PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -68,18 +68,17 @@ srvmeter_open_task(struct srvmeter *m, pid_t tid)
 		return;
 	m->ncounted++;
 	for (int e = 0; e < m->nev; e++) {
-		uint32_t type;
-		uint64_t config;
 		int fd;
 
-		if (!counters_event_attr(m->names[e], &type, &config))
+		if (!m->known[e])
 			continue;
-		fd = srvmeter_open_one(type, config, tid, m->user_only);
+		fd = srvmeter_open_one(&m->attr[e], tid);
 		if (fd < 0 && errno == EACCES && !m->user_only) {
 			/* perf_event_paranoid: user space only, as the
 			 * leg's counters do. */
 			m->user_only = true;
-			fd = srvmeter_open_one(type, config, tid, true);
+			srvmeter_attrs(m);
+			fd = srvmeter_open_one(&m->attr[e], tid);
 		}
 		if (fd < 0)
 			continue;
@@ -115,6 +114,9 @@ srvmeter_begin(pid_t root, const char *const *names, int n,
 	m->fds = xcalloc(SRVMETER_MAX_FDS, sizeof *m->fds);
 	for (int i = 0; i < n; i++)
 		m->names[i] = xstrdup(names[i]);
+	m->attr = xcalloc((size_t)n + 1, sizeof *m->attr);
+	m->known = xcalloc((size_t)n + 1, sizeof *m->known);
+	srvmeter_attrs(m);
 	m->cg = cg;
 	/* root's tree down the children links: O(the tree), not the host's
 	 * /proc; each member's children are appended behind it. */
@@ -169,14 +171,12 @@ srvmeter_end(struct srvmeter *m)
 	sum = xcalloc((size_t)m->nev + 1, sizeof *sum);
 	seen = xcalloc((size_t)m->nev + 1, sizeof *seen);
 	for (size_t i = 0; i < m->nfds; i++) {
-		uint64_t v[3];
+		uint64_t v[3], val;
 
 		if (read(m->fds[i].fd, v, sizeof v) != (ssize_t)sizeof v ||
-		    v[2] == 0)
+		    !counters_scale(v[0], v[1], v[2], &val))
 			continue;
-		/* Scaled for the share of time it was on the PMU. */
-		sum[m->fds[i].event] += v[2] < v[1] ?
-		    (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
+		sum[m->fds[i].event] += val;
 		seen[m->fds[i].event] = true;
 	}
 	json_object_set_new(b, "pid", json_integer(m->root));
@@ -223,6 +223,8 @@ srvmeter_destroy(struct srvmeter *m)
 	for (int i = 0; m->names != NULL && i < m->nev; i++)
 		free(m->names[i]);
 	free(m->names);
+	free(m->attr);
+	free(m->known);
 	free(m->fds);
 	free(m);
 }
