@@ -25,8 +25,6 @@ st=$(wait_exit 30)
 check_aborted "$dir"
 
 # --- resume in the console, killed with -9 in the middle of a leg ---
-tm kill-server 2>/dev/null
-rm -f "$tmp/exit"
 start 100 30 "$BENCHTUI" resume "$dir"
 n=$(jq -s 'map(select(.t == "leg_start")) | length' "$log")
 wait_for_line "$log" ".t == \"leg_start\" and .seq > $((n + 1))" 30 ||
@@ -40,8 +38,6 @@ check_log_whole "$log" || true
 wait_no_live_legs "$log" 10
 
 # --- resume again in the console, to the end ---
-tm kill-server 2>/dev/null
-rm -f "$tmp/exit"
 start 100 30 "$BENCHTUI" resume "$dir"
 # The console stays up on the finished round until q.
 wait_for ' sealed ' 60 || { screen; fail "resume in the console never showed sealed"; }

@@ -68,7 +68,5 @@ for size in 80x24 100x30 200x60; do
 	tm send-keys q
 	st=$(wait_exit 10)
 	[ "$st" = 0 ] && ok "$size: q exits 0" || fail "$size: exit $st"
-	tm kill-server 2>/dev/null
-	rm -f "$tmp/exit"
 done
 finish

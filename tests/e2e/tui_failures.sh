@@ -19,8 +19,6 @@ grep -q '1 leg failed or timed out (cell c 1' "$tmp/some.err" &&
     grep -q "$tmp/some/legs/c-b-r2.out" "$tmp/some.err" &&
     ok "the exit 5 message on stderr" || fail "stderr: $(cat "$tmp/some.err")"
 
-tm kill-server 2>/dev/null
-rm -f "$tmp/exit"
 cp "$BENCHTUI_SOURCE_DIR/tests/data/failures/ff.json" "$tmp/"
 start 100 30 sh -c 'exec "$0" run --out "$1" "$2" 2>"$3"' "$BENCHTUI" \
 	"$tmp/ff" "$tmp/ff.json" "$tmp/ff.err"

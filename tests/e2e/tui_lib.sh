@@ -29,13 +29,16 @@ demo_round() {
 }
 
 # start W H CMD...: run CMD in a fresh session; its exit status lands in
-# $tmp/exit ("EXIT=N").
+# $tmp/exit ("EXIT=N").  The previous session's server, if any, is ended
+# and its exit status removed first.
 start() {
 	local w=$1 h=$2
 	shift 2
 	# A socket of its own each time: a server just killed may still hold
 	# the last one, and a new server there dies with it ("server exited
 	# unexpectedly").
+	tm kill-server 2>/dev/null
+	rm -f "$tmp/exit"
 	starts=$(( ${starts:-0} + 1 ))
 	sock="bt$$.$starts"
 	printf '%q ' "$@" > "$tmp/cmd"
@@ -44,28 +47,15 @@ start() {
 }
 
 screen() { tm capture-pane -p; }
+# screen_has / screen_lacks PATTERN: the screen matches (grep -E), or not.
+screen_has() { screen | grep -Eq -- "$1"; }
+screen_lacks() { ! screen_has "$1"; }
 
 # wait_for PATTERN [SECONDS]: until the screen matches (grep -E).
-wait_for() {
-	local pat=$1 n=$(( ${2:-30} * 10 ))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$pat" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+wait_for() { wait_until "${2:-30}" screen_has "$1"; }
 
 # wait_gone PATTERN [SECONDS]: until the screen no longer matches.
-wait_gone() {
-	local pat=$1 n=$(( ${2:-30} * 10 ))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$pat" || return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+wait_gone() { wait_until "${2:-30}" screen_lacks "$1"; }
 
 # drawn_at W H: the console has drawn itself for a W x H terminal: its
 # footer on the last line and a pane's bottom-right corner in the last
@@ -81,25 +71,15 @@ drawn_at() {
 }
 
 # wait_drawn W H [SECONDS]: until drawn_at W H.
-wait_drawn() {
-	local n=$(( ${3:-10} * 10 ))
-	while [ $n -gt 0 ]; do
-		drawn_at "$1" "$2" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+wait_drawn() { wait_until "${3:-10}" drawn_at "$1" "$2"; }
 
 # wait_exit [SECONDS]: until the command ended; prints its status.
 wait_exit() {
-	local n=$(( ${1:-30} * 10 ))
-	while [ $n -gt 0 ]; do
-		[ -s "$tmp/exit" ] && { sed 's/EXIT=//' "$tmp/exit"; return 0; }
-		sleep 0.1
-		n=$((n - 1))
-	done
-	echo none
+	if wait_until "${1:-30}" test -s "$tmp/exit"; then
+		sed 's/EXIT=//' "$tmp/exit"
+	else
+		echo none
+	fi
 }
 
 finish() {

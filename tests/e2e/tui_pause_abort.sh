@@ -44,8 +44,6 @@ done_before=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | leng
 
 # Resume in the console: it starts from the legs already in the log and
 # ends sealed.
-tm kill-server
-rm -f "$tmp/exit"
 start 100 30 "$BENCHTUI" resume "$tmp/out"
 wait_for "legs $done_before/6|legs $((done_before + 1))/6" 10 &&
     ok "resume shows the $done_before legs already run" ||

@@ -25,8 +25,6 @@ grep -q "resume it with: benchtui resume $tmp/out" <<<"$s" &&
     ok "the resume command" || fail "no resume command: $s"
 
 # 2. A quit question open when the round ends by itself goes away.
-tm kill-server
-rm -f "$tmp/exit"
 cat > "$tmp/short.json" <<'EOF'
 {"name": "short", "reps": 1, "command": ["/bin/sleep", "2"], "baseline": "a",
  "arms": [{"name": "a"}], "cells": [{"name": "c"}],

@@ -61,8 +61,6 @@ st=$(wait_exit 10)
 
 # A terminal that cannot move the cursor (TERM=dumb) gets the headless
 # printer, not a blank screen.
-tm kill-server
-rm -f "$tmp/exit"
 start 100 30 env TERM=dumb "$BENCHTUI" --replay "$tmp/out/log.jsonl" --instant
 st=$(wait_exit 10)
 [ "$st" = 0 ] && ok "TERM=dumb: the replay ends by itself (headless)" ||
@@ -72,8 +70,6 @@ wait_for '^sealed: SHA256SUMS' 5 && ok "TERM=dumb: headless output" ||
 
 # At 80x24 the ratio lines cut metric names only as far as they must:
 # "task-clock" and "page-faults" stay whole next to "chunk512 vs chunk4k".
-tm kill-server
-rm -f "$tmp/exit"
 start 80 24 "$BENCHTUI" --replay "$tmp/out/log.jsonl" --instant
 wait_for 'Ratios' 10 || fail "no console at 80x24"
 screen | grep -Eq 'chunk512 vs chunk4k +task-clock +[0-9]' &&
@@ -103,8 +99,6 @@ for rep in 1 2; do
 		    "$seq" "$arm" "$rep" "$seq" "$w" "$w" "$w"
 	done
 done > "$tmp/big/log.jsonl"
-tm kill-server
-rm -f "$tmp/exit"
 start 100 30 "$BENCHTUI" --replay "$tmp/big/log.jsonl" --instant
 wait_for 'Ratios' 10 || fail "no console (huge ratios)"
 # (wall and cpu show the arms' median times where other metrics show the

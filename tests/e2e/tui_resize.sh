@@ -45,13 +45,9 @@ st=$(wait_exit 10)
 
 # Colours at 256 by default; NO_COLOR gives attributes only.
 colours() { tm capture-pane -p -e | grep -cE $'\e\[[0-9;]*(3[0-7]|4[0-7]|38;5|48;5)[;m]'; }
-tm kill-server
-rm -f "$tmp/exit"
 start 100 30 "$BENCHTUI" --replay "$log" --instant
 wait_for 'Ratios' 10 || fail "no console (colour)"
 [ "$(colours)" -gt 0 ] && ok "colours by default" || fail "no colours by default"
-tm kill-server
-rm -f "$tmp/exit"
 start 100 30 env NO_COLOR=1 "$BENCHTUI" --replay "$log" --instant
 wait_for 'Ratios' 10 || fail "no console (NO_COLOR)"
 [ "$(colours)" -eq 0 ] && ok "NO_COLOR: no colours" || fail "NO_COLOR: $(colours) coloured lines"

@@ -17,8 +17,6 @@ tm send-keys y
 st=$(wait_exit 30)
 [ "$st" = 3 ] && ok "q, y: exit 3" || fail "exit $st"
 grep -q '"t":"abort"' "$tmp/out1/log.jsonl" && ok "abort logged" || fail "no abort event"
-tm kill-server
-rm -f "$tmp/exit"
 
 start 100 30 "$BENCHTUI" run "$tmp/demo.json" --out "$tmp/out2"
 wait_for 'pid [0-9]+' 30 || fail "no leg (second round)"
