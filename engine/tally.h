@@ -108,6 +108,19 @@ json_t *tally_report_deferred(const struct tally *t);
 size_t tally_ratios(const struct tally *t, const char *cell, const char *arm,
     const char *metric, double **buf, size_t *cap);
 
+/* Where tally_ratios_at found the last cell and metric; zeroed before the
+ * first call. */
+struct tally_cursor {
+	size_t cell, metric;
+};
+
+/* tally_ratios, looking the cell and metric up from cur on: a caller
+ * asking in the report's order finds each at once, not by a scan of every
+ * cell a list. */
+size_t tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
+    const char *cell, const char *arm, const char *metric, double **buf,
+    size_t *cap);
+
 /* The "profile" events fed so far (profdiff.h), or NULL when none. */
 const struct profdiff *tally_profiles(const struct tally *t);
 

@@ -606,19 +606,49 @@ tally_report_deferred(const struct tally *t)
 	return tally_report_lists(t, TALLY_DEFERRED);
 }
 
+static const char *
+tally_cell_name(const struct tally *t, size_t i)
+{
+	return t->cells[i].name;
+}
+
+static const char *
+tally_metric_name(const struct tally *t, size_t i)
+{
+	return t->metrics[i];
+}
+
+/* The index of name among the n names name_of gives, looked for from *at
+ * round the end and kept in *at (the report asks in order, so mostly one
+ * compare); n when none. */
+static size_t
+tally_index_from(const struct tally *t,
+    const char *(*name_of)(const struct tally *, size_t), size_t n,
+    const char *name, size_t *at)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (*at + k) % n;
+
+		if (strcmp(name_of(t, i), name) == 0)
+			return *at = i;
+	}
+	return n;
+}
+
 size_t
-tally_ratios(const struct tally *t, const char *cell, const char *arm,
-    const char *metric, double **buf, size_t *cap)
+tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
+    const char *cell, const char *arm, const char *metric, double **buf,
+    size_t *cap)
 {
 	const struct tcell *c = NULL;
 	const struct tarm *a, *b;
-	size_t m = 0, need;
+	size_t i, m, need;
 
-	for (size_t i = 0; i < t->ncells && c == NULL; i++)
-		if (strcmp(t->cells[i].name, cell) == 0)
-			c = &t->cells[i];
-	while (m < t->nmetrics && strcmp(t->metrics[m], metric) != 0)
-		m++;
+	i = tally_index_from(t, tally_cell_name, t->ncells, cell, &cur->cell);
+	m = tally_index_from(t, tally_metric_name, t->nmetrics, metric,
+	    &cur->metric);
+	if (i < t->ncells)
+		c = &t->cells[i];
 	if (c == NULL || c->narms == 0 || m == t->nmetrics ||
 	    (a = tally_find_arm(c, arm)) == NULL ||
 	    (b = tally_find_arm(c, tally_vs(t, c, arm, NULL))) == NULL)
@@ -630,4 +660,13 @@ tally_ratios(const struct tally *t, const char *cell, const char *arm,
 	}
 	return tally_pair(a, b, m, tally_plan_reps(t), *buf, *buf + *cap,
 	    *buf + 2 * *cap);
+}
+
+size_t
+tally_ratios(const struct tally *t, const char *cell, const char *arm,
+    const char *metric, double **buf, size_t *cap)
+{
+	struct tally_cursor cur = { 0 };
+
+	return tally_ratios_at(t, &cur, cell, arm, metric, buf, cap);
 }

@@ -277,6 +277,7 @@ cmd_report_read(const char *log, const struct spec *spec, const char *spath,
 /* The ratio lists, one at a time, for report_print_lists. */
 struct cmd_report_lists {
 	const struct tally *t;
+	struct tally_cursor cur;
 	double *buf;
 	size_t cap;
 };
@@ -286,7 +287,8 @@ cmd_report_ratios(void *arg, const char *cell, const char *arm,
     const char *metric, const double **ratios)
 {
 	struct cmd_report_lists *l = arg;
-	size_t n = tally_ratios(l->t, cell, arm, metric, &l->buf, &l->cap);
+	size_t n = tally_ratios_at(l->t, &l->cur, cell, arm, metric,
+	    &l->buf, &l->cap);
 
 	*ratios = l->buf;
 	return n;
