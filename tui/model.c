@@ -536,6 +536,13 @@ model_log(struct model *m, const json_t *ev, const char *msg)
 	    ts != NULL && strlen(ts) >= 19 ? ts + 11 : "--:--:--", msg);
 }
 
+const char *
+model_last_warning(const struct model *m)
+{
+	/* Past model_log's "15:04:05 ", always 9 bytes. */
+	return m->nlog > 0 ? m->log[m->nlog - 1] + 9 : "";
+}
+
 /* Lines the panes derive from more than one field: the quiet box says the
  * gate holds, and the current leg pane that it waits for quiet, only
  * between legs.  Compared before and after an event, for its changes. */
@@ -610,14 +617,15 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "warning") == 0) {
 		const char *msg = model_get_str(ev, "msg");
-		snprintf(m->warning, sizeof m->warning, "%s", msg ? msg : "");
 		model_log(m, ev, msg ? msg : "");
 		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "log_cut") == 0) {
-		snprintf(m->warning, sizeof m->warning,
+		char msg[160];
+
+		snprintf(msg, sizeof msg,
 		    "resume cut a torn last line from the log (%.0f bytes)",
 		    model_get_num(ev, "bytes"));
-		model_log(m, ev, m->warning);
+		model_log(m, ev, msg);
 		return MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "profile_start") == 0) {
 		const char *cell = model_get_str(ev, "cell");
@@ -704,9 +712,11 @@ model_set_aborting(struct model *m)
 void
 model_set_failed(struct model *m, const char *why)
 {
+	char msg[160];  /* the reason, cut as it always was */
+
 	m->state = MODEL_FAILED;
-	snprintf(m->warning, sizeof m->warning, "%s", why ? why : "");
-	model_log(m, NULL, m->warning);
+	snprintf(msg, sizeof msg, "%s", why ? why : "");
+	model_log(m, NULL, msg);
 	model_clear_current(m);
 	m->changed |= MODEL_CHANGE_STATE | MODEL_CHANGE_LOG |
 	    MODEL_CHANGE_CURRENT | MODEL_CHANGE_QUIET;

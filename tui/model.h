@@ -78,9 +78,9 @@ struct model {
 	char name[MODEL_NAME];
 	char *dir;             /* the round folder, or NULL */
 	char abort_reason[64];
-	char warning[160];     /* the last warning event */
 	/* Every warning so far, whole, for the message log (w); past
-	 * MODEL_LOG_MAX the oldest are dropped and counted. */
+	 * MODEL_LOG_MAX the oldest are dropped and counted.  The newest is the
+	 * footer's too (model_last_warning). */
 	char (*log)[MODEL_LOG_LINE];
 	size_t nlog, log_dropped;
 	char server[128];      /* "cell [arm rN]: state [pid N]" of the last server event */
@@ -204,6 +204,9 @@ double model_eta(const struct model *m); /* seconds, or -1 when unknown */
 double model_arm_median_wall(const struct model *m, const char *cell,
     const char *arm);
 const char *model_state_name(enum model_state s);
+/* The newest warning's text (the message log's last line, without its
+ * time), or "" when none. */
+const char *model_last_warning(const struct model *m);
 /* Leg l's value for column c (a counter or a metric), or NAN. */
 double model_leg_value(const struct model_leg *l, const struct model_col *c);
 enum model_cell_state model_grid_at(const struct model *m, size_t cell,

@@ -352,13 +352,14 @@ render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 		render_put(w, 0, x, cols - x, THEME_FOOTER, buf);
 		x += (int)strlen(buf);
 	}
-	if (r->message[0] || m->warning[0]) {
-		/* The newest warning, cut; w shows them all, whole. */
+	if (r->message[0] || model_last_warning(m)[0]) {
+		/* The newest warning, cut (at 159 bytes, then the width);
+		 * w shows them all, whole. */
 		if (r->message[0])
 			snprintf(buf, sizeof buf, " %s", r->message);
 		else
-			snprintf(buf, sizeof buf, " [%zu] %s", m->nlog +
-			    m->log_dropped, m->warning);
+			snprintf(buf, sizeof buf, " [%zu] %.159s", m->nlog +
+			    m->log_dropped, model_last_warning(m));
 		if (x + 4 < cols)
 			render_put(w, 0, x + 1, cols - x - 1, THEME_WARN, buf);
 	}
