@@ -108,15 +108,16 @@ cgroup_file(const struct cgroup *cg, const char *name)
 	return xasprintf("%s/%s", cg->path, name);
 }
 
-/* Read a small file of the group into buf.  Bytes read, or -1. */
+/* Read a small file of the group folder dir into buf.  Bytes read, or
+ * -1. */
 static ssize_t
-cgroup_read(const struct cgroup *cg, const char *name, char *buf, size_t len)
+cgroup_read_at(const char *dir, const char *name, char *buf, size_t len)
 {
-	char *path = cgroup_file(cg, name);
+	char *path = xasprintf("%s/%s", dir, name);
 	ssize_t n = -1;
 	int fd;
 
-	if (path != NULL && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		n = read(fd, buf, len - 1);
 		close(fd);
 	}
@@ -124,6 +125,12 @@ cgroup_read(const struct cgroup *cg, const char *name, char *buf, size_t len)
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;
+}
+
+static ssize_t
+cgroup_read(const struct cgroup *cg, const char *name, char *buf, size_t len)
+{
+	return cgroup_read_at(cg->path, name, buf, len);
 }
 
 static int
@@ -206,14 +213,35 @@ cgroup_open(const struct cgroup *cg, const char *name, int flags)
 	return fd;
 }
 
+/* The group's cgroup.procs (to write), cgroup.events and folder fds.
+ * 0, or -1 with errno when cgroup.procs cannot be opened. */
+static int
+cgroup_open_fds(struct cgroup *cg)
+{
+	if ((cg->procs_fd = cgroup_open(cg, "cgroup.procs", O_WRONLY)) < 0)
+		return -1;
+	cg->events_fd = cgroup_open(cg, "cgroup.events", O_RDONLY);
+	/* For clone3's CLONE_INTO_CGROUP (spawn_req.cgroup_dir_fd). */
+	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+static struct cgroup *
+cgroup_new(void)
+{
+	struct cgroup *cg = xcalloc(1, sizeof *cg);
+
+	cg->procs_fd = cg->peak_fd = cg->events_fd = cg->dir_fd = -1;
+	return cg;
+}
+
 struct cgroup *
 cgroup_create(struct cgroup *parent, const char *name, char *err,
     size_t errlen)
 {
-	struct cgroup *cg = xcalloc(1, sizeof *cg);
+	struct cgroup *cg = cgroup_new();
 	char *base;
 
-	cg->procs_fd = cg->peak_fd = cg->events_fd = cg->dir_fd = -1;
 	if ((base = cgroup_base(cg, parent, err, errlen)) == NULL)
 		goto fail;
 	cg->path = xasprintf("%s/%s", base, name);
@@ -223,15 +251,12 @@ cgroup_create(struct cgroup *parent, const char *name, char *err,
 		    strerror(errno));
 		goto fail;
 	}
-	if ((cg->procs_fd = cgroup_open(cg, "cgroup.procs", O_WRONLY)) < 0) {
+	if (cgroup_open_fds(cg) != 0) {
 		snprintf(err, errlen, "cannot open %s/cgroup.procs: %s", cg->path,
 		    strerror(errno));
 		rmdir(cg->path);
 		goto fail;
 	}
-	cg->events_fd = cgroup_open(cg, "cgroup.events", O_RDONLY);
-	/* For clone3's CLONE_INTO_CGROUP (spawn_req.cgroup_dir_fd). */
-	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* Hand the memory controller (for memory.peak) to the children
 	 * where the parent has it; nothing is lost where it does not. */
 	if (parent == NULL)
@@ -242,6 +267,44 @@ fail:
 	free(cg->home);
 	free(cg);
 	return NULL;
+}
+
+/* Whether the group folder path holds benchtui (its own group, or one
+ * above it): the group's name is a part of our "0::" path.  true when
+ * that path cannot be read. */
+static bool
+cgroup_holds_self(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	size_t nl = name != NULL ? strlen(name) : 0;
+	char own[4096];
+
+	if (cgroup_own(own, sizeof own) != 0)
+		return true;
+	if (name == NULL)
+		return false;
+	for (const char *p = strstr(own, name); p != NULL;
+	    p = strstr(p + 1, name))
+		if (p[nl] == '\0' || p[nl] == '/')
+			return true;
+	return false;
+}
+
+struct cgroup *
+cgroup_attach(const char *path)
+{
+	struct cgroup *cg;
+
+	if (cgroup_holds_self(path))
+		return NULL;
+	cg = cgroup_new();
+	cg->path = xstrdup(path);
+	if (cgroup_open_fds(cg) != 0) {
+		free(cg->path);
+		free(cg);
+		return NULL;
+	}
+	return cg;
 }
 
 const char *
@@ -289,16 +352,55 @@ cgroup_populated(const struct cgroup *cg)
 	return p[10] != '0';
 }
 
-/* SIGKILL each pid listed in cgroup.procs (kernels without cgroup.kill).
- * How many were listed. */
-static size_t
-cgroup_kill_listed(const struct cgroup *cg)
+/* fn(arg, child path) for each child group of the folder path (one
+ * level: the groups benchtui makes). */
+static void
+cgroup_each_child(const char *path, void (*fn)(void *, const char *),
+    void *arg)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *child;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		child = xasprintf("%s/%s", path, de->d_name);
+		fn(arg, child);
+		free(child);
+	}
+	closedir(d);
+}
+
+static void
+cgroup_rmdir_child(void *arg, const char *child)
+{
+	(void)arg;
+	(void)rmdir(child);
+}
+
+/* Remove the group folder path, its child groups first.  0, or -1 with
+ * errno from path's own rmdir. */
+static int
+cgroup_rmdir_tree(const char *path)
+{
+	cgroup_each_child(path, cgroup_rmdir_child, NULL);
+	return rmdir(path);
+}
+
+/* SIGKILL each pid listed in the folder's cgroup.procs (kernels without
+ * cgroup.kill); *(size_t *)arg counts them. */
+static void
+cgroup_kill_procs(void *arg, const char *path)
 {
 	char buf[8192];
-	size_t n = 0;
+	size_t *n = arg;
 
-	if (cgroup_read(cg, "cgroup.procs", buf, sizeof buf) <= 0)
-		return 0;
+	if (cgroup_read_at(path, "cgroup.procs", buf, sizeof buf) <= 0)
+		return;
 	for (char *p = buf, *end; *p != '\0'; p = end) {
 		long pid = strtol(p, &end, 10);
 
@@ -306,9 +408,20 @@ cgroup_kill_listed(const struct cgroup *cg)
 			break;
 		if (pid > 1) {
 			(void)kill((pid_t)pid, SIGKILL);
-			n++;
+			(*n)++;
 		}
 	}
+}
+
+/* SIGKILL each pid listed in the group's and its child groups'
+ * cgroup.procs.  How many were listed. */
+static size_t
+cgroup_kill_listed(const struct cgroup *cg)
+{
+	size_t n = 0;
+
+	cgroup_kill_procs(&n, cg->path);
+	cgroup_each_child(cg->path, cgroup_kill_procs, &n);
 	return n;
 }
 
@@ -433,8 +546,6 @@ cgroup_remove_stale(const char *prefix)
 	while ((de = readdir(d)) != NULL) {
 		char *dir = NULL, *end;
 		long pid;
-		DIR *sub;
-		struct dirent *se;
 
 		if (strncmp(de->d_name, prefix, plen) != 0 ||
 		    de->d_name[plen] != '-')
@@ -445,19 +556,7 @@ cgroup_remove_stale(const char *prefix)
 		    errno != ESRCH)
 			continue;
 		dir = xasprintf("%s/%s", base, de->d_name);
-		if ((sub = opendir(dir)) != NULL) {
-			while ((se = readdir(sub)) != NULL) {
-				char *child;
-
-				if (se->d_type != DT_DIR || se->d_name[0] == '.')
-					continue;
-				child = xasprintf("%s/%s", dir, se->d_name);
-				(void)rmdir(child);
-				free(child);
-			}
-			closedir(sub);
-		}
-		if (rmdir(dir) == 0)
+		if (cgroup_rmdir_tree(dir) == 0)
 			n++;
 		free(dir);
 	}
@@ -514,7 +613,7 @@ cgroup_destroy(struct cgroup *cg)
 		close(cg->events_fd);
 	if (cg->dir_fd >= 0)
 		close(cg->dir_fd);
-	(void)rmdir(cg->path);
+	(void)cgroup_rmdir_tree(cg->path);
 	free(cg->path);
 	free(cg->home);
 	free(cg);

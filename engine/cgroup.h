@@ -30,6 +30,12 @@ struct cgroup;
 struct cgroup *cgroup_create(struct cgroup *parent, const char *name,
     char *err, size_t errlen);
 
+/* Open an existing group by its folder (one an earlier benchtui made, to
+ * cgroup_kill and cgroup_destroy it).  NULL when path is no group (its
+ * cgroup.procs cannot be opened) or holds benchtui itself (its name is a
+ * part of our own cgroup's path, or that path cannot be read). */
+struct cgroup *cgroup_attach(const char *path);
+
 /* The group's folder (for messages). */
 const char *cgroup_path(const struct cgroup *cg);
 
@@ -51,8 +57,8 @@ int cgroup_add(struct cgroup *cg, pid_t pid);
 bool cgroup_populated(const struct cgroup *cg);
 
 /* SIGKILL every process in the group and below (cgroup.kill, or one by
- * one from cgroup.procs on kernels before 5.14), and wait up to wait_s for
- * the group to empty.  Those that are our children (or were reparented to
+ * one from the cgroup.procs of the group and its child groups on kernels
+ * before 5.14), and wait up to wait_s for the group to empty.  Those that are our children (or were reparented to
  * us) are left for the caller to reap.  0 when the group was empty, else
  * how many processes it listed (at least 1). */
 size_t cgroup_kill(struct cgroup *cg, double wait_s);
@@ -87,7 +93,8 @@ int cgroup_enter(struct cgroup *cg);
 size_t cgroup_remove_stale(const char *prefix);
 
 /* Kill what is left, remove the group (children first: destroy them
- * before their parent), free.  NULL is a no-op. */
+ * before their parent; child groups left, as an attached group's are,
+ * are removed with it), free.  NULL is a no-op. */
 void cgroup_destroy(struct cgroup *cg);
 
 #endif

@@ -4,7 +4,6 @@
  * not "aborted", whatever happened around it.  A torn last line (a crash in
  * the middle of a write) is cut off the file before anything appends to it,
  * so the next line starts on a line boundary. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "logread.h"
 #include "resume.h"
 #include "procs.h"
@@ -565,116 +565,26 @@ resume_group_started_after(pid_t pgid, double lo)
 	return procs_each(resume_group_member_after, &g);
 }
 
-/* Whether the cgroup folder path holds this process (its own group, or
- * one above it): never killed. */
-static bool
-resume_cgroup_holds_self(const char *path)
-{
-	char line[4096], *rel;
-	const char *base = strrchr(path, '/');
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	bool holds = false;
-
-	if (f == NULL || base == NULL)
-		return f == NULL;
-	while (!holds && fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "0::", 3) == 0) {
-			rel = line + 3;
-			rel[strcspn(rel, "\n")] = '\0';
-			/* The group's own name in our path: ours, or above us. */
-			for (char *p = strstr(rel, base); p != NULL;
-			    p = strstr(p + 1, base))
-				if (p[strlen(base)] == '\0' ||
-				    p[strlen(base)] == '/')
-					holds = true;
-		}
-	fclose(f);
-	return holds;
-}
-
-/* The lines of a cgroup file (one process each in cgroup.procs), or -1
- * when it cannot be opened. */
-static int
-resume_count_lines(const char *file)
-{
-	FILE *f = fopen(file, "re");
-	char buf[64];
-	int n = 0;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(buf, sizeof buf, f) != NULL)
-		n++;
-	fclose(f);
-	return n;
-}
-
 /* End everything left in an earlier run's cgroup (a kill -9 of benchtui
  * leaves it populated: servers' and legs' descendants that escaped every
  * process group, setsid'd ones included), then remove it.  Only a group
- * benchtui made (named benchtui-*) and that does not hold this process.
- * How many processes it held. */
+ * benchtui made (named benchtui-*) and that does not hold this process
+ * (cgroup_attach refuses that).  How many processes it held. */
 static int
 resume_end_cgroup(const char *path)
 {
 	const char *base = strrchr(path, '/');
-	char file[4200], buf[64];
-	int fd, n, k;
-	DIR *d;
-	struct dirent *de;
+	struct cgroup *cg;
+	size_t n;
 
 	if (path[0] != '/' || base == NULL || strncmp(base, "/benchtui-", 10) != 0 ||
-	    strstr(path, "/../") != NULL || resume_cgroup_holds_self(path))
-		return 0;
-	snprintf(file, sizeof file, "%s/cgroup.procs", path);
-	if ((n = resume_count_lines(file)) < 0)
-		return 0; /* gone already, or not a cgroup */
-	/* Its children (legs, benchtui) hold the processes: count them. */
-	if ((d = opendir(path)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_type != DT_DIR || de->d_name[0] == '.')
-				continue;
-			snprintf(file, sizeof file, "%s/%s/cgroup.procs", path,
-			    de->d_name);
-			if ((k = resume_count_lines(file)) > 0)
-				n += k;
-		}
-		closedir(d);
-	}
-	snprintf(file, sizeof file, "%s/cgroup.kill", path);
-	if (n > 0 && (fd = open(file, O_WRONLY | O_CLOEXEC)) >= 0) {
-		if (write(fd, "1", 1) != 1)
-			n = 0;
-		close(fd);
-	}
-	/* Wait (a second at most) until it is empty, then remove it,
+	    strstr(path, "/../") != NULL || (cg = cgroup_attach(path)) == NULL)
+		return 0; /* gone already, not a cgroup, or ours */
+	/* Wait (a second at most) until it is empty; destroy removes it,
 	 * children first. */
-	for (int k = 0; k < 100; k++) {
-		FILE *f;
-		bool populated = false;
-
-		snprintf(file, sizeof file, "%s/cgroup.events", path);
-		if ((f = fopen(file, "re")) == NULL)
-			break;
-		while (fgets(buf, sizeof buf, f) != NULL)
-			if (strcmp(buf, "populated 1\n") == 0)
-				populated = true;
-		fclose(f);
-		if (!populated)
-			break;
-		usleep(10000);
-	}
-	if ((d = opendir(path)) != NULL) {
-		while ((de = readdir(d)) != NULL)
-			if (de->d_type == DT_DIR && de->d_name[0] != '.') {
-				snprintf(file, sizeof file, "%s/%s", path,
-				    de->d_name);
-				(void)rmdir(file);
-			}
-		closedir(d);
-	}
-	(void)rmdir(path);
-	return n;
+	n = cgroup_kill(cg, 1.0);
+	cgroup_destroy(cg);
+	return (int)n;
 }
 
 int
