@@ -185,12 +185,17 @@ char *run_abspath(const char *p, const char *base);
 
 /* --- round_record.c: the leg's events ----------------------------------- */
 
-/* The leg_start event for pl, its pid and output file (relative to DIR). */
+/* Which leg an event is of: cell, arm, rep and seq (0 and 0 for warm-up
+ * leg K, with "warmup": K). */
+void run_leg_ident(json_t *ev, const struct spec *s,
+    const struct plan_leg *pl, int warmup);
+/* The leg_start event for pl (warm-up leg K when warmup > 0), its pid and
+ * output file (relative to DIR). */
 json_t *run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
-    pid_t pid, const char *out);
+    int warmup, pid_t pid, const char *out);
 /* The leg line: every field SPEC.md names, then extras.  bin is the
  * program that ran (may be NULL). */
-json_t *run_leg_event(struct run *u, const struct plan_leg *pl,
+json_t *run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, bool quiet_timeout, bool quiet_override,
     bool server_died);

@@ -75,6 +75,15 @@ run_quiet_emit(json_t *ev, void *arg)
 	round_emit(((struct run *)arg)->r, ev);
 }
 
+/* A signal's abbreviation ("STOP" of SIGSTOP), "?" for one without. */
+static const char *
+run_sig_abbrev(int sig)
+{
+	const char *a = sigabbrev_np(sig);
+
+	return a != NULL ? a : "?";
+}
+
 /* leg_run's callback when the leg stops (a SIGSTOP of its own, with no
  * timeout_s to end it) or runs again: a leg_state event, so the console
  * and the headless line show it rather than a leg that seems to hang. */
@@ -85,15 +94,11 @@ run_leg_state(int stop_sig, void *arg)
 	json_t *ev = event_new("leg_state");
 	char sig[32];
 
-	json_object_set_new(ev, "cell", json_string(l->cell->name));
-	json_object_set_new(ev, "arm", json_string(l->arm->name));
-	json_object_set_new(ev, "rep", json_integer(l->pl->rep));
-	json_object_set_new(ev, "seq", json_integer((json_int_t)l->pl->seq));
+	run_leg_ident(ev, l->u->r->spec, l->pl, l->warmup);
 	json_object_set_new(ev, "state", json_string(stop_sig ? "stopped" :
 	    "running"));
 	if (stop_sig != 0) {
-		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(stop_sig) ?
-		    sigabbrev_np(stop_sig) : "?");
+		snprintf(sig, sizeof sig, "SIG%s", run_sig_abbrev(stop_sig));
 		json_object_set_new(ev, "signal", json_string(sig));
 	}
 	run_emit_new(l->u, ev);
@@ -112,18 +117,13 @@ static void
 run_leg_started(pid_t pid, void *arg)
 {
 	struct run_leg *l = arg;
-	json_t *ev = run_leg_start_event(l->u->r->spec, l->pl, pid,
+	json_t *ev = run_leg_start_event(l->u->r->spec, l->pl, l->warmup, pid,
 	    l->cmd.out_rel);
 
 	/* What readers show as the leg's command is what ran. */
 	json_object_set_new(ev, "argv", legcmd_argv_json(l->cmd.argv));
 	json_object_set_new(ev, "env", legcmd_env_json(&l->cmd));
 	json_object_set_new(ev, "cwd", json_string(l->cmd.cwd));
-	if (l->warmup > 0) {
-		json_object_set_new(ev, "rep", json_integer(0));
-		json_object_set_new(ev, "seq", json_integer(0));
-		json_object_set_new(ev, "warmup", json_integer(l->warmup));
-	}
 	run_emit_new(l->u, ev);
 }
 
@@ -468,11 +468,11 @@ run_leg_warnings(const struct run_leg *l, const char *ran, int tsig)
 	struct run *u = l->u;
 
 	if (tsig != 0)
-		run_warn(u, "leg %s %s r%d: process %d of the round's own tree "
+		run_warn(u, "leg %s: process %d of the round's own tree "
 		    "sent benchtui SIG%s; that is the leg's doing, not an "
-		    "operator's abort, so the round goes on", l->cell->name,
-		    l->arm->name, l->pl->rep, atomic_load(&u->r->tree_pid),
-		    sigabbrev_np(tsig) ? sigabbrev_np(tsig) : "?");
+		    "operator's abort, so the round goes on", l->name,
+		    atomic_load(&u->r->tree_pid),
+		    run_sig_abbrev(tsig));
 	run_warn_counters(u);
 	if (l->prepare_rc > 0)
 		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
@@ -503,7 +503,7 @@ run_leg_record(struct run_leg *l)
 		round_abort_internal(u->r, "the workdir is gone");
 		return RUN_LEG_STOP;
 	}
-	json_t *ev = run_leg_event(u, l->pl, &l->res, ran, l->bytes,
+	json_t *ev = run_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
 	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
@@ -517,11 +517,6 @@ run_leg_record(struct run_leg *l)
 	    run_metrics_named(u->r->spec) &&
 	    (metrics = run_leg_metrics(u, l, &l->res)) != NULL)
 		json_object_set_new(ev, "metrics", metrics);
-	if (l->warmup > 0) {
-		json_object_set_new(ev, "rep", json_integer(0));
-		json_object_set_new(ev, "seq", json_integer(0));
-		json_object_set_new(ev, "warmup", json_integer(l->warmup));
-	}
 	if (l->prepare_rc >= 0)
 		json_object_set_new(ev, "prepare_rc",
 		    json_integer(l->prepare_rc));
@@ -538,8 +533,7 @@ run_leg_record(struct run_leg *l)
 	if (tsig != 0 && ev != NULL) {
 		char name[32];
 
-		snprintf(name, sizeof name, "SIG%s", sigabbrev_np(tsig) ?
-		    sigabbrev_np(tsig) : "?");
+		snprintf(name, sizeof name, "SIG%s", run_sig_abbrev(tsig));
 		json_object_set_new(ev, "signalled_benchtui", json_string(name));
 		json_object_set_new(ev, "signalled_by",
 		    json_integer(atomic_load(&u->r->tree_pid)));

@@ -10,16 +10,27 @@
 #include "event.h"
 #include "round_int.h"
 
+void
+run_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
+    int warmup)
+{
+	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
+	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
+	/* A warm-up leg is no rep of the plan: rep and seq 0, and its K. */
+	json_object_set_new(ev, "rep", json_integer(warmup > 0 ? 0 : pl->rep));
+	json_object_set_new(ev, "seq", json_integer(warmup > 0 ? 0 :
+	    (json_int_t)pl->seq));
+	if (warmup > 0)
+		json_object_set_new(ev, "warmup", json_integer(warmup));
+}
+
 json_t *
 run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
-    pid_t pid, const char *out)
+    int warmup, pid_t pid, const char *out)
 {
 	json_t *ev = event_new("leg_start");
 
-	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
-	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
-	json_object_set_new(ev, "rep", json_integer(pl->rep));
-	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	run_leg_ident(ev, s, pl, warmup);
 	json_object_set_new(ev, "pid", json_integer(pid));
 	json_object_set_new(ev, "out", json_string(out));
 	return ev;
@@ -118,7 +129,7 @@ run_leg_counters(json_t *ev, const struct run *u)
 }
 
 json_t *
-run_leg_event(struct run *u, const struct plan_leg *pl,
+run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, bool quiet_timeout, bool quiet_override,
     bool server_died)
@@ -126,10 +137,7 @@ run_leg_event(struct run *u, const struct plan_leg *pl,
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("leg"), *jbin;
 
-	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
-	json_object_set_new(ev, "arm", json_string(s->arms[pl->arm].name));
-	json_object_set_new(ev, "rep", json_integer(pl->rep));
-	json_object_set_new(ev, "seq", json_integer((json_int_t)pl->seq));
+	run_leg_ident(ev, s, pl, warmup);
 	run_leg_result(ev, res, server_died);
 	run_leg_counters(ev, u);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
