@@ -110,6 +110,9 @@ struct run {
 	int srv_rep;
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
+	/* Whether the round file can name ${METRICS} at all, and whether its
+	 * command does: worked out once (run_metrics_plan), asked each leg. */
+	bool metrics_named, metrics_in_command;
 	/* Without a cgroup: the round's processes logged so far. */
 	struct run_ledger_ent {
 		pid_t pid;
@@ -243,6 +246,9 @@ struct legcmd_where;
  * once the folder is fixed).  Timed, warm-up and profile legs. */
 int run_leg_scratch(struct run *u, const struct legcmd_where *w,
     const struct legcmd *c);
+
+/* u->metrics_named and u->metrics_in_command, from the round file. */
+void run_metrics_plan(struct run *u);
 
 /* Run one planned leg, or with warmup K > 0 the K-th warm-up leg of pl's
  * cell and arm (logged with rep 0, never counted): 0 to go on, -1 to stop

@@ -194,12 +194,20 @@ run_leg_scratch(struct run *u, const struct legcmd_where *w,
 /* Whether the round file can name ${METRICS}: only that template tells a
  * leg where its metrics file is, so a round file that does not spell it
  * (nor could through a \u escape) has none to remove or look for, two
- * calls a leg fewer. */
-static bool
-run_metrics_named(const struct spec *s)
+ * calls a leg fewer.  And whether the command itself names it: a leg
+ * that then wrote no file is warned about. */
+void
+run_metrics_plan(struct run *u)
 {
-	return s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) ||
-	    memmem(s->raw, s->rawlen, "\\u", 2);
+	const struct spec *s = u->r->spec;
+
+	u->metrics_named = s->raw == NULL ||
+	    memmem(s->raw, s->rawlen, "METRICS", 7) != NULL ||
+	    memmem(s->raw, s->rawlen, "\\u", 2) != NULL;
+	u->metrics_in_command = false;
+	for (size_t i = 0; i < s->ncommand && !u->metrics_in_command; i++)
+		u->metrics_in_command = strstr(s->command[i], "${METRICS}") !=
+		    NULL;
 }
 
 /* Setup: the leg's command as legcmd builds it, and the scratch folder,
@@ -220,7 +228,7 @@ run_leg_setup(struct run_leg *l)
 	}
 	/* The leg's own metrics file: one left by an attempt that was
 	 * aborted is not this leg's. */
-	if (run_metrics_named(s))
+	if (u->metrics_named)
 		(void)unlink(l->cmd.metrics);
 	if (run_leg_scratch(u, &w, &l->cmd) != 0)
 		return RUN_LEG_STOP;
@@ -421,17 +429,15 @@ static json_t *
 run_leg_metrics(struct run *u, const struct run_leg *l,
     const struct leg_result *res)
 {
-	const struct spec *s = u->r->spec;
 	char why[256];
-	bool absent, named = false;
+	bool absent;
 	json_t *m;
 
 	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
 	    sizeof why)) != NULL)
 		return m;
-	for (size_t i = 0; i < s->ncommand && !named; i++)
-		named = strstr(s->command[i], "${METRICS}") != NULL;
-	if (absent && (!named || res->rc != 0 || res->signal != 0))
+	if (absent && (!u->metrics_in_command || res->rc != 0 ||
+	    res->signal != 0))
 		return NULL;
 	if (absent)
 		snprintf(why, sizeof why, "was not written");
@@ -514,7 +520,7 @@ run_leg_record(struct run_leg *l)
 		l->srvblock = NULL;
 	}
 	if (!l->res.aborted && l->prepare_rc <= 0 &&
-	    run_metrics_named(u->r->spec) &&
+	    u->metrics_named &&
 	    (metrics = run_leg_metrics(u, l, &l->res)) != NULL)
 		json_object_set_new(ev, "metrics", metrics);
 	if (l->prepare_rc >= 0)

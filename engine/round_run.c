@@ -205,13 +205,14 @@ run_cgroup_begin(struct run *u)
 {
 	char name[64], e[600] = "";
 
-	/* A benchtui killed with SIGKILL could not remove its groups. */
-	(void)cgroup_remove_stale("benchtui");
+	/* A benchtui killed with SIGKILL could not remove its groups:
+	 * cgroup_create below sweeps them (the name's "benchtui" part). */
 	snprintf(name, sizeof name, "benchtui-%d-%lld", (int)getpid(),
 	    (long long)(clock_now() * 1e3));
 	/* As on a machine without cgroup v2 (the process ledger is used). */
 	if (getenv("BENCHTUI_NO_CGROUP") != NULL &&
 	    *getenv("BENCHTUI_NO_CGROUP") != '\0') {
+		(void)cgroup_remove_stale("benchtui");
 		run_warn(u, "no cgroup v2 for this round (BENCHTUI_NO_CGROUP is "
 		    "set): what legs leave behind is found through /proc, and "
 		    "mem_peak_kb is null");
@@ -279,6 +280,7 @@ round_run(struct round *r, char *err, size_t errlen)
 	u.ctr = counters_create((const char *const *)s->counters,
 	    (int)s->ncounters);
 	u.ctr_warned = xcalloc(s->ncounters + 1, sizeof *u.ctr_warned);
+	run_metrics_plan(&u);
 
 	if (r->rs != NULL && resume_completed(r->rs)) {
 		/* Killed between "done" and the seal: the log is complete and
