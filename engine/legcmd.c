@@ -57,8 +57,6 @@ legcmd_resolve(const char *prog, const char *workdir)
 
 extern char **environ;
 
-#define LEGCMD_NO_ROUND_DIR "<ROUND_DIR>"
-
 static void
 legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx)
 {

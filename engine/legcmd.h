@@ -22,6 +22,11 @@
 /* Which leg: counted legs have rep >= 1 and warmup 0; a warm-up leg has
  * rep 0 and warmup K (1-based); a profile's leg rep 0 (perf) or -1
  * (syscalls) and warmup 0. */
+/* What ${ROUND_DIR} reads before a run has picked its folder (check, the
+ * host check, provenance): a program path holding it is known only per
+ * leg. */
+#define LEGCMD_NO_ROUND_DIR "<ROUND_DIR>"
+
 struct legcmd_where {
 	const struct spec *spec;
 	size_t cell, arm;

@@ -481,7 +481,8 @@ provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 
 	/* A program under the round folder is only known per leg; its legs
 	 * record it. */
-	if (prog == NULL || *prog == '\0' || strstr(prog, "<ROUND_DIR>") != NULL)
+	if (prog == NULL || *prog == '\0' ||
+	    strstr(prog, LEGCMD_NO_ROUND_DIR) != NULL)
 		return;
 	found = spec_resolve_program(prog, workdir);
 	/* The file itself, symlinks and "./" resolved, so two spellings of one

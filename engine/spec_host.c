@@ -128,7 +128,7 @@ static int
 host_no_program(const struct spec *s, const char *prog, const char *path,
     const struct spec_cell *cell, char *err, size_t errlen)
 {
-	if (strstr(prog, "<ROUND_DIR>") != NULL)
+	if (strstr(prog, LEGCMD_NO_ROUND_DIR) != NULL)
 		return 0;
 	if (strchr(prog, '/') != NULL) {
 		/* There, but not a program: say what is wrong with it. */
