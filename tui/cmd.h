@@ -3,6 +3,8 @@
 #ifndef BENCHTUI_CMD_H
 #define BENCHTUI_CMD_H
 
+#include <stdbool.h>
+
 int cmd_run(int argc, char **argv);      /* run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY] */
 int cmd_resume(int argc, char **argv);   /* resume DIR [--headless] [--sign KEY] [--theme NAME] */
 int cmd_replay(int argc, char **argv);   /* replay DIR|LOG [--speed X | --instant] [--headless] [--theme NAME] */
@@ -21,5 +23,21 @@ int cmd_load(int argc, char **argv);     /* load URL [options] */
  * stderr and return 2. */
 int cmd_usage_error(const char *sub, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The one operand after the options (argv[optind]) into *operand: 0, or
+ * cmd_usage_error's 2 with none (no operand) or many (more than one: a
+ * format given the second operand, then the first) as what is wrong.  In
+ * cmd_seal.c. */
+int cmd_operand(int argc, char **argv, const char *sub, const char *usage,
+    const char *none, const char *many, const char **operand);
+
+/* The log of report's or replay's DIR|LOG: DIR/log.jsonl for a folder
+ * (is_dir), else the input itself; malloc'd.  In cmd_report.c. */
+char *cmd_log_path(const char *input, bool is_dir);
+
+/* Whether dir holds round.json and environment.json (access mode: F_OK,
+ * or R_OK for both readable): a round folder, not a bare log's.  In
+ * cmd_report.c. */
+bool cmd_round_folder(const char *dir, int mode);
 
 #endif

@@ -173,12 +173,9 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 		if (rc != 0)
 			return rc;
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error("load", load_usage,
-		    "more than one URL given ('%s')", argv[optind + 1]);
-	if (argc - optind < 1)
-		return cmd_usage_error("load", load_usage, "no URL given");
-	o->url = argv[optind];
+	if ((rc = cmd_operand(argc, argv, "load", load_usage, "no URL given",
+	    "more than one URL given ('%s')", &o->url)) != 0)
+		return rc;
 	if (*file != NULL && o->expect_sha256[0] != '\0')
 		return cmd_usage_error("load", load_usage,
 		    "--expect-sha256 and --expect-file both given");

@@ -62,12 +62,25 @@ cmd_report_line(const char *line, size_t len, size_t lineno, void *arg)
 }
 
 static bool
-cmd_report_exists(const char *dir, const char *name)
+cmd_report_exists(const char *dir, const char *name, int mode)
 {
 	char path[4096];
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	return access(path, F_OK) == 0;
+	return access(path, mode) == 0;
+}
+
+bool
+cmd_round_folder(const char *dir, int mode)
+{
+	return cmd_report_exists(dir, "round.json", mode) &&
+	    cmd_report_exists(dir, "environment.json", mode);
+}
+
+char *
+cmd_log_path(const char *input, bool is_dir)
+{
+	return is_dir ? xasprintf("%s/log.jsonl", input) : xstrdup(input);
 }
 
 /* The round folder a log belongs to: DIR itself, or the folder of a log
@@ -83,8 +96,7 @@ cmd_report_round_dir(const char *input, bool is_dir)
 	copy = xstrdup(input);
 	dir = xstrdup(dirname(copy));
 	free(copy);
-	if (dir && cmd_report_exists(dir, "round.json") &&
-	    cmd_report_exists(dir, "environment.json"))
+	if (cmd_round_folder(dir, F_OK))
 		return dir;
 	free(dir);
 	return NULL;
@@ -181,14 +193,10 @@ cmd_report_parse(int argc, char **argv, struct tally *t,
 			    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error("report", report_usage,
-		    "more than one input ('%s' and '%s')", argv[optind],
-		    argv[optind + 1]);
-	if (optind >= argc)
-		return cmd_usage_error("report", report_usage,
-		    "no round folder or log given");
-	a->input = argv[optind];
+	if ((rc = cmd_operand(argc, argv, "report", report_usage,
+	    "no round folder or log given",
+	    "more than one input ('%2$s' and '%1$s')", &a->input)) != 0)
+		return rc;
 	if ((a->fmt = report_format_parse(fmtname)) < 0)
 		return cmd_usage_error("report", report_usage,
 		    "--format: unknown format '%s'", fmtname);
@@ -209,8 +217,7 @@ cmd_report_open(const struct cmd_report_args *a, struct tally *t,
 		    strerror(errno));
 		return -1;
 	}
-	*log = S_ISDIR(st.st_mode) ? xasprintf("%s/log.jsonl", a->input) :
-	    xstrdup(a->input);
+	*log = cmd_log_path(a->input, S_ISDIR(st.st_mode));
 	if ((rdir = cmd_report_round_dir(a->input, S_ISDIR(st.st_mode))) != NULL) {
 		*spath = xasprintf("%s/round.json", rdir);
 		/* The workdir is irrelevant to a report, and a round folder

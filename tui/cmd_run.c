@@ -89,14 +89,12 @@ cmd_run_main(int argc, char **argv, bool resume)
 			    "option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 1)
-		return cmd_usage_error(sub, use, argc - optind < 1 ?
-		    "missing %s" : "too many arguments (one %s)",
-		    resume ? "DIR" : "ROUND.json");
-	if (resume)
-		opts.resume_dir = argv[optind];
-	else
-		opts.spec_path = argv[optind];
+	if ((code = cmd_operand(argc, argv, sub, use,
+	    resume ? "missing DIR" : "missing ROUND.json",
+	    resume ? "too many arguments (one DIR)" :
+	    "too many arguments (one ROUND.json)",
+	    resume ? &opts.resume_dir : &opts.spec_path)) != 0)
+		return code;
 
 	r = round_create(&opts, &code, err, sizeof err);
 	if (r == NULL) {

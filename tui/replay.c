@@ -94,10 +94,8 @@ replay_load(const char *log, struct events *e, struct spec **spec)
 	 * read (a relative "workdir", a copied folder): use the folder, as
 	 * report does. */
 	replay_log_dir(log, dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/environment.json", dir);
-	bool in_folder = access(path, R_OK) == 0;
 	snprintf(path, sizeof path, "%s/round.json", dir);
-	if (in_folder && access(path, R_OK) == 0 &&
+	if (cmd_round_folder(dir, R_OK) &&
 	    spec_load(path, dir, spec, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui replay: %s (comparing with the first arm seen instead)\n",
 		    err);
@@ -399,12 +397,12 @@ static const struct option replay_options[] = {
 int
 cmd_replay(int argc, char **argv)
 {
-	const char *log = NULL, *theme = NULL;
+	const char *input = NULL, *theme = NULL;
 	double speed = 1;
 	bool instant = false, headless = false, have_speed = false;
-
-	char *end;
-	int c;
+	struct stat st;
+	char *log, *end;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -434,27 +432,18 @@ cmd_replay(int argc, char **argv)
 			    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error(argv[0], replay_usage,
-		    "more than one log given ('%s')", argv[optind + 1]);
-	if (optind < argc)
-		log = argv[optind];
-	if (!log)
-		return cmd_usage_error(argv[0], replay_usage, "no log given");
-	{
-		/* A round folder, as report takes: its log. */
-		struct stat st;
-		static char path[PATH_MAX];
-
-		if (stat(log, &st) == 0 && S_ISDIR(st.st_mode)) {
-			snprintf(path, sizeof path, "%s/log.jsonl", log);
-			log = path;
-		}
-	}
+	if ((rc = cmd_operand(argc, argv, argv[0], replay_usage, "no log given",
+	    "more than one log given ('%s')", &input)) != 0)
+		return rc;
+	/* A round folder, as report takes: its log. */
+	log = cmd_log_path(input, stat(input, &st) == 0 && S_ISDIR(st.st_mode));
 	if (instant && have_speed)
-		return cmd_usage_error(argv[0], replay_usage,
+		rc = cmd_usage_error(argv[0], replay_usage,
 		    "--speed and --instant exclude each other");
-	if (headless || !isatty(STDOUT_FILENO))
-		return replay_headless(log);
-	return console_replay(log, speed, instant, theme);
+	else if (headless || !isatty(STDOUT_FILENO))
+		rc = replay_headless(log);
+	else
+		rc = console_replay(log, speed, instant, theme);
+	free(log);
+	return rc;
 }
