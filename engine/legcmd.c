@@ -108,8 +108,7 @@ legcmd_finish(struct legcmd *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The inherited environment with kv merged over it. */
-static char **
+char **
 legcmd_envp(const struct spec_kv *kv, size_t nkv)
 {
 	size_t n = 0, k = 0;

@@ -88,6 +88,11 @@ void legcmd_finish(struct legcmd *c);
 void legcmd_leg_ctx(const struct legcmd_where *w, const struct legcmd *c,
     struct template_ctx *ctx);
 
+/* The inherited environment with nkv pairs of kv merged over them (a
+ * later pair wins), as a leg gets it: NULL-terminated, its strings its
+ * own (template_free_argv frees it). */
+char **legcmd_envp(const struct spec_kv *kv, size_t nkv);
+
 /* argv as a JSON array of strings (a string that is not UTF-8 becomes
  * null). */
 json_t *legcmd_argv_json(char *const *argv);

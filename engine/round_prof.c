@@ -580,24 +580,6 @@ prof_trace_arg(const struct spec_profile *pr)
 	return trace;
 }
 
-/* benchtui's environment with LC_ALL=C, so that strace's table is in the
- * C locale whatever the round's (the strings borrowed). */
-static char **
-prof_c_locale_env(void)
-{
-	extern char **environ;
-	size_t ne = 0, k = 0;
-	char **envp;
-
-	while (environ[ne] != NULL)
-		ne++;
-	envp = xcalloc(ne + 2, sizeof *envp);
-	for (size_t i = 0; i < ne; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-			envp[k++] = environ[i];
-	envp[k] = "LC_ALL=C";
-	return envp;
-}
 
 /* strace -f -c on the server, its output to the log, the server's
  * processes noted first; its profile_start event.  0, or 1 when it could
@@ -605,8 +587,10 @@ prof_c_locale_env(void)
 static int
 prof_sys_spawn(struct prof_sys *ps, char *strace)
 {
+	/* LC_ALL=C: strace's table in the C locale whatever the round's. */
+	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
 	char pidbuf[32], *trace = prof_trace_arg(ps->u->r->spec->profile),
-	    **envp = prof_c_locale_env();
+	    **envp = legcmd_envp(&c_locale, 1);
 	char *sargv[] = { strace, "-f", "-c", "-e", trace, "-p", pidbuf, "-o",
 		ps->atxt, NULL };
 	struct spawn_req sr = { .path = strace, .argv = sargv, .envp = envp,
@@ -632,7 +616,7 @@ prof_sys_spawn(struct prof_sys *ps, char *strace)
 	run_emit_new(ps->u, se);
 out:
 	free(trace);
-	free(envp);
+	template_free_argv(envp);
 	return ps->tracer > 0 ? 0 : 1;
 }
 
