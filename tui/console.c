@@ -347,6 +347,7 @@ console_drain_events(struct console *c)
 	}
 }
 
+/* A round whose engine still runs (the live source's running, too). */
 static bool
 console_round_live(const struct console *c)
 {
@@ -588,12 +589,6 @@ console_live_clock_moves(const struct console *c)
 	    c->m.state == MODEL_ABORTING) && !c->engine_done;
 }
 
-static bool
-console_live_running(const struct console *c)
-{
-	return console_round_live(c);
-}
-
 /* p pauses between legs, g lets a held leg past the quiet gate. */
 static int
 console_live_key(struct console *c, int key)
@@ -641,7 +636,7 @@ static const struct console_source console_live_source = {
 	.feed = console_live_feed,
 	.clock = console_live_clock,
 	.clock_moves = console_live_clock_moves,
-	.running = console_live_running,
+	.running = console_round_live,
 	.key = console_live_key,
 	.abort = console_live_abort,
 	.status = console_live_status,
