@@ -213,6 +213,79 @@ cgroup_open(const struct cgroup *cg, const char *name, int flags)
 	return fd;
 }
 
+/* fn(arg, child path) for each child group of the folder path (one
+ * level: the groups benchtui makes). */
+static void
+cgroup_each_child(const char *path, void (*fn)(void *, const char *),
+    void *arg)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *child;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		child = xasprintf("%s/%s", path, de->d_name);
+		fn(arg, child);
+		free(child);
+	}
+	closedir(d);
+}
+
+static void
+cgroup_rmdir_child(void *arg, const char *child)
+{
+	(void)arg;
+	(void)rmdir(child);
+}
+
+/* Remove the group folder path, its child groups first.  0, or -1 with
+ * errno from path's own rmdir. */
+static int
+cgroup_rmdir_tree(const char *path)
+{
+	cgroup_each_child(path, cgroup_rmdir_child, NULL);
+	return rmdir(path);
+}
+
+/* Remove the empty groups named PREFIX-PID-... (PREFIX the first plen
+ * bytes of prefix) in the folder base whose PID is dead, with their child
+ * groups.  How many were removed. */
+static size_t
+cgroup_sweep(const char *base, const char *prefix, size_t plen)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = opendir(base)) == NULL)
+		return 0;
+	/* O(groups beside ours): a few, or as many as killed rounds left. */
+	while ((de = readdir(d)) != NULL) {
+		char *dir = NULL, *end;
+		long pid;
+
+		if (strncmp(de->d_name, prefix, plen) != 0 ||
+		    de->d_name[plen] != '-')
+			continue;
+		pid = strtol(de->d_name + plen + 1, &end, 10);
+		if (end == de->d_name + plen + 1 || *end != '-' || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		dir = xasprintf("%s/%s", base, de->d_name);
+		if (cgroup_rmdir_tree(dir) == 0)
+			n++;
+		free(dir);
+	}
+	closedir(d);
+	return n;
+}
+
 /* The group's cgroup.procs (to write), cgroup.events and folder fds.
  * 0, or -1 with errno when cgroup.procs cannot be opened. */
 static int
@@ -244,6 +317,10 @@ cgroup_create(struct cgroup *parent, const char *name, char *err,
 
 	if ((base = cgroup_base(cg, parent, err, errlen)) == NULL)
 		goto fail;
+	/* What benchtuis killed with SIGKILL left beside it: their groups
+	 * are named as this one is, up to its first '-'. */
+	if (parent == NULL)
+		(void)cgroup_sweep(base, name, strcspn(name, "-"));
 	cg->path = xasprintf("%s/%s", base, name);
 	free(base);
 	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
@@ -350,45 +427,6 @@ cgroup_populated(const struct cgroup *cg)
 	if (n <= 0 || (p = strstr(buf, "populated ")) == NULL)
 		return true;
 	return p[10] != '0';
-}
-
-/* fn(arg, child path) for each child group of the folder path (one
- * level: the groups benchtui makes). */
-static void
-cgroup_each_child(const char *path, void (*fn)(void *, const char *),
-    void *arg)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char *child;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		child = xasprintf("%s/%s", path, de->d_name);
-		fn(arg, child);
-		free(child);
-	}
-	closedir(d);
-}
-
-static void
-cgroup_rmdir_child(void *arg, const char *child)
-{
-	(void)arg;
-	(void)rmdir(child);
-}
-
-/* Remove the group folder path, its child groups first.  0, or -1 with
- * errno from path's own rmdir. */
-static int
-cgroup_rmdir_tree(const char *path)
-{
-	cgroup_each_child(path, cgroup_rmdir_child, NULL);
-	return rmdir(path);
 }
 
 /* SIGKILL each pid listed in the folder's cgroup.procs (kernels without
@@ -530,37 +568,13 @@ cgroup_peak_end(struct cgroup *cg)
 size_t
 cgroup_remove_stale(const char *prefix)
 {
-	size_t n = 0, plen = strlen(prefix);
-	struct dirent *de;
 	const char *why;
 	char *base;
-	DIR *d;
+	size_t n;
 
 	if ((base = cgroup_own_folder(&why)) == NULL)
 		return 0;
-	if ((d = opendir(base)) == NULL) {
-		free(base);
-		return 0;
-	}
-	/* O(groups beside ours): a few, or as many as killed rounds left. */
-	while ((de = readdir(d)) != NULL) {
-		char *dir = NULL, *end;
-		long pid;
-
-		if (strncmp(de->d_name, prefix, plen) != 0 ||
-		    de->d_name[plen] != '-')
-			continue;
-		pid = strtol(de->d_name + plen + 1, &end, 10);
-		if (end == de->d_name + plen + 1 || *end != '-' || pid <= 0 ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
-		    errno != ESRCH)
-			continue;
-		dir = xasprintf("%s/%s", base, de->d_name);
-		if (cgroup_rmdir_tree(dir) == 0)
-			n++;
-		free(dir);
-	}
-	closedir(d);
+	n = cgroup_sweep(base, prefix, strlen(prefix));
 	free(base);
 	return n;
 }

@@ -26,7 +26,9 @@
 struct cgroup;
 
 /* Make a group called name under parent, or under benchtui's own cgroup
- * when parent is NULL.  NULL with err when the machine does not allow it. */
+ * when parent is NULL (sweeping there first what cgroup_remove_stale of
+ * name's part before its first '-' would).  NULL with err when the machine
+ * does not allow it. */
 struct cgroup *cgroup_create(struct cgroup *parent, const char *name,
     char *err, size_t errlen);
 
