@@ -41,6 +41,7 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
 	unsigned char *mask = NULL;
 	struct server *srv = NULL;
+	const char *cause = "failed";
 	struct legcmd cmd;
 	char e[640];
 	json_t *ev;
@@ -79,7 +80,7 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 			.cgroup_procs_fd = u->cg_servers != NULL ?
 			    cgroup_procs_fd(u->cg_servers) : -1 };
 
-		srv = server_start(&sp, u->err, sizeof u->err);
+		srv = server_start(&sp, &cause, u->err, sizeof u->err);
 	}
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
@@ -91,11 +92,7 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	if (srv == NULL) {
 		json_object_set_new(ev, "msg", json_string(u->err));
 		json_object_set_new(ev, "cause", json_string(
-		    run_aborted(u) ? "aborted" :
-		    strstr(u->err, "did not accept on") ? "ready_timeout" :
-		    strstr(u->err, "before it was ready") ? "died" :
-		    strstr(u->err, " by ") && strstr(u->err, "port ") ?
-		    "port_taken" : "failed"));
+		    run_aborted(u) ? "aborted" : cause));
 	}
 	run_emit_new(u, ev);
 out:

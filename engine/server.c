@@ -289,10 +289,10 @@ server_spawn(const struct server_params *p, char *err, size_t errlen)
 }
 
 /* Wait until the server pid is ready: a listener on the port in its
- * process tree, never merely something that answers.  0; -1 with err when
- * it died, someone else took the port, the time ran out or the wait was
- * aborted (nothing of it is left running then). */
-static int
+ * process tree, never merely something that answers.  NULL; or, with err,
+ * why not (a server_start cause: it died, someone else took the port, the
+ * time ran out, the wait was aborted; nothing of it is left running). */
+static const char *
 server_wait_ready(const struct server_params *p, pid_t pid, char *err,
     size_t errlen)
 {
@@ -310,17 +310,17 @@ server_wait_ready(const struct server_params *p, pid_t pid, char *err,
 			snprintf(err, errlen, "cell %s: server %s before it was "
 			    "ready; see %s", p->cell, how,
 			    server_log_name(p->log_path));
-			return -1;
+			return "died";
 		}
 		n = server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES);
 		if (n > 0) {
 			if (server_tree_holds(pid, inodes, n) < n) {
 				server_foreign(p, true, err, errlen);
 				server_kill_all(pid);
-				return -1;
+				return "port_taken";
 			}
 			if (server_port_accepts(p->tcp_port, SERVER_POLL_MS))
-				return 0;
+				return NULL;
 		}
 		if (clock_now() >= deadline) {
 			server_kill_all(pid);
@@ -328,41 +328,48 @@ server_wait_ready(const struct server_params *p, pid_t pid, char *err,
 			    "127.0.0.1:%d within %g s; see %s", p->cell,
 			    p->tcp_port, p->ready_timeout_s,
 			    server_log_name(p->log_path));
-			return -1;
+			return "ready_timeout";
 		}
 		if (clock_nap(p->abort_fd, SERVER_POLL_MS)) {
 			server_kill_all(pid);
 			snprintf(err, errlen, "cell %s: server start aborted "
 			    "before it was ready", p->cell);
-			return -1;
+			return "aborted";
 		}
 	}
 }
 
 struct server *
-server_start(const struct server_params *p, char *err, size_t errlen)
+server_start(const struct server_params *p, const char **cause, char *err,
+    size_t errlen)
 {
 	unsigned long inodes[SERVER_MAX_INODES];
+	const char *why = "failed";
 	struct server *srv;
 	pid_t pid;
 
 	if (p->argv == NULL || p->argv[0] == NULL) {
 		snprintf(err, errlen, "cell %s: no server command", p->cell);
-		return NULL;
+		goto fail;
 	}
 	/* With someone else already on the port, the legs would talk to
 	 * them and the numbers be theirs. */
 	if (server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES) > 0 ||
 	    server_port_accepts(p->tcp_port, SERVER_POLL_MS)) {
 		server_foreign(p, false, err, errlen);
-		return NULL;
+		why = "port_taken";
+		goto fail;
 	}
 	if ((pid = server_spawn(p, err, errlen)) < 0 ||
-	    server_wait_ready(p, pid, err, errlen) != 0)
-		return NULL;
+	    (why = server_wait_ready(p, pid, err, errlen)) != NULL)
+		goto fail;
 	srv = xcalloc(1, sizeof *srv);
 	srv->pid = pid;
 	return srv;
+fail:
+	if (cause != NULL)
+		*cause = why;
+	return NULL;
 }
 
 pid_t

@@ -37,9 +37,11 @@ struct server_params {
  * listener before the start, or that another process takes while we wait,
  * is an error naming the port and that process when /proc shows it.  NULL
  * with err naming the cell, the exit status or the timeout, and the log
- * file when it died or never listened (nothing is left running then). */
-struct server *server_start(const struct server_params *p, char *err,
-    size_t errlen);
+ * file when it died or never listened (nothing is left running then), and
+ * *cause (when cause is not NULL) saying which: "port_taken", "died",
+ * "ready_timeout", "aborted" or "failed" (it could not be started). */
+struct server *server_start(const struct server_params *p,
+    const char **cause, char *err, size_t errlen);
 
 /* Who listens on TCP port (any address, IPv4 or IPv6): "pid N (COMM)",
  * "a process benchtui cannot see" when no readable fd table holds the

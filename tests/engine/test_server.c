@@ -105,7 +105,7 @@ static struct server *
 start(char *const *argv, const unsigned char *cpus, int abort_fd, char *err,
     size_t errlen)
 {
-	return server_start(params(argv, cpus, abort_fd), err, errlen);
+	return server_start(params(argv, cpus, abort_fd), NULL, err, errlen);
 }
 
 /* Cell c1's server does not start, and err says every string of want;
