@@ -238,27 +238,48 @@ run_leg_setup(struct run_leg *l)
 /* Prepare: the round's prepare argv, with the leg's env, cwd and output
  * file, unmeasured.  Its exit code is recorded; anything but 0 fails the
  * leg, which then does not run (its output file holds prepare's). */
+/* Run the leg's prepare argv (prepare) or its command as a leg runs:
+ * its env, cwd, cpus, nice, timeout and cgroup, its output bounded
+ * through l->out.  The command alone is measured (counters) and reported
+ * (leg_start, stops and continues).  0; -1 with u->err when it could not
+ * be started. */
 static int
-run_leg_prepare(struct run_leg *l)
+run_leg_exec(struct run_leg *l, bool prepare, struct leg_result *res)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
-	struct leg_result res;
 	struct leg_spec ls = {
-		.path = l->cmd.prepare_path, .argv = l->cmd.prepare,
+		.path = prepare ? l->cmd.prepare_path : l->cmd.exec_path,
+		.argv = prepare ? l->cmd.prepare : l->cmd.argv,
 		.envp = l->cmd.envp, .cwd = l->cmd.cwd,
 		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
 		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
 		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_legs,
 	};
 
+	if (!prepare) {
+		ls.ctr = u->ctr;
+		ls.state_fn = run_leg_state;
+		ls.tick_fn = run_leg_tick;
+		ls.state_arg = l;
+	}
+	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
+	    s->output_max_bytes, u->err, sizeof u->err)) == NULL)
+		return -1;
+	ls.out = l->out;
+	return leg_run(&ls, res, prepare ? NULL : run_leg_started, l, u->err,
+	    sizeof u->err) != 0 ? -1 : 0;
+}
+
+static int
+run_leg_prepare(struct run_leg *l)
+{
+	struct leg_result res;
+
 	if (l->cmd.prepare == NULL)
 		return RUN_LEG_GO;
-	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
-	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
-	    (ls.out = l->out,
-	    leg_run(&ls, &res, NULL, NULL, u->err, sizeof u->err)) != 0) {
-		round_abort_internal(u->r, "a leg's prepare could not be "
+	if (run_leg_exec(l, true, &res) != 0) {
+		round_abort_internal(l->u->r, "a leg's prepare could not be "
 		    "started");
 		return RUN_LEG_STOP;
 	}
@@ -354,15 +375,6 @@ run_leg_run(struct run_leg *l)
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
 
-	struct leg_spec ls = {
-		.path = l->cmd.exec_path, .argv = l->cmd.argv,
-		.envp = l->cmd.envp, .cwd = l->cmd.cwd,
-		.out_path = l->cmd.out_abs, .cpus = u->client_mask,
-		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
-		.ctr = u->ctr, .abort_fd = u->r->abort_pipe[0],
-		.cg = u->cg_legs, .state_fn = run_leg_state,
-		.tick_fn = run_leg_tick, .state_arg = l,
-	};
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not
 	 * measured (null). */
@@ -374,10 +386,7 @@ run_leg_run(struct run_leg *l)
 		l->meter = srvmeter_begin(server_pid(l->srv),
 		    (const char *const *)s->counters, (int)s->ncounters,
 		    u->cg_servers);
-	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
-	    s->output_max_bytes, u->err, sizeof u->err)) == NULL ||
-	    (ls.out = l->out, leg_run(&ls, &l->res,
-	    run_leg_started, l, u->err, sizeof u->err)) != 0) {
+	if (run_leg_exec(l, false, &l->res) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */
 		round_abort_internal(u->r, "a leg could not be started");
