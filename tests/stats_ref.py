@@ -1,6 +1,6 @@
 """An independent reference for benchtui's arithmetic (tests only).
 
-Written from the rules in benchtui(1) STATISTICS, not from engine/stats.c:
+Written from the rules in benchtui(1) STATISTICS, not from engine/stats/stats.c:
 the null distribution of the signed-rank statistic by exact integer
 counting, every Walsh average listed and sorted, the normal quantile from
 Python's statistics module.  tests/e2e/stats_ref.sh and report_random.sh
