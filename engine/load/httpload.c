@@ -38,7 +38,7 @@ struct hist {
 };
 
 static size_t
-hist_index(uint64_t v)
+httpload_hist_index(uint64_t v)
 {
 	int msb, shift;
 	size_t idx;
@@ -55,7 +55,7 @@ hist_index(uint64_t v)
 
 /* The middle of bucket idx, in the units recorded. */
 static double
-hist_value(size_t idx)
+httpload_hist_value(size_t idx)
 {
 	size_t shift, top;
 	double lo, width;
@@ -70,9 +70,9 @@ hist_value(size_t idx)
 }
 
 static void
-hist_add(struct hist *h, uint64_t v)
+httpload_hist_add(struct hist *h, uint64_t v)
 {
-	h->count[hist_index(v)]++;
+	h->count[httpload_hist_index(v)]++;
 	h->n++;
 	if (v > h->max)
 		h->max = v;
@@ -80,7 +80,7 @@ hist_add(struct hist *h, uint64_t v)
 
 /* The value at rank ceil(p * n), never above the largest seen. */
 static double
-hist_quantile(const struct hist *h, double p)
+httpload_hist_quantile(const struct hist *h, double p)
 {
 	uint64_t rank, seen = 0;
 	double v;
@@ -95,7 +95,7 @@ hist_quantile(const struct hist *h, double p)
 	for (size_t i = 0; i < HIST_BUCKETS; i++) {
 		seen += h->count[i];
 		if (seen >= rank) {
-			v = hist_value(i);
+			v = httpload_hist_value(i);
 			return v > (double)h->max ? (double)h->max : v;
 		}
 	}
@@ -131,11 +131,11 @@ struct load {
 };
 
 static int
-load_fail(struct load *l, int rc, const char *fmt, ...)
+httpload_fail(struct load *l, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int
-load_fail(struct load *l, int rc, const char *fmt, ...)
+httpload_fail(struct load *l, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -147,38 +147,38 @@ load_fail(struct load *l, int rc, const char *fmt, ...)
 
 /* http://HOST[:PORT][/PATH]: no userinfo, no TLS. */
 static int
-load_parse_url(struct load *l, const char *url)
+httpload_parse_url(struct load *l, const char *url)
 {
 	const char *p, *slash, *colon, *hend;
 	size_t hlen;
 
 	if (strncmp(url, "http://", 7) != 0)
-		return load_fail(l, 2, "URL %s: only http:// URLs are "
+		return httpload_fail(l, 2, "URL %s: only http:// URLs are "
 		    "supported", url);
 	p = url + 7;
 	slash = strchr(p, '/');
 	hend = slash ? slash : p + strlen(p);
 	if (memchr(p, '@', (size_t)(hend - p)) != NULL)
-		return load_fail(l, 2, "URL %s: user names are not supported",
+		return httpload_fail(l, 2, "URL %s: user names are not supported",
 		    url);
 	if (*p == '[') {
 		const char *rb = memchr(p, ']', (size_t)(hend - p));
 
 		if (rb == NULL)
-			return load_fail(l, 2, "URL %s: unclosed '['", url);
+			return httpload_fail(l, 2, "URL %s: unclosed '['", url);
 		hlen = (size_t)(rb - p - 1);
 		if (hlen == 0 || hlen >= sizeof l->host)
-			return load_fail(l, 2, "URL %s: bad host", url);
+			return httpload_fail(l, 2, "URL %s: bad host", url);
 		memcpy(l->host, p + 1, hlen);
 		l->host[hlen] = '\0';
 		colon = rb[1] == ':' ? rb + 1 : NULL;
 		if (rb + 1 != hend && colon == NULL)
-			return load_fail(l, 2, "URL %s: bad host", url);
+			return httpload_fail(l, 2, "URL %s: bad host", url);
 	} else {
 		colon = memchr(p, ':', (size_t)(hend - p));
 		hlen = (size_t)((colon ? colon : hend) - p);
 		if (hlen == 0 || hlen >= sizeof l->host)
-			return load_fail(l, 2, "URL %s: no host", url);
+			return httpload_fail(l, 2, "URL %s: no host", url);
 		memcpy(l->host, p, hlen);
 		l->host[hlen] = '\0';
 	}
@@ -188,12 +188,12 @@ load_parse_url(struct load *l, const char *url)
 		long port;
 
 		if (plen == 0 || plen >= sizeof l->port)
-			return load_fail(l, 2, "URL %s: bad port", url);
+			return httpload_fail(l, 2, "URL %s: bad port", url);
 		memcpy(l->port, colon + 1, plen);
 		l->port[plen] = '\0';
 		port = strtol(l->port, &end, 10);
 		if (*end != '\0' || port < 1 || port > 65535)
-			return load_fail(l, 2, "URL %s: bad port '%s'", url,
+			return httpload_fail(l, 2, "URL %s: bad port '%s'", url,
 			    l->port);
 	} else {
 		strcpy(l->port, "80");
@@ -205,7 +205,7 @@ load_parse_url(struct load *l, const char *url)
 }
 
 static int
-load_build_request(struct load *l)
+httpload_build_request(struct load *l)
 {
 	const struct httpload_opts *o = l->o;
 	size_t cap = 256 + strlen(l->path) + strlen(l->hostport);
@@ -227,7 +227,7 @@ load_build_request(struct load *l)
 }
 
 static int
-load_connect(struct load *l, struct conn *c)
+httpload_connect(struct load *l, struct conn *c)
 {
 	struct addrinfo hints, *ai = NULL, *a;
 	struct sockaddr_storage ss;
@@ -239,7 +239,7 @@ load_connect(struct load *l, struct conn *c)
 	hints.ai_socktype = SOCK_STREAM;
 	gai = getaddrinfo(l->host, l->port, &hints, &ai);
 	if (gai != 0)
-		return load_fail(l, 1, "cannot resolve %s: %s", l->host,
+		return httpload_fail(l, 1, "cannot resolve %s: %s", l->host,
 		    gai_strerror(gai));
 	for (a = ai; a != NULL; a = a->ai_next) {
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
@@ -256,7 +256,7 @@ load_connect(struct load *l, struct conn *c)
 	}
 	freeaddrinfo(ai);
 	if (fd < 0)
-		return load_fail(l, 1, "connection %d: cannot connect to %s: %s",
+		return httpload_fail(l, 1, "connection %d: cannot connect to %s: %s",
 		    c->id, l->hostport, strerror(saved));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->fd = fd;
@@ -270,7 +270,7 @@ load_connect(struct load *l, struct conn *c)
 }
 
 static int
-load_send(struct load *l, struct conn *c, long req)
+httpload_send(struct load *l, struct conn *c, long req)
 {
 	size_t off = 0;
 	ssize_t n;
@@ -287,7 +287,7 @@ load_send(struct load *l, struct conn *c, long req)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return load_fail(l, 1, "request %ld: cannot send on "
+			return httpload_fail(l, 1, "request %ld: cannot send on "
 			    "connection %d (%s): the server closed or reset it "
 			    "after %ld responses on it", req, c->id,
 			    strerror(errno), c->served);
@@ -298,7 +298,7 @@ load_send(struct load *l, struct conn *c, long req)
 
 /* Header value of name in hdr[0..len), or NULL; *vlen its length. */
 static const char *
-load_header(const char *hdr, size_t len, const char *name, size_t *vlen)
+httpload_header(const char *hdr, size_t len, const char *name, size_t *vlen)
 {
 	size_t nl = strlen(name);
 	const char *p = memchr(hdr, '\n', len), *end = hdr + len;
@@ -328,7 +328,7 @@ load_header(const char *hdr, size_t len, const char *name, size_t *vlen)
 
 /* Whether the comma list v[0..len) holds token (case-insensitive). */
 static bool
-load_has_token(const char *v, size_t len, const char *token)
+httpload_has_token(const char *v, size_t len, const char *token)
 {
 	size_t tl = strlen(token);
 
@@ -342,7 +342,7 @@ load_has_token(const char *v, size_t len, const char *token)
 
 /* The header is complete in c->buf: check what it says before the body. */
 static int
-load_check_header(struct load *l, struct conn *c)
+httpload_check_header(struct load *l, struct conn *c)
 {
 	const char *h = c->buf, *v;
 	size_t hl = c->hdr_len, vl;
@@ -352,42 +352,42 @@ load_check_header(struct load *l, struct conn *c)
 
 	if (hl < 12 || strncmp(h, "HTTP/1.", 7) != 0 ||
 	    (h[7] != '0' && h[7] != '1') || h[8] != ' ')
-		return load_fail(l, 1, "request %ld: connection %d: not an "
+		return httpload_fail(l, 1, "request %ld: connection %d: not an "
 		    "HTTP/1.x response: '%.*s'", c->req, c->id,
 		    (int)strcspn(h, "\r\n") > 60 ? 60 : (int)strcspn(h, "\r\n"),
 		    h);
 	http10 = h[7] == '0';
 	c->status = (int)strtol(h + 9, &end, 10);
 	if (end != h + 12)
-		return load_fail(l, 1, "request %ld: bad status line '%.*s'",
+		return httpload_fail(l, 1, "request %ld: bad status line '%.*s'",
 		    c->req, (int)strcspn(h, "\r\n"), h);
 	if (c->status != l->o->expect_status)
-		return load_fail(l, 1, "request %ld: status %d, expected %d",
+		return httpload_fail(l, 1, "request %ld: status %d, expected %d",
 		    c->req, c->status, l->o->expect_status);
-	if ((v = load_header(h, hl, "Content-Encoding", &vl)) != NULL &&
+	if ((v = httpload_header(h, hl, "Content-Encoding", &vl)) != NULL &&
 	    !(vl == 8 && strncasecmp(v, "identity", 8) == 0))
-		return load_fail(l, 1, "request %ld: Content-Encoding: %.*s, "
+		return httpload_fail(l, 1, "request %ld: Content-Encoding: %.*s, "
 		    "expected none (the body is checked as sent)", c->req,
 		    (int)vl, v);
-	if ((v = load_header(h, hl, "Transfer-Encoding", &vl)) != NULL)
-		return load_fail(l, 1, "request %ld: Transfer-Encoding: %.*s, "
+	if ((v = httpload_header(h, hl, "Transfer-Encoding", &vl)) != NULL)
+		return httpload_fail(l, 1, "request %ld: Transfer-Encoding: %.*s, "
 		    "expected a Content-Length", c->req, (int)vl, v);
-	if ((v = load_header(h, hl, "Content-Length", &vl)) == NULL)
-		return load_fail(l, 1, "request %ld: no Content-Length",
+	if ((v = httpload_header(h, hl, "Content-Length", &vl)) == NULL)
+		return httpload_fail(l, 1, "request %ld: no Content-Length",
 		    c->req);
 	clen = strtoll(v, &end, 10);
 	if (end != v + vl || vl == 0 || clen < 0)
-		return load_fail(l, 1, "request %ld: bad Content-Length '%.*s'",
+		return httpload_fail(l, 1, "request %ld: bad Content-Length '%.*s'",
 		    c->req, (int)vl, v);
 	c->clen = clen;
-	v = load_header(h, hl, "Connection", &vl);
-	if (v != NULL && load_has_token(v, vl, "close"))
-		return load_fail(l, 1, "request %ld: the server closes "
+	v = httpload_header(h, hl, "Connection", &vl);
+	if (v != NULL && httpload_has_token(v, vl, "close"))
+		return httpload_fail(l, 1, "request %ld: the server closes "
 		    "connection %d after this response (Connection: close, "
 		    "after %ld responses on it); the load needs it kept open",
 		    c->req, c->id, c->served + 1);
-	if (http10 && (v == NULL || !load_has_token(v, vl, "keep-alive")))
-		return load_fail(l, 1, "request %ld: the server answered "
+	if (http10 && (v == NULL || !httpload_has_token(v, vl, "keep-alive")))
+		return httpload_fail(l, 1, "request %ld: the server answered "
 		    "HTTP/1.0 without keep-alive, so it closes connection %d "
 		    "after each response; the load needs a persistent "
 		    "connection", c->req, c->id);
@@ -395,7 +395,7 @@ load_check_header(struct load *l, struct conn *c)
 }
 
 static void
-load_evidence(struct load *l, const struct conn *c, double lat,
+httpload_evidence(struct load *l, const struct conn *c, double lat,
     const char *hex)
 {
 	if (l->evidence == NULL)
@@ -409,7 +409,7 @@ load_evidence(struct load *l, const struct conn *c, double lat,
 
 /* The body is complete: check it and record the response. */
 static int
-load_finish(struct load *l, struct conn *c, double now)
+httpload_finish(struct load *l, struct conn *c, double now)
 {
 	const struct httpload_opts *o = l->o;
 	const char *body = c->buf + c->hdr_len;
@@ -418,23 +418,23 @@ load_finish(struct load *l, struct conn *c, double now)
 	double lat = now - c->t_sent;
 
 	if ((long long)blen > c->clen)
-		return load_fail(l, 1, "request %ld: %zu bytes past the "
+		return httpload_fail(l, 1, "request %ld: %zu bytes past the "
 		    "Content-Length of %lld on connection %d", c->req,
 		    blen - (size_t)c->clen, c->clen, c->id);
 	if (o->expect_bytes >= 0 && c->clen != o->expect_bytes)
-		return load_fail(l, 1, "request %ld: body is %lld bytes, "
+		return httpload_fail(l, 1, "request %ld: body is %lld bytes, "
 		    "expected %lld", c->req, c->clen, o->expect_bytes);
 	if (o->expect_sha256[0] != '\0' || l->evidence != NULL)
 		digest_buf(body, blen, hex);
 	if (o->expect_sha256[0] != '\0' &&
 	    strcasecmp(hex, o->expect_sha256) != 0)
-		return load_fail(l, 1, "request %ld: body sha256 is %s, "
+		return httpload_fail(l, 1, "request %ld: body sha256 is %s, "
 		    "expected %s", c->req, hex, o->expect_sha256);
-	load_evidence(l, c, lat, hex);
+	httpload_evidence(l, c, lat, hex);
 	if (c->req > o->warmup) {
 		double ns = lat * 1e9;
 
-		hist_add(l->hist, ns > 0 ? (uint64_t)ns : 0);
+		httpload_hist_add(l->hist, ns > 0 ? (uint64_t)ns : 0);
 		l->bytes += c->clen;
 	}
 	c->served++;
@@ -466,25 +466,25 @@ httpload_check_response(const char *buf, size_t len,
 	l.hist = &h;
 	c.id = 1;
 	c.req = 1;
-	/* The header parser reads a NUL-terminated buffer, as load_read
+	/* The header parser reads a NUL-terminated buffer, as httpload_read
 	 * keeps it. */
 	c.buf = xmalloc(len + 1);
 	memcpy(c.buf, buf, len);
 	c.buf[len] = '\0';
 	c.len = c.cap = len;
 	if ((e = memmem(c.buf, len, "\r\n\r\n", 4)) == NULL) {
-		rc = len > LOAD_MAX_HEADER ? load_fail(&l, 1, "response header "
+		rc = len > LOAD_MAX_HEADER ? httpload_fail(&l, 1, "response header "
 		    "longer than %d bytes", LOAD_MAX_HEADER) : 2;
 		goto out;
 	}
 	c.hdr_len = (size_t)(e - c.buf) + 4;
-	if ((rc = load_check_header(&l, &c)) != 0)
+	if ((rc = httpload_check_header(&l, &c)) != 0)
 		goto out;
 	if ((long long)(c.len - c.hdr_len) < c.clen) {
 		rc = 2;
 		goto out;
 	}
-	rc = load_finish(&l, &c, clock_now());
+	rc = httpload_finish(&l, &c, clock_now());
 out:
 	free(c.buf);
 	return rc;
@@ -493,7 +493,7 @@ out:
 /* Read what has arrived on c.  1 when its response is complete, 0 when
  * more is to come, -1 on a failed check. */
 static int
-load_read(struct load *l, struct conn *c, double *now)
+httpload_read(struct load *l, struct conn *c, double *now)
 {
 	ssize_t n;
 
@@ -506,16 +506,16 @@ load_read(struct load *l, struct conn *c, double *now)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n < 0)
-		return load_fail(l, -1, "request %ld: connection %d failed: %s "
+		return httpload_fail(l, -1, "request %ld: connection %d failed: %s "
 		    "(after %ld responses on it)", c->req, c->id,
 		    strerror(errno), c->served);
 	if (n == 0) {
 		if (c->len == 0)
-			return load_fail(l, -1, "request %ld: the server closed "
+			return httpload_fail(l, -1, "request %ld: the server closed "
 			    "connection %d after %ld responses on it, without "
 			    "answering; the load needs it kept open", c->req,
 			    c->id, c->served);
-		return load_fail(l, -1, "request %ld: the server closed "
+		return httpload_fail(l, -1, "request %ld: the server closed "
 		    "connection %d in the middle of the response (%zu bytes "
 		    "of it received)", c->req, c->id, c->len);
 	}
@@ -526,24 +526,24 @@ load_read(struct load *l, struct conn *c, double *now)
 
 		if (e == NULL) {
 			if (c->len > LOAD_MAX_HEADER)
-				return load_fail(l, -1, "request %ld: response "
+				return httpload_fail(l, -1, "request %ld: response "
 				    "header longer than %d bytes", c->req,
 				    LOAD_MAX_HEADER);
 			return 0;
 		}
 		c->hdr_len = (size_t)(e - c->buf) + 4;
-		if (load_check_header(l, c) != 0)
+		if (httpload_check_header(l, c) != 0)
 			return -1;
 	}
 	if ((long long)(c->len - c->hdr_len) < c->clen)
 		return 0;
-	return load_finish(l, c, *now) == 0 ? 1 : -1;
+	return httpload_finish(l, c, *now) == 0 ? 1 : -1;
 }
 
 /* After the last response: a connection the server has closed (or is
  * closing) was not kept open. */
 static int
-load_check_open(struct load *l, long last)
+httpload_check_open(struct load *l, long last)
 {
 	for (int i = 0; i < l->o->connections; i++) {
 		struct conn *c = &l->conns[i];
@@ -554,18 +554,18 @@ load_check_open(struct load *l, long last)
 			continue;
 		if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) ||
 		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
-			return load_fail(l, 1, "after request %ld: the server "
+			return httpload_fail(l, 1, "after request %ld: the server "
 			    "closed connection %d (after %ld responses on it); "
 			    "the load needs it kept open", last, c->id,
 			    c->served);
-		return load_fail(l, 1, "after request %ld: unexpected bytes "
+		return httpload_fail(l, 1, "after request %ld: unexpected bytes "
 		    "on connection %d with no request in flight", last, c->id);
 	}
 	return 0;
 }
 
 static int
-load_write_metrics(struct load *l, const struct httpload_result *r)
+httpload_write_metrics(struct load *l, const struct httpload_result *r)
 {
 	json_t *m = json_pack("{s:I, s:f, s:I, s:f, s:f, s:f, s:f}",
 	    "requests", (json_int_t)r->requests, "rps", r->rps,
@@ -575,11 +575,11 @@ load_write_metrics(struct load *l, const struct httpload_result *r)
 	int rc;
 
 	if (m == NULL)
-		return load_fail(l, 1, "out of memory");
+		return httpload_fail(l, 1, "out of memory");
 	rc = json_dump_file(m, l->o->metrics, JSON_COMPACT);
 	json_decref(m);
 	if (rc != 0)
-		return load_fail(l, 1, "cannot write the metrics file %s",
+		return httpload_fail(l, 1, "cannot write the metrics file %s",
 		    l->o->metrics);
 	return 0;
 }
@@ -598,7 +598,7 @@ httpload_opts_init(struct httpload_opts *o)
 /* The loop: every idle connection gets the next request; poll waits for
  * any response.  O(connections) per wake-up, and --connections is small. */
 static int
-load_loop(struct load *l, struct httpload_result *res)
+httpload_loop(struct load *l, struct httpload_result *res)
 {
 	const struct httpload_opts *o = l->o;
 	long total = o->warmup + o->requests, next = 1, done = 0;
@@ -616,7 +616,7 @@ load_loop(struct load *l, struct httpload_result *res)
 			if (c->req == 0 && next <= total) {
 				if (next == o->warmup + 1)
 					t0 = clock_now();
-				if ((rc = load_send(l, c, next++)) != 0)
+				if ((rc = httpload_send(l, c, next++)) != 0)
 					goto out;
 			}
 			if (c->req != 0) {
@@ -636,7 +636,7 @@ load_loop(struct load *l, struct httpload_result *res)
 				if (l->conns[i].req != 0 &&
 				    (oldest == 0 || l->conns[i].req < oldest))
 					oldest = l->conns[i].req;
-			rc = load_fail(l, 1, "request %ld: no response within "
+			rc = httpload_fail(l, 1, "request %ld: no response within "
 			    "%g s", oldest, o->timeout_s);
 			goto out;
 		}
@@ -648,7 +648,7 @@ load_loop(struct load *l, struct httpload_result *res)
 				continue;
 			if (pfd[k++].revents == 0)
 				continue;
-			r = load_read(l, c, &now);
+			r = httpload_read(l, c, &now);
 			if (r < 0) {
 				rc = 1;
 				goto out;
@@ -659,15 +659,15 @@ load_loop(struct load *l, struct httpload_result *res)
 			}
 		}
 	}
-	if ((rc = load_check_open(l, total)) != 0)
+	if ((rc = httpload_check_open(l, total)) != 0)
 		goto out;
 	res->requests = o->requests;
 	res->seconds = t1 - t0;
 	res->rps = res->seconds > 0 ? (double)o->requests / res->seconds : 0;
 	res->bytes = l->bytes;
-	res->lat_p50_ms = hist_quantile(l->hist, 0.50) / 1e6;
-	res->lat_p90_ms = hist_quantile(l->hist, 0.90) / 1e6;
-	res->lat_p99_ms = hist_quantile(l->hist, 0.99) / 1e6;
+	res->lat_p50_ms = httpload_hist_quantile(l->hist, 0.50) / 1e6;
+	res->lat_p90_ms = httpload_hist_quantile(l->hist, 0.90) / 1e6;
+	res->lat_p99_ms = httpload_hist_quantile(l->hist, 0.99) / 1e6;
 	res->lat_max_ms = (double)l->hist->max / 1e6;
 out:
 	free(pfd);
@@ -687,11 +687,11 @@ httpload_run(const struct httpload_opts *o, struct httpload_result *res,
 	l.err = err;
 	l.errlen = errlen;
 	if (o->requests < 1 || o->warmup < 0 || o->connections < 1)
-		return load_fail(&l, 2, "--requests and --connections must be "
+		return httpload_fail(&l, 2, "--requests and --connections must be "
 		    "at least 1, --warmup at least 0");
-	if ((rc = load_parse_url(&l, o->url)) != 0)
+	if ((rc = httpload_parse_url(&l, o->url)) != 0)
 		return rc;
-	if ((rc = load_build_request(&l)) != 0)
+	if ((rc = httpload_build_request(&l)) != 0)
 		return rc;
 	l.hist = xcalloc(1, sizeof *l.hist);
 	l.conns = xcalloc((size_t)o->connections, sizeof *l.conns);
@@ -701,19 +701,19 @@ httpload_run(const struct httpload_opts *o, struct httpload_result *res,
 	}
 	if (o->evidence != NULL &&
 	    (l.evidence = fopen(o->evidence, "we")) == NULL) {
-		rc = load_fail(&l, 2, "cannot write the evidence file %s: %s",
+		rc = httpload_fail(&l, 2, "cannot write the evidence file %s: %s",
 		    o->evidence, strerror(errno));
 		goto out;
 	}
 	for (int i = 0; i < o->connections; i++)
-		if ((rc = load_connect(&l, &l.conns[i])) != 0)
+		if ((rc = httpload_connect(&l, &l.conns[i])) != 0)
 			goto out;
-	rc = load_loop(&l, res);
+	rc = httpload_loop(&l, res);
 	if (rc == 0 && o->metrics != NULL)
-		rc = load_write_metrics(&l, res);
+		rc = httpload_write_metrics(&l, res);
 out:
 	if (l.evidence != NULL && fclose(l.evidence) != 0 && rc == 0)
-		rc = load_fail(&l, 1, "cannot write the evidence file %s: %s",
+		rc = httpload_fail(&l, 1, "cannot write the evidence file %s: %s",
 		    o->evidence, strerror(errno));
 	if (l.conns != NULL)
 		for (int i = 0; i < o->connections; i++) {

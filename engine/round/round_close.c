@@ -15,7 +15,7 @@
 #include "seal.h"
 
 int
-run_close_stopped(struct run *u, bool failed)
+round_close_stopped(struct run *u, bool failed)
 {
 	struct round *r = u->r;
 	const char *reason = atomic_load(&r->abort_reason);
@@ -30,14 +30,14 @@ run_close_stopped(struct run *u, bool failed)
 	json_object_set_new(ev, "reason", json_string(failed || r->fatal ||
 	    u->stop_logged_err ?
 	    u->err : reason != NULL ? reason : "abort"));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 	return failed ? ROUND_EXIT_FAIL : ROUND_EXIT_ABORTED;
 }
 
 /* round.json still has the sha256 the round event recorded.  -1 with
  * u->err when it does not (or cannot be read). */
 static int
-run_close_spec_intact(struct run *u)
+round_close_spec_intact(struct run *u)
 {
 	char path[PATH_MAX], hex[DIGEST_HEX_LEN];
 
@@ -60,7 +60,7 @@ run_close_spec_intact(struct run *u)
 /* A complete round whose legs did not all succeed exits 5, saying how
  * many, where, and which file holds the first failing leg's output. */
 static int
-run_close_failed_legs(struct run *u)
+round_close_failed_legs(struct run *u)
 {
 	struct tally_failure first;
 	char where[512];
@@ -77,7 +77,7 @@ run_close_failed_legs(struct run *u)
 }
 
 static json_t *
-run_seal_event(const char *sums)
+round_close_seal_event(const char *sums)
 {
 	json_t *ev = event_new("seal");
 
@@ -94,7 +94,7 @@ round_seal_event(const char *dir, json_t *ts)
 	snprintf(path, sizeof path, "%s/%s", dir, SEAL_SUMS);
 	if (access(path, F_OK) != 0)
 		return NULL;
-	ev = digest_file(path, hex) == 0 ? run_seal_event(hex) :
+	ev = digest_file(path, hex) == 0 ? round_close_seal_event(hex) :
 	    event_new("seal");
 	json_object_set(ev, "ts", ts != NULL ? ts : json_null());
 	json_object_set_new(ev, "from_sha256sums", json_true());
@@ -102,7 +102,7 @@ round_seal_event(const char *dir, json_t *ts)
 }
 
 int
-run_seal(struct run *u, bool partial, char sums[65])
+round_seal(struct run *u, bool partial, char sums[65])
 {
 	struct round *r = u->r;
 	json_t *rep;
@@ -111,7 +111,7 @@ run_seal(struct run *u, bool partial, char sums[65])
 	/* round.json is read-only from the start, but its owner can still
 	 * change it: a seal over another round file than the one run would
 	 * vouch for a round that never ran. */
-	if (run_close_spec_intact(u) != 0)
+	if (round_close_spec_intact(u) != 0)
 		return -1;
 	rep = tally_report(r->tally);
 	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
@@ -126,7 +126,7 @@ run_seal(struct run *u, bool partial, char sums[65])
  * event goes to the front end only, since appending it would change a
  * file SHA256SUMS covers. */
 int
-run_close_done(struct run *u, bool log_done)
+round_close_done(struct run *u, bool log_done)
 {
 	struct round *r = u->r;
 	char sums[65];
@@ -135,17 +135,17 @@ run_close_done(struct run *u, bool log_done)
 	if (log_done) {
 		ev = event_new("done");
 		json_object_set_new(ev, "legs", json_integer((json_int_t)u->legs_total));
-		run_emit_new(u, ev);
+		round_emit_new(u, ev);
 		if (r->fatal) {
 			snprintf(u->err, sizeof u->err, "%s", r->fatal_err);
 			return ROUND_EXIT_ABORTED;
 		}
 	}
-	if (run_seal(u, false, sums) != 0)
+	if (round_seal(u, false, sums) != 0)
 		return ROUND_EXIT_FAIL;
-	ev = run_seal_event(sums);
+	ev = round_close_seal_event(sums);
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);
 	json_decref(ev);
-	return run_close_failed_legs(u);
+	return round_close_failed_legs(u);
 }

@@ -71,13 +71,13 @@ round_release_gate(struct round *r)
 }
 
 bool
-run_aborted(const struct run *u)
+round_aborted(const struct run *u)
 {
 	return atomic_load(&u->r->aborted);
 }
 
 void
-run_emit_new(struct run *u, json_t *ev)
+round_emit_new(struct run *u, json_t *ev)
 {
 	if (ev == NULL)
 		return;
@@ -86,7 +86,7 @@ run_emit_new(struct run *u, json_t *ev)
 }
 
 void
-run_warn(struct run *u, const char *fmt, ...)
+round_warn(struct run *u, const char *fmt, ...)
 {
 	json_t *ev = event_new("warning");
 	char msg[1024];
@@ -96,18 +96,18 @@ run_warn(struct run *u, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	json_object_set_new(ev, "msg", json_string(msg));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* Wait up to seconds (or forever when < 0) for the abort pipe, or, with
  * ctl, for a steering byte on the control pipe (drained).  No sleep: abort
  * is seen at once. */
 void
-run_wait(struct run *u, double seconds, bool ctl)
+round_wait(struct run *u, double seconds, bool ctl)
 {
 	double end = clock_now() + seconds;
 
-	while (!run_aborted(u)) {
+	while (!round_aborted(u)) {
 		struct pollfd pfd[2] = {
 			{ .fd = u->r->abort_pipe[0], .events = POLLIN },
 			{ .fd = u->r->ctl_pipe[0], .events = POLLIN },
@@ -139,20 +139,20 @@ run_wait(struct run *u, double seconds, bool ctl)
 
 /* Between legs: honour a pause until resumed or aborted. */
 void
-run_pause_point(struct run *u)
+round_pause_point(struct run *u)
 {
 	json_t *ev;
 
-	if (!atomic_load(&u->r->paused) || run_aborted(u))
+	if (!atomic_load(&u->r->paused) || round_aborted(u))
 		return;
-	run_emit_new(u, event_new("pause"));
-	while (atomic_load(&u->r->paused) && !run_aborted(u))
-		run_wait(u, -1, true);
-	if (run_aborted(u))
+	round_emit_new(u, event_new("pause"));
+	while (atomic_load(&u->r->paused) && !round_aborted(u))
+		round_wait(u, -1, true);
+	if (round_aborted(u))
 		return;
 	ev = event_new("resume");
 	json_object_set_new(ev, "from", json_string("pause"));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* The parent pid in /proc/PID/stat, with open and read only (both

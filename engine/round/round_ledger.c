@@ -15,7 +15,7 @@
 #include "xalloc.h"
 
 void
-run_ledger_note(struct run *u)
+round_ledger_note(struct run *u)
 {
 	pid_t *v = NULL;
 	size_t n = 0, cap = 0;
@@ -53,6 +53,6 @@ run_ledger_note(struct run *u)
 		json_t *ev = event_new("ledger");
 
 		json_object_set_new(ev, "procs", procs);
-		run_emit_new(u, ev);
+		round_emit_new(u, ev);
 	}
 }

@@ -28,11 +28,11 @@
 #include "template.h"
 #include "xalloc.h"
 
-struct run_leg;
-static void run_leg_end_leftovers(struct run_leg *l);
+struct round_leg;
+static void round_leg_end_leftovers(struct round_leg *l);
 
 /* One leg in flight: what its steps hand each other. */
-struct run_leg {
+struct round_leg {
 	struct run *u;
 	const struct plan_leg *pl;
 	int warmup;              /* K of a warm-up leg, else 0 */
@@ -53,7 +53,7 @@ struct run_leg {
 	json_t *srvblock;        /* the leg line's "server" */
 };
 
-/* What a step tells run_leg. */
+/* What a step tells round_leg. */
 enum {
 	RUN_LEG_GO = 0,     /* on to the next step */
 	RUN_LEG_STOP = -1,  /* stop the round (aborted; u->err may say why) */
@@ -61,7 +61,7 @@ enum {
 };
 
 static void
-run_drain(int fd)
+round_leg_drain(int fd)
 {
 	char buf[64];
 
@@ -70,14 +70,14 @@ run_drain(int fd)
 }
 
 static void
-run_quiet_emit(json_t *ev, void *arg)
+round_leg_quiet_emit(json_t *ev, void *arg)
 {
 	round_emit(((struct run *)arg)->r, ev);
 }
 
 /* A signal's abbreviation ("STOP" of SIGSTOP), "?" for one without. */
 static const char *
-run_sig_abbrev(int sig)
+round_leg_sig_abbrev(int sig)
 {
 	const char *a = sigabbrev_np(sig);
 
@@ -88,43 +88,43 @@ run_sig_abbrev(int sig)
  * timeout_s to end it) or runs again: a leg_state event, so the console
  * and the headless line show it rather than a leg that seems to hang. */
 static void
-run_leg_state(int stop_sig, void *arg)
+round_leg_state(int stop_sig, void *arg)
 {
-	struct run_leg *l = arg;
+	struct round_leg *l = arg;
 	json_t *ev = event_new("leg_state");
 	char sig[32];
 
-	run_leg_ident(ev, l->u->r->spec, l->pl, l->warmup);
+	round_leg_ident(ev, l->u->r->spec, l->pl, l->warmup);
 	json_object_set_new(ev, "state", json_string(stop_sig ? "stopped" :
 	    "running"));
 	if (stop_sig != 0) {
-		snprintf(sig, sizeof sig, "SIG%s", run_sig_abbrev(stop_sig));
+		snprintf(sig, sizeof sig, "SIG%s", round_leg_sig_abbrev(stop_sig));
 		json_object_set_new(ev, "signal", json_string(sig));
 	}
-	run_emit_new(l->u, ev);
+	round_emit_new(l->u, ev);
 }
 
 /* leg_run's callback twice a second while the leg runs: without a
  * cgroup, the process ledger notes what the leg started meanwhile. */
 static void
-run_leg_tick(void *arg)
+round_leg_tick(void *arg)
 {
-	run_ledger_note(((struct run_leg *)arg)->u);
+	round_ledger_note(((struct round_leg *)arg)->u);
 }
 
 /* leg_run's callback once the leg runs: its leg_start event. */
 static void
-run_leg_started(pid_t pid, void *arg)
+round_leg_started(pid_t pid, void *arg)
 {
-	struct run_leg *l = arg;
-	json_t *ev = run_leg_start_event(l->u->r->spec, l->pl, l->warmup, pid,
+	struct round_leg *l = arg;
+	json_t *ev = round_leg_start_event(l->u->r->spec, l->pl, l->warmup, pid,
 	    l->cmd.out_rel);
 
 	/* What readers show as the leg's command is what ran. */
 	json_object_set_new(ev, "argv", legcmd_argv_json(l->cmd.argv));
 	json_object_set_new(ev, "env", legcmd_env_json(&l->cmd));
 	json_object_set_new(ev, "cwd", json_string(l->cmd.cwd));
-	run_emit_new(l->u, ev);
+	round_emit_new(l->u, ev);
 }
 
 /* What emptying the scratch folder must never take: the leg's program,
@@ -133,7 +133,7 @@ run_leg_started(pid_t pid, void *arg)
  * changes with SCRATCH is the leg's own path in scratch.  Relative paths
  * are made absolute against the workdir.  NULL-terminated, malloc'd. */
 static char **
-run_cmd_named(const struct spec *s, const struct legcmd_where *w,
+round_leg_cmd_named(const struct spec *s, const struct legcmd_where *w,
     const struct legcmd *c, size_t *n)
 {
 	struct template_ctx ctx, other;
@@ -158,9 +158,9 @@ run_cmd_named(const struct spec *s, const struct legcmd_where *w,
 
 				if (strcmp(a[k], b[k]) != 0 || a[k][0] == '\0')
 					continue;
-				v[(*n)++] = run_abspath(a[k], s->workdir);
+				v[(*n)++] = round_abspath(a[k], s->workdir);
 				if (eq != NULL && eq[1] != '\0')
-					v[(*n)++] = run_abspath(eq + 1,
+					v[(*n)++] = round_abspath(eq + 1,
 					    s->workdir);
 			}
 		template_free_argv(a);
@@ -170,7 +170,7 @@ run_cmd_named(const struct spec *s, const struct legcmd_where *w,
 }
 
 int
-run_leg_scratch(struct run *u, const struct legcmd_where *w,
+round_leg_scratch(struct run *u, const struct legcmd_where *w,
     const struct legcmd *c)
 {
 	char **keep;
@@ -179,8 +179,8 @@ run_leg_scratch(struct run *u, const struct legcmd_where *w,
 
 	if (c->scratch == NULL)
 		return 0;
-	keep = run_cmd_named(u->r->spec, w, c, &nkeep);
-	rc = run_scratch_empty(u, c->scratch, keep, nkeep, u->err,
+	keep = round_leg_cmd_named(u->r->spec, w, c, &nkeep);
+	rc = round_scratch_empty(u, c->scratch, keep, nkeep, u->err,
 	    sizeof u->err);
 	template_free_argv(keep);
 	if (rc != 0) {
@@ -197,7 +197,7 @@ run_leg_scratch(struct run *u, const struct legcmd_where *w,
  * calls a leg fewer.  And whether the command itself names it: a leg
  * that then wrote no file is warned about. */
 void
-run_metrics_plan(struct run *u)
+round_metrics_plan(struct run *u)
 {
 	const struct spec *s = u->r->spec;
 
@@ -213,7 +213,7 @@ run_metrics_plan(struct run *u)
 /* Setup: the leg's command as legcmd builds it, and the scratch folder,
  * checked and emptied. */
 static int
-run_leg_setup(struct run_leg *l)
+round_leg_setup(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
@@ -230,7 +230,7 @@ run_leg_setup(struct run_leg *l)
 	 * aborted is not this leg's. */
 	if (u->metrics_named)
 		(void)unlink(l->cmd.metrics);
-	if (run_leg_scratch(u, &w, &l->cmd) != 0)
+	if (round_leg_scratch(u, &w, &l->cmd) != 0)
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
 }
@@ -244,7 +244,7 @@ run_leg_setup(struct run_leg *l)
  * (leg_start, stops and continues).  0; -1 with u->err when it could not
  * be started. */
 static int
-run_leg_exec(struct run_leg *l, bool prepare, struct leg_result *res)
+round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
@@ -259,31 +259,31 @@ run_leg_exec(struct run_leg *l, bool prepare, struct leg_result *res)
 
 	if (!prepare) {
 		ls.ctr = u->ctr;
-		ls.state_fn = run_leg_state;
-		ls.tick_fn = run_leg_tick;
+		ls.state_fn = round_leg_state;
+		ls.tick_fn = round_leg_tick;
 		ls.state_arg = l;
 	}
 	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL)
 		return -1;
 	ls.out = l->out;
-	return leg_run(&ls, res, prepare ? NULL : run_leg_started, l, u->err,
+	return leg_run(&ls, res, prepare ? NULL : round_leg_started, l, u->err,
 	    sizeof u->err) != 0 ? -1 : 0;
 }
 
 static int
-run_leg_prepare(struct run_leg *l)
+round_leg_prepare(struct round_leg *l)
 {
 	struct leg_result res;
 
 	if (l->cmd.prepare == NULL)
 		return RUN_LEG_GO;
-	if (run_leg_exec(l, true, &res) != 0) {
+	if (round_leg_exec(l, true, &res) != 0) {
 		round_abort_internal(l->u->r, "a leg's prepare could not be "
 		    "started");
 		return RUN_LEG_STOP;
 	}
-	run_leg_end_leftovers(l);
+	round_leg_end_leftovers(l);
 	legout_finish(l->out, NULL, NULL);
 	l->out = NULL;
 	if (res.aborted)
@@ -296,7 +296,7 @@ run_leg_prepare(struct run_leg *l)
 /* Gate: hold until the machine is quiet (or the gate gives up), then make
  * sure the cell's server outlived the wait. */
 static int
-run_leg_gate(struct run_leg *l)
+round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
@@ -304,13 +304,13 @@ run_leg_gate(struct run_leg *l)
 
 	if (u->quiet == NULL)
 		return RUN_LEG_GO;
-	run_drain(u->r->gate_pipe[0]);
+	round_leg_drain(u->r->gate_pipe[0]);
 	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
-	    run_quiet_emit, u, &f)) {
+	    round_leg_quiet_emit, u, &f)) {
 	case QUIET_ABORTED:
 		return RUN_LEG_STOP;
 	case QUIET_RELEASED:
-		run_drain(u->r->gate_pipe[0]);
+		round_leg_drain(u->r->gate_pipe[0]);
 		l->quiet_override = true;
 		break;
 	case QUIET_TIMEOUT:
@@ -328,7 +328,7 @@ run_leg_gate(struct run_leg *l)
 	case QUIET_OK:
 		break;
 	}
-	if (run_server_gone(u, l->pl, l->srv))
+	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
 }
@@ -336,7 +336,7 @@ run_leg_gate(struct run_leg *l)
 /* Whether the file system holding path is full: less than 64 KiB left
  * to us (root may use the blocks kept for it). */
 static bool
-run_leg_disk_full(const char *path)
+round_leg_disk_full(const char *path)
 {
 	struct statvfs sv;
 	unsigned long long avail;
@@ -353,7 +353,7 @@ run_leg_disk_full(const char *path)
  * now, keeping the cell's server.  With a cgroup, leg_run has killed it
  * already (cgroup.kill): what is left is to reap those reparented to us. */
 static void
-run_leg_end_leftovers(struct run_leg *l)
+round_leg_end_leftovers(struct round_leg *l)
 {
 	pid_t keep = l->srv != NULL ? server_pid(l->srv) : 0;
 
@@ -370,7 +370,7 @@ run_leg_end_leftovers(struct run_leg *l)
  * during it, whether the server survived it, what it left behind and the
  * scratch folder's size. */
 static int
-run_leg_run(struct run_leg *l)
+round_leg_run(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
@@ -386,7 +386,7 @@ run_leg_run(struct run_leg *l)
 		l->meter = srvmeter_begin(server_pid(l->srv),
 		    (const char *const *)s->counters, (int)s->ncounters,
 		    u->cg_servers);
-	if (run_leg_exec(l, false, &l->res) != 0) {
+	if (round_leg_exec(l, false, &l->res) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */
 		round_abort_internal(u->r, "a leg could not be started");
@@ -400,7 +400,7 @@ run_leg_run(struct run_leg *l)
 		l->foreign = quiet_leg_end(u->quiet);
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
-	run_leg_end_leftovers(l);
+	round_leg_end_leftovers(l);
 	/* Only now can the pipe reach EOF: the leftovers held it too. */
 	legout_finish(l->out, &l->out_bytes, &l->out_truncated);
 	l->out = NULL;
@@ -411,7 +411,7 @@ run_leg_run(struct run_leg *l)
 	 * (a statvfs a leg); a disk full by then fails the leg line's own
 	 * append, which stops the round as resumably. */
 	if (!l->res.aborted && l->cmd.out_abs != NULL && l->out_bytes > 0 &&
-	    run_leg_disk_full(l->cmd.out_abs)) {
+	    round_leg_disk_full(l->cmd.out_abs)) {
 		snprintf(u->err, sizeof u->err, "%s: No space left on device "
 		    "(the disk filled while leg %s ran, so its output may be cut "
 		    "short); the round stopped, resume runs the leg again once "
@@ -422,7 +422,7 @@ run_leg_run(struct run_leg *l)
 	/* A scratch folder the leg turned into a link is not "0 bytes": the
 	 * round stops, and the leg runs again once it is a folder again. */
 	if (l->cmd.scratch != NULL &&
-	    (l->bytes = run_scratch_size(l->cmd.scratch, u->err,
+	    (l->bytes = round_scratch_size(l->cmd.scratch, u->err,
 	    sizeof u->err)) == -2) {
 		round_abort_internal(u->r, "the scratch folder was refused");
 		return RUN_LEG_STOP;
@@ -435,7 +435,7 @@ run_leg_run(struct run_leg *l)
  * status; so does an ok leg whose command names ${METRICS} and that wrote
  * none. */
 static json_t *
-run_leg_metrics(struct run *u, const struct run_leg *l,
+round_leg_metrics(struct run *u, const struct round_leg *l,
     const struct leg_result *res)
 {
 	char why[256];
@@ -450,14 +450,14 @@ run_leg_metrics(struct run *u, const struct run_leg *l,
 		return NULL;
 	if (absent)
 		snprintf(why, sizeof why, "was not written");
-	run_warn(u, "leg %s: metrics file %s %s; the leg has no metrics",
+	round_warn(u, "leg %s: metrics file %s %s; the leg has no metrics",
 	    l->name, l->cmd.metrics_rel, why);
 	return NULL;
 }
 
 /* Prepare failed: the leg did not run, and nothing was measured. */
 static void
-run_leg_unmeasured(json_t *ev)
+round_leg_unmeasured(json_t *ev)
 {
 	static const char *const unmeasured[] = { "rc", "wall", "utime",
 	    "stime", "cpu", "maxrss_kb", "minflt", "majflt", "pid", NULL };
@@ -478,28 +478,28 @@ run_leg_unmeasured(json_t *ev)
 
 /* The warnings that follow a leg line. */
 static void
-run_leg_warnings(const struct run_leg *l, const char *ran, int tsig)
+round_leg_warnings(const struct round_leg *l, const char *ran, int tsig)
 {
 	struct run *u = l->u;
 
 	if (tsig != 0)
-		run_warn(u, "leg %s: process %d of the round's own tree "
+		round_warn(u, "leg %s: process %d of the round's own tree "
 		    "sent benchtui SIG%s; that is the leg's doing, not an "
 		    "operator's abort, so the round goes on", l->name,
 		    atomic_load(&u->r->tree_pid),
-		    run_sig_abbrev(tsig));
-	run_warn_counters(u);
+		    round_leg_sig_abbrev(tsig));
+	round_warn_counters(u);
 	if (l->prepare_rc > 0)
-		run_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
+		round_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
 		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
 	if (l->res.exec_errno != 0)
-		run_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
+		round_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
 		    strerror(l->res.exec_errno));
 }
 
 /* Record: the leg line, its warnings, and a server that died during it. */
 static int
-run_leg_record(struct run_leg *l)
+round_leg_record(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const char *ran = l->cmd.program != NULL ? l->cmd.program :
@@ -518,7 +518,7 @@ run_leg_record(struct run_leg *l)
 		round_abort_internal(u->r, "the workdir is gone");
 		return RUN_LEG_STOP;
 	}
-	json_t *ev = run_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
+	json_t *ev = round_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
 	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
@@ -530,7 +530,7 @@ run_leg_record(struct run_leg *l)
 	}
 	if (!l->res.aborted && l->prepare_rc <= 0 &&
 	    u->metrics_named &&
-	    (metrics = run_leg_metrics(u, l, &l->res)) != NULL)
+	    (metrics = round_leg_metrics(u, l, &l->res)) != NULL)
 		json_object_set_new(ev, "metrics", metrics);
 	if (l->prepare_rc >= 0)
 		json_object_set_new(ev, "prepare_rc",
@@ -542,38 +542,38 @@ run_leg_record(struct run_leg *l)
 		    json_boolean(l->out_truncated));
 	}
 	if (l->prepare_rc > 0)
-		run_leg_unmeasured(ev);
+		round_leg_unmeasured(ev);
 	/* A signal benchtui got from the round's own tree is the leg's
 	 * doing: on its line, and the round goes on. */
 	if (tsig != 0 && ev != NULL) {
 		char name[32];
 
-		snprintf(name, sizeof name, "SIG%s", run_sig_abbrev(tsig));
+		snprintf(name, sizeof name, "SIG%s", round_leg_sig_abbrev(tsig));
 		json_object_set_new(ev, "signalled_benchtui", json_string(name));
 		json_object_set_new(ev, "signalled_by",
 		    json_integer(atomic_load(&u->r->tree_pid)));
 	}
-	run_emit_new(u, ev);
-	run_leg_warnings(l, ran, tsig);
+	round_emit_new(u, ev);
+	round_leg_warnings(l, ran, tsig);
 	if (l->died) {
-		run_server_died(u, l->cell, l->srv);
+		round_server_died(u, l->cell, l->srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
 		    "during leg %s; the round stopped, resume continues it",
 		    l->cell->name, server_death(l->srv), l->name);
 		round_abort_internal(u->r, "the cell's server died");
 		return RUN_LEG_STOP;
 	}
-	if (l->res.aborted || run_aborted(u))
+	if (l->res.aborted || round_aborted(u))
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
 }
 
 int
-run_leg(struct run *u, const struct plan_leg *pl, int warmup,
+round_leg(struct run *u, const struct plan_leg *pl, int warmup,
     struct server *srv, bool *failed)
 {
 	const struct spec *s = u->r->spec;
-	struct run_leg l = { .u = u, .pl = pl, .warmup = warmup, .srv = srv,
+	struct round_leg l = { .u = u, .pl = pl, .warmup = warmup, .srv = srv,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
 		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1 };
 	struct server *own = NULL;
@@ -581,39 +581,39 @@ run_leg(struct run *u, const struct plan_leg *pl, int warmup,
 
 	snprintf(l.name, sizeof l.name, "%s %s %c%d", l.cell->name,
 	    l.arm->name, warmup > 0 ? 'w' : 'r', warmup > 0 ? warmup : pl->rep);
-	run_pause_point(u);
-	if (s->settle_s > 0 && !run_aborted(u))
-		run_wait(u, s->settle_s, false);
-	if (run_aborted(u) || run_server_gone(u, pl, srv))
+	round_pause_point(u);
+	if (s->settle_s > 0 && !round_aborted(u))
+		round_wait(u, s->settle_s, false);
+	if (round_aborted(u) || round_server_gone(u, pl, srv))
 		return -1;
 	/* A server per leg: started and ready before the leg's measurement
 	 * begins, stopped after it ends. */
 	if (srv == NULL && spec_server_per_leg(s, l.cell)) {
-		run_pause_point(u);
-		if (run_aborted(u))
+		round_pause_point(u);
+		if (round_aborted(u))
 			return -1;
-		if ((l.srv = run_server_start(u, l.cell, l.arm,
+		if ((l.srv = round_server_start(u, l.cell, l.arm,
 		    warmup > 0 ? 0 : pl->rep)) == NULL) {
-			run_server_wont_start(u);
+			round_server_wont_start(u);
 			return -1;
 		}
-		run_ledger_note(u);
+		round_ledger_note(u);
 		own = l.srv;
 	}
-	if ((rc = run_leg_setup(&l)) == RUN_LEG_GO &&
-	    (rc = run_leg_prepare(&l)) == RUN_LEG_GO) {
+	if ((rc = round_leg_setup(&l)) == RUN_LEG_GO &&
+	    (rc = round_leg_prepare(&l)) == RUN_LEG_GO) {
 		if (l.prepare_rc <= 0 &&
-		    (rc = run_leg_gate(&l)) == RUN_LEG_GO)
-			rc = run_leg_run(&l);
+		    (rc = round_leg_gate(&l)) == RUN_LEG_GO)
+			rc = round_leg_run(&l);
 		if (rc == RUN_LEG_GO)
-			rc = run_leg_record(&l);
+			rc = round_leg_record(&l);
 	}
 	/* What the server started meanwhile (the leg's own leftovers are
 	 * ended by now). */
 	if (l.srv != NULL && own == NULL)
-		run_ledger_note(u);
+		round_ledger_note(u);
 	if (own != NULL)
-		run_server_stop(u, l.cell, own);
+		round_server_stop(u, l.cell, own);
 	legout_finish(l.out, NULL, NULL);
 	legcmd_finish(&l.cmd);
 	srvmeter_destroy(l.meter);

@@ -12,7 +12,7 @@
 /* Whether rep is one of the schedule's looks; *k its 1-based index and
  * *nl how many there are. */
 static bool
-run_is_look(const struct spec *s, int rep, size_t *k, size_t *nl)
+round_look_is_look(const struct spec *s, int rep, size_t *k, size_t *nl)
 {
 	int at[64];
 	size_t n = spec_looks(s, at, 64);
@@ -27,7 +27,7 @@ run_is_look(const struct spec *s, int rep, size_t *k, size_t *nl)
 }
 
 bool
-run_look(struct run *u, size_t c, int rep)
+round_look(struct run *u, size_t c, int rep)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
@@ -37,7 +37,7 @@ run_look(struct run *u, size_t c, int rep)
 	size_t k = 0, nl = 0;
 	bool decided = true;
 
-	if (!s->adaptive.on || !run_is_look(s, rep, &k, &nl))
+	if (!s->adaptive.on || !round_look_is_look(s, rep, &k, &nl))
 		return false;
 	/* O(legs so far) per look: a few looks per cell. */
 	rep_json = tally_report_brief(r->tally);
@@ -67,7 +67,7 @@ run_look(struct run *u, size_t c, int rep)
 	json_object_set_new(ev, "metric", json_string(s->adaptive.metric));
 	json_object_set_new(ev, "decided", json_boolean(decided));
 	json_object_set_new(ev, "verdicts", verdicts);
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 	json_decref(rep_json);
 	return decided;
 }

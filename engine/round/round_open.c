@@ -12,7 +12,7 @@
 #include "stats.h"
 
 static json_t *
-run_names(char *const *names, size_t n)
+round_open_names(char *const *names, size_t n)
 {
 	json_t *a = json_array();
 
@@ -22,7 +22,7 @@ run_names(char *const *names, size_t n)
 }
 
 static void
-run_log_round(struct run *u)
+round_open_log_round(struct run *u)
 {
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("round"), *arms = json_array(),
@@ -41,7 +41,7 @@ run_log_round(struct run *u)
 	json_object_set_new(ev, "arms", arms);
 	json_object_set_new(ev, "cells", cells);
 	json_object_set_new(ev, "baseline", json_string(s->baseline));
-	json_object_set_new(ev, "counters", run_names(s->counters, s->ncounters));
+	json_object_set_new(ev, "counters", round_open_names(s->counters, s->ncounters));
 	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
 	/* The leg order (resume follows it) and the arithmetic's settings
 	 * (a bare copy of the log reports with them). */
@@ -64,12 +64,12 @@ run_log_round(struct run *u)
 		    json_string(s->adaptive.metric));
 		json_object_set_new(ev, "adaptive", ad);
 	}
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* The env event: a pointer to environment.json and its facts, on one line. */
 static json_t *
-run_log_env(struct run *u)
+round_open_log_env(struct run *u)
 {
 	char path[PATH_MAX];
 	json_t *file, *ev = event_new("env"), *host = NULL;
@@ -86,12 +86,12 @@ run_log_env(struct run *u)
 	if (json_is_object(file))
 		host = json_incref(file);
 	json_decref(file);
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 	return host != NULL ? host : provenance_host();
 }
 
 void
-run_log_cut(struct run *u)
+round_log_cut(struct run *u)
 {
 	size_t bytes = resume_torn_bytes(u->r->rs);
 	json_t *ev;
@@ -100,12 +100,12 @@ run_log_cut(struct run *u)
 		return;
 	ev = event_new("log_cut");
 	json_object_set_new(ev, "bytes", json_integer((json_int_t)bytes));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* On resume: the cut, then the resume event with the host re-checked. */
 static json_t *
-run_log_resume(struct run *u)
+round_open_log_resume(struct run *u)
 {
 	struct resume_state *rs = u->r->rs;
 	const json_t *rec = resume_recorded_env(rs);
@@ -113,14 +113,14 @@ run_log_resume(struct run *u)
 	const char *k;
 	json_t *v;
 
-	run_log_cut(u);
+	round_log_cut(u);
 	ev = event_new("resume");
 	json_object_set_new(ev, "from", json_string("restart"));
 	json_object_set_new(ev, "legs_done",
 	    json_integer((json_int_t)resume_legs_done(rs)));
 	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
 	json_object_set_new(ev, "host", json_incref(host));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 
 	if (rec != NULL) {
 		const char *keys[] = { "kernel", "hostname", "cpu_model", NULL };
@@ -133,7 +133,7 @@ run_log_resume(struct run *u)
 			    *b = json_object_get(host, keys[i]);
 
 			if (a != NULL && b != NULL && !json_equal(a, b))
-				run_warn(u, "resume: %s differs from when the round "
+				round_warn(u, "resume: %s differs from when the round "
 				    "started (%s now, %s then)", keys[i],
 				    json_string_value(b) ? json_string_value(b) : "?",
 				    json_string_value(a) ? json_string_value(a) : "?");
@@ -144,7 +144,7 @@ run_log_resume(struct run *u)
 			json_t *old = json_object_get(rbins, k);
 
 			if (old != NULL && !json_equal(old, v))
-				run_warn(u, "resume: %s has changed since the round "
+				round_warn(u, "resume: %s has changed since the round "
 				    "started (sha256 %s, recorded %s)", k,
 				    json_string_value(v) ? json_string_value(v) : "?",
 				    json_string_value(old) ? json_string_value(old) : "?");
@@ -156,7 +156,7 @@ run_log_resume(struct run *u)
 
 /* One event of the replayed log: to the tally and the front end. */
 static void
-run_replay_one(const json_t *ev, void *arg)
+round_open_replay_one(const json_t *ev, void *arg)
 {
 	struct round *r = arg;
 
@@ -166,26 +166,26 @@ run_replay_one(const json_t *ev, void *arg)
 }
 
 void
-run_replay(struct round *r)
+round_replay(struct round *r)
 {
-	resume_replay(r->rs, run_replay_one, r);
+	resume_replay(r->rs, round_open_replay_one, r);
 }
 
 void
-run_open(struct run *u)
+round_open(struct run *u)
 {
 	json_t *host, *warnings;
 
 	if (u->r->rs != NULL) {
-		run_replay(u->r);
-		host = run_log_resume(u);
+		round_replay(u->r);
+		host = round_open_log_resume(u);
 	} else {
-		run_log_round(u);
-		host = run_log_env(u);
+		round_open_log_round(u);
+		host = round_open_log_env(u);
 	}
 	warnings = host != NULL ? provenance_warnings(host) : NULL;
 	for (size_t i = 0; i < json_array_size(warnings); i++)
-		run_warn(u, "%s", json_string_value(json_array_get(warnings, i)));
+		round_warn(u, "%s", json_string_value(json_array_get(warnings, i)));
 	json_decref(warnings);
 	json_decref(host);
 }

@@ -21,12 +21,12 @@ round_seal_partial(const char *dir, const char *sign_key,
 	out->torn_bytes = resume_torn_bytes(r->rs);
 	out->ended = r->stale_ended;
 	out->legs_done = resume_legs_done(r->rs);
-	run_log_cut(&u);
-	run_replay(r);
+	round_log_cut(&u);
+	round_replay(r);
 	if (r->fatal) {
 		snprintf(err, errlen, "%s", r->fatal_err);
 		code = ROUND_EXIT_FAIL;
-	} else if (run_seal(&u, true, out->sha256) != 0) {
+	} else if (round_seal(&u, true, out->sha256) != 0) {
 		snprintf(err, errlen, "%s", u.err);
 		code = ROUND_EXIT_FAIL;
 	} else {

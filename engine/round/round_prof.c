@@ -35,7 +35,7 @@
 /* snprintf for paths: a path cut at PATH_MAX names no file we write, and
  * the round folder's own paths are far shorter. */
 static void __attribute__((format(printf, 3, 4)))
-prof_fmt(char *buf, size_t len, const char *fmt, ...)
+round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,13 +47,13 @@ prof_fmt(char *buf, size_t len, const char *fmt, ...)
 static const char *const prof_kinds[] = { "perf", "syscalls" };
 
 static bool
-prof_done(struct run *u, const char *cell, const char *arm, const char *kind)
+round_prof_done(struct run *u, const char *cell, const char *arm, const char *kind)
 {
 	return profdiff_has(tally_profiles(u->r->tally), cell, arm, kind);
 }
 
 bool
-run_prof_pending(struct run *u, size_t c)
+round_prof_pending(struct run *u, size_t c)
 {
 	const struct spec *s = u->r->spec;
 	const char *cell = s->cells[c].name;
@@ -61,13 +61,13 @@ run_prof_pending(struct run *u, size_t c)
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++)
 		for (int k = 0; k < 2; k++)
 			if (spec_profiles(s, cell, s->arms[a].name, prof_kinds[k]) &&
-			    !prof_done(u, cell, s->arms[a].name, prof_kinds[k]))
+			    !round_prof_done(u, cell, s->arms[a].name, prof_kinds[k]))
 				return true;
 	return false;
 }
 
 static json_t *
-prof_event(const char *cell, const char *arm, const char *kind,
+round_prof_event(const char *cell, const char *arm, const char *kind,
     const char *status)
 {
 	json_t *ev = event_new(status != NULL ? "profile" : "profile_start");
@@ -88,43 +88,43 @@ struct prof_start {
 };
 
 static void
-prof_started(pid_t pid, void *arg)
+round_prof_started(pid_t pid, void *arg)
 {
 	struct prof_start *ps = arg;
-	json_t *ev = prof_event(ps->cell, ps->arm, ps->kind, NULL);
+	json_t *ev = round_prof_event(ps->cell, ps->arm, ps->kind, NULL);
 
 	json_object_set_new(ev, "pid", json_integer(pid));
-	run_emit_new(ps->u, ev);
+	round_emit_new(ps->u, ev);
 }
 
 /* A profile that could not be taken: its event, with the reason and the
  * files it left (a NULL-terminated list, or NULL). */
 static void
-prof_failed(struct run *u, const char *cell, const char *arm,
+round_prof_failed(struct run *u, const char *cell, const char *arm,
     const char *kind, const char *reason, const char *const *files)
 {
-	json_t *ev = prof_event(cell, arm, kind, "failed"), *fl = json_array();
+	json_t *ev = round_prof_event(cell, arm, kind, "failed"), *fl = json_array();
 
 	json_object_set_new(ev, "reason", json_string(reason));
 	for (size_t i = 0; files != NULL && files[i] != NULL; i++)
 		json_array_append_new(fl, json_string(files[i]));
 	json_object_set_new(ev, "files", fl);
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* "legs/prof-CELL-ARM" + ext, relative to the round folder, and the same
  * absolute. */
 static void
-prof_paths(struct run *u, const char *pre, const char *cell,
+round_prof_paths(struct run *u, const char *pre, const char *cell,
     const char *arm, const char *ext, char *rel, char *abs, size_t len)
 {
-	prof_fmt(rel, len, "legs/%s-%s-%s%s", pre, cell, arm, ext);
-	prof_fmt(abs, len, "%s/%s", u->r->dir, rel);
+	round_prof_fmt(rel, len, "legs/%s-%s-%s%s", pre, cell, arm, ext);
+	round_prof_fmt(abs, len, "%s/%s", u->r->dir, rel);
 }
 
 /* perf report into path; 0 when it ran and exited 0. */
 static int
-prof_perf_report(struct run *u, const char *perf, const char *data,
+round_prof_perf_report(struct run *u, const char *perf, const char *data,
     const char *path, bool graph)
 {
 	char *flat[] = { (char *)perf, "report", "-i", (char *)data, "--stdio",
@@ -139,7 +139,7 @@ prof_perf_report(struct run *u, const char *perf, const char *data,
 
 /* Append src's text to f, under a heading. */
 static void
-prof_append(FILE *f, const char *heading, const char *text)
+round_prof_append(FILE *f, const char *heading, const char *text)
 {
 	fprintf(f, "\n===== %s =====\n\n%s", heading, text != NULL ? text :
 	    "(perf report printed nothing)\n");
@@ -151,7 +151,7 @@ prof_append(FILE *f, const char *heading, const char *text)
  * with u->err; -2 when the scratch folder was refused (the round is
  * aborted). */
 static int
-prof_cmd(struct run *u, const struct spec_cell *cell,
+round_prof_cmd(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep, struct legcmd *cmd)
 {
 	const struct spec *s = u->r->spec;
@@ -165,16 +165,16 @@ prof_cmd(struct run *u, const struct spec_cell *cell,
 		return -1;
 	}
 	(void)unlink(cmd->metrics);
-	return run_leg_scratch(u, &w, cmd) != 0 ? -2 : 0;
+	return round_leg_scratch(u, &w, cmd) != 0 ? -2 : 0;
 }
 
 /* Whether a profile of kind can be taken with tool (its path as resolved,
  * or NULL): nothing on this machine blocks it, the tool is installed and
- * the leg's command is built (rep as prof_cmd).  0 to go on; 1 when it
+ * the leg's command is built (rep as round_prof_cmd).  0 to go on; 1 when it
  * cannot (its failed event emitted); -1 when the scratch folder was
  * refused (the round is aborted). */
 static int
-prof_ready(struct run *u, const struct spec_cell *cell,
+round_prof_ready(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, const char *kind, const char *tool,
     const char *path, int rep, struct legcmd *cmd)
 {
@@ -184,14 +184,14 @@ prof_ready(struct run *u, const struct spec_cell *cell,
 
 	if (blocked != NULL || path == NULL) {
 		snprintf(missing, sizeof missing, "%s is not installed", tool);
-		prof_failed(u, cell->name, arm->name, kind, blocked != NULL ?
+		round_prof_failed(u, cell->name, arm->name, kind, blocked != NULL ?
 		    blocked : missing, NULL);
 		return 1;
 	}
-	if ((rc = prof_cmd(u, cell, arm, rep, cmd)) == -2)
+	if ((rc = round_prof_cmd(u, cell, arm, rep, cmd)) == -2)
 		return -1;
 	if (rc != 0) {
-		prof_failed(u, cell->name, arm->name, kind, u->err, NULL);
+		round_prof_failed(u, cell->name, arm->name, kind, u->err, NULL);
 		u->err[0] = '\0';
 		return 1;
 	}
@@ -201,26 +201,26 @@ prof_ready(struct run *u, const struct spec_cell *cell,
 /* A perf profile's files, relative to the round folder (r) and absolute
  * (a): the data, the report, perf record's output, and the report's
  * parts while it is written. */
-struct prof_perf_files {
+struct round_prof_perf_files {
 	char rdata[PATH_MAX], adata[PATH_MAX], rrep[PATH_MAX], arep[PATH_MAX],
 	    rout[PATH_MAX], aout[PATH_MAX], aflat[PATH_MAX], agraph[PATH_MAX],
 	    tmp[PATH_MAX], old[PATH_MAX];
 };
 
 static void
-prof_perf_files(struct run *u, const char *cell, const char *arm,
-    struct prof_perf_files *p)
+round_prof_perf_files(struct run *u, const char *cell, const char *arm,
+    struct round_prof_perf_files *p)
 {
-	prof_paths(u, "prof", cell, arm, ".data", p->rdata, p->adata,
+	round_prof_paths(u, "prof", cell, arm, ".data", p->rdata, p->adata,
 	    sizeof p->adata);
-	prof_paths(u, "prof", cell, arm, ".report", p->rrep, p->arep,
+	round_prof_paths(u, "prof", cell, arm, ".report", p->rrep, p->arep,
 	    sizeof p->arep);
-	prof_paths(u, "prof", cell, arm, ".out", p->rout, p->aout,
+	round_prof_paths(u, "prof", cell, arm, ".out", p->rout, p->aout,
 	    sizeof p->aout);
-	prof_fmt(p->aflat, sizeof p->aflat, "%s.flat", p->arep);
-	prof_fmt(p->agraph, sizeof p->agraph, "%s.graph", p->arep);
-	prof_fmt(p->tmp, sizeof p->tmp, "%s.tmp", p->arep);
-	prof_fmt(p->old, sizeof p->old, "%s.old", p->adata);
+	round_prof_fmt(p->aflat, sizeof p->aflat, "%s.flat", p->arep);
+	round_prof_fmt(p->agraph, sizeof p->agraph, "%s.graph", p->arep);
+	round_prof_fmt(p->tmp, sizeof p->tmp, "%s.tmp", p->arep);
+	round_prof_fmt(p->old, sizeof p->old, "%s.old", p->adata);
 	/* What an earlier attempt left (cut short by an abort or a kill) is
 	 * not evidence: no profile event names it. */
 	unlink(p->adata);
@@ -234,7 +234,7 @@ prof_perf_files(struct run *u, const char *cell, const char *arm,
 
 /* perf record ARGS -o DATA -- the leg's own argv (the strings borrowed). */
 static char **
-prof_perf_argv(char *perf, const struct spec_profile *pr, char *data,
+round_prof_perf_argv(char *perf, const struct spec_profile *pr, char *data,
     char *const *leg)
 {
 	size_t n = 0, k = 0;
@@ -259,12 +259,12 @@ prof_perf_argv(char *perf, const struct spec_profile *pr, char *data,
  * 0 with the leg's wall time; 1 when the profile failed (its event
  * emitted); -1 when the round was aborted (its event emitted). */
 static int
-prof_perf_record(struct run *u, const struct spec_cell *cell,
+round_prof_perf_record(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, char *perf, const struct legcmd *cmd,
-    struct prof_perf_files *p, double *wall)
+    struct round_prof_perf_files *p, double *wall)
 {
 	const struct spec *s = u->r->spec;
-	char **argv = prof_perf_argv(perf, s->profile, p->adata, cmd->argv);
+	char **argv = round_prof_perf_argv(perf, s->profile, p->adata, cmd->argv);
 	struct leg_spec ls = {
 		.path = perf, .argv = argv, .envp = cmd->envp, .cwd = cmd->cwd,
 		.out_path = p->aout, .cpus = u->client_mask, .ncpus = u->ncpus,
@@ -275,34 +275,34 @@ prof_perf_record(struct run *u, const struct spec_cell *cell,
 	const char *files[] = { p->rdata, p->rout, NULL };
 	struct leg_result res;
 	char why[512];
-	int rc = leg_run(&ls, &res, prof_started, &ps, why, sizeof why);
+	int rc = leg_run(&ls, &res, round_prof_started, &ps, why, sizeof why);
 
 	free(argv);
 	if (rc != 0) {
-		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
+		round_prof_failed(u, cell->name, arm->name, "perf", why, NULL);
 		return 1;
 	}
-	if (res.aborted || run_aborted(u))
+	if (res.aborted || round_aborted(u))
 		goto aborted;
 	if (res.timed_out || res.rc != 0 || res.signal != 0) {
-		prof_fmt(why, sizeof why, "perf record %s (see %s)",
+		round_prof_fmt(why, sizeof why, "perf record %s (see %s)",
 		    res.timed_out ? "timed out" : res.signal != 0 ?
 		    "was killed by a signal" : "exited non-zero", p->rout);
-		prof_failed(u, cell->name, arm->name, "perf", why, files + 1);
+		round_prof_failed(u, cell->name, arm->name, "perf", why, files + 1);
 		return 1;
 	}
-	if (prof_perf_report(u, perf, p->adata, p->aflat, false) != 0 ||
-	    prof_perf_report(u, perf, p->adata, p->agraph, true) != 0) {
-		if (run_aborted(u))
+	if (round_prof_perf_report(u, perf, p->adata, p->aflat, false) != 0 ||
+	    round_prof_perf_report(u, perf, p->adata, p->agraph, true) != 0) {
+		if (round_aborted(u))
 			goto aborted;
-		prof_failed(u, cell->name, arm->name, "perf", "perf report "
+		round_prof_failed(u, cell->name, arm->name, "perf", "perf report "
 		    "failed on the recorded data", files);
 		return 1;
 	}
 	*wall = res.wall;
 	return 0;
 aborted:
-	run_emit_new(u, prof_event(cell->name, arm->name, "perf", "aborted"));
+	round_emit_new(u, round_prof_event(cell->name, arm->name, "perf", "aborted"));
 	return -1;
 }
 
@@ -310,14 +310,14 @@ aborted:
  * call graph, written beside it, synced and renamed over it.  0, or -1
  * with why. */
 static int
-prof_perf_write(const struct spec_profile *pr, const struct prof_perf_files *p,
+round_prof_perf_write(const struct spec_profile *pr, const struct round_prof_perf_files *p,
     const char *cell, const char *arm, const char *event, const char *flat,
     const char *graph, char *why, size_t len)
 {
 	FILE *f;
 
 	if ((f = fopen(p->tmp, "w")) == NULL) {
-		prof_fmt(why, len, "%s: cannot create: %s", p->rrep,
+		round_prof_fmt(why, len, "%s: cannot create: %s", p->rrep,
 		    strerror(errno));
 		return -1;
 	}
@@ -332,12 +332,12 @@ prof_perf_write(const struct spec_profile *pr, const struct prof_perf_files *p,
 		    "cycles counter: this machine has no hardware PMU (or perf "
 		    "could not open it). Shares are of time on the CPU, sampled "
 		    "by a timer.\n", event);
-	prof_append(f, "flat profile by symbol (perf report --stdio "
+	round_prof_append(f, "flat profile by symbol (perf report --stdio "
 	    "--no-children --sort symbol -g none)", flat);
-	prof_append(f, "caller call graph (perf report --stdio --no-children "
+	round_prof_append(f, "caller call graph (perf report --stdio --no-children "
 	    "--sort symbol -g graph,0.5,caller --percent-limit 1)", graph);
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
-		prof_fmt(why, len, "%s: cannot write: %s", p->rrep,
+		round_prof_fmt(why, len, "%s: cannot write: %s", p->rrep,
 		    strerror(errno));
 		fclose(f);
 		return -1;
@@ -350,36 +350,36 @@ prof_perf_write(const struct spec_profile *pr, const struct prof_perf_files *p,
 /* The perf profile of one arm.  0 to go on, -1 when the round was
  * aborted during it. */
 static int
-prof_perf(struct run *u, const struct spec_cell *cell,
+round_prof_perf(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm)
 {
 	char *perf = spec_resolve_program("perf", u->r->spec->workdir),
 	    *flat = NULL, *graph = NULL, why[512], event[128] = "";
-	struct prof_perf_files p;
+	struct round_prof_perf_files p;
 	struct legcmd cmd = { 0 };
 	json_t *ev, *top;
 	double wall = 0;
 	int ret;
 
-	prof_perf_files(u, cell->name, arm->name, &p);
-	if ((ret = prof_ready(u, cell, arm, "perf", "perf", perf, 0,
+	round_prof_perf_files(u, cell->name, arm->name, &p);
+	if ((ret = round_prof_ready(u, cell, arm, "perf", "perf", perf, 0,
 	    &cmd)) == 0)
-		ret = prof_perf_record(u, cell, arm, perf, &cmd, &p, &wall);
+		ret = round_prof_perf_record(u, cell, arm, perf, &cmd, &p, &wall);
 	if (ret != 0)
 		goto out;
 	flat = profile_slurp(p.aflat, PROF_REPORT_MAX);
 	graph = profile_slurp(p.agraph, PROF_REPORT_MAX);
 	top = profile_perf_top(flat != NULL ? flat : "", PROFILE_TOP, event,
 	    sizeof event);
-	if (prof_perf_write(u->r->spec->profile, &p, cell->name, arm->name,
+	if (round_prof_perf_write(u->r->spec->profile, &p, cell->name, arm->name,
 	    event, flat, graph, why, sizeof why) != 0) {
 		json_decref(top);
-		prof_failed(u, cell->name, arm->name, "perf", why, NULL);
+		round_prof_failed(u, cell->name, arm->name, "perf", why, NULL);
 		goto out;
 	}
 	unlink(p.aflat);
 	unlink(p.agraph);
-	ev = prof_event(cell->name, arm->name, "perf", "ok");
+	ev = round_prof_event(cell->name, arm->name, "perf", "ok");
 	json_object_set_new(ev, "files", json_pack("[s,s,s]", p.rdata, p.rrep,
 	    p.rout));
 	json_object_set_new(ev, "event", json_string(event));
@@ -387,7 +387,7 @@ prof_perf(struct run *u, const struct spec_cell *cell,
 	    json_boolean(profile_event_is_clock(event)));
 	json_object_set_new(ev, "wall", json_real(wall));
 	json_object_set_new(ev, "top", top);
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 out:
 	unlink(p.aflat);
 	unlink(p.agraph);
@@ -415,7 +415,7 @@ struct prof_tasks {
 
 /* The server's processes: root and its descendants, sorted. */
 static size_t
-prof_tree(pid_t root, pid_t *pids, size_t max)
+round_prof_tree(pid_t root, pid_t *pids, size_t max)
 {
 	size_t n = procs_descendants(root, pids + 1, max - 1) + 1;
 
@@ -433,7 +433,7 @@ prof_tree(pid_t root, pid_t *pids, size_t max)
 /* Every task of every process of the tree, and who traces it (TracerPid
  * in /proc/PID/task/TID/status).  O(threads of the server). */
 static struct prof_tasks
-prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
+round_prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
 {
 	struct prof_tasks t = { 0 };
 
@@ -471,7 +471,7 @@ prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
 
 /* Wait (abort-aware) until pid exits: its status, or -1 after seconds. */
 static int
-prof_wait_exit(pid_t pid, double seconds)
+round_prof_wait_exit(pid_t pid, double seconds)
 {
 	double waited = 0;
 	int st;
@@ -485,7 +485,7 @@ prof_wait_exit(pid_t pid, double seconds)
 			return -1;
 		if (waited >= seconds)
 			return -1;
-		/* not run_wait: a detach must finish even during an abort */
+		/* not round_wait: a detach must finish even during an abort */
 		usleep(10000);
 		waited += 0.01;
 	}
@@ -494,15 +494,15 @@ prof_wait_exit(pid_t pid, double seconds)
 /* SIGINT to strace alone (never its group, never the server): it detaches
  * and prints its table.  Its exit status, or -1 when it had to be killed. */
 static int
-prof_detach(pid_t tracer)
+round_prof_detach(pid_t tracer)
 {
 	int st;
 
 	kill(tracer, SIGINT);
-	if ((st = prof_wait_exit(tracer, PROF_DETACH_S)) >= 0)
+	if ((st = round_prof_wait_exit(tracer, PROF_DETACH_S)) >= 0)
 		return st;
 	kill(tracer, SIGKILL);
-	(void)prof_wait_exit(tracer, 3.0);
+	(void)round_prof_wait_exit(tracer, 3.0);
 	return -1;
 }
 
@@ -524,15 +524,15 @@ struct prof_sys {
 };
 
 static void
-prof_sys_files(struct prof_sys *ps)
+round_prof_sys_files(struct prof_sys *ps)
 {
 	const char *cell = ps->cell->name, *arm = ps->arm->name;
 
-	prof_paths(ps->u, "sys", cell, arm, ".txt", ps->rtxt, ps->atxt,
+	round_prof_paths(ps->u, "sys", cell, arm, ".txt", ps->rtxt, ps->atxt,
 	    sizeof ps->atxt);
-	prof_paths(ps->u, "sys", cell, arm, ".strace.log", ps->rlog, ps->alog,
+	round_prof_paths(ps->u, "sys", cell, arm, ".strace.log", ps->rlog, ps->alog,
 	    sizeof ps->alog);
-	prof_paths(ps->u, "sys", cell, arm, ".out", ps->rout, ps->aout,
+	round_prof_paths(ps->u, "sys", cell, arm, ".out", ps->rout, ps->aout,
 	    sizeof ps->aout);
 	ps->files[0] = ps->rtxt;
 	ps->files[1] = ps->rlog;
@@ -543,27 +543,27 @@ prof_sys_files(struct prof_sys *ps)
 }
 
 static void
-prof_sys_failed(struct prof_sys *ps, const char *why, const char *const *files)
+round_prof_sys_failed(struct prof_sys *ps, const char *why, const char *const *files)
 {
-	prof_failed(ps->u, ps->cell->name, ps->arm->name, "syscalls", why,
+	round_prof_failed(ps->u, ps->cell->name, ps->arm->name, "syscalls", why,
 	    files);
 }
 
 /* An abort during the trace: strace detached, the aborted event.  -1. */
 static int
-prof_sys_aborted(struct prof_sys *ps)
+round_prof_sys_aborted(struct prof_sys *ps)
 {
 	if (ps->tracer > 0)
-		(void)prof_detach(ps->tracer);
+		(void)round_prof_detach(ps->tracer);
 	ps->tracer = -1;
-	run_emit_new(ps->u, prof_event(ps->cell->name, ps->arm->name,
+	round_emit_new(ps->u, round_prof_event(ps->cell->name, ps->arm->name,
 	    "syscalls", "aborted"));
 	return -1;
 }
 
 /* strace's -e argument: trace=NAME,NAME... (malloc'd). */
 static char *
-prof_trace_arg(const struct spec_profile *pr)
+round_prof_trace_arg(const struct spec_profile *pr)
 {
 	size_t tl = 0;
 	char *trace;
@@ -585,11 +585,11 @@ prof_trace_arg(const struct spec_profile *pr)
  * processes noted first; its profile_start event.  0, or 1 when it could
  * not start (the failed event emitted). */
 static int
-prof_sys_spawn(struct prof_sys *ps, char *strace)
+round_prof_sys_spawn(struct prof_sys *ps, char *strace)
 {
 	/* LC_ALL=C: strace's table in the C locale whatever the round's. */
 	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
-	char pidbuf[32], *trace = prof_trace_arg(ps->u->r->spec->profile),
+	char pidbuf[32], *trace = round_prof_trace_arg(ps->u->r->spec->profile),
 	    **envp = legcmd_envp(&c_locale, 1);
 	char *sargv[] = { strace, "-f", "-c", "-e", trace, "-p", pidbuf, "-o",
 		ps->atxt, NULL };
@@ -600,20 +600,20 @@ prof_sys_spawn(struct prof_sys *ps, char *strace)
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)ps->spid);
 	if ((ps->fd = open(ps->alog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0) {
-		prof_fmt(ps->why, sizeof ps->why, "%s: cannot create: %s",
+		round_prof_fmt(ps->why, sizeof ps->why, "%s: cannot create: %s",
 		    ps->rlog, strerror(errno));
-		prof_sys_failed(ps, ps->why, NULL);
+		round_prof_sys_failed(ps, ps->why, NULL);
 		goto out;
 	}
-	ps->nbefore = prof_tree(ps->spid, ps->before, PROF_PROCS_MAX);
+	ps->nbefore = round_prof_tree(ps->spid, ps->before, PROF_PROCS_MAX);
 	sr.out_fd = ps->fd;
 	if ((ps->tracer = spawn_run(&sr, NULL, ps->why, sizeof ps->why)) < 0) {
-		prof_sys_failed(ps, ps->why, NULL);
+		round_prof_sys_failed(ps, ps->why, NULL);
 		goto out;
 	}
-	se = prof_event(ps->cell->name, ps->arm->name, "syscalls", NULL);
+	se = round_prof_event(ps->cell->name, ps->arm->name, "syscalls", NULL);
 	json_object_set_new(se, "pid", json_integer(ps->tracer));
-	run_emit_new(ps->u, se);
+	round_emit_new(ps->u, se);
 out:
 	free(trace);
 	template_free_argv(envp);
@@ -624,36 +624,36 @@ out:
  * 0; 1 when strace ended or did not attach in time (the failed event
  * emitted); -1 when the round was aborted. */
 static int
-prof_sys_attached(struct prof_sys *ps)
+round_prof_sys_attached(struct prof_sys *ps)
 {
 	double waited = 0;
 	int st;
 
 	for (;;) {
-		ps->tk = prof_count_tasks(ps->before, ps->nbefore, ps->tracer);
+		ps->tk = round_prof_count_tasks(ps->before, ps->nbefore, ps->tracer);
 		if (ps->tk.tasks > 0 && ps->tk.by_tracer == ps->tk.tasks)
 			return 0;
 		if (waitpid(ps->tracer, &st, WNOHANG) == ps->tracer) {
 			ps->tracer = -1;
-			prof_fmt(ps->why, sizeof ps->why, "strace exited before "
+			round_prof_fmt(ps->why, sizeof ps->why, "strace exited before "
 			    "it attached to every server thread (see %s)",
 			    ps->rlog);
-			prof_sys_failed(ps, ps->why, ps->files);
+			round_prof_sys_failed(ps, ps->why, ps->files);
 			return 1;
 		}
-		if (run_aborted(ps->u))
-			return prof_sys_aborted(ps);
+		if (round_aborted(ps->u))
+			return round_prof_sys_aborted(ps);
 		if (waited >= PROF_ATTACH_S) {
-			prof_fmt(ps->why, sizeof ps->why, "strace attached to %d "
+			round_prof_fmt(ps->why, sizeof ps->why, "strace attached to %d "
 			    "of the server's %d threads within %g s (see %s)",
 			    ps->tk.by_tracer, ps->tk.tasks, PROF_ATTACH_S,
 			    ps->rlog);
-			(void)prof_detach(ps->tracer);
+			(void)round_prof_detach(ps->tracer);
 			ps->tracer = -1;
-			prof_sys_failed(ps, ps->why, ps->files);
+			round_prof_sys_failed(ps, ps->why, ps->files);
 			return 1;
 		}
-		run_wait(ps->u, 0.01, false);
+		round_wait(ps->u, 0.01, false);
 		waited += 0.01;
 	}
 }
@@ -662,7 +662,7 @@ prof_sys_attached(struct prof_sys *ps)
  * strace detached (its exit status in *st).  0; 1 when the leg could not
  * run (the failed event emitted); -1 when the round was aborted. */
 static int
-prof_sys_load(struct prof_sys *ps, const struct legcmd *cmd,
+round_prof_sys_load(struct prof_sys *ps, const struct legcmd *cmd,
     struct leg_result *res, int *st)
 {
 	const struct spec *s = ps->u->r->spec;
@@ -675,14 +675,14 @@ prof_sys_load(struct prof_sys *ps, const struct legcmd *cmd,
 	};
 
 	if (leg_run(&ls, res, NULL, NULL, ps->why, sizeof ps->why) != 0) {
-		(void)prof_detach(ps->tracer);
+		(void)round_prof_detach(ps->tracer);
 		ps->tracer = -1;
-		prof_sys_failed(ps, ps->why, ps->files);
+		round_prof_sys_failed(ps, ps->why, ps->files);
 		return 1;
 	}
-	if (res->aborted || run_aborted(ps->u))
-		return prof_sys_aborted(ps);
-	*st = prof_detach(ps->tracer);
+	if (res->aborted || round_aborted(ps->u))
+		return round_prof_sys_aborted(ps);
+	*st = round_prof_detach(ps->tracer);
 	ps->tracer = -1;
 	return 0;
 }
@@ -691,10 +691,10 @@ prof_sys_load(struct prof_sys *ps, const struct legcmd *cmd,
  * server alive, answering, no thread still traced (*traced: how many
  * are), the same processes as before. */
 static json_t *
-prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
+round_prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
     const struct leg_result *res, int *traced)
 {
-	json_t *ev = prof_event(ps->cell->name, ps->arm->name, "syscalls",
+	json_t *ev = round_prof_event(ps->cell->name, ps->arm->name, "syscalls",
 	    "ok");
 	pid_t after[PROF_PROCS_MAX];
 	size_t nafter;
@@ -703,8 +703,8 @@ prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
 	    ps->rlog, ps->rout, cmd->metrics_rel));
 	json_object_set_new(ev, "traced_threads", json_integer(ps->tk.tasks));
 	json_object_set_new(ev, "load_rc", json_integer(res->rc));
-	nafter = prof_tree(ps->spid, after, PROF_PROCS_MAX);
-	*traced = prof_count_tasks(after, nafter, 0).traced;
+	nafter = round_prof_tree(ps->spid, after, PROF_PROCS_MAX);
+	*traced = round_prof_count_tasks(after, nafter, 0).traced;
 	json_object_set_new(ev, "detach", json_pack("{s:s,s:b,s:b,s:i}",
 	    "signal", "SIGINT to strace alone", "server_alive",
 	    server_alive(ps->srv), "server_answers",
@@ -719,7 +719,7 @@ prof_sys_event(struct prof_sys *ps, const struct legcmd *cmd,
 /* Why the trace cannot be used, in ps->why ("" when it can); its table
  * in *rows and *total when read. */
 static void
-prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
+round_prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
     const struct leg_result *res, json_t **rows, json_t **total)
 {
 	char *text = NULL, *why = ps->why;
@@ -728,23 +728,23 @@ prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 	/* strace prints its table and then ends by the signal it got */
 	if (st < 0 || !(WIFEXITED(st) || (WIFSIGNALED(st) &&
 	    WTERMSIG(st) == SIGINT)))
-		prof_fmt(why, len, "strace did not finish on SIGINT (see %s)",
+		round_prof_fmt(why, len, "strace did not finish on SIGINT (see %s)",
 		    ps->rlog);
 	else if (!server_alive(ps->srv))
-		prof_fmt(why, len, "the server died during the trace (%s)",
+		round_prof_fmt(why, len, "the server died during the trace (%s)",
 		    server_death(ps->srv));
 	else if (!json_is_true(json_object_get(json_object_get(ev, "detach"),
 	    "server_answers")))
-		prof_fmt(why, len, "the server does not answer on port %d "
+		round_prof_fmt(why, len, "the server does not answer on port %d "
 		    "after strace detached", ps->cell->server->tcp_port);
 	else if (traced > 0)
-		prof_fmt(why, len, "%d server threads are still traced after "
+		round_prof_fmt(why, len, "%d server threads are still traced after "
 		    "strace exited", traced);
 	else if (res->timed_out || res->rc != 0 || res->signal != 0)
-		prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
+		round_prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
 		    "timed out" : "failed", ps->rout);
 	else if ((text = profile_slurp(ps->atxt, 1 << 20)) == NULL)
-		prof_fmt(why, len, "strace wrote no table (see %s)", ps->rlog);
+		round_prof_fmt(why, len, "strace wrote no table (see %s)", ps->rlog);
 	else if (profile_strace_table(text, rows, total, why, len) != 0)
 		;
 	else
@@ -755,7 +755,7 @@ prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 /* Calls per request, when the load leg's metrics file counted its
  * requests: per_request on each row and the total, requests on ev. */
 static void
-prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
+round_prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
     json_t *total)
 {
 	double requests = -1;
@@ -785,7 +785,7 @@ prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
  * cell's server while one leg of the arm runs as its load.  0 to go on, -1
  * when the round was aborted during it. */
 static int
-prof_syscalls(struct run *u, const struct spec_cell *cell,
+round_prof_syscalls(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, struct server *srv)
 {
 	char *strace = spec_resolve_program("strace", u->r->spec->workdir);
@@ -796,36 +796,36 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 	json_t *ev, *rows = NULL, *total = NULL;
 	int ret = 1, st = -1, traced;
 
-	prof_sys_files(&ps);
+	round_prof_sys_files(&ps);
 	if (srv == NULL || !server_alive(srv))
-		prof_sys_failed(&ps, "the cell's server is not running", NULL);
+		round_prof_sys_failed(&ps, "the cell's server is not running", NULL);
 	else {
 		ps.spid = server_pid(srv);
-		ret = prof_ready(u, cell, arm, "syscalls", "strace", strace, -1,
+		ret = round_prof_ready(u, cell, arm, "syscalls", "strace", strace, -1,
 		    &cmd);
 	}
 	if (ret == 0) {
 		ps.files[3] = cmd.metrics_rel;
-		if ((ret = prof_sys_spawn(&ps, strace)) == 0 &&
-		    (ret = prof_sys_attached(&ps)) == 0)
-			ret = prof_sys_load(&ps, &cmd, &res, &st);
+		if ((ret = round_prof_sys_spawn(&ps, strace)) == 0 &&
+		    (ret = round_prof_sys_attached(&ps)) == 0)
+			ret = round_prof_sys_load(&ps, &cmd, &res, &st);
 	}
 	if (ret == 0) {
-		ev = prof_sys_event(&ps, &cmd, &res, &traced);
-		prof_sys_verdict(&ps, ev, st, traced, &res, &rows, &total);
+		ev = round_prof_sys_event(&ps, &cmd, &res, &traced);
+		round_prof_sys_verdict(&ps, ev, st, traced, &res, &rows, &total);
 		if (ps.why[0] != '\0') {
 			json_object_set_new(ev, "status", json_string("failed"));
 			json_object_set_new(ev, "reason", json_string(ps.why));
 		} else {
-			prof_sys_per_request(ev, cmd.metrics, rows, total);
+			round_prof_sys_per_request(ev, cmd.metrics, rows, total);
 			json_object_set_new(ev, "total", total);
 			json_object_set_new(ev, "top", rows);
 			total = rows = NULL;
 		}
-		run_emit_new(u, ev);
+		round_emit_new(u, ev);
 	}
 	if (ps.tracer > 0)
-		(void)prof_detach(ps.tracer);
+		(void)round_prof_detach(ps.tracer);
 	if (ps.fd >= 0)
 		close(ps.fd);
 	json_decref(rows);
@@ -836,7 +836,7 @@ prof_syscalls(struct run *u, const struct spec_cell *cell,
 }
 
 int
-run_prof_cell(struct run *u, size_t c, struct server *srv)
+round_prof_cell(struct run *u, size_t c, struct server *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[c];
@@ -844,32 +844,32 @@ run_prof_cell(struct run *u, size_t c, struct server *srv)
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
 		bool perf = spec_profiles(s, cell->name, arm->name, "perf") &&
-		    !prof_done(u, cell->name, arm->name, "perf");
+		    !round_prof_done(u, cell->name, arm->name, "perf");
 		bool sys = spec_profiles(s, cell->name, arm->name, "syscalls") &&
-		    !prof_done(u, cell->name, arm->name, "syscalls");
+		    !round_prof_done(u, cell->name, arm->name, "syscalls");
 		struct server *own = NULL, *use = srv;
 		int rc = 0;
 
 		if (!perf && !sys)
 			continue;
-		run_pause_point(u);
-		if (run_aborted(u))
+		round_pause_point(u);
+		if (round_aborted(u))
 			return -1;
 		/* Servers per leg: the arm's own server, up for its profiles
 		 * as for its legs (rep 0: outside the timed reps). */
 		if (srv == NULL && cell->server != NULL &&
 		    spec_server_per_leg(s, cell)) {
-			if ((own = run_server_start(u, cell, arm, 0)) == NULL)
+			if ((own = round_server_start(u, cell, arm, 0)) == NULL)
 				return -1;
 			use = own;
 		}
 		if (perf)
-			rc = prof_perf(u, cell, arm);
-		if (rc == 0 && sys && !run_aborted(u))
-			rc = prof_syscalls(u, cell, arm, use);
+			rc = round_prof_perf(u, cell, arm);
+		if (rc == 0 && sys && !round_aborted(u))
+			rc = round_prof_syscalls(u, cell, arm, use);
 		if (own != NULL)
-			run_server_stop(u, cell, own);
-		if (rc != 0 || run_aborted(u))
+			round_server_stop(u, cell, own);
+		if (rc != 0 || round_aborted(u))
 			return -1;
 	}
 	return 0;

@@ -11,7 +11,7 @@
 #include "round_int.h"
 
 void
-run_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
+round_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
     int warmup)
 {
 	json_object_set_new(ev, "cell", json_string(s->cells[pl->cell].name));
@@ -25,26 +25,26 @@ run_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
 }
 
 json_t *
-run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
+round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
     int warmup, pid_t pid, const char *out)
 {
 	json_t *ev = event_new("leg_start");
 
-	run_leg_ident(ev, s, pl, warmup);
+	round_leg_ident(ev, s, pl, warmup);
 	json_object_set_new(ev, "pid", json_integer(pid));
 	json_object_set_new(ev, "out", json_string(out));
 	return ev;
 }
 
 static double
-run_tv(const struct timeval *tv)
+round_record_tv(const struct timeval *tv)
 {
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
 /* Seconds rounded to the microsecond: what rusage and the clock resolve. */
 static json_t *
-run_secs(double s)
+round_record_secs(double s)
 {
 	if (!isfinite(s))
 		return json_null();
@@ -52,7 +52,7 @@ run_secs(double s)
 }
 
 static const char *
-run_status(const struct leg_result *res, bool server_died)
+round_record_status(const struct leg_result *res, bool server_died)
 {
 	if (res->aborted)
 		return "aborted";
@@ -65,13 +65,13 @@ run_status(const struct leg_result *res, bool server_died)
 
 /* How the leg ended and what it used: status through majflt. */
 static void
-run_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
+round_record_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
 {
-	double ut = run_tv(&res->ru.ru_utime), st = run_tv(&res->ru.ru_stime);
+	double ut = round_record_tv(&res->ru.ru_utime), st = round_record_tv(&res->ru.ru_stime);
 	char sig[32];
 
 	json_object_set_new(ev, "status",
-	    json_string(run_status(res, server_died)));
+	    json_string(round_record_status(res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
 	    json_integer(res->rc) : json_null());
 	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
@@ -82,10 +82,10 @@ run_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
 		    json_integer(res->signal) : json_null());
 	}
 	json_object_set_new(ev, "timed_out", json_boolean(res->timed_out));
-	json_object_set_new(ev, "wall", run_secs(res->wall));
-	json_object_set_new(ev, "utime", run_secs(ut));
-	json_object_set_new(ev, "stime", run_secs(st));
-	json_object_set_new(ev, "cpu", run_secs(ut + st));
+	json_object_set_new(ev, "wall", round_record_secs(res->wall));
+	json_object_set_new(ev, "utime", round_record_secs(ut));
+	json_object_set_new(ev, "stime", round_record_secs(st));
+	json_object_set_new(ev, "cpu", round_record_secs(ut + st));
 	json_object_set_new(ev, "maxrss_kb", json_integer(res->ru.ru_maxrss));
 	/* The whole tree's peak (the cgroup's memory.peak), where the
 	 * machine gives one per leg. */
@@ -98,7 +98,7 @@ run_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
 /* The counters: ipc, cycles, instructions, every counter by name, and
  * which were multiplexed. */
 static void
-run_leg_counters(json_t *ev, const struct run *u)
+round_record_leg_counters(json_t *ev, const struct run *u)
 {
 	json_t *ctrs = json_object(), *mux = json_array(),
 	    *cycles = json_null(), *instr = json_null();
@@ -129,7 +129,7 @@ run_leg_counters(json_t *ev, const struct run *u)
 }
 
 json_t *
-run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
+round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, bool quiet_timeout, bool quiet_override,
     bool server_died)
@@ -137,9 +137,9 @@ run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("leg"), *jbin;
 
-	run_leg_ident(ev, s, pl, warmup);
-	run_leg_result(ev, res, server_died);
-	run_leg_counters(ev, u);
+	round_leg_ident(ev, s, pl, warmup);
+	round_record_leg_result(ev, res, server_died);
+	round_record_leg_counters(ev, u);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
 	    json_null());
 	json_object_set_new(ev, "foreign", isfinite(foreign) && foreign >= 0 ?
@@ -163,7 +163,7 @@ run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 }
 
 void
-run_warn_counters(struct run *u)
+round_warn_counters(struct run *u)
 {
 	for (int i = 0; u->ctr != NULL && i < counters_count(u->ctr); i++) {
 		int e = counters_errno(u->ctr, i);
@@ -173,13 +173,13 @@ run_warn_counters(struct run *u)
 		u->ctr_warned[i] = true;
 		if (counters_is_hardware(counters_name(u->ctr, i)) &&
 		    (e == ENOENT || e == ENODEV || e == EOPNOTSUPP))
-			run_warn(u, "counter %s is n/a: this machine has no "
+			round_warn(u, "counter %s is n/a: this machine has no "
 			    "hardware PMU (no CPU performance counters, as in "
 			    "most virtual machines), so it is recorded as null; "
 			    "software events such as task-clock still count",
 			    counters_name(u->ctr, i));
 		else
-			run_warn(u, "counter %s is not supported here (%s); it "
+			round_warn(u, "counter %s is not supported here (%s); it "
 			    "is recorded as null", counters_name(u->ctr, i),
 			    strerror(e));
 	}

@@ -18,7 +18,7 @@
 #include "xalloc.h"
 
 static unsigned char *
-run_mask(struct run *u, const char *list, const char *field)
+round_run_mask(struct run *u, const char *list, const char *field)
 {
 	unsigned char *mask;
 
@@ -26,7 +26,7 @@ run_mask(struct run *u, const char *list, const char *field)
 		return NULL;
 	mask = xcalloc((size_t)u->ncpus, 1);
 	if (spec_cpulist_parse(list, mask, u->ncpus) != 0) {
-		run_warn(u, "cpus.%s: \"%s\" names cpus this machine (%d cpus) "
+		round_warn(u, "cpus.%s: \"%s\" names cpus this machine (%d cpus) "
 		    "does not have; legs are not pinned", field, list, u->ncpus);
 		free(mask);
 		return NULL;
@@ -36,7 +36,7 @@ run_mask(struct run *u, const char *list, const char *field)
 
 /* Whether leg pl of the plan is still to run (not done before a resume). */
 static bool
-run_leg_todo(const struct round *r, const struct plan_leg *pl)
+round_run_leg_todo(const struct round *r, const struct plan_leg *pl)
 {
 	const struct spec *s = r->spec;
 	int stopped;
@@ -55,7 +55,7 @@ run_leg_todo(const struct round *r, const struct plan_leg *pl)
  * bytes), each on a line of its own starting "    | ", control bytes shown
  * as '?'; "" when it is empty or unreadable. */
 static void
-run_output_tail(const char *path, char *out, size_t len)
+round_run_output_tail(const char *path, char *out, size_t len)
 {
 	char buf[601];
 	FILE *f = fopen(path, "r");
@@ -94,7 +94,7 @@ run_output_tail(const char *path, char *out, size_t len)
  * round stops, resumably) with u->err naming the arm, the cell and the
  * end of the leg's output. */
 static bool
-run_fail_fast(struct run *u, const struct plan_leg *pl)
+round_run_fail_fast(struct run *u, const struct plan_leg *pl)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
@@ -106,7 +106,7 @@ run_fail_fast(struct run *u, const struct plan_leg *pl)
 		return false;
 	snprintf(path, sizeof path, "%s/legs/%s-%s-r%d.out", r->dir, cell, arm,
 	    pl->rep);
-	run_output_tail(path, tail, sizeof tail);
+	round_run_output_tail(path, tail, sizeof tail);
 	snprintf(u->err, sizeof u->err, "fail_fast: arm %s failed its first "
 	    "%d legs in cell %s; the round stopped (resume continues it once "
 	    "this is fixed). The end of %.300s:%s", arm, s->fail_fast, cell, path,
@@ -119,7 +119,7 @@ run_fail_fast(struct run *u, const struct plan_leg *pl)
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
-run_cell(struct run *u, size_t c, bool *failed)
+round_run_cell(struct run *u, size_t c, bool *failed)
 {
 	struct round *r = u->r;
 	const struct spec_cell *cell = &r->spec->cells[c];
@@ -129,20 +129,20 @@ run_cell(struct run *u, size_t c, bool *failed)
 
 	for (size_t i = 0; i < r->plan.n; i++)
 		if (r->plan.legs[i].cell == c &&
-		    run_leg_todo(r, &r->plan.legs[i]))
+		    round_run_leg_todo(r, &r->plan.legs[i]))
 			todo++;
-	if (todo == 0 && !run_prof_pending(u, c))
+	if (todo == 0 && !round_prof_pending(u, c))
 		return true;
 	u->srv_death_logged = false;
 	if (cell->server != NULL && !spec_server_per_leg(r->spec, cell)) {
-		run_pause_point(u);
-		if (run_aborted(u))
+		round_pause_point(u);
+		if (round_aborted(u))
 			return false;
-		if ((srv = run_server_start(u, cell, NULL, 0)) == NULL) {
-			run_server_wont_start(u);
+		if ((srv = round_server_start(u, cell, NULL, 0)) == NULL) {
+			round_server_wont_start(u);
 			return false;
 		}
-		run_ledger_note(u);
+		round_ledger_note(u);
 	}
 	/* Warm-up legs first, in the order of the cell's first rep.  A
 	 * resumed cell warms up again: the restart left its caches cold. */
@@ -151,7 +151,7 @@ run_cell(struct run *u, size_t c, bool *failed)
 			const struct plan_leg *pl = &r->plan.legs[i];
 
 			if (pl->cell == c && pl->rep == 1 &&
-			    run_leg(u, pl, k, srv, failed) != 0)
+			    round_leg(u, pl, k, srv, failed) != 0)
 				stop = true;
 		}
 	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
@@ -159,9 +159,9 @@ run_cell(struct run *u, size_t c, bool *failed)
 
 		if (pl->cell != c)
 			continue;
-		if (run_leg_todo(r, pl)) {
-			if (run_leg(u, pl, 0, srv, failed) != 0 ||
-			    run_fail_fast(u, pl)) {
+		if (round_run_leg_todo(r, pl)) {
+			if (round_leg(u, pl, 0, srv, failed) != 0 ||
+			    round_run_fail_fast(u, pl)) {
 				stop = true;
 				break;
 			}
@@ -174,21 +174,21 @@ run_cell(struct run *u, size_t c, bool *failed)
 		    r->plan.legs[i + 1].rep != pl->rep ||
 		    r->plan.legs[i + 1].cell != c)) {
 			ran = 0;
-			if (run_look(u, c, pl->rep))
+			if (round_look(u, c, pl->rep))
 				break;
 		}
 	}
 	/* Profiles explain the cell's ratios: after its timed legs. */
-	if (!stop && !r->fatal && !run_aborted(u) &&
-	    run_prof_cell(u, c, srv) != 0)
+	if (!stop && !r->fatal && !round_aborted(u) &&
+	    round_prof_cell(u, c, srv) != 0)
 		stop = true;
 	if (srv != NULL)
-		run_server_stop(u, cell, srv);
+		round_server_stop(u, cell, srv);
 	return !stop;
 }
 
 static void
-run_cgroup_end(struct run *u)
+round_run_cgroup_end(struct run *u)
 {
 	cgroup_destroy(u->cg_self); /* moves benchtui home first */
 	cgroup_destroy(u->cg_legs);
@@ -201,7 +201,7 @@ run_cgroup_end(struct run *u)
  * that its servers start there too) and the legs into another.  Where the
  * machine allows none, one warning and the /proc ways. */
 static void
-run_cgroup_begin(struct run *u)
+round_run_cgroup_begin(struct run *u)
 {
 	char name[64], e[600] = "";
 
@@ -213,7 +213,7 @@ run_cgroup_begin(struct run *u)
 	if (getenv("BENCHTUI_NO_CGROUP") != NULL &&
 	    *getenv("BENCHTUI_NO_CGROUP") != '\0') {
 		(void)cgroup_remove_stale("benchtui");
-		run_warn(u, "no cgroup v2 for this round (BENCHTUI_NO_CGROUP is "
+		round_warn(u, "no cgroup v2 for this round (BENCHTUI_NO_CGROUP is "
 		    "set): what legs leave behind is found through /proc, and "
 		    "mem_peak_kb is null");
 		return;
@@ -226,9 +226,9 @@ run_cgroup_begin(struct run *u)
 		if (e[0] == '\0')
 			snprintf(e, sizeof e, "cannot move benchtui into %s: %s",
 			    cgroup_path(u->cg_self), strerror(errno));
-		run_warn(u, "no cgroup v2 for this round (%s): what legs leave "
+		round_warn(u, "no cgroup v2 for this round (%s): what legs leave "
 		    "behind is found through /proc, and mem_peak_kb is null", e);
-		run_cgroup_end(u);
+		round_run_cgroup_end(u);
 		return;
 	}
 	/* Logged, so that a resume after a kill -9 of this benchtui ends
@@ -237,7 +237,7 @@ run_cgroup_begin(struct run *u)
 		json_t *ev = event_new("cgroup");
 
 		json_object_set_new(ev, "path", json_string(cgroup_path(u->cg)));
-		run_emit_new(u, ev);
+		round_emit_new(u, ev);
 	}
 	/* Without it servers stay in cg_self and are measured through /proc. */
 	u->cg_servers = cgroup_create(u->cg, "servers", e, sizeof e);
@@ -246,12 +246,12 @@ run_cgroup_begin(struct run *u)
 /* The counters, the client cpus, the cgroup and the quiet gate, for every
  * leg. */
 static void
-run_begin(struct run *u)
+round_run_begin(struct run *u)
 {
 	const struct spec *s = u->r->spec;
 
-	u->client_mask = run_mask(u, s->client_cpus, "client");
-	run_cgroup_begin(u);
+	u->client_mask = round_run_mask(u, s->client_cpus, "client");
+	round_run_cgroup_begin(u);
 	if (s->quiet.enabled)
 		u->quiet = quiet_create(&(struct quiet_params){
 		    .max_foreign_cores = s->quiet.max_foreign_cores,
@@ -259,7 +259,7 @@ run_begin(struct run *u)
 		    .timeout_s = s->quiet.timeout_s }, u->client_mask, u->ncpus,
 		    getpid(), u->cg);
 	if (u->quiet == NULL && s->quiet.enabled)
-		run_warn(u, "the quiet gate could not be set up (/proc/stat); "
+		round_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");
 }
 
@@ -280,14 +280,14 @@ round_run(struct round *r, char *err, size_t errlen)
 	u.ctr = counters_create((const char *const *)s->counters,
 	    (int)s->ncounters);
 	u.ctr_warned = xcalloc(s->ncounters + 1, sizeof *u.ctr_warned);
-	run_metrics_plan(&u);
+	round_metrics_plan(&u);
 
 	if (r->rs != NULL && resume_completed(r->rs)) {
 		/* Killed between "done" and the seal: the log is complete and
 		 * stays as it is; only the summaries and the seal are left. */
-		run_replay(r);
-		rc = run_close_done(&u, false);
-	} else if (run_open(&u), r->rs == NULL && r->fatal) {
+		round_replay(r);
+		rc = round_close_done(&u, false);
+	} else if (round_open(&u), r->rs == NULL && r->fatal) {
 		/* Not even a new round's first events reached the log (a full
 		 * disk): there is nothing to resume, so nothing is kept, and
 		 * --out can be used again. */
@@ -296,14 +296,14 @@ round_run(struct round *r, char *err, size_t errlen)
 		round_unmake(r);
 		rc = ROUND_EXIT_FAIL;
 	} else {
-		run_begin(&u);
+		round_run_begin(&u);
 		for (size_t c = 0; c < s->ncells && !r->fatal; c++)
-			if (!run_cell(&u, c, &failed))
+			if (!round_run_cell(&u, c, &failed))
 				break;
-		if (failed || run_aborted(&u) || r->fatal)
-			rc = run_close_stopped(&u, failed);
+		if (failed || round_aborted(&u) || r->fatal)
+			rc = round_close_stopped(&u, failed);
 		else
-			rc = run_close_done(&u, true);
+			rc = round_close_done(&u, true);
 	}
 	if (rc != ROUND_EXIT_OK)
 		snprintf(err, errlen, "%s", u.err);
@@ -311,10 +311,10 @@ round_run(struct round *r, char *err, size_t errlen)
 	 * round. */
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
-	run_scratch_release(&u);
+	round_scratch_release(&u);
 	free(u.ledger);
 	quiet_destroy(u.quiet);
-	run_cgroup_end(&u);
+	round_run_cgroup_end(&u);
 	counters_destroy(u.ctr);
 	free(u.ctr_warned);
 	free(u.client_mask);

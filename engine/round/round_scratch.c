@@ -47,7 +47,7 @@ static const char *const scratch_system_trees[] = {
 
 /* Whether dir is inside (or is) the folder top; both canonical. */
 static bool
-run_path_within(const char *dir, const char *top)
+round_scratch_path_within(const char *dir, const char *top)
 {
 	size_t n = strlen(top);
 
@@ -60,10 +60,10 @@ run_path_within(const char *dir, const char *top)
  * canonicalised when it exists (a path that does not exist holds nothing
  * to lose). */
 static bool
-run_scratch_holds(const char *sp, const char *p)
+round_scratch_holds(const char *sp, const char *p)
 {
 	char *rp = p != NULL ? realpath(p, NULL) : NULL;
-	bool in = rp != NULL && run_path_within(rp, sp);
+	bool in = rp != NULL && round_scratch_path_within(rp, sp);
 
 	free(rp);
 	return in;
@@ -71,29 +71,29 @@ run_scratch_holds(const char *sp, const char *p)
 
 /* Why the canonical folder sp may not be scratch, or NULL. */
 static const char *
-run_scratch_system(const char *sp)
+round_scratch_system(const char *sp)
 {
 	const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
 
 	for (size_t i = 0; i < sizeof scratch_system / sizeof *scratch_system;
 	    i++)
-		if (run_path_within(scratch_system[i], sp))
+		if (round_scratch_path_within(scratch_system[i], sp))
 			return "is or holds a system folder";
 	for (size_t i = 0; i < sizeof scratch_system_trees /
 	    sizeof *scratch_system_trees; i++)
-		if (run_path_within(sp, scratch_system_trees[i]))
+		if (round_scratch_path_within(sp, scratch_system_trees[i]))
 			return "is inside a system folder";
 	if (strncmp(sp, "/dev/", 5) == 0 && strncmp(sp, "/dev/shm/", 9) != 0)
 		return "is inside a system folder";
-	if ((home != NULL && run_scratch_holds(sp, home)) ||
-	    (tmp != NULL && run_scratch_holds(sp, tmp)))
+	if ((home != NULL && round_scratch_holds(sp, home)) ||
+	    (tmp != NULL && round_scratch_holds(sp, tmp)))
 		return "is or holds $HOME or $TMPDIR";
 	return NULL;
 }
 
 /* mkdir -p, 0755. */
 static int
-run_scratch_mkdirs(const char *path)
+round_scratch_mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
 
@@ -127,7 +127,7 @@ struct scratch_walk {
 };
 
 static int
-scratch_walk_push(struct scratch_walk *w, int fd, long pos, const char *name)
+round_scratch_walk_push(struct scratch_walk *w, int fd, long pos, const char *name)
 {
 	struct stat st;
 
@@ -146,7 +146,7 @@ scratch_walk_push(struct scratch_walk *w, int fd, long pos, const char *name)
  * came down from (a folder moved meanwhile is an error, not a walk of
  * somewhere else).  The parent's fd, or -1. */
 static int
-scratch_walk_pop(struct scratch_walk *w, int fd)
+round_scratch_walk_pop(struct scratch_walk *w, int fd)
 {
 	struct scratch_up *u = &w->up[--w->depth];
 	int parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -162,7 +162,7 @@ scratch_walk_pop(struct scratch_walk *w, int fd)
 }
 
 static void
-scratch_walk_free(struct scratch_walk *w)
+round_scratch_walk_free(struct scratch_walk *w)
 {
 	for (size_t i = 0; i < w->depth; i++)
 		free(w->up[i].name);
@@ -171,7 +171,7 @@ scratch_walk_free(struct scratch_walk *w)
 
 /* DIR over a copy of fd (fd stays the caller's). */
 static DIR *
-scratch_opendir(int fd)
+round_scratch_opendir(int fd)
 {
 	int d2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	DIR *d = d2 >= 0 ? fdopendir(d2) : NULL;
@@ -184,7 +184,7 @@ scratch_opendir(int fd)
 /* unlinkat, and once more after making the folder writable (a leg may
  * leave a read-only folder behind; its owner may still empty it). */
 static int
-scratch_unlinkat(int dfd, const char *name, int flags)
+round_scratch_unlinkat(int dfd, const char *name, int flags)
 {
 	if (unlinkat(dfd, name, flags) == 0)
 		return 0;
@@ -197,7 +197,7 @@ scratch_unlinkat(int dfd, const char *name, int flags)
 
 /* openat of the folder name under dfd, making it searchable if need be. */
 static int
-scratch_openat_dir(int dfd, const char *name)
+round_scratch_openat_dir(int dfd, const char *name)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
@@ -213,9 +213,9 @@ scratch_openat_dir(int dfd, const char *name)
  * that is not (malloc'd), or NULL when none is left; -1 with errno and
  * what naming the entry. */
 static int
-scratch_rm_level(int cur, bool top, char **down, char *what, size_t whatlen)
+round_scratch_rm_level(int cur, bool top, char **down, char *what, size_t whatlen)
 {
-	DIR *d = scratch_opendir(cur);
+	DIR *d = round_scratch_opendir(cur);
 	struct dirent *de;
 	int rc = -1, e;
 
@@ -236,11 +236,11 @@ scratch_rm_level(int cur, bool top, char **down, char *what, size_t whatlen)
 			goto out;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			if (scratch_unlinkat(cur, n, 0) != 0 && errno != ENOENT)
+			if (round_scratch_unlinkat(cur, n, 0) != 0 && errno != ENOENT)
 				goto out;
 			continue;
 		}
-		if (scratch_unlinkat(cur, n, AT_REMOVEDIR) == 0)
+		if (round_scratch_unlinkat(cur, n, AT_REMOVEDIR) == 0)
 			continue;
 		if (errno != ENOTEMPTY && errno != EEXIST)
 			goto out;
@@ -258,16 +258,16 @@ out:
 /* Up from the folder *cur, emptied, to its parent (*cur then), and remove
  * it there.  0, or -1 with errno and what naming it. */
 static int
-scratch_rm_up(struct scratch_walk *w, int *cur, char *what, size_t whatlen)
+round_scratch_rm_up(struct scratch_walk *w, int *cur, char *what, size_t whatlen)
 {
-	int parent = scratch_walk_pop(w, *cur), rc = -1;
+	int parent = round_scratch_walk_pop(w, *cur), rc = -1;
 	char *name = w->up[w->depth].name;
 
 	if (parent >= 0) {
 		close(*cur);
 		*cur = parent;
 		snprintf(what, whatlen, "%s", name);
-		rc = scratch_unlinkat(parent, name, AT_REMOVEDIR) != 0 &&
+		rc = round_scratch_unlinkat(parent, name, AT_REMOVEDIR) != 0 &&
 		    errno != ENOENT && errno != ENOTEMPTY ? -1 : 0;
 	}
 	free(name);
@@ -279,7 +279,7 @@ scratch_rm_up(struct scratch_walk *w, int *cur, char *what, size_t whatlen)
  * a directory position across deletions.  -1 with errno and *what naming
  * the entry. */
 static int
-scratch_rm_tree(int top, char *what, size_t whatlen)
+round_scratch_rm_tree(int top, char *what, size_t whatlen)
 {
 	struct scratch_walk w = { 0 };
 	int cur = fcntl(top, F_DUPFD_CLOEXEC, 0), child, rc = 0, e;
@@ -289,12 +289,12 @@ scratch_rm_tree(int top, char *what, size_t whatlen)
 	if (cur < 0)
 		return -1;
 	while (rc == 0) {
-		if ((rc = scratch_rm_level(cur, w.depth == 0, &down, what,
+		if ((rc = round_scratch_rm_level(cur, w.depth == 0, &down, what,
 		    whatlen)) != 0)
 			break;
 		if (down != NULL) {
-			child = scratch_openat_dir(cur, down);
-			if (child < 0 || scratch_walk_push(&w, cur, 0, down) != 0) {
+			child = round_scratch_openat_dir(cur, down);
+			if (child < 0 || round_scratch_walk_push(&w, cur, 0, down) != 0) {
 				e = errno;
 				if (child >= 0)
 					close(child);
@@ -308,11 +308,11 @@ scratch_rm_tree(int top, char *what, size_t whatlen)
 		} else if (w.depth == 0)
 			break;
 		else
-			rc = scratch_rm_up(&w, &cur, what, whatlen);
+			rc = round_scratch_rm_up(&w, &cur, what, whatlen);
 	}
 	e = errno;
 	close(cur);
-	scratch_walk_free(&w);
+	round_scratch_walk_free(&w);
 	errno = e;
 	return rc;
 }
@@ -320,11 +320,11 @@ scratch_rm_tree(int top, char *what, size_t whatlen)
 /* Bytes in the regular files under the folder top, its marker aside.
  * -1 with errno. */
 static long long
-scratch_du(int top)
+round_scratch_du(int top)
 {
 	struct scratch_walk w = { 0 };
 	long long total = 0;
-	DIR *d = scratch_opendir(top);
+	DIR *d = round_scratch_opendir(top);
 	struct dirent *de;
 
 	if (d == NULL)
@@ -340,12 +340,12 @@ scratch_du(int top)
 			if (errno != 0 || w.depth == 0)
 				break;
 			pos = w.up[w.depth - 1].pos;
-			if ((parent = scratch_walk_pop(&w, dirfd(d))) < 0)
+			if ((parent = round_scratch_walk_pop(&w, dirfd(d))) < 0)
 				break;
 			closedir(d);
 			if ((d = fdopendir(parent)) == NULL) {
 				close(parent);
-				scratch_walk_free(&w);
+				round_scratch_walk_free(&w);
 				return -1;
 			}
 			seekdir(d, pos);
@@ -365,7 +365,7 @@ scratch_du(int top)
 
 			if (child < 0)
 				continue;
-			if (scratch_walk_push(&w, dirfd(d), telldir(d),
+			if (round_scratch_walk_push(&w, dirfd(d), telldir(d),
 			    NULL) != 0 || (cd = fdopendir(child)) == NULL) {
 				close(child);
 				break;
@@ -378,12 +378,12 @@ scratch_du(int top)
 		int e = errno;
 
 		closedir(d);
-		scratch_walk_free(&w);
+		round_scratch_walk_free(&w);
 		errno = e;
 		return -1;
 	}
 	closedir(d);
-	scratch_walk_free(&w);
+	round_scratch_walk_free(&w);
 	return total;
 }
 
@@ -392,7 +392,7 @@ scratch_du(int top)
 /* Hold the lock on the marker fd for this round: kept when it is the
  * marker already held, refused when another round holds it. */
 static int
-run_scratch_lock(struct run *u, const char *sp, int mfd, char *err,
+round_scratch_lock(struct run *u, const char *sp, int mfd, char *err,
     size_t errlen)
 {
 	struct stat st, held;
@@ -411,7 +411,7 @@ run_scratch_lock(struct run *u, const char *sp, int mfd, char *err,
 		    "folder", sp, SCRATCH_MARKER);
 		return -1;
 	}
-	run_scratch_release(u);
+	round_scratch_release(u);
 	if ((u->scratch_lock = fcntl(mfd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		snprintf(err, errlen, "scratch: %s: %s", sp, strerror(errno));
 		return -1;
@@ -420,7 +420,7 @@ run_scratch_lock(struct run *u, const char *sp, int mfd, char *err,
 }
 
 void
-run_scratch_release(struct run *u)
+round_scratch_release(struct run *u)
 {
 	if (u->scratch_lock >= 0)
 		close(u->scratch_lock);
@@ -430,7 +430,7 @@ run_scratch_release(struct run *u)
 /* The marker of the folder dfd: opened (never through a link), or made
  * when the folder is empty.  fd, or -1 with err. */
 static int
-run_scratch_marker(int dfd, const char *sp, char *err, size_t errlen)
+round_scratch_marker(int dfd, const char *sp, char *err, size_t errlen)
 {
 	static const char text[] = "benchtui scratch folder: emptied before "
 	    "every leg of a round (see benchtui(1))\n";
@@ -477,7 +477,7 @@ run_scratch_marker(int dfd, const char *sp, char *err, size_t errlen)
 /* --- the leg's scratch ------------------------------------------------- */
 
 int
-run_scratch_empty(struct run *u, const char *path, char *const *keep,
+round_scratch_empty(struct run *u, const char *path, char *const *keep,
     size_t nkeep, char *err, size_t errlen)
 {
 	const struct spec *s = u->r->spec;
@@ -491,13 +491,13 @@ run_scratch_empty(struct run *u, const char *path, char *const *keep,
 		 * folder. */
 		int e = errno;
 
-		if (e == ENOENT && (why = run_scratch_system(path)) != NULL) {
+		if (e == ENOENT && (why = round_scratch_system(path)) != NULL) {
 			snprintf(err, errlen, "scratch: %s %s; refusing to make "
 			    "it", path, why);
 			return -1;
 		}
 		errno = e;
-		if (e != ENOENT || run_scratch_mkdirs(path) != 0) {
+		if (e != ENOENT || round_scratch_mkdirs(path) != 0) {
 			snprintf(err, errlen, "scratch: %s: cannot create: %s",
 			    path, strerror(errno));
 			return -1;
@@ -515,15 +515,15 @@ run_scratch_empty(struct run *u, const char *path, char *const *keep,
 		snprintf(err, errlen, "scratch: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((why = run_scratch_system(sp)) == NULL) {
-		if (run_scratch_holds(sp, s->workdir))
+	if ((why = round_scratch_system(sp)) == NULL) {
+		if (round_scratch_holds(sp, s->workdir))
 			why = "holds the workdir", held = s->workdir;
-		else if (run_scratch_holds(sp, u->r->dir))
+		else if (round_scratch_holds(sp, u->r->dir))
 			why = "holds the round folder", held = u->r->dir;
-		else if (run_scratch_holds(sp, s->path))
+		else if (round_scratch_holds(sp, s->path))
 			why = "holds the round file", held = s->path;
 		for (size_t i = 0; why == NULL && i < nkeep; i++)
-			if (run_scratch_holds(sp, keep[i]))
+			if (round_scratch_holds(sp, keep[i]))
 				why = i == 0 ? "holds the leg's program or a path "
 				    "its command names" : "holds a path the leg's "
 				    "command names", held = keep[i];
@@ -538,10 +538,10 @@ run_scratch_empty(struct run *u, const char *path, char *const *keep,
 		snprintf(err, errlen, "scratch: %s: %s", sp, strerror(errno));
 		goto out;
 	}
-	if ((mfd = run_scratch_marker(dfd, sp, err, errlen)) < 0 ||
-	    run_scratch_lock(u, sp, mfd, err, errlen) != 0)
+	if ((mfd = round_scratch_marker(dfd, sp, err, errlen)) < 0 ||
+	    round_scratch_lock(u, sp, mfd, err, errlen) != 0)
 		goto out;
-	if (scratch_rm_tree(dfd, what, sizeof what) != 0) {
+	if (round_scratch_rm_tree(dfd, what, sizeof what) != 0) {
 		snprintf(err, errlen, "scratch: %s: cannot empty it (at %s): %s",
 		    sp, what, strerror(errno));
 		goto out;
@@ -557,7 +557,7 @@ out:
 }
 
 long long
-run_scratch_size(const char *path, char *err, size_t errlen)
+round_scratch_size(const char *path, char *err, size_t errlen)
 {
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	long long n;
@@ -573,13 +573,13 @@ run_scratch_size(const char *path, char *err, size_t errlen)
 		}
 		return -1;
 	}
-	n = scratch_du(dfd);
+	n = round_scratch_du(dfd);
 	close(dfd);
 	return n;
 }
 
 char *
-run_abspath(const char *p, const char *base)
+round_abspath(const char *p, const char *base)
 {
 	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", base, p);
 }

@@ -17,7 +17,7 @@
 
 /* A server event: the cell, and for a server per leg its arm and rep. */
 static json_t *
-run_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
+round_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
     int rep, const char *state)
 {
 	json_t *ev = event_new("server");
@@ -32,7 +32,7 @@ run_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
 }
 
 struct server *
-run_server_start(struct run *u, const struct spec_cell *cell,
+round_server_start(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep)
 {
 	struct round *r = u->r;
@@ -53,7 +53,7 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	if (cpus != NULL) {
 		mask = xcalloc((size_t)u->ncpus, 1);
 		if (spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
-			run_warn(u, "cell %s: server cpus \"%s\" are not all on "
+			round_warn(u, "cell %s: server cpus \"%s\" are not all on "
 			    "this machine (%d cpus); the server is not pinned",
 			    cell->name, cpus, u->ncpus);
 			free(mask);
@@ -65,11 +65,11 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
 		goto out;
 	}
-	ev = run_server_event(cell, arm, rep, "starting");
+	ev = round_server_event(cell, arm, rep, "starting");
 	json_object_set_new(ev, "pid", json_null());
 	json_object_set_new(ev, "log", json_string(cmd.out_rel));
 	json_object_set_new(ev, "argv", legcmd_argv_json(cmd.argv));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 	{
 		struct server_params sp = { .cell = cell->name,
 			.path = cmd.exec_path, .argv = cmd.argv,
@@ -85,16 +85,16 @@ run_server_start(struct run *u, const struct spec_cell *cell,
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
 	 * operator aborted the wait.  "cause" tells them apart. */
-	ev = run_server_event(cell, arm, rep, srv != NULL ? "ready" :
-	    run_aborted(u) ? "stopped" : "died");
+	ev = round_server_event(cell, arm, rep, srv != NULL ? "ready" :
+	    round_aborted(u) ? "stopped" : "died");
 	json_object_set_new(ev, "pid", srv != NULL ?
 	    json_integer(server_pid(srv)) : json_null());
 	if (srv == NULL) {
 		json_object_set_new(ev, "msg", json_string(u->err));
 		json_object_set_new(ev, "cause", json_string(
-		    run_aborted(u) ? "aborted" : cause));
+		    round_aborted(u) ? "aborted" : cause));
 	}
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 out:
 	legcmd_finish(&cmd);
 	free(mask);
@@ -102,7 +102,7 @@ out:
 }
 
 void
-run_server_stop(struct run *u, const struct spec_cell *cell,
+round_server_stop(struct run *u, const struct spec_cell *cell,
     struct server *srv)
 {
 	json_t *ev;
@@ -116,18 +116,18 @@ run_server_stop(struct run *u, const struct spec_cell *cell,
 	}
 	if (strcmp(state, "died") == 0) {
 		/* Died after the last leg: log it once, with its cause. */
-		run_server_died(u, cell, srv);
+		round_server_died(u, cell, srv);
 		server_destroy(srv);
 		return;
 	}
-	ev = run_server_event(cell, u->srv_arm, u->srv_rep, state);
+	ev = round_server_event(cell, u->srv_arm, u->srv_rep, state);
 	json_object_set_new(ev, "pid", json_integer(pid));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 	server_destroy(srv);
 }
 
 void
-run_server_died(struct run *u, const struct spec_cell *cell,
+round_server_died(struct run *u, const struct spec_cell *cell,
     struct server *srv)
 {
 	json_t *ev;
@@ -135,24 +135,24 @@ run_server_died(struct run *u, const struct spec_cell *cell,
 	if (u->srv_death_logged)
 		return;
 	u->srv_death_logged = true;
-	ev = run_server_event(cell, u->srv_arm, u->srv_rep, "died");
+	ev = round_server_event(cell, u->srv_arm, u->srv_rep, "died");
 	json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
 	json_object_set_new(ev, "msg", json_string(server_death(srv)));
-	run_emit_new(u, ev);
+	round_emit_new(u, ev);
 }
 
 /* Before a leg: a server that died since the last leg (or while the gate
  * waited) stops the round resumably, before a leg runs against nothing.
  * waitpid WNOHANG, so cheap enough for the leg path. */
 bool
-run_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
+round_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[pl->cell];
 
 	if (srv == NULL || server_alive(srv))
 		return false;
-	run_server_died(u, cell, srv);
+	round_server_died(u, cell, srv);
 	snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) before "
 	    "leg %s r%d; the round stopped, resume continues it", cell->name,
 	    server_death(srv), s->arms[pl->arm].name, pl->rep);
@@ -161,11 +161,11 @@ run_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
 }
 
 void
-run_server_wont_start(struct run *u)
+round_server_wont_start(struct run *u)
 {
 	size_t n = strlen(u->err);
 
-	if (run_aborted(u))
+	if (round_aborted(u))
 		return;
 	snprintf(u->err + n, sizeof u->err - n, "; the round stopped, "
 	    "resume continues it once the server starts");

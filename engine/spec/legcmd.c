@@ -416,11 +416,11 @@ struct lint {
 };
 
 static void
-lint_say(struct lint *l, const char *fmt, ...)
+legcmd_say(struct lint *l, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
-lint_say(struct lint *l, const char *fmt, ...)
+legcmd_say(struct lint *l, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -441,7 +441,7 @@ lint_say(struct lint *l, const char *fmt, ...)
 
 /* Shell syntax that, in an argv, reaches the program as an argument. */
 static bool
-lint_shell_word(const char *a)
+legcmd_shell_word(const char *a)
 {
 	static const char *const ops[] = { ">", ">>", "<", "|", "||", "&&",
 	    ";", "&", "2>&1", "1>&2", ">&2", "&>", "2>", NULL };
@@ -456,7 +456,7 @@ lint_shell_word(const char *a)
 /* Whether a looks like a relative file name: no option, no assignment, no
  * URL, and a folder in it or an extension of 1 to 5 letters or digits. */
 static bool
-lint_file_like(const char *a)
+legcmd_file_like(const char *a)
 {
 	const char *dot = strrchr(a, '.');
 	size_t ext;
@@ -478,7 +478,7 @@ lint_file_like(const char *a)
 
 /* Options whose next argument is a file the leg writes. */
 static bool
-lint_output_option(const char *a)
+legcmd_output_option(const char *a)
 {
 	static const char *const opts[] = { "-o", "--output", "-O", "--out",
 	    "-w", "--write", NULL };
@@ -490,7 +490,7 @@ lint_output_option(const char *a)
 }
 
 static void
-lint_argv(struct lint *l, const struct spec *s, char *const *tmpl,
+legcmd_lint_argv(struct lint *l, const struct spec *s, char *const *tmpl,
     size_t n, const char *field, const struct template_ctx *ctx,
     const char *where)
 {
@@ -513,25 +513,25 @@ lint_argv(struct lint *l, const struct spec *s, char *const *tmpl,
 			char *path;
 
 			if (a[0] == '\0')
-				lint_say(l, "%s[%zu] (\"%s\") is an empty argument%s%s; "
+				legcmd_say(l, "%s[%zu] (\"%s\") is an empty argument%s%s; "
 				    "a variable that is an empty array passes no "
 				    "argument at all", field, i, tmpl[i],
 				    raw ? "" : " in ", raw ? "" : where);
-			else if (lint_shell_word(a))
-				lint_say(l, "%s[%zu] is \"%s\": no shell runs the "
+			else if (legcmd_shell_word(a))
+				legcmd_say(l, "%s[%zu] is \"%s\": no shell runs the "
 				    "command, so the program gets it as an "
 				    "argument (the round's output field keeps the leg's output; a pipe needs a script)", field, i, a);
-			else if (lint_file_like(a) && !after_output) {
+			else if (legcmd_file_like(a) && !after_output) {
 				path = xasprintf("%s/%s", s->workdir, a);
 				if (stat(path, &st) != 0)
-					lint_say(l, "%s[%zu]: \"%s\" is not a file in "
+					legcmd_say(l, "%s[%zu]: \"%s\" is not a file in "
 					    "the workdir %s%s%s (fine if the leg "
 					    "creates it)", field, i, a,
 					    s->workdir, raw ? "" : "; ",
 					    raw ? "" : where);
 				free(path);
 			}
-			after_output = lint_output_option(a);
+			after_output = legcmd_output_option(a);
 		}
 	}
 	template_free_argv(out);
@@ -559,10 +559,10 @@ legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg)
 			legcmd_leg_ctx(&w, &lc, &ctx);
 			snprintf(where, sizeof where, "cell \"%s\", arm \"%s\"",
 			    s->cells[c].name, s->arms[a].name);
-			lint_argv(&l, s, s->command, s->ncommand, "command", &ctx,
+			legcmd_lint_argv(&l, s, s->command, s->ncommand, "command", &ctx,
 			    where);
 			if (s->prepare != NULL)
-				lint_argv(&l, s, s->prepare, s->nprepare, "prepare",
+				legcmd_lint_argv(&l, s, s->prepare, s->nprepare, "prepare",
 				    &ctx, where);
 			legcmd_finish(&lc);
 		}

@@ -66,7 +66,7 @@ spec_server_per_leg(const struct spec *s, const struct spec_cell *cell)
 }
 
 static void
-kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
+spec_kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
     size_t *nout)
 {
 	*out = xcalloc(n + 1, sizeof **out);
@@ -87,7 +87,7 @@ kv_copy(const struct spec_kv *from, size_t n, struct spec_kv **out,
 }
 
 static int
-parse_arms(struct parser *p, json_t *arms)
+spec_parse_arms(struct parser *p, json_t *arms)
 {
 	static const char *const keys[] = { "name", "env", "bin", "vs",
 	    "aa_of", "server_bin", "server_env", "vars", NULL };
@@ -163,7 +163,7 @@ parse_arms(struct parser *p, json_t *arms)
  * message when it is arms[i] itself).  Its index, or -1 with the error in
  * p; path the field's. */
 static int
-link_target(struct parser *p, size_t i, const char *field, const char *name,
+spec_link_target(struct parser *p, size_t i, const char *field, const char *name,
     const char *self, char *path, size_t len)
 {
 	int t = spec_arm_index(p->s, name);
@@ -179,12 +179,12 @@ link_target(struct parser *p, size_t i, const char *field, const char *name,
 /* arms[i].aa_of: an arm other than itself and the baseline (b), not a
  * copy itself, and the arm sets nothing of its own (a, its object). */
 static int
-link_aa(struct parser *p, size_t i, const json_t *a, int b)
+spec_link_aa(struct parser *p, size_t i, const json_t *a, int b)
 {
 	const struct spec *s = p->s;
 	const struct spec_arm *arm = &s->arms[i];
 	char path[64];
-	int t = link_target(p, i, "aa_of", arm->aa_of, "an arm cannot be an "
+	int t = spec_link_target(p, i, "aa_of", arm->aa_of, "an arm cannot be an "
 	    "A/A copy of itself", path, sizeof path);
 
 	if (t < 0)
@@ -207,11 +207,11 @@ link_aa(struct parser *p, size_t i, const json_t *a, int b)
 
 /* arms[i].vs: another arm, and never on the baseline (b). */
 static int
-link_vs(struct parser *p, size_t i, int b)
+spec_link_vs(struct parser *p, size_t i, int b)
 {
 	char path[64];
 
-	if (link_target(p, i, "vs", p->s->arms[i].vs, "an arm cannot be "
+	if (spec_link_target(p, i, "vs", p->s->arms[i].vs, "an arm cannot be "
 	    "compared with itself", path, sizeof path) < 0)
 		return -1;
 	if ((int)i == b)
@@ -223,14 +223,14 @@ link_vs(struct parser *p, size_t i, int b)
 /* An A/A arm filled in from its original t: env, server_env, server_bin,
  * vars, bin, and vs the original. */
 static void
-link_copy(struct spec_arm *arm, const struct spec_arm *t)
+spec_link_copy(struct spec_arm *arm, const struct spec_arm *t)
 {
-	kv_copy(t->env, t->nenv, &arm->env, &arm->nenv);
-	kv_copy(t->server_env, t->nserver_env, &arm->server_env,
+	spec_kv_copy(t->env, t->nenv, &arm->env, &arm->nenv);
+	spec_kv_copy(t->server_env, t->nserver_env, &arm->server_env,
 	    &arm->nserver_env);
 	if (t->server_bin != NULL)
 		arm->server_bin = xstrdup(t->server_bin);
-	kv_copy(t->vars, t->nvars, &arm->vars, &arm->nvars);
+	spec_kv_copy(t->vars, t->nvars, &arm->vars, &arm->nvars);
 	if (t->bin != NULL)
 		arm->bin = xstrdup(t->bin);
 	arm->vs = xstrdup(arm->aa_of);
@@ -242,7 +242,7 @@ link_copy(struct spec_arm *arm, const struct spec_arm *t)
  * copy is refused too: it adds nothing a second copy of the original does
  * not, and its floor would be measured against a non-original arm. */
 static int
-link_arms(struct parser *p, json_t *arms)
+spec_link_arms(struct parser *p, json_t *arms)
 {
 	struct spec *s = p->s;
 	int b = spec_arm_index(s, s->baseline);
@@ -251,9 +251,9 @@ link_arms(struct parser *p, json_t *arms)
 		return spec_perr(p, "baseline", "no arm named \"%s\"", s->baseline);
 	for (size_t i = 0; i < s->narms; i++) {
 		if (s->arms[i].aa_of != NULL) {
-			if (link_aa(p, i, json_array_get(arms, i), b) < 0)
+			if (spec_link_aa(p, i, json_array_get(arms, i), b) < 0)
 				return -1;
-		} else if (s->arms[i].vs != NULL && link_vs(p, i, b) < 0)
+		} else if (s->arms[i].vs != NULL && spec_link_vs(p, i, b) < 0)
 			return -1;
 	}
 	/* Copies are filled in only now, so a copy never sees a half-read
@@ -262,7 +262,7 @@ link_arms(struct parser *p, json_t *arms)
 		struct spec_arm *arm = &s->arms[i];
 
 		if (arm->aa_of != NULL)
-			link_copy(arm, &s->arms[spec_arm_index(s, arm->aa_of)]);
+			spec_link_copy(arm, &s->arms[spec_arm_index(s, arm->aa_of)]);
 		else if (arm->vs == NULL && (int)i != b)
 			arm->vs = xstrdup(s->baseline);
 	}
@@ -270,7 +270,7 @@ link_arms(struct parser *p, json_t *arms)
 }
 
 static int
-parse_server(struct parser *p, json_t *j, const char *path,
+spec_parse_server(struct parser *p, json_t *j, const char *path,
     struct spec_server *srv)
 {
 	static const char *const keys[] = { "cmd", "cpus", "env", "ready",
@@ -325,7 +325,7 @@ parse_server(struct parser *p, json_t *j, const char *path,
 /* A matrix cell (named_later) has a stand-in name until its template
  * names it; its duplicate check is made then, on the expanded name. */
 static int
-parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
+spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
     bool named_later)
 {
 	static const char *const keys[] = { "name", "vars", "server", NULL };
@@ -356,7 +356,7 @@ parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 	spec_path_join(sub, sizeof sub, path, "server");
 	if ((v = json_object_get(c, "server")) != NULL) {
 		cell->server = xcalloc(1, sizeof *cell->server);
-		if (parse_server(p, v, sub, cell->server) < 0)
+		if (spec_parse_server(p, v, sub, cell->server) < 0)
 			return -1;
 	}
 	return 0;
@@ -366,7 +366,7 @@ parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
  * to one value of each variable), in product order with the last variable
  * fastest.  NULL with the error in p. */
 static json_t *
-matrix_cells(struct parser *p, json_t *m)
+spec_matrix_cells(struct parser *p, json_t *m)
 {
 	static const char *const keys[] = { "name", "vars", "server", NULL };
 	json_t *vars, *name, *out = NULL, *val;
@@ -439,7 +439,7 @@ out:
 /* A matrix cell's name: the template expanded with that cell's vars
  * alone.  -1 with the error in p. */
 static int
-matrix_name(struct parser *p, struct spec_cell *cell, const char *tmpl,
+spec_matrix_name(struct parser *p, struct spec_cell *cell, const char *tmpl,
     const char *path)
 {
 	struct template_ctx ctx = { .cell = cell };
@@ -457,7 +457,7 @@ matrix_name(struct parser *p, struct spec_cell *cell, const char *tmpl,
 }
 
 static int
-parse_cells(struct parser *p, json_t *cells, json_t *matrix)
+spec_parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 {
 	struct spec *s = p->s;
 	json_t *gen = NULL, *c;
@@ -472,7 +472,7 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		    "not %s", spec_json_type(cells));
 	if (cells != NULL && json_array_size(cells) == 0 && matrix == NULL)
 		return spec_perr(p, "cells", "must hold at least one cell");
-	if (matrix != NULL && (gen = matrix_cells(p, matrix)) == NULL)
+	if (matrix != NULL && (gen = spec_matrix_cells(p, matrix)) == NULL)
 		return -1;
 	n0 = cells != NULL ? json_array_size(cells) : 0;
 	n = n0 + json_array_size(gen);
@@ -487,7 +487,7 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 			char path[64];
 
 			snprintf(path, sizeof path, "cells[%zu]", i);
-			if (parse_cell(p, c, path, i, false) < 0)
+			if (spec_parse_cell(p, c, path, i, false) < 0)
 				goto out;
 		}
 	json_array_foreach(gen, i, c) {
@@ -503,8 +503,8 @@ parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		    json_array_size(gen));
 		snprintf(npath, sizeof npath, "matrix.name (cell %zu)", i + 1);
 		json_object_set_new(c, "name", json_string("x"));
-		bad = parse_cell(p, c, path, n0 + i, true) < 0 ||
-		    matrix_name(p, &s->cells[n0 + i], tmpl, npath) < 0;
+		bad = spec_parse_cell(p, c, path, n0 + i, true) < 0 ||
+		    spec_matrix_name(p, &s->cells[n0 + i], tmpl, npath) < 0;
 		free(tmpl);
 		if (bad)
 			goto out;
@@ -523,7 +523,7 @@ out:
 }
 
 static int
-parse_quiet(struct parser *p, json_t *j)
+spec_parse_quiet(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "max_foreign_cores", "window_ms",
 	    "timeout_s", "on_timeout", NULL };
@@ -565,7 +565,7 @@ parse_quiet(struct parser *p, json_t *j)
 }
 
 static int
-parse_counters(struct parser *p, json_t *j)
+spec_parse_counters(struct parser *p, json_t *j)
 {
 	struct spec *s = p->s;
 	size_t i;
@@ -596,7 +596,7 @@ parse_counters(struct parser *p, json_t *j)
 }
 
 static int
-parse_cpus(struct parser *p, json_t *j)
+spec_parse_cpus(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "client", "server", NULL };
 	json_t *v;
@@ -616,7 +616,7 @@ parse_cpus(struct parser *p, json_t *j)
 }
 
 static int
-set_workdir(struct parser *p, json_t *j, const char *override)
+spec_set_workdir(struct parser *p, json_t *j, const char *override)
 {
 	struct spec *s = p->s;
 	char *dir = NULL, *given = NULL, *joined = NULL;
@@ -661,7 +661,7 @@ out:
 /* A variable set by both an arm and a cell would make the value depend
  * on a lookup order nobody reads in the file: refused. */
 static int
-check_var_owners(struct parser *p)
+spec_var_owners(struct parser *p)
 {
 	const struct spec *s = p->s;
 
@@ -690,7 +690,7 @@ check_var_owners(struct parser *p)
 }
 
 static int
-parse_output(struct parser *p, json_t *j)
+spec_parse_output(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "keep", "max_bytes", NULL };
 	json_t *v;
@@ -723,7 +723,7 @@ parse_output(struct parser *p, json_t *j)
 
 /* The top level: one object, known keys, the required ones there. */
 static int
-parse_root_keys(struct parser *p, json_t *root)
+spec_parse_root_keys(struct parser *p, json_t *root)
 {
 	static const char *const keys[] = { "name", "reps", "bin", "command",
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
@@ -747,7 +747,7 @@ parse_root_keys(struct parser *p, json_t *root)
 /* What the legs are: name, reps and statistics, the command, the arms
  * and cells and their vars, warm-up, prepare, output, profile. */
 static int
-parse_legs(struct parser *p, json_t *root)
+spec_parse_legs(struct parser *p, json_t *root)
 {
 	struct spec *s = p->s;
 	json_t *v;
@@ -765,15 +765,15 @@ parse_legs(struct parser *p, json_t *root)
 	if ((v = json_object_get(root, "vars")) != NULL &&
 	    spec_want_kv(p, v, "vars", KV_VARS, &s->vars, &s->nvars) < 0)
 		return -1;
-	if (parse_arms(p, json_object_get(root, "arms")) < 0)
+	if (spec_parse_arms(p, json_object_get(root, "arms")) < 0)
 		return -1;
 	if (spec_want_string(p, json_object_get(root, "baseline"), "baseline",
 	    true, &s->baseline) < 0)
 		return -1;
-	if (link_arms(p, json_object_get(root, "arms")) < 0)
+	if (spec_link_arms(p, json_object_get(root, "arms")) < 0)
 		return -1;
-	if (parse_cells(p, json_object_get(root, "cells"),
-	    json_object_get(root, "matrix")) < 0 || check_var_owners(p) < 0)
+	if (spec_parse_cells(p, json_object_get(root, "cells"),
+	    json_object_get(root, "matrix")) < 0 || spec_var_owners(p) < 0)
 		return -1;
 	if ((v = json_object_get(root, "warmup")) != NULL &&
 	    spec_want_int(p, v, "warmup", 0, SPEC_REPS_MAX, &s->warmup) < 0)
@@ -782,7 +782,7 @@ parse_legs(struct parser *p, json_t *root)
 	    spec_want_argv(p, v, "prepare", &s->prepare, &s->nprepare) < 0)
 		return -1;
 	if ((v = json_object_get(root, "output")) != NULL &&
-	    parse_output(p, v) < 0)
+	    spec_parse_output(p, v) < 0)
 		return -1;
 	if ((v = json_object_get(root, "profile")) != NULL &&
 	    spec_parse_profile(p, v) < 0)
@@ -794,16 +794,16 @@ parse_legs(struct parser *p, json_t *root)
  * counters (cycles and instructions unless listed), the quiet gate, the
  * scratch folder. */
 static int
-parse_host(struct parser *p, json_t *root, const char *workdir_override)
+spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 {
 	struct spec *s = p->s;
 	json_t *v;
 
-	if (set_workdir(p, json_object_get(root, "workdir"),
+	if (spec_set_workdir(p, json_object_get(root, "workdir"),
 	    workdir_override) < 0)
 		return -1;
 	if ((v = json_object_get(root, "cpus")) != NULL &&
-	    parse_cpus(p, v) < 0)
+	    spec_parse_cpus(p, v) < 0)
 		return -1;
 	if ((v = json_object_get(root, "nice")) != NULL &&
 	    spec_want_int(p, v, "nice", -20, 19, &s->nice) < 0)
@@ -815,7 +815,7 @@ parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	    spec_want_number(p, v, "timeout_s", 0, true, &s->timeout_s) < 0)
 		return -1;
 	if ((v = json_object_get(root, "counters")) != NULL) {
-		if (parse_counters(p, v) < 0)
+		if (spec_parse_counters(p, v) < 0)
 			return -1;
 	} else {
 		s->counters = xcalloc(3, sizeof *s->counters);
@@ -824,7 +824,7 @@ parse_host(struct parser *p, json_t *root, const char *workdir_override)
 		s->ncounters = 2;
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
-	    parse_quiet(p, v) < 0)
+	    spec_parse_quiet(p, v) < 0)
 		return -1;
 	if ((v = json_object_get(root, "scratch")) != NULL &&
 	    (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
@@ -834,13 +834,13 @@ parse_host(struct parser *p, json_t *root, const char *workdir_override)
 }
 
 static int
-parse_root(struct parser *p, json_t *root, const char *workdir_override)
+spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 {
 	struct spec *s = p->s;
 	unsigned long long legs;
 
-	if (parse_root_keys(p, root) < 0 || parse_legs(p, root) < 0 ||
-	    parse_host(p, root, workdir_override) < 0)
+	if (spec_parse_root_keys(p, root) < 0 || spec_parse_legs(p, root) < 0 ||
+	    spec_parse_host(p, root, workdir_override) < 0)
 		return -1;
 	legs = (unsigned long long)s->reps * s->narms * s->ncells;
 	if (legs > SPEC_LEGS_MAX)
@@ -890,7 +890,7 @@ spec_parse(const char *text, size_t len, const char *path,
 		    jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
-	if (parse_root(&p, root, workdir_override) < 0)
+	if (spec_parse_root(&p, root, workdir_override) < 0)
 		goto out;
 	*out = s;
 	s = NULL;
@@ -947,7 +947,7 @@ out:
 }
 
 static void
-kv_free(struct spec_kv *kv, size_t n)
+spec_kv_free(struct spec_kv *kv, size_t n)
 {
 	if (kv == NULL)
 		return;
@@ -970,24 +970,24 @@ spec_destroy(struct spec *s)
 		struct spec_arm *a = &s->arms[i];
 
 		free(a->name);
-		kv_free(a->env, a->nenv);
-		kv_free(a->vars, a->nvars);
+		spec_kv_free(a->env, a->nenv);
+		spec_kv_free(a->vars, a->nvars);
 		free(a->bin);
 		free(a->vs);
 		free(a->aa_of);
 		free(a->server_bin);
-		kv_free(a->server_env, a->nserver_env);
+		spec_kv_free(a->server_env, a->nserver_env);
 	}
 	free(s->arms);
 	for (size_t i = 0; i < s->ncells; i++) {
 		struct spec_cell *c = &s->cells[i];
 
 		free(c->name);
-		kv_free(c->vars, c->nvars);
+		spec_kv_free(c->vars, c->nvars);
 		if (c->server != NULL) {
 			template_free_argv(c->server->cmd);
 			free(c->server->cpus);
-			kv_free(c->server->env, c->server->nenv);
+			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
 	}
@@ -1004,7 +1004,7 @@ spec_destroy(struct spec *s)
 	free(s->server_cpus);
 	template_free_argv(s->counters);
 	free(s->scratch);
-	kv_free(s->vars, s->nvars);
+	spec_kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
 	template_free_argv(s->prepare);
 	free(s);

@@ -123,7 +123,7 @@ spec_check_scratch(struct parser *p, const char *sc)
  * or syntax error is reported now, with the field and the cell it failed
  * in, rather than at leg 37 of a two-hour round. */
 static int
-check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
+spec_checks_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
     const char *path)
 {
 	char terr[512];
@@ -147,7 +147,7 @@ check_expand(struct parser *p, const char *str, const struct template_ctx *ctx,
 /* A builder error "FIELD: message" as "FILE: PREFIX FIELD: message (cell,
  * arm)". */
 static int
-check_builder_err(struct parser *p, const char *prefix, const char *err,
+spec_checks_builder_err(struct parser *p, const char *prefix, const char *err,
     const struct spec_cell *cell, const char *arm)
 {
 	const char *colon = strstr(err, ": ");
@@ -166,7 +166,7 @@ check_builder_err(struct parser *p, const char *prefix, const char *err,
  * for ctx: through "${KEY}" so a cycle reads from the variable named in the
  * path ("A -> B -> A"), and element by element for an array. */
 static int
-check_vars(struct parser *p, const struct spec_kv *kv, size_t n,
+spec_checks_vars(struct parser *p, const struct spec_kv *kv, size_t n,
     const char *prefix, const struct template_ctx *ctx)
 {
 	for (size_t k = 0; k < n; k++) {
@@ -175,14 +175,14 @@ check_vars(struct parser *p, const struct spec_kv *kv, size_t n,
 		if (kv[k].list == NULL) {
 			snprintf(path, sizeof path, "%s.%s", prefix, kv[k].key);
 			snprintf(ref, sizeof ref, "${%s}", kv[k].key);
-			if (check_expand(p, ref, ctx, path) < 0)
+			if (spec_checks_expand(p, ref, ctx, path) < 0)
 				return -1;
 			continue;
 		}
 		for (size_t i = 0; i < kv[k].nlist; i++) {
 			snprintf(path, sizeof path, "%s.%s[%zu]", prefix,
 			    kv[k].key, i);
-			if (check_expand(p, kv[k].list[i], ctx, path) < 0)
+			if (spec_checks_expand(p, kv[k].list[i], ctx, path) < 0)
 				return -1;
 		}
 	}
@@ -192,7 +192,7 @@ check_vars(struct parser *p, const struct spec_kv *kv, size_t n,
 /* The bytes execve(2) counts for a string: the string, its NUL, its
  * pointer. */
 static size_t
-check_exec_bytes(const char *v)
+spec_checks_exec_bytes(const char *v)
 {
 	return strlen(v) + 1 + sizeof(char *);
 }
@@ -200,15 +200,15 @@ check_exec_bytes(const char *v)
 /* The environment a leg of arm gets: the inherited one with the arm's env
  * over it (at most; a key the arm sets is counted twice). */
 static size_t
-check_env_bytes(const struct spec_arm *arm)
+spec_checks_env_bytes(const struct spec_arm *arm)
 {
 	extern char **environ;
 	size_t n = sizeof(char *);
 
 	for (size_t i = 0; environ[i] != NULL; i++)
-		n += check_exec_bytes(environ[i]);
+		n += spec_checks_exec_bytes(environ[i]);
 	for (size_t i = 0; i < arm->nenv; i++)
-		n += strlen(arm->env[i].key) + 1 + check_exec_bytes(arm->env[i].val);
+		n += strlen(arm->env[i].key) + 1 + spec_checks_exec_bytes(arm->env[i].val);
 	return n;
 }
 
@@ -216,7 +216,7 @@ check_env_bytes(const struct spec_arm *arm)
  * pages) or an argv and envp larger than ARG_MAX (execve(2)): that is a
  * check error, not a leg whose exec fails with E2BIG at leg 37. */
 static int
-check_exec_limits(struct parser *p, const char *path, const char *v,
+spec_checks_exec_limits(struct parser *p, const char *path, const char *v,
     size_t *total, const struct spec_cell *cell, const struct spec_arm *arm)
 {
 	long page = sysconf(_SC_PAGESIZE), argmax = sysconf(_SC_ARG_MAX);
@@ -226,7 +226,7 @@ check_exec_limits(struct parser *p, const char *path, const char *v,
 		return spec_perr(p, path, "expands to %zu bytes (cell \"%s\", arm "
 		    "\"%s\"); the kernel execs at most %zu bytes per argument",
 		    n, cell->name, arm->name, maxarg - 1);
-	*total += check_exec_bytes(v);
+	*total += spec_checks_exec_bytes(v);
 	if (argmax > 0 && *total > (size_t)argmax)
 		return spec_perr(p, path, "the command and environment reach %zu "
 		    "bytes here (cell \"%s\", arm \"%s\"); the kernel execs at "
@@ -235,11 +235,11 @@ check_exec_limits(struct parser *p, const char *path, const char *v,
 }
 
 static int
-check_argv_limits(struct parser *p, const struct spec *s,
+spec_checks_argv_limits(struct parser *p, const struct spec *s,
     const struct template_ctx *ctx, const struct spec_cell *cell,
     const struct spec_arm *arm)
 {
-	size_t total = check_env_bytes(arm) + sizeof(char *);
+	size_t total = spec_checks_env_bytes(arm) + sizeof(char *);
 
 	for (size_t k = 0; k < s->ncommand; k++) {
 		char path[64], terr[256], **v = NULL;
@@ -251,7 +251,7 @@ check_argv_limits(struct parser *p, const struct spec *s,
 		    terr, sizeof terr) < 0)
 			continue; /* the builder reported it already */
 		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = check_exec_limits(p, path, v[i], &total, cell, arm);
+			rc = spec_checks_exec_limits(p, path, v[i], &total, cell, arm);
 		template_free_argv(v);
 		if (rc < 0)
 			return -1;
@@ -279,7 +279,7 @@ spec_check_templates(struct parser *p)
 			legcmd_finish(&sc);
 			snprintf(prefix, sizeof prefix, "cells[%zu].", ci);
 			if (rc < 0)
-				return check_builder_err(p, prefix, err, cell,
+				return spec_checks_builder_err(p, prefix, err, cell,
 				    per_leg ? s->arms[ai].name : NULL);
 		}
 		for (size_t ai = 0; ai < s->narms; ai++) {
@@ -296,7 +296,7 @@ spec_check_templates(struct parser *p)
 				snprintf(prefix, sizeof prefix, "arms[%zu].",
 				    arm->aa_of ? (size_t)spec_arm_index(s,
 				    arm->aa_of) : ai);
-				return check_builder_err(p, strncmp(err, "arms.", 5)
+				return spec_checks_builder_err(p, strncmp(err, "arms.", 5)
 				    == 0 ? prefix : "", strncmp(err, "arms.", 5) == 0 ?
 				    err + 5 : err, cell, arm->name);
 			}
@@ -313,17 +313,17 @@ spec_check_templates(struct parser *p)
 			/* The kernel's exec limits, on each element as it
 			 * expands (an array element splices into several). */
 			if (rc == 0)
-				rc = check_argv_limits(p, s, &ctx, cell, arm);
+				rc = spec_checks_argv_limits(p, s, &ctx, cell, arm);
 			snprintf(prefix, sizeof prefix, "cells[%zu].vars", ci);
 			if (rc == 0)
-				rc = check_vars(p, cell->vars, cell->nvars, prefix,
+				rc = spec_checks_vars(p, cell->vars, cell->nvars, prefix,
 				    &ctx);
 			/* ctx points into lc (bin, scratch) until the last
 			 * check is done with it. */
 			snprintf(prefix, sizeof prefix, "arms[%zu].vars", ai);
-			if (rc == 0 && (check_vars(p, arm->vars, arm->nvars,
+			if (rc == 0 && (spec_checks_vars(p, arm->vars, arm->nvars,
 			    prefix, &ctx) < 0 ||
-			    check_vars(p, s->vars, s->nvars, "vars", &ctx) < 0))
+			    spec_checks_vars(p, s->vars, s->nvars, "vars", &ctx) < 0))
 				rc = -1;
 			legcmd_finish(&lc);
 			if (rc < 0)

@@ -102,7 +102,7 @@ spec_want_string(struct parser *p, json_t *j, const char *path, bool nonempty,
 /* The strings of array j into *out (NULL-terminated), *n of them; the
  * first one must not be empty when first_nonempty. */
 static int
-want_strings(struct parser *p, json_t *j, const char *path,
+spec_fields_want_strings(struct parser *p, json_t *j, const char *path,
     bool first_nonempty, char ***out, size_t *n)
 {
 	size_t i;
@@ -130,7 +130,7 @@ spec_want_argv(struct parser *p, json_t *j, const char *path, char ***out,
 		    "not %s", spec_json_type(j));
 	if (json_array_size(j) == 0)
 		return spec_perr(p, path, "must not be empty");
-	return want_strings(p, j, path, true, out, n);
+	return spec_fields_want_strings(p, j, path, true, out, n);
 }
 
 /* An array of strings, maybe empty (a var's value that splices). */
@@ -138,7 +138,7 @@ int
 spec_want_strv(struct parser *p, json_t *j, const char *path, char ***out,
     size_t *n)
 {
-	return want_strings(p, j, path, false, out, n);
+	return spec_fields_want_strings(p, j, path, false, out, n);
 }
 
 int

@@ -14,7 +14,7 @@
 
 /* dir + "/" + name, without doubling the slash of "/". */
 static char *
-path_cat(const char *dir, size_t dirlen, const char *name)
+spec_host_path_cat(const char *dir, size_t dirlen, const char *name)
 {
 	while (dirlen > 0 && dir[dirlen - 1] == '/')
 		dirlen--;
@@ -22,7 +22,7 @@ path_cat(const char *dir, size_t dirlen, const char *name)
 }
 
 static bool
-is_executable(const char *path)
+spec_host_is_executable(const char *path)
 {
 	struct stat st;
 
@@ -42,8 +42,8 @@ spec_resolve_program(const char *prog, const char *workdir)
 		if (prog[0] == '/')
 			cand = xstrdup(prog);
 		else
-			cand = path_cat(workdir, strlen(workdir), prog);
-		if (is_executable(cand))
+			cand = spec_host_path_cat(workdir, strlen(workdir), prog);
+		if (spec_host_is_executable(cand))
 			return cand;
 		free(cand);
 		return NULL;
@@ -59,17 +59,17 @@ spec_resolve_program(const char *prog, const char *workdir)
 		char *rel = NULL;
 
 		if (n == 0)
-			cand = path_cat(workdir, strlen(workdir), prog);
+			cand = spec_host_path_cat(workdir, strlen(workdir), prog);
 		else if (q[0] == '/')
-			cand = path_cat(q, n, prog);
+			cand = spec_host_path_cat(q, n, prog);
 		else {
-			rel = path_cat(workdir, strlen(workdir), q);
+			rel = spec_host_path_cat(workdir, strlen(workdir), q);
 			/* rel runs on to the rest of PATH: cut it at ':' */
 			rel[strlen(rel) - strlen(q) + n] = '\0';
-			cand = path_cat(rel, strlen(rel), prog);
+			cand = spec_host_path_cat(rel, strlen(rel), prog);
 			free(rel);
 		}
-		if (is_executable(cand))
+		if (spec_host_is_executable(cand))
 			return cand;
 		free(cand);
 		cand = NULL;
@@ -80,7 +80,7 @@ spec_resolve_program(const char *prog, const char *workdir)
 }
 
 static int
-host_online_cpus(unsigned char *mask, int ncpus)
+spec_host_online_cpus(unsigned char *mask, int ncpus)
 {
 	char line[4096];
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
@@ -103,7 +103,7 @@ host_online_cpus(unsigned char *mask, int ncpus)
 }
 
 static int
-host_check_cpus(const char *file, const char *list, const char *path,
+spec_host_check_cpus(const char *file, const char *list, const char *path,
     const unsigned char *online, char *err, size_t errlen)
 {
 	static unsigned char m[SPEC_CPUS_MAX];
@@ -125,7 +125,7 @@ host_check_cpus(const char *file, const char *list, const char *path,
  * that needs what only the run knows (the round folder) is not looked
  * up: the run will tell. */
 static int
-host_no_program(const struct spec *s, const char *prog, const char *path,
+spec_host_no_program(const struct spec *s, const char *prog, const char *path,
     const struct spec_cell *cell, char *err, size_t errlen)
 {
 	if (strstr(prog, LEGCMD_NO_ROUND_DIR) != NULL)
@@ -133,7 +133,7 @@ host_no_program(const struct spec *s, const char *prog, const char *path,
 	if (strchr(prog, '/') != NULL) {
 		/* There, but not a program: say what is wrong with it. */
 		char *cand = prog[0] == '/' ? xstrdup(prog) :
-		    path_cat(s->workdir, strlen(s->workdir), prog);
+		    spec_host_path_cat(s->workdir, strlen(s->workdir), prog);
 		struct stat st;
 		const char *why = NULL;
 
@@ -159,7 +159,7 @@ host_no_program(const struct spec *s, const char *prog, const char *path,
 /* A round that profiles needs the tools on this machine: perf for "perf",
  * strace for "syscalls". */
 static int
-host_check_profilers(const struct spec *s, char *err, size_t errlen)
+spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 {
 	const struct spec_profile *pr = s->profile;
 	const char *tool[2] = { pr && pr->perf ? "perf" : NULL,
@@ -188,10 +188,10 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 {
 	static unsigned char online[SPEC_CPUS_MAX];
 
-	if (host_online_cpus(online, SPEC_CPUS_MAX) == 0) {
-		if (host_check_cpus(s->path, s->client_cpus, "cpus.client",
+	if (spec_host_online_cpus(online, SPEC_CPUS_MAX) == 0) {
+		if (spec_host_check_cpus(s->path, s->client_cpus, "cpus.client",
 		    online, err, errlen) < 0 ||
-		    host_check_cpus(s->path, s->server_cpus, "cpus.server",
+		    spec_host_check_cpus(s->path, s->server_cpus, "cpus.server",
 		    online, err, errlen) < 0)
 			return -1;
 		for (size_t i = 0; i < s->ncells; i++) {
@@ -200,7 +200,7 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 			if (s->cells[i].server == NULL)
 				continue;
 			snprintf(path, sizeof path, "cells[%zu].server.cpus", i);
-			if (host_check_cpus(s->path, s->cells[i].server->cpus,
+			if (spec_host_check_cpus(s->path, s->cells[i].server->cpus,
 			    path, online, err, errlen) < 0)
 				return -1;
 		}
@@ -223,7 +223,7 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 			    lc.program == NULL) {
 				snprintf(path, sizeof path,
 				    "cells[%zu].server.cmd[0]", ci);
-				rc = host_no_program(s, lc.argv[0], path, cell,
+				rc = spec_host_no_program(s, lc.argv[0], path, cell,
 				    err, errlen);
 			}
 			legcmd_finish(&lc);
@@ -246,10 +246,10 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 					    arm->aa_of) : (int)ai);
 				else
 					snprintf(path, sizeof path, "bin");
-				rc = host_no_program(s, lc.bin, path, cell, err,
+				rc = spec_host_no_program(s, lc.bin, path, cell, err,
 				    errlen);
 			} else if (lc.program == NULL) {
-				rc = host_no_program(s, lc.argv[0], "command[0]",
+				rc = spec_host_no_program(s, lc.argv[0], "command[0]",
 				    cell, err, errlen);
 			}
 			legcmd_finish(&lc);
@@ -257,5 +257,5 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 				return -1;
 		}
 	}
-	return host_check_profilers(s, err, errlen);
+	return spec_host_check_profilers(s, err, errlen);
 }

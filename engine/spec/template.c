@@ -35,7 +35,7 @@ struct walk {
 };
 
 static void
-walk_error(struct walk *w, const char *fmt, ...)
+template_walk_error(struct walk *w, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,7 +46,7 @@ walk_error(struct walk *w, const char *fmt, ...)
 
 /* "${A} -> ${B}": the variables being expanded, outermost first. */
 static const char *
-walk_chain(const struct walk *w, char *buf, size_t len)
+template_walk_chain(const struct walk *w, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -59,14 +59,14 @@ walk_chain(const struct walk *w, char *buf, size_t len)
 
 /* xbuf_add within TEMPLATE_ARG_MAX, naming the variables that overflow it. */
 static int
-walk_add(struct walk *w, struct xbuf *out, const char *s, size_t n)
+template_walk_add(struct walk *w, struct xbuf *out, const char *s, size_t n)
 {
 	if (out->len + n > TEMPLATE_ARG_MAX) {
 		char chain[256];
 
-		walk_error(w, "%s expands past %u bytes (a variable used more "
+		template_walk_error(w, "%s expands past %u bytes (a variable used more "
 		    "than once multiplies its value); refusing",
-		    w->depth ? walk_chain(w, chain, sizeof chain) :
+		    w->depth ? template_walk_chain(w, chain, sizeof chain) :
 		    "the string", TEMPLATE_ARG_MAX);
 		return -1;
 	}
@@ -122,7 +122,7 @@ template_self_path(void)
 }
 
 static const struct spec_kv *
-kv_find(const struct spec_kv *kv, size_t n, const char *name)
+template_kv_find(const struct spec_kv *kv, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(kv[i].key, name) == 0)
@@ -132,25 +132,25 @@ kv_find(const struct spec_kv *kv, size_t n, const char *name)
 
 /* The variable name is bound to in ctx (cell, arm, round), or NULL. */
 static const struct spec_kv *
-ctx_find(const struct template_ctx *c, const char *name)
+template_ctx_find(const struct template_ctx *c, const char *name)
 {
 	const struct spec_kv *kv = NULL;
 
 	if (c->cell != NULL)
-		kv = kv_find(c->cell->vars, c->cell->nvars, name);
+		kv = template_kv_find(c->cell->vars, c->cell->nvars, name);
 	if (kv == NULL && c->arm_vars != NULL)
-		kv = kv_find(c->arm_vars, c->narm_vars, name);
+		kv = template_kv_find(c->arm_vars, c->narm_vars, name);
 	if (kv == NULL && c->spec != NULL)
-		kv = kv_find(c->spec->vars, c->spec->nvars, name);
+		kv = template_kv_find(c->spec->vars, c->spec->nvars, name);
 	return kv;
 }
 
-static int walk_string(struct walk *w, const char *s, struct xbuf *out);
+static int template_walk_string(struct walk *w, const char *s, struct xbuf *out);
 
 /* Append the value of name; 1 when name is a built-in that has no value in
  * this context (reported by the caller), -1 on error. */
 static int
-walk_builtin(struct walk *w, const char *name, struct xbuf *out)
+template_walk_builtin(struct walk *w, const char *name, struct xbuf *out)
 {
 	const struct template_ctx *c = w->ctx;
 	const char *v = NULL;
@@ -199,27 +199,27 @@ walk_builtin(struct walk *w, const char *name, struct xbuf *out)
 		for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
 			if (strcmp(whys[i].name, name) == 0)
 				why = whys[i].why;
-		walk_error(w, "${%s} has no value here: %s", name, why);
+		template_walk_error(w, "${%s} has no value here: %s", name, why);
 		return -1;
 	}
-	return walk_add(w, out, v, strlen(v));
+	return template_walk_add(w, out, v, strlen(v));
 }
 
 static int
-walk_var(struct walk *w, const char *name, struct xbuf *out)
+template_walk_var(struct walk *w, const char *name, struct xbuf *out)
 {
-	const struct spec_kv *kv = ctx_find(w->ctx, name);
+	const struct spec_kv *kv = template_ctx_find(w->ctx, name);
 	const char *v;
 	int rc;
 
 	if (kv == NULL) {
 		if (template_is_builtin(name))
-			return walk_builtin(w, name, out);
-		walk_error(w, "unknown variable ${%s}", name);
+			return template_walk_builtin(w, name, out);
+		template_walk_error(w, "unknown variable ${%s}", name);
 		return -1;
 	}
 	if (kv->list != NULL) {
-		walk_error(w, "${%s} is an array; an array only splices into an "
+		template_walk_error(w, "${%s} is an array; an array only splices into an "
 		    "argv, as an element that is exactly \"${%s}\"", name, name);
 		return -1;
 	}
@@ -234,12 +234,12 @@ walk_var(struct walk *w, const char *name, struct xbuf *out)
 			for (int j = i; j < w->depth && n < sizeof chain; j++)
 				n += (size_t)snprintf(chain + n, sizeof chain - n,
 				    "%s -> ", w->stack[j]);
-			walk_error(w, "variable cycle: %s%s", chain, name);
+			template_walk_error(w, "variable cycle: %s%s", chain, name);
 			return -1;
 		}
 	}
 	if (w->depth == TEMPLATE_DEPTH_MAX) {
-		walk_error(w, "variables nested deeper than %d at ${%s}",
+		template_walk_error(w, "variables nested deeper than %d at ${%s}",
 		    TEMPLATE_DEPTH_MAX, name);
 		return -1;
 	}
@@ -247,20 +247,20 @@ walk_var(struct walk *w, const char *name, struct xbuf *out)
 	if (++w->refs > TEMPLATE_REFS_MAX) {
 		char chain[256];
 
-		walk_error(w, "%s: expanding it takes more than %u variable "
+		template_walk_error(w, "%s: expanding it takes more than %u variable "
 		    "references (a variable used more than once multiplies "
-		    "them); refusing", walk_chain(w, chain, sizeof chain),
+		    "them); refusing", template_walk_chain(w, chain, sizeof chain),
 		    TEMPLATE_REFS_MAX);
 		w->depth--;
 		return -1;
 	}
-	rc = walk_string(w, v, out);
+	rc = template_walk_string(w, v, out);
 	w->depth--;
 	return rc;
 }
 
 static int
-walk_string(struct walk *w, const char *s, struct xbuf *out)
+template_walk_string(struct walk *w, const char *s, struct xbuf *out)
 {
 	const char *p = s;
 
@@ -271,36 +271,36 @@ walk_string(struct walk *w, const char *s, struct xbuf *out)
 		size_t n;
 
 		if (dollar == NULL)
-			return walk_add(w, out, p, strlen(p));
-		if (walk_add(w, out, p, (size_t)(dollar - p)) < 0)
+			return template_walk_add(w, out, p, strlen(p));
+		if (template_walk_add(w, out, p, (size_t)(dollar - p)) < 0)
 			return -1;
 		if (dollar[1] == '$') {
-			if (walk_add(w, out, "$", 1) < 0)
+			if (template_walk_add(w, out, "$", 1) < 0)
 				return -1;
 			p = dollar + 2;
 			continue;
 		}
 		if (dollar[1] != '{') {
-			if (walk_add(w, out, "$", 1) < 0)
+			if (template_walk_add(w, out, "$", 1) < 0)
 				return -1;
 			p = dollar + 1;
 			continue;
 		}
 		end = strchr(dollar + 2, '}');
 		if (end == NULL) {
-			walk_error(w, "unterminated \"${\" in \"%s\"", s);
+			template_walk_error(w, "unterminated \"${\" in \"%s\"", s);
 			return -1;
 		}
 		n = (size_t)(end - (dollar + 2));
 		if (!template_name_valid(dollar + 2, n) || n >= sizeof name) {
-			walk_error(w, "bad variable name \"%.*s\" in \"%s\" "
+			template_walk_error(w, "bad variable name \"%.*s\" in \"%s\" "
 			    "(names match [A-Za-z_][A-Za-z0-9_]*)",
 			    (int)(end - dollar + 1), dollar, s);
 			return -1;
 		}
 		memcpy(name, dollar + 2, n);
 		name[n] = '\0';
-		if (walk_var(w, name, out) < 0)
+		if (template_walk_var(w, name, out) < 0)
 			return -1;
 		p = end + 1;
 	}
@@ -317,7 +317,7 @@ template_expand(const char *s, const struct template_ctx *ctx, char *err,
 	/* err is left alone on success: callers may pass a buffer that
 	 * already holds something. */
 	xbuf_add(&out, "", 0);
-	if (walk_string(&w, s, &out) < 0) {
+	if (template_walk_string(&w, s, &out) < 0) {
 		free(out.p);
 		return NULL;
 	}
@@ -334,7 +334,7 @@ template_check(const char *s, const struct spec *spec,
 	struct xbuf out = { 0 };
 	int rc;
 
-	rc = walk_string(&w, s, &out);
+	rc = template_walk_string(&w, s, &out);
 	free(out.p);
 	return rc < 0 ? -1 : 0;
 }
@@ -350,7 +350,7 @@ template_free_argv(char **v)
 /* The array variable element names when it is exactly "${NAME}", or
  * NULL. */
 static const struct spec_kv *
-splice_var(const char *element, const struct template_ctx *ctx)
+template_splice_var(const char *element, const struct template_ctx *ctx)
 {
 	size_t n = strlen(element);
 	char name[128];
@@ -362,7 +362,7 @@ splice_var(const char *element, const struct template_ctx *ctx)
 		return NULL;
 	memcpy(name, element + 2, n - 3);
 	name[n - 3] = '\0';
-	kv = ctx_find(ctx, name);
+	kv = template_ctx_find(ctx, name);
 	return kv != NULL && kv->list != NULL ? kv : NULL;
 }
 
@@ -377,7 +377,7 @@ template_expand_argv(char *const *tmpl, size_t n,
 	*out = NULL;
 	*nout = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct spec_kv *kv = splice_var(tmpl[i], ctx);
+		const struct spec_kv *kv = template_splice_var(tmpl[i], ctx);
 		size_t add = kv != NULL ? kv->nlist : 1;
 
 		*at = i;

@@ -51,10 +51,10 @@ struct tval {
 	size_t items;       /* TV_ARRAY: its length */
 };
 
-static bool tline_value(struct tline *s, int depth, struct tval *v);
+static bool tally_line_value(struct tline *s, int depth, struct tval *v);
 
 static void
-tline_ws(struct tline *s)
+tally_line_ws(struct tline *s)
 {
 	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' ||
 	    *s->p == '\n' || *s->p == '\r'))
@@ -63,9 +63,9 @@ tline_ws(struct tline *s)
 
 /* The next byte (after white space) is c: consume it. */
 static bool
-tline_eat(struct tline *s, char c)
+tally_line_eat(struct tline *s, char c)
 {
-	tline_ws(s);
+	tally_line_ws(s);
 	if (s->p < s->end && *s->p == c) {
 		s->p++;
 		return true;
@@ -74,11 +74,11 @@ tline_eat(struct tline *s, char c)
 }
 
 static bool
-tline_string(struct tline *s, const char **str, size_t *len)
+tally_line_string(struct tline *s, const char **str, size_t *len)
 {
 	const char *q;
 
-	tline_ws(s);
+	tally_line_ws(s);
 	if (s->p >= s->end || *s->p != '"')
 		return false;
 	q = ++s->p;
@@ -100,7 +100,7 @@ tline_string(struct tline *s, const char **str, size_t *len)
 }
 
 static const char *
-tline_copy(struct tline *s, const char *str, size_t len)
+tally_line_copy(struct tline *s, const char *str, size_t len)
 {
 	char *d = s->scratch;
 
@@ -111,7 +111,7 @@ tline_copy(struct tline *s, const char *str, size_t len)
 }
 
 static bool
-tline_isdigit(const struct tline *s, const char *p)
+tally_line_isdigit(const struct tline *s, const char *p)
 {
 	return p < s->end && *p >= '0' && *p <= '9';
 }
@@ -121,7 +121,7 @@ tline_isdigit(const struct tline *s, const char *p)
  * false when it overflows (jansson refuses it) or strtod disagrees on the
  * text (a locale's decimal point). */
 static bool
-tline_real(const char *start, const char *end, uint64_t mant, bool exact,
+tally_line_real(const char *start, const char *end, uint64_t mant, bool exact,
     int e10, bool neg, double *x)
 {
 	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
@@ -147,10 +147,10 @@ tline_real(const char *start, const char *end, uint64_t mant, bool exact,
 /* Digits into *mant while they fit (19 of them), counting those past
  * that in *lost (any but zeros: inexact) and, after the point, down *e10. */
 static void
-tline_digits(struct tline *s, uint64_t *mant, int *nd, bool *exact,
+tally_line_digits(struct tline *s, uint64_t *mant, int *nd, bool *exact,
     int *e10, bool frac)
 {
-	for (; tline_isdigit(s, s->p); s->p++) {
+	for (; tally_line_isdigit(s, s->p); s->p++) {
 		unsigned d = (unsigned)(*s->p - '0');
 		if (*nd < 19) {
 			*mant = *mant * 10 + d;
@@ -165,7 +165,7 @@ tline_digits(struct tline *s, uint64_t *mant, int *nd, bool *exact,
 
 /* A number by JSON's grammar, into v as jansson would read it. */
 static bool
-tline_number(struct tline *s, struct tval *v)
+tally_line_number(struct tline *s, struct tval *v)
 {
 	const char *start = s->p;
 	uint64_t mant = 0;
@@ -176,29 +176,29 @@ tline_number(struct tline *s, struct tval *v)
 		neg = true;
 		s->p++;
 	}
-	if (!tline_isdigit(s, s->p))
+	if (!tally_line_isdigit(s, s->p))
 		return false;
 	if (*s->p == '0')
 		s->p++;
 	else
-		tline_digits(s, &mant, &nd, &exact, &e10, false);
+		tally_line_digits(s, &mant, &nd, &exact, &e10, false);
 	if (s->p < s->end && *s->p == '.') {
 		real = true;
-		if (!tline_isdigit(s, ++s->p))
+		if (!tally_line_isdigit(s, ++s->p))
 			return false;
-		tline_digits(s, &mant, &nd, &exact, &e10, true);
+		tally_line_digits(s, &mant, &nd, &exact, &e10, true);
 	}
 	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
 		real = true;
 		s->p++;
 		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
 			exsign = *s->p++ == '-' ? -1 : 1;
-		if (!tline_isdigit(s, s->p))
+		if (!tally_line_isdigit(s, s->p))
 			return false;
 		/* Past the cap the exponent is not known, and with enough
 		 * leading zeros (0.000...1e1000005) a wrong one could still
 		 * land in the fast path's range: strtod reads it. */
-		for (; tline_isdigit(s, s->p); s->p++)
+		for (; tally_line_isdigit(s, s->p); s->p++)
 			if (ex < 100000)
 				ex = ex * 10 + (*s->p - '0');
 			else
@@ -214,12 +214,12 @@ tline_number(struct tline *s, struct tval *v)
 		v->num = (double)v->ival;
 		return true;
 	}
-	return tline_real(start, s->p, mant, exact, e10 + exsign * ex, neg,
+	return tally_line_real(start, s->p, mant, exact, e10 + exsign * ex, neg,
 	    &v->num);
 }
 
 static bool
-tline_literal(struct tline *s, const char *word, enum tval_type type,
+tally_line_literal(struct tline *s, const char *word, enum tval_type type,
     struct tval *v)
 {
 	size_t n = strlen(word);
@@ -234,7 +234,7 @@ tline_literal(struct tline *s, const char *word, enum tval_type type,
 /* An array or an object, checked and passed over; an array's length in
  * v->items. */
 static bool
-tline_skip(struct tline *s, int depth, struct tval *v)
+tally_line_skip(struct tline *s, int depth, struct tval *v)
 {
 	bool object = *s->p++ == '{';
 	char close = object ? '}' : ']';
@@ -244,59 +244,59 @@ tline_skip(struct tline *s, int depth, struct tval *v)
 
 	v->type = object ? TV_OBJECT : TV_ARRAY;
 	v->items = 0;
-	if (tline_eat(s, close))
+	if (tally_line_eat(s, close))
 		return true;
 	do {
-		if (object && (!tline_string(s, &key, &len) ||
-		    !tline_eat(s, ':')))
+		if (object && (!tally_line_string(s, &key, &len) ||
+		    !tally_line_eat(s, ':')))
 			return false;
-		if (!tline_value(s, depth + 1, &item))
+		if (!tally_line_value(s, depth + 1, &item))
 			return false;
 		v->items++;
-	} while (tline_eat(s, ','));
-	return tline_eat(s, close);
+	} while (tally_line_eat(s, ','));
+	return tally_line_eat(s, close);
 }
 
 static bool
-tline_value(struct tline *s, int depth, struct tval *v)
+tally_line_value(struct tline *s, int depth, struct tval *v)
 {
-	tline_ws(s);
+	tally_line_ws(s);
 	if (s->p >= s->end || depth > TLINE_DEPTH)
 		return false;
 	switch (*s->p) {
 	case '"':
 		v->type = TV_STRING;
-		return tline_string(s, &v->str, &v->len);
+		return tally_line_string(s, &v->str, &v->len);
 	case '{':
 	case '[':
-		return tline_skip(s, depth, v);
+		return tally_line_skip(s, depth, v);
 	case 't':
-		return tline_literal(s, "true", TV_TRUE, v);
+		return tally_line_literal(s, "true", TV_TRUE, v);
 	case 'f':
-		return tline_literal(s, "false", TV_FALSE, v);
+		return tally_line_literal(s, "false", TV_FALSE, v);
 	case 'n':
-		return tline_literal(s, "null", TV_NULL, v);
+		return tally_line_literal(s, "null", TV_NULL, v);
 	default:
-		return tline_number(s, v);
+		return tally_line_number(s, v);
 	}
 }
 
 static double
-tline_num(const struct tval *v)
+tally_line_num(const struct tval *v)
 {
 	return v->type == TV_NUMBER ? v->num : NAN;
 }
 
 static const char *
-tline_str(struct tline *s, const struct tval *v)
+tally_line_str(struct tline *s, const struct tval *v)
 {
-	return v->type == TV_STRING ? tline_copy(s, v->str, v->len) : NULL;
+	return v->type == TV_STRING ? tally_line_copy(s, v->str, v->len) : NULL;
 }
 
 /* An object of names and numbers ("counters", "metrics") into l; any other
  * value is passed over and l is not present. */
 static bool
-tline_kvs(struct tline *s, int depth, struct tally_kvlist *l)
+tally_line_kvs(struct tline *s, int depth, struct tally_kvlist *l)
 {
 	struct tval v;
 	const char *key;
@@ -304,25 +304,25 @@ tline_kvs(struct tline *s, int depth, struct tally_kvlist *l)
 
 	l->n = 0;
 	l->present = false;
-	tline_ws(s);
+	tally_line_ws(s);
 	if (s->p >= s->end || *s->p != '{')
-		return tline_value(s, depth, &v);
+		return tally_line_value(s, depth, &v);
 	l->present = true;
 	s->p++;
-	if (tline_eat(s, '}'))
+	if (tally_line_eat(s, '}'))
 		return true;
 	do {
-		if (!tline_string(s, &key, &len) || !tline_eat(s, ':') ||
-		    !tline_value(s, depth + 1, &v))
+		if (!tally_line_string(s, &key, &len) || !tally_line_eat(s, ':') ||
+		    !tally_line_value(s, depth + 1, &v))
 			return false;
-		tally_kv_add(l, tline_copy(s, key, len), tline_num(&v));
-	} while (tline_eat(s, ','));
-	return tline_eat(s, '}');
+		tally_kv_add(l, tally_line_copy(s, key, len), tally_line_num(&v));
+	} while (tally_line_eat(s, ','));
+	return tally_line_eat(s, '}');
 }
 
 /* The "server" block: its "cpu" and "counters". */
 static bool
-tline_server(struct tline *s, struct tally_legrec *r)
+tally_line_server(struct tline *s, struct tally_legrec *r)
 {
 	struct tval v;
 	const char *key;
@@ -332,43 +332,43 @@ tline_server(struct tline *s, struct tally_legrec *r)
 	r->server_cpu = NAN;
 	r->server_ctr.n = 0;
 	r->server_ctr.present = false;
-	tline_ws(s);
+	tally_line_ws(s);
 	if (s->p >= s->end || *s->p != '{')
-		return tline_value(s, 1, &v);
+		return tally_line_value(s, 1, &v);
 	r->server = true;
 	s->p++;
-	if (tline_eat(s, '}'))
+	if (tally_line_eat(s, '}'))
 		return true;
 	do {
-		if (!tline_string(s, &key, &len) || !tline_eat(s, ':'))
+		if (!tally_line_string(s, &key, &len) || !tally_line_eat(s, ':'))
 			return false;
 		if (len == 8 && memcmp(key, "counters", 8) == 0) {
-			if (!tline_kvs(s, 2, &r->server_ctr))
+			if (!tally_line_kvs(s, 2, &r->server_ctr))
 				return false;
-		} else if (!tline_value(s, 2, &v))
+		} else if (!tally_line_value(s, 2, &v))
 			return false;
 		else if (len == 3 && memcmp(key, "cpu", 3) == 0)
-			r->server_cpu = tline_num(&v);
-	} while (tline_eat(s, ','));
-	return tline_eat(s, '}');
+			r->server_cpu = tally_line_num(&v);
+	} while (tally_line_eat(s, ','));
+	return tally_line_eat(s, '}');
 }
 
 /* The top-level fields the record takes. */
-enum tline_key {
+enum tally_line_key {
 	K_OTHER, K_T, K_CELL, K_ARM, K_REP, K_STATUS, K_TIMED_OUT, K_RC,
 	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
 	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME,
 	K_COUNTERS, K_SERVER, K_METRICS,
 };
 
-static enum tline_key
-tline_key(const char *k, size_t n)
+static enum tally_line_key
+tally_line_key(const char *k, size_t n)
 {
 #define TLINE_KEY(s, id) { s, sizeof s - 1, id }
 	static const struct {
 		const char *name;
 		size_t len;
-		enum tline_key key;
+		enum tally_line_key key;
 	} keys[] = {
 		TLINE_KEY("t", K_T), TLINE_KEY("cell", K_CELL),
 		TLINE_KEY("arm", K_ARM), TLINE_KEY("rep", K_REP),
@@ -399,8 +399,8 @@ tline_key(const char *k, size_t n)
 /* A scalar field's value into r; each occurrence sets the field whole, so
  * a repeated key ends with its last value, as jansson reads it. */
 static void
-tline_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
-    enum tline_key key, const struct tval *v)
+tally_line_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
+    enum tally_line_key key, const struct tval *v)
 {
 	bool str = v->type == TV_STRING;
 
@@ -411,18 +411,18 @@ tline_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
 		break;
 	case K_CELL:
 		seen->cell = true;
-		r->cell = tline_str(s, v);
+		r->cell = tally_line_str(s, v);
 		break;
 	case K_ARM:
 		seen->arm = true;
-		r->arm = tline_str(s, v);
+		r->arm = tally_line_str(s, v);
 		break;
 	case K_REP:
 		seen->rep = true;
-		r->rep = tline_num(v);
+		r->rep = tally_line_num(v);
 		break;
 	case K_STATUS:
-		r->status = tline_str(s, v);
+		r->status = tally_line_str(s, v);
 		break;
 	case K_TIMED_OUT:
 		r->timed_out = v->type == TV_TRUE;
@@ -450,7 +450,7 @@ tline_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
 
 /* A number field's place in r, or NULL. */
 static double *
-tline_numfield(struct tally_legrec *r, enum tline_key key)
+tally_line_numfield(struct tally_legrec *r, enum tally_line_key key)
 {
 	switch (key) {
 	case K_FOREIGN:      return &r->foreign;
@@ -468,29 +468,29 @@ tline_numfield(struct tally_legrec *r, enum tline_key key)
 
 /* One "key": value of the top-level object. */
 static bool
-tline_field(struct tline *s, struct tally_legrec *r, struct tline_seen *seen)
+tally_line_field(struct tline *s, struct tally_legrec *r, struct tline_seen *seen)
 {
 	const char *k;
 	size_t n;
-	enum tline_key key;
+	enum tally_line_key key;
 	struct tval v;
 	double *x;
 
-	if (!tline_string(s, &k, &n) || !tline_eat(s, ':'))
+	if (!tally_line_string(s, &k, &n) || !tally_line_eat(s, ':'))
 		return false;
-	key = n ? tline_key(k, n) : K_OTHER;
+	key = n ? tally_line_key(k, n) : K_OTHER;
 	if (key == K_COUNTERS)
-		return tline_kvs(s, 1, &r->ctr);
+		return tally_line_kvs(s, 1, &r->ctr);
 	if (key == K_METRICS)
-		return tline_kvs(s, 1, &r->mets);
+		return tally_line_kvs(s, 1, &r->mets);
 	if (key == K_SERVER)
-		return tline_server(s, r);
-	if (!tline_value(s, 1, &v))
+		return tally_line_server(s, r);
+	if (!tally_line_value(s, 1, &v))
 		return false;
-	if ((x = tline_numfield(r, key)) != NULL)
-		*x = tline_num(&v);
+	if ((x = tally_line_numfield(r, key)) != NULL)
+		*x = tally_line_num(&v);
 	else
-		tline_set(s, r, seen, key, &v);
+		tally_line_set(s, r, seen, key, &v);
 	return true;
 }
 
@@ -512,15 +512,15 @@ tally_line_scan(const char *line, size_t len, struct tally_legrec *r,
 	}
 	s.scratch = *scratch;
 	tally_rec_clear(r);
-	if (!tline_eat(&s, '{') || tline_eat(&s, '}'))
+	if (!tally_line_eat(&s, '{') || tally_line_eat(&s, '}'))
 		return false;
 	do {
-		if (!tline_field(&s, r, &seen))
+		if (!tally_line_field(&s, r, &seen))
 			return false;
-	} while (tline_eat(&s, ','));
-	if (!tline_eat(&s, '}'))
+	} while (tally_line_eat(&s, ','));
+	if (!tally_line_eat(&s, '}'))
 		return false;
-	tline_ws(&s);
+	tally_line_ws(&s);
 	if (s.p != s.end)
 		return false;
 	if (seen.t == TLINE_T_OTHER || (seen.t == TLINE_T_ABSENT &&

@@ -111,7 +111,7 @@ struct run {
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
 	/* Whether the round file can name ${METRICS} at all, and whether its
-	 * command does: worked out once (run_metrics_plan), asked each leg. */
+	 * command does: worked out once (round_metrics_plan), asked each leg. */
 	bool metrics_named, metrics_in_command;
 	/* Without a cgroup: the round's processes logged so far. */
 	struct run_ledger_ent {
@@ -146,7 +146,7 @@ struct round *round_open_partial(const char *dir, const char *sign_key,
 /* Where the round has no cgroup: log ("ledger" event) the processes of
  * benchtui's tree not logged before, so a resume after a kill -9 ends
  * them.  A no-op with a cgroup. */
-void run_ledger_note(struct run *u);
+void round_ledger_note(struct run *u);
 
 /* --- round_emit.c: events out, steering in ------------------------------ */
 
@@ -156,16 +156,16 @@ void round_emit(struct round *r, json_t *ev);
 /* Abort from inside the driver (fatal errors). */
 void round_abort_internal(struct round *r, const char *reason);
 
-bool run_aborted(const struct run *u);
+bool round_aborted(const struct run *u);
 /* round_emit, then drop our reference. */
-void run_emit_new(struct run *u, json_t *ev);
-void run_warn(struct run *u, const char *fmt, ...)
+void round_emit_new(struct run *u, json_t *ev);
+void round_warn(struct run *u, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Wait seconds (< 0: forever) for an abort, or with ctl for a steering
  * byte.  Never a sleep: an abort ends it at once. */
-void run_wait(struct run *u, double seconds, bool ctl);
+void round_wait(struct run *u, double seconds, bool ctl);
 /* Between legs: hold while paused. */
-void run_pause_point(struct run *u);
+void round_pause_point(struct run *u);
 
 /* --- round_scratch.c: the scratch folder -------------------------------- */
 
@@ -175,35 +175,35 @@ void run_pause_point(struct run *u);
  * file or any of keep[0..nkeep) (the leg's program, the paths its command
  * names); when it holds files but not benchtui's marker; when another
  * round holds the marker's lock.  The lock is kept in u until
- * run_scratch_release. */
-int run_scratch_empty(struct run *u, const char *path, char *const *keep,
+ * round_scratch_release. */
+int round_scratch_empty(struct run *u, const char *path, char *const *keep,
     size_t nkeep, char *err, size_t errlen);
 /* Bytes in the regular files under path (the marker aside); -1 when it
  * cannot be measured (gone); -2 with err when it became a symlink. */
-long long run_scratch_size(const char *path, char *err, size_t errlen);
+long long round_scratch_size(const char *path, char *err, size_t errlen);
 /* Let go of the scratch lock (the round is over). */
-void run_scratch_release(struct run *u);
+void round_scratch_release(struct run *u);
 /* p made absolute against base (malloc'd). */
-char *run_abspath(const char *p, const char *base);
+char *round_abspath(const char *p, const char *base);
 
 /* --- round_record.c: the leg's events ----------------------------------- */
 
 /* Which leg an event is of: cell, arm, rep and seq (0 and 0 for warm-up
  * leg K, with "warmup": K). */
-void run_leg_ident(json_t *ev, const struct spec *s,
+void round_leg_ident(json_t *ev, const struct spec *s,
     const struct plan_leg *pl, int warmup);
 /* The leg_start event for pl (warm-up leg K when warmup > 0), its pid and
  * output file (relative to DIR). */
-json_t *run_leg_start_event(const struct spec *s, const struct plan_leg *pl,
+json_t *round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
     int warmup, pid_t pid, const char *out);
 /* The leg line: every field SPEC.md names, then extras.  bin is the
  * program that ran (may be NULL). */
-json_t *run_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
+json_t *round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, bool quiet_timeout, bool quiet_override,
     bool server_died);
 /* One warning per counter the machine lacks, after the first leg. */
-void run_warn_counters(struct run *u);
+void round_warn_counters(struct run *u);
 
 /* --- round_server.c: a cell's server ------------------------------------ */
 
@@ -212,21 +212,21 @@ void run_warn_counters(struct run *u);
  * else a server for one leg (spec_server_per_leg), with that arm's
  * server_bin and server_env and ${ARM}, ${REP}.  NULL with u->err when it
  * did not come up (or the round was aborted meanwhile). */
-struct server *run_server_start(struct run *u, const struct spec_cell *cell,
+struct server *round_server_start(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep);
 /* A server that would not start (u->err says why, unless the round was
  * aborted meanwhile): the round stops resumably (exit 3), as for a full
  * disk: the cause is outside the legs, and resume tries again. */
-void run_server_wont_start(struct run *u);
+void round_server_wont_start(struct run *u);
 /* Log the cell's server as dead (once per cell). */
-void run_server_died(struct run *u, const struct spec_cell *cell,
+void round_server_died(struct run *u, const struct spec_cell *cell,
     struct server *srv);
 /* Before a leg: true (the round aborted, u->err set) when the server died
  * since the last leg. */
-bool run_server_gone(struct run *u, const struct plan_leg *pl,
+bool round_server_gone(struct run *u, const struct plan_leg *pl,
     struct server *srv);
 /* Stop it by its pid and log how it ended; destroys srv. */
-void run_server_stop(struct run *u, const struct spec_cell *cell,
+void round_server_stop(struct run *u, const struct spec_cell *cell,
     struct server *srv);
 
 /* --- round_look.c: adaptive looks -------------------------------------- */
@@ -234,7 +234,7 @@ void run_server_stop(struct run *u, const struct spec_cell *cell,
 /* Cell c has completed rep: when rep is one of an adaptive round's looks,
  * log the look event; true when every arm that is not an A/A copy is
  * decided on the round's metric (the cell stops). */
-bool run_look(struct run *u, size_t c, int rep);
+bool round_look(struct run *u, size_t c, int rep);
 
 /* --- round_leg.c: one leg ----------------------------------------------- */
 
@@ -244,46 +244,46 @@ struct legcmd_where;
  * keeping whatever its command names outside ${SCRATCH}.  0; -2 with
  * u->err when the folder was refused (the round is aborted: resumable
  * once the folder is fixed).  Timed, warm-up and profile legs. */
-int run_leg_scratch(struct run *u, const struct legcmd_where *w,
+int round_leg_scratch(struct run *u, const struct legcmd_where *w,
     const struct legcmd *c);
 
 /* u->metrics_named and u->metrics_in_command, from the round file. */
-void run_metrics_plan(struct run *u);
+void round_metrics_plan(struct run *u);
 
 /* Run one planned leg, or with warmup K > 0 the K-th warm-up leg of pl's
  * cell and arm (logged with rep 0, never counted): 0 to go on, -1 to stop
  * the round (*failed for a failure that is not resumable); u->err says
  * why.  srv is the cell's server (or NULL); a cell whose server runs per
  * leg gets its own here, started before the leg and stopped after it. */
-int run_leg(struct run *u, const struct plan_leg *pl, int warmup,
+int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
     struct server *srv, bool *failed);
 
 /* --- round_prof.c: the profile phase ----------------------------------- */
 
 /* Whether cell c has a profile the log does not hold yet. */
-bool run_prof_pending(struct run *u, size_t c);
+bool round_prof_pending(struct run *u, size_t c);
 /* Take cell c's profiles after its timed legs, its server (or NULL) still
  * up: 0 to go on, -1 when the round was aborted. */
-int run_prof_cell(struct run *u, size_t c, struct server *srv);
+int round_prof_cell(struct run *u, size_t c, struct server *srv);
 
 /* --- round_open.c / round_close.c: the round's first and last events ---- */
 
 /* A resumed round's torn last line, cut when it was read back: log_cut. */
-void run_log_cut(struct run *u);
+void round_log_cut(struct run *u);
 /* round + env (a new round) or log_cut + resume (a resumed one, after the
  * legs already done are replayed to the tally and the front end), then the
  * host's warnings. */
-void run_open(struct run *u);
+void round_open(struct run *u);
 /* A resumed round: replay its log to the tally and the front end, so both
  * see the legs already done (they are not logged again). */
-void run_replay(struct round *r);
+void round_replay(struct round *r);
 /* The round stopped early: the abort event; the exit status (FAIL when
  * failed, else ABORTED). */
-int run_close_stopped(struct run *u, bool failed);
+int round_close_stopped(struct run *u, bool failed);
 /* The summaries (marked partial or not), then SHA256SUMS, its sha256 in
  * sums; round.json checked first.  0, or -1 with u->err. */
-int run_seal(struct run *u, bool partial, char sums[65]);
+int round_seal(struct run *u, bool partial, char sums[65]);
 /* done (when log_done), the summaries, the seal.  The exit status. */
-int run_close_done(struct run *u, bool log_done);
+int round_close_done(struct run *u, bool log_done);
 
 #endif
