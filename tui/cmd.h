@@ -19,25 +19,25 @@ int cmd_help(int argc, char **argv);     /* help [COMMAND] */
 int cmd_help_print(const char *name);
 int cmd_load(int argc, char **argv);     /* load URL [options] */
 
-/* Usage errors print "benchtui SUB: what is wrong" and the usage line to
- * stderr and return 2. */
+/* The helpers the subcommands share live in cmd.c.
+ *
+ * Usage errors print "benchtui SUB: what is wrong" and the usage line
+ * (use) to stderr and return 2. */
 int cmd_usage_error(const char *sub, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The one operand after the options (argv[optind]) into *operand: 0, or
  * cmd_usage_error's 2 with none (no operand) or many (more than one: a
- * format given the second operand, then the first) as what is wrong.  In
- * cmd_seal.c. */
+ * format given the second operand, then the first) as what is wrong.  */
 int cmd_operand(int argc, char **argv, const char *sub, const char *usage,
     const char *none, const char *many, const char **operand);
 
 /* The log of report's or replay's DIR|LOG: DIR/log.jsonl for a folder
- * (is_dir), else the input itself; malloc'd.  In cmd_report.c. */
+ * (is_dir), else the input itself; malloc'd.  */
 char *cmd_log_path(const char *input, bool is_dir);
 
 /* Whether dir holds round.json and environment.json (access mode: F_OK,
- * or R_OK for both readable): a round folder, not a bare log's.  In
- * cmd_report.c. */
+ * or R_OK for both readable): a round folder, not a bare log's.  */
 bool cmd_round_folder(const char *dir, int mode);
 
 #endif

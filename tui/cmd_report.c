@@ -61,28 +61,6 @@ cmd_report_line(const char *line, size_t len, size_t lineno, void *arg)
 	return true;
 }
 
-static bool
-cmd_report_exists(const char *dir, const char *name, int mode)
-{
-	char path[4096];
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	return access(path, mode) == 0;
-}
-
-bool
-cmd_round_folder(const char *dir, int mode)
-{
-	return cmd_report_exists(dir, "round.json", mode) &&
-	    cmd_report_exists(dir, "environment.json", mode);
-}
-
-char *
-cmd_log_path(const char *input, bool is_dir)
-{
-	return is_dir ? xasprintf("%s/log.jsonl", input) : xstrdup(input);
-}
-
 /* The round folder a log belongs to: DIR itself, or the folder of a log
  * that sits next to round.json and environment.json.  malloc'd, or NULL for
  * a bare log. */

@@ -47,19 +47,6 @@ cmd_seal_count(const char *dir)
 	return n;
 }
 
-int
-cmd_operand(int argc, char **argv, const char *sub, const char *use,
-    const char *none, const char *many, const char **operand)
-{
-	if (argc - optind > 1)
-		return cmd_usage_error(sub, use, many, argv[optind + 1],
-		    argv[optind]);
-	if (optind >= argc)
-		return cmd_usage_error(sub, use, "%s", none);
-	*operand = argv[optind];
-	return 0;
-}
-
 /* The one round folder after the options: 0 and *dir, or the usage
  * error's exit status. */
 static int

@@ -22,19 +22,6 @@ static const char usage[] =
     "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
     "       benchtui --version | --help\n";
 
-int
-cmd_usage_error(const char *sub, const char *use, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "benchtui %s: ", sub);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", use ? use : usage);
-	return 2;
-}
-
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
