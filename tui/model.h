@@ -50,6 +50,8 @@ struct model_leg {
 	double maxrss_kb;
 	double foreign;        /* NAN when absent */
 	bool noisy;            /* foreign above the threshold, or "noisy": true */
+	unsigned char gate;    /* enum tally_gate: how the gate let it go */
+	double wait_s;         /* the gate's wait before it (NAN: none said) */
 	double end_ts;         /* seconds since the epoch */
 	json_t *ev;            /* the leg line itself (for the details view) */
 	json_t *start;         /* its leg_start event, or NULL */
@@ -118,7 +120,12 @@ struct model {
 	double gate_wait_since;/* ts of the first not-ok sample since the last
 	                        * leg, or 0 when the gate is not waiting */
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
-	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
+	double gate_timeout;   /* its timeout_s (NAN) */
+	double gate_limit;     /* its limit_s: the countdown's end (NAN) */
+	double gate_budget_s;  /* the round's budget_s of waiting (NAN) */
+	double gate_waited_total; /* the counted legs' waits, summed */
+	bool gate_released_all;/* G: the rest of the round goes */
+	bool gate_budget_spent;/* the gate waits no more */
 
 	/* The counters the round asked for (the round event) and the metrics
 	 * legs reported, in order of appearance. */

@@ -6,6 +6,46 @@
 #include "render.h"
 #include "theme.h"
 
+/* The gate's state: the countdown while it holds a leg (to timeout_s, or
+ * to the end of the round's budget when that comes first), else whether
+ * it waits at all. */
+static void
+pane_top_gate_line(struct render *r, WINDOW *w, struct model *m, double now,
+    int y, int cw)
+{
+	char buf[160];
+
+	if (m->gate_wait_since > 0 && m->cur_active == false &&
+	    (m->state == MODEL_RUNNING)) {
+		double base = r->replay ? m->last_ts : now;
+		double waited = base > m->gate_wait_since ? base -
+		    m->gate_wait_since : 0;
+
+		/* From the samples' own clock when they carry one. */
+		if (!isnan(m->gate_waited) && !isnan(m->gate_limit)) {
+			double left = m->gate_limit - m->gate_waited -
+			    (base - m->last_ts > 0 && !r->replay ?
+			    base - m->last_ts : 0);
+
+			snprintf(buf, sizeof buf, "held, %.0f s left%s",
+			    left > 0 ? left : 0, r->replay ? "" :
+			    " (g: go, G: all)");
+		} else {
+			snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
+			    waited);
+		}
+		render_put(w, y, 1, cw, THEME_WARN, buf);
+	} else if (m->gate_released_all) {
+		render_put(w, y, 1, cw, THEME_WARN,
+		    "gate: released (G), no waits");
+	} else if (m->gate_budget_spent) {
+		render_put(w, y, 1, cw, THEME_WARN,
+		    "gate: budget spent, no waits");
+	} else
+		render_put(w, y, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
+		    "gate: noisy");
+}
+
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
@@ -49,29 +89,7 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    render_spark(r, v, 0, hi));
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
-	if (m->gate_wait_since > 0 && m->cur_active == false &&
-	    (m->state == MODEL_RUNNING)) {
-		double base = r->replay ? m->last_ts : now;
-		double waited = base > m->gate_wait_since ? base -
-		    m->gate_wait_since : 0;
-
-		/* The countdown to the gate's timeout_s, from the samples'
-		 * own clock when they carry one. */
-		if (!isnan(m->gate_waited) && !isnan(m->gate_timeout)) {
-			double left = m->gate_timeout - m->gate_waited -
-			    (base - m->last_ts > 0 && !r->replay ?
-			    base - m->last_ts : 0);
-
-			snprintf(buf, sizeof buf, "held, %.0f s left%s",
-			    left > 0 ? left : 0, r->replay ? "" : " (g: go)");
-		} else {
-			snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
-			    waited);
-		}
-		render_put(w, 3, 1, cw, THEME_WARN, buf);
-	} else
-		render_put(w, 3, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
-		    "gate: noisy");
+	pane_top_gate_line(r, w, m, now, 3, cw);
 server:
 	if (h >= 4 && m->server[0]) {
 		snprintf(buf, sizeof buf, "server %s", m->server);

@@ -385,6 +385,7 @@ render_draw_pane(struct render *r, int p, struct model *m, double now)
 
 static const char *const help_text[] = {
 	"Keys   p pause/resume   a abort (y/n, resumable)   g run the held leg now",
+	"       G let the rest of the round past the quiet gate (no more waits)",
 	"       q quit (Ctrl-C; twice: abort and quit at once)   w messages",
 	"       t theme   ? help   Tab pane   j/k PgUp/PgDn scroll   f profiles",
 	"       Enter the leg: command, env, counters, output",

@@ -62,6 +62,8 @@ struct quiet {
 	bool warned_smt;
 	bool last_ok;           /* the last quiet event said ok */
 	double leg_t0;
+	double spent;           /* of budget_s, by every wait so far */
+	bool released_all;      /* the operator let the rest of the round go */
 
 	/* The ring, filled by the sampler thread; mu guards it. */
 	pthread_mutex_t mu;
@@ -354,10 +356,18 @@ fail:
 	return NULL;
 }
 
+/* How one wait is going, for its quiet events. */
+struct quiet_hold {
+	double fg, cb;       /* the window's foreign and client cores */
+	bool ok;
+	double waited;
+	double limit;        /* this wait's end: timeout_s, or the budget left */
+	bool timed_out, released;
+};
+
 static void
-quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg, double fg,
-    bool ok, double waited, double client_busy, bool timed_out,
-    bool released)
+quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg,
+    const struct quiet_hold *h)
 {
 	json_t *ev;
 
@@ -366,18 +376,23 @@ quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg, double fg,
 	ev = event_new("quiet");
 	if (ev == NULL)
 		return;
-	json_object_set_new(ev, "foreign", json_real(quiet_round3(fg)));
+	json_object_set_new(ev, "foreign", json_real(quiet_round3(h->fg)));
 	json_object_set_new(ev, "threshold",
 	    json_real(q->cfg.max_foreign_cores));
-	json_object_set_new(ev, "ok", json_boolean(ok));
-	json_object_set_new(ev, "waited_s", json_real(quiet_round3(waited)));
+	json_object_set_new(ev, "ok", json_boolean(h->ok));
+	json_object_set_new(ev, "waited_s", json_real(quiet_round3(h->waited)));
 	if (q->client != NULL)
 		json_object_set_new(ev, "client_busy",
-		    json_real(quiet_round3(client_busy)));
+		    json_real(quiet_round3(h->cb)));
 	json_object_set_new(ev, "timeout_s", json_real(q->cfg.timeout_s));
-	if (timed_out)
+	/* The countdown's end: the budget may end this wait first. */
+	json_object_set_new(ev, "limit_s", json_real(quiet_round3(h->limit)));
+	json_object_set_new(ev, "budget_s", json_real(q->cfg.budget_s));
+	json_object_set_new(ev, "spent_s",
+	    json_real(quiet_round3(q->spent + h->waited)));
+	if (h->timed_out)
 		json_object_set_new(ev, "timed_out", json_true());
-	if (released)
+	if (h->released)
 		json_object_set_new(ev, "override", json_true());
 	emit(ev, arg);
 	json_decref(ev);
@@ -421,68 +436,134 @@ quiet_judge(struct quiet *q, double *fg, double *cb, bool *full,
 	    (*now)->t - (*base)->t);
 }
 
+/* The gate's verdict on the newest window into h (and what it saw into
+ * seen); false when no sample is in yet. */
+static bool
+quiet_look(struct quiet *q, struct quiet_hold *h, quiet_emit_fn emit,
+    void *arg)
+{
+	const struct quiet_sample *base = NULL, *now = NULL;
+	struct quiet_sample b, n;
+	bool full = false, have;
+
+	pthread_mutex_lock(&q->mu);
+	have = q->ring_n > 0;
+	if (have) {
+		quiet_judge(q, &h->fg, &h->cb, &full, &base, &now);
+		b = *base;
+		n = *now;
+	}
+	pthread_mutex_unlock(&q->mu);
+	h->ok = full && !(h->fg >= q->cfg.max_foreign_cores);
+	if (full)
+		quiet_check_smt(q, &b, &n, emit, arg);
+	return have;
+}
+
+/* Until the next sample, an abort or a release: QUIET_OK to look again. */
+static enum quiet_result
+quiet_nap(int abort_fd, int release_fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = abort_fd, .events = POLLIN },
+		{ .fd = release_fd, .events = POLLIN },
+	};
+
+	if (poll(pfd, 2, QUIET_SAMPLE_MS) > 0) {
+		if (abort_fd >= 0 && pfd[0].revents != 0)
+			return QUIET_ABORTED;
+		if (release_fd >= 0 && pfd[1].revents != 0)
+			return QUIET_RELEASED;
+	}
+	return QUIET_OK;
+}
+
+/* Once the budget is spent or the round released: the last window judged
+ * and logged when the verdict changes, no wait. */
+static enum quiet_result
+quiet_judge_only(struct quiet *q, quiet_emit_fn emit, void *arg,
+    struct quiet_seen *seen)
+{
+	struct quiet_hold h = { .limit = 0 };
+
+	(void)quiet_look(q, &h, emit, arg);
+	seen->foreign = h.fg;
+	if (h.ok != q->last_ok)
+		quiet_emit_sample(q, emit, arg, &h);
+	q->last_ok = h.ok;
+	if (h.ok)
+		return QUIET_OK;
+	return q->released_all ? QUIET_RELEASED : QUIET_BUDGET;
+}
+
 enum quiet_result
 quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
-    void *arg, double *foreign)
+    void *arg, struct quiet_seen *seen)
 {
 	double start = clock_now(), last_emit = -1e9;
+	double left = q->cfg.budget_s - q->spent;
+	struct quiet_hold h = { .limit = q->cfg.timeout_s };
 	enum quiet_result res;
 
-	if (foreign != NULL)
-		*foreign = 0;
+	*seen = (struct quiet_seen){ 0 };
+	if (q->released_all || left <= 0)
+		return quiet_judge_only(q, emit, arg, seen);
+	if (left < h.limit)
+		h.limit = left;
 	for (;;) {
-		const struct quiet_sample *base = NULL, *now = NULL;
-		struct quiet_sample b, n;
-		double fg = 0, cb = 0, waited = clock_now() - start;
-		bool full = false, ok, over, timed_out, have;
-		struct pollfd pfd[2] = {
-			{ .fd = abort_fd, .events = POLLIN },
-			{ .fd = release_fd, .events = POLLIN },
-		};
+		bool over, have;
 
-		pthread_mutex_lock(&q->mu);
-		have = q->ring_n > 0;
-		if (have) {
-			quiet_judge(q, &fg, &cb, &full, &base, &now);
-			b = *base;
-			n = *now;
-		}
-		pthread_mutex_unlock(&q->mu);
-		if (foreign != NULL)
-			*foreign = fg;
-		over = have && fg >= q->cfg.max_foreign_cores;
-		ok = full && !over;
-		timed_out = !ok && waited >= q->cfg.timeout_s;
-		if (full)
-			quiet_check_smt(q, &b, &n, emit, arg);
+		h.waited = clock_now() - start;
+		have = quiet_look(q, &h, emit, arg);
+		seen->foreign = h.fg;
+		over = have && h.fg >= q->cfg.max_foreign_cores;
+		h.timed_out = !h.ok && h.waited >= h.limit;
 		/* Logged: a change to quiet (not every leg that finds the box
 		 * quiet), the first sample over the threshold and then one a
 		 * second while the gate holds (the countdown), the end. */
-		if ((ok && (!q->last_ok || waited > 0.05)) || timed_out ||
-		    (over && waited - last_emit >= QUIET_EMIT_EVERY_S)) {
-			quiet_emit_sample(q, emit, arg, fg, ok, waited, cb,
-			    timed_out, false);
-			last_emit = waited;
-			q->last_ok = ok;
+		if ((h.ok && (!q->last_ok || h.waited > 0.05)) || h.timed_out ||
+		    (over && h.waited - last_emit >= QUIET_EMIT_EVERY_S)) {
+			quiet_emit_sample(q, emit, arg, &h);
+			last_emit = h.waited;
+			q->last_ok = h.ok;
 		}
-		if (ok)
-			return QUIET_OK;
-		if (timed_out)
-			return QUIET_TIMEOUT;
-		/* Until the next sample, an abort or a release. */
-		if (poll(pfd, 2, QUIET_SAMPLE_MS) > 0) {
-			if (abort_fd >= 0 && pfd[0].revents != 0)
-				return QUIET_ABORTED;
-			if (release_fd >= 0 && pfd[1].revents != 0) {
-				res = QUIET_RELEASED;
-				break;
-			}
+		if (h.ok || h.timed_out) {
+			res = h.ok ? QUIET_OK : h.limit < q->cfg.timeout_s ?
+			    QUIET_BUDGET : QUIET_TIMEOUT;
+			break;
+		}
+		if ((res = quiet_nap(abort_fd, release_fd)) == QUIET_ABORTED)
+			break;
+		if (res == QUIET_RELEASED) {
+			h.waited = clock_now() - start;
+			h.released = true;
+			h.ok = false;
+			quiet_emit_sample(q, emit, arg, &h);
+			q->last_ok = false;
+			break;
 		}
 	}
-	quiet_emit_sample(q, emit, arg, foreign != NULL ? *foreign : 0, false,
-	    clock_now() - start, 0, false, true);
-	q->last_ok = false;
+	seen->waited_s = clock_now() - start;
+	q->spent += seen->waited_s;
 	return res;
+}
+
+void
+quiet_release_all(struct quiet *q)
+{
+	q->released_all = true;
+}
+
+double
+quiet_spent(const struct quiet *q)
+{
+	return q->spent;
+}
+
+void
+quiet_set_spent(struct quiet *q, double spent_s)
+{
+	q->spent = spent_s > 0 ? spent_s : 0;
 }
 
 void

@@ -20,7 +20,10 @@ enum quiet_result {
 	QUIET_OK,        /* quiet for the whole window (or the gate is off) */
 	QUIET_TIMEOUT,   /* gave up after timeout_s; caller checks on_timeout */
 	QUIET_ABORTED,   /* abort_fd fired while waiting */
-	QUIET_RELEASED,  /* release_fd fired: the operator let the leg go */
+	QUIET_RELEASED,  /* release_fd fired (the operator let the leg go), or
+	                  * the rest of the round was released: not quiet */
+	QUIET_BUDGET,    /* the round's budget_s of waiting is spent (now or
+	                  * before): not quiet, and no wait */
 };
 
 /* Emit one event (a "quiet" sample); the callee takes no reference. */
@@ -30,7 +33,14 @@ typedef void (*quiet_emit_fn)(json_t *ev, void *arg);
 struct quiet_params {
 	double max_foreign_cores;
 	int window_ms;
-	double timeout_s;
+	double timeout_s;   /* one leg's wait */
+	double budget_s;    /* the whole round's wait */
+};
+
+/* What the gate saw before a leg. */
+struct quiet_seen {
+	double foreign;     /* cores over the last window */
+	double waited_s;    /* this wait */
 };
 
 struct cgroup;
@@ -46,12 +56,22 @@ struct quiet *quiet_create(const struct quiet_params *p,
 
 /* Hold until quiet: at once when the last window was.  "quiet" events are
  * emitted through emit when the box turns quiet, while the gate holds (one
- * a second, with waited_s and timeout_s for a countdown) and when it ends
- * (timed_out, or override when released).  abort_fd and release_fd (or
- * -1) end the wait early; neither is drained.  *foreign gets the last
- * measurement in cores. */
+ * a second, with waited_s, timeout_s and limit_s for a countdown) and when
+ * it ends (timed_out, or override when released).  abort_fd and release_fd
+ * (or -1) end the wait early; neither is drained.  One wait lasts at most
+ * timeout_s and what is left of budget_s, which every wait of the round
+ * spends; once it is spent, or the round released (quiet_release_all),
+ * the gate only judges the last window and never waits.  *seen gets what
+ * it saw. */
 enum quiet_result quiet_wait(struct quiet *q, int abort_fd, int release_fd,
-    quiet_emit_fn emit, void *arg, double *foreign);
+    quiet_emit_fn emit, void *arg, struct quiet_seen *seen);
+
+/* The operator released the rest of the round: no wait from now on. */
+void quiet_release_all(struct quiet *q);
+/* The budget spent so far (seconds); a resumed round starts from what its
+ * log's legs waited. */
+double quiet_spent(const struct quiet *q);
+void quiet_set_spent(struct quiet *q, double spent_s);
 
 /* Bracket a leg to measure the foreign CPU during it (cores, from the
  * background samples around it; a leg shorter than 0.5 s is judged over the

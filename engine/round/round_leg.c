@@ -46,7 +46,8 @@ struct round_leg {
 	bool out_truncated;
 	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
 	double foreign;
-	bool quiet_timeout, quiet_override, died;
+	struct round_gate_rec gate;
+	bool died;
 	long long bytes;
 	struct leg_result res;
 	struct srvmeter *meter;  /* the server's tree over the leg */
@@ -59,21 +60,6 @@ enum {
 	RUN_LEG_STOP = -1,  /* stop the round (aborted; u->err may say why) */
 	RUN_LEG_FAIL = -2,  /* stop the round, not resumably; u->err says why */
 };
-
-static void
-round_leg_drain(int fd)
-{
-	char buf[64];
-
-	while (read(fd, buf, sizeof buf) > 0)
-		;
-}
-
-static void
-round_leg_quiet_emit(json_t *ev, void *arg)
-{
-	round_emit(((struct run *)arg)->r, ev);
-}
 
 /* A signal's abbreviation ("STOP" of SIGSTOP), "?" for one without. */
 static const char *
@@ -293,41 +279,15 @@ round_leg_prepare(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
-/* Gate: hold until the machine is quiet (or the gate gives up), then make
- * sure the cell's server outlived the wait. */
+/* Gate: hold until the machine is quiet (or the gate lets the leg go),
+ * then make sure the cell's server outlived the wait. */
 static int
 round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
-	const struct spec *s = u->r->spec;
-	double f = 0;
 
-	if (u->quiet == NULL)
-		return RUN_LEG_GO;
-	round_leg_drain(u->r->gate_pipe[0]);
-	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
-	    round_leg_quiet_emit, u, &f)) {
-	case QUIET_ABORTED:
+	if (round_gate(u, l->name, &l->gate) != 0)
 		return RUN_LEG_STOP;
-	case QUIET_RELEASED:
-		round_leg_drain(u->r->gate_pipe[0]);
-		l->quiet_override = true;
-		break;
-	case QUIET_TIMEOUT:
-		if (s->quiet.abort_on_timeout) {
-			snprintf(u->err, sizeof u->err, "the machine did not "
-			    "become quiet (%.2f foreign cores, threshold %.2f) "
-			    "within %g s before %s; the round stopped, "
-			    "resume continues it", f, quiet_threshold(u->quiet),
-			    s->quiet.timeout_s, l->name);
-			round_abort_internal(u->r, "quiet gate timed out");
-			return RUN_LEG_STOP;
-		}
-		l->quiet_timeout = true;
-		break;
-	case QUIET_OK:
-		break;
-	}
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
@@ -519,7 +479,7 @@ round_leg_record(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	json_t *ev = round_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
+	    l->foreign, &l->gate, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
 	json_t *metrics;

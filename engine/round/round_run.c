@@ -256,11 +256,16 @@ round_run_begin(struct run *u)
 		u->quiet = quiet_create(&(struct quiet_params){
 		    .max_foreign_cores = s->quiet.max_foreign_cores,
 		    .window_ms = s->quiet.window_ms,
-		    .timeout_s = s->quiet.timeout_s }, u->client_mask, u->ncpus,
+		    .timeout_s = s->quiet.timeout_s,
+		    .budget_s = s->quiet.budget_s }, u->client_mask, u->ncpus,
 		    getpid(), u->cg);
 	if (u->quiet == NULL && s->quiet.enabled)
 		round_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");
+	/* budget_s is the whole round's: a resumed one has spent what its
+	 * log's legs waited. */
+	if (u->quiet != NULL && u->r->rs != NULL)
+		quiet_set_spent(u->quiet, tally_gate_waited(u->r->tally));
 }
 
 int

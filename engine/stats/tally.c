@@ -393,6 +393,15 @@ tally_feed(struct tally *t, const json_t *ev)
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);
+	} else if (strcmp(type, "gate") == 0) {
+		const char *k = json_string_value(json_object_get(ev, "kind"));
+		const char *sc = json_string_value(json_object_get(ev, "scope"));
+
+		if (k != NULL && strcmp(k, "budget") == 0)
+			t->gate_budget_spent = true;
+		if (k != NULL && strcmp(k, "release") == 0 && sc != NULL &&
+		    strcmp(sc, "round") == 0)
+			t->gate_released = true;
 	} else if (strcmp(type, "quiet") == 0 &&
 	    json_is_number(json_object_get(ev, "threshold")))
 		t->quiet_threshold = json_number_value(
@@ -409,6 +418,12 @@ tally_feed_line(struct tally *t, const char *line, size_t len)
 	if (fed)
 		tally_feed_rec(t, &t->rec);
 	return TALLY_LINE_LEG;
+}
+
+double
+tally_gate_waited(const struct tally *t)
+{
+	return t->gate_wait_s;
 }
 
 const struct profdiff *

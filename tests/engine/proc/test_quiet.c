@@ -57,8 +57,23 @@ cfg_of(double max, int window_ms, double timeout_s)
 		.max_foreign_cores = max,
 		.window_ms = window_ms,
 		.timeout_s = timeout_s,
+		/* No budget to end a wait: the tests of it set one. */
+		.budget_s = 1e9,
 	};
 	return c;
+}
+
+/* quiet_wait, with the foreign figure it saw in *fg. */
+static enum quiet_result
+wait_fg(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
+    void *arg, double *fg)
+{
+	struct quiet_seen seen;
+	enum quiet_result r = quiet_wait(q, abort_fd, release_fd, emit, arg,
+	    &seen);
+
+	*fg = seen.foreign;
+	return r;
 }
 
 /* A process outside our tree, to root a gate that sees us as foreign. */
@@ -221,7 +236,7 @@ test_wait_ok_when_threshold_generous(void **state)
 
 	(void)state;
 	assert_non_null(q);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	/* The window has to pass before it can be judged quiet. */
 	assert_true(clock_now() - t0 >= 0.3);
 	assert_true(clock_now() - t0 < 3);
@@ -256,7 +271,7 @@ test_short_leg_is_not_a_spike(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, NULL, NULL, &fg), QUIET_OK);
 	for (i = 0; i < 50; i++) {
 		quiet_leg_begin(q);
 		usleep(1000);
@@ -281,7 +296,7 @@ test_wait_timeout_throttled(void **state)
 	json_t *last;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
 	assert_true(clock_now() - t0 >= 1.0);
 	assert_true(clock_now() - t0 < 4.0);
 	/* About ten samples were taken; two were logged. */
@@ -306,11 +321,73 @@ test_wait_abort_fd(void **state)
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	assert_int_equal(write(fds[1], "x", 1), 1);
-	assert_int_equal(quiet_wait(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
+	assert_int_equal(wait_fg(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
 	assert_true(clock_now() - t0 < 1.0);
 	close(fds[0]);
 	close(fds[1]);
 	quiet_destroy(q);
+}
+
+/* budget_s bounds every wait of the round together: a gate that cannot
+ * open (any load is over a threshold of -1) ends the first wait at the
+ * budget, not at timeout_s, and then never waits again; a window that is
+ * quiet still says so.  quiet_release_all (the console's G) ends waiting
+ * the same way, reported as released. */
+static void
+test_wait_budget_and_release_all(void **state)
+{
+	struct quiet_params c = cfg_of(-1, 200, 300);
+	struct quiet *q;
+	struct quiet_seen seen;
+	struct events e = { json_array() };
+	double t0;
+	json_t *last;
+
+	(void)state;
+	c.budget_s = 0.6;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	assert_non_null(q);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &seen),
+	    QUIET_BUDGET);
+	assert_true(clock_now() - t0 >= 0.6);
+	assert_true(clock_now() - t0 < 3.0);
+	assert_true(seen.waited_s >= 0.6);
+	assert_true(quiet_spent(q) >= 0.6);
+	/* The countdown ran to the budget, not to timeout_s. */
+	last = json_array_get(e.list, json_array_size(e.list) - 1);
+	assert_true(json_is_true(json_object_get(last, "timed_out")));
+	assert_float_equal(json_number_value(json_object_get(last, "limit_s")),
+	    0.6, 1e-3);
+	/* Spent: no wait at all. */
+	t0 = clock_now();
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &seen),
+		    QUIET_BUDGET);
+		assert_true(seen.waited_s < 0.05);
+	}
+	assert_true(clock_now() - t0 < 0.5);
+	quiet_destroy(q);
+
+	/* A fresh budget, released for the rest of the round. */
+	c.budget_s = 100;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	quiet_release_all(q);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen),
+	    QUIET_RELEASED);
+	assert_true(clock_now() - t0 < 0.5);
+	quiet_destroy(q);
+
+	/* Spent, but the box is quiet (a threshold nothing reaches): OK. */
+	c = cfg_of(1000, 200, 300);
+	c.budget_s = 0;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	while (quiet_wait(q, -1, -1, NULL, NULL, &seen) != QUIET_OK)
+		clock_nap(-1, 50);    /* until the first window is in */
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen), QUIET_OK);
+	quiet_destroy(q);
+	json_decref(e.list);
 }
 
 /* A hog outside the gate's tree holds the gate while it runs, shows in
@@ -366,7 +443,7 @@ test_wait_holds_while_hog_runs(void **state)
 	}
 	c = cfg_of(base + 0.4, 300, 20);
 	q = quiet_create(&c, NULL, 0, sleeper, NULL);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	waited = clock_now() - t0;
 	assert_true(json_array_size(e.list) >= 2);
 	ev0 = json_array_get(e.list, 0);
@@ -429,8 +506,8 @@ test_smt_sibling_warning(void **state)
 	usleep(200000);
 	/* The hog is our child, so not foreign: the gate opens, but the
 	 * sibling is busy all the same. */
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	kill(hog, SIGKILL);
 	waitpid(hog, NULL, 0);
 	for (i = 0; i < json_array_size(e.list); i++) {
@@ -462,6 +539,7 @@ main(void)
 		cmocka_unit_test(test_short_leg_is_not_a_spike),
 		cmocka_unit_test(test_wait_timeout_throttled),
 		cmocka_unit_test(test_wait_abort_fd),
+		cmocka_unit_test(test_wait_budget_and_release_all),
 		cmocka_unit_test(test_wait_holds_while_hog_runs),
 		cmocka_unit_test(test_smt_sibling_warning),
 	};
