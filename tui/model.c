@@ -78,6 +78,7 @@ model_init(struct model *m)
 	m->quiet_now = NAN;
 	m->gate_waited = m->gate_timeout = m->gate_limit = NAN;
 	m->gate_budget_s = NAN;
+	m->client_busy = m->server_busy = m->client_max = m->server_max = NAN;
 	m->tally = tally_create();
 	m->report_stale = true;
 }

@@ -122,6 +122,9 @@ struct model {
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
 	double gate_timeout;   /* its timeout_s (NAN) */
 	double gate_limit;     /* its limit_s: the countdown's end (NAN) */
+	double client_busy;    /* its pinned cpus' foreign cores (NAN: not */
+	double server_busy;    /* pinned), and their thresholds */
+	double client_max, server_max;
 	double gate_budget_s;  /* the round's budget_s of waiting (NAN) */
 	double gate_waited_total; /* the counted legs' waits, summed */
 	bool gate_released_all;/* G: the rest of the round goes */

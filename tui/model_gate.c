@@ -28,6 +28,10 @@ model_feed_quiet(struct model *m, const json_t *ev, double ts)
 	m->gate_limit = model_get_num(ev, "limit_s");
 	if (isnan(m->gate_limit))
 		m->gate_limit = m->gate_timeout;
+	m->client_busy = model_get_num(ev, "client_busy");
+	m->server_busy = model_get_num(ev, "server_busy");
+	m->client_max = model_get_num(ev, "max_client_busy");
+	m->server_max = model_get_num(ev, "max_server_busy");
 	if (!isnan(model_get_num(ev, "budget_s")))
 		m->gate_budget_s = model_get_num(ev, "budget_s");
 	/* Released by the operator, or given up: the gate holds no more. */

@@ -46,16 +46,42 @@ pane_top_gate_line(struct render *r, WINDOW *w, struct model *m, double now,
 		    "gate: noisy");
 }
 
+/* The pinned cpus' own foreign work ("pinned: client 0.00, server
+ * 0.31"), warned when over its threshold; false when none are pinned. */
+static bool
+pane_top_pinned_line(WINDOW *w, struct model *m, int y, int cw)
+{
+	char buf[160];
+	size_t n = 0;
+	bool over = m->client_busy > m->client_max ||
+	    m->server_busy > m->server_max;
+
+	if (isnan(m->client_busy) && isnan(m->server_busy))
+		return false;
+	n = (size_t)snprintf(buf, sizeof buf, "pinned:");
+	if (!isnan(m->client_busy))
+		n += (size_t)snprintf(buf + n, sizeof buf - n, " client %.2f",
+		    m->client_busy);
+	if (!isnan(m->server_busy) && n < sizeof buf)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s server %.2f",
+		    isnan(m->client_busy) ? "" : ",", m->server_busy);
+	if (!isnan(m->client_max) && n < sizeof buf)
+		snprintf(buf + n, sizeof buf - n, ", max %.2f", m->client_max);
+	render_put(w, y, 1, cw, over ? THEME_WARN : THEME_OK, buf);
+	return true;
+}
+
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
-	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2;
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 3;
 	char buf[160], thr[32];
 	double hi;
 
 	if (!m->quiet_seen) {
 		render_put(w, 1, 1, cw, THEME_DIM, m->gate_off ?
 		    "gate off (\"quiet\": false)" : "no quiet samples yet");
+		y = 2;
 		goto server;
 	}
 	if (isnan(m->quiet_threshold))
@@ -89,11 +115,13 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    render_spark(r, v, 0, hi));
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
-	pane_top_gate_line(r, w, m, now, 3, cw);
+	pane_top_gate_line(r, w, m, now, y++, cw);
+	if (y <= h && pane_top_pinned_line(w, m, y, cw))
+		y++;
 server:
-	if (h >= 4 && m->server[0]) {
+	if (y <= h && m->server[0]) {
 		snprintf(buf, sizeof buf, "server %s", m->server);
-		render_put(w, 4, 1, cw, THEME_LABEL, buf);
+		render_put(w, y++, 1, cw, THEME_LABEL, buf);
 	}
 }
 

@@ -1,12 +1,12 @@
 /* The quiet-box gate.
  *
- * Foreign CPU is the CPU time the machine spent busy that belongs to no
- * process of this round (benchtui's own tree: itself, its legs, its
- * servers), from /proc/stat minus the tree's CPU time, in cores.  A thread
- * samples it in the background all through the round (10 times a second);
- * before each leg the gate lets it go at once when the trailing window_ms
- * was under max_foreign_cores, else holds until it is, the operator
- * releases it, or timeout_s passes. */
+ * Before each leg the gate lets it go at once when the trailing window_ms
+ * was quiet: the machine's foreign load (CPU of processes that are not the
+ * round's, quietsamp.h) under max_foreign_cores, and each pinned cpu set
+ * (the legs' client cpus, the running server's) with at most its
+ * max_*_busy of foreign work.  Else it holds until the box is quiet, the
+ * operator releases it, or timeout_s passes -- and never longer than what
+ * is left of budget_s, which all the waits of a round share. */
 #ifndef BENCHTUI_QUIET_H
 #define BENCHTUI_QUIET_H
 
@@ -33,14 +33,19 @@ typedef void (*quiet_emit_fn)(json_t *ev, void *arg);
 struct quiet_params {
 	double max_foreign_cores;
 	int window_ms;
-	double timeout_s;   /* one leg's wait */
-	double budget_s;    /* the whole round's wait */
+	double timeout_s;        /* one leg's wait */
+	double budget_s;         /* the whole round's wait */
+	double max_client_busy;  /* foreign cores on the client cpus */
+	double max_server_busy;  /* on the server's cpus */
 };
 
-/* What the gate saw before a leg. */
+/* What the gate saw: before a leg (quiet_wait) or during it
+ * (quiet_leg_end).  Cores, to three decimals. */
 struct quiet_seen {
-	double foreign;     /* cores over the last window */
-	double waited_s;    /* this wait */
+	double foreign;          /* the whole machine's foreign load */
+	double client_busy;      /* NAN: no client cpus */
+	double server_busy;      /* NAN: no server pinned */
+	double waited_s;         /* the wait (quiet_wait only) */
 };
 
 struct cgroup;
@@ -53,6 +58,15 @@ struct cgroup;
 struct quiet *quiet_create(const struct quiet_params *p,
     const unsigned char *client, int ncpus, pid_t root_pid,
     struct cgroup *own);
+
+/* The round's groups of legs and of servers (NULL: none), so that a pinned
+ * cpu's figure leaves out the round's own work on it. */
+void quiet_set_groups(struct quiet *q, struct cgroup *legs,
+    struct cgroup *servers);
+/* The server that runs now (pid 0: none) and its cpus (a mask of ncpus
+ * entries; NULL: not pinned, and no server_busy). */
+void quiet_set_server(struct quiet *q, pid_t pid, const unsigned char *mask,
+    int ncpus);
 
 /* Hold until quiet: at once when the last window was.  "quiet" events are
  * emitted through emit when the box turns quiet, while the gate holds (one
@@ -73,12 +87,12 @@ void quiet_release_all(struct quiet *q);
 double quiet_spent(const struct quiet *q);
 void quiet_set_spent(struct quiet *q, double spent_s);
 
-/* Bracket a leg to measure the foreign CPU during it (cores, from the
- * background samples around it; a leg shorter than 0.5 s is judged over the
- * last 0.5 s, since one clock tick is 10 ms).  Costs no sample of its
- * own. */
+/* Bracket a leg to measure what ran beside it (from the background samples
+ * around it; a leg shorter than 0.5 s is judged over the last 0.5 s,
+ * since one clock tick is 10 ms).  Costs no sample of its own.  Returns
+ * the foreign cores; *during (may be NULL) gets every figure. */
 void quiet_leg_begin(struct quiet *q);
-double quiet_leg_end(struct quiet *q);
+double quiet_leg_end(struct quiet *q, struct quiet_seen *during);
 
 double quiet_threshold(const struct quiet *q);
 

@@ -1,6 +1,7 @@
 /* The round driver, the quiet gate before a leg: the wait (quiet.c), how
  * it ended (quiet, waived, timeout, budget), the operator's g and G, and
  * the warning when the round's budget of waiting is spent. */
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -71,7 +72,8 @@ round_gate(struct run *u, const char *leg, struct round_gate_rec *g)
 	enum quiet_result res;
 	bool key;
 
-	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF };
+	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF,
+	    .client_busy = NAN, .server_busy = NAN };
 	if (u->quiet == NULL)
 		return 0;
 	/* A g pressed while no leg was held is not kept for this one; a G

@@ -356,8 +356,13 @@ round_leg_run(struct round_leg *l)
 		l->srvblock = srvmeter_end(l->meter);
 		l->meter = NULL;
 	}
-	if (u->quiet != NULL && s->quiet.enabled)
-		l->foreign = quiet_leg_end(u->quiet);
+	if (u->quiet != NULL && s->quiet.enabled) {
+		struct quiet_seen during;
+
+		l->foreign = quiet_leg_end(u->quiet, &during);
+		l->gate.client_busy = during.client_busy;
+		l->gate.server_busy = during.server_busy;
+	}
 	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
 		l->died = true;
 	round_leg_end_leftovers(l);

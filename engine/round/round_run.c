@@ -257,8 +257,12 @@ round_run_begin(struct run *u)
 		    .max_foreign_cores = s->quiet.max_foreign_cores,
 		    .window_ms = s->quiet.window_ms,
 		    .timeout_s = s->quiet.timeout_s,
-		    .budget_s = s->quiet.budget_s }, u->client_mask, u->ncpus,
-		    getpid(), u->cg);
+		    .budget_s = s->quiet.budget_s,
+		    .max_client_busy = s->quiet.max_client_busy,
+		    .max_server_busy = s->quiet.max_server_busy },
+		    u->client_mask, u->ncpus, getpid(), u->cg);
+	if (u->quiet != NULL)
+		quiet_set_groups(u->quiet, u->cg_legs, u->cg_servers);
 	if (u->quiet == NULL && s->quiet.enabled)
 		round_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");

@@ -7,6 +7,7 @@
 
 #include "cgroup.h"
 #include "event.h"
+#include "quiet.h"
 #include "round_int.h"
 #include "server.h"
 #include "legcmd.h"
@@ -82,6 +83,9 @@ round_server_start(struct run *u, const struct spec_cell *cell,
 
 		srv = server_start(&sp, &cause, u->err, sizeof u->err);
 	}
+	/* The gate judges the server's cpus on their own from now on. */
+	if (srv != NULL && u->quiet != NULL)
+		quiet_set_server(u->quiet, server_pid(srv), mask, u->ncpus);
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
 	 * operator aborted the wait.  "cause" tells them apart. */
@@ -109,6 +113,8 @@ round_server_stop(struct run *u, const struct spec_cell *cell,
 	pid_t pid = server_pid(srv);
 	const char *state = server_stop(srv, ROUND_SERVER_GRACE_S);
 
+	if (u->quiet != NULL)
+		quiet_set_server(u->quiet, 0, NULL, 0);
 	/* A death the leg loop saw is logged already, with its cause. */
 	if (u->srv_death_logged && strcmp(state, "died") == 0) {
 		server_destroy(srv);

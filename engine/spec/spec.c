@@ -836,6 +836,8 @@ spec_parse(const char *text, size_t len, const char *path,
 		.window_ms = SPEC_QUIET_WINDOW_MS,
 		.timeout_s = SPEC_QUIET_TIMEOUT_S,
 		.budget_s = SPEC_QUIET_BUDGET_S,
+		.max_client_busy = SPEC_QUIET_MAX_PINNED_BUSY,
+		.max_server_busy = SPEC_QUIET_MAX_PINNED_BUSY,
 		.abort_on_timeout = false,
 	};
 	p.s = s;

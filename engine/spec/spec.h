@@ -65,6 +65,8 @@ struct spec_quiet {
 	int window_ms;
 	double timeout_s;
 	double budget_s;          /* the whole round's wait, seconds */
+	double max_client_busy;   /* foreign cores on the client cpus */
+	double max_server_busy;   /* on a server's cpus */
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 

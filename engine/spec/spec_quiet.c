@@ -9,7 +9,8 @@ int
 spec_parse_quiet(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "max_foreign_cores", "window_ms",
-	    "timeout_s", "budget_s", "on_timeout", NULL };
+	    "timeout_s", "budget_s", "on_timeout", "max_client_busy",
+	    "max_server_busy", NULL };
 	struct spec_quiet *q = &p->s->quiet;
 	json_t *v;
 
@@ -35,6 +36,14 @@ spec_parse_quiet(struct parser *p, json_t *j)
 		return -1;
 	if ((v = json_object_get(j, "budget_s")) != NULL &&
 	    spec_want_number(p, v, "quiet.budget_s", 0, false, &q->budget_s) < 0)
+		return -1;
+	if ((v = json_object_get(j, "max_client_busy")) != NULL &&
+	    spec_want_number(p, v, "quiet.max_client_busy", 0, false,
+	    &q->max_client_busy) < 0)
+		return -1;
+	if ((v = json_object_get(j, "max_server_busy")) != NULL &&
+	    spec_want_number(p, v, "quiet.max_server_busy", 0, false,
+	    &q->max_server_busy) < 0)
 		return -1;
 	if ((v = json_object_get(j, "on_timeout")) != NULL) {
 		const char *o = json_string_value(v);
@@ -63,6 +72,8 @@ spec_quiet_json(const struct spec_quiet *q)
 	json_object_set_new(o, "window_ms", json_integer(q->window_ms));
 	json_object_set_new(o, "timeout_s", json_real(q->timeout_s));
 	json_object_set_new(o, "budget_s", json_real(q->budget_s));
+	json_object_set_new(o, "max_client_busy", json_real(q->max_client_busy));
+	json_object_set_new(o, "max_server_busy", json_real(q->max_server_busy));
 	json_object_set_new(o, "on_timeout", json_string(q->abort_on_timeout ?
 	    "abort" : "proceed"));
 	return o;

@@ -502,6 +502,9 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 	if (r->multiplexed)
 		l->flags |= TLEG_MULTIPLEXED;
 	l->flags |= (uint8_t)((unsigned)tally_rec_gate(r) << TLEG_GATE_SHIFT);
+	if (r->client_busy > t->max_client_busy ||
+	    r->server_busy > t->max_server_busy)
+		l->flags |= TLEG_PINNED_BUSY;
 	l->foreign = tally_f32(r->foreign);
 	thr = isnan(r->threshold) ? r->max_foreign_cores : r->threshold;
 	l->threshold = tally_f32(isnan(thr) ? t->quiet_threshold : thr);

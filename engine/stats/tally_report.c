@@ -387,6 +387,11 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 			tally_warn(w, W_FOREIGN, "%s %s rep %zu: %.2f foreign "
 			    "cores during the leg, above the threshold %.2f",
 			    c->name, a->name, r, (double)l->foreign, thr);
+		if (l->flags & TLEG_PINNED_BUSY)
+			tally_warn(w, W_FOREIGN, "%s %s rep %zu: a pinned cpu "
+			    "was busy with foreign work during the leg "
+			    "(client_busy or server_busy above its threshold)",
+			    c->name, a->name, r);
 		tally_unquiet_add(uq, l, !isnan(thr) && !isnan(l->foreign) &&
 		    l->foreign > thr);
 	}

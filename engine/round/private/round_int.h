@@ -210,10 +210,12 @@ enum round_gate {
 	ROUND_GATE_BUDGET,   /* the round's budget_s was spent */
 };
 
-/* What the gate saw and did before a leg. */
+/* What the gate did before a leg, and what its sampler saw of the pinned
+ * cpus during it. */
 struct round_gate_rec {
 	enum round_gate how;
 	double wait_s;
+	double client_busy, server_busy;  /* NAN: not pinned */
 };
 
 /* "quiet", "waived", "timeout", "budget"; NULL for OFF. */

@@ -32,6 +32,11 @@
 /* The whole round's wait: past it the gate waits no more (and says so),
  * so a box that will not get quiet costs a round two minutes, not hours. */
 #define SPEC_QUIET_BUDGET_S 120.0
+/* A pinned cpu busy with foreign work disturbs a leg more than any other
+ * load: a tenth of a core on the client's (or a server's) cpus holds the
+ * gate, which is a few ticks a second, more than the sampler's own
+ * noise. */
+#define SPEC_QUIET_MAX_PINNED_BUSY 0.1
 #define SPEC_SERVER_READY_TIMEOUT_S 30.0
 
 /* Defaults of the arithmetic and of fail_fast (benchtui-round(5)). */

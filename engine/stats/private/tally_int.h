@@ -130,6 +130,8 @@ struct tally {
 	double spec_threshold;       /* NAN when the gate is off */
 	double gate_wait_s;          /* every leg line's wait_s, summed */
 	bool gate_budget_spent;      /* a "gate" event of kind budget */
+	double max_client_busy;      /* the pinned cpus' thresholds: the */
+	double max_server_busy;      /* spec's, the round event's, or 0.1 */
 	bool gate_released;          /* one of kind release, scope round */
 	size_t ignored;              /* legs of cells/arms not in the spec */
 	size_t unusable;             /* leg lines without cell, arm or rep */
