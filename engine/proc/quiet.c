@@ -26,6 +26,8 @@ struct quiet {
 	double leg_t0;
 	double spent;           /* of budget_s, by every wait so far */
 	bool released_all;      /* the operator let the rest of the round go */
+	struct quiettop *top;   /* the host's processes when the gate was
+	                         * made, for the start-up look */
 };
 
 /* Three decimals are all the precision a tick-based figure has. */
@@ -47,11 +49,14 @@ quiet_create(const struct quiet_params *cfg, const unsigned char *client,
 	q->cfg = *cfg;
 	if (span < QUIET_LEG_MIN_S)
 		span = QUIET_LEG_MIN_S;
+	if (span < QUIET_STARTUP_S)
+		span = QUIET_STARTUP_S;
 	if ((q->samp = quietsamp_create(root_pid, own, client, ncpus,
 	    span)) == NULL) {
 		free(q);
 		return NULL;
 	}
+	q->top = quiettop_begin();
 	return q;
 }
 
@@ -300,6 +305,87 @@ quiet_leg_end(struct quiet *q, struct quiet_seen *during)
 	return seen.foreign;
 }
 
+int
+quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
+{
+	struct quietsamp_view v;
+
+	*out = (struct quiet_startup){ .span_s = 0 };
+	/* Until the gate has the look's span of samples. */
+	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || !v.full)
+		if (quiet_nap(abort_fd, -1) == QUIET_ABORTED)
+			return -1;
+	out->span_s = v.t1 - v.t0;
+	quiet_seen_of(&v, &out->seen);
+	out->busy = v.foreign >= q->cfg.max_foreign_cores;
+	if (out->busy)
+		out->ntop = quiettop_end(q->top, out->top, QUIET_STARTUP_TOP,
+		    &out->more);
+	quiettop_destroy(q->top);
+	q->top = NULL;
+	return 0;
+}
+
+void
+quiet_startup_line(const struct quiet *q, const struct quiet_startup *s,
+    char *buf, size_t len)
+{
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "the box is %s: %.2f foreign cores over "
+	    "the last %.1f s (max_foreign_cores %g)", s->busy ?
+	    "already busy" : "quiet", s->seen.foreign, s->span_s,
+	    q->cfg.max_foreign_cores);
+	for (size_t i = 0; i < s->ntop && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s (pid %d) %.2f",
+		    i == 0 ? "; busiest: " : ", ", s->top[i].name,
+		    (int)s->top[i].pid, s->top[i].cores);
+	/* What no walk of /proc saw: processes that came and went (a
+	 * build's compilers), most under one parent. */
+	if (s->busy && s->seen.foreign - s->more.seen >= 0.1 && n < len) {
+		n += (size_t)snprintf(buf + n, len - n, "%s%.2f cores by "
+		    "processes that came and went", s->ntop ? ", " :
+		    "; busiest: ", s->seen.foreign - s->more.seen);
+		if (s->more.reaper.pid > 0 && s->more.reaper.cores >= 0.1 &&
+		    n < len)
+			snprintf(buf + n, len - n, " (most under %s, pid %d)",
+			    s->more.reaper.name, (int)s->more.reaper.pid);
+	}
+}
+
+json_t *
+quiet_startup_event(const struct quiet *q, const struct quiet_startup *s)
+{
+	json_t *ev = event_new("gate"), *top = json_array();
+	char line[1024];
+
+	json_object_set_new(ev, "kind", json_string("startup"));
+	json_object_set_new(ev, "span_s", json_real(quiet_round3(s->span_s)));
+	json_object_set_new(ev, "foreign", json_real(s->seen.foreign));
+	json_object_set_new(ev, "threshold",
+	    json_real(q->cfg.max_foreign_cores));
+	if (!isnan(s->seen.client_busy))
+		json_object_set_new(ev, "client_busy",
+		    json_real(s->seen.client_busy));
+	json_object_set_new(ev, "busy", json_boolean(s->busy));
+	for (size_t i = 0; i < s->ntop; i++)
+		json_array_append_new(top, json_pack("{s:i,s:s,s:f}", "pid",
+		    (int)s->top[i].pid, "name", s->top[i].name, "cores",
+		    quiet_round3(s->top[i].cores)));
+	json_object_set_new(ev, "top", top);
+	if (s->busy)
+		json_object_set_new(ev, "unseen", json_real(quiet_round3(
+		    s->seen.foreign > s->more.seen ? s->seen.foreign -
+		    s->more.seen : 0)));
+	if (s->more.reaper.pid > 0)
+		json_object_set_new(ev, "reaper", json_pack("{s:i,s:s,s:f}",
+		    "pid", (int)s->more.reaper.pid, "name", s->more.reaper.name,
+		    "cores", quiet_round3(s->more.reaper.cores)));
+	quiet_startup_line(q, s, line, sizeof line);
+	json_object_set_new(ev, "msg", json_string(line));
+	return ev;
+}
+
 double
 quiet_threshold(const struct quiet *q)
 {
@@ -312,5 +398,6 @@ quiet_destroy(struct quiet *q)
 	if (q == NULL)
 		return;
 	quietsamp_destroy(q->samp);
+	quiettop_destroy(q->top);
 	free(q);
 }

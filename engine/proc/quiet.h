@@ -12,7 +12,10 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "quiettop.h"
 
 struct quiet;
 
@@ -86,6 +89,35 @@ void quiet_release_all(struct quiet *q);
  * log's legs waited. */
 double quiet_spent(const struct quiet *q);
 void quiet_set_spent(struct quiet *q, double spent_s);
+
+/* How long the start-up look at the box lasts (seconds of samples). */
+#define QUIET_STARTUP_S 2.0
+/* How many of the busiest processes it names. */
+#define QUIET_STARTUP_TOP 3
+
+/* What the start-up look saw. */
+struct quiet_startup {
+	double span_s;           /* seconds of samples judged */
+	struct quiet_seen seen;  /* the loads over them */
+	bool busy;               /* foreign load over max_foreign_cores */
+	struct quiettop_proc top[QUIET_STARTUP_TOP]; /* when busy: who */
+	size_t ntop;
+	struct quiettop_more more;   /* and the rest */
+};
+
+/* The start-up look: the last QUIET_STARTUP_S of samples (waiting until
+ * the gate has that many, up to the abort_fd), and when the box was
+ * busier than max_foreign_cores, its busiest foreign processes since the
+ * gate was made.  Once per gate; 0, or -1 when aborted. */
+int quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out);
+/* The one line that says it: "the box is already busy: 1.42 foreign
+ * cores ... busiest: cc1 (pid 4242) 0.98, ..." or "the box is quiet:
+ * ...". */
+void quiet_startup_line(const struct quiet *q, const struct quiet_startup *s,
+    char *buf, size_t len);
+/* The same as an event (t "gate", kind "startup"); new reference. */
+json_t *quiet_startup_event(const struct quiet *q,
+    const struct quiet_startup *s);
 
 /* Bracket a leg to measure what ran beside it (from the background samples
  * around it; a leg shorter than 0.5 s is judged over the last 0.5 s,

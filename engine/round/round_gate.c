@@ -64,6 +64,29 @@ round_gate_budget_spent(struct run *u, const char *leg)
 	    "\"budget\" and counted in the report", q->budget_s, leg);
 }
 
+/* Before the round's first leg (of this session): the box's load over
+ * the last seconds, logged, and when it is already busier than
+ * max_foreign_cores, one warning that names the load and the busiest
+ * foreign processes.  0, or -1 when aborted meanwhile. */
+static int
+round_gate_startup(struct run *u)
+{
+	struct quiet_startup st;
+	json_t *ev;
+
+	u->gate_started = true;
+	if (quiet_startup(u->quiet, u->r->abort_pipe[0], &st) != 0)
+		return -1;
+	ev = quiet_startup_event(u->quiet, &st);
+	round_emit(u->r, ev);
+	if (st.busy)
+		round_warn(u, "%s; the gate holds each leg until the box is "
+		    "quiet, for at most budget_s (%g s) in all", json_string_value(
+		    json_object_get(ev, "msg")), u->r->spec->quiet.budget_s);
+	json_decref(ev);
+	return 0;
+}
+
 int
 round_gate(struct run *u, const char *leg, struct round_gate_rec *g)
 {
@@ -76,6 +99,8 @@ round_gate(struct run *u, const char *leg, struct round_gate_rec *g)
 	    .client_busy = NAN, .server_busy = NAN };
 	if (u->quiet == NULL)
 		return 0;
+	if (!u->gate_started && round_gate_startup(u) != 0)
+		return -1;
 	/* A g pressed while no leg was held is not kept for this one; a G
 	 * is. */
 	round_gate_keys(u, &key);

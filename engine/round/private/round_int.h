@@ -127,6 +127,7 @@ struct run {
 	/* The gate: the operator released the rest of the round (G); the
 	 * budget's warning is out. */
 	bool gate_released_all, gate_budget_warned;
+	bool gate_started;       /* the start-up look is done */
 };
 
 /* --- round.c: the round object ----------------------------------------- */
