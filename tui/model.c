@@ -556,6 +556,8 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		 * of the arm moves with the leg's. */
 		model_feed_leg(m, ev, ts);
 		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
+		    (m->nlegs > 0 && m->legs[m->nlegs - 1].unquiet ?
+		    MODEL_CHANGE_QUIET : 0) |
 		    (model_get_int(ev, "warmup", 0) > 0 ? 0 :
 		    MODEL_CHANGE_PROGRESS | MODEL_CHANGE_PLAN);
 	} else if (strcmp(t, "pause") == 0) {

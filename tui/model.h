@@ -51,6 +51,7 @@ struct model_leg {
 	double foreign;        /* NAN when absent */
 	bool noisy;            /* foreign above the threshold, or "noisy": true */
 	unsigned char gate;    /* enum tally_gate: how the gate let it go */
+	bool unquiet;          /* it ran on a box that was not quiet */
 	double wait_s;         /* the gate's wait before it (NAN: none said) */
 	double end_ts;         /* seconds since the epoch */
 	json_t *ev;            /* the leg line itself (for the details view) */

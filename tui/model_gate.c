@@ -91,6 +91,12 @@ model_gate_leg(struct model *m, struct model_leg *l, const json_t *ev,
 {
 	l->gate = (unsigned char)tally_leg_gate(ev);
 	l->wait_s = model_get_num(ev, "wait_s");
+	/* What the report counts as not quiet (its figure is the one the
+	 * quiet pane shows; this only says when the figure moved). */
+	l->unquiet = (l->gate != TALLY_GATE_NONE && l->gate !=
+	    TALLY_GATE_QUIET) || l->noisy ||
+	    model_get_num(ev, "client_busy") > m->client_max ||
+	    model_get_num(ev, "server_busy") > m->server_max;
 	/* The ETA's waits are the counted legs', as its busy time is. */
 	if (counted && !isnan(l->wait_s) && l->wait_s > 0)
 		m->gate_waited_total += l->wait_s;

@@ -71,6 +71,34 @@ pane_top_pinned_line(WINDOW *w, struct model *m, int y, int cw)
 	return true;
 }
 
+/* Per arm, the legs that ran on a box that was not quiet, from the
+ * report (the one count the report prints too): "not quiet: base 2/6,
+ * fast 3/6".  false when every leg so far ran on a quiet one. */
+static bool
+pane_top_unquiet_line(WINDOW *w, struct model *m, int y, int cw)
+{
+	const json_t *arms = json_object_get(json_object_get(model_ratios(m),
+	    "gate"), "arms"), *o;
+	const char *arm;
+	char buf[256];
+	size_t n = 0;
+
+	json_object_foreach((json_t *)arms, arm, o) {
+		json_int_t k = json_integer_value(json_object_get(o,
+		    "not_quiet"));
+
+		if (k == 0 || n >= sizeof buf)
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s %lld/%lld",
+		    n == 0 ? "not quiet:" : ",", arm, (long long)k,
+		    (long long)json_integer_value(json_object_get(o, "legs")));
+	}
+	if (n == 0)
+		return false;
+	render_put(w, y, 1, cw, THEME_WARN, buf);
+	return true;
+}
+
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
@@ -117,6 +145,8 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	wattrset(w, theme_attr(THEME_NORMAL));
 	pane_top_gate_line(r, w, m, now, y++, cw);
 	if (y <= h && pane_top_pinned_line(w, m, y, cw))
+		y++;
+	if (y <= h && pane_top_unquiet_line(w, m, y, cw))
 		y++;
 server:
 	if (y <= h && m->server[0]) {
