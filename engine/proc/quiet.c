@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "event.h"
+#include "probe.h"
 #include "quietsamp.h"
 
 /* While the gate holds, a sample event this often (the countdown). */
@@ -28,6 +29,8 @@ struct quiet {
 	bool released_all;      /* the operator let the rest of the round go */
 	struct quiettop *top;   /* the host's processes when the gate was
 	                         * made, for the start-up look */
+	struct probe *probe;    /* or NULL */
+	bool probe_next;        /* the next wait probes */
 };
 
 /* Three decimals are all the precision a tick-based figure has. */
@@ -57,7 +60,21 @@ quiet_create(const struct quiet_params *cfg, const unsigned char *client,
 		return NULL;
 	}
 	q->top = quiettop_begin();
+	if (cfg->probe)
+		q->probe = probe_create(client, ncpus);
 	return q;
+}
+
+void
+quiet_probe_next(struct quiet *q, bool on)
+{
+	q->probe_next = on && q->probe != NULL;
+}
+
+long
+quiet_probe_iterations(const struct quiet *q)
+{
+	return q->probe != NULL ? probe_iterations(q->probe) : 0;
 }
 
 void
@@ -76,6 +93,8 @@ quiet_set_server(struct quiet *q, pid_t pid, const unsigned char *mask,
 /* How one wait is going, for its quiet events. */
 struct quiet_hold {
 	struct quietsamp_view v;
+	struct probe_result pr; /* the last probe of this wait */
+	bool probed;            /* pr is this look's */
 	bool ok;
 	double waited;
 	double limit;        /* this wait's end: timeout_s, or the budget left */
@@ -107,6 +126,15 @@ quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg,
 		    json_real(quiet_round3(h->v.server_busy)));
 		json_object_set_new(ev, "max_server_busy",
 		    json_real(q->cfg.max_server_busy));
+	}
+	if (h->probed) {
+		json_object_set_new(ev, "probe",
+		    json_real(quiet_round3(h->pr.slowdown)));
+		json_object_set_new(ev, "probe_max", json_real(1 +
+		    q->cfg.probe_margin));
+		if (h->pr.gap_us >= PROBE_GAP_US)
+			json_object_set_new(ev, "probe_gap_us",
+			    json_real(round(h->pr.gap_us)));
 	}
 	json_object_set_new(ev, "timeout_s", json_real(q->cfg.timeout_s));
 	/* The countdown's end: the budget may end this wait first. */
@@ -156,8 +184,20 @@ quiet_window_ok(const struct quiet *q, const struct quietsamp_view *v)
 	    !(v->server_busy > q->cfg.max_server_busy);
 }
 
-/* The gate's verdict on the newest window into h; false when no sample is
- * in yet. */
+/* A probe for this wait; whether it found the machine as fast as its
+ * floor (a probe that cannot run holds nothing). */
+static bool
+quiet_probe(struct quiet *q, struct quiet_hold *h)
+{
+	if (probe_run(q->probe, &h->pr) != 0)
+		return true;
+	h->probed = true;
+	return h->pr.slowdown <= 1 + q->cfg.probe_margin &&
+	    h->pr.gap_us < PROBE_GAP_US;
+}
+
+/* The gate's verdict on the newest window into h, the probe's too once
+ * the window is quiet; false when no sample is in yet. */
 static bool
 quiet_look(struct quiet *q, struct quiet_hold *h, quiet_emit_fn emit,
     void *arg)
@@ -165,9 +205,28 @@ quiet_look(struct quiet *q, struct quiet_hold *h, quiet_emit_fn emit,
 	bool have = quietsamp_last(q->samp, q->cfg.window_ms / 1000.0, &h->v);
 
 	h->ok = have && quiet_window_ok(q, &h->v);
+	h->probed = false;
+	if (h->ok && q->probe_next)
+		h->ok = quiet_probe(q, h);
 	if (have && h->v.full)
 		quiet_check_smt(q, &h->v, emit, arg);
 	return have;
+}
+
+/* The wait ends without a quiet window: the leg still gets a probe, for
+ * the record. */
+static void
+quiet_probe_last(struct quiet *q, struct quiet_hold *h)
+{
+	if (q->probe_next && !h->probed)
+		(void)quiet_probe(q, h);
+}
+
+static void
+quiet_seen_probe(const struct quiet_hold *h, struct quiet_seen *seen)
+{
+	seen->probe = h->probed ? quiet_round3(h->pr.slowdown) : NAN;
+	seen->probe_us = h->probed ? round(h->pr.us * 10) / 10 : NAN;
 }
 
 static void
@@ -207,7 +266,9 @@ quiet_judge_only(struct quiet *q, quiet_emit_fn emit, void *arg,
 	struct quiet_hold h = { .limit = 0 };
 
 	(void)quiet_look(q, &h, emit, arg);
+	quiet_probe_last(q, &h);
 	quiet_seen_of(&h.v, seen);
+	quiet_seen_probe(&h, seen);
 	if (h.ok != q->last_ok)
 		quiet_emit_sample(q, emit, arg, &h);
 	q->last_ok = h.ok;
@@ -225,7 +286,8 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 	struct quiet_hold h = { .limit = q->cfg.timeout_s };
 	enum quiet_result res;
 
-	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN };
+	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
+	    .probe = NAN, .probe_us = NAN };
 	if (q->released_all || left <= 0)
 		return quiet_judge_only(q, emit, arg, seen);
 	if (left < h.limit)
@@ -237,6 +299,9 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 		have = quiet_look(q, &h, emit, arg);
 		quiet_seen_of(&h.v, seen);
 		h.timed_out = !h.ok && h.waited >= h.limit;
+		if (h.timed_out)
+			quiet_probe_last(q, &h);
+		quiet_seen_probe(&h, seen);
 		/* Logged: a change to quiet (not every leg that finds the box
 		 * quiet), the first sample that is not and then one a second
 		 * while the gate holds (the countdown), the end. */
@@ -258,6 +323,8 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 			h.waited = clock_now() - start;
 			h.released = true;
 			h.ok = false;
+			quiet_probe_last(q, &h);
+			quiet_seen_probe(&h, seen);
 			quiet_emit_sample(q, emit, arg, &h);
 			q->last_ok = false;
 			break;
@@ -399,5 +466,6 @@ quiet_destroy(struct quiet *q)
 		return;
 	quietsamp_destroy(q->samp);
 	quiettop_destroy(q->top);
+	probe_destroy(q->probe);
 	free(q);
 }

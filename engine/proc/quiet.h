@@ -40,6 +40,9 @@ struct quiet_params {
 	double budget_s;         /* the whole round's wait */
 	double max_client_busy;  /* foreign cores on the client cpus */
 	double max_server_busy;  /* on the server's cpus */
+	bool probe;              /* make the calibration probe (probe.h) */
+	double probe_margin;     /* a probe slower than its floor by more
+	                          * than this holds the leg */
 };
 
 /* What the gate saw: before a leg (quiet_wait) or during it
@@ -49,6 +52,8 @@ struct quiet_seen {
 	double client_busy;      /* NAN: no client cpus */
 	double server_busy;      /* NAN: no server pinned */
 	double waited_s;         /* the wait (quiet_wait only) */
+	double probe;            /* the probe's slowdown (NAN: none ran) */
+	double probe_us;         /* its time, microseconds */
 };
 
 struct cgroup;
@@ -82,6 +87,14 @@ void quiet_set_server(struct quiet *q, pid_t pid, const unsigned char *mask,
  * it saw. */
 enum quiet_result quiet_wait(struct quiet *q, int abort_fd, int release_fd,
     quiet_emit_fn emit, void *arg, struct quiet_seen *seen);
+
+/* Whether the next quiet_wait runs the probe (made when params.probe):
+ * once the window is quiet, a probe on the client cpus; one slower than
+ * its floor by more than probe_margin, or with a gap (probe.h), holds the
+ * leg as foreign load does.  The last probe's figures are in *seen. */
+void quiet_probe_next(struct quiet *q, bool on);
+/* The probe's loop length per slice (0: no probe), for the record. */
+long quiet_probe_iterations(const struct quiet *q);
 
 /* The operator released the rest of the round: no wait from now on. */
 void quiet_release_all(struct quiet *q);

@@ -8,6 +8,7 @@
 #include "event.h"
 #include "quiet.h"
 #include "round_int.h"
+#include "xalloc.h"
 
 static void
 round_gate_emit(json_t *ev, void *arg)
@@ -87,16 +88,58 @@ round_gate_startup(struct run *u)
 	return 0;
 }
 
+/* The probe's "auto" rule: a leg is probed unless every leg of its cell
+ * and arm before it used less than a quarter of a core over its wall.
+ * One that computes is slowed about as much as its cpu is; one that
+ * mostly waits (on I/O, a server, a sleep) is not, and is not probed.
+ * Before the first leg of a cell and arm nothing is known and the probe
+ * runs.  A quarter, and once is enough: on a busy box a leg that computes
+ * may get a third of its cpu, and its cpu/wall reads low. */
+#define ROUND_GATE_CPU_BOUND 0.25
+
+void
+round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res)
+{
+	const struct spec *s = u->r->spec;
+	double cpu = (double)res->ru.ru_utime.tv_sec +
+	    (double)res->ru.ru_utime.tv_usec / 1e6 +
+	    (double)res->ru.ru_stime.tv_sec +
+	    (double)res->ru.ru_stime.tv_usec / 1e6;
+
+	if (u->quiet == NULL || s->quiet.probe != SPEC_PROBE_AUTO ||
+	    res->aborted || !(res->wall > 0))
+		return;
+	if (u->gate_bound == NULL)
+		u->gate_bound = xcalloc(s->ncells * s->narms, 1);
+	if (u->gate_bound[pl->cell * s->narms + pl->arm] != 1)
+		u->gate_bound[pl->cell * s->narms + pl->arm] =
+		    cpu >= ROUND_GATE_CPU_BOUND * res->wall ? 1 : 2;
+}
+
+static bool
+round_gate_probes(const struct run *u, const struct plan_leg *pl)
+{
+	const struct spec *s = u->r->spec;
+
+	if (s->quiet.probe == SPEC_PROBE_OFF)
+		return false;
+	if (s->quiet.probe == SPEC_PROBE_ON || u->gate_bound == NULL)
+		return true;
+	return u->gate_bound[pl->cell * s->narms + pl->arm] != 2;
+}
+
 int
-round_gate(struct run *u, const char *leg, struct round_gate_rec *g)
+round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
+    struct round_gate_rec *g)
 {
 	const struct spec *s = u->r->spec;
 	struct quiet_seen seen;
 	enum quiet_result res;
 	bool key;
 
-	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF,
-	    .client_busy = NAN, .server_busy = NAN };
+	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF, .probe = NAN,
+	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
 	if (u->quiet == NULL)
 		return 0;
 	if (!u->gate_started && round_gate_startup(u) != 0)
@@ -104,9 +147,12 @@ round_gate(struct run *u, const char *leg, struct round_gate_rec *g)
 	/* A g pressed while no leg was held is not kept for this one; a G
 	 * is. */
 	round_gate_keys(u, &key);
+	quiet_probe_next(u->quiet, round_gate_probes(u, pl));
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
 	    round_gate_emit, u, &seen);
 	g->wait_s = seen.waited_s;
+	g->probe = seen.probe;
+	g->probe_us = seen.probe_us;
 	switch (res) {
 	case QUIET_ABORTED:
 		return -1;

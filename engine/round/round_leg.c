@@ -286,7 +286,7 @@ round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
 
-	if (round_gate(u, l->name, &l->gate) != 0)
+	if (round_gate(u, l->pl, l->name, &l->gate) != 0)
 		return RUN_LEG_STOP;
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
@@ -356,6 +356,7 @@ round_leg_run(struct round_leg *l)
 		l->srvblock = srvmeter_end(l->meter);
 		l->meter = NULL;
 	}
+	round_gate_leg_ran(u, l->pl, &l->res);
 	if (u->quiet != NULL && s->quiet.enabled) {
 		struct quiet_seen during;
 

@@ -171,6 +171,12 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 		    json_string(round_gate_name(gate->how)));
 		json_object_set_new(ev, "wait_s", round_record_secs(
 		    (double)(long long)(gate->wait_s * 1000.0 + 0.5) / 1000.0));
+		/* The probe's slowdown and time, just before the leg (null
+		 * where none ran). */
+		json_object_set_new(ev, "probe", isnan(gate->probe) ?
+		    json_null() : json_real(gate->probe));
+		json_object_set_new(ev, "probe_us", isnan(gate->probe_us) ?
+		    json_null() : json_real(gate->probe_us));
 		/* Foreign work on the pinned cpus during the leg (null where
 		 * none are pinned). */
 		json_object_set_new(ev, "client_busy", isnan(gate->client_busy) ?

@@ -59,6 +59,13 @@ struct spec_cell {
 	struct spec_server *server; /* NULL when the cell has none */
 };
 
+/* The quiet gate's calibration probe (benchtui-round(5)). */
+enum spec_probe {
+	SPEC_PROBE_AUTO,   /* "auto": before legs that are CPU-bound */
+	SPEC_PROBE_ON,     /* true: before every leg */
+	SPEC_PROBE_OFF,    /* false */
+};
+
 struct spec_quiet {
 	bool enabled;             /* false when "quiet": false */
 	double max_foreign_cores; /* default documented in benchtui-round(5) */
@@ -67,6 +74,7 @@ struct spec_quiet {
 	double budget_s;          /* the whole round's wait, seconds */
 	double max_client_busy;   /* foreign cores on the client cpus */
 	double max_server_busy;   /* on a server's cpus */
+	enum spec_probe probe;
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 

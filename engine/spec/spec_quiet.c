@@ -10,7 +10,7 @@ spec_parse_quiet(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "max_foreign_cores", "window_ms",
 	    "timeout_s", "budget_s", "on_timeout", "max_client_busy",
-	    "max_server_busy", NULL };
+	    "max_server_busy", "probe", NULL };
 	struct spec_quiet *q = &p->s->quiet;
 	json_t *v;
 
@@ -45,6 +45,20 @@ spec_parse_quiet(struct parser *p, json_t *j)
 	    spec_want_number(p, v, "quiet.max_server_busy", 0, false,
 	    &q->max_server_busy) < 0)
 		return -1;
+	if ((v = json_object_get(j, "probe")) != NULL) {
+		const char *o = json_string_value(v);
+
+		if (json_is_boolean(v))
+			q->probe = json_is_true(v) ? SPEC_PROBE_ON : SPEC_PROBE_OFF;
+		else if (o != NULL && strcmp(o, "auto") == 0)
+			q->probe = SPEC_PROBE_AUTO;
+		else if (o != NULL)
+			return spec_perr(p, "quiet.probe", "must be true, false "
+			    "or \"auto\", not \"%.40s\"", o);
+		else
+			return spec_perr(p, "quiet.probe", "must be true, false "
+			    "or \"auto\", not %s", spec_json_type(v));
+	}
 	if ((v = json_object_get(j, "on_timeout")) != NULL) {
 		const char *o = json_string_value(v);
 
@@ -76,5 +90,7 @@ spec_quiet_json(const struct spec_quiet *q)
 	json_object_set_new(o, "max_server_busy", json_real(q->max_server_busy));
 	json_object_set_new(o, "on_timeout", json_string(q->abort_on_timeout ?
 	    "abort" : "proceed"));
+	json_object_set_new(o, "probe", q->probe == SPEC_PROBE_AUTO ?
+	    json_string("auto") : json_boolean(q->probe == SPEC_PROBE_ON));
 	return o;
 }

@@ -128,6 +128,9 @@ struct run {
 	 * budget's warning is out. */
 	bool gate_released_all, gate_budget_warned;
 	bool gate_started;       /* the start-up look is done */
+	/* The probe's "auto" rule: [cell * narms + arm] 0 no leg yet, 1 one
+	 * was CPU-bound, 2 none was (NULL until a leg ran). */
+	unsigned char *gate_bound;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -211,11 +214,12 @@ enum round_gate {
 	ROUND_GATE_BUDGET,   /* the round's budget_s was spent */
 };
 
-/* What the gate did before a leg, and what its sampler saw of the pinned
- * cpus during it. */
+/* What the gate did before a leg (its wait and its probe), and what its
+ * sampler saw of the pinned cpus during it. */
 struct round_gate_rec {
 	enum round_gate how;
 	double wait_s;
+	double probe, probe_us;           /* NAN: no probe */
 	double client_busy, server_busy;  /* NAN: not pinned */
 };
 
@@ -256,10 +260,16 @@ void round_server_stop(struct run *u, const struct spec_cell *cell,
 
 /* --- round_gate.c: the quiet gate before a leg --------------------------- */
 
-/* Hold leg (named for messages) until the box is quiet or the gate lets it
- * go; *g says how.  0 to go on; -1 when the round stops (aborted, or the
- * gate timed out with on_timeout "abort": u->err says why). */
-int round_gate(struct run *u, const char *leg, struct round_gate_rec *g);
+/* Hold leg pl (named for messages) until the box is quiet or the gate
+ * lets it go; *g says how.  0 to go on; -1 when the round stops
+ * (aborted, or the gate timed out with on_timeout "abort": u->err says
+ * why). */
+int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
+    struct round_gate_rec *g);
+/* Leg pl ran (res): whether its cell and arm are CPU-bound, for the
+ * probe's "auto" rule. */
+void round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res);
 
 /* --- round_look.c: adaptive looks -------------------------------------- */
 
