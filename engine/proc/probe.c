@@ -60,12 +60,14 @@ probe_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Pin the calling thread to the cpus of mask (NULL: all of its home). */
+/* Pin the calling thread to the cpus of mask (NULL: all of its home);
+ * with away, to its home's cpus that are not in mask instead (-1 when
+ * there are none). */
 static int
-probe_pin(const struct probe *p, const unsigned char *mask)
+probe_pin_to(const struct probe *p, const unsigned char *mask, bool away)
 {
 	cpu_set_t *set;
-	int rc;
+	int rc, n = 0;
 
 	if (mask == NULL)
 		return sched_setaffinity(0, p->setsize, p->home);
@@ -73,11 +75,29 @@ probe_pin(const struct probe *p, const unsigned char *mask)
 		return -1;
 	CPU_ZERO_S(p->setsize, set);
 	for (int c = 0; c < p->ncpus; c++)
-		if (mask[c])
+		if (away ? !mask[c] && CPU_ISSET_S((size_t)c, p->setsize,
+		    p->home) : mask[c]) {
 			CPU_SET_S((size_t)c, p->setsize, set);
-	rc = sched_setaffinity(0, p->setsize, set);
+			n++;
+		}
+	rc = n > 0 ? sched_setaffinity(0, p->setsize, set) : -1;
 	CPU_FREE(set);
 	return rc;
+}
+
+static int
+probe_pin(const struct probe *p, const unsigned char *mask)
+{
+	return probe_pin_to(p, mask, false);
+}
+
+/* Back home, but off the leg's cpus first: a thread only allowed back on
+ * them stays where it is, and the leg would start beside it. */
+static void
+probe_leave(const struct probe *p)
+{
+	(void)probe_pin_to(p, p->mask, true);
+	(void)probe_pin(p, NULL);
 }
 
 /* PROBE_SLICES timed slices, sorted, on whatever cpu the thread is on;
@@ -141,7 +161,7 @@ probe_run(struct probe *p, struct probe_result *r)
 	for (int tries = 0; tries < 2 && cpu < 0; tries++)
 		cpu = probe_slices(p, sl, &total);
 	if (p->mask != NULL)
-		(void)probe_pin(p, NULL);
+		probe_leave(p);
 	if (cpu < 0 || cpu >= p->ncpus)
 		return -1;
 	med = (sl[PROBE_SLICES / 2 - 1] + sl[PROBE_SLICES / 2]) / 2;

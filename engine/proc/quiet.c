@@ -376,12 +376,15 @@ int
 quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
 {
 	struct quietsamp_view v;
+	double t0 = clock_now();
 
 	*out = (struct quiet_startup){ .span_s = 0 };
 	/* Until the gate has the look's span of samples. */
 	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || !v.full)
 		if (quiet_nap(abort_fd, -1) == QUIET_ABORTED)
 			return -1;
+	out->waited_s = clock_now() - t0;
+	q->spent += out->waited_s;
 	out->span_s = v.t1 - v.t0;
 	quiet_seen_of(&v, &out->seen);
 	out->busy = v.foreign >= q->cfg.max_foreign_cores;

@@ -111,6 +111,8 @@ void quiet_set_spent(struct quiet *q, double spent_s);
 /* What the start-up look saw. */
 struct quiet_startup {
 	double span_s;           /* seconds of samples judged */
+	double waited_s;         /* how long it held the round: spent of
+	                          * budget_s, as any wait of the gate */
 	struct quiet_seen seen;  /* the loads over them */
 	bool busy;               /* foreign load over max_foreign_cores */
 	struct quiettop_proc top[QUIET_STARTUP_TOP]; /* when busy: who */

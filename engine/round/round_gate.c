@@ -68,9 +68,11 @@ round_gate_budget_spent(struct run *u, const char *leg)
 /* Before the round's first leg (of this session): the box's load over
  * the last seconds, logged, and when it is already busier than
  * max_foreign_cores, one warning that names the load and the busiest
- * foreign processes.  0, or -1 when aborted meanwhile. */
+ * foreign processes.  The time it held the round is the first leg's wait
+ * (*waited), spent of the budget like any.  0, or -1 when aborted
+ * meanwhile. */
 static int
-round_gate_startup(struct run *u)
+round_gate_startup(struct run *u, double *waited)
 {
 	struct quiet_startup st;
 	json_t *ev;
@@ -78,6 +80,7 @@ round_gate_startup(struct run *u)
 	u->gate_started = true;
 	if (quiet_startup(u->quiet, u->r->abort_pipe[0], &st) != 0)
 		return -1;
+	*waited = st.waited_s;
 	ev = quiet_startup_event(u->quiet, &st);
 	round_emit(u->r, ev);
 	if (st.busy)
@@ -136,13 +139,14 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	const struct spec *s = u->r->spec;
 	struct quiet_seen seen;
 	enum quiet_result res;
+	double looked = 0;
 	bool key;
 
 	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF, .probe = NAN,
 	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
 	if (u->quiet == NULL)
 		return 0;
-	if (!u->gate_started && round_gate_startup(u) != 0)
+	if (!u->gate_started && round_gate_startup(u, &looked) != 0)
 		return -1;
 	/* A g pressed while no leg was held is not kept for this one; a G
 	 * is. */
@@ -150,7 +154,7 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	quiet_probe_next(u->quiet, round_gate_probes(u, pl));
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
 	    round_gate_emit, u, &seen);
-	g->wait_s = seen.waited_s;
+	g->wait_s = looked + seen.waited_s;
 	g->probe = seen.probe;
 	g->probe_us = seen.probe_us;
 	switch (res) {
