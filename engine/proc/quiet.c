@@ -379,8 +379,11 @@ quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
 	double t0 = clock_now();
 
 	*out = (struct quiet_startup){ .span_s = 0 };
-	/* Until the gate has the look's span of samples. */
-	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || !v.full)
+	/* Until the gate has the look's span of samples; once the gate
+	 * waits no more (a resumed round that spent its budget), over what
+	 * samples there are. */
+	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || (!v.full &&
+	    !q->released_all && q->spent < q->cfg.budget_s))
 		if (quiet_nap(abort_fd, -1) == QUIET_ABORTED)
 			return -1;
 	out->waited_s = clock_now() - t0;

@@ -121,7 +121,8 @@ struct quiet_startup {
 };
 
 /* The start-up look: the last QUIET_STARTUP_S of samples (waiting until
- * the gate has that many, up to the abort_fd), and when the box was
+ * the gate has that many, up to the abort_fd; a gate that waits no more,
+ * its budget spent, takes what samples it has), and when the box was
  * busier than max_foreign_cores, its busiest foreign processes since the
  * gate was made.  Once per gate; 0, or -1 when aborted. */
 int quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out);
