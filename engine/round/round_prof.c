@@ -786,8 +786,9 @@ round_prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
  * when the round was aborted during it. */
 static int
 round_prof_syscalls(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv)
+    const struct spec_arm *arm, struct round_srv *cellsrv)
 {
+	struct server *srv = round_server_here(cellsrv);
 	char *strace = spec_resolve_program("strace", u->r->spec->workdir);
 	struct prof_sys ps = { .u = u, .cell = cell, .arm = arm, .srv = srv,
 		.tracer = -1, .fd = -1 };
@@ -797,7 +798,18 @@ round_prof_syscalls(struct run *u, const struct spec_cell *cell,
 	int ret = 1, st = -1, traced;
 
 	round_prof_sys_files(&ps);
-	if (srv == NULL || !server_alive(srv))
+	if (round_server_host(cellsrv) != NULL) {
+		char why[512];
+
+		/* strace must run beside the server, and the agent runs no
+		 * profiler: the profile says so rather than trace nothing. */
+		snprintf(why, sizeof why, "the cell's server runs on %s, and a "
+		    "syscalls profile cannot run on another host yet: strace "
+		    "must attach to the server's threads there, and the agent "
+		    "runs no profiler (the perf profile of the leg, which runs "
+		    "here, is taken)", round_server_host(cellsrv));
+		round_prof_sys_failed(&ps, why, NULL);
+	} else if (srv == NULL || !server_alive(srv))
 		round_prof_sys_failed(&ps, "the cell's server is not running", NULL);
 	else {
 		ps.spid = server_pid(srv);
@@ -836,7 +848,7 @@ round_prof_syscalls(struct run *u, const struct spec_cell *cell,
 }
 
 int
-round_prof_cell(struct run *u, size_t c, struct server *srv)
+round_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[c];
@@ -847,7 +859,7 @@ round_prof_cell(struct run *u, size_t c, struct server *srv)
 		    !round_prof_done(u, cell->name, arm->name, "perf");
 		bool sys = spec_profiles(s, cell->name, arm->name, "syscalls") &&
 		    !round_prof_done(u, cell->name, arm->name, "syscalls");
-		struct server *own = NULL, *use = srv;
+		struct round_srv *own = NULL, *use = srv;
 		int rc = 0;
 
 		if (!perf && !sys)
