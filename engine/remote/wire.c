@@ -172,10 +172,11 @@ wire_read(struct wire_in *in, int timeout_ms, int wake_fd, json_t **msg,
 		char *nl = in->len > 0 ? memchr(in->buf, '\n', in->len) : NULL;
 		int w;
 
+		if ((nl != NULL && nl - in->buf > WIRE_LINE_MAX) ||
+		    (nl == NULL && in->len > WIRE_LINE_MAX))
+			return wire_too_long(in, err, errlen);
 		if (nl != NULL)
 			return wire_take(in, nl, msg, err, errlen);
-		if (in->len > WIRE_LINE_MAX)
-			return wire_too_long(in, err, errlen);
 		if (in->eof && in->len > 0) {
 			char quote[WIRE_QUOTE + 8];
 
