@@ -45,7 +45,7 @@ struct remote {
 	int to;                /* the agent's input (a socket) */
 	struct wire_in from;   /* its output */
 	long long next_id;
-	unsigned long requests;
+	unsigned long requests, taken;
 	json_t *hello;
 	double rtt[REMOTE_PINGS];
 	int nrtt;
@@ -57,7 +57,15 @@ const json_t *remote_hello(const struct remote *rm) { return rm->hello; }
 const char *remote_host(const struct remote *rm) { return rm->host; }
 pid_t remote_ssh_pid(const struct remote *rm) { return rm->ssh_pid; }
 const char *remote_cmdline(const struct remote *rm) { return rm->cmdline; }
-unsigned long remote_requests(const struct remote *rm) { return rm->requests; }
+
+unsigned long
+remote_requests_take(struct remote *rm)
+{
+	unsigned long n = rm->requests - rm->taken;
+
+	rm->taken = rm->requests;
+	return n;
+}
 const char *remote_lost_why(const struct remote *rm) { return rm->why; }
 
 /* What this connection's ssh wrote on stderr: its last lines (at most 3

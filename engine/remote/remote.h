@@ -53,8 +53,9 @@ pid_t remote_ssh_pid(const struct remote *rm);
 const char *remote_cmdline(const struct remote *rm);
 /* The handshake's round trips: {"min", "median", "n"} in ms (new). */
 json_t *remote_rtt(const struct remote *rm);
-/* Requests sent so far. */
-unsigned long remote_requests(const struct remote *rm);
+/* Requests sent since the last call (the first: since the start),
+ * cancel and release included. */
+unsigned long remote_requests_take(struct remote *rm);
 
 /* Whether the connection is lost.  With look, a poll that does not wait
  * first: nothing is due from the agent between requests, so anything on

@@ -121,6 +121,8 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	progs = round_remote_programs(u, h->sv->host);
 	h->bins = remote_bins(h->rm, progs, h->err, sizeof h->err);
 	json_decref(progs);
+	/* A leg's count of requests starts after the handshake. */
+	(void)remote_requests_take(h->rm);
 	return h->bins != NULL ? 0 : -1;
 }
 
@@ -240,17 +242,6 @@ round_remote_keep(const struct run *u, pid_t *keep, size_t max)
 	for (size_t i = 0; i < u->nhosts && n < max; i++)
 		if (u->hosts[i].rm != NULL)
 			keep[n++] = remote_ssh_pid(u->hosts[i].rm);
-	return n;
-}
-
-unsigned long
-round_remote_requests(const struct run *u)
-{
-	unsigned long n = 0;
-
-	for (size_t i = 0; i < u->nhosts; i++)
-		if (u->hosts[i].rm != NULL)
-			n += remote_requests(u->hosts[i].rm);
 	return n;
 }
 

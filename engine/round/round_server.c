@@ -30,7 +30,6 @@ struct round_srv {
 	char death[160];
 	struct srvmeter *meter;   /* a local one's open window */
 	bool window;              /* a remote one's open window */
-	unsigned long requests;   /* the agent's count at the last close */
 };
 
 /* A server event: the cell, and for a server per leg its arm and rep. */
@@ -183,7 +182,6 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 	srv->rm = rm;
 	srv->host = sv->host;
 	srv->pid = (pid_t)json_integer_value(json_object_get(*started, "pid"));
-	srv->requests = remote_requests(rm);
 	return srv;
 }
 
@@ -414,8 +412,7 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 		json_object_set_new(block, "rtt_ms", json_real((clock_now() - t0) *
 		    1e3));
 		json_object_set_new(block, "requests", json_integer((json_int_t)
-		    (remote_requests(srv->rm) - srv->requests)));
-		srv->requests = remote_requests(srv->rm);
+		    remote_requests_take(srv->rm)));
 	}
 	json_decref(reply);
 	return block;

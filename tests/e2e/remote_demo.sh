@@ -34,11 +34,13 @@ jq -s -e --arg h "$RHOST" --arg sha "$want" 'map(select(.t == "server" and
 	"$log" >/dev/null || fail "the ready event lacks the agent's host, pid, sha256 or log: $(jq -c 'select(.t == "server")' "$log")"
 pid=$(server_pids "$log")
 [ "$(wc -l <<<"$pid")" -eq 1 ] || fail "not one server for the cell: $pid"
+# Two requests a leg (open, close); the first leg's count has the start.
 jq -s -e --argjson pid "$pid" --arg h "$RHOST" 'map(select(.t == "leg")) |
 	length == 18 and all(.server.pid == $pid and .server.host == $h and
-	.server.requests == 2 and (.server.rtt_ms | type) == "number" and
-	.server.cpu >= 0 and .server.counters["task-clock"] > 0)' "$log" >/dev/null ||
-	fail "a leg line's server block is not the agent's (pid $pid, host, requests 2)"
+	(.server.rtt_ms | type) == "number" and .server.cpu >= 0 and
+	.server.counters["task-clock"] > 0) and
+	.[0].server.requests == 3 and all(.[1:][]; .server.requests == 2)' "$log" >/dev/null ||
+	fail "a leg line's server block is not the agent's (pid $pid, host, requests 3 then 2): $(jq -c 'select(.t == "leg") | .server' "$log" | head -3)"
 jq -s -e --arg h "$RHOST" 'any(.t == "quiet" and .host == $h)' "$log" >/dev/null ||
 	fail "no quiet sample from the server's host"
 ok "server pid $pid and its sha256 come from the agent"

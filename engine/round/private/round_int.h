@@ -279,8 +279,9 @@ struct round_srv_gate {
 int round_server_open(struct run *u, struct round_srv *srv, bool gate,
     const char *leg, struct round_srv_gate *g);
 /* Close it after the leg: the leg line's "server" block (new; "host",
- * "foreign", "rtt_ms" and "requests" too for a remote one), or NULL (no
- * window, or the connection lost: the round stopped). */
+ * "foreign", "rtt_ms" and "requests" too for a remote one: the requests
+ * to its agent since the last leg's close, this close included), or NULL
+ * (no window, or the connection lost: the round stopped). */
 json_t *round_server_close(struct run *u, struct round_srv *srv,
     const char *leg);
 /* A server that would not start (u->err says why, unless the round was
