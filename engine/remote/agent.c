@@ -144,6 +144,11 @@ agent_hello_settings(struct agent *a, const json_t *req)
 	size_t n = 0;
 	json_t *r;
 
+	/* A hello refused before may have left its list. */
+	template_free_argv(a->counters);
+	a->counters = NULL;
+	a->ncounters = 0;
+	a->gate = false;
 	if (c != NULL && (r = agent_strv(req, c, "hello: counters",
 	    &a->counters, &n)) != NULL)
 		return r;

@@ -278,6 +278,16 @@ test_server_window(void **state)
 	assert_true(tu_gone(pid));
 }
 
+/* An open with the gate, its reply not awaited. */
+static void
+send_open(struct agent_proc *a, int id)
+{
+	json_t *m = json_pack("{s:s,s:b,s:i}", "op", "open", "gate", 1, "id", id);
+
+	assert_int_equal(wire_write(a->fd, m), 0);
+	json_decref(m);
+}
+
 static void
 test_gate_release(void **state)
 {
@@ -291,8 +301,7 @@ test_gate_release(void **state)
 	/* No machine is ever under 0 foreign cores: the gate holds. */
 	json_decref(agent_call(&a, hello(0, 60)));
 	(void)start_demo(&a, free_port());
-	wire_write(a.fd, json_pack("{s:s,s:b,s:i}", "op", "open", "gate", 1,
-	    "id", 50));
+	send_open(&a, 50);
 	tu_nap_ms(300);
 	r = agent_call(&a, json_pack("{s:s}", "op", "release"));
 	/* The open answers first, released; then the release itself. */
@@ -303,8 +312,7 @@ test_gate_release(void **state)
 	assert_true(ok(r));
 	json_decref(r);
 	json_decref(agent_call(&a, json_pack("{s:s}", "op", "close")));
-	wire_write(a.fd, json_pack("{s:s,s:b,s:i}", "op", "open", "gate", 1,
-	    "id", 60));
+	send_open(&a, 60);
 	tu_nap_ms(300);
 	r = agent_call(&a, json_pack("{s:s}", "op", "cancel"));
 	assert_int_equal(json_integer_value(json_object_get(r, "id")), 60);
