@@ -615,7 +615,7 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 	switch (fmt) {
 	case REPORT_TEXT:
 		report_text(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), false,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_TEXT,
 		    PROFILE_TOP, out);
 		break;
 	case REPORT_JSON:
@@ -625,10 +625,12 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 		break;
 	case REPORT_CSV:
 		report_csv(rep, out, lists);
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_CSV,
+		    0, out);
 		break;
 	case REPORT_MARKDOWN:
 		report_markdown(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, out);
 		break;
 	default:
@@ -671,7 +673,7 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		fputc('\n', f);
 	} else {
 		report_markdown(rep, f);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, f);
 	}
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
