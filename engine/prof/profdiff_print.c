@@ -53,10 +53,13 @@ profdiff_print_counts(const json_t *p, bool md, FILE *out)
 		fprintf(out, " (%.0f samples", n);
 		if (!isnan(runs))
 			fprintf(out, " from %.0f run%s", runs, runs == 1 ? "" : "s");
-		if (vs != NULL && !isnan(profdiff_print_num(p, "vs_samples")))
-			fprintf(out, "; %s %.0f from %.0f", vs,
-			    profdiff_print_num(p, "vs_samples"),
-			    profdiff_print_num(p, "vs_runs"));
+		if (vs != NULL && !isnan(profdiff_print_num(p, "vs_samples"))) {
+			fprintf(out, "; %s %.0f", vs, profdiff_print_num(p,
+			    "vs_samples"));
+			if (!isnan(profdiff_print_num(p, "vs_runs")))
+				fprintf(out, " from %.0f", profdiff_print_num(p,
+				    "vs_runs"));
+		}
 		fputc(')', out);
 	}
 	if (json_is_true(json_object_get(p, "under_min_samples")) ||

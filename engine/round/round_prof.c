@@ -22,9 +22,6 @@
 #include "server.h"
 #include "template.h"
 
-static const char *const round_prof_kinds[] = { "perf", "server_perf",
-	"syscalls" };
-#define ROUND_PROF_KINDS 3
 
 void
 round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
@@ -50,10 +47,10 @@ round_prof_pending(struct run *u, size_t c)
 	const char *cell = s->cells[c].name;
 
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++)
-		for (int k = 0; k < ROUND_PROF_KINDS; k++)
+		for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
 			if (spec_profiles(s, cell, s->arms[a].name,
-			    round_prof_kinds[k]) && !round_prof_done(u, cell,
-			    s->arms[a].name, round_prof_kinds[k]))
+			    spec_profile_kinds[k]) && !round_prof_done(u, cell,
+			    s->arms[a].name, spec_profile_kinds[k]))
 				return true;
 	return false;
 }
@@ -108,33 +105,44 @@ round_prof_paths(struct run *u, const char *name, const char *ext,
 int
 round_prof_claim(struct run *u, char *const *rel, char *why, size_t len)
 {
+	int links = 0;
+
+	why[0] = '\0';
 	for (size_t i = 0; rel[i] != NULL; i++) {
-		char abs[PATH_MAX];
+		char abs[PATH_MAX], to[PATH_MAX];
 		struct stat st;
+		ssize_t n;
 
 		round_prof_fmt(abs, sizeof abs, "%s/%s", u->r->dir, rel[i]);
 		if (lstat(abs, &st) != 0)
 			continue;
-		/* A link (or a folder) at a profile's name was put there by a
-		 * leg or a person: it is evidence, and nothing is written
-		 * through it or over it. */
-		if (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)) {
-			round_prof_fmt(why, len, "%s: %s is in the way (a leg "
-			    "may have planted it); the profile was not taken, "
-			    "and what it points to is untouched", rel[i],
-			    S_ISLNK(st.st_mode) ? "a symlink" : "a folder");
+		if (S_ISDIR(st.st_mode)) {
+			round_prof_fmt(why, len, "%s: a folder is in the way; the "
+			    "profile was not taken", rel[i]);
 			return -1;
 		}
+		/* A link at a profile's name was put there by a leg: nothing
+		 * is written through it.  It goes (unlink never follows a
+		 * link, so what it points to is untouched; the seal covers
+		 * regular files only), and the profile fails saying so. */
+		if (S_ISLNK(st.st_mode)) {
+			n = readlink(abs, to, sizeof to - 1);
+			to[n > 0 ? n : 0] = '\0';
+			if (links++ == 0)
+				round_prof_fmt(why, len, "%s: a symlink is in the "
+				    "way (to %s; a leg may have planted it): the "
+				    "profile was not taken, the link was removed "
+				    "and what it points to is untouched", rel[i], to);
+		}
 		/* What an earlier attempt left (cut short by an abort or a
-		 * kill) is not evidence: no profile event names it.  unlink
-		 * never follows a link. */
+		 * kill) is not evidence: no profile event names it. */
 		if (unlink(abs) != 0 && errno != ENOENT) {
-			round_prof_fmt(why, len, "%s: cannot remove what an "
-			    "earlier attempt left: %s", rel[i], strerror(errno));
+			round_prof_fmt(why, len, "%s: cannot remove what is in "
+			    "the way: %s", rel[i], strerror(errno));
 			return -1;
 		}
 	}
-	return 0;
+	return links > 0 ? -1 : 0;
 }
 
 /* A profile leg's command as legcmd builds it (rep 0 for perf's, -1 for
@@ -228,14 +236,14 @@ round_prof_cell(struct run *u, size_t c, struct server *srv)
 
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
-		bool want[ROUND_PROF_KINDS], any = false;
+		bool want[SPEC_PROFILE_KINDS], any = false;
 		struct server *own = NULL, *use = srv;
 		int rc = 0;
 
-		for (int k = 0; k < ROUND_PROF_KINDS; k++) {
+		for (int k = 0; k < SPEC_PROFILE_KINDS; k++) {
 			want[k] = spec_profiles(s, cell->name, arm->name,
-			    round_prof_kinds[k]) && !round_prof_done(u,
-			    cell->name, arm->name, round_prof_kinds[k]);
+			    spec_profile_kinds[k]) && !round_prof_done(u,
+			    cell->name, arm->name, spec_profile_kinds[k]);
 			any |= want[k];
 		}
 		if (!any)

@@ -176,6 +176,11 @@ bool spec_server_per_leg(const struct spec *s, const struct spec_cell *cell);
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */
 int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
 
+/* The kinds of profile in the order an arm takes them: "perf",
+ * "server_perf", "syscalls". */
+#define SPEC_PROFILE_KINDS 3
+extern const char *const spec_profile_kinds[SPEC_PROFILE_KINDS];
+
 /* Whether the round profiles this cell and arm (names), with perf, perf
  * of the cell's server or strace (kind "perf", "server_perf" or
  * "syscalls"; NULL: any). */

@@ -16,6 +16,9 @@ static const char *const spec_profile_trace_default[] = {
 	"epoll_wait", "poll", NULL,
 };
 
+const char *const spec_profile_kinds[SPEC_PROFILE_KINDS] = { "perf",
+	"server_perf", "syscalls" };
+
 static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
 	NULL };
 

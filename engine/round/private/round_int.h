@@ -292,8 +292,9 @@ void round_prof_started(pid_t pid, void *arg);
 void round_prof_paths(struct run *u, const char *name, const char *ext,
     char *rel, char *abs, size_t len);
 /* The profile's files (rel, NULL-terminated) made free to write: what an
- * earlier attempt left is removed; a symlink or a folder in the way is
- * left as it is and refused (-1 with why). */
+ * earlier attempt left is removed.  A symlink in the way is removed too
+ * (never followed) and the profile refused (-1 with why naming it and
+ * its target), as is a folder (left as it is). */
 int round_prof_claim(struct run *u, char *const *rel, char *why, size_t len);
 /* Whether a profile of kind can be taken with tool (its path as resolved,
  * or NULL): nothing on this machine blocks it, the tool is installed and
