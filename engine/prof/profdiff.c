@@ -158,8 +158,8 @@ profdiff_wilson(long long k, long long n, double *lo, double *hi)
 	mid = (p + z2 / (2.0 * (double)n)) / den;
 	half = PROFDIFF_Z * sqrt(p * (1 - p) / (double)n + z2 /
 	    (4.0 * (double)n * (double)n)) / den;
-	*lo = fmax(0, mid - half);
-	*hi = fmin(1, mid + half);
+	*lo = k <= 0 ? 0 : fmax(0, mid - half);
+	*hi = k >= n ? 1 : fmin(1, mid + half);
 }
 
 void
