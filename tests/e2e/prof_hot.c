@@ -5,7 +5,8 @@
  * paths of equal length: with PROF_HOT set, prof_hot_extra called by
  * prof_hot_path, else prof_cold_extra called by prof_cold_path.  So the
  * two arms' perf profiles differ in those two symbols (each with its
- * known caller), and prof_base's share is the same in both (noise).
+ * known caller), and the common path's shares (prof_base, prof_small)
+ * are the same in both (noise).
  *
  * Usage: prof-hot [N]   (N loop steps of each function; default 2e8) */
 #include <stdio.h>
@@ -43,11 +44,24 @@ prof_cold_extra(long n)
 	return s;
 }
 
+/* a small part of the common path: about 5% in both arms, so its share
+ * stays equal even when the machine's interrupts take a few points more
+ * of one arm's samples than of the other's */
+__attribute__((noinline)) static double
+prof_small(long n)
+{
+	double s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += (double)i * 0.0625;
+	return s;
+}
+
 /* the path both arms take */
 __attribute__((noinline)) static double
 prof_common(long n)
 {
-	return prof_base(n);
+	return prof_base(n) + prof_small(n / 10);
 }
 
 /* the path PROF_HOT takes */

@@ -5,7 +5,7 @@
 # 2000 samples (more than one run: a run is about 20 ms); the
 # differential view (report text, markdown, csv and json) names the moved
 # symbol prof_hot_extra with its caller prof_hot_path and an interval
-# that excludes 0, and marks prof_base (the same in both arms) as noise;
+# that excludes 0, and marks prof_small (5% in both arms) as noise;
 # the profile files are sealed with the round; check names a missing
 # perf.  Where this machine has no hardware PMU, the report says perf
 # sampled its software clock.  A 1 ms leg still gets its samples, from
@@ -88,12 +88,12 @@ jq -e -s 'map(select(.t == "profile" and .arm == "on"))[0].top |
 
 # side by side: json, text, markdown, csv
 "$BENCHTUI" report "$T/out" --format json >"$T/rep.json" || fail "report json"
-jq -c '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra" or .symbol == "prof_base") |
+jq -c '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra" or .symbol == "prof_base" or .symbol == "prof_small") |
 	[.symbol, .samples, .share, .vs_samples, .vs_share, .diff, .diff_ci, .noise]' "$T/rep.json"
 jq -e '.profiles.cpu.on.perf.vs == "off" and
 	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") |
 	 .diff > 20 and .vs_share == 0 and .diff_ci[0] > 0 and .noise == false) and
-	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_base") | .noise == true) and
+	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_small") | .noise == true) and
 	(.profiles.cpu.on.perf.callers | any(.symbol == "prof_hot_extra" and
 	 .callers[0].caller == "prof_hot_path"))' "$T/rep.json" >/dev/null ||
 	fail "json profiles: $(jq -c .profiles.cpu.on "$T/rep.json")"
@@ -104,8 +104,8 @@ jq -e '.cells.cpu.arms | keys == ["on"]' "$T/rep.json" >/dev/null ||
 grep -q 'cpu  perf  on vs off' "$T/rep.txt" || fail "text report: $(cat "$T/rep.txt")"
 grep -Eq 'prof_hot_extra \(prof-hot\) +[0-9]+ +[0-9.]+ \[' "$T/rep.txt" ||
 	fail "text report lacks prof_hot_extra's row: $(cat "$T/rep.txt")"
-grep -Eq 'prof_base \(prof-hot\).*noise' "$T/rep.txt" ||
-	fail "text report does not mark prof_base as noise"
+grep -Eq 'prof_small \(prof-hot\).*noise' "$T/rep.txt" ||
+	fail "text report does not mark prof_small as noise"
 grep -q 'prof_hot_extra in on: prof_hot_path' "$T/rep.txt" ||
 	fail "text report does not name the caller"
 "$BENCHTUI" report "$T/out" --format markdown >"$T/rep.md" || fail "report markdown"
@@ -151,12 +151,16 @@ grep -q 'cpu  perf  on: failed -- perf record exited non-zero' "$T/rep2.txt" ||
 # A 1 ms leg: many runs give it its samples, and max_s bounds them.
 cat >"$T/short.json" <<EOF
 {"name": "profshort", "reps": 1, "baseline": "off", "quiet": false,
- "bin": "$BENCHTUI_PROF_HOT", "command": ["\${BIN}", "300000"],
+ "bin": "$BENCHTUI_PROF_HOT", "command": ["\${BIN}", "300000", "\${REP}"],
  "arms": [{"name": "off"}],
  "cells": [{"name": "cpu"}],
  "profile": {"arms": ["off"], "perf": {"args": ["-F", "999", "-g"],
                                        "min_samples": 300, "max_s": 8}}}
 EOF
+# ${REP} with a profile: check says what it is in the profile legs
+"$BENCHTUI" check "$T/short.json" >"$T/check3" 2>&1 || fail "check: $(cat "$T/check3")"
+grep -q 'command\[2\]: ${REP} is 0 in the profile legs' "$T/check3" ||
+	fail "check says nothing of \${REP}: $(cat "$T/check3")"
 "$BENCHTUI" run "$T/short.json" --headless --out "$T/out3" >"$T/stdout3" 2>&1 ||
 	fail "the short round failed: $(cat "$T/stdout3")"
 ev=$(jq -c 'select(.t == "profile")' "$T/out3/log.jsonl")
