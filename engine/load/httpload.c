@@ -607,6 +607,24 @@ httpload_in_flight(const struct load *l)
 	return n;
 }
 
+/* Whether request next may go now: with hold_after_warmup, the first
+ * counted request waits for the warm-up's last responses, and then this
+ * process stops itself (a profiler attaches to the server meanwhile). */
+static bool
+httpload_may_send(struct load *l, long next, bool *held)
+{
+	const struct httpload_opts *o = l->o;
+
+	if (next != o->warmup + 1 || o->warmup <= 0 || !o->hold_after_warmup ||
+	    *held)
+		return true;
+	if (httpload_in_flight(l) > 0)
+		return false;
+	*held = true;
+	raise(SIGSTOP);
+	return true;
+}
+
 /* The loop: every idle connection gets the next request; poll waits for
  * any response.  O(connections) per wake-up, and --connections is small. */
 static int
@@ -626,15 +644,8 @@ httpload_loop(struct load *l, struct httpload_result *res)
 		for (int i = 0; i < nc; i++) {
 			struct conn *c = &l->conns[i];
 
-			if (c->req == 0 && next <= total) {
-				if (next == o->warmup + 1 && o->warmup > 0 &&
-				    o->hold_after_warmup && !held) {
-					/* the warm-up's last responses first */
-					if (httpload_in_flight(l) > 0)
-						continue;
-					held = true;
-					raise(SIGSTOP);
-				}
+			if (c->req == 0 && next <= total &&
+			    httpload_may_send(l, next, &held)) {
 				if (next == o->warmup + 1)
 					t0 = clock_now();
 				if ((rc = httpload_send(l, c, next++)) != 0)

@@ -112,6 +112,11 @@ perfread_chain(struct perfread_acc *a, char *line)
 	if ((caller = strchr(e + 1, '\t')) != NULL) {
 		caller++;
 		caller[strcspn(caller, "\t")] = '\0';
+		/* a return address perf could not name (code without symbols
+		 * or frame pointers: often not a return address at all) */
+		if (strcmp(caller, "0") == 0 || (strncmp(caller, "0x", 2) == 0 &&
+		    strspn(caller + 2, "0123456789abcdef") == strlen(caller + 2)))
+			caller = "(an address without a symbol)";
 	} else {
 		caller = "(none: the chain ends here)";
 	}

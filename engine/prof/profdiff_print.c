@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvout.h"
 #include "profdiff.h"
 
 static const char *
@@ -267,36 +268,17 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 		profdiff_print_callers(p, arm, md, out);
 }
 
-/* One csv field, quoted when it needs to be (RFC 4180). */
+/* A csv row's first fields: what profile it is of. */
 static void
-profdiff_print_csv_str(FILE *out, const char *s)
+profdiff_print_csv_head(const char *cell, const char *arm, const char *kind,
+    const json_t *p, FILE *out)
 {
-	fputc(',', out);
-	if (s == NULL)
-		return;
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void
-profdiff_print_csv_num(FILE *out, const json_t *o, const char *key, int idx)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (idx >= 0)
-		v = json_array_get(v, (size_t)idx);
-	fputc(',', out);
-	if (json_is_number(v))
-		fprintf(out, "%.10g", json_number_value(v));
+	fputs("profile", out);
+	csvout_str(out, cell, true);
+	csvout_str(out, arm, true);
+	csvout_str(out, kind, true);
+	csvout_str(out, profdiff_print_str(p, "vs"), true);
+	csvout_str(out, profdiff_print_str(p, "status"), true);
 }
 
 /* One csv row per profile row (a failed profile: one row with its
@@ -314,33 +296,23 @@ profdiff_print_csv(const char *cell, const char *arm, const char *kind,
 	size_t i;
 
 	json_array_foreach(rows, i, r) {
-		fputs("profile", out);
-		profdiff_print_csv_str(out, cell);
-		profdiff_print_csv_str(out, arm);
-		profdiff_print_csv_str(out, kind);
-		profdiff_print_csv_str(out, profdiff_print_str(p, "vs"));
-		profdiff_print_csv_str(out, profdiff_print_str(p, "status"));
-		profdiff_print_csv_str(out, profdiff_print_str(r, sys ?
-		    "syscall" : "symbol"));
-		profdiff_print_csv_str(out, profdiff_print_str(r, "object"));
+		profdiff_print_csv_head(cell, arm, kind, p, out);
+		csvout_str(out, profdiff_print_str(r, sys ? "syscall" : "symbol"),
+		    true);
+		csvout_str(out, profdiff_print_str(r, "object"), true);
 		for (int k = 0; nums[k] != NULL; k++)
-			profdiff_print_csv_num(out, r, nums[k], -1);
-		profdiff_print_csv_num(out, r, "diff_ci", 0);
-		profdiff_print_csv_num(out, r, "diff_ci", 1);
-		profdiff_print_csv_str(out, json_is_true(json_object_get(r,
-		    "noise")) ? "noise" : "");
-		profdiff_print_csv_str(out, "");
+			csvout_num(out, json_object_get(r, nums[k]));
+		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 0));
+		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 1));
+		csvout_str(out, json_is_true(json_object_get(r, "noise")) ?
+		    "noise" : "", true);
+		csvout_str(out, "", true);
 		fputc('\n', out);
 	}
 	if (json_array_size(rows) == 0) {
-		fputs("profile", out);
-		profdiff_print_csv_str(out, cell);
-		profdiff_print_csv_str(out, arm);
-		profdiff_print_csv_str(out, kind);
-		profdiff_print_csv_str(out, profdiff_print_str(p, "vs"));
-		profdiff_print_csv_str(out, profdiff_print_str(p, "status"));
+		profdiff_print_csv_head(cell, arm, kind, p, out);
 		fputs(",,,,,,,,,,,,,,,,", out);
-		profdiff_print_csv_str(out, profdiff_print_str(p, "reason"));
+		csvout_str(out, profdiff_print_str(p, "reason"), true);
 		fputc('\n', out);
 	}
 }

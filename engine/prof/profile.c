@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,17 +29,9 @@ extern char **environ;
 char *
 profile_slurp(const char *path, size_t max)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	size_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (f == NULL)
-		return NULL;
-	buf = xmalloc(max + 1);
-	n = fread(buf, 1, max, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return fd >= 0 ? profile_slurp_fd(fd, max) : NULL;
 }
 
 char *

@@ -20,13 +20,14 @@
 
 extern char **environ;
 
-/* perf takes fewer samples than CPU time x rate: about 0.8 fewer per run
- * (a run's first tick comes a period after its start; measured here at
- * 999 Hz: 1965 of 2201 for 323 runs of 7 ms, 225 of 390 for 202 runs of
- * 2 ms).  The estimate takes that off (but keeps at least 40% of CPU time
- * x rate, for runs shorter than a period) and aims this much above
- * min_samples. */
-#define PROFREPEAT_PER_RUN 0.8
+/* perf takes fewer samples than CPU time x rate: a run's first tick comes
+ * a period after its start, and what the kernel does for the run's exec
+ * and exit is partly outside perf's events.  Measured here at 999 Hz, the
+ * loss per run was 0.7 to 0.8 (prof-hot, 2 to 25 ms runs) and 1.1 to 1.5
+ * (zstd on 512 KiB, 4 to 17 ms runs).  The estimate takes off 1.5 per run
+ * (but keeps at least 40% of CPU time x rate, for runs shorter than a
+ * period) and aims this much above min_samples. */
+#define PROFREPEAT_PER_RUN 1.5
 #define PROFREPEAT_MARGIN 1.1
 
 struct profrepeat {
