@@ -276,6 +276,7 @@ cmd_check(int argc, char **argv)
 		    "unknown option '%s'", argv[1]);
 
 	if (spec_load(argv[1], NULL, &s, err, sizeof err) < 0 ||
+	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);
 		goto out;

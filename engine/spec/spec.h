@@ -201,6 +201,15 @@ bool spec_name_valid(const char *name);
  * for bare names.  malloc'd absolute path, or NULL when not found. */
 char *spec_resolve_program(const char *prog, const char *workdir);
 
+/* What parsing leaves out because it builds commands: every leg's and
+ * server's command (legcmd) for every cell and arm, so an unknown
+ * template, a cycle, an array out of place, a scratch folder that expands
+ * to "..", or an argv past the kernel's exec limits is an error before
+ * the first leg, not at leg 37.  check, run and resume call it; report
+ * and --replay, which only read a recorded round, never do.  0, or -1
+ * with err ("FILE: PATH: what is wrong"). */
+int spec_check_commands(const struct spec *s, char *err, size_t errlen);
+
 /* The checks against this machine that spec_parse leaves out, so that a
  * recorded round can still be read on another one: every cpu the round pins
  * to is online, and every program it runs (bin, command[0], server.cmd[0],
