@@ -729,7 +729,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
+	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
+	    NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 

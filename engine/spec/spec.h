@@ -88,6 +88,12 @@ enum spec_order {
 	SPEC_ORDER_SHUFFLE,  /* a seeded permutation per rep */
 };
 
+/* How arms are compared (SPEC.md "Arithmetic", benchtui(1) STATISTICS). */
+enum spec_estimator {
+	SPEC_ESTIMATOR_PAIRED,  /* default: Hodges-Lehmann of the paired ratios */
+	SPEC_ESTIMATOR_FLOOR,   /* the arms' low order statistics */
+};
+
 struct spec {
 	char *path;          /* the round file as given */
 	char *raw;           /* the file's bytes, exactly as read (NUL-terminated) */
@@ -125,6 +131,7 @@ struct spec {
 	uint64_t shuffle_seed;
 	double confidence;      /* default 0.95 */
 	double margin;          /* default 0.01 */
+	enum spec_estimator estimator;  /* default paired */
 	int fail_fast;          /* default 2; 0 never stops */
 	struct {
 		bool on;        /* reps is an object: reps == max */
@@ -181,6 +188,11 @@ size_t spec_looks(const struct spec *s, int *at, size_t cap);
 
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);
+
+/* The name of an estimator: "paired", "floor".  spec_estimator_parse:
+ * the estimator of a name, or -1 when it is none. */
+const char *spec_estimator_name(enum spec_estimator e);
+int spec_estimator_parse(const char *name);
 
 /* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
 bool spec_name_valid(const char *name);
