@@ -139,6 +139,79 @@ report_verdict(char *buf, size_t len, const json_t *m)
 	return buf;
 }
 
+/* The other estimator's "alt", when its verdict differs from the
+ * chosen one's (the reports show both only then), else NULL. */
+static const json_t *
+report_alt(const json_t *m)
+{
+	const json_t *alt = json_object_get(m, "alt");
+	const char *v = json_string_value(json_object_get(m, "verdict"));
+	const char *av = json_string_value(json_object_get(alt, "verdict"));
+
+	if (v == NULL || av == NULL || strcmp(v, av) == 0)
+		return NULL;
+	return alt;
+}
+
+/* The alt's interval, or "none" (an alt has no n of its own). */
+static const char *
+report_alt_ci(char *buf, size_t len, const json_t *alt)
+{
+	const json_t *ci = json_object_get(alt, "ci");
+
+	if (!json_is_array(ci))
+		return "none";
+	return report_range(buf, len, json_array_get(ci, 0),
+	    json_array_get(ci, 1));
+}
+
+/* Text: the alt's own row under the metric's, its name where the
+ * metric's is, its estimate, interval and verdict in their columns. */
+static void
+report_text_alt(FILE *out, const json_t *m)
+{
+	const json_t *alt = report_alt(m);
+	char name[32], b1[32], b2[64];
+
+	if (alt == NULL)
+		return;
+	snprintf(name, sizeof name, "  (%s)",
+	    report_str(json_object_get(alt, "estimator")));
+	fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %s\n", name, "",
+	    "", "", report_ratio(b1, sizeof b1, json_object_get(alt,
+	    "estimate")), report_alt_ci(b2, sizeof b2, alt),
+	    report_str(json_object_get(alt, "verdict")));
+}
+
+/* Which estimator decides, and which is shown below a metric whose
+ * verdict it does not share. */
+static void
+report_text_estimator(FILE *out, const json_t *rep)
+{
+	const char *e = json_string_value(json_object_get(rep, "estimator"));
+
+	if (e != NULL)
+		fprintf(out, "estimator %s (a \"(%s)\" row: the other "
+		    "estimator, where its verdict differs)\n", e,
+		    strcmp(e, "floor") == 0 ? "paired" : "floor");
+}
+
+/* Markdown: the alt after the verdict, in the same cell. */
+static void
+report_markdown_alt(FILE *out, const json_t *m)
+{
+	const json_t *alt = report_alt(m);
+	char b1[32], b2[64];
+
+	if (alt == NULL)
+		return;
+	fprintf(out, " (%s: %s %s %s)",
+	    report_str(json_object_get(alt, "estimator")),
+	    report_str(json_object_get(alt, "verdict")),
+	    report_ratio(b1, sizeof b1, json_object_get(alt, "estimate")),
+	    report_alt_ci(b2, sizeof b2, alt));
+}
+
 /* "the level as a percentage": 95, 99.5 */
 static const char *
 report_level(char *buf, size_t len, const json_t *rep)
@@ -258,6 +331,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			    report_ratio(b2, sizeof b2, json_object_get(m, "estimate")),
 			    report_ci(b4, sizeof b4, m),
 			    report_verdict(b5, sizeof b5, m));
+			report_text_alt(out, m);
 		}
 	}
 }
@@ -284,6 +358,7 @@ report_text(const json_t *rep, FILE *out)
 	    report_percent(cih_buf, sizeof cih_buf, json_object_get(rep,
 	    "margin")), (long long)json_integer_value(json_object_get(rep,
 	    "comparisons")));
+	report_text_estimator(out, rep);
 	json_object_foreach((json_t *)cells, cname, cell) {
 		fputc('\n', out);
 		report_text_cell(out, cname, cell, lvl);
@@ -427,7 +502,7 @@ report_markdown(const json_t *rep, FILE *out)
 			    report_str(json_object_get(arm, "vs")), metric,
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")));
-			fprintf(out, "%s | %s | %s | %s%s%s%s |\n",
+			fprintf(out, "%s | %s | %s | %s%s%s%s",
 			    report_range(b2, sizeof b2, json_object_get(m, "min"),
 				json_object_get(m, "max")),
 			    report_ratio(b3, sizeof b3, json_object_get(m, "estimate")),
@@ -435,6 +510,8 @@ report_markdown(const json_t *rep, FILE *out)
 			    strong ? "**" : "", v ? v : "", strong ? "**" : "",
 			    json_is_true(json_object_get(m, "suspect")) ?
 			    " **SUSPECT**" : "");
+			report_markdown_alt(out, m);
+			fputs(" |\n", out);
 		}
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
