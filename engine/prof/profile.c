@@ -306,61 +306,6 @@ profile_line(char **p)
 	return s;
 }
 
-json_t *
-profile_perf_top(const char *text, size_t n, char *event, size_t evlen)
-{
-	json_t *top = json_array();
-	char *copy = xstrdup(text), *p = copy, *line;
-	size_t ipc_col = 0;
-
-	event[0] = '\0';
-	/* Lines come sorted by overhead, largest first. */
-	while ((line = profile_line(&p)) != NULL) {
-		char *e, *sym, *end;
-		double share;
-
-		if (line[0] == '#') {
-			const char *ev = strstr(line, "of event '"), *col;
-
-			if (ev != NULL && event[0] == '\0') {
-				ev += 10;
-				snprintf(event, evlen, "%.*s",
-				    (int)strcspn(ev, "'"), ev);
-			}
-			/* "# Overhead  Symbol    IPC   [IPC Coverage]": the
-			 * columns after the symbol start where "IPC" does. */
-			if (strncmp(line, "# Overhead", 10) == 0 &&
-			    (col = strstr(line, "  IPC")) != NULL)
-				ipc_col = (size_t)(col - line) + 2;
-			continue;
-		}
-		share = strtod(line, &e);
-		if (e == line || *e != '%' || json_array_size(top) >= n)
-			continue;
-		sym = e + 1;
-		while (*sym == ' ')
-			sym++;
-		/* "[.] " user space, "[k] " kernel */
-		if (sym[0] == '[' && sym[1] != '\0' && sym[2] == ']' &&
-		    sym[3] == ' ')
-			sym += 4;
-		while (*sym == ' ')
-			sym++;
-		if (ipc_col > 0 && strlen(line) > ipc_col &&
-		    line + ipc_col > sym)
-			line[ipc_col] = '\0';
-		end = sym + strlen(sym);
-		while (end > sym && isspace((unsigned char)end[-1]))
-			*--end = '\0';
-		if (*sym == '\0')
-			continue;
-		json_array_append_new(top, json_pack("{s:s,s:f}", "symbol", sym,
-		    "share", share));
-	}
-	free(copy);
-	return top;
-}
-
 int
 profile_strace_table(const char *text, json_t **rows, json_t **total,
     char *err, size_t errlen)

@@ -49,12 +49,6 @@ int profile_exec_fd(char *const *argv, char *const *envp, const char *cwd,
  * else perf's default 4000; at most kernel.perf_event_max_sample_rate. */
 double profile_perf_rate(char *const *args, size_t n);
 
-/* Read `perf report --stdio --sort symbol -g none` output: the first n
- * symbols as [{"symbol": S, "share": PCT}], largest first.  *event gets
- * the sampled event's name ("cpu-clock:ppp"), or "" when not found. */
-json_t *profile_perf_top(const char *text, size_t n, char *event,
-    size_t evlen);
-
 /* Whether a perf event is a software clock (no hardware PMU behind it). */
 bool profile_event_is_clock(const char *event);
 

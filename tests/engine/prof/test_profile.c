@@ -94,31 +94,14 @@ test_spec_syscalls(void **state)
 	spec_destroy(s);
 }
 
+/* The software clock is told from a hardware event. */
 static void
-test_perf_top(void **state)
+test_event_clock(void **state)
 {
-	char *text = data("perf-flat.txt"), event[64];
-	json_t *top = profile_perf_top(text, PROFILE_TOP, event, sizeof event);
-
 	(void)state;
-	assert_string_equal(event, "cpu-clock:ppp");
-	assert_true(profile_event_is_clock(event));
+	assert_true(profile_event_is_clock("cpu-clock:pppH"));
+	assert_true(profile_event_is_clock("task-clock"));
 	assert_false(profile_event_is_clock("cycles:P"));
-	assert_int_equal(json_array_size(top), 4);
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 0), "symbol")), "base");
-	assert_true(json_real_value(json_object_get(json_array_get(top, 0),
-	    "share")) == 50.53);
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 1), "symbol")), "hot");
-	/* kernel symbols lose their "[k] " */
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 2), "symbol")), "_raw_spin_unlock_irq");
-	json_decref(top);
-	top = profile_perf_top(text, 2, event, sizeof event);
-	assert_int_equal(json_array_size(top), 2);
-	json_decref(top);
-	free(text);
 }
 
 /* profile_strace_table on the data file name; rows and total are the
@@ -419,7 +402,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec_defaults),
 		cmocka_unit_test(test_spec_syscalls),
-		cmocka_unit_test(test_perf_top),
+		cmocka_unit_test(test_event_clock),
 		cmocka_unit_test(test_strace_table),
 		cmocka_unit_test(test_profdiff),
 		cmocka_unit_test(test_perfread),
