@@ -224,16 +224,14 @@ out:
 static void
 cmd_check_print_profiles(const struct spec *s)
 {
-	static const char *const kinds[] = { "perf", "syscalls" };
-
 	for (size_t c = 0; s->profile != NULL && c < s->ncells; c++)
 		for (size_t a = 0; a < s->narms; a++)
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
 				if (spec_profiles(s, s->cells[c].name,
-				    s->arms[a].name, kinds[k]))
+				    s->arms[a].name, spec_profile_kinds[k]))
 					printf("profile %s %s %s\n",
 					    s->cells[c].name, s->arms[a].name,
-					    kinds[k]);
+					    spec_profile_kinds[k]);
 }
 
 /* The warm-up legs of a cell, before its first counted leg: the arms in

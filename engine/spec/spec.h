@@ -76,6 +76,12 @@ struct spec_profile {
 	bool perf;           /* "perf" given */
 	char **perf_args;    /* perf record's options; default -F 999 -g */
 	size_t nperf_args;
+	long min_samples;    /* perf.min_samples: repeat the leg until this
+	                      * many samples (default 2000) ... */
+	double max_s;        /* ... or this many seconds (default 60) */
+	bool server_perf;    /* "server_perf" given */
+	char **srv_perf_args; /* its perf record options; default -F 999 -g */
+	size_t nsrv_perf_args;
 	bool syscalls;       /* "syscalls" given */
 	char **trace;        /* strace -e trace=LIST */
 	size_t ntrace;
@@ -177,8 +183,14 @@ bool spec_server_per_leg(const struct spec *s, const struct spec_cell *cell);
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */
 int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
 
-/* Whether the round profiles this cell and arm (names), with perf or with
- * strace (kind "perf" or "syscalls"; NULL: either). */
+/* The kinds of profile in the order an arm takes them: "perf",
+ * "server_perf", "syscalls". */
+#define SPEC_PROFILE_KINDS 3
+extern const char *const spec_profile_kinds[SPEC_PROFILE_KINDS];
+
+/* Whether the round profiles this cell and arm (names), with perf, perf
+ * of the cell's server or strace (kind "perf", "server_perf" or
+ * "syscalls"; NULL: any). */
 bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
     const char *kind);
 /* The reps at which an adaptive round looks at each cell: min, then each

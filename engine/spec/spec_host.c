@@ -89,17 +89,19 @@ spec_host_no_program(const struct spec *s, const char *prog, const char *path,
 	return -1;
 }
 
-/* A round that profiles needs the tools on this machine: perf for "perf",
- * strace for "syscalls". */
+/* A round that profiles needs the tools on this machine: perf for "perf"
+ * and "server_perf", strace for "syscalls". */
 static int
 spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 {
 	const struct spec_profile *pr = s->profile;
-	const char *tool[2] = { pr && pr->perf ? "perf" : NULL,
+	const char *tool[3] = { pr && pr->perf ? "perf" : NULL,
+		pr && pr->server_perf ? "perf" : NULL,
 		pr && pr->syscalls ? "strace" : NULL };
-	const char *pkg[2] = { "linux-perf", "strace" };
+	const char *pkg[3] = { "linux-perf", "linux-perf", "strace" };
+	const char *field[3] = { "perf", "server_perf", "syscalls" };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char *found;
 
 		if (tool[i] == NULL)
@@ -110,7 +112,7 @@ spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 		}
 		snprintf(err, errlen, "%s: profile.%s: %s is not installed (not "
 		    "found in PATH); install the %s package", s->path,
-		    i == 0 ? "perf" : "syscalls", tool[i], pkg[i]);
+		    field[i], tool[i], pkg[i]);
 		return -1;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "profdiff.h"
+#include "csvout.h"
 #include "profile.h"
 #include "rfile.h"
 
@@ -372,38 +373,6 @@ report_text(const json_t *rep, FILE *out)
 	}
 }
 
-/* A number for csv: %.17g so it reads back exactly; empty for null. */
-static void
-report_csv_num(FILE *out, const json_t *x)
-{
-	fputc(',', out);
-	if (json_is_integer(x))
-		fprintf(out, "%lld", (long long)json_integer_value(x));
-	else if (json_is_number(x))
-		fprintf(out, "%.17g", json_number_value(x));
-}
-
-/* A csv text field, quoted when it needs to be (RFC 4180). */
-static void
-report_csv_str(FILE *out, const char *s, bool comma)
-{
-	if (comma)
-		fputc(',', out);
-	if (s == NULL)
-		return;
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* A metric's ratios, ';'-separated: from the report, or from lists where
  * the report left them out. */
 static void
@@ -439,30 +408,30 @@ report_csv(const json_t *rep, FILE *out, const struct report_lists *lists)
 	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
 		const json_t *ci = json_object_get(m, "ci");
 
-		report_csv_str(out, round, false);
-		report_csv_str(out, cname, true);
-		report_csv_str(out, aname, true);
-		report_csv_str(out, json_string_value(json_object_get(arm, "vs")),
+		csvout_str(out, round, false);
+		csvout_str(out, cname, true);
+		csvout_str(out, aname, true);
+		csvout_str(out, json_string_value(json_object_get(arm, "vs")),
 		    true);
-		report_csv_str(out, metric, true);
-		report_csv_num(out, json_object_get(m, "n"));
-		report_csv_num(out, json_object_get(m, "median"));
-		report_csv_num(out, json_object_get(m, "min"));
-		report_csv_num(out, json_object_get(m, "max"));
-		report_csv_num(out, json_object_get(m, "geomean"));
-		report_csv_num(out, json_object_get(m, "abs"));
-		report_csv_num(out, json_object_get(m, "vs_abs"));
-		report_csv_num(out, json_object_get(m, "estimate"));
-		report_csv_num(out, json_array_get(ci, 0));
-		report_csv_num(out, json_array_get(ci, 1));
-		report_csv_num(out, json_object_get(rep, "level"));
-		report_csv_num(out, json_object_get(rep, "margin"));
-		report_csv_num(out, json_object_get(m, "spread"));
-		report_csv_num(out, json_object_get(json_object_get(cell, "floor"),
+		csvout_str(out, metric, true);
+		csvout_num(out, json_object_get(m, "n"));
+		csvout_num(out, json_object_get(m, "median"));
+		csvout_num(out, json_object_get(m, "min"));
+		csvout_num(out, json_object_get(m, "max"));
+		csvout_num(out, json_object_get(m, "geomean"));
+		csvout_num(out, json_object_get(m, "abs"));
+		csvout_num(out, json_object_get(m, "vs_abs"));
+		csvout_num(out, json_object_get(m, "estimate"));
+		csvout_num(out, json_array_get(ci, 0));
+		csvout_num(out, json_array_get(ci, 1));
+		csvout_num(out, json_object_get(rep, "level"));
+		csvout_num(out, json_object_get(rep, "margin"));
+		csvout_num(out, json_object_get(m, "spread"));
+		csvout_num(out, json_object_get(json_object_get(cell, "floor"),
 		    metric));
-		report_csv_str(out, json_string_value(json_object_get(m,
+		csvout_str(out, json_string_value(json_object_get(m,
 		    "verdict")), true);
-		report_csv_str(out, json_is_true(json_object_get(m, "suspect")) ?
+		csvout_str(out, json_is_true(json_object_get(m, "suspect")) ?
 		    "true" : "false", true);
 		fputc(',', out);
 		report_csv_ratios(out, m, cname, aname, metric, lists);
@@ -692,7 +661,7 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 	switch (fmt) {
 	case REPORT_TEXT:
 		report_text(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), false,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_TEXT,
 		    PROFILE_TOP, out);
 		break;
 	case REPORT_JSON:
@@ -702,10 +671,12 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 		break;
 	case REPORT_CSV:
 		report_csv(rep, out, lists);
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_CSV,
+		    0, out);
 		break;
 	case REPORT_MARKDOWN:
 		report_markdown(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, out);
 		break;
 	default:
@@ -748,7 +719,7 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		fputc('\n', f);
 	} else {
 		report_markdown(rep, f);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, f);
 	}
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)

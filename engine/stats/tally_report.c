@@ -560,6 +560,9 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 static void
 tally_log_warnings(const struct tally *t, struct warns *w)
 {
+	const json_t *pw;
+	size_t i;
+
 	if (t->ignored)
 		tally_warn(w, W_OTHER, "%zu leg lines name a cell or arm that "
 		    "is not in round.json and were ignored", t->ignored);
@@ -575,6 +578,8 @@ tally_log_warnings(const struct tally *t, struct warns *w)
 	if (t->unusable)
 		tally_warn(w, W_OTHER, "%zu leg lines without a usable cell, "
 		    "arm or rep were ignored", t->unusable);
+	json_array_foreach(profdiff_warnings(t->prof), i, pw)
+		tally_warn(w, W_OTHER, "%s", json_string_value(pw));
 	for (size_t k = 0; k < W_OTHER; k++)
 		if (w->count[k] > TALLY_WARN_CAP)
 			tally_warn(w, W_OTHER, "... and %zu more warnings of "
