@@ -59,7 +59,7 @@ ok "server_cpu has ratios with intervals"
 # A syscalls profile of a server elsewhere says it cannot be taken, why.
 [ "$prof" = . ] || jq -s -e 'map(select(.t == "profile" and .kind == "syscalls")) | length == 1 and
 	(.[0].status == "failed") and (.[0].reason |
-	test("runs on root@127.0.0.1, and a syscalls profile cannot run on another host yet"))' \
+	test("runs on root@127.0.0.1, and a profile of a server cannot run on another host yet"))' \
 	"$log" >/dev/null || fail "the syscalls profile: $(jq -c 'select(.t == "profile")' "$log")"
 ok "the syscalls profile of the remote server says it cannot run there yet, and why"
 
