@@ -18,10 +18,10 @@ for r in "$src"/assets/rounds/*.json; do
 		echo "note: /usr/sbin/nginx absent, $name not run"
 		continue
 	fi
-	# Its server is on another host (the remote_* tests run servers on
-	# an ssh test host of their own).
+	# Its server is on another host: remote_nginx runs it against an ssh
+	# test host of its own.
 	if [ "$name" = nginx-remote ]; then
-		echo "note: $name needs a second host (its server.host), not run"
+		echo "note: $name needs a second host (its server.host): remote_nginx runs it"
 		continue
 	fi
 	# A scratch folder of its own: the example's fixed /tmp path is emptied
