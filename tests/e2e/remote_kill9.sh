@@ -7,22 +7,7 @@
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 
-touch "$T/long"
-remote_round "$T/r.json" 300 --arg long "$T/long" '
-	.reps = 2 |
-	.command = ["sh", "-c", "[ -e \"$1\" ] && sleep 30; exec \"$2\" client --port \"$3\" --requests 300",
-	            "leg", $long, "${BIN}", "${VAL}"] |
-	.cells[0].server.cmd = ["sh", "-c", "sleep 600 & exec \"$0\" serve --port \"$1\"",
-	                        "${BIN}", .cells[0].vars.VAL]'
-log=$T/out/log.jsonl
-"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 &
-bpid=$!
-OWN_PIDS+=("$bpid")
-wait_until 30 grep -q '"t":"leg_start"' "$log" 2>/dev/null || fail "no leg started"
-spid=$(server_pids "$log")
-cat /proc/"$spid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . >"$T/tree"
-echo "$spid" >>"$T/tree"
-[ "$(wc -l <"$T/tree")" -ge 2 ] || fail "the server's tree is not two processes: $(cat "$T/tree")"
+remote_tree_start
 agent=$(pgrep -f "agent --dir $T/agent" | head -1)
 [ -n "$agent" ] || fail "no agent runs"
 echo "$agent" >"$T/agent.pid"

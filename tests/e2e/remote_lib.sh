@@ -137,3 +137,28 @@ secs_under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 server_pids() {
 	jq -r 'select(.t == "server" and .state == "ready") | .pid' "$1"
 }
+
+# remote_tree_start: a round whose legs sleep while $T/long exists (the
+# first leg, cut short by the test), then load the server briefly, and whose
+# server forks a child (a tree), started in the background: $bpid, $log.
+# Waits for the first leg; the server's tree, one pid a line, in $T/tree.
+remote_tree_start() {
+	local spid
+	touch "$T/long"
+	remote_round "$T/r.json" 300 --arg long "$T/long" '
+		.reps = 2 |
+		.command = ["sh", "-c", "[ -e \"$1\" ] && sleep 30; exec \"$2\" client --port \"$3\" --requests 300",
+		            "leg", $long, "${BIN}", "${VAL}"] |
+		.cells[0].server.cmd = ["sh", "-c", "sleep 600 & exec \"$0\" serve --port \"$1\"",
+		                        "${BIN}", .cells[0].vars.VAL]'
+	log=$T/out/log.jsonl
+	"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 &
+	bpid=$!
+	OWN_PIDS+=("$bpid")
+	wait_until 30 grep -q '"t":"leg_start"' "$log" 2>/dev/null || fail "no leg started"
+	spid=$(server_pids "$log")
+	[ -n "$spid" ] || fail "no server pid in the ready event"
+	cat /proc/"$spid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . >"$T/tree"
+	echo "$spid" >>"$T/tree"
+	[ "$(wc -l <"$T/tree")" -ge 2 ] || fail "the server's tree is not two processes: $(cat "$T/tree")"
+}

@@ -206,21 +206,6 @@ test_start_refused(void **state)
 	assert_int_equal(agent_down(&a), 0);
 }
 
-static int
-free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof sa;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
-}
-
 /* The demo server started there: its pid. */
 static pid_t
 start_demo(struct agent_proc *a, int port)
@@ -255,7 +240,7 @@ test_server_window(void **state)
 		skip();
 	agent_up(&a, "w1");
 	json_decref(agent_call(&a, hello(8, 5)));
-	pid = start_demo(&a, free_port());
+	pid = start_demo(&a, tu_free_port());
 	r = agent_call(&a, json_pack("{s:s,s:b}", "op", "open", "gate", 1));
 	assert_true(ok(r));
 	assert_string_equal(field(r, "gate"), "quiet");
@@ -271,7 +256,7 @@ test_server_window(void **state)
 	json_decref(r);
 	assert_true(tu_gone(pid));
 	/* Another, left running: the input's close ends it. */
-	pid = start_demo(&a, free_port());
+	pid = start_demo(&a, tu_free_port());
 	t0 = clock_now();
 	assert_int_equal(agent_down(&a), 0);
 	assert_true(clock_now() - t0 < 2.0);
@@ -300,7 +285,7 @@ test_gate_release(void **state)
 	agent_up(&a, "g1");
 	/* No machine is ever under 0 foreign cores: the gate holds. */
 	json_decref(agent_call(&a, hello(0, 60)));
-	(void)start_demo(&a, free_port());
+	(void)start_demo(&a, tu_free_port());
 	send_open(&a, 50);
 	tu_nap_ms(300);
 	r = agent_call(&a, json_pack("{s:s}", "op", "release"));
