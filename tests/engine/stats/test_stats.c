@@ -171,6 +171,45 @@ test_interval(void **state)
 }
 
 static void
+test_two_sample(void **state)
+{
+	/* Ties, negatives, and a difference that occurs more than once. */
+	const double x[] = { -1, 0, 0, 0.5, 2 }, y[] = { -0.5, 0, 1, 1, 3, 4 };
+	const double a[] = { 1, 2, 4 }, b[] = { 2, 4, 8, 16 };
+	size_t na = N(x), nb = N(y), k = 0;
+	double d[30], est, lo, hi;
+
+	(void)state;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			d[k++] = y[j] - x[i];
+	qsort(d, na * nb, sizeof *d, cmpd);
+	for (k = 1; k <= na * nb; k++)
+		assert_true(stats_diff_select(x, na, y, nb, k) == d[k - 1]);
+	assert_true(isnan(stats_diff_select(x, na, y, nb, 0)));
+	assert_true(isnan(stats_diff_select(x, na, y, nb, na * nb + 1)));
+	/* Tables of U (qwilcox): k = 1 at 4 and 4, 3 at 5 and 5, 24 at 10
+	 * and 10; none at 3 and 3 (P(U <= 0) = 1/20 > 0.025). */
+	assert_int_equal(stats_mw_k(4, 4, 0.95, 0), 1);
+	assert_int_equal(stats_mw_k(5, 5, 0.95, 0), 3);
+	assert_int_equal(stats_mw_k(10, 10, 0.95, 0), 24);
+	assert_int_equal(stats_mw_k(3, 3, 0.95, 0), 0);
+	assert_int_equal(stats_mw_k(0, 5, 0.95, 0), 0);
+	/* Past the exact limit: floor(N/2 - z sigma). */
+	assert_int_equal(stats_mw_k(60, 40, 0.95, 0), (uint64_t)floor(1200 -
+	    1.959963984540054 * sqrt(2400.0 / 12 * 101)));
+	assert_near(stats_tie_sum(x, na, y, nb), 24 + 6, 0);
+	/* B = 2^{1,2,3,4} against A = 2^{0,1,2}: differences 2^{-1..4}, 12
+	 * of them, the 6th and 7th 2^1 and 2^2; ties, so the normal
+	 * approximation, which gives no k >= 1 at 3 and 4. */
+	assert_false(stats_interval2(a, 3, b, 4, 0.95, &est, &lo, &hi));
+	assert_near(est, pow(2, 1.5), 1e-12);
+	assert_true(isnan(lo));
+	assert_false(stats_interval2(a, 0, b, 4, 0.95, &est, &lo, &hi));
+	assert_true(isnan(est));
+}
+
+static void
 test_verdict(void **state)
 {
 	(void)state;
@@ -231,6 +270,7 @@ main(void)
 		cmocka_unit_test(test_wilcoxon_k),
 		cmocka_unit_test(test_walsh_select),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_two_sample),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_ipc),
