@@ -34,6 +34,8 @@ BENCHTUI = os.environ.get("BENCHTUI",
                           os.path.join(ROOT, "build/meson/tui/benchtui"))
 TRUE = os.path.realpath(shutil.which("true") or "/bin/true")
 SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
+INTERVAL = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
+                        "bench-interval")
 
 
 def die(msg):
@@ -475,6 +477,22 @@ class Bench:
         res["rss_kb"] = rss
         return res
 
+    def interval(self):
+        """One paired interval at n reps as a report first meets it (k
+        from the exact null distribution up to n = 2000, the normal
+        approximation beyond), by bench-interval (bench/interval.c, built
+        with the product's flags): the median of 7 runs, per n."""
+        p = subprocess.run([INTERVAL], check=True, capture_output=True,
+                           text=True)
+        res = json.loads(p.stdout)
+        for n, secs in sorted(res.items(), key=lambda kv: int(kv[0])):
+            target = "<= 50 ms" if n == "2000" else None
+            self.add("interval_%s" % n, "paired interval, n = %s (k, "
+                     "estimate, interval; median of 7)" % n, secs * 1e3,
+                     "ms", target=target,
+                     met=(secs <= 0.05) if target else None)
+        return res
+
     def big_round(self):
         n = 2000 if self.quick else 10000
         ev, wall, cpu, rss = self.run_round(self.true_round(n))
@@ -522,9 +540,10 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "report,big_round")
+                    "report,big_round,interval")
     args = ap.parse_args()
-    if not os.access(BENCHTUI, os.X_OK):
+    if not os.access(BENCHTUI, os.X_OK) or not os.access(INTERVAL,
+                                                          os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
     for tool in ("hyperfine", "jq", "tmux"):
         if shutil.which(tool) is None:
@@ -538,7 +557,7 @@ def main():
     load0 = busy_cores(1.0)
     try:
         for name in ("per_leg", "fidelity", "gate", "console", "report",
-                     "big_round"):
+                     "big_round", "interval"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)

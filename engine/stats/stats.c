@@ -156,66 +156,6 @@ stats_normal_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
-/* One step of the null distribution's recursion: multiplying the
- * generating function by (1 + z^i) / 2, for t in [0, top].  Two buffers
- * (no aliasing) so the compiler can vectorise the inner loop. */
-static void
-stats_null_step(const double *restrict p, double *restrict q, size_t i,
-    size_t top)
-{
-	size_t t;
-
-	for (t = 0; t < i && t <= top; t++)
-		q[t] = 0.5 * p[t];
-	for (; t <= top; t++)
-		q[t] = 0.5 * (p[t] + p[t - i]);
-}
-
-uint64_t
-stats_wilcoxon_k(size_t n, double level)
-{
-	double alpha = (1.0 - level) / 2.0, *p, *q, *tmp, cdf;
-	uint64_t m = (uint64_t)n * (n + 1) / 2, k;
-	size_t tmax, top = 0;
-
-	if (n == 0 || !(level > 0) || !(level < 1))
-		return 0;
-	if (n > STATS_EXACT_MAX) {
-		double z = stats_normal_quantile((1.0 + level) / 2.0);
-		double sd = sqrt((double)n * (double)(n + 1) *
-		    (double)(2 * n + 1) / 24.0);
-		double kk = floor((double)m / 2.0 - z * sd);
-		return kk >= 1 ? (uint64_t)kk : 0;
-	}
-	/* P(T <= M/2) >= 1/2 > alpha, so the answer's k-1 lies below M/2:
-	 * only that half of the distribution is built.  The halving in each
-	 * step keeps 2^n out of the doubles. */
-	tmax = (size_t)(m / 2);
-	p = xcalloc(tmax + 1, sizeof *p);
-	q = xcalloc(tmax + 1, sizeof *q);
-	p[0] = 1.0;
-	for (size_t i = 1; i <= n; i++) {
-		top += i;
-		if (top > tmax)
-			top = tmax;
-		stats_null_step(p, q, i, top);
-		tmp = p;
-		p = q;
-		q = tmp;
-	}
-	k = 0;
-	cdf = 0;
-	for (size_t t = 0; t <= tmax; t++) {
-		cdf += p[t];
-		if (cdf > alpha)
-			break;
-		k = t + 1;
-	}
-	free(p);
-	free(q);
-	return k;
-}
-
 size_t
 stats_min_n(double level)
 {

@@ -111,6 +111,48 @@ test_wilcoxon_k(void **state)
 	    sqrt(2500.0 * 2501 * 5001 / 24)));
 }
 
+/* k the obvious way: the whole null distribution up to M/2, every step
+ * over all of it (as stats.c did before it built half of it above a cut). */
+static uint64_t
+whole_k(size_t n, double level)
+{
+	size_t m = n * (n + 1) / 2, tmax = m / 2, top = 0;
+	double *p = calloc(tmax + 1, sizeof *p), *q = calloc(tmax + 1, sizeof *q);
+	double alpha = (1 - level) / 2, cdf = 0, *tmp;
+	uint64_t k = 0;
+
+	p[0] = 1;
+	for (size_t i = 1; i <= n; i++) {
+		top = top + i > tmax ? tmax : top + i;
+		for (size_t t = 0; t <= top; t++)
+			q[t] = t < i ? 0.5 * p[t] : 0.5 * (p[t] + p[t - i]);
+		tmp = p, p = q, q = tmp;
+	}
+	for (size_t t = 0; t <= tmax && (cdf += p[t]) <= alpha; t++)
+		k = t + 1;
+	free(p);
+	free(q);
+	return k;
+}
+
+static void
+test_wilcoxon_k_whole(void **state)
+{
+	/* 0.96875: alpha = 1/64 = P(T <= 0) at n = 6 exactly, where the
+	 * sums are checked against the whole distribution. */
+	const double levels[] = { 0.8, 0.9, 0.95, 0.96875, 0.99, 0.999 };
+	const size_t big[] = { 500, 777, 1000 };
+
+	(void)state;
+	for (size_t n = 1; n <= 200; n++)
+		for (size_t j = 0; j < N(levels); j++)
+			assert_int_equal(stats_wilcoxon_k(n, levels[j]),
+			    whole_k(n, levels[j]));
+	for (size_t j = 0; j < N(big); j++)
+		assert_int_equal(stats_wilcoxon_k(big[j], 0.95),
+		    whole_k(big[j], 0.95));
+}
+
 /* Every Walsh average listed and sorted, the obvious way. */
 static int
 cmpd(const void *a, const void *b)
@@ -268,6 +310,7 @@ main(void)
 		cmocka_unit_test(test_ratios),
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_wilcoxon_k),
+		cmocka_unit_test(test_wilcoxon_k_whole),
 		cmocka_unit_test(test_walsh_select),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_two_sample),
