@@ -9,6 +9,7 @@ int cmd_run(int argc, char **argv);      /* run ROUND.json [--out DIR] [--headle
 int cmd_resume(int argc, char **argv);   /* resume DIR [--headless] [--sign KEY] [--theme NAME] */
 int cmd_replay(int argc, char **argv);   /* replay DIR|LOG [--speed X | --instant] [--headless] [--theme NAME] */
 int cmd_report(int argc, char **argv);   /* report DIR|LOG [--format F] [--baseline ARM] [--aa ARM=OF] */
+int cmd_compare(int argc, char **argv);  /* compare DIR_A DIR_B [--format F] [--fail-on RULE] [--partial] [--confidence L] */
 int cmd_verify(int argc, char **argv);   /* verify DIR [--pubkey PUB.pem] */
 int cmd_seal(int argc, char **argv);     /* seal DIR --partial [--sign KEY] */
 int cmd_check(int argc, char **argv);    /* check ROUND.json */

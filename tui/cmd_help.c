@@ -54,6 +54,16 @@ static const struct help_cmd help_cmds[] = {
 	    { "--aa ARM=OF", "a bare log: ARM is an A/A copy of OF "
 	      "(repeatable)" },
 	    { "--help", "this text" } } },
+	{ "compare", "benchtui compare DIR_A DIR_B [options]",
+	  "Set two sealed rounds side by side: B against A, per cell, arm "
+	  "and metric.", "benchtui(1) COMPARE",
+	  { { "--format F", "text (default), json, csv or markdown" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
+	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
+	    { "--partial", "also read a folder that is not sealed, as it is" },
+	    { "--confidence L", "the intervals' level (default: A's "
+	      "confidence)" },
+	    { "--help", "this text" } } },
 	{ "verify", "benchtui verify DIR [options]",
 	  "Check a sealed folder against SHA256SUMS; exit 4 names changes.", "benchtui(1) verify",
 	  { { "--pubkey PUB.pem", "also check the signature with this key" },

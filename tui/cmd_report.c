@@ -1,6 +1,6 @@
 /* benchtui report DIR|LOG.jsonl [--format F] [--baseline ARM] [--aa ARM=OF]
  *
- * Reads a log back through logread into a tally and prints tally_report in
+ * Reads a log back through roundread into a tally and prints tally_report in
  * the chosen format.  A round folder (or a log inside one) supplies its
  * round.json, so arms, vs and aa_of are the ones the round ran with. */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "logread.h"
 #include "report.h"
+#include "roundread.h"
 #include "spec.h"
 #include "tally.h"
 #include "xalloc.h"
@@ -22,44 +22,6 @@
 static const char report_usage[] =
     "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
     "[--baseline ARM] [--aa ARM=OF]...\n";
-
-struct cmd_report_feed {
-	struct tally *t;
-	char spec_sha256[65];   /* the round event's, or "" */
-	size_t legs;            /* leg lines, counted or not */
-};
-
-static int
-cmd_report_feed(json_t *ev, size_t lineno, void *arg)
-{
-	struct cmd_report_feed *f = arg;
-	const char *sha;
-
-	(void)lineno;
-	if (f->spec_sha256[0] == '\0' &&
-	    strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
-	    "round") == 0 &&
-	    (sha = json_string_value(json_object_get(ev, "spec_sha256"))) != NULL)
-		snprintf(f->spec_sha256, sizeof f->spec_sha256, "%s", sha);
-	if (strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
-	    "leg") == 0)
-		f->legs++;
-	tally_feed(f->t, ev);
-	return 0;
-}
-
-/* A leg line the tally reads straight from its text (most of a log). */
-static bool
-cmd_report_line(const char *line, size_t len, size_t lineno, void *arg)
-{
-	struct cmd_report_feed *f = arg;
-
-	(void)lineno;
-	if (tally_feed_line(f->t, line, len) != TALLY_LINE_LEG)
-		return false;
-	f->legs++;
-	return true;
-}
 
 /* The round folder a log belongs to: DIR itself, or the folder of a log
  * that sits next to round.json and environment.json.  malloc'd, or NULL for
@@ -222,35 +184,35 @@ static int
 cmd_report_read(const char *log, const struct spec *spec, const char *spath,
     struct tally *t)
 {
-	struct cmd_report_feed feed = { .t = t };
-	struct logread_info info;
+	struct roundread_log rl;
+	struct logread_info *info = &rl.info;
 	char err[1024];
 
-	if (logread_file_lines(log, cmd_report_line, cmd_report_feed, &feed,
-	    &info, err, sizeof err) != 0) {
+	if (roundread_log(log, t, &rl, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
 		return -1;
 	}
 	/* Nothing to report is not a report of a round named null. */
-	if (feed.legs == 0) {
+	if (rl.legs == 0) {
 		fprintf(stderr, "benchtui report: %s: no legs (%s)\n", log,
-		    info.lines == 0 ? "the log is empty" : "not one leg line");
+		    info->lines == 0 ? "the log is empty" : "not one leg line");
 		return -1;
 	}
 	/* The arms came from round.json: it must be the file the round ran,
 	 * or the report would contradict the round's own summary. */
-	if (spec != NULL && feed.spec_sha256[0] != '\0' &&
-	    strcmp(spec->sha256, feed.spec_sha256) != 0) {
+	if (spec != NULL && rl.spec_sha256[0] != '\0' &&
+	    strcmp(spec->sha256, rl.spec_sha256) != 0) {
 		fprintf(stderr, "benchtui report: %s: changed since the round "
 		    "started (sha256 %s, the log recorded %s); refusing to report "
 		    "with arms the round did not run (a copy of the log outside "
 		    "the folder reads as a bare log)\n", spath, spec->sha256,
-		    feed.spec_sha256);
+		    rl.spec_sha256);
 		return -1;
 	}
-	if (info.torn)
+	if (info->torn)
 		fprintf(stderr, "benchtui report: %s:%zu: torn last line "
-		    "(%zu bytes) ignored\n", log, info.torn_line, info.torn_bytes);
+		    "(%zu bytes) ignored\n", log, info->torn_line,
+		    info->torn_bytes);
 	if (spec == NULL) {
 		char *copy = xstrdup(log);
 		tally_set_name(t, basename(copy));

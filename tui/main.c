@@ -15,6 +15,7 @@ static const char usage[] =
     "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n"
     "       benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
     "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF]\n"
+    "       benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] [--fail-on RULE]... [--partial] [--confidence L]\n"
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
@@ -31,6 +32,7 @@ static const struct {
 	{ "replay", cmd_replay },
 	{ "--replay", cmd_replay },
 	{ "report", cmd_report },
+	{ "compare", cmd_compare },
 	{ "verify", cmd_verify },
 	{ "seal", cmd_seal },
 	{ "check", cmd_check },

@@ -79,10 +79,14 @@ report_percent(char *buf, size_t len, const json_t *x)
 	return buf;
 }
 
-/* Print text wrapped at REPORT_WIDTH, continuation lines indented by
- * indent + 2. */
-static void
+void
 report_wrap(FILE *out, int indent, const char *text)
+{
+	report_wrap_at(out, REPORT_WIDTH, indent, text);
+}
+
+void
+report_wrap_at(FILE *out, int width, int indent, const char *text)
 {
 	int col = 0, first = 1;
 	const char *p = text;
@@ -92,7 +96,7 @@ report_wrap(FILE *out, int indent, const char *text)
 		if (first) {
 			col = fprintf(out, "%*s%.*s", indent, "", (int)w, p);
 			first = 0;
-		} else if (col + 1 + (int)w > REPORT_WIDTH) {
+		} else if (col + 1 + (int)w > width) {
 			col = fprintf(out, "\n%*s%.*s", indent + 2, "", (int)w,
 			    p) - 1;
 		} else
@@ -297,8 +301,7 @@ report_text(const json_t *rep, FILE *out)
 	}
 }
 
-/* A number for csv: %.17g so it reads back exactly; empty for null. */
-static void
+void
 report_csv_num(FILE *out, const json_t *x)
 {
 	fputc(',', out);
@@ -308,8 +311,7 @@ report_csv_num(FILE *out, const json_t *x)
 		fprintf(out, "%.17g", json_number_value(x));
 }
 
-/* A csv text field, quoted when it needs to be (RFC 4180). */
-static void
+void
 report_csv_str(FILE *out, const char *s, bool comma)
 {
 	if (comma)
