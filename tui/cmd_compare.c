@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "envdiff.h"
+#include "failon.h"
 #include "roundread.h"
 #include "xalloc.h"
 
@@ -22,10 +23,11 @@ static const char compare_usage[] =
     "usage: benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] "
     "[--fail-on RULE]... [--partial] [--confidence L]\n";
 
-enum { OPT_FORMAT = 1, OPT_PARTIAL, OPT_CONFIDENCE };
+enum { OPT_FORMAT = 1, OPT_PARTIAL, OPT_CONFIDENCE, OPT_FAIL_ON };
 
 static const struct option compare_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "partial", no_argument, NULL, OPT_PARTIAL },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
 	{ NULL, 0, NULL, 0 },
@@ -36,6 +38,7 @@ struct cmd_compare_args {
 	int fmt;
 	bool partial;
 	double confidence;     /* NAN: the first round's */
+	struct failon rules;   /* --fail-on's */
 };
 
 /* --confidence L: a level in (0, 1).  0, or a usage error's status. */
@@ -72,6 +75,11 @@ cmd_compare_parse(int argc, char **argv, struct cmd_compare_args *a)
 			break;
 		case OPT_CONFIDENCE:
 			if ((rc = cmd_compare_level(optarg, &a->confidence)) != 0)
+				return rc;
+			break;
+		case OPT_FAIL_ON:
+			if ((rc = cmd_fail_on("compare", compare_usage, optarg,
+			    &a->rules)) != 0)
 				return rc;
 			break;
 		case ':':
@@ -203,8 +211,10 @@ cmd_compare(int argc, char **argv)
 		fprintf(stderr, "benchtui compare: writing the comparison: %s\n",
 		    strerror(errno));
 		rc = 1;
-	}
+	} else if (cmd_fail_on_matches("compare", &a.rules, cmp, true) > 0)
+		rc = 6;
 out:
+	failon_finish(&a.rules);
 	json_decref(cmp);
 	json_decref(notes);
 	roundread_destroy(r[0]);
