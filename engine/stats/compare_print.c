@@ -122,8 +122,9 @@ compare_print_env(const json_t *env, FILE *out)
 		char *s = compare_print_value(v);
 		/* A sha256 both share is known by its first 12 digits here
 		 * (json has it whole). */
-		xbuf_printf(&line, " %s %.*s%s;", key, strlen(s) == 64 ?
-		    12 : (int)strlen(s), s, strlen(s) == 64 ? "..." : "");
+		xbuf_printf(&line, "%s %s %.*s%s", line.len > 5 ? ";" : "", key,
+		    strlen(s) == 64 ? 12 : (int)strlen(s), s,
+		    strlen(s) == 64 ? "..." : "");
 		free(s);
 	}
 	if (json_object_size(same) == 0)
