@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "csvout.h"
 #include "xalloc.h"
 
 #define COMPARE_WIDTH 80
@@ -253,19 +254,19 @@ compare_print_csv_row(FILE *out, const json_t *cmp, const char *cell,
 	    "estimate" };
 	const json_t *ci = json_object_get(m, "ci");
 
-	report_csv_str(out, compare_print_str(json_object_get(cmp, "a")), false);
-	report_csv_str(out, compare_print_str(json_object_get(cmp, "b")), true);
-	report_csv_str(out, cell, true);
-	report_csv_str(out, arm, true);
-	report_csv_str(out, metric, true);
-	report_csv_str(out, kind, true);
+	csvout_str(out, compare_print_str(json_object_get(cmp, "a")), false);
+	csvout_str(out, compare_print_str(json_object_get(cmp, "b")), true);
+	csvout_str(out, cell, true);
+	csvout_str(out, arm, true);
+	csvout_str(out, metric, true);
+	csvout_str(out, kind, true);
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-		report_csv_num(out, json_object_get(m, nums[i]));
-	report_csv_num(out, json_array_get(ci, 0));
-	report_csv_num(out, json_array_get(ci, 1));
-	report_csv_num(out, json_object_get(cmp, "level"));
-	report_csv_num(out, json_object_get(cmp, "margin"));
-	report_csv_str(out, json_string_value(json_object_get(m, "verdict")),
+		csvout_num(out, json_object_get(m, nums[i]));
+	csvout_num(out, json_array_get(ci, 0));
+	csvout_num(out, json_array_get(ci, 1));
+	csvout_num(out, json_object_get(cmp, "level"));
+	csvout_num(out, json_object_get(cmp, "margin"));
+	csvout_str(out, json_string_value(json_object_get(m, "verdict")),
 	    true);
 	fputc('\n', out);
 }

@@ -36,16 +36,10 @@ struct report_lists {
 int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists);
 
-/* Pieces of the formats that compare's (compare.h) share.  Text wrapped
- * at 100 columns (or at width), continuation lines indented by indent +
- * 2. */
+/* What compare's formats (compare.h) share: text wrapped at 100 columns
+ * (or at width), continuation lines indented by indent + 2. */
 void report_wrap(FILE *out, int indent, const char *text);
 void report_wrap_at(FILE *out, int width, int indent, const char *text);
-/* A csv number (%.17g, so it reads back exactly; empty for null), and a
- * csv text field, quoted when it needs to be (RFC 4180); each after a
- * comma (a text field: when comma). */
-void report_csv_num(FILE *out, const json_t *x);
-void report_csv_str(FILE *out, const char *s, bool comma);
 
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
  * aborted round sealed on purpose.  0, or -1 with err. */

@@ -16,6 +16,13 @@ stats_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+stats_sort(double *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, stats_cmp);
+}
+
 /* A sorted copy, or NULL when n == 0. */
 static double *
 stats_sorted(const double *v, size_t n)
@@ -26,7 +33,7 @@ stats_sorted(const double *v, size_t n)
 		return NULL;
 	s = xreallocarray(NULL, n, sizeof *s);
 	memcpy(s, v, n * sizeof *s);
-	qsort(s, n, sizeof *s, stats_cmp);
+	stats_sort(s, n);
 	return s;
 }
 
@@ -179,7 +186,7 @@ stats_sorted_logs(const double *v, size_t n)
 	x = xreallocarray(NULL, n, sizeof *x);
 	for (size_t i = 0; i < n; i++)
 		x[i] = log(v[i]);
-	qsort(x, n, sizeof *x, stats_cmp);
+	stats_sort(x, n);
 	return x;
 }
 
