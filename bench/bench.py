@@ -519,6 +519,8 @@ class Bench:
         from the exact null distribution up to n = 2000, the normal
         approximation beyond), by bench-interval (bench/interval.c, built
         with the product's flags): the median of 7 runs, per n."""
+        if not os.access(INTERVAL, os.X_OK):
+            die("%s: not built (make build)" % INTERVAL)
         p = subprocess.run([INTERVAL], check=True, capture_output=True,
                            text=True)
         res = json.loads(p.stdout)
@@ -579,8 +581,7 @@ def main():
                     help="comma-separated: per_leg,fidelity,gate,console,"
                     "report,big_round,interval,compare")
     args = ap.parse_args()
-    if not os.access(BENCHTUI, os.X_OK) or not os.access(INTERVAL,
-                                                          os.X_OK):
+    if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
     for tool in ("hyperfine", "jq", "tmux"):
         if shutil.which(tool) is None:
