@@ -172,6 +172,12 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 	printf("margin %g\n", s->margin);
 	printf("estimator %s\n", spec_estimator_name(s->estimator));
 	printf("fail_fast %d\n", s->fail_fast);
+	if (s->fail_on.n > 0) {
+		printf("fail_on");
+		for (size_t i = 0; i < s->fail_on.n; i++)
+			printf(" %s", s->fail_on.r[i].text);
+		printf(" (a matching verdict: exit 6)\n");
+	}
 	if (s->adaptive.on) {
 		size_t nl = spec_looks(s, NULL, 0);
 		int *at = xcalloc(nl + 1, sizeof *at);

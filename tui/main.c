@@ -12,10 +12,11 @@
 #include "xalloc.h"
 
 static const char usage[] =
-    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem]\n"
-    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n"
+    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
+    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
     "       benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
-    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF]\n"
+    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF] [--fail-on RULE]...\n"
+    "       benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] [--fail-on RULE]... [--partial] [--confidence L]\n"
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
@@ -33,6 +34,7 @@ static const struct {
 	{ "replay", cmd_replay },
 	{ "--replay", cmd_replay },
 	{ "report", cmd_report },
+	{ "compare", cmd_compare },
 	{ "verify", cmd_verify },
 	{ "seal", cmd_seal },
 	{ "check", cmd_check },

@@ -730,7 +730,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "ssh", "agent", NULL };
+	    "fail_on", "ssh", "agent",
+	    NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -771,7 +772,8 @@ spec_parse_legs(struct parser *p, json_t *root)
 	if (spec_want_string(p, json_object_get(root, "baseline"), "baseline",
 	    true, &s->baseline) < 0)
 		return -1;
-	if (spec_link_arms(p, json_object_get(root, "arms")) < 0)
+	if (spec_link_arms(p, json_object_get(root, "arms")) < 0 ||
+	    spec_parse_fail_on(p, json_object_get(root, "fail_on")) < 0)
 		return -1;
 	if (spec_parse_cells(p, json_object_get(root, "cells"),
 	    json_object_get(root, "matrix")) < 0 || spec_var_owners(p) < 0)
@@ -1010,6 +1012,7 @@ spec_destroy(struct spec *s)
 	free(s->scratch);
 	spec_kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
+	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
 	template_free_argv(s->ssh);
 	template_free_argv(s->agent);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "failon.h"
+
 #define SPEC_NAME_MAX 49 /* [A-Za-z][A-Za-z0-9_-]{0,48} */
 
 struct spec_kv {
@@ -151,6 +153,7 @@ struct spec {
 	double margin;          /* default 0.01 */
 	enum spec_estimator estimator;  /* default paired */
 	int fail_fast;          /* default 2; 0 never stops */
+	struct failon fail_on;  /* fail_on's rules (none by default) */
 	struct {
 		bool on;        /* reps is an object: reps == max */
 		int min, max;

@@ -80,10 +80,14 @@ report_percent(char *buf, size_t len, const json_t *x)
 	return buf;
 }
 
-/* Print text wrapped at REPORT_WIDTH, continuation lines indented by
- * indent + 2. */
-static void
+void
 report_wrap(FILE *out, int indent, const char *text)
+{
+	report_wrap_at(out, REPORT_WIDTH, indent, text);
+}
+
+void
+report_wrap_at(FILE *out, int width, int indent, const char *text)
 {
 	int col = 0, first = 1;
 	const char *p = text;
@@ -93,7 +97,7 @@ report_wrap(FILE *out, int indent, const char *text)
 		if (first) {
 			col = fprintf(out, "%*s%.*s", indent, "", (int)w, p);
 			first = 0;
-		} else if (col + 1 + (int)w > REPORT_WIDTH) {
+		} else if (col + 1 + (int)w > width) {
 			col = fprintf(out, "\n%*s%.*s", indent + 2, "", (int)w,
 			    p) - 1;
 		} else

@@ -36,16 +36,13 @@ static const char *const warn_kind[W_KINDS] = {
 	"duplicate counted leg lines", "leg lines outside the plan", "other",
 };
 
-/* The round's reps, when known (round.json, or the log's round event):
- * a leg line of rep 0 or past them is outside the plan, named in the
- * warnings and never counted.  0 when unknown. */
-static size_t
+size_t
 tally_plan_reps(const struct tally *t)
 {
 	return t->have_spec ? (size_t)t->reps : (size_t)t->log_reps;
 }
 
-static bool
+bool
 tally_in_plan(size_t reps, size_t r)
 {
 	return reps == 0 || (r >= 1 && r <= reps);
@@ -84,8 +81,7 @@ tally_is_aa(const struct tally *t, const char *arm, const char **of)
 	return false;
 }
 
-/* The comparison arm of arm a in cell c, or NULL for a baseline. */
-static const char *
+const char *
 tally_vs(const struct tally *t, const struct tcell *c, const char *arm,
     struct warns *w)
 {
@@ -116,7 +112,7 @@ tally_vs(const struct tally *t, const struct tcell *c, const char *arm,
 	return strcmp(arm, base) == 0 ? NULL : base;
 }
 
-static const struct tarm *
+const struct tarm *
 tally_find_arm(const struct tcell *c, const char *name)
 {
 	for (size_t i = 0; name && i < c->narms; i++)
@@ -151,8 +147,8 @@ tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
 	return k;
 }
 
-/* stats_wilcoxon_k remembered by n: the exact distribution costs about a
- * second at n = 2000, and every metric of every arm in a cell usually has
+/* stats_wilcoxon_k remembered by n: the exact distribution costs about
+ * 30 ms at n = 2000, and every metric of every arm in a cell usually has
  * the same n. */
 #define KMEMO 8
 struct kmemo {

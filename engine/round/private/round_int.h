@@ -57,6 +57,8 @@ struct round {
 	round_event_fn on_event;
 	void *arg;
 
+	struct failon fail_on;     /* the round file's rules, then --fail-on's */
+
 	struct resume_state *rs;   /* resume only */
 	struct plan plan;
 	struct tally *tally;

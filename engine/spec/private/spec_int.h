@@ -84,6 +84,9 @@ void spec_profile_free(struct spec_profile *pr);
  * order, shuffle_seed, confidence, margin, fail_fast. */
 int spec_parse_reps(struct parser *p, json_t *root);
 int spec_parse_stats(struct parser *p, json_t *root);
+/* fail_on (may be NULL: none), read once the arms are: a rule scoped to
+ * an arm must name one with verdicts (not the baseline). */
+int spec_parse_fail_on(struct parser *p, json_t *j);
 
 /* spec_remote.c: server.host and server.dir (from spec_parse_server),
  * and the round's ssh and agent argv (their defaults when absent). */

@@ -212,6 +212,13 @@ case("fail-fast-negative", "fail_fast:", solo(fail_fast=-1))
 case("reps-until", 'reps.until: must be "decided"', solo(reps={"min": 6, "max": 10, "until": "forever"}))
 case("reps-max-below-min", "reps.max: (5) is below reps.min (6)", solo(reps={"min": 6, "max": 5, "until": "decided"}))
 case("reps-unknown-key", "reps", solo(reps={"min": 6, "max": 10, "until": "decided", "step": 2}))
+case("fail-on-string", "fail_on: must be an array of rules", setp(["fail_on"], "wall:above"))
+case("fail-on-number", "fail_on[1]: must be a string", setp(["fail_on"], ["wall:above", 3]))
+case("fail-on-verdict", "fail_on[0]: 'wall:abov': unknown verdict 'abov'", setp(["fail_on"], ["wall:abov"]))
+case("fail-on-shape", "fail_on[0]: 'wall': not a rule (METRIC:VERDICT", setp(["fail_on"], ["wall"]))
+case("fail-on-arm", "fail_on[0]: 'fast/wall:above': the round has no arm 'fast'", setp(["fail_on"], ["fast/wall:above"]))
+case("fail-on-baseline", "fail_on[0]: 'a/wall:above': a is the baseline", setp(["fail_on"], ["a/wall:above"]))
+case("fail-on-metric", "fail_on[0]: 'b/:above': '' is not a metric's name", setp(["fail_on"], ["b/:above"]))
 
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
