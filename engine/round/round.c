@@ -336,33 +336,54 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 	return 0;
 }
 
-/* environment.json: the host facts, one newline-ended JSON document. */
-static int
-round_write_env(struct round *r, char *err, size_t errlen)
+int
+round_env_write(struct round *r, const json_t *env, bool replace, char *err,
+    size_t errlen)
 {
-	char path[PATH_MAX], *text = NULL;
-	json_t *env = provenance_collect(r->spec, r->dir);
+	char path[PATH_MAX], tmp[PATH_MAX], *text = NULL;
 	size_t n;
 
 	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
 	    JSON_PRESERVE_ORDER) : NULL;
-	json_decref(env);
 	if (text == NULL) {
 		snprintf(err, errlen, "%s/environment.json: cannot collect the "
 		    "host facts", r->dir);
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/environment.json", r->dir);
+	snprintf(tmp, sizeof tmp, "%s/environment.json.new", r->dir);
 	n = strlen(text);
 	text = xrealloc(text, n + 2);
 	text[n] = '\n';
 	text[n + 1] = '\0';
-	if (round_write_file(path, text, n + 1, 0644, err, errlen) != 0) {
+	/* A replacement is written whole beside it, then renamed over it:
+	 * a reader (or a crash) sees the old document or the new one. */
+	if (replace)
+		(void)unlink(tmp);
+	if (round_write_file(replace ? tmp : path, text, n + 1, 0644, err,
+	    errlen) != 0) {
 		free(text);
 		return -1;
 	}
 	free(text);
+	if (replace && rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: cannot replace: %s", path,
+		    strerror(errno));
+		(void)unlink(tmp);
+		return -1;
+	}
 	return 0;
+}
+
+/* environment.json: the host facts, one newline-ended JSON document. */
+static int
+round_write_env(struct round *r, char *err, size_t errlen)
+{
+	json_t *env = provenance_collect(r->spec, r->dir);
+	int rc = round_env_write(r, env, false, err, errlen);
+
+	json_decref(env);
+	return rc;
 }
 
 /* A new round: the round file loaded and checked against this host, the
