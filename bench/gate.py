@@ -102,26 +102,26 @@ class Gate:
         self.loop = os.path.join(self.tmp, "loop")
         subprocess.run([cc, "-O2", "-o", self.loop,
                         os.path.join(HERE, "loop.c")], check=True)
-        self.mil = self.calibrate(10.0)
+        self.iters = self.calibrate(10.0)
 
     def close(self):
         subprocess.run(["chmod", "-R", "u+w", self.tmp])
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def calibrate(self, ms):
-        """Millions of loop iterations for about ms of cpu (the fastest of
-        a few runs)."""
+        """Loop iterations for about ms of cpu (the fastest of a few
+        runs)."""
         best = None
         for _ in range(7):
             t0 = time.monotonic()
-            subprocess.run([self.loop, "4"], check=True)
+            subprocess.run([self.loop, "4000000"], check=True)
             t = time.monotonic() - t0
             best = t if best is None or t < best else best
-        return round(4 * ms / 1e3 / best, 2)
+        return int(4e6 * ms / 1e3 / best)
 
     def round(self, name, reps, arms=("a", "b"), quiet=None, cpus=None):
         rnd = {"name": name, "reps": reps, "baseline": arms[0],
-               "command": [self.loop, str(self.mil)],
+               "command": [self.loop, str(self.iters)],
                "arms": [{"name": a} for a in arms],
                "cells": [{"name": "c"}], "quiet": quiet or {}}
         if cpus is not None:
@@ -359,11 +359,11 @@ def main():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short",
                              "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    print("\nbusy cores at the start %.2f; leg %.2f M iterations; commit %s"
-          % (load0, g.mil, commit))
+    print("\nbusy cores at the start %.2f; leg %d iterations; commit %s"
+          % (load0, g.iters, commit))
     out = {"date": started.isoformat(timespec="seconds"), "commit": commit,
            "quick": args.quick, "busy_cores_at_start": load0,
-           "loadavg": os.getloadavg(), "loop_millions": g.mil,
+           "loadavg": os.getloadavg(), "loop_iterations": g.iters,
            "rows": g.rows, "raw": raw}
     if not args.no_save:
         rdir = os.path.join(HERE, "results")

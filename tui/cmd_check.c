@@ -16,6 +16,7 @@
 #include "plan.h"
 #include "quiet.h"
 #include "stats.h"
+#include "stats_floor.h"
 #include "profile.h"
 #include "spec.h"
 #include "legcmd.h"
@@ -63,6 +64,30 @@ cmd_check_print_var(const struct spec_kv *kv)
 	putchar(']');
 }
 
+/* How a server on another host is reached: ssh, the host as one
+ * argument, the agent's command line as the far shell reads it (run
+ * checks nothing there). */
+static void
+cmd_check_print_ssh(const struct spec *s, const struct spec_server *sv)
+{
+	size_t n = s->nssh + 2, k = 0;
+	char **far = xcalloc(s->nagent + 3, sizeof *far), **argv, *line;
+
+	for (size_t i = 0; i < s->nagent; i++)
+		far[i] = s->agent[i];
+	far[s->nagent] = "--dir";
+	far[s->nagent + 1] = sv->dir;
+	argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < s->nssh; i++)
+		argv[k++] = s->ssh[i];
+	argv[k++] = sv->host;
+	argv[k++] = line = legcmd_argv_line(far);
+	cmd_check_print_argv("server-ssh", argv);
+	free(line);
+	free(argv);
+	free(far);
+}
+
 /* A cell's server lines: its port; "server-per-leg" when it is started
  * before each leg with the leg's arm and stopped after it; then its argv
  * as the builder makes it for the cell (no ARM or REP: it serves every
@@ -80,7 +105,15 @@ cmd_check_print_server(const struct spec *s, size_t ci)
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
 		printf(" cpus %s", c->server->cpus);
+	if (c->server->host != NULL) {
+		printf(" host ");
+		cmd_check_print_arg(stdout, c->server->host);
+		printf(" dir ");
+		cmd_check_print_arg(stdout, c->server->dir);
+	}
 	putchar('\n');
+	if (c->server->host != NULL)
+		cmd_check_print_ssh(s, c->server);
 	if (per_leg)
 		printf("    server-per-leg: started before each leg with its "
 		    "arm's server_bin and server_env, stopped after it\n");
@@ -112,13 +145,16 @@ cmd_check_warn_reps(const struct spec *s)
 	int reps = s->adaptive.on ? s->adaptive.min : s->reps;
 	double level = s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence;
-	size_t need = stats_min_n(level);
+	size_t need = s->estimator == SPEC_ESTIMATOR_FLOOR ?
+	    stats_floor_min_n(level) : stats_min_n(level);
 
-	if (reps < 6 || (size_t)reps < need)
+	if (s->estimator != SPEC_ESTIMATOR_FLOOR && need < 6)
+		need = 6;
+	if ((size_t)reps < need)
 		fprintf(stderr, "benchtui check: %s: warning: %s is %d: an "
 		    "interval at level %g needs at least %zu paired reps, so "
 		    "verdicts stay unknown%s\n", s->path, s->adaptive.on ?
-		    "reps.min" : "reps", reps, level, need < 6 ? 6 : need,
+		    "reps.min" : "reps", reps, level, need,
 		    s->adaptive.on ? " until a later look" : "");
 }
 
@@ -139,7 +175,14 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 		    "seed 0's)\n");
 	printf("confidence %g\n", s->confidence);
 	printf("margin %g\n", s->margin);
+	printf("estimator %s\n", spec_estimator_name(s->estimator));
 	printf("fail_fast %d\n", s->fail_fast);
+	if (s->fail_on.n > 0) {
+		printf("fail_on");
+		for (size_t i = 0; i < s->fail_on.n; i++)
+			printf(" %s", s->fail_on.r[i].text);
+		printf(" (a matching verdict: exit 6)\n");
+	}
 	if (s->adaptive.on) {
 		size_t nl = spec_looks(s, NULL, 0);
 		int *at = xcalloc(nl + 1, sizeof *at);
@@ -224,16 +267,14 @@ out:
 static void
 cmd_check_print_profiles(const struct spec *s)
 {
-	static const char *const kinds[] = { "perf", "syscalls" };
-
 	for (size_t c = 0; s->profile != NULL && c < s->ncells; c++)
 		for (size_t a = 0; a < s->narms; a++)
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
 				if (spec_profiles(s, s->cells[c].name,
-				    s->arms[a].name, kinds[k]))
+				    s->arms[a].name, spec_profile_kinds[k]))
 					printf("profile %s %s %s\n",
 					    s->cells[c].name, s->arms[a].name,
-					    kinds[k]);
+					    spec_profile_kinds[k]);
 }
 
 /* The warm-up legs of a cell, before its first counted leg: the arms in
@@ -302,7 +343,6 @@ cmd_check(int argc, char **argv)
 	json_t *warn;
 	char err[1024];
 	int rc = 2;
-
 	const char *file = NULL;
 	bool host = false;
 
@@ -323,6 +363,7 @@ cmd_check(int argc, char **argv)
 		    "no round file given");
 
 	if (spec_load(file, NULL, &s, err, sizeof err) < 0 ||
+	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);
 		goto out;

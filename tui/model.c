@@ -371,6 +371,53 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 	m->state = MODEL_RUNNING;
 }
 
+/* The entry of a server's host by name, added when new (NULL past
+ * MODEL_HOSTS_MAX). */
+static struct model_host *
+model_host(struct model *m, const char *name)
+{
+	struct model_host *h;
+
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (strcmp(m->hosts[i].name, name) == 0)
+			return &m->hosts[i];
+	if (m->nhosts == MODEL_HOSTS_MAX)
+		return NULL;
+	h = &m->hosts[m->nhosts++];
+	model_copy_name(h->name, name);
+	h->foreign = NAN;
+	h->ok = true;
+	return h;
+}
+
+/* Whether a gate holds the next leg: this machine's or a host's. */
+bool
+model_holding(const struct model *m)
+{
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (m->hosts[i].holding)
+			return true;
+	return m->quiet_seen && !m->quiet_ok;
+}
+
+/* A sample of a server's host's gate: its line in the quiet box; while
+ * it holds, the gate waits as it does here. */
+static void
+model_feed_host_quiet(struct model *m, struct model_host *h,
+    const json_t *ev, double ts)
+{
+	const json_t *ok = json_object_get(ev, "ok");
+
+	h->foreign = model_get_num(ev, "foreign");
+	h->ok = json_is_boolean(ok) ? json_is_true(ok) : true;
+	h->holding = !h->ok && !json_is_true(json_object_get(ev, "override")) &&
+	    !json_is_true(json_object_get(ev, "timed_out"));
+	if (h->holding && m->gate_wait_since == 0)
+		m->gate_wait_since = ts;
+	else if (!model_holding(m))
+		m->gate_wait_since = 0;
+}
+
 static void
 model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 {
@@ -388,6 +435,9 @@ model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 	m->cur_out = out ? xstrdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
+	/* A leg runs: no gate holds, here or on a server's host. */
+	for (size_t i = 0; i < m->nhosts; i++)
+		m->hosts[i].holding = false;
 	if (m->state == MODEL_WAITING)
 		m->state = MODEL_RUNNING;
 	slot = model_grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
@@ -535,7 +585,16 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		m->mark_ts = ts;
 		return MODEL_CHANGE_STATE | MODEL_CHANGE_PLAN;
 	} else if (strcmp(t, "quiet") == 0) {
-		model_feed_quiet(m, ev, ts);
+		const char *host = model_get_str(ev, "host");
+
+		/* A server's host's gate has its own line. */
+		if (host != NULL) {
+			struct model_host *h = model_host(m, host);
+
+			if (h != NULL)
+				model_feed_host_quiet(m, h, ev, ts);
+		} else
+			model_feed_quiet(m, ev, ts);
 		return MODEL_CHANGE_QUIET;
 	} else if (strcmp(t, "gate") == 0) {
 		return model_feed_gate(m, ev);
@@ -607,8 +666,19 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		    cell ? cell : "?", arm ? arm : "?", kind ? kind : "?");
 		return MODEL_CHANGE_CURRENT;
 	} else if (strcmp(t, "profile") == 0) {
+		const char *st = model_get_str(ev, "status");
+		char msg[640];
+
 		m->profiling[0] = '\0';
-		return MODEL_CHANGE_CURRENT;
+		if (st == NULL || strcmp(st, "failed") != 0)
+			return MODEL_CHANGE_CURRENT;
+		/* a failed profile never fails the round: the log says why */
+		snprintf(msg, sizeof msg, "profile %s %s %s failed: %s",
+		    model_get_str(ev, "cell") ?: "?", model_get_str(ev, "arm") ?:
+		    "?", model_get_str(ev, "kind") ?: "?",
+		    model_get_str(ev, "reason") ?: "no reason given");
+		model_log(m, ev, msg);
+		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "look") == 0) {
 		return 0; /* the tally's alone: its bit is added by the caller */
 	} else if (strcmp(t, "server") == 0) {
@@ -624,6 +694,9 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 			    model_get_num(ev, "rep"));
 		snprintf(m->server, sizeof m->server, "%s%s: %s",
 		    cell ? cell : "?", who, st ? st : "?");
+		/* A server elsewhere: its host gets its line now. */
+		if (model_get_str(ev, "host") != NULL)
+			(void)model_host(m, model_get_str(ev, "host"));
 		if (pid > 0)
 			snprintf(m->server + strlen(m->server),
 			    sizeof m->server - strlen(m->server), " pid %.0f",

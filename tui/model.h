@@ -75,6 +75,16 @@ struct model_quiet {
 	bool ok;
 };
 
+/* A server's host (server.host): its gate's last word.  The quiet box
+ * lists them under this machine's. */
+#define MODEL_HOSTS_MAX 8
+struct model_host {
+	char name[MODEL_NAME];
+	double foreign;        /* NAN until a sample says */
+	bool ok;
+	bool holding;          /* its gate holds the next leg */
+};
+
 struct model {
 	enum model_state state;
 	bool replay;           /* fed from a log: the header says "replay" */
@@ -130,6 +140,8 @@ struct model {
 	double gate_waited_total; /* the counted legs' waits, summed */
 	bool gate_released_all;/* G: the rest of the round goes */
 	bool gate_budget_spent;/* the gate waits no more */
+	struct model_host hosts[MODEL_HOSTS_MAX];
+	size_t nhosts;
 
 	/* The counters the round asked for (the round event) and the metrics
 	 * legs reported, in order of appearance. */

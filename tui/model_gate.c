@@ -40,7 +40,7 @@ model_feed_quiet(struct model *m, const json_t *ev, double ts)
 		m->quiet_ok = true;
 	if (!m->quiet_ok && m->gate_wait_since == 0)
 		m->gate_wait_since = ts;
-	else if (m->quiet_ok)
+	else if (!model_holding(m))
 		m->gate_wait_since = 0;
 
 	/* Keep the last minute, and never more than the ring holds. */

@@ -14,6 +14,9 @@ const char *model_get_str(const json_t *ev, const char *key);
 double model_get_num(const json_t *ev, const char *key);
 int model_get_int(const json_t *ev, const char *key, int dflt);
 
+/* Whether a gate holds a leg: this machine's, or a server's host's. */
+bool model_holding(const struct model *m);
+
 /* model_gate.c: the quiet gate's events and what the legs say of it. */
 void model_feed_quiet(struct model *m, const json_t *ev, double ts);
 /* A "gate" event (release, budget): MODEL_CHANGE_* bits. */

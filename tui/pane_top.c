@@ -99,6 +99,29 @@ pane_top_unquiet_line(WINDOW *w, struct model *m, int y, int cw)
 	return true;
 }
 
+/* One line per server's host, under this machine's gate: its foreign
+ * cores and whether its gate holds, from row y down as rows allow.  The
+ * row after them. */
+static int
+pane_top_hosts_draw(WINDOW *w, const struct model *m, int y, int h, int cw)
+{
+	char buf[160];
+
+	for (size_t i = 0; i < m->nhosts && y <= h; i++, y++) {
+		const struct model_host *o = &m->hosts[i];
+
+		if (isnan(o->foreign))
+			snprintf(buf, sizeof buf, "%s: no samples yet", o->name);
+		else
+			snprintf(buf, sizeof buf, "%s: busy %.2f%s", o->name,
+			    o->foreign, o->holding ? ", holds" : o->ok ? "" :
+			    ", noisy");
+		render_put(w, y, 1, cw, isnan(o->foreign) ? THEME_DIM :
+		    o->ok ? THEME_OK : THEME_WARN, buf);
+	}
+	return y;
+}
+
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
@@ -109,15 +132,17 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	if (!m->quiet_seen) {
 		render_put(w, 1, 1, cw, THEME_DIM, m->gate_off ?
 		    "gate off (\"quiet\": false)" : "no quiet samples yet");
-		y = 2;
+		y = pane_top_hosts_draw(w, m, 2, h, cw);
 		goto server;
 	}
 	if (isnan(m->quiet_threshold))
 		snprintf(thr, sizeof thr, "?");
 	else
 		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
-	snprintf(buf, sizeof buf, cw >= 30 ? "busy %.2f cores, max %s" :
-	    "busy %.2f / max %s", m->quiet_now, thr);
+	/* With servers elsewhere, each host has a line: this one is here. */
+	snprintf(buf, sizeof buf, cw >= 30 ? "%sbusy %.2f cores, max %s" :
+	    "%sbusy %.2f / max %s", m->nhosts > 0 ? "here: " : "",
+	    m->quiet_now, thr);
 	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
 
 	/* The last minute, oldest on the left, one column per time slot. */
@@ -144,6 +169,7 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
 	pane_top_gate_line(r, w, m, now, y++, cw);
+	y = pane_top_hosts_draw(w, m, y, h, cw);
 	if (y <= h && pane_top_pinned_line(w, m, y, cw))
 		y++;
 	if (y <= h && pane_top_unquiet_line(w, m, y, cw))

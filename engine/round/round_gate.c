@@ -16,31 +16,29 @@ round_gate_emit(json_t *ev, void *arg)
 	round_emit(((struct run *)arg)->r, ev);
 }
 
-/* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
- * the rest of the round), drained.  A G releases the rest of the round
- * from now on, and is logged; *leg tells whether any key came. */
-static void
-round_gate_keys(struct run *u, bool *leg)
+bool
+round_gate_keys(struct run *u)
 {
 	char buf[64];
 	ssize_t n;
-	bool all = false;
+	bool all = false, any = false;
 
-	*leg = false;
 	while ((n = read(u->r->gate_pipe[0], buf, sizeof buf)) > 0)
 		for (ssize_t i = 0; i < n; i++) {
-			*leg = true;
+			any = true;
 			all |= buf[i] == 'G';
 		}
 	if (all && !u->gate_released_all) {
 		json_t *ev = event_new("gate");
 
 		u->gate_released_all = true;
-		quiet_release_all(u->quiet);
+		if (u->quiet != NULL)
+			quiet_release_all(u->quiet);
 		json_object_set_new(ev, "kind", json_string("release"));
 		json_object_set_new(ev, "scope", json_string("round"));
 		round_emit_new(u, ev);
 	}
+	return any;
 }
 
 /* The budget is spent: said once, in the log (a gate event and a warning
@@ -150,7 +148,7 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 		return -1;
 	/* A g pressed while no leg was held is not kept for this one; a G
 	 * is. */
-	round_gate_keys(u, &key);
+	(void)round_gate_keys(u);
 	quiet_probe_next(u->quiet, round_gate_probes(u, pl));
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
 	    round_gate_emit, u, &seen);
@@ -164,7 +162,7 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 		g->how = ROUND_GATE_QUIET;
 		break;
 	case QUIET_RELEASED:
-		round_gate_keys(u, &key);
+		key = round_gate_keys(u);
 		g->how = ROUND_GATE_WAIVED;
 		if (key && !u->gate_released_all) {
 			json_t *ev = event_new("gate");

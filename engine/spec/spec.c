@@ -274,7 +274,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
     struct spec_server *srv)
 {
 	static const char *const keys[] = { "cmd", "cpus", "env", "ready",
-	    NULL };
+	    "host", "dir", NULL };
 	static const char *const ready_keys[] = { "tcp_port", "timeout_s",
 	    NULL };
 	char sub[256], sub2[256];
@@ -317,7 +317,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
 	if ((v = json_object_get(r, "timeout_s")) != NULL &&
 	    spec_want_number(p, v, sub2, 0, true, &srv->ready_timeout_s) < 0)
 		return -1;
-	return 0;
+	return spec_parse_server_host(p, j, path, srv);
 }
 
 /* One cell object at path (cells[3], or a matrix cell) into cell; the
@@ -687,7 +687,9 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
+	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
+	    "fail_on", "ssh", "agent",
+	    NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -728,7 +730,8 @@ spec_parse_legs(struct parser *p, json_t *root)
 	if (spec_want_string(p, json_object_get(root, "baseline"), "baseline",
 	    true, &s->baseline) < 0)
 		return -1;
-	if (spec_link_arms(p, json_object_get(root, "arms")) < 0)
+	if (spec_link_arms(p, json_object_get(root, "arms")) < 0 ||
+	    spec_parse_fail_on(p, json_object_get(root, "fail_on")) < 0)
 		return -1;
 	if (spec_parse_cells(p, json_object_get(root, "cells"),
 	    json_object_get(root, "matrix")) < 0 || spec_var_owners(p) < 0)
@@ -788,7 +791,7 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	    (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
 	    spec_check_scratch(p, s->scratch) < 0))
 		return -1;
-	return 0;
+	return spec_parse_remote(p, root);
 }
 
 static int
@@ -805,9 +808,10 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
-	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
+	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
+	    spec_check_hosts(p) < 0)
 		return -1;
-	return spec_check_templates(p);
+	return 0;
 }
 
 int
@@ -948,6 +952,8 @@ spec_destroy(struct spec *s)
 		if (c->server != NULL) {
 			template_free_argv(c->server->cmd);
 			free(c->server->cpus);
+			free(c->server->host);
+			free(c->server->dir);
 			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
@@ -967,6 +973,9 @@ spec_destroy(struct spec *s)
 	free(s->scratch);
 	spec_kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
+	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
+	template_free_argv(s->ssh);
+	template_free_argv(s->agent);
 	free(s);
 }

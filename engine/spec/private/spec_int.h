@@ -94,11 +94,21 @@ void spec_profile_free(struct spec_profile *pr);
  * order, shuffle_seed, confidence, margin, fail_fast. */
 int spec_parse_reps(struct parser *p, json_t *root);
 int spec_parse_stats(struct parser *p, json_t *root);
+/* fail_on (may be NULL: none), read once the arms are: a rule scoped to
+ * an arm must name one with verdicts (not the baseline). */
+int spec_parse_fail_on(struct parser *p, json_t *j);
+
+/* spec_remote.c: server.host and server.dir (from spec_parse_server),
+ * and the round's ssh and agent argv (their defaults when absent). */
+int spec_parse_server_host(struct parser *p, json_t *j, const char *path,
+    struct spec_server *srv);
+int spec_parse_remote(struct parser *p, json_t *root);
+/* Two cells naming one host name one agent folder there. */
+int spec_check_hosts(struct parser *p);
 
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
-int spec_check_templates(struct parser *p);
 int spec_check_leg_files(struct parser *p);
 
 #endif

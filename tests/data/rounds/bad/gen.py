@@ -167,10 +167,19 @@ case("server-cmd-empty", "cells[0].server.cmd: must not be empty", setp(["cells"
 case("server-unknown-key", 'cells[0].server.port: unknown key "port"', setp(["cells", 0, "server"], srv(port=80)))
 case("server-cpus-bad", 'cells[0].server.cpus: "x" is not a cpu list', setp(["cells", 0, "server"], srv(cpus="x")))
 case("server-env-number", "cells[0].server.env.P: must be a string", setp(["cells", 0, "server"], srv(env={"P": 1})))
+# A server on another host: the host is one argument to ssh, never an option.
+case("server-host-dash", "cells[0].server.host: \"-oProxyCommand=x\" starts with '-', which ssh would read as an option", setp(["cells", 0, "server"], srv(host="-oProxyCommand=x")))
+case("server-host-empty", "cells[0].server.host: must not be empty", setp(["cells", 0, "server"], srv(host="")))
+case("server-host-newline", "cells[0].server.host: holds a control character", setp(["cells", 0, "server"], srv(host="b\nc")))
+case("server-dir-no-host", "cells[0].server.dir: is the agent's folder on the server's host: it needs server.host", setp(["cells", 0, "server"], srv(dir="d")))
+case("server-hosts-two-dirs", 'cells[1].server.dir: "e" differs from cells[0].server.dir "d" on the same host h', lambda r: r.update(cells=[{"name": "c", "server": srv(host="h", dir="d")}, {"name": "c2", "server": srv(host="h", dir="e")}]))
+case("ssh-empty", "ssh: must not be empty", setp(["ssh"], []))
+case("agent-string", "agent: must be an array of strings", setp(["agent"], "benchtui agent"))
 # Checks against this machine (spec_check_host): check exits 2 on them too.
 case("host-bin-missing", 'bin: no program "/nonexistent/prog"', setp(["bin"], "/nonexistent/prog"))
 case("host-command-missing", 'command[0]: no program "no-such-program-xyz"', lambda r: (r.pop("bin"), r.update(command=["no-such-program-xyz"])))
 case("host-cpus-offline", "cpus.client: cpu 4000 (in \"4000\") is not online", setp(["cpus"], {"client": "4000"}))
+case("host-ssh-missing", 'ssh[0]: no program "no-such-ssh-xyz"', lambda r: (r.update(ssh=["no-such-ssh-xyz"]), r["cells"][0].update(server=srv(host="h"))))
 
 # Profiles: which arms and cells, which kinds, and what the round sets.
 def prof(profile, server=None):
@@ -185,6 +194,10 @@ case("profile-arms-empty", "profile.arms: must be a non-empty array of arm names
 case("profile-no-kind", "profile: names no kind of profile", prof({"arms": ["a"]}))
 case("profile-unknown-key", 'profile.strace: unknown key "strace"', prof({"arms": ["a"], "perf": {}, "strace": {}}))
 case("profile-perf-output", 'profile.perf.args[1]: "-o" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-g", "-o", "x.data"]}}))
+case("profile-min-samples", "profile.perf.min_samples: must be an integer of at least 1", prof({"arms": ["a"], "perf": {"min_samples": 0}}))
+case("profile-max-s", "profile.perf.max_s: 0 is out of range", prof({"arms": ["a"], "perf": {"max_s": 0}}))
+case("profile-server-perf-no-server", "profile.server_perf: none of the profiled cells has a server to profile", prof({"arms": ["a"], "server_perf": {}}))
+case("profile-perf-pid", 'profile.perf.args[0]: "-p" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-p", "1"]}}))
 case("profile-syscalls-no-server", "profile.syscalls: none of the profiled cells has a server to trace", prof({"arms": ["a"], "syscalls": {}}))
 case("profile-trace-bad", 'profile.syscalls.trace[1]: "wr ite" is not a system call name', prof({"arms": ["a"], "syscalls": {"trace": ["read", "wr ite"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 # Leg order, statistics and adaptive reps, on a one-arm round without bin.
@@ -205,6 +218,13 @@ case("fail-fast-negative", "fail_fast:", solo(fail_fast=-1))
 case("reps-until", 'reps.until: must be "decided"', solo(reps={"min": 6, "max": 10, "until": "forever"}))
 case("reps-max-below-min", "reps.max: (5) is below reps.min (6)", solo(reps={"min": 6, "max": 5, "until": "decided"}))
 case("reps-unknown-key", "reps", solo(reps={"min": 6, "max": 10, "until": "decided", "step": 2}))
+case("fail-on-string", "fail_on: must be an array of rules", setp(["fail_on"], "wall:above"))
+case("fail-on-number", "fail_on[1]: must be a string", setp(["fail_on"], ["wall:above", 3]))
+case("fail-on-verdict", "fail_on[0]: 'wall:abov': unknown verdict 'abov'", setp(["fail_on"], ["wall:abov"]))
+case("fail-on-shape", "fail_on[0]: 'wall': not a rule (METRIC:VERDICT", setp(["fail_on"], ["wall"]))
+case("fail-on-arm", "fail_on[0]: 'fast/wall:above': the round has no arm 'fast'", setp(["fail_on"], ["fast/wall:above"]))
+case("fail-on-baseline", "fail_on[0]: 'a/wall:above': a is the baseline", setp(["fail_on"], ["a/wall:above"]))
+case("fail-on-metric", "fail_on[0]: 'b/:above': '' is not a metric's name", setp(["fail_on"], ["b/:above"]))
 
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
