@@ -43,6 +43,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from bench import busy_cores, iso_s  # noqa: E402  (make bench's own)
 BENCHTUI = os.environ.get("BENCHTUI",
                           os.path.join(ROOT, "build/meson/tui/benchtui"))
 NCPU = os.cpu_count() or 1
@@ -51,18 +53,6 @@ NCPU = os.cpu_count() or 1
 def die(msg):
     print("bench/gate: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def busy_cores(seconds=1.0):
-    """Busy cores of the whole machine over an interval (/proc/stat)."""
-    def read():
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return sum(v[:8]) - v[3] - v[4]
-    hz = os.sysconf("SC_CLK_TCK")
-    a = read()
-    time.sleep(seconds)
-    return (read() - a) / hz / seconds
 
 
 def median(v):
@@ -307,11 +297,6 @@ class Gate:
                 "beside_probe": [x.get("probe") for x in beside],
                 "beside_gate": [x.get("gate") for x in beside],
                 "beside_wait": [x.get("wait_s") for x in beside]}
-
-
-def iso_s(ts):
-    d = datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ")
-    return d.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def fmt(v):
