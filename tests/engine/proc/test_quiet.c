@@ -416,6 +416,33 @@ start_pinned_hog(int cpu, double secs)
 	return pid;
 }
 
+/* Until pid has had ms of cpu (utime + stime): a hog that has run that
+ * long fills a gate's window, whatever the box does meanwhile. */
+static void
+wait_cpu_ms(pid_t pid, long ms)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		char *p;
+		long ut = 0, st = 0;
+
+		if (f == NULL)
+			return;
+		buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+		fclose(f);
+		p = strrchr(buf, ')');
+		if (p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u "
+		    "%*u %*u %*u %*u %ld %ld", &ut, &st) == 2 &&
+		    (ut + st) * 1000 / hz >= ms)
+			return;
+		tu_nap_ms(20);
+	}
+}
+
 /* A pinned cpu busy with foreign work holds the gate even under a
  * max_foreign_cores nothing reaches (client_busy over max_client_busy),
  * and the same work of the round's own tree is not foreign there: over
@@ -434,6 +461,7 @@ test_client_busy(void **state)
 	struct events e = { json_array() };
 	struct rusage ru;
 	double t0, hog_cores;
+	enum quiet_result res;
 	json_t *last;
 
 	(void)state;
@@ -446,10 +474,11 @@ test_client_busy(void **state)
 	quiet_leg_begin(mine);
 	quiet_leg_begin(other);
 	t0 = clock_now();
-	hog = start_pinned_hog(x, 1.6);
-	/* The hog is foreign to gq: its cpu is busy, the gate holds. */
-	assert_int_equal(quiet_wait(gq, -1, -1, collect, &e, &seen),
-	    QUIET_TIMEOUT);
+	hog = start_pinned_hog(x, 2.5);
+	/* The hog is foreign to gq: once it fills a window its cpu is busy,
+	 * and the gate holds. */
+	wait_cpu_ms(hog, 400);
+	res = quiet_wait(gq, -1, -1, collect, &e, &seen);
 	assert_int_equal(wait4(hog, NULL, 0, &ru), hog);
 	hog_cores = ru_cpu(&ru) / (clock_now() - t0);
 	quiet_leg_end(mine, &sm);
@@ -468,6 +497,7 @@ test_client_busy(void **state)
 		print_message("skipped: the hog got %.2f cores\n", hog_cores);
 		skip();
 	}
+	assert_int_equal(res, QUIET_TIMEOUT);
 	assert_true(seen.client_busy > 0.1);
 	assert_true(json_number_value(json_object_get(last, "client_busy")) >
 	    0.1);
@@ -492,6 +522,7 @@ test_server_busy(void **state)
 	struct quiet_seen sm, so, seen;
 	struct rusage ru;
 	double t0, srv_cores;
+	enum quiet_result res;
 
 	(void)state;
 	mask[x] = 1;
@@ -500,13 +531,13 @@ test_server_busy(void **state)
 	other = quiet_create(&c, NULL, 0, sleeper, NULL);
 	tu_nap_ms(400);
 	t0 = clock_now();
-	srv = start_pinned_hog(x, 1.6);
+	srv = start_pinned_hog(x, 2.5);
 	quiet_set_server(mine, srv, mask, ncpu);
 	quiet_set_server(other, sleeper, mask, ncpu);
 	quiet_leg_begin(mine);
 	quiet_leg_begin(other);
-	assert_int_equal(quiet_wait(other, -1, -1, NULL, NULL, &seen),
-	    QUIET_TIMEOUT);
+	wait_cpu_ms(srv, 400);
+	res = quiet_wait(other, -1, -1, NULL, NULL, &seen);
 	assert_int_equal(wait4(srv, NULL, 0, &ru), srv);
 	srv_cores = ru_cpu(&ru) / (clock_now() - t0);
 	quiet_leg_end(mine, &sm);
@@ -522,6 +553,7 @@ test_server_busy(void **state)
 		print_message("skipped: the server got %.2f cores\n", srv_cores);
 		skip();
 	}
+	assert_int_equal(res, QUIET_TIMEOUT);
 	assert_true(seen.server_busy > 0.1);
 	assert_true(so.server_busy >= 0.6 * srv_cores);
 	assert_true(so.server_busy - sm.server_busy >= 0.5 * srv_cores);
