@@ -92,10 +92,12 @@ check-asan: $(ASAN_DIR)/build.ninja
 		--no-suite measure --no-suite asan-covered
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
-# table and writes bench/results/LATEST.json and a dated copy
+# table and writes bench/results/LATEST.json and a dated copy; then the
+# quiet gate's (bench/gate.py: gate-LATEST.json and its dated copy)
 # (docs/PERFORMANCE.md says what each figure is).
 bench: build
 	python3 bench/bench.py
+	python3 bench/gate.py
 
 clean:
 	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR)
