@@ -791,7 +791,7 @@ spec_parse_legs(struct parser *p, json_t *root)
 }
 
 /* Where and how they run: workdir, cpus, nice, settle and timeout,
- * counters (cycles and instructions unless listed), the quiet gate, the
+ * counters (the machine's default unless listed), the quiet gate, the
  * scratch folder. */
 static int
 spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
@@ -817,11 +817,17 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	if ((v = json_object_get(root, "counters")) != NULL) {
 		if (spec_parse_counters(p, v) < 0)
 			return -1;
+		s->counters_given = true;
 	} else {
-		s->counters = xcalloc(3, sizeof *s->counters);
-		s->counters[0] = xstrdup("cycles");
-		s->counters[1] = xstrdup("instructions");
-		s->ncounters = 2;
+		/* What this machine counts: no n/a-only counter nobody
+		 * asked for. */
+		const char *const *def = counters_default();
+
+		while (def[s->ncounters] != NULL)
+			s->ncounters++;
+		s->counters = xcalloc(s->ncounters + 1, sizeof *s->counters);
+		for (size_t i = 0; i < s->ncounters; i++)
+			s->counters[i] = xstrdup(def[i]);
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
 	    spec_parse_quiet(p, v) < 0)

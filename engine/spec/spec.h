@@ -111,8 +111,9 @@ struct spec {
 	int nice;            /* default 0 */
 	double settle_s;     /* default 0 */
 	double timeout_s;    /* default 0: no per-leg timeout */
-	char **counters;     /* NULL-terminated; default cycles, instructions */
+	char **counters;     /* NULL-terminated; default counters_default() */
 	size_t ncounters;
+	bool counters_given; /* named in the file, not the machine's default */
 	struct spec_quiet quiet;
 	char *scratch;       /* NULL when unset; may hold templates */
 	struct spec_kv *vars;

@@ -206,6 +206,7 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
     bool suspect, enum tally_lists lists)
 {
 	json_t *o = json_object(), *list, *ci;
+	size_t rfm;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
@@ -234,6 +235,13 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
 	    stats_verdict(e->has_ci, e->lo, e->hi, margin))));
 	json_object_set_new(o, "suspect", json_boolean(suspect));
+	/* What an undecided verdict tells: the least effect this interval
+	 * sees, and the reps that would see the margin. */
+	json_object_set_new(o, "mde", tally_real(stats_mde(e->has_ci, e->lo,
+	    e->hi)));
+	rfm = stats_reps_for_margin(n, e->has_ci, e->lo, e->hi, margin);
+	json_object_set_new(o, "reps_for_margin", rfm ?
+	    json_integer((json_int_t)rfm) : json_null());
 	return o;
 }
 
@@ -427,9 +435,13 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	json_object_set_new(aj, "vs", json_string(vs));
 	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
 	for (size_t m = 0; m < cw->nm; m++) {
-		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb) : 0;
+		size_t n;
 		struct tally_est e;
+
+		if (!tally_metric_shown(t, m))
+			continue;
+		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb) : 0;
 		if (n > maxn)
 			maxn = n;
 		if (b != NULL && b == cw->aa_vs[i])
@@ -477,8 +489,9 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 
 	tally_cell_floor(cw);
 	for (size_t m = 0; m < cw->nm; m++)
-		json_object_set_new(floors, t->metrics[m],
-		    tally_real(cw->floor[m]));
+		if (tally_metric_shown(t, m))
+			json_object_set_new(floors, t->metrics[m],
+			    tally_real(cw->floor[m]));
 	json_object_set_new(cj, "floor", floors);
 	json_object_set_new(cj, "biased", tally_biased_json(cw));
 	for (size_t i = 0; i < c->narms; i++) {

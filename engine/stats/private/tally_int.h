@@ -61,6 +61,8 @@ struct tally_legrec {
 	double foreign, threshold, max_foreign_cores;
 	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
 	double utime, stime;
+	double bytes;         /* "bytes": the scratch folder's (or a
+	                       * filter's output) size */
 	bool server;          /* "server" is an object */
 	double server_cpu;
 	struct tally_kvlist ctr, server_ctr, mets;
@@ -127,6 +129,14 @@ struct tally {
 	char *ignored_names[TALLY_WARN_CAP];
 	char *implausible[TALLY_WARN_CAP];
 	size_t nimplausible;
+	/* The counters the user named (a round file's "counters", or a
+	 * log's round event's unless they were the machine's default): shown
+	 * n/a when never counted.  Any other metric no leg had a value for
+	 * is left out of the report. */
+	char **named;
+	size_t nnamed;
+	bool named_set;              /* from a spec: a round event keeps out */
+	unsigned char *mseen;        /* [metric]: some leg had a value */
 	struct profdiff *prof;       /* "profile" events */
 	struct tally_legrec rec;     /* the line being fed, its room reused */
 	char *scratch;               /* the line reader's string copies */
@@ -166,6 +176,9 @@ struct tcell *tally_cell(struct tally *t, const char *name, bool create);
 struct tarm *tally_arm(struct tally *t, struct tcell *c, const char *name,
     bool create);
 size_t tally_metric(struct tally *t, const char *name);  /* index, added */
+/* Whether the report shows metric m: wall and cpu always; another when
+ * some leg had a value for it, or it is a counter the user named. */
+bool tally_metric_shown(const struct tally *t, size_t m);
 
 /* The line reader (tally_line.c): fills r from a leg line's text, or
  * returns false for anything it does not follow (then jansson reads the
