@@ -9,6 +9,7 @@
 #include "render.h"
 #include "legcmd.h"
 #include "theme.h"
+#include "words.h"
 
 static const struct render_pane_ops *const pane_ops[PANE_COUNT] = {
 	[PANE_QUIET] = &pane_quiet_ops,
@@ -31,41 +32,6 @@ render_fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
 	else
 		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
-}
-
-/* A count in at most width columns: 1234567 -> "1.23M". */
-void
-render_fmt_num(char *buf, size_t len, double v, int width)
-{
-	static const char suffix[] = " kMGTP";
-	int i = 0;
-
-	if (isnan(v)) {
-		snprintf(buf, len, "n/a");
-		return;
-	}
-	if (snprintf(buf, len, "%.0f", v) <= width)
-		return;
-	while (fabs(v) >= 1000 && i < 5) {
-		v /= 1000;
-		i++;
-	}
-	snprintf(buf, len, fabs(v) < 10 ? "%.2f%c" : fabs(v) < 100 ? "%.1f%c" :
-	    "%.0f%c", v, suffix[i]);
-}
-
-/* kB as "812k", "2.0M", "1.5G". */
-void
-render_fmt_kb(char *buf, size_t len, double kb)
-{
-	if (isnan(kb))
-		snprintf(buf, len, "n/a");
-	else if (kb < 10000)
-		snprintf(buf, len, "%.0fk", kb);
-	else if (kb < 10000 * 1024.0)
-		snprintf(buf, len, "%.1fM", kb / 1024);
-	else
-		snprintf(buf, len, "%.1fG", kb / 1024 / 1024);
 }
 
 void
@@ -502,15 +468,18 @@ render_detail_values(struct detail *d, const char *label, const json_t *o)
 		return;
 	len = (size_t)snprintf(line, sizeof line, "%s:", label);
 	json_object_foreach((json_t *)o, key, v) {
-		char num[32];
+		char num[96];
 
-		if (json_is_integer(v))
-			snprintf(num, sizeof num, "%lld",
+		char w[32];
+
+		/* In the units of every view, the count itself beside. */
+		words_value(w, sizeof w, key, json_is_number(v) ?
+		    json_number_value(v) : NAN, false);
+		if (json_is_integer(v) && json_integer_value(v) >= 1000)
+			snprintf(num, sizeof num, "%s (%lld)", w,
 			    (long long)json_integer_value(v));
-		else if (json_is_number(v))
-			snprintf(num, sizeof num, "%.6g", json_number_value(v));
 		else
-			snprintf(num, sizeof num, "n/a");
+			snprintf(num, sizeof num, "%s", w);
 		if (len < sizeof line)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 			    "  %s %s", key, num);
@@ -586,7 +555,7 @@ static void
 render_draw_leg_detail(struct render *r, struct model *m)
 {
 	static struct detail d;
-	char rcs[16], rep[32];
+	char rcs[16], rep[32], wall[32], cpu[32], rss[32];
 	const struct model_leg *l;
 	const json_t *v;
 
@@ -604,9 +573,10 @@ render_draw_leg_detail(struct render *r, struct model *m)
 	render_detail_command(&d, l);
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	render_detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  "
-	    "maxrss %.0f kB", l->has_rc ? rcs : "null", l->signal[0] ?
-	    l->signal : "none", l->wall, l->cpu, l->maxrss_kb);
+	render_detail_addf(&d, "rc %s  signal %s  wall %s  cpu %s  maxrss %s",
+	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none",
+	    words_secs(wall, sizeof wall, l->wall), words_secs(cpu, sizeof cpu,
+	    l->cpu), words_bytes(rss, sizeof rss, l->maxrss_kb * 1024));
 	render_detail_values(&d, "counters", json_object_get(l->ev,
 	    "counters"));
 	render_detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));

@@ -271,20 +271,15 @@ tally_metric(struct tally *t, const char *name)
 			return i;
 	t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
 	    sizeof *t->metrics);
-	t->mseen = xrealloc(t->mseen, t->nmetrics + 1);
-	t->mseen[t->nmetrics] = 0;
 	t->metrics[t->nmetrics] = xstrdup(name);
 	return t->nmetrics++;
 }
 
 bool
-tally_metric_shown(const struct tally *t, size_t m)
+tally_counter_named(const struct tally *t, const char *name)
 {
-	/* wall and cpu are every leg's, named or not. */
-	if (m == M_WALL || m == M_CPU || t->mseen[m])
-		return true;
 	for (size_t i = 0; i < t->nnamed; i++)
-		if (strcmp(t->named[i], t->metrics[m]) == 0)
+		if (strcmp(t->named[i], name) == 0)
 			return true;
 	return false;
 }
@@ -504,7 +499,6 @@ tally_destroy(struct tally *t)
 	for (size_t i = 0; i < t->nmetrics; i++)
 		free(t->metrics[i]);
 	free(t->metrics);
-	free(t->mseen);
 	tally_named_free(t);
 	for (size_t i = 0; i < t->naa; i++) {
 		free(t->aa[i].name);

@@ -121,6 +121,12 @@ size_t tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
     const char *cell, const char *arm, const char *metric, double **buf,
     size_t *cap);
 
+/* Whether the user named counter name (the round file's "counters", or a
+ * bare log's round event's unless they were the machine's default): one
+ * the machine did not count is then shown as n/a, where a defaulted one
+ * is left out. */
+bool tally_counter_named(const struct tally *t, const char *name);
+
 /* The "profile" events fed so far (profdiff.h), or NULL when none. */
 const struct profdiff *tally_profiles(const struct tally *t);
 

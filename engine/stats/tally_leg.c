@@ -356,8 +356,7 @@ tally_rec_values(struct tally *t, const struct tally_legrec *r, double *v,
 				    r->cell, r->arm, rep, t->metrics[m], v[m]);
 			t->nimplausible++;
 			v[m] = NAN;
-		} else if (!isnan(v[m]))
-			t->mseen[m] = 1;
+		}
 }
 
 /* The record of rep r in a, grown (zeroed) as needed. */

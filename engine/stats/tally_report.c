@@ -321,12 +321,34 @@ struct tally_cellwork {
 	double *ratios, *va, *vb;    /* room for the most reps of an arm */
 	double *floor;               /* [m]: the A/A floor */
 	bool *bias;                  /* [m]: the A/A arms disagree */
+	bool *shown;                 /* [m]: a row of this cell (wall, cpu,
+	                              * a value in some leg of the cell, or a
+	                              * counter the user named) */
 	/* [arm * nm + m]: an A/A arm's estimate against its original, made
 	 * once for the floor and the bias and used again for its verdicts
 	 * (the estimate is most of a report's arithmetic). */
 	struct tally_est *aa_est;
 	const struct tarm **aa_vs;   /* [arm]: that original, or NULL */
 };
+
+/* Which metrics cell c shows: a server's or a load's numbers are not
+ * rows of a cell without them.  O(legs x metrics) of the cell, once per
+ * report. */
+static void
+tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
+{
+	for (size_t m = 0; m < t->nmetrics; m++)
+		shown[m] = m == M_WALL || m == M_CPU ||
+		    tally_counter_named(t, t->metrics[m]);
+	for (size_t i = 0; i < c->narms; i++) {
+		const struct tarm *a = &c->arms[i];
+
+		for (size_t r = 0; r < a->nlegs; r++)
+			for (size_t m = 0; m < a->legs[r].nvals; m++)
+				if (!isnan(a->vals[a->legs[r].off + m]))
+					shown[m] = true;
+	}
+}
 
 static void
 tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
@@ -343,6 +365,8 @@ tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
 	cw->reps = tally_plan_reps(t);
 	cw->floor = xreallocarray(NULL, nm, sizeof *cw->floor);
 	cw->bias = xreallocarray(NULL, nm, sizeof *cw->bias);
+	cw->shown = xreallocarray(NULL, nm + 1, sizeof *cw->shown);
+	tally_cell_shown(t, c, cw->shown);
 	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
 	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
 	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
@@ -356,6 +380,7 @@ tally_cellwork_finish(struct tally_cellwork *cw)
 {
 	free(cw->floor);
 	free(cw->bias);
+	free(cw->shown);
 	free(cw->ratios);
 	free(cw->va);
 	free(cw->vb);
@@ -438,7 +463,7 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 		size_t n;
 		struct tally_est e;
 
-		if (!tally_metric_shown(t, m))
+		if (!cw->shown[m])
 			continue;
 		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
 		    cw->vb) : 0;
@@ -489,7 +514,7 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 
 	tally_cell_floor(cw);
 	for (size_t m = 0; m < cw->nm; m++)
-		if (tally_metric_shown(t, m))
+		if (cw->shown[m])
 			json_object_set_new(floors, t->metrics[m],
 			    tally_real(cw->floor[m]));
 	json_object_set_new(cj, "floor", floors);

@@ -131,12 +131,11 @@ struct tally {
 	size_t nimplausible;
 	/* The counters the user named (a round file's "counters", or a
 	 * log's round event's unless they were the machine's default): shown
-	 * n/a when never counted.  Any other metric no leg had a value for
-	 * is left out of the report. */
+	 * n/a when never counted.  Any other metric no leg of a cell had a
+	 * value for is left out of that cell's report. */
 	char **named;
 	size_t nnamed;
 	bool named_set;              /* from a spec: a round event keeps out */
-	unsigned char *mseen;        /* [metric]: some leg had a value */
 	struct profdiff *prof;       /* "profile" events */
 	struct tally_legrec rec;     /* the line being fed, its room reused */
 	char *scratch;               /* the line reader's string copies */
@@ -176,9 +175,6 @@ struct tcell *tally_cell(struct tally *t, const char *name, bool create);
 struct tarm *tally_arm(struct tally *t, struct tcell *c, const char *name,
     bool create);
 size_t tally_metric(struct tally *t, const char *name);  /* index, added */
-/* Whether the report shows metric m: wall and cpu always; another when
- * some leg had a value for it, or it is a counter the user named. */
-bool tally_metric_shown(const struct tally *t, size_t m);
 
 /* The line reader (tally_line.c): fills r from a leg line's text, or
  * returns false for anything it does not follow (then jansson reads the
