@@ -160,7 +160,7 @@ spawn_child(void *arg)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
 	nullfd = open("/dev/null", O_RDWR);
-	if (nullfd < 0 || dup2(nullfd, 0) < 0)
+	if (nullfd < 0 || dup2(rq->in_fd > 0 ? rq->in_fd : nullfd, 0) < 0)
 		spawn_child_fail(efd, "open", "/dev/null", errno);
 	if (rq->out_fd >= 0 ? dup2(rq->out_fd, 1) < 0 || dup2(rq->out_fd, 2) < 0 :
 	    dup2(nullfd, 1) < 0 || dup2(nullfd, 2) < 0)

@@ -33,6 +33,7 @@ struct spawn_req {
 	char *const *envp;
 	const char *cwd;           /* or NULL: benchtui's */
 	int out_fd;                /* becomes fds 1 and 2; -1: /dev/null */
+	int in_fd;                 /* becomes fd 0; -1 (or 0): /dev/null */
 	const unsigned char *cpus; /* mask of ncpus entries, or NULL */
 	int ncpus;
 	int nice;                  /* 0: left as it is */

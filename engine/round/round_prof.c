@@ -284,7 +284,8 @@ round_prof_perf_record(struct run *u, const struct spec_cell *cell,
 	}
 	if (res.aborted || round_aborted(u))
 		goto aborted;
-	if (res.timed_out || res.rc != 0 || res.signal != 0) {
+	if (res.timed_out || !spec_ok_rc(u->r->spec, res.rc) ||
+	    res.signal != 0) {
 		round_prof_fmt(why, sizeof why, "perf record %s (see %s)",
 		    res.timed_out ? "timed out" : res.signal != 0 ?
 		    "was killed by a signal" : "exited non-zero", p->rout);
@@ -740,7 +741,8 @@ round_prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 	else if (traced > 0)
 		round_prof_fmt(why, len, "%d server threads are still traced after "
 		    "strace exited", traced);
-	else if (res->timed_out || res->rc != 0 || res->signal != 0)
+	else if (res->timed_out || !spec_ok_rc(ps->u->r->spec, res->rc) ||
+	    res->signal != 0)
 		round_prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
 		    "timed out" : "failed", ps->rout);
 	else if ((text = profile_slurp(ps->atxt, 1 << 20)) == NULL)

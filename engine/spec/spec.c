@@ -328,7 +328,8 @@ static int
 spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
     bool named_later)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	struct spec *s = p->s;
 	struct spec_cell *cell = &s->cells[i];
 	char sub[256];
@@ -359,7 +360,7 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 		if (spec_parse_server(p, v, sub, cell->server) < 0)
 			return -1;
 	}
-	return 0;
+	return spec_parse_cell_hooks(p, c, path, cell);
 }
 
 /* The cells a matrix generates, as cell objects (name expanded, vars set
@@ -368,7 +369,8 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 static json_t *
 spec_matrix_cells(struct parser *p, json_t *m)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	json_t *vars, *name, *out = NULL, *val;
 	const char *key;
 	size_t nvar = 0, total = 1, *idx = NULL;
@@ -729,7 +731,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
+	    "fail_fast", "warmup", "prepare", "output", "matrix", "ok_rc",
+	    "stdin", "files", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -846,7 +849,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	unsigned long long legs;
 
 	if (spec_parse_root_keys(p, root) < 0 || spec_parse_legs(p, root) < 0 ||
-	    spec_parse_host(p, root, workdir_override) < 0)
+	    spec_parse_host(p, root, workdir_override) < 0 ||
+	    spec_parse_io(p, root) < 0)
 		return -1;
 	legs = (unsigned long long)s->reps * s->narms * s->ncells;
 	if (legs > SPEC_LEGS_MAX)
@@ -996,6 +1000,8 @@ spec_destroy(struct spec *s)
 			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
+		template_free_argv(c->setup);
+		template_free_argv(c->cleanup);
 	}
 	free(s->cells);
 	free(s->adaptive.metric);
@@ -1013,5 +1019,6 @@ spec_destroy(struct spec *s)
 	spec_kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
 	template_free_argv(s->prepare);
+	spec_io_free(s);
 	free(s);
 }

@@ -85,6 +85,13 @@ void spec_profile_free(struct spec_profile *pr);
 int spec_parse_reps(struct parser *p, json_t *root);
 int spec_parse_stats(struct parser *p, json_t *root);
 
+/* spec_io.c: ok_rc, stdin and files (after the workdir and vars), a
+ * cell's setup and cleanup, and freeing what they hold. */
+int spec_parse_io(struct parser *p, json_t *root);
+int spec_parse_cell_hooks(struct parser *p, json_t *c, const char *path,
+    struct spec_cell *cell);
+void spec_io_free(struct spec *s);
+
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
