@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "digest.h"
 #include "spec_int.h"
+#include "suggest.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -586,9 +587,14 @@ spec_parse_counters(struct parser *p, json_t *j)
 		if (spec_want_string(p, v, sub, true, &s->counters[i]) < 0)
 			return -1;
 		s->ncounters = i + 1;
-		if (!counters_known(s->counters[i]))
-			return spec_perr(p, sub, "unknown event \"%s\" (see "
-			    "benchtui(1), COUNTERS)", s->counters[i]);
+		if (!counters_known(s->counters[i])) {
+			char hint[128];
+
+			return spec_perr(p, sub, "unknown event \"%s\"%s (see "
+			    "benchtui(1), COUNTERS)", s->counters[i],
+			    suggest_hint(hint, sizeof hint, s->counters[i],
+			    counters_names(), SIZE_MAX));
+		}
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(s->counters[k], s->counters[i]) == 0)
 				return spec_perr(p, sub, "\"%s\" is listed twice",

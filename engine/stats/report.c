@@ -29,13 +29,20 @@ report_str(const json_t *v)
 	return s ? s : "";
 }
 
+static const char *const report_formats[] = { "text", "json", "csv",
+    "markdown", NULL };
+
+const char *const *
+report_format_names(void)
+{
+	return report_formats;
+}
+
 int
 report_format_parse(const char *name)
 {
-	static const char *const names[] = { "text", "json", "csv", "markdown" };
-
-	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(name, names[i]) == 0)
+	for (size_t i = 0; name && report_formats[i] != NULL; i++)
+		if (strcmp(name, report_formats[i]) == 0)
 			return (int)i;
 	return -1;
 }

@@ -199,6 +199,26 @@ case("fail-fast-negative", "fail_fast:", solo(fail_fast=-1))
 case("reps-until", 'reps.until: must be "decided"', solo(reps={"min": 6, "max": 10, "until": "forever"}))
 case("reps-max-below-min", "reps.max: (5) is below reps.min (6)", solo(reps={"min": 6, "max": 5, "until": "decided"}))
 case("reps-unknown-key", "reps", solo(reps={"min": 6, "max": 10, "until": "decided", "step": 2}))
+# What a leg reads and what counts as ok: ok_rc, stdin, files, a cell's
+# setup and cleanup.
+case("ok-rc-empty", "ok_rc: must be a non-empty array", setp(["ok_rc"], []))
+case("ok-rc-range", "ok_rc[1]: 256 is out of range", setp(["ok_rc"], [0, 256]))
+case("ok-rc-twice", "ok_rc[1]: 1 is listed twice", setp(["ok_rc"], [1, 1]))
+case("stdin-number", "stdin: must be a string", setp(["stdin"], 3))
+case("stdin-template", "stdin: unknown variable ${NOPE}", setp(["stdin"], "${NOPE}"))
+case("stdin-missing", "stdin: /nonexistent/input.txt: No such file or directory", setp(["stdin"], "/nonexistent/input.txt"))
+case("setup-string", "cells[0].setup: must be an array", setp(["cells", 0, "setup"], "true"))
+case("setup-arm", "cells[0].setup[1]: ${ARM} has no value here", setp(["cells", 0, "setup"], ["/bin/true", "${ARM}"]))
+case("cleanup-missing", 'cells[0].cleanup[0]: no program "no-such-program-xyz"', setp(["cells", 0, "cleanup"], ["no-such-program-xyz"]))
+case("files-string", "files: must be an array", setp(["files"], "/etc/hostname"))
+case("files-dup", "files[1]: its copy would be files/hostname", setp(["files"], ["/etc/hostname", "/nonexistent/dir/hostname"]))
+case("files-bad-name", 'files[0].as: "a/b" is no name', setp(["files"], [{"path": "/etc/hostname", "as": "a/b"}]))
+case("files-no-path", "files[0].path: missing", setp(["files"], [{"as": "x"}]))
+case("files-missing", "files[0]: /nonexistent/nginx.conf: No such file or directory", setp(["files"], ["/nonexistent/nginx.conf"]))
+# A slip of the keyboard gets the name it meant to type.
+case("key-suggest", 'warmups: unknown key "warmups" (did you mean "warmup"?)', setp(["warmups"], 2))
+case("cell-key-suggest", 'cells[0].setpu: unknown key "setpu" (did you mean "setup"?)', setp(["cells", 0, "setpu"], ["/bin/true"]))
+case("event-suggest", 'counters[0]: unknown event "task-clk" (did you mean "task-clock"?)', setp(["counters"], ["task-clk"]))
 
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
