@@ -303,8 +303,11 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	int x = 1, strip;
 	size_t i;
 
+	/* A name too long for its column takes its short head (ctx-sw),
+	 * not a cut. */
 	snprintf(buf, sizeof buf, "%-*.*s %-*.*s", labelw, labelw, label,
-	    metricw, metricw, words_label(metric));
+	    metricw, metricw, (int)strlen(words_label(metric)) > metricw ?
+	    words_head(metric) : words_label(metric));
 	render_put(w, y, x, cw, none ? THEME_DIM : THEME_NORMAL, buf);
 	x += (int)strlen(buf) + 1;
 	render_fmt_ratio(est, sizeof est, pane_legs_num(mo, "estimate"));

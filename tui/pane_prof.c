@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "words.h"
 #include "theme.h"
 
 /* Rows shown per profile; the report has them all. */
@@ -65,7 +66,11 @@ pane_prof_row(WINDOW *w, int y, int cw, bool perf, const json_t *row,
 	char buf[64];
 	int namew = pane_prof_namew(cw);
 
-	render_put(w, y, 3, namew, THEME_NORMAL, name != NULL ? name : "?");
+	char cut[256];
+
+	/* Cut so that a symbol never passes for a file name. */
+	render_put(w, y, 3, namew, THEME_NORMAL, words_cut(cut, sizeof cut,
+	    name != NULL ? name : "?", namew));
 	if (perf) {
 		x = pane_prof_num(row, "share");
 		v = pane_prof_num(row, "vs_share");

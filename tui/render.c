@@ -276,26 +276,55 @@ render_draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 	render_put(w, 1, x + 1 + barw, 5, THEME_HEADER, line);
 }
 
+/* The footer's keys in the order they show, each with the rank it keeps
+ * when the width runs out (0 first): quitting, help and steering before
+ * the keys the help lists too. */
+struct render_key_hint {
+	const char *key, *what;
+	int rank;
+};
+
+/* Which of keys[0..n) fit in width columns, by rank: keep[i]. */
+static void
+render_footer_fit(const struct render_key_hint *keys, size_t n, int width,
+    bool *keep)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		keep[i] = false;
+	for (int rank = 0; rank < 16; rank++)
+		for (size_t i = 0; i < n; i++) {
+			int w = (int)(strlen(keys[i].key) + strlen(keys[i].what)) + 3;
+
+			if (keys[i].rank == rank && used + w <= width) {
+				keep[i] = true;
+				used += w;
+			}
+		}
+}
+
 static void
 render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 {
-	static const char *const live[][2] = {
-		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
-		{ "?", "help" }, { "w", "messages" }, { "Tab", "pane" },
-		{ "Enter", "leg" }, { "j/k", "scroll" }, { "f", "profiles" },
-		{ "t", "theme" },
+	static const struct render_key_hint live[] = {
+		{ "p", "pause", 2 }, { "a", "abort", 3 }, { "q", "quit", 0 },
+		{ "?", "help", 1 }, { "w", "messages", 6 }, { "Tab", "pane", 7 },
+		{ "Enter", "leg", 8 }, { "j/k", "scroll", 9 },
+		{ "f", "profiles", 4 }, { "t", "theme", 5 },
 	};
 	/* Only keys replay_key and the panes really take. */
-	static const char *const replay[][2] = {
-		{ "space", "play" }, { "+/-", "speed" }, { "h/l", "step" },
-		{ "Home/End", "ends" }, { "q", "quit" }, { "?", "help" },
-		{ "w", "messages" }, { "Tab", "pane" }, { "Enter", "leg" },
-		{ "f", "profiles" },
+	static const struct render_key_hint replay[] = {
+		{ "space", "play", 2 }, { "+/-", "speed", 4 }, { "h/l", "step", 3 },
+		{ "Home/End", "ends", 5 }, { "q", "quit", 0 }, { "?", "help", 1 },
+		{ "w", "messages", 7 }, { "Tab", "pane", 8 }, { "Enter", "leg", 9 },
+		{ "f", "profiles", 6 },
 	};
-	const char *const (*keys)[2] = r->replay ? replay : live;
+	const struct render_key_hint *keys = r->replay ? replay : live;
 	size_t n = r->replay ? sizeof replay / sizeof replay[0] :
 	    sizeof live / sizeof live[0];
 	int cols = getmaxx(w), x = 0;
+	bool keep[16], warn = r->message[0] || model_last_warning(m)[0];
 	char buf[200];
 
 	wbkgdset(w, (chtype)theme_attr(THEME_FOOTER) | ' ');
@@ -306,19 +335,21 @@ render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 		keys = live + 2;
 		n -= 2;
 	}
+	/* Whole hints only, the most useful first, and room left for the
+	 * newest warning: the rest are in the help. */
+	render_footer_fit(keys, n, warn && cols >= 60 ? cols - 24 : cols, keep);
 	for (size_t i = 0; i < n && x < cols; i++) {
-		/* Whole hints only: the rest are in the help. */
-		if (x + (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 3 > cols)
-			break;
-		snprintf(buf, sizeof buf, " %s", keys[i][0]);
+		if (!keep[i])
+			continue;
+		snprintf(buf, sizeof buf, " %s", keys[i].key);
 		render_put(w, 0, x, cols - x, THEME_KEY, buf);
 		x += (int)strlen(buf);
-		snprintf(buf, sizeof buf, " %s ", strcmp(keys[i][0], "p") == 0 &&
-		    m->state == MODEL_PAUSED ? "resume" : keys[i][1]);
+		snprintf(buf, sizeof buf, " %s ", strcmp(keys[i].key, "p") == 0 &&
+		    m->state == MODEL_PAUSED ? "resume" : keys[i].what);
 		render_put(w, 0, x, cols - x, THEME_FOOTER, buf);
 		x += (int)strlen(buf);
 	}
-	if (r->message[0] || model_last_warning(m)[0]) {
+	if (warn) {
 		/* The newest warning, cut (at 159 bytes, then the width);
 		 * w shows them all, whole. */
 		if (r->message[0])

@@ -192,6 +192,27 @@ words_head(const char *metric)
 }
 
 const char *
+words_cut(char *buf, size_t len, const char *s, int width)
+{
+	size_t n = strlen(s), keep;
+	const char *dot;
+
+	if (width < 2 || n <= (size_t)width)
+		return s;
+	keep = (size_t)width - 1;
+	/* A short part after a dot, cut, reads as an extension (".c",
+	 * ".con"): drop it and the dot. */
+	dot = memrchr(s, '.', keep);
+	if (dot != NULL && dot > s && s[keep] != '.' &&
+	    keep - (size_t)(dot - s) <= 5)
+		keep = (size_t)(dot - s);
+	while (keep > 1 && strchr("._-:", s[keep - 1]) != NULL)
+		keep--;
+	snprintf(buf, len, "%.*s~", (int)keep, s);
+	return buf;
+}
+
+const char *
 words_pct(char *buf, size_t len, double frac)
 {
 	double p = 100 * frac, a = fabs(p);

@@ -42,6 +42,12 @@ const char *words_label(const char *metric);
  * "p50", "task-clk", "srv-cpu"; else the name (the caller cuts it). */
 const char *words_head(const char *metric);
 
+/* s in at most width columns (counting bytes): whole when it fits, else
+ * cut and marked with '~', and never cut inside a dotted part, so a cut
+ * symbol cannot pass for a file name ("sum_strided.constprop.0" at 14
+ * reads "sum_strided~", not "sum_strided.c").  buf (or s when whole). */
+const char *words_cut(char *buf, size_t len, const char *s, int width);
+
 /* "2.1%", "0.40%", "150%": a fraction as a percentage. */
 const char *words_pct(char *buf, size_t len, double frac);
 

@@ -52,6 +52,14 @@ test_units(void **state)
 	assert_string_equal(words_value(b, sizeof b, "page-faults", 2043,
 	    false), "2.04k");
 	assert_string_equal(words_pct(b, sizeof b, 0.034), "3.4%");
+	/* A cut symbol never passes for a file name. */
+	assert_string_equal(words_cut(b, sizeof b, "sum_strided.constprop.0",
+	    14), "sum_strided~");
+	assert_string_equal(words_cut(b, sizeof b, "sum_strided.constprop.0",
+	    20), "sum_strided.constpr~");
+	assert_string_equal(words_cut(b, sizeof b, "main", 14), "main");
+	assert_string_equal(words_cut(b, sizeof b, "a_very_long_name", 8),
+	    "a_very~");
 	assert_string_equal(words_pct(b, sizeof b, 0.004), "0.40%");
 }
 
