@@ -21,7 +21,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
-        linux-perf strace mandoc man-db lz4 gzip
+        linux-perf strace mandoc nginx-light man-db lz4 gzip
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 

@@ -30,12 +30,16 @@ static const struct help_cmd help_cmds[] = {
 	      "(also when stdout is not a terminal)" },
 	    { "--theme NAME", "the console's colours (see benchtui(1) Themes)" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
+	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
 	    { "--help", "this text" } } },
 	{ "resume", "benchtui resume DIR [options]",
 	  "Go on with a stopped round (abort, signal, crash) in its folder.", "benchtui(1) LIFECYCLE",
 	  { { "--headless", "no console" },
 	    { "--theme NAME", "the console's colours" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE "
+	      "(repeatable)" },
 	    { "--help", "this text" } } },
 	{ "replay", "benchtui replay DIR|LOG.jsonl [options]   "
 	  "(also: benchtui --replay ...)",
@@ -53,6 +57,18 @@ static const struct help_cmd help_cmds[] = {
 	    { "--baseline ARM", "a bare log: compare every arm with ARM" },
 	    { "--aa ARM=OF", "a bare log: ARM is an A/A copy of OF "
 	      "(repeatable)" },
+	    { "--fail-on RULE", "exit 6 when a verdict of a complete round "
+	      "matches RULE (repeatable)" },
+	    { "--help", "this text" } } },
+	{ "compare", "benchtui compare DIR_A DIR_B [options]",
+	  "Set two sealed rounds side by side: B against A, per cell, arm "
+	  "and metric.", "benchtui(1) COMPARE",
+	  { { "--format F", "text (default), json, csv or markdown" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
+	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
+	    { "--partial", "also read a folder that is not sealed, as it is" },
+	    { "--confidence L", "the intervals' level (default: A's "
+	      "confidence)" },
 	    { "--help", "this text" } } },
 	{ "verify", "benchtui verify DIR [options]",
 	  "Check a sealed folder against SHA256SUMS; exit 4 names changes.", "benchtui(1) verify",

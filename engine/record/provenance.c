@@ -114,6 +114,31 @@ provenance_cpu_model(void)
 	return provenance_string_or_null(found);
 }
 
+/* The CPU's microcode revision: /proc/cpuinfo's "microcode" (x86), else
+ * cpu0's sysfs version; null where neither says. */
+static json_t *
+provenance_microcode(void)
+{
+	char line[512], *found = NULL;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f != NULL && found == NULL && fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':'), *v;
+		if (strncmp(line, "microcode", 9) != 0 || colon == NULL)
+			continue;
+		v = colon + 1 + strspn(colon + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		if (*v != '\0')
+			found = xstrdup(v);
+	}
+	if (f != NULL)
+		fclose(f);
+	if (found == NULL)
+		found = provenance_read_line(
+		    "/sys/devices/system/cpu/cpu0/microcode/version");
+	return provenance_string_or_null(found);
+}
+
 static void
 provenance_smt(json_t *host)
 {
@@ -384,6 +409,7 @@ provenance_host(void)
 		json_object_set_new(host, "hostname", json_null());
 	}
 	json_object_set_new(host, "cpu_model", provenance_cpu_model());
+	json_object_set_new(host, "microcode", provenance_microcode());
 	json_object_set_new(host, "cores_online",
 	    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(host, "cores_configured",

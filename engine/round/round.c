@@ -226,6 +226,28 @@ round_lock(struct round *r, bool create, char *err, size_t errlen)
 	return 0;
 }
 
+/* The rules a completed round is held to: its round file's fail_on,
+ * then --fail-on's, each naming an arm of this round.  0, or -1 with
+ * err. */
+static int
+round_fail_on(struct round *r, const struct round_opts *opts, char *err,
+    size_t errlen)
+{
+	const struct failon *f = &r->spec->fail_on;
+	char e[512];
+
+	for (size_t i = 0; i < f->n; i++)
+		failon_add(&r->fail_on, f->r[i].text, e, sizeof e);
+	for (size_t i = 0; i < opts->nfail_on; i++)
+		if (failon_add(&r->fail_on, opts->fail_on[i], e, sizeof e) != 0 ||
+		    failon_check_arm(&r->fail_on.r[r->fail_on.n - 1], r->spec,
+		    e, sizeof e) != 0) {
+			snprintf(err, errlen, "--fail-on %s", e);
+			return -1;
+		}
+	return 0;
+}
+
 static struct round *
 round_alloc(const struct round_opts *opts)
 {
@@ -344,7 +366,9 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	/* A missing program or an offline cpu would only show mid-round:
 	 * refuse before the folder exists. */
 	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
-	    spec_check_host(r->spec, err, errlen) != 0) {
+	    spec_check_commands(r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0 ||
+	    round_fail_on(r, opts, err, errlen) != 0) {
 		*exit_code = ROUND_EXIT_USAGE;
 		return -1;
 	}
@@ -484,7 +508,8 @@ round_create_resume(struct round *r, const char *dir, bool partial,
 		return -1;
 	}
 	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
-	    (!partial && spec_check_host(r->spec, err, errlen) != 0))
+	    (!partial && (spec_check_commands(r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0)))
 		return -1;
 	/* The plan the log was written under, whatever the round file says
 	 * by default today: each planned leg then ends exactly once. */
@@ -563,6 +588,11 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 	    round_create_resume(r, opts->resume_dir, false, exit_code, err,
 	    errlen) :
 	    round_create_run(r, opts, exit_code, err, errlen);
+	if (rc == 0 && opts->resume_dir != NULL &&
+	    round_fail_on(r, opts, err, errlen) != 0) {
+		*exit_code = ROUND_EXIT_USAGE;
+		rc = -1;
+	}
 	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
 		if (rc == 0)
 			snprintf(err, errlen, "round: the plan does not fit in "
@@ -596,6 +626,7 @@ round_destroy(struct round *r)
 	tally_destroy(r->tally);
 	resume_destroy(r->rs);
 	spec_destroy(r->spec);
+	failon_finish(&r->fail_on);
 	free(r->sign_key);
 	free(r->dir);
 	free(r);

@@ -737,8 +737,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", "warmup", "prepare", "output", "matrix", "ok_rc",
-	    "stdin", "files", NULL };
+	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
+	    "fail_on", "ok_rc", "stdin", "files", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -779,7 +779,8 @@ spec_parse_legs(struct parser *p, json_t *root)
 	if (spec_want_string(p, json_object_get(root, "baseline"), "baseline",
 	    true, &s->baseline) < 0)
 		return -1;
-	if (spec_link_arms(p, json_object_get(root, "arms")) < 0)
+	if (spec_link_arms(p, json_object_get(root, "arms")) < 0 ||
+	    spec_parse_fail_on(p, json_object_get(root, "fail_on")) < 0)
 		return -1;
 	if (spec_parse_cells(p, json_object_get(root, "cells"),
 	    json_object_get(root, "matrix")) < 0 || spec_var_owners(p) < 0)
@@ -865,7 +866,7 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
 		return -1;
-	return spec_check_templates(p);
+	return 0;
 }
 
 int
@@ -1024,6 +1025,7 @@ spec_destroy(struct spec *s)
 	free(s->scratch);
 	spec_kv_free(s->vars, s->nvars);
 	spec_profile_free(s->profile);
+	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
 	spec_io_free(s);
 	free(s);

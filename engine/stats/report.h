@@ -39,6 +39,11 @@ struct report_lists {
 int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists);
 
+/* What compare's formats (compare.h) share: text wrapped at 100 columns
+ * (or at width), continuation lines indented by indent + 2. */
+void report_wrap(FILE *out, int indent, const char *text);
+void report_wrap_at(FILE *out, int width, int indent, const char *text);
+
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
  * aborted round sealed on purpose.  0, or -1 with err. */
 int report_write_summary(const char *dir, const json_t *rep, bool partial,

@@ -208,6 +208,7 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	tally_named_set(t, s->counters_given ? s->counters : NULL,
 	    s->counters_given ? s->ncounters : 0, NULL);
 	t->named_set = true;
+	t->estimator = s->estimator;
 	tally_spec_arms_free(t);
 	t->sarms = xreallocarray(NULL, s->narms, sizeof *t->sarms);
 	t->nsarms = s->narms;
@@ -402,13 +403,20 @@ tally_feed_round(struct tally *t, const json_t *ev)
 		tally_named_set(t, NULL, 0, tally_round_default(ev) ? NULL :
 		    json_object_get(ev, "counters"));
 	/* A bare log carries its round's level and margin here. */
+	/* A bare log carries its round's level, margin and estimator
+	 * here. */
 	if (!t->stats_set) {
 		double l = tally_num(json_object_get(ev, "level"));
 		double m = tally_num(json_object_get(ev, "margin"));
+		const char *e = json_string_value(json_object_get(ev,
+		    "estimator"));
 		if (l > 0 && l < 1)
 			t->level = l;
 		if (m >= 0)
 			t->margin = m;
+		if (e != NULL && spec_estimator_parse(e) >= 0)
+			t->estimator = (enum spec_estimator)
+			    spec_estimator_parse(e);
 	}
 }
 

@@ -127,6 +127,27 @@ size_t tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
  * is left out. */
 bool tally_counter_named(const struct tally *t, const char *name);
 
+/* The names the tally holds, in its order: cells, the arms of cell i
+ * (legs seen, or the round file's), metrics.  NULL past the end. */
+size_t tally_cell_count(const struct tally *t);
+const char *tally_cell_at(const struct tally *t, size_t i);
+size_t tally_arm_count(const struct tally *t, size_t cell);
+const char *tally_arm_at(const struct tally *t, size_t cell, size_t arm);
+size_t tally_metric_count(const struct tally *t);
+const char *tally_metric_at(const struct tally *t, size_t m);
+
+/* The arm the report compares arm of cell with (its vs or aa_of, or a
+ * bare log's rule); NULL for the baseline or an arm the tally lacks. */
+const char *tally_vs_of(const struct tally *t, const char *cell,
+    const char *arm);
+
+/* Arm's own values of metric in cell, in rep order, into *buf (grown as
+ * needed; the caller frees it): its counted legs that are ok and in the
+ * plan, whose value is present and greater than 0 (what a ratio can be
+ * taken of).  How many. */
+size_t tally_values(const struct tally *t, const char *cell, const char *arm,
+    const char *metric, double **buf, size_t *cap);
+
 /* The "profile" events fed so far (profdiff.h), or NULL when none. */
 const struct profdiff *tally_profiles(const struct tally *t);
 

@@ -5,7 +5,7 @@
 # command is exit 2.  "--replay DIR" takes a round folder as report does.
 . "$(dirname "$0")/e2e_lib.sh"
 
-cmds="run resume replay report verify seal check load help"
+cmds="run resume replay report compare verify seal check load help"
 "$BENCHTUI" help > "$tmp/list" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ok "benchtui help: exit 0" || fail "benchtui help: exit $rc"

@@ -115,7 +115,7 @@ for c in run resume replay report verify seal check load; do
 	name=$c
 	[ "$c" = replay ] && name='\\-\\-replay'
 	awk -v cmd=".B benchtui $name" '$0 == cmd || index($0, cmd "\n") { p = 1; next }
-	    p && /^\.br/ { exit } p' "$man1" | grep -oE '\\-\\-[a-z-]+' |
+	    p && /^\.br/ { exit } p' "$man1" | grep -oE '\\-\\-[a-z]+(\\-[a-z]+)*' |
 	    sed 's/\\-/-/g' | sort -u >"$tmp/syn"
 	while read -r opt; do
 		grep -qx -- "$opt" "$tmp/help" || fail "benchtui(1) SYNOPSIS gives $c $opt; $c --help does not"

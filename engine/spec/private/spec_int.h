@@ -84,6 +84,9 @@ void spec_profile_free(struct spec_profile *pr);
  * order, shuffle_seed, confidence, margin, fail_fast. */
 int spec_parse_reps(struct parser *p, json_t *root);
 int spec_parse_stats(struct parser *p, json_t *root);
+/* fail_on (may be NULL: none), read once the arms are: a rule scoped to
+ * an arm must name one with verdicts (not the baseline). */
+int spec_parse_fail_on(struct parser *p, json_t *j);
 
 /* spec_io.c: ok_rc, stdin and files (after the workdir and vars), a
  * cell's setup and cleanup, and freeing what they hold. */
@@ -95,7 +98,6 @@ void spec_io_free(struct spec *s);
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
-int spec_check_templates(struct parser *p);
 int spec_check_leg_files(struct parser *p);
 
 #endif

@@ -113,6 +113,7 @@ struct tally {
 	double quiet_threshold;      /* from the last "quiet" event */
 	double level, margin;        /* of the intervals and verdicts */
 	bool stats_set;              /* level and margin from a spec or caller */
+	enum spec_estimator estimator;  /* the verdicts'; the other is "alt" */
 
 	bool have_spec;
 	struct tspec_arm *sarms;
@@ -175,6 +176,19 @@ struct tcell *tally_cell(struct tally *t, const char *name, bool create);
 struct tarm *tally_arm(struct tally *t, struct tcell *c, const char *name,
     bool create);
 size_t tally_metric(struct tally *t, const char *name);  /* index, added */
+
+/* Shared by tally_report.c and tally_values.c.  The round's reps, when
+ * known (round.json, or the log's round event): a leg line of rep 0 or
+ * past them is outside the plan, named in the warnings and never
+ * counted.  0 when unknown. */
+size_t tally_plan_reps(const struct tally *t);
+bool tally_in_plan(size_t reps, size_t r);
+/* The comparison arm of arm in cell c, or NULL for a baseline; w (may be
+ * NULL) gets a warning when a bare log's --baseline has no legs there. */
+struct warns;
+const char *tally_vs(const struct tally *t, const struct tcell *c,
+    const char *arm, struct warns *w);
+const struct tarm *tally_find_arm(const struct tcell *c, const char *name);
 
 /* The line reader (tally_line.c): fills r from a leg line's text, or
  * returns false for anything it does not follow (then jansson reads the

@@ -179,6 +179,10 @@ case("profile-arms-empty", "profile.arms: must be a non-empty array of arm names
 case("profile-no-kind", "profile: names no kind of profile", prof({"arms": ["a"]}))
 case("profile-unknown-key", 'profile.strace: unknown key "strace"', prof({"arms": ["a"], "perf": {}, "strace": {}}))
 case("profile-perf-output", 'profile.perf.args[1]: "-o" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-g", "-o", "x.data"]}}))
+case("profile-min-samples", "profile.perf.min_samples: must be an integer of at least 1", prof({"arms": ["a"], "perf": {"min_samples": 0}}))
+case("profile-max-s", "profile.perf.max_s: 0 is out of range", prof({"arms": ["a"], "perf": {"max_s": 0}}))
+case("profile-server-perf-no-server", "profile.server_perf: none of the profiled cells has a server to profile", prof({"arms": ["a"], "server_perf": {}}))
+case("profile-perf-pid", 'profile.perf.args[0]: "-p" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-p", "1"]}}))
 case("profile-syscalls-no-server", "profile.syscalls: none of the profiled cells has a server to trace", prof({"arms": ["a"], "syscalls": {}}))
 case("profile-trace-bad", 'profile.syscalls.trace[1]: "wr ite" is not a system call name', prof({"arms": ["a"], "syscalls": {"trace": ["read", "wr ite"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 # Leg order, statistics and adaptive reps, on a one-arm round without bin.
@@ -219,6 +223,13 @@ case("files-missing", "files[0]: /nonexistent/nginx.conf: No such file or direct
 case("key-suggest", 'warmups: unknown key "warmups" (did you mean "warmup"?)', setp(["warmups"], 2))
 case("cell-key-suggest", 'cells[0].setpu: unknown key "setpu" (did you mean "setup"?)', setp(["cells", 0, "setpu"], ["/bin/true"]))
 case("event-suggest", 'counters[0]: unknown event "task-clk" (did you mean "task-clock"?)', setp(["counters"], ["task-clk"]))
+case("fail-on-string", "fail_on: must be an array of rules", setp(["fail_on"], "wall:above"))
+case("fail-on-number", "fail_on[1]: must be a string", setp(["fail_on"], ["wall:above", 3]))
+case("fail-on-verdict", "fail_on[0]: 'wall:abov': unknown verdict 'abov'", setp(["fail_on"], ["wall:abov"]))
+case("fail-on-shape", "fail_on[0]: 'wall': not a rule (METRIC:VERDICT", setp(["fail_on"], ["wall"]))
+case("fail-on-arm", "fail_on[0]: 'fast/wall:above': the round has no arm 'fast'", setp(["fail_on"], ["fast/wall:above"]))
+case("fail-on-baseline", "fail_on[0]: 'a/wall:above': a is the baseline", setp(["fail_on"], ["a/wall:above"]))
+case("fail-on-metric", "fail_on[0]: 'b/:above': '' is not a metric's name", setp(["fail_on"], ["b/:above"]))
 
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
