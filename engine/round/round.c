@@ -318,15 +318,21 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 	return 0;
 }
 
-/* environment.json: the host facts, and the files the round keeps
- * (files, taken), one newline-ended JSON document. */
+/* environment.json: the host facts, and the files the round keeps,
+ * copied into files/ first (before the first leg), one newline-ended
+ * JSON document. */
 static int
-round_write_env(struct round *r, json_t *files, char *err, size_t errlen)
+round_write_env(struct round *r, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *text = NULL;
-	json_t *env = provenance_collect(r->spec, r->dir);
+	json_t *env, *files = keepfiles_keep(r->spec, r->dir, err, errlen);
 	size_t n;
 
+	if (r->spec->nfiles > 0)
+		r->made |= ROUND_MADE_FILES;
+	if (files == NULL)
+		return -1;
+	env = provenance_collect(r->spec, r->dir);
 	if (env != NULL && json_object_size(files) > 0)
 		json_object_set(env, "files", files);
 	json_decref(files);
@@ -360,7 +366,6 @@ round_create_run(struct round *r, const struct round_opts *opts,
     int *exit_code, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	json_t *files;
 	int rc;
 
 	/* A missing program or an offline cpu would only show mid-round:
@@ -407,15 +412,7 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	    errlen) != 0)
 		goto fail;
 	r->made |= ROUND_MADE_SPEC;
-	/* What the round depends on, copied before the first leg. */
-	if ((files = keepfiles_keep(r->spec, r->dir, err, errlen)) == NULL) {
-		if (r->spec->nfiles > 0)
-			r->made |= ROUND_MADE_FILES;
-		goto fail;
-	}
-	if (r->spec->nfiles > 0)
-		r->made |= ROUND_MADE_FILES;
-	if (round_write_env(r, files, err, errlen) != 0)
+	if (round_write_env(r, err, errlen) != 0)
 		goto fail;
 	r->made |= ROUND_MADE_ENV;
 	snprintf(path, sizeof path, "%s/log.jsonl", r->dir);

@@ -82,6 +82,20 @@ words_secs(char *buf, size_t len, double s)
 	return buf;
 }
 
+/* v past 999.5 divided by step until it is not (or the units run out),
+ * with the unit it reached. */
+static const char *
+words_scaled(char *buf, size_t len, double v, double step,
+    const char *const *unit, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v /= step;
+		if (fabs(v) < 999.5 || i + 1 == n)
+			return words_fmt3(buf, len, v, unit[i]);
+	}
+	return buf;
+}
+
 const char *
 words_bytes(char *buf, size_t len, double b)
 {
@@ -92,12 +106,8 @@ words_bytes(char *buf, size_t len, double b)
 		return snprintf(buf, len, "n/a"), buf;
 	if (fabs(b) < 999.5)
 		return snprintf(buf, len, "%.0fB", b), buf;
-	for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++) {
-		b /= 1024;
-		if (fabs(b) < 999.5 || i + 1 == sizeof unit / sizeof unit[0])
-			return words_fmt3(buf, len, b, unit[i]);
-	}
-	return buf;
+	return words_scaled(buf, len, b, 1024, unit, sizeof unit /
+	    sizeof unit[0]);
 }
 
 const char *
@@ -110,12 +120,8 @@ words_count(char *buf, size_t len, double v)
 	if (fabs(v) < 999.5)
 		return v == floor(v) ? (snprintf(buf, len, "%.0f", v), buf) :
 		    words_fmt3(buf, len, v, "");
-	for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++) {
-		v /= 1000;
-		if (fabs(v) < 999.5 || i + 1 == sizeof unit / sizeof unit[0])
-			return words_fmt3(buf, len, v, unit[i]);
-	}
-	return buf;
+	return words_scaled(buf, len, v, 1000, unit, sizeof unit /
+	    sizeof unit[0]);
 }
 
 const char *
