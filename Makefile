@@ -18,10 +18,13 @@ DESTDIR    ?=
 STAMP_PKGS := $(DEPS)/.packages
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
+# openssh-*: the remote_* tests start an sshd of their own on 127.0.0.1
+# (the machine's ssh service is not used) and reach it with ssh.
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
-        linux-perf strace mandoc nginx-light man-db lz4 gzip
+        linux-perf strace mandoc nginx-light openssh-client openssh-server \
+        man-db lz4 gzip
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 

@@ -61,6 +61,30 @@ cmd_check_print_var(const struct spec_kv *kv)
 	putchar(']');
 }
 
+/* How a server on another host is reached: ssh, the host as one
+ * argument, the agent's command line as the far shell reads it (run
+ * checks nothing there). */
+static void
+cmd_check_print_ssh(const struct spec *s, const struct spec_server *sv)
+{
+	size_t n = s->nssh + 2, k = 0;
+	char **far = xcalloc(s->nagent + 3, sizeof *far), **argv, *line;
+
+	for (size_t i = 0; i < s->nagent; i++)
+		far[i] = s->agent[i];
+	far[s->nagent] = "--dir";
+	far[s->nagent + 1] = sv->dir;
+	argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < s->nssh; i++)
+		argv[k++] = s->ssh[i];
+	argv[k++] = sv->host;
+	argv[k++] = line = legcmd_argv_line(far);
+	cmd_check_print_argv("server-ssh", argv);
+	free(line);
+	free(argv);
+	free(far);
+}
+
 /* A cell's server lines: its port; "server-per-leg" when it is started
  * before each leg with the leg's arm and stopped after it; then its argv
  * as the builder makes it for the cell (no ARM or REP: it serves every
@@ -78,7 +102,15 @@ cmd_check_print_server(const struct spec *s, size_t ci)
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
 		printf(" cpus %s", c->server->cpus);
+	if (c->server->host != NULL) {
+		printf(" host ");
+		cmd_check_print_arg(stdout, c->server->host);
+		printf(" dir ");
+		cmd_check_print_arg(stdout, c->server->dir);
+	}
 	putchar('\n');
+	if (c->server->host != NULL)
+		cmd_check_print_ssh(s, c->server);
 	if (per_leg)
 		printf("    server-per-leg: started before each leg with its "
 		    "arm's server_bin and server_env, stopped after it\n");

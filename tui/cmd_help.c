@@ -101,6 +101,12 @@ static const struct help_cmd help_cmds[] = {
 	    { "--timeout S", "give up on a request after S seconds" },
 	    { "--quiet", "no summary line" },
 	    { "--help", "this text" } } },
+	{ "agent", "benchtui agent --dir DIR",
+	  "The far end of a cell server on another host; ssh runs it.",
+	  "benchtui(1) REMOTE HOSTS",
+	  { { "--dir DIR", "the one folder it writes in (the servers' logs; "
+	      "their cwd), made when missing" },
+	    { "--help", "this text" } } },
 	{ "help", "benchtui help [COMMAND]",
 	  "List the commands, or show one's synopsis and options.",
 	  "benchtui(1)", { { NULL, NULL } } },

@@ -23,6 +23,7 @@ static const char usage[] =
     "       benchtui check ROUND.json\n"
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
+    "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
     "       benchtui --version | --help\n";
 
 static const struct {
@@ -40,6 +41,7 @@ static const struct {
 	{ "check", cmd_check },
 	{ "help", cmd_help },
 	{ "load", cmd_load },
+	{ "agent", cmd_agent },
 };
 
 /* --replay is an option-shaped command, so a user may put replay's own

@@ -367,12 +367,68 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 	m->state = MODEL_RUNNING;
 }
 
+/* The entry of a server's host by name, added when new (NULL past
+ * MODEL_HOSTS_MAX). */
+static struct model_host *
+model_host(struct model *m, const char *name)
+{
+	struct model_host *h;
+
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (strcmp(m->hosts[i].name, name) == 0)
+			return &m->hosts[i];
+	if (m->nhosts == MODEL_HOSTS_MAX)
+		return NULL;
+	h = &m->hosts[m->nhosts++];
+	model_copy_name(h->name, name);
+	h->foreign = NAN;
+	h->ok = true;
+	return h;
+}
+
+/* Whether a gate holds the next leg: this machine's or a host's. */
+static bool
+model_holding(const struct model *m)
+{
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (m->hosts[i].holding)
+			return true;
+	return m->quiet_seen && !m->quiet_ok;
+}
+
+/* A sample of a server's host's gate: its line in the quiet box; while
+ * it holds, the gate waits as it does here. */
+static void
+model_feed_host_quiet(struct model *m, struct model_host *h,
+    const json_t *ev, double ts)
+{
+	const json_t *ok = json_object_get(ev, "ok");
+
+	h->foreign = model_get_num(ev, "foreign");
+	h->ok = json_is_boolean(ok) ? json_is_true(ok) : true;
+	h->holding = !h->ok && !json_is_true(json_object_get(ev, "override")) &&
+	    !json_is_true(json_object_get(ev, "timed_out"));
+	if (h->holding && m->gate_wait_since == 0)
+		m->gate_wait_since = ts;
+	else if (!model_holding(m))
+		m->gate_wait_since = 0;
+}
+
 static void
 model_feed_quiet(struct model *m, const json_t *ev, double ts)
 {
 	const json_t *ok = json_object_get(ev, "ok");
 	double thr = model_get_num(ev, "threshold");
+	const char *host = model_get_str(ev, "host");
 	size_t drop = 0;
+
+	if (host != NULL) {
+		struct model_host *h = model_host(m, host);
+
+		if (h != NULL)
+			model_feed_host_quiet(m, h, ev, ts);
+		return;
+	}
 
 	m->quiet_seen = true;
 	m->quiet_now = model_get_num(ev, "foreign");
@@ -388,7 +444,7 @@ model_feed_quiet(struct model *m, const json_t *ev, double ts)
 		m->quiet_ok = true;
 	if (!m->quiet_ok && m->gate_wait_since == 0)
 		m->gate_wait_since = ts;
-	else if (m->quiet_ok)
+	else if (!model_holding(m))
 		m->gate_wait_since = 0;
 
 	/* Keep the last minute, and never more than the ring holds. */
@@ -422,6 +478,9 @@ model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 	m->cur_out = out ? xstrdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
+	/* A leg runs: no gate holds, here or on a server's host. */
+	for (size_t i = 0; i < m->nhosts; i++)
+		m->hosts[i].holding = false;
 	if (m->state == MODEL_WAITING)
 		m->state = MODEL_RUNNING;
 	slot = model_grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
@@ -663,6 +722,9 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 			    model_get_num(ev, "rep"));
 		snprintf(m->server, sizeof m->server, "%s%s: %s",
 		    cell ? cell : "?", who, st ? st : "?");
+		/* A server elsewhere: its host gets its line now. */
+		if (model_get_str(ev, "host") != NULL)
+			(void)model_host(m, model_get_str(ev, "host"));
 		if (pid > 0)
 			snprintf(m->server + strlen(m->server),
 			    sizeof m->server - strlen(m->server), " pid %.0f",

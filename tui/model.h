@@ -72,6 +72,16 @@ struct model_quiet {
 	bool ok;
 };
 
+/* A server's host (server.host): its gate's last word.  The quiet box
+ * lists them under this machine's. */
+#define MODEL_HOSTS_MAX 8
+struct model_host {
+	char name[MODEL_NAME];
+	double foreign;        /* NAN until a sample says */
+	bool ok;
+	bool holding;          /* its gate holds the next leg */
+};
+
 struct model {
 	enum model_state state;
 	bool replay;           /* fed from a log: the header says "replay" */
@@ -121,6 +131,8 @@ struct model {
 	                        * leg, or 0 when the gate is not waiting */
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
 	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
+	struct model_host hosts[MODEL_HOSTS_MAX];
+	size_t nhosts;
 
 	/* The counters the round asked for (the round event) and the metrics
 	 * legs reported, in order of appearance. */

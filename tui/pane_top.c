@@ -7,6 +7,27 @@
 #include "theme.h"
 #include "words.h"
 
+/* One line per server's host, under this machine's gate: its foreign
+ * cores and whether its gate holds, from row 4 down as rows allow. */
+static void
+pane_top_hosts_draw(WINDOW *w, const struct model *m, int h, int cw)
+{
+	char buf[160];
+
+	for (size_t i = 0; i < m->nhosts && 4 + (int)i <= h; i++) {
+		const struct model_host *o = &m->hosts[i];
+
+		if (isnan(o->foreign))
+			snprintf(buf, sizeof buf, "%s: no samples yet", o->name);
+		else
+			snprintf(buf, sizeof buf, "%s: busy %.2f%s", o->name,
+			    o->foreign, o->holding ? ", holds" : o->ok ? "" :
+			    ", noisy");
+		render_put(w, 4 + (int)i, 1, cw, isnan(o->foreign) ? THEME_DIM :
+		    o->ok ? THEME_OK : THEME_WARN, buf);
+	}
+}
+
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
@@ -23,8 +44,10 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		snprintf(thr, sizeof thr, "?");
 	else
 		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
-	snprintf(buf, sizeof buf, cw >= 30 ? "busy %.2f cores, max %s" :
-	    "busy %.2f / max %s", m->quiet_now, thr);
+	/* With servers elsewhere, each host has a line: this one is here. */
+	snprintf(buf, sizeof buf, cw >= 30 ? "%sbusy %.2f cores, max %s" :
+	    "%sbusy %.2f / max %s", m->nhosts > 0 ? "here: " : "",
+	    m->quiet_now, thr);
 	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
 
 	/* The last minute, oldest on the left, one column per time slot. */
@@ -74,9 +97,10 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		render_put(w, 3, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
 		    "gate: noisy");
 server:
-	if (h >= 4 && m->server[0]) {
+	pane_top_hosts_draw(w, m, h, cw);
+	if (h >= 4 + (int)m->nhosts && m->server[0]) {
 		snprintf(buf, sizeof buf, "server %s", m->server);
-		render_put(w, 4, 1, cw, THEME_LABEL, buf);
+		render_put(w, 4 + (int)m->nhosts, 1, cw, THEME_LABEL, buf);
 	}
 }
 

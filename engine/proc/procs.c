@@ -223,15 +223,18 @@ procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 }
 
 bool
-procs_has_child_except(pid_t keep)
+procs_has_child_except(const pid_t *keep, size_t nkeep)
 {
 	pid_t *v = NULL;
 	size_t n = 0, cap = 0;
 	bool found = false;
 
 	procs_children(getpid(), &v, &n, &cap);
-	for (size_t i = 0; i < n && !found; i++)
-		found = v[i] != keep;
+	for (size_t i = 0; i < n && !found; i++) {
+		found = true;
+		for (size_t k = 0; k < nkeep && found; k++)
+			found = v[i] != keep[k];
+	}
 	free(v);
 	return found;
 }

@@ -47,11 +47,12 @@ int procs_tree_cpu(pid_t root, long long *user, long long *sys);
  * held).  Nothing is appended when pid is gone. */
 void procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap);
 
-/* Whether this process has a child (a zombie too) other than keep (0: none
- * kept), from its threads' children links: a handful of small reads, where
- * a descendant search walks all of /proc.  A descendant always has an
- * ancestor among our children, so false means there is none. */
-bool procs_has_child_except(pid_t keep);
+/* Whether this process has a child (a zombie too) other than the nkeep
+ * pids of keep, from its threads' children links: a handful of small
+ * reads, where a descendant search walks all of /proc.  A descendant
+ * always has an ancestor among our children, so false means there is
+ * none. */
+bool procs_has_child_except(const pid_t *keep, size_t nkeep);
 
 /* Collect the pids of root's live descendants (not root itself) into pids
  * (up to max).  Returns how many. */

@@ -318,15 +318,53 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 	return 0;
 }
 
+int
+round_env_write(struct round *r, const json_t *env, bool replace, char *err,
+    size_t errlen)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], *text = NULL;
+	size_t n;
+
+	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
+	    JSON_PRESERVE_ORDER) : NULL;
+	if (text == NULL) {
+		snprintf(err, errlen, "%s/environment.json: cannot collect the "
+		    "host facts", r->dir);
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/environment.json", r->dir);
+	snprintf(tmp, sizeof tmp, "%s/environment.json.new", r->dir);
+	n = strlen(text);
+	text = xrealloc(text, n + 2);
+	text[n] = '\n';
+	text[n + 1] = '\0';
+	/* A replacement is written whole beside it, then renamed over it:
+	 * a reader (or a crash) sees the old document or the new one. */
+	if (replace)
+		(void)unlink(tmp);
+	if (round_write_file(replace ? tmp : path, text, n + 1, 0644, err,
+	    errlen) != 0) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	if (replace && rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: cannot replace: %s", path,
+		    strerror(errno));
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 /* environment.json: the host facts, and the files the round keeps,
  * copied into files/ first (before the first leg), one newline-ended
  * JSON document. */
 static int
 round_write_env(struct round *r, char *err, size_t errlen)
 {
-	char path[PATH_MAX], *text = NULL;
 	json_t *env, *files = keepfiles_keep(r->spec, r->dir, err, errlen);
-	size_t n;
+	int rc;
 
 	if (r->spec->nfiles > 0)
 		r->made |= ROUND_MADE_FILES;
@@ -336,26 +374,9 @@ round_write_env(struct round *r, char *err, size_t errlen)
 	if (env != NULL && json_object_size(files) > 0)
 		json_object_set(env, "files", files);
 	json_decref(files);
-
-	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
-	    JSON_PRESERVE_ORDER) : NULL;
+	rc = round_env_write(r, env, false, err, errlen);
 	json_decref(env);
-	if (text == NULL) {
-		snprintf(err, errlen, "%s/environment.json: cannot collect the "
-		    "host facts", r->dir);
-		return -1;
-	}
-	snprintf(path, sizeof path, "%s/environment.json", r->dir);
-	n = strlen(text);
-	text = xrealloc(text, n + 2);
-	text[n] = '\n';
-	text[n + 1] = '\0';
-	if (round_write_file(path, text, n + 1, 0644, err, errlen) != 0) {
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
+	return rc;
 }
 
 /* A new round: the round file loaded and checked against this host, the

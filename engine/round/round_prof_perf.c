@@ -707,25 +707,27 @@ round_prof_srv_record(struct prof_perf *pp, struct legcmd *cmd)
 
 int
 round_prof_server_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv)
+    const struct spec_arm *arm, struct round_srv *srv)
 {
 	struct prof_perf pp = { .u = u, .cell = cell, .arm = arm,
-	    .kind = "server_perf", .srv = srv, .data_fd = -1, .runs_fd = -1,
-	    .out_fd = -1, .tool = -1 };
+	    .kind = "server_perf", .srv = round_server_here(srv), .data_fd = -1,
+	    .runs_fd = -1, .out_fd = -1, .tool = -1 };
 	struct legcmd cmd = { 0 };
 	const char *where;
+	char wbuf[512];
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
-	else if ((where = round_prof_server_where(cell, srv)) != NULL)
+	else if ((where = round_prof_server_where(cell, srv, wbuf,
+	    sizeof wbuf)) != NULL)
 		round_prof_perf_failed(&pp, where, false);
 	else if ((ret = round_prof_ready(u, cell, arm, "server_perf", "perf",
 	    pp.perf, -2, &cmd)) != 0)
 		;
 	else if (round_prof_perf_open(&pp, true) == 0) {
-		pp.spid = server_pid(srv);
+		pp.spid = server_pid(pp.srv);
 		ret = round_prof_srv_record(&pp, &cmd);
 	}
 	if (pp.tool > 0)

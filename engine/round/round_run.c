@@ -123,7 +123,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 {
 	struct round *r = u->r;
 	const struct spec_cell *cell = &r->spec->cells[c];
-	struct server *srv = NULL;
+	struct round_srv *srv = NULL;
 	size_t todo = 0;
 	bool stop = false;
 
@@ -308,7 +308,8 @@ round_run(struct round *r, char *err, size_t errlen)
 		rc = ROUND_EXIT_FAIL;
 	} else {
 		round_run_begin(&u);
-		for (size_t c = 0; c < s->ncells && !r->fatal; c++)
+		for (size_t c = 0; c < s->ncells && !r->fatal &&
+		    !round_aborted(&u); c++)
 			if (!round_run_cell(&u, c, &failed))
 				break;
 		if (failed || round_aborted(&u) || r->fatal)
@@ -318,6 +319,9 @@ round_run(struct round *r, char *err, size_t errlen)
 	}
 	if (rc != ROUND_EXIT_OK)
 		snprintf(err, errlen, "%s", u.err);
+	/* The servers elsewhere are stopped by now, or their agents end
+	 * them as their input closes. */
+	round_remote_end(&u);
 	/* The servers are stopped by now: nothing of ours may outlive the
 	 * round. */
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);

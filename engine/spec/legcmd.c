@@ -346,10 +346,17 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		return -1;
 	}
 	free(c->program);
-	c->program = legcmd_resolve(c->argv[0], s->workdir);
-	if (c->program != NULL)
-		c->exec_path = xstrdup(c->program);
-	c->envp = legcmd_envp(c->env, c->nenv);
+	c->program = NULL;
+	/* A server on another host: its program is looked up there, in
+	 * its agent's folder, by the agent (and so is its environment). */
+	if (spec_server_remote(sv)) {
+		c->cwd = sv->dir;
+	} else {
+		c->program = legcmd_resolve(c->argv[0], s->workdir);
+		if (c->program != NULL)
+			c->exec_path = xstrdup(c->program);
+		c->envp = legcmd_envp(c->env, c->nenv);
+	}
 	legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "", 0);
 	return 0;
 }

@@ -78,7 +78,10 @@ int legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 /* The same for a cell's server.  Serving the whole cell (arm -1): no ARM,
  * no REP, no SCRATCH, BIN only as the round's bin expands for the cell
  * alone, env server.env.  A server per leg (arm >= 0, rep): that arm's
- * ARM, vars and SERVER_BIN, and its server_env over server.env. */
+ * ARM, vars and SERVER_BIN, and its server_env over server.env.  A server
+ * on another host (server.host) gets its argv and env (the pairs, not
+ * envp) only, and cwd its server.dir: program, exec_path and envp stay
+ * NULL, since its agent resolves them there. */
 int legcmd_server(const struct spec *s, size_t cell, int arm, int rep,
     const char *round_dir, struct legcmd *c, char *err, size_t errlen);
 
@@ -109,8 +112,10 @@ json_t *legcmd_argv_json(char *const *argv);
 /* The env the leg sets over the inherited one, as a JSON object. */
 json_t *legcmd_env_json(const struct legcmd *c);
 
-/* An argv as one line a shell would read back: arguments quoted where
- * needed, for people only (no shell ever runs it).  malloc'd. */
+/* An argv as one line a POSIX shell reads back as that argv: arguments
+ * quoted where needed.  For people, and for the one shell benchtui cannot
+ * avoid: the far user's, which ssh hands a remote agent's command line
+ * to (no shell runs anything on this machine).  malloc'd. */
 char *legcmd_argv_line(char *const *argv);
 
 /* What check warns about but does not refuse: an argument that expands

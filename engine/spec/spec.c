@@ -275,7 +275,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
     struct spec_server *srv)
 {
 	static const char *const keys[] = { "cmd", "cpus", "env", "ready",
-	    NULL };
+	    "host", "dir", NULL };
 	static const char *const ready_keys[] = { "tcp_port", "timeout_s",
 	    NULL };
 	char sub[256], sub2[256];
@@ -318,7 +318,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
 	if ((v = json_object_get(r, "timeout_s")) != NULL &&
 	    spec_want_number(p, v, sub2, 0, true, &srv->ready_timeout_s) < 0)
 		return -1;
-	return 0;
+	return spec_parse_server_host(p, j, path, srv);
 }
 
 /* One cell object at path (cells[3], or a matrix cell) into cell; the
@@ -738,7 +738,7 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on", "ok_rc", "stdin", "files", NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -846,7 +846,7 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	    (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
 	    spec_check_scratch(p, s->scratch) < 0))
 		return -1;
-	return 0;
+	return spec_parse_remote(p, root);
 }
 
 static int
@@ -864,7 +864,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
-	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
+	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
+	    spec_check_hosts(p) < 0)
 		return -1;
 	return 0;
 }
@@ -1004,6 +1005,8 @@ spec_destroy(struct spec *s)
 		if (c->server != NULL) {
 			template_free_argv(c->server->cmd);
 			free(c->server->cpus);
+			free(c->server->host);
+			free(c->server->dir);
 			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
@@ -1028,5 +1031,7 @@ spec_destroy(struct spec *s)
 	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
 	spec_io_free(s);
+	template_free_argv(s->ssh);
+	template_free_argv(s->agent);
 	free(s);
 }

@@ -34,7 +34,19 @@ struct spec_server {
 	size_t nenv;
 	int tcp_port;        /* ready.tcp_port, 1..65535 */
 	double ready_timeout_s; /* ready.timeout_s, default 30 */
+	char *host;          /* another host (one argument to ssh), or NULL:
+	                      * this machine */
+	char *dir;           /* with host: the agent's folder there (the
+	                      * server's cwd and log), default SPEC_AGENT_DIR;
+	                      * else NULL */
 };
+
+/* The agent's folder on a server's host when server.dir is absent:
+ * relative to where ssh starts the agent (the far user's home). */
+#define SPEC_AGENT_DIR "benchtui-agent"
+
+/* Whether the cell's server runs on another host (server.host). */
+bool spec_server_remote(const struct spec_server *sv);
 
 struct spec_arm {
 	char *name;
@@ -166,6 +178,12 @@ struct spec {
 	int warmup;          /* legs per cell and arm before the counted reps */
 	char **prepare;      /* argv run before each leg, or NULL */
 	size_t nprepare;
+	char **ssh;          /* the argv before a host that reaches it
+	                      * (default ssh -o BatchMode=yes) */
+	size_t nssh;
+	char **agent;        /* what ssh runs there (default benchtui agent),
+	                      * before --dir DIR */
+	size_t nagent;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
 	int *ok_rc;          /* exit codes that count as ok; default {0} */

@@ -182,28 +182,75 @@ spec_host_check_io(const struct spec *s, char *err, size_t errlen)
 	return rc;
 }
 
-int
-spec_check_host(const struct spec *s, char *err, size_t errlen)
+/* A round whose servers run on other hosts reaches them with ssh: its
+ * program must be here.  cpus.server is this machine's only when a
+ * server runs here (*local). */
+static int
+spec_host_check_ssh(const struct spec *s, bool *local, char *err,
+    size_t errlen)
+{
+	bool remote = false;
+	char *found;
+
+	*local = false;
+	for (size_t i = 0; i < s->ncells; i++) {
+		if (spec_server_remote(s->cells[i].server))
+			remote = true;
+		else if (s->cells[i].server != NULL)
+			*local = true;
+	}
+	if (!remote) {
+		*local = true;
+		return 0;
+	}
+	if ((found = spec_resolve_program(s->ssh[0], s->workdir)) != NULL) {
+		free(found);
+		return 0;
+	}
+	snprintf(err, errlen, "%s: ssh[0]: no program \"%s\" (relative to the "
+	    "workdir %s or on PATH) to reach the servers' hosts; install "
+	    "openssh-client, or set ssh", s->path, s->ssh[0], s->workdir);
+	return -1;
+}
+
+/* Every cpu the round pins to here is online (cpus.server only when a
+ * server runs here: local). */
+static int
+spec_host_check_all_cpus(const struct spec *s, bool local, char *err,
+    size_t errlen)
 {
 	static unsigned char online[SPEC_CPUS_MAX];
 
-	if (spec_host_online_cpus(online, SPEC_CPUS_MAX) == 0) {
-		if (spec_host_check_cpus(s->path, s->client_cpus, "cpus.client",
-		    online, err, errlen) < 0 ||
-		    spec_host_check_cpus(s->path, s->server_cpus, "cpus.server",
-		    online, err, errlen) < 0)
-			return -1;
-		for (size_t i = 0; i < s->ncells; i++) {
-			char path[64];
+	if (spec_host_online_cpus(online, SPEC_CPUS_MAX) != 0)
+		return 0;
+	if (spec_host_check_cpus(s->path, s->client_cpus, "cpus.client",
+	    online, err, errlen) < 0 ||
+	    (local && spec_host_check_cpus(s->path, s->server_cpus,
+	    "cpus.server", online, err, errlen) < 0))
+		return -1;
+	for (size_t i = 0; i < s->ncells; i++) {
+		char path[64];
 
-			if (s->cells[i].server == NULL)
-				continue;
-			snprintf(path, sizeof path, "cells[%zu].server.cpus", i);
-			if (spec_host_check_cpus(s->path, s->cells[i].server->cpus,
-			    path, online, err, errlen) < 0)
-				return -1;
-		}
+		/* Another host's cpus are its agent's to check. */
+		if (s->cells[i].server == NULL ||
+		    spec_server_remote(s->cells[i].server))
+			continue;
+		snprintf(path, sizeof path, "cells[%zu].server.cpus", i);
+		if (spec_host_check_cpus(s->path, s->cells[i].server->cpus,
+		    path, online, err, errlen) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+int
+spec_check_host(const struct spec *s, char *err, size_t errlen)
+{
+	bool local;
+
+	if (spec_host_check_ssh(s, &local, err, errlen) < 0 ||
+	    spec_host_check_all_cpus(s, local, err, errlen) < 0)
+		return -1;
 
 	/* What runs is what legcmd builds for each cell and arm. */
 	for (size_t ci = 0; ci < s->ncells; ci++) {
@@ -212,8 +259,10 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 		char path[64], berr[640];
 		int rc = 0;
 
-		/* A server per leg runs each arm's server_bin. */
+		/* A server per leg runs each arm's server_bin.  One on
+		 * another host is looked up there, by its agent. */
 		for (size_t ai = 0; cell->server != NULL && rc == 0 &&
+		    !spec_server_remote(cell->server) &&
 		    ai < (spec_server_per_leg(s, cell) ? s->narms : 1); ai++) {
 			bool per_leg = spec_server_per_leg(s, cell);
 

@@ -95,6 +95,14 @@ int spec_parse_cell_hooks(struct parser *p, json_t *c, const char *path,
     struct spec_cell *cell);
 void spec_io_free(struct spec *s);
 
+/* spec_remote.c: server.host and server.dir (from spec_parse_server),
+ * and the round's ssh and agent argv (their defaults when absent). */
+int spec_parse_server_host(struct parser *p, json_t *j, const char *path,
+    struct spec_server *srv);
+int spec_parse_remote(struct parser *p, json_t *root);
+/* Two cells naming one host name one agent folder there. */
+int spec_check_hosts(struct parser *p);
+
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);

@@ -161,10 +161,19 @@ case("server-cmd-empty", "cells[0].server.cmd: must not be empty", setp(["cells"
 case("server-unknown-key", 'cells[0].server.port: unknown key "port"', setp(["cells", 0, "server"], srv(port=80)))
 case("server-cpus-bad", 'cells[0].server.cpus: "x" is not a cpu list', setp(["cells", 0, "server"], srv(cpus="x")))
 case("server-env-number", "cells[0].server.env.P: must be a string", setp(["cells", 0, "server"], srv(env={"P": 1})))
+# A server on another host: the host is one argument to ssh, never an option.
+case("server-host-dash", "cells[0].server.host: \"-oProxyCommand=x\" starts with '-', which ssh would read as an option", setp(["cells", 0, "server"], srv(host="-oProxyCommand=x")))
+case("server-host-empty", "cells[0].server.host: must not be empty", setp(["cells", 0, "server"], srv(host="")))
+case("server-host-newline", "cells[0].server.host: holds a control character", setp(["cells", 0, "server"], srv(host="b\nc")))
+case("server-dir-no-host", "cells[0].server.dir: is the agent's folder on the server's host: it needs server.host", setp(["cells", 0, "server"], srv(dir="d")))
+case("server-hosts-two-dirs", 'cells[1].server.dir: "e" differs from cells[0].server.dir "d" on the same host h', lambda r: r.update(cells=[{"name": "c", "server": srv(host="h", dir="d")}, {"name": "c2", "server": srv(host="h", dir="e")}]))
+case("ssh-empty", "ssh: must not be empty", setp(["ssh"], []))
+case("agent-string", "agent: must be an array of strings", setp(["agent"], "benchtui agent"))
 # Checks against this machine (spec_check_host): check exits 2 on them too.
 case("host-bin-missing", 'bin: no program "/nonexistent/prog"', setp(["bin"], "/nonexistent/prog"))
 case("host-command-missing", 'command[0]: no program "no-such-program-xyz"', lambda r: (r.pop("bin"), r.update(command=["no-such-program-xyz"])))
 case("host-cpus-offline", "cpus.client: cpu 4000 (in \"4000\") is not online", setp(["cpus"], {"client": "4000"}))
+case("host-ssh-missing", 'ssh[0]: no program "no-such-ssh-xyz"', lambda r: (r.update(ssh=["no-such-ssh-xyz"]), r["cells"][0].update(server=srv(host="h"))))
 
 # Profiles: which arms and cells, which kinds, and what the round sets.
 def prof(profile, server=None):
