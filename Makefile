@@ -109,10 +109,12 @@ install: | $(LP_PC)
 	meson install -C $(INST_DIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
-# table and writes bench/results/LATEST.json and a dated copy
+# table and writes bench/results/LATEST.json and a dated copy; then the
+# quiet gate's (bench/gate.py: gate-LATEST.json and its dated copy)
 # (docs/PERFORMANCE.md says what each figure is).
 bench: build
 	python3 bench/bench.py
+	python3 bench/gate.py
 
 clean:
 	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR) $(INST_DIR)

@@ -10,8 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "plan.h"
+#include "quiet.h"
 #include "stats.h"
 #include "stats_floor.h"
 #include "profile.h"
@@ -20,7 +24,8 @@
 #include "words.h"
 #include "xalloc.h"
 
-static const char check_usage[] = "usage: benchtui check ROUND.json\n";
+static const char check_usage[] =
+    "usage: benchtui check ROUND.json [--host]\n";
 
 /* An argv as a shell would read it back, only for the reader: the leg
  * itself never passes through a shell. */
@@ -346,6 +351,41 @@ cmd_check_print_warmups(const struct spec *s, const struct plan *plan,
 			    s->arms[plan->legs[i].arm].name);
 }
 
+/* --host: the quiet gate's start-up look at this box, as run takes it
+ * before the first leg: "host: the box is quiet: ..." on stdout. */
+static void
+cmd_check_host_look(const struct spec *s)
+{
+	int ncpus = get_nprocs_conf();
+	unsigned char *mask = NULL;
+	struct quiet *q;
+	struct quiet_startup st;
+	char line[1024];
+
+	if (s->client_cpus != NULL) {
+		mask = xcalloc((size_t)ncpus, 1);
+		if (spec_cpulist_parse(s->client_cpus, mask, ncpus) != 0) {
+			free(mask);
+			mask = NULL;
+		}
+	}
+	q = quiet_create(&(struct quiet_params){
+	    .max_foreign_cores = s->quiet.max_foreign_cores,
+	    .window_ms = s->quiet.window_ms, .timeout_s = s->quiet.timeout_s,
+	    .budget_s = s->quiet.budget_s,
+	    .max_client_busy = s->quiet.max_client_busy,
+	    .max_server_busy = s->quiet.max_server_busy }, mask, ncpus,
+	    getpid(), NULL);
+	if (q == NULL || quiet_startup(q, -1, &st) != 0) {
+		printf("host: cannot sample the box's load (/proc/stat)\n");
+	} else {
+		quiet_startup_line(q, &st, line, sizeof line);
+		printf("host: %s\n", line);
+	}
+	quiet_destroy(q);
+	free(mask);
+}
+
 static void
 cmd_check_warn(const char *msg, void *arg)
 {
@@ -362,15 +402,26 @@ cmd_check(int argc, char **argv)
 	json_t *warn;
 	char err[1024];
 	int rc = 2;
+	const char *file = NULL;
+	bool host = false;
 
-	if (argc != 2)
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--host") == 0)
+			host = true;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			return cmd_usage_error("check", check_usage,
+			    "unknown option '%s'", argv[i]);
+		else if (file != NULL)
+			return cmd_usage_error("check", check_usage,
+			    "too many arguments");
+		else
+			file = argv[i];
+	}
+	if (file == NULL)
 		return cmd_usage_error("check", check_usage, "%s",
-		    argc < 2 ? "no round file given" : "too many arguments");
-	if (argv[1][0] == '-' && argv[1][1] != '\0')
-		return cmd_usage_error("check", check_usage,
-		    "unknown option '%s'", argv[1]);
+		    "no round file given");
 
-	if (spec_load(argv[1], NULL, &s, err, sizeof err) < 0 ||
+	if (spec_load(file, NULL, &s, err, sizeof err) < 0 ||
 	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);
@@ -406,6 +457,8 @@ cmd_check(int argc, char **argv)
 	}
 	cmd_check_print_profiles(s);
 	legcmd_lint(s, cmd_check_warn, s->path);
+	if (host)
+		cmd_check_host_look(s);
 	rc = 0;
 out:
 	free(shown);

@@ -80,10 +80,12 @@ static const struct help_cmd help_cmds[] = {
 	  { { "--partial", "required: the round is not complete" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
 	    { "--help", "this text" } } },
-	{ "check", "benchtui check ROUND.json",
+	{ "check", "benchtui check ROUND.json [--host]",
 	  "Validate a round file, print its plan and commands; run nothing.", "benchtui(1) CHECK, "
 	  "benchtui-round(5)",
-	  { { "--help", "this text" } } },
+	  { { "--host", "also look at this box's load for a few seconds, "
+	      "as run does before its first leg" },
+	    { "--help", "this text" } } },
 	{ "load", "benchtui load URL [options]",
 	  "A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).", "benchtui(1) LOAD",
 	  { { "--requests N", "requests in all" },

@@ -602,7 +602,8 @@ console_live_clock_moves(const struct console *c)
 	    c->m.state == MODEL_ABORTING) && !c->engine_done;
 }
 
-/* p pauses between legs, g lets a held leg past the quiet gate. */
+/* p pauses between legs, g lets a held leg past the quiet gate, G the
+ * rest of the round. */
 static int
 console_live_key(struct console *c, int key)
 {
@@ -621,10 +622,12 @@ console_live_key(struct console *c, int key)
 		return 1;
 	case 'g': case 'G':
 		if (console_round_live(c)) {
-			round_release_gate(c->round);
-			snprintf(r->message, sizeof r->message, "%s",
-			    "the quiet gate lets this leg go (an operator "
-			    "override, logged on the leg)");
+			round_release_gate(c->round, key == 'G');
+			snprintf(r->message, sizeof r->message, "%s", key == 'G' ?
+			    "the quiet gate lets the rest of the round go (no "
+			    "more waits; logged, and each leg on a busy box is "
+			    "marked waived)" : "the quiet gate lets this leg go "
+			    "(logged, and the leg is marked waived)");
 		}
 		return 1;
 	}

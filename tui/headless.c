@@ -95,6 +95,30 @@ headless_counters(struct headless *h, const json_t *ev)
 			    true));
 }
 
+/* What else a leg line says, after its figures: a status that is not ok,
+ * an exec error, a gate that let it go on a busy box ("gate=budget"), a
+ * failed prepare, cut output. */
+static void
+headless_leg_marks(struct headless *h, const json_t *ev, const char *status)
+{
+	enum tally_gate g;
+
+	if (strcmp(status, "ok") != 0)
+		fprintf(h->out, " %s", status);
+	if (json_is_string(json_object_get(ev, "exec_error")))
+		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
+	g = tally_leg_gate(ev);
+	if (g != TALLY_GATE_NONE && g != TALLY_GATE_QUIET)
+		fprintf(h->out, " gate=%s", tally_gate_name(g));
+	if (json_is_integer(json_object_get(ev, "prepare_rc")) &&
+	    json_integer_value(json_object_get(ev, "prepare_rc")) != 0)
+		fprintf(h->out, " (prepare exited %lld)", (long long)
+		    json_integer_value(json_object_get(ev, "prepare_rc")));
+	if (json_is_true(json_object_get(ev, "output_truncated")))
+		fprintf(h->out, " (output %lld bytes, cut)", (long long)
+		    json_integer_value(json_object_get(ev, "output_bytes")));
+}
+
 static void
 headless_leg(struct headless *h, const json_t *ev)
 {
@@ -152,21 +176,7 @@ headless_leg(struct headless *h, const json_t *ev)
 				fprintf(h->out, " %s=%s", k, words_value(a,
 				    sizeof a, k, json_number_value(v), true));
 	}
-	if (strcmp(status, "ok") != 0)
-		fprintf(h->out, " %s", status);
-	if (json_is_string(json_object_get(ev, "exec_error")))
-		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
-	if (json_is_true(json_object_get(ev, "quiet_timeout")))
-		fprintf(h->out, " noisy");
-	if (json_is_true(json_object_get(ev, "quiet_override")))
-		fprintf(h->out, " gate-override");
-	if (json_is_integer(json_object_get(ev, "prepare_rc")) &&
-	    json_integer_value(json_object_get(ev, "prepare_rc")) != 0)
-		fprintf(h->out, " (prepare exited %lld)", (long long)
-		    json_integer_value(json_object_get(ev, "prepare_rc")));
-	if (json_is_true(json_object_get(ev, "output_truncated")))
-		fprintf(h->out, " (output %lld bytes, cut)", (long long)
-		    json_integer_value(json_object_get(ev, "output_bytes")));
+	headless_leg_marks(h, ev, status);
 	fputc('\n', h->out);
 	fflush(h->out);
 }

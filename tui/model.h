@@ -50,6 +50,9 @@ struct model_leg {
 	double maxrss_kb;
 	double foreign;        /* NAN when absent */
 	bool noisy;            /* foreign above the threshold, or "noisy": true */
+	unsigned char gate;    /* enum tally_gate: how the gate let it go */
+	bool unquiet;          /* it ran on a box that was not quiet */
+	double wait_s;         /* the gate's wait before it (NAN: none said) */
 	double end_ts;         /* seconds since the epoch */
 	json_t *ev;            /* the leg line itself (for the details view) */
 	json_t *start;         /* its leg_start event, or NULL */
@@ -130,7 +133,15 @@ struct model {
 	double gate_wait_since;/* ts of the first not-ok sample since the last
 	                        * leg, or 0 when the gate is not waiting */
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
-	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
+	double gate_timeout;   /* its timeout_s (NAN) */
+	double gate_limit;     /* its limit_s: the countdown's end (NAN) */
+	double client_busy;    /* its pinned cpus' foreign cores (NAN: not */
+	double server_busy;    /* pinned), and their thresholds */
+	double client_max, server_max;
+	double gate_budget_s;  /* the round's budget_s of waiting (NAN) */
+	double gate_waited_total; /* the counted legs' waits, summed */
+	bool gate_released_all;/* G: the rest of the round goes */
+	bool gate_budget_spent;/* the gate waits no more */
 	struct model_host hosts[MODEL_HOSTS_MAX];
 	size_t nhosts;
 

@@ -84,7 +84,7 @@ pane_legs_mark(const struct model_leg *l, int *role)
 	if (strcmp(l->status, "failed") == 0) { *role = THEME_BAD; return "!"; }
 	if (strcmp(l->status, "timed_out") == 0) { *role = THEME_BAD; return "T"; }
 	if (strcmp(l->status, "aborted") == 0) { *role = THEME_DIM; return "A"; }
-	if (l->noisy) { *role = THEME_WARN; return "~"; }
+	if (l->unquiet) { *role = THEME_WARN; return "~"; }
 	*role = THEME_OK;
 	return " ";
 }
@@ -185,7 +185,7 @@ pane_legs_row(WINDOW *w, int y, int cw, const struct model_leg *l, bool sel,
 	char buf[64];
 
 	base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
-	    (l->noisy ? THEME_WARN : THEME_NORMAL) :
+	    (l->unquiet ? THEME_WARN : THEME_NORMAL) :
 	    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
 	for (size_t c = 0; c < ncol; c++) {
 		int role;

@@ -382,12 +382,14 @@ render_draw_pane(struct render *r, int p, struct model *m, double now)
 
 static const char *const help_text[] = {
 	"Keys   p pause/resume   a abort (y/n, resumable)   g run the held leg now",
+	"       G let the rest of the round past the quiet gate (no more waits)",
 	"       q quit (Ctrl-C; twice: abort and quit at once)   w messages",
 	"       t theme   ? help   Tab pane   j/k PgUp/PgDn scroll   f profiles",
 	"       Enter the leg: command, env, counters, output",
 	"Replay space play/stop   + - speed   h l step a leg   Home End ends",
 	"Plan   # done   > running   x failed   . to run",
-	"Legs   ~ noisy: other programs used more CPU than the gate allows",
+	"Legs   ~ not quiet: other programs used more CPU than the gate allows,",
+	"       or the gate let the leg go anyway (g/G, timeout, budget)",
 	"       ! failed   T timed out   A aborted (runs again on resume)",
 	"       w1 a warm-up leg (never counted)   n/a: not measured here",
 	"cores  foreign CPU use: 1.00 = one whole CPU busy outside the round",

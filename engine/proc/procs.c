@@ -55,14 +55,20 @@ procs_btime(void)
 static int
 procs_parse_stat(const char *buf, struct procs_stat *e)
 {
-	const char *rp = strrchr(buf, ')');
+	const char *rp = strrchr(buf, ')'), *lp = strchr(buf, '(');
 	char *end;
 	long long f[19], btime;
 	const char *p;
+	size_t n;
 	int i;
 
-	if (rp == NULL || rp[1] != ' ')
+	if (rp == NULL || rp[1] != ' ' || lp == NULL || lp > rp)
 		return -1;
+	n = (size_t)(rp - lp - 1);
+	if (n >= sizeof e->comm)
+		n = sizeof e->comm - 1;
+	memcpy(e->comm, lp + 1, n);
+	e->comm[n] = '\0';
 	e->pid = (pid_t)strtol(buf, &end, 10);
 	if (end == buf)
 		return -1;
@@ -86,6 +92,7 @@ procs_parse_stat(const char *buf, struct procs_stat *e)
 	e->user = f[10] + f[12];
 	e->sys = f[11] + f[13];
 	e->ticks = e->user + e->sys;
+	e->self = f[10] + f[11];
 	btime = procs_btime();
 	e->started = btime < 0 ? -1 : (double)btime + (double)f[18] /
 	    (double)sysconf(_SC_CLK_TCK);

@@ -12,7 +12,9 @@ struct procs_stat {
 	char state;          /* R, S, D, Z (zombie), X (dead), ... */
 	long long ticks;     /* utime + stime + cutime + cstime, clock ticks */
 	long long user, sys; /* utime + cutime, stime + cstime: its part */
+	long long self;      /* utime + stime: its own threads' alone */
 	double started;      /* epoch seconds (starttime + btime), or -1 */
+	char comm[16];       /* its name (comm), cut to 15 bytes */
 };
 
 /* Read pid's /proc/PID/stat (the one parser of it).  0, or -1 when the

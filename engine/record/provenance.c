@@ -468,7 +468,6 @@ provenance_settings(const struct spec *s)
 {
 	json_t *set = json_object();
 	json_t *counters = json_array();
-	json_t *quiet;
 
 	json_object_set_new(set, "reps", json_integer(s->reps));
 	json_object_set_new(set, "cpus", json_pack("{s:o,s:o}",
@@ -480,16 +479,7 @@ provenance_settings(const struct spec *s)
 	for (size_t i = 0; s->counters != NULL && i < s->ncounters; i++)
 		json_array_append_new(counters, json_string(s->counters[i]));
 	json_object_set_new(set, "counters", counters);
-	if (s->quiet.enabled)
-		quiet = json_pack("{s:b,s:f,s:i,s:f,s:s}",
-		    "enabled", 1,
-		    "max_foreign_cores", s->quiet.max_foreign_cores,
-		    "window_ms", s->quiet.window_ms,
-		    "timeout_s", s->quiet.timeout_s,
-		    "on_timeout", s->quiet.abort_on_timeout ? "abort" : "proceed");
-	else
-		quiet = json_pack("{s:b}", "enabled", 0);
-	json_object_set_new(set, "quiet", quiet != NULL ? quiet : json_null());
+	json_object_set_new(set, "quiet", spec_quiet_json(&s->quiet));
 	json_object_set_new(set, "workdir", provenance_str(s->workdir));
 	json_object_set_new(set, "scratch", provenance_str(s->scratch));
 	return set;

@@ -166,6 +166,12 @@ agent_hello_settings(struct agent *a, const json_t *req)
 	a->qp.window_ms = (int)json_integer_value(json_object_get(q,
 	    "window_ms"));
 	a->qp.timeout_s = json_number_value(json_object_get(q, "timeout_s"));
+	/* What the hello does not carry: the round's budget_s bounds the
+	 * waits of the round's own gate, not this host's; no cpus are
+	 * pinned here for the gate to judge, and no probe runs. */
+	a->qp.budget_s = 1e9;
+	a->qp.max_client_busy = a->qp.max_server_busy = 1e9;
+	a->qp.probe = false;
 	return NULL;
 }
 

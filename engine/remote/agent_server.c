@@ -226,9 +226,14 @@ agent_gate_woken(struct agent *a, json_t **next)
 static const char *
 agent_gate(struct agent *a, double *foreign, json_t **next)
 {
+	struct quiet_seen seen;
+	enum quiet_result res;
+
 	if (agent_interrupted(a))
 		return agent_gate_woken(a, next);
-	switch (quiet_wait(a->quiet, a->wake, -1, agent_emit, a, foreign)) {
+	res = quiet_wait(a->quiet, a->wake, -1, agent_emit, a, &seen);
+	*foreign = seen.foreign;
+	switch (res) {
 	case QUIET_OK:
 		return "quiet";
 	case QUIET_TIMEOUT:
@@ -293,7 +298,7 @@ agent_close(struct agent *a, const json_t *req)
 	json_object_set_new(r, "server", srvmeter_end(a->meter));
 	a->meter = NULL;
 	json_object_set_new(r, "foreign", a->quiet != NULL ?
-	    json_real(quiet_leg_end(a->quiet)) : json_null());
+	    json_real(quiet_leg_end(a->quiet, NULL)) : json_null());
 	alive = server_alive(a->srv);
 	json_object_set_new(r, "alive", json_boolean(alive));
 	if (!alive)

@@ -44,7 +44,8 @@ struct round_leg {
 	bool out_truncated;
 	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
 	double foreign;
-	bool quiet_timeout, quiet_override, died;
+	struct round_gate_rec gate;
+	bool died;
 	long long bytes;
 	struct leg_result res;
 	json_t *srvblock;        /* the leg line's "server" */
@@ -56,21 +57,6 @@ enum {
 	RUN_LEG_STOP = -1,  /* stop the round (aborted; u->err may say why) */
 	RUN_LEG_FAIL = -2,  /* stop the round, not resumably; u->err says why */
 };
-
-static void
-round_leg_drain(int fd)
-{
-	char buf[64];
-
-	while (read(fd, buf, sizeof buf) > 0)
-		;
-}
-
-static void
-round_leg_quiet_emit(json_t *ev, void *arg)
-{
-	round_emit(((struct run *)arg)->r, ev);
-}
 
 /* A signal's abbreviation ("STOP" of SIGSTOP), "?" for one without. */
 static const char *
@@ -296,8 +282,9 @@ round_leg_prepare(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
-/* The gate gave up (here, or on the server's host): the round stops when
- * on_timeout says abort, else the leg goes on marked. */
+/* The gate gave up on the server's host: the round stops when on_timeout
+ * says abort, else the leg goes on marked (a leg the local gate let go on
+ * a busy box keeps its mark). */
 static int
 round_leg_gate_timeout(struct round_leg *l, double f, const char *where)
 {
@@ -312,7 +299,8 @@ round_leg_gate_timeout(struct round_leg *l, double f, const char *where)
 		round_abort_internal(u->r, "quiet gate timed out");
 		return RUN_LEG_STOP;
 	}
-	l->quiet_timeout = true;
+	if (l->gate.how == ROUND_GATE_OFF || l->gate.how == ROUND_GATE_QUIET)
+		l->gate.how = ROUND_GATE_TIMEOUT;
 	return RUN_LEG_GO;
 }
 
@@ -329,9 +317,12 @@ round_leg_gate_server(struct round_leg *l)
 		return RUN_LEG_GO;
 	if (round_server_open(u, l->srv, true, l->name, &g) != 0)
 		return RUN_LEG_STOP;
-	round_leg_drain(u->r->gate_pipe[0]);
-	if (g.released)
-		l->quiet_override = true;
+	/* The operator's keys that let the far gate go (a G lets the rest
+	 * of the round go here too). */
+	(void)round_gate_keys(u);
+	if (g.released && (l->gate.how == ROUND_GATE_OFF ||
+	    l->gate.how == ROUND_GATE_QUIET))
+		l->gate.how = ROUND_GATE_WAIVED;
 	snprintf(where, sizeof where, "the server's host %s",
 	    round_server_host(l->srv) != NULL ? round_server_host(l->srv) : "");
 	if (g.timed_out && round_leg_gate_timeout(l, g.foreign, where) != 0)
@@ -339,32 +330,16 @@ round_leg_gate_server(struct round_leg *l)
 	return round_server_gone(u, l->pl, l->srv) ? RUN_LEG_STOP : RUN_LEG_GO;
 }
 
-/* Gate: hold until the machine is quiet (or the gate gives up), then make
- * sure the cell's server outlived the wait and open its window. */
+/* Gate: hold until the machine is quiet (or the gate lets the leg go),
+ * then make sure the cell's server outlived the wait and open its
+ * window. */
 static int
 round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
-	double f = 0;
 
-	if (u->quiet == NULL)
-		return round_leg_gate_server(l);
-	round_leg_drain(u->r->gate_pipe[0]);
-	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
-	    round_leg_quiet_emit, u, &f)) {
-	case QUIET_ABORTED:
+	if (round_gate(u, l->pl, l->name, &l->gate) != 0)
 		return RUN_LEG_STOP;
-	case QUIET_RELEASED:
-		round_leg_drain(u->r->gate_pipe[0]);
-		l->quiet_override = true;
-		break;
-	case QUIET_TIMEOUT:
-		if (round_leg_gate_timeout(l, f, "the machine") != 0)
-			return RUN_LEG_STOP;
-		break;
-	case QUIET_OK:
-		break;
-	}
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
 	return round_leg_gate_server(l);
@@ -440,8 +415,14 @@ round_leg_run(struct round_leg *l)
 		if (l->srvblock == NULL && round_server_host(l->srv) != NULL)
 			return RUN_LEG_STOP;
 	}
-	if (u->quiet != NULL && s->quiet.enabled)
-		l->foreign = quiet_leg_end(u->quiet);
+	round_gate_leg_ran(u, l->pl, &l->res);
+	if (u->quiet != NULL && s->quiet.enabled) {
+		struct quiet_seen during;
+
+		l->foreign = quiet_leg_end(u->quiet, &during);
+		l->gate.client_busy = during.client_busy;
+		l->gate.server_busy = during.server_busy;
+	}
 	if (l->srv != NULL && !l->res.aborted && !round_server_alive(l->srv))
 		l->died = true;
 	round_leg_end_leftovers(l);
@@ -567,7 +548,7 @@ round_leg_record(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	json_t *ev = round_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
+	    l->foreign, &l->gate, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
 	json_t *metrics;

@@ -61,6 +61,9 @@ round_open_log_round(struct run *u)
 	json_object_set_new(ev, "estimator", json_string(
 	    spec_estimator_name(s->estimator)));
 	json_object_set_new(ev, "fail_fast", json_integer(s->fail_fast));
+	/* The gate's settings: its budget for the console's ETA, its
+	 * thresholds for a report of a bare log. */
+	json_object_set_new(ev, "quiet", spec_quiet_json(&s->quiet));
 	if (s->adaptive.on) {
 		json_t *ad = json_object();
 		json_object_set_new(ad, "min", json_integer(s->adaptive.min));

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "event.h"
 #include "legcmd.h"
+#include "quiet.h"
 #include "remote.h"
 #include "round_int.h"
 #include "server.h"
@@ -138,12 +139,16 @@ round_server_start_here(struct run *u, const struct spec_cell *cell,
 	struct server *s = server_start(&sp, cause, u->err, sizeof u->err);
 	struct round_srv *srv = NULL;
 
-	free(mask);
 	if (s != NULL) {
 		srv = xcalloc(1, sizeof *srv);
 		srv->local = s;
 		srv->pid = server_pid(s);
+		/* The gate judges the server's cpus on their own from now
+		 * on. */
+		if (u->quiet != NULL)
+			quiet_set_server(u->quiet, srv->pid, mask, u->ncpus);
 	}
+	free(mask);
 	return srv;
 }
 
@@ -277,6 +282,8 @@ round_server_stop(struct run *u, const struct spec_cell *cell,
 	const char *state = round_server_end(u, srv);
 	json_t *ev;
 
+	if (u->quiet != NULL)
+		quiet_set_server(u->quiet, 0, NULL, 0);
 	/* A death the leg loop saw is logged already, with its cause. */
 	if (u->srv_death_logged && strcmp(state, "died") == 0)
 		goto out;

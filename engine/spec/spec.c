@@ -526,48 +526,6 @@ out:
 }
 
 static int
-spec_parse_quiet(struct parser *p, json_t *j)
-{
-	static const char *const keys[] = { "max_foreign_cores", "window_ms",
-	    "timeout_s", "on_timeout", NULL };
-	struct spec_quiet *q = &p->s->quiet;
-	json_t *v;
-
-	/* true means the gate with its defaults, as if the key were absent. */
-	if (json_is_boolean(j)) {
-		q->enabled = json_is_true(j);
-		return 0;
-	}
-	if (!json_is_object(j))
-		return spec_perr(p, "quiet", "must be an object or false, not %s",
-		    spec_json_type(j));
-	if (spec_check_keys(p, j, "quiet", keys) < 0)
-		return -1;
-	if ((v = json_object_get(j, "max_foreign_cores")) != NULL &&
-	    spec_want_number(p, v, "quiet.max_foreign_cores", 0, false,
-	    &q->max_foreign_cores) < 0)
-		return -1;
-	if ((v = json_object_get(j, "window_ms")) != NULL &&
-	    spec_want_int(p, v, "quiet.window_ms", 1, 3600000, &q->window_ms) < 0)
-		return -1;
-	if ((v = json_object_get(j, "timeout_s")) != NULL &&
-	    spec_want_number(p, v, "quiet.timeout_s", 0, true, &q->timeout_s) < 0)
-		return -1;
-	if ((v = json_object_get(j, "on_timeout")) != NULL) {
-		const char *o = json_string_value(v);
-
-		if (o != NULL && strcmp(o, "abort") == 0)
-			q->abort_on_timeout = true;
-		else if (o != NULL && strcmp(o, "proceed") == 0)
-			q->abort_on_timeout = false;
-		else
-			return spec_perr(p, "quiet.on_timeout", "must be \"abort\" "
-			    "or \"proceed\"");
-	}
-	return 0;
-}
-
-static int
 spec_parse_counters(struct parser *p, json_t *j)
 {
 	struct spec *s = p->s;
@@ -895,6 +853,9 @@ spec_parse(const char *text, size_t len, const char *path,
 		.max_foreign_cores = SPEC_QUIET_MAX_FOREIGN,
 		.window_ms = SPEC_QUIET_WINDOW_MS,
 		.timeout_s = SPEC_QUIET_TIMEOUT_S,
+		.budget_s = SPEC_QUIET_BUDGET_S,
+		.max_client_busy = SPEC_QUIET_MAX_PINNED_BUSY,
+		.max_server_busy = SPEC_QUIET_MAX_PINNED_BUSY,
 		.abort_on_timeout = false,
 	};
 	p.s = s;

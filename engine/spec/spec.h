@@ -9,6 +9,7 @@
 #ifndef BENCHTUI_SPEC_H
 #define BENCHTUI_SPEC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,11 +88,22 @@ struct spec_file {
 };
 #define SPEC_FILE_COPY_MAX (16LL << 20)
 
+/* The quiet gate's calibration probe (benchtui-round(5)). */
+enum spec_probe {
+	SPEC_PROBE_AUTO,   /* "auto": before legs that are CPU-bound */
+	SPEC_PROBE_ON,     /* true: before every leg */
+	SPEC_PROBE_OFF,    /* false */
+};
+
 struct spec_quiet {
 	bool enabled;             /* false when "quiet": false */
 	double max_foreign_cores; /* default documented in benchtui-round(5) */
 	int window_ms;
 	double timeout_s;
+	double budget_s;          /* the whole round's wait, seconds */
+	double max_client_busy;   /* foreign cores on the client cpus */
+	double max_server_busy;   /* on a server's cpus */
+	enum spec_probe probe;
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 
@@ -243,6 +255,10 @@ bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
  * 1.5x growth rounded up, then max.  Writes up to cap into at (may be
  * NULL) and returns how many there are; 0 for a fixed reps. */
 size_t spec_looks(const struct spec *s, int *at, size_t cap);
+
+/* The gate's settings as environment.json and the round event record
+ * them: {"enabled": false}, or every field with its value in force. */
+json_t *spec_quiet_json(const struct spec_quiet *q);
 
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);

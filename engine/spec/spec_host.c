@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probe.h"
 #include "spec_int.h"
 #include "xalloc.h"
 #include "legcmd.h"
@@ -182,6 +183,21 @@ spec_host_check_io(const struct spec *s, char *err, size_t errlen)
 	return rc;
 }
 
+/* "probe": true needs a clock that can time it (probe.h); "auto" leaves
+ * the probe off on such a machine, and run says so. */
+static int
+spec_host_check_probe(const struct spec *s, char *err, size_t errlen)
+{
+	char why[256];
+
+	if (!s->quiet.enabled || s->quiet.probe != SPEC_PROBE_ON ||
+	    probe_clock_stable(why, sizeof why))
+		return 0;
+	snprintf(err, errlen, "%s: quiet.probe: true, but %s; set it to false, "
+	    "or to \"auto\" (off on such a machine)", s->path, why);
+	return -1;
+}
+
 /* A round whose servers run on other hosts reaches them with ssh: its
  * program must be here.  cpus.server is this machine's only when a
  * server runs here (*local). */
@@ -305,7 +321,8 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 				return -1;
 		}
 	}
-	if (spec_host_check_io(s, err, errlen) < 0)
+	if (spec_host_check_io(s, err, errlen) < 0 ||
+	    spec_host_check_probe(s, err, errlen) < 0)
 		return -1;
 	return spec_host_check_profilers(s, err, errlen);
 }

@@ -311,6 +311,61 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 	}
 }
 
+/* The quiet gate's line: per arm, the legs that ran on a box that was
+ * not quiet, and why; nothing when every leg ran on a quiet one and the
+ * gate never waited. */
+static void
+report_text_gate(const json_t *rep, FILE *out)
+{
+	static const char *const why[] = { "waived", "timeout", "budget",
+	    "noisy" };
+	const json_t *g = json_object_get(rep, "gate"), *o;
+	const json_t *arms = json_object_get(g, "arms");
+	double waited = json_number_value(json_object_get(g, "waited_s"));
+	json_int_t any = 0;
+	char line[4096];
+	const char *arm;
+	size_t len;
+
+	json_object_foreach((json_t *)arms, arm, o)
+		any += json_integer_value(json_object_get(o, "not_quiet"));
+	if (any == 0 && !(waited > 0))
+		return;
+	len = (size_t)snprintf(line, sizeof line, "quiet gate: waited %.1f s%s; "
+	    "legs on a box that was not quiet:", waited,
+	    json_is_true(json_object_get(g, "budget_spent")) ?
+	    " (its budget_s, all of it)" : "");
+	json_object_foreach((json_t *)arms, arm, o) {
+		const char *sep = " (";
+
+		if (len >= sizeof line)
+			break;
+		len += (size_t)snprintf(line + len, sizeof line - len,
+		    " %s %lld of %lld", arm, (long long)json_integer_value(
+		    json_object_get(o, "not_quiet")), (long long)
+		    json_integer_value(json_object_get(o, "legs")));
+		for (size_t k = 0; k < 4 && len < sizeof line; k++) {
+			json_int_t n = json_integer_value(json_object_get(o,
+			    why[k]));
+
+			if (n == 0)
+				continue;
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    "%s%s %lld", sep, why[k], (long long)n);
+			sep = ", ";
+		}
+		if (*sep == ',' && len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    ")");
+		if (len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    ",");
+	}
+	if (len > 0 && len < sizeof line && line[len - 1] == ',')
+		line[len - 1] = '\0';
+	report_wrap(out, 0, line);
+}
+
 static void
 report_text(const json_t *rep, FILE *out)
 {
@@ -334,6 +389,7 @@ report_text(const json_t *rep, FILE *out)
 	    "margin")), (long long)json_integer_value(json_object_get(rep,
 	    "comparisons")));
 	report_text_estimator(out, rep);
+	report_text_gate(rep, out);
 	fputc('\n', out);
 	words_summary(rep, out, WORDS_TEXT);
 	if (json_object_size(cells) > 0)

@@ -29,6 +29,8 @@ tally_create(void)
 	memset(t, 0, sizeof *t);
 	t->quiet_threshold = NAN;
 	t->spec_threshold = NAN;
+	/* benchtui-round(5)'s defaults, for a log that does not say. */
+	t->max_client_busy = t->max_server_busy = 0.1;
 	t->level = TALLY_LEVEL;
 	t->margin = TALLY_MARGIN;
 	for (size_t i = 0; i < M_FIXED; i++)
@@ -202,6 +204,8 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	t->have_spec = true;
 	t->reps = s->reps;
 	t->spec_threshold = s->quiet.enabled ? s->quiet.max_foreign_cores : NAN;
+	t->max_client_busy = s->quiet.max_client_busy;
+	t->max_server_busy = s->quiet.max_server_busy;
 	/* An adaptive round's report uses its looks' level (Bonferroni). */
 	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
@@ -402,7 +406,17 @@ tally_feed_round(struct tally *t, const json_t *ev)
 	if (!t->named_set && json_is_array(json_object_get(ev, "counters")))
 		tally_named_set(t, NULL, 0, tally_round_default(ev) ? NULL :
 		    json_object_get(ev, "counters"));
-	/* A bare log carries its round's level and margin here. */
+	/* A bare log carries its gate's thresholds here. */
+	if (!t->have_spec) {
+		const json_t *q = json_object_get(ev, "quiet");
+		double c = tally_num(json_object_get(q, "max_client_busy"));
+		double v = tally_num(json_object_get(q, "max_server_busy"));
+
+		if (c >= 0)
+			t->max_client_busy = c;
+		if (v >= 0)
+			t->max_server_busy = v;
+	}
 	/* A bare log carries its round's level, margin and estimator
 	 * here. */
 	if (!t->stats_set) {
@@ -462,6 +476,15 @@ tally_feed(struct tally *t, const json_t *ev)
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);
+	} else if (strcmp(type, "gate") == 0) {
+		const char *k = json_string_value(json_object_get(ev, "kind"));
+		const char *sc = json_string_value(json_object_get(ev, "scope"));
+
+		if (k != NULL && strcmp(k, "budget") == 0)
+			t->gate_budget_spent = true;
+		if (k != NULL && strcmp(k, "release") == 0 && sc != NULL &&
+		    strcmp(sc, "round") == 0)
+			t->gate_released = true;
 	} else if (strcmp(type, "quiet") == 0 &&
 	    json_is_number(json_object_get(ev, "threshold")))
 		t->quiet_threshold = json_number_value(
@@ -478,6 +501,12 @@ tally_feed_line(struct tally *t, const char *line, size_t len)
 	if (fed)
 		tally_feed_rec(t, &t->rec);
 	return TALLY_LINE_LEG;
+}
+
+double
+tally_gate_waited(const struct tally *t)
+{
+	return t->gate_wait_s;
 }
 
 const struct profdiff *

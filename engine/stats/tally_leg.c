@@ -63,6 +63,7 @@ tally_rec_clear(struct tally_legrec *r)
 
 	memset(r, 0, sizeof *r);
 	r->rep = r->foreign = r->threshold = r->max_foreign_cores = NAN;
+	r->wait_s = r->client_busy = r->server_busy = NAN;
 	r->utime = r->stime = r->server_cpu = r->bytes = NAN;
 	for (size_t m = 0; m < M_FIXED; m++)
 		r->fixed[m] = NAN;
@@ -94,6 +95,58 @@ tally_rec_status(const struct tally_legrec *r)
 	if (r->signalled)
 		return TALLY_LEG_FAILED;
 	return r->rc_kind == TALLY_RC_ABSENT ? TALLY_LEG_OK : TALLY_LEG_FAILED;
+}
+
+static const char *const tally_gate_names[] = {
+	[TALLY_GATE_NONE] = "", [TALLY_GATE_QUIET] = "quiet",
+	[TALLY_GATE_WAIVED] = "waived", [TALLY_GATE_TIMEOUT] = "timeout",
+	[TALLY_GATE_BUDGET] = "budget",
+};
+
+const char *
+tally_gate_name(enum tally_gate g)
+{
+	return (size_t)g < sizeof tally_gate_names / sizeof tally_gate_names[0] ?
+	    tally_gate_names[g] : "";
+}
+
+enum tally_gate
+tally_rec_gate(const struct tally_legrec *r)
+{
+	if (r->gate != NULL) {
+		for (size_t g = TALLY_GATE_QUIET; g < sizeof tally_gate_names /
+		    sizeof tally_gate_names[0]; g++)
+			if (strcmp(r->gate, tally_gate_names[g]) == 0)
+				return (enum tally_gate)g;
+		return TALLY_GATE_NONE;
+	}
+	if (r->quiet_override)
+		return TALLY_GATE_WAIVED;
+	if (r->quiet_timeout)
+		return TALLY_GATE_TIMEOUT;
+	return TALLY_GATE_NONE;
+}
+
+/* The gate rule's inputs from a json_t. */
+static void
+tally_rec_gate_json(struct tally_legrec *r, const json_t *ev)
+{
+	r->gate = json_string_value(json_object_get(ev, "gate"));
+	r->quiet_timeout = json_is_true(json_object_get(ev, "quiet_timeout"));
+	r->quiet_override = json_is_true(json_object_get(ev,
+	    "quiet_override"));
+}
+
+enum tally_gate
+tally_leg_gate(const json_t *ev)
+{
+	struct tally_legrec r;
+
+	if (!json_is_object(ev))
+		return TALLY_GATE_NONE;
+	memset(&r, 0, sizeof r);
+	tally_rec_gate_json(&r, ev);
+	return tally_rec_gate(&r);
 }
 
 /* The status rule's inputs from a json_t. */
@@ -155,6 +208,10 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 	r->threshold = tally_num(json_object_get(ev, "threshold"));
 	r->max_foreign_cores = tally_num(json_object_get(ev,
 	    "max_foreign_cores"));
+	tally_rec_gate_json(r, ev);
+	r->wait_s = tally_num(json_object_get(ev, "wait_s"));
+	r->client_busy = tally_num(json_object_get(ev, "client_busy"));
+	r->server_busy = tally_num(json_object_get(ev, "server_busy"));
 	for (size_t m = 0; m < M_FIXED; m++)
 		r->fixed[m] = tally_num(json_object_get(ev, t->metrics[m]));
 	r->utime = tally_num(json_object_get(ev, "utime"));
@@ -235,6 +292,12 @@ tally_rec_diff(const struct tally_legrec *a, const struct tally_legrec *b)
 	TALLY_DIFF(TALLY_SAME(foreign), foreign);
 	TALLY_DIFF(TALLY_SAME(threshold), threshold);
 	TALLY_DIFF(TALLY_SAME(max_foreign_cores), max_foreign_cores);
+	TALLY_DIFF(tally_str_same(a->gate, b->gate), gate);
+	TALLY_DIFF(a->quiet_timeout == b->quiet_timeout, quiet_timeout);
+	TALLY_DIFF(a->quiet_override == b->quiet_override, quiet_override);
+	TALLY_DIFF(TALLY_SAME(wait_s), wait_s);
+	TALLY_DIFF(TALLY_SAME(client_busy), client_busy);
+	TALLY_DIFF(TALLY_SAME(server_busy), server_busy);
 	TALLY_DIFF(TALLY_SAME(fixed), fixed);
 	TALLY_DIFF(TALLY_SAME(utime), utime);
 	TALLY_DIFF(TALLY_SAME(stime), stime);
@@ -425,6 +488,9 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	}
 	rep = (size_t)r->rep;
+	/* The gate waited before every leg that ran, aborted or not. */
+	if (isfinite(r->wait_s) && r->wait_s > 0)
+		t->gate_wait_s += r->wait_s;
 	if ((a = tally_rec_arm(t, r, rep, &c)) == NULL)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {
@@ -444,6 +510,10 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 	l->status = (uint8_t)status;
 	if (r->multiplexed)
 		l->flags |= TLEG_MULTIPLEXED;
+	l->flags |= (uint8_t)((unsigned)tally_rec_gate(r) << TLEG_GATE_SHIFT);
+	if (r->client_busy > t->max_client_busy ||
+	    r->server_busy > t->max_server_busy)
+		l->flags |= TLEG_PINNED_BUSY;
 	l->foreign = tally_f32(r->foreign);
 	thr = isnan(r->threshold) ? r->max_foreign_cores : r->threshold;
 	l->threshold = tally_f32(isnan(thr) ? t->quiet_threshold : thr);

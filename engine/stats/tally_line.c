@@ -357,6 +357,7 @@ tally_line_server(struct tline *s, struct tally_legrec *r)
 enum tally_line_key {
 	K_OTHER, K_T, K_CELL, K_ARM, K_REP, K_STATUS, K_TIMED_OUT, K_RC,
 	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
+	K_GATE, K_QTIMEOUT, K_QOVERRIDE, K_WAIT, K_CLIENT_BUSY, K_SERVER_BUSY,
 	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME, K_BYTES,
 	K_COUNTERS, K_SERVER, K_METRICS,
 };
@@ -379,6 +380,12 @@ tally_line_key(const char *k, size_t n)
 		TLINE_KEY("foreign", K_FOREIGN),
 		TLINE_KEY("threshold", K_THRESHOLD),
 		TLINE_KEY("max_foreign_cores", K_MAXFC),
+		TLINE_KEY("gate", K_GATE),
+		TLINE_KEY("quiet_timeout", K_QTIMEOUT),
+		TLINE_KEY("quiet_override", K_QOVERRIDE),
+		TLINE_KEY("wait_s", K_WAIT),
+		TLINE_KEY("client_busy", K_CLIENT_BUSY),
+		TLINE_KEY("server_busy", K_SERVER_BUSY),
 		TLINE_KEY("wall", K_WALL), TLINE_KEY("cpu", K_CPU),
 		TLINE_KEY("cycles", K_CYCLES),
 		TLINE_KEY("instructions", K_INSTRUCTIONS),
@@ -444,6 +451,15 @@ tally_line_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
 		r->multiplexed = v->type == TV_TRUE ||
 		    (v->type == TV_ARRAY && v->items > 0);
 		break;
+	case K_GATE:
+		r->gate = tally_line_str(s, v);
+		break;
+	case K_QTIMEOUT:
+		r->quiet_timeout = v->type == TV_TRUE;
+		break;
+	case K_QOVERRIDE:
+		r->quiet_override = v->type == TV_TRUE;
+		break;
 	default:
 		break;
 	}
@@ -457,6 +473,9 @@ tally_line_numfield(struct tally_legrec *r, enum tally_line_key key)
 	case K_FOREIGN:      return &r->foreign;
 	case K_THRESHOLD:    return &r->threshold;
 	case K_MAXFC:        return &r->max_foreign_cores;
+	case K_WAIT:         return &r->wait_s;
+	case K_CLIENT_BUSY:  return &r->client_busy;
+	case K_SERVER_BUSY:  return &r->server_busy;
 	case K_WALL:         return &r->fixed[M_WALL];
 	case K_CPU:          return &r->fixed[M_CPU];
 	case K_CYCLES:       return &r->fixed[M_CYCLES];

@@ -12,6 +12,8 @@
 #                             are saved in (benchtui is this build's), each
 #                             must exit 0; lines after one are its exact
 #                             standard output
+#   .\" example: output       what the program prints in a state a test
+#                             cannot make (a busy box): shown, not run
 # Also: every option a command's --help lists is in benchtui(1), and
 # every option benchtui(1)'s SYNOPSIS gives a command is in its --help.
 . "$(dirname "$0")/e2e_lib.sh"
@@ -95,6 +97,8 @@ for man in ("man/benchtui.1", "man/benchtui-round.5"):
                 check(where, r, "cell-%d.json" % n)
             elif kind == "shell":
                 shell(where, text)
+            elif kind == "output":
+                pass
             else:
                 bad.append("%s: unknown example kind %r" % (where, kind))
         except ValueError as e:

@@ -59,7 +59,7 @@ for size in 80x24 100x30 200x60; do
 		tm send-keys '?'
 		wait_for 'cores  foreign CPU use' 5 && ok "? shows the legend" ||
 		    fail "no legend"
-		for w in 'floor  the A/A' '~ noisy' 'undecided' 'to run'; do
+		for w in 'floor  the A/A' '~ not quiet' 'undecided' 'to run'; do
 			screen | grep -q -- "$w" || fail "the legend lacks '$w'"
 		done
 		tm send-keys x

@@ -17,6 +17,8 @@
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
  *                    prepare, gate, run, record
+ *   round_gate.c     the quiet gate before a leg: the wait, how it
+ *                    ended, the operator's g and G, the budget
  *   round_server.c   a cell's server: start, watch, window, stop, its
  *                    events; here or on another host, one shape
  *   round_remote.c   the servers' hosts: their agents, connected before
@@ -136,6 +138,13 @@ struct run {
 	/* The abort event's reason is u->err (fail_fast), not the short
 	 * abort reason. */
 	bool stop_logged_err;
+	/* The gate: the operator released the rest of the round (G); the
+	 * budget's warning is out. */
+	bool gate_released_all, gate_budget_warned;
+	bool gate_started;       /* the start-up look is done */
+	/* The probe's "auto" rule: [cell * narms + arm] 0 no leg yet, 1 one
+	 * was CPU-bound, 2 none was (NULL until a leg ran). */
+	unsigned char *gate_bound;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -216,12 +225,32 @@ void round_leg_ident(json_t *ev, const struct spec *s,
  * output file (relative to DIR). */
 json_t *round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
     int warmup, pid_t pid, const char *out);
+/* How the gate let a leg go (the leg line's "gate"). */
+enum round_gate {
+	ROUND_GATE_OFF,      /* "quiet": false: no gate, no field */
+	ROUND_GATE_QUIET,    /* the box was quiet */
+	ROUND_GATE_WAIVED,   /* the operator's g or G, on a busy box */
+	ROUND_GATE_TIMEOUT,  /* timeout_s, with on_timeout "proceed" */
+	ROUND_GATE_BUDGET,   /* the round's budget_s was spent */
+};
+
+/* What the gate did before a leg (its wait and its probe), and what its
+ * sampler saw of the pinned cpus during it. */
+struct round_gate_rec {
+	enum round_gate how;
+	double wait_s;
+	double probe, probe_us;           /* NAN: no probe */
+	double client_busy, server_busy;  /* NAN: not pinned */
+};
+
+/* "quiet", "waived", "timeout", "budget"; NULL for OFF. */
+const char *round_gate_name(enum round_gate how);
+
 /* The leg line: every field SPEC.md names, then extras.  bin is the
- * program that ran (may be NULL). */
+ * program that ran (may be NULL); gate what the gate did before it. */
 json_t *round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool quiet_override,
-    bool server_died);
+    double foreign, const struct round_gate_rec *gate, bool server_died);
 /* One warning per counter the machine lacks, after the first leg. */
 void round_warn_counters(struct run *u);
 
@@ -304,6 +333,23 @@ bool round_server_gone(struct run *u, const struct plan_leg *pl,
 /* Stop it by its pid and log how it ended; destroys srv. */
 void round_server_stop(struct run *u, const struct spec_cell *cell,
     struct round_srv *srv);
+
+/* --- round_gate.c: the quiet gate before a leg --------------------------- */
+
+/* Hold leg pl (named for messages) until the box is quiet or the gate
+ * lets it go; *g says how.  0 to go on; -1 when the round stops
+ * (aborted, or the gate timed out with on_timeout "abort": u->err says
+ * why). */
+int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
+    struct round_gate_rec *g);
+/* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
+ * the rest of the round), drained.  A G releases the rest of the round
+ * from now on, and is logged.  Whether any key came. */
+bool round_gate_keys(struct run *u);
+/* Leg pl ran (res): whether its cell and arm are CPU-bound, for the
+ * probe's "auto" rule. */
+void round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res);
 
 /* --- round_look.c: adaptive looks -------------------------------------- */
 

@@ -359,6 +359,90 @@ test_leg_status(void **state)
 	assert_int_equal(tally_leg_status(NULL), TALLY_LEG_NONE);
 }
 
+/* How the gate let a leg go: its "gate", or an earlier benchtui's flags;
+ * nothing said is NONE. */
+static void
+test_leg_gate(void **state)
+{
+	static const struct {
+		const char *line;
+		enum tally_gate want;
+	} cases[] = {
+		{ "{\"gate\":\"quiet\"}", TALLY_GATE_QUIET },
+		{ "{\"gate\":\"waived\"}", TALLY_GATE_WAIVED },
+		{ "{\"gate\":\"timeout\"}", TALLY_GATE_TIMEOUT },
+		{ "{\"gate\":\"budget\"}", TALLY_GATE_BUDGET },
+		{ "{\"gate\":\"nonsense\"}", TALLY_GATE_NONE },
+		{ "{\"gate\":\"quiet\",\"quiet_override\":true}", TALLY_GATE_QUIET },
+		{ "{\"quiet_override\":true}", TALLY_GATE_WAIVED },
+		{ "{\"quiet_timeout\":true}", TALLY_GATE_TIMEOUT },
+		{ "{\"quiet_timeout\":false}", TALLY_GATE_NONE },
+		{ "{\"wall\":1}", TALLY_GATE_NONE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *ev = json_loads(cases[i].line, 0, NULL);
+		assert_non_null(ev);
+		if (tally_leg_gate(ev) != cases[i].want)
+			fail_msg("%s: got \"%s\"", cases[i].line,
+			    tally_gate_name(tally_leg_gate(ev)));
+		json_decref(ev);
+	}
+	assert_int_equal(tally_leg_gate(NULL), TALLY_GATE_NONE);
+}
+
+/* The report's gate: per arm, the legs on a box that was not quiet, by
+ * why (the gate let them go on a busy one, or foreign or pinned work went
+ * over its threshold during them: noisy), the waits summed, the budget
+ * and a release of the round said; old lines count as quiet. */
+static void
+test_gate_counts(void **state)
+{
+	json_t *rep = report_of(
+	    "{\"t\":\"round\",\"name\":\"g\",\"quiet\":{\"max_client_busy\":0.2}}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"wait_s\":1.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"waived\",\"wait_s\":2.0}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"client_busy\":0.15}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":2,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"client_busy\":0.25}\n"
+	    "{\"t\":\"gate\",\"kind\":\"budget\"}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"b\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"budget\",\"wait_s\":0.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"a\",\"rep\":1,\"wall\":1,"
+	    "\"quiet_timeout\":true}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"a\",\"rep\":2,\"wall\":1,"
+	    "\"foreign\":0.9,\"threshold\":0.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"b\",\"rep\":2,\"wall\":1}\n");
+	json_t *g = json_object_get(rep, "gate");
+	json_t *a = json_object_get(json_object_get(g, "arms"), "a");
+	json_t *b = json_object_get(json_object_get(g, "arms"), "b");
+
+	(void)state;
+	assert_near(num(json_object_get(g, "waited_s")), 4.0, 1e-9);
+	assert_true(json_is_true(json_object_get(g, "budget_spent")));
+	assert_true(json_is_false(json_object_get(g, "released")));
+	/* a: quiet, quiet (0.15 under the round's 0.2), timeout, noisy. */
+	assert_int_equal(json_integer_value(json_object_get(a, "legs")), 4);
+	assert_int_equal(json_integer_value(json_object_get(a, "not_quiet")), 2);
+	assert_int_equal(json_integer_value(json_object_get(a, "timeout")), 1);
+	assert_int_equal(json_integer_value(json_object_get(a, "noisy")), 1);
+	/* b: waived, pinned cpu over 0.2, budget, nothing said. */
+	assert_int_equal(json_integer_value(json_object_get(b, "not_quiet")), 3);
+	assert_int_equal(json_integer_value(json_object_get(b, "waived")), 1);
+	assert_int_equal(json_integer_value(json_object_get(b, "budget")), 1);
+	assert_int_equal(json_integer_value(json_object_get(b, "noisy")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), "d"), "legs"),
+	    "not_quiet")), 3);
+	assert_true(has_warning(rep, "spent its budget_s"));
+	assert_true(has_warning(rep, "a pinned cpu was busy"));
+	json_decref(rep);
+}
+
 static void
 test_baseline_flag(void **state)
 {
@@ -680,6 +764,8 @@ main(void)
 		cmocka_unit_test(test_aborted_replaced_and_duplicates),
 		cmocka_unit_test(test_verdicts_and_bias),
 		cmocka_unit_test(test_leg_status),
+		cmocka_unit_test(test_leg_gate),
+		cmocka_unit_test(test_gate_counts),
 		cmocka_unit_test(test_baseline_flag),
 		cmocka_unit_test(test_spec_vs_and_partial),
 		cmocka_unit_test(test_spec_after_feed),
