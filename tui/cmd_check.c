@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "profile.h"
 #include "spec.h"
 #include "legcmd.h"
+#include "words.h"
 #include "xalloc.h"
 
 static const char check_usage[] =
@@ -158,6 +160,56 @@ cmd_check_warn_reps(const struct spec *s)
 		    s->adaptive.on ? " until a later look" : "");
 }
 
+/* A cell's setup and cleanup as the builder makes them. */
+static void
+cmd_check_print_hooks(const struct spec *s, size_t ci)
+{
+	struct legcmd lc;
+	char err[640];
+
+	for (int h = 0; h < 2; h++) {
+		const char *what = h ? "cleanup" : "setup";
+
+		if ((h ? s->cells[ci].cleanup : s->cells[ci].setup) == NULL)
+			continue;
+		if (legcmd_hook(s, ci, h == 1, NULL, &lc, err, sizeof err) == 0)
+			cmd_check_print_argv(what, lc.argv);
+		else
+			printf("    %s ? (%s)\n", what, err);
+		legcmd_finish(&lc);
+	}
+}
+
+/* The counters, ok_rc, and the files the round keeps: each copied into
+ * files/ up to 16 MiB, a larger one only hashed (said here, before the
+ * round runs). */
+static void
+cmd_check_print_io(const struct spec *s)
+{
+	char size[32];
+	struct stat st;
+
+	printf("counters");
+	for (size_t i = 0; i < s->ncounters; i++)
+		printf(" %s", s->counters[i]);
+	printf("%s\n", s->counters_given ? "" : " (what this machine counts)");
+	printf("ok_rc");
+	for (size_t i = 0; i < s->nok_rc; i++)
+		printf(" %d", s->ok_rc[i]);
+	putchar('\n');
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct spec_file *f = &s->files[i];
+		bool big = stat(f->abs, &st) == 0 &&
+		    st.st_size > SPEC_FILE_COPY_MAX;
+
+		printf("files %s ", f->as);
+		cmd_check_print_arg(stdout, f->abs);
+		printf(" %s: %s\n", words_bytes(size, sizeof size,
+		    (double)st.st_size), big ? "hashed into environment.json, "
+		    "not copied (over 16 MiB)" : "hashed and copied into files/");
+	}
+}
+
 static void
 cmd_check_print_header(const struct spec *s, size_t nlegs)
 {
@@ -228,7 +280,9 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 		putchar('\n');
 		if (c->server != NULL)
 			cmd_check_print_server(s, i);
+		cmd_check_print_hooks(s, i);
 	}
+	cmd_check_print_io(s);
 	if (s->warmup > 0)
 		printf("warmup %d\n", s->warmup);
 	if (!s->output_keep || s->output_max_bytes != SPEC_OUTPUT_MAX_BYTES)
@@ -256,6 +310,11 @@ cmd_check_print_command(const struct spec *s, const struct plan_leg *leg)
 	if (lc.prepare != NULL)
 		cmd_check_print_argv("prepare", lc.prepare);
 	cmd_check_print_argv("exec", lc.argv);
+	if (lc.stdin_path != NULL) {
+		printf("    stdin ");
+		cmd_check_print_arg(stdout, lc.stdin_path);
+		putchar('\n');
+	}
 	rc = 0;
 out:
 	legcmd_finish(&lc);

@@ -25,7 +25,7 @@ static const struct help_cmd help_cmds[] = {
 	  "Run a round live in the console (or headless), then seal it.", "benchtui(1) RUN, "
 	  "benchtui-round(5)",
 	  { { "--out DIR", "the round folder (new or empty); default "
-	      "rounds/NAME-TIME next to the round file" },
+	      "./rounds/NAME-TIME in the current directory" },
 	    { "--headless", "no console: one line per leg and the summary "
 	      "(also when stdout is not a terminal)" },
 	    { "--theme NAME", "the console's colours (see benchtui(1) Themes)" },

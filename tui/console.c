@@ -21,6 +21,7 @@
 #include "event.h"
 #include "headless.h"
 #include "round.h"
+#include "words.h"
 #include "xalloc.h"
 
 #define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
@@ -476,6 +477,17 @@ console_draw(struct console *c, double mono_now)
 	c->last_draw = mono_now;
 }
 
+/* After the screen is gone, what the round found stays on the terminal:
+ * the summary headless and report print (words_summary). */
+static void
+console_print_summary(struct console *c)
+{
+	if (c->m.nlegs == 0)
+		return;
+	words_summary(model_ratios(&c->m), stdout, WORDS_TEXT);
+	fflush(stdout);
+}
+
 int
 console_loop(struct console *c)
 {
@@ -547,6 +559,7 @@ console_loop(struct console *c)
 	if (sig_term && c->src->signal_status >= 0)
 		c->exit_code = c->src->signal_status;
 	console_stop(c);
+	console_print_summary(c);
 	return c->exit_code;
 }
 

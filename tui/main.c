@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "suggest.h"
 #include "config.h"
 #include "counters.h"
 #include "profrepeat.h"
@@ -97,6 +98,15 @@ main(int argc, char **argv)
 				return cmd_help_print(argv[1]) == 0 ? 0 : 2;
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "benchtui: unknown command '%s'\n%s", argv[1], usage);
+	{
+		const char *names[sizeof commands / sizeof commands[0]];
+		char hint[128];
+
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			names[i] = commands[i].name;
+		fprintf(stderr, "benchtui: unknown command '%s'%s\n%s", argv[1],
+		    suggest_hint(hint, sizeof hint, argv[1], names,
+		    sizeof names / sizeof names[0]), usage);
+	}
 	return 2;
 }

@@ -357,7 +357,7 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 				(void)model_col_get(m, json_string_value(v),
 				    false);
 	}
-	if (dir) {
+	if (dir && !m->dir_fixed) {
 		free(m->dir);
 		m->dir = xstrdup(dir);
 	}
@@ -753,14 +753,27 @@ model_set_replay(struct model *m)
 void
 model_restart(struct model *m, const struct spec *s)
 {
-	bool replay = m->replay;
+	bool replay = m->replay, fixed = m->dir_fixed;
+	char *dir = fixed && m->dir ? xstrdup(m->dir) : NULL;
 
 	model_finish(m);
 	model_init(m);
 	m->replay = replay;
+	if (fixed)
+		model_set_dir(m, dir);
+	free(dir);
 	if (s != NULL)
 		model_set_spec(m, s);
 	m->changed = MODEL_CHANGE_ALL;
+}
+
+void
+model_set_dir(struct model *m, const char *dir)
+{
+	free(m->dir);
+	m->dir = dir != NULL ? xstrdup(dir) : NULL;
+	m->dir_fixed = dir != NULL;
+	m->changed |= MODEL_CHANGE_STATE;
 }
 
 const json_t *

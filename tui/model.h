@@ -96,6 +96,8 @@ struct model {
 	bool replay;           /* fed from a log: the header says "replay" */
 	char name[MODEL_NAME];
 	char *dir;             /* the round folder, or NULL */
+	bool dir_fixed;        /* dir set by model_set_dir: the round event's
+	                        * recorded one does not replace it */
 	char abort_reason[64];
 	/* Every warning so far, whole, for the message log (w); past
 	 * MODEL_LOG_MAX the oldest are dropped and counted.  The newest is the
@@ -216,6 +218,11 @@ void model_set_aborted(struct model *m);
 
 /* Fed from a log: the header says "replay". */
 void model_set_replay(struct model *m);
+
+/* The round folder as it is now (a replayed folder, maybe moved or copied
+ * since it was recorded): shown, and where leg outputs are read, whatever
+ * the log's round event recorded. */
+void model_set_dir(struct model *m, const char *dir);
 
 /* Back to no events seen (a replay stepping backwards), keeping replay and
  * taking the plan from s again (s may be NULL). */

@@ -5,6 +5,7 @@
 
 #include "render.h"
 #include "theme.h"
+#include "words.h"
 
 /* The gate's state: the countdown while it holds a leg (to timeout_s, or
  * to the end of the round's budget when that comes first), else whether
@@ -251,8 +252,8 @@ pane_top_current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	render_put(w, 1, 1, cw, THEME_RUNNING, buf);
 	e = base > m->cur_start_ts ? base - m->cur_start_ts : 0;
 	md = model_arm_median_wall(m, m->cur_cell, m->cur_arm);
-	render_fmt_duration(el, sizeof el, e);
-	render_fmt_duration(med, sizeof med, md);
+	words_secs(el, sizeof el, e);
+	words_secs(med, sizeof med, md);
 	snprintf(buf, sizeof buf, "pid %ld  seq %d", m->cur_pid, m->cur_seq);
 	render_put(w, 2, 1, cw, THEME_LABEL, buf);
 	snprintf(buf, sizeof buf, "%s of median %s", el, med);

@@ -246,6 +246,7 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 	};
 
 	if (!prepare) {
+		ls.in_path = l->cmd.stdin_path;
 		ls.ctr = u->ctr;
 		ls.state_fn = round_leg_state;
 		ls.tick_fn = round_leg_tick;
@@ -415,6 +416,10 @@ round_leg_run(struct round_leg *l)
 		round_abort_internal(u->r, "the disk is full");
 		return RUN_LEG_STOP;
 	}
+	/* A filter (a round that feeds stdin and has no scratch folder,
+	 * "lz4 -c") makes its output: its bytes are what it wrote. */
+	if (s->stdin_path != NULL && s->scratch == NULL)
+		l->bytes = l->out_bytes;
 	/* A scratch folder the leg turned into a link is not "0 bytes": the
 	 * round stops, and the leg runs again once it is a folder again. */
 	if (l->cmd.scratch != NULL &&
@@ -441,8 +446,8 @@ round_leg_metrics(struct run *u, const struct round_leg *l,
 	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
 	    sizeof why)) != NULL)
 		return m;
-	if (absent && (!u->metrics_in_command || res->rc != 0 ||
-	    res->signal != 0))
+	if (absent && (!u->metrics_in_command ||
+	    !spec_ok_rc(u->r->spec, res->rc) || res->signal != 0))
 		return NULL;
 	if (absent)
 		snprintf(why, sizeof why, "was not written");

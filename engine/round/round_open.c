@@ -42,6 +42,10 @@ round_open_log_round(struct run *u)
 	json_object_set_new(ev, "cells", cells);
 	json_object_set_new(ev, "baseline", json_string(s->baseline));
 	json_object_set_new(ev, "counters", round_open_names(s->counters, s->ncounters));
+	/* The machine's default, not the user's choice: a reader leaves out
+	 * those that never counted. */
+	if (!s->counters_given)
+		json_object_set_new(ev, "counters_default", json_true());
 	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
 	/* The leg order (resume follows it) and the arithmetic's settings
 	 * (a bare copy of the log reports with them). */

@@ -395,7 +395,8 @@ round_prof_perf_verdict(struct prof_perf *pp, const struct leg_result *res,
 	    "stopped"));
 
 	pp->why[0] = '\0';
-	if (res->timed_out || res->rc != 0 || res->signal != 0)
+	if (res->timed_out || !spec_ok_rc(pp->u->r->spec, res->rc) ||
+	    res->signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "perf record %s (see %s)",
 		    res->timed_out ? "timed out" : res->signal != 0 ?
 		    "was killed by a signal" : "exited non-zero", pp->rout);
@@ -646,7 +647,8 @@ round_prof_srv_finish(struct prof_perf *pp, struct prof_load *pl)
 		round_prof_fmt(pp->why, sizeof pp->why, "the server does not "
 		    "answer after the profile: %s", server_alive(pp->srv) ? how :
 		    server_death(pp->srv));
-	else if (pl->res.timed_out || pl->res.rc != 0 || pl->res.signal != 0)
+	else if (pl->res.timed_out || !spec_ok_rc(pp->u->r->spec, pl->res.rc) ||
+	    pl->res.signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "the load leg %s (see %s)",
 		    pl->res.timed_out ? "timed out" : "failed", pp->rruns);
 	if (pp->why[0] != '\0') {

@@ -240,7 +240,8 @@ round_prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 	else if (traced > 0)
 		round_prof_fmt(why, len, "%d server tasks are still traced after "
 		    "strace exited", traced);
-	else if (res->timed_out || res->rc != 0 || res->signal != 0)
+	else if (res->timed_out || !spec_ok_rc(ps->u->r->spec, res->rc) ||
+	    res->signal != 0)
 		round_prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
 		    "timed out" : "failed", ps->rout);
 	else if ((fd = rfile_reopen(ps->txt_fd, O_RDONLY)) < 0 ||

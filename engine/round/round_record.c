@@ -51,27 +51,32 @@ round_record_secs(double s)
 	return json_real((double)(long long)(s * 1e6 + 0.5) / 1e6);
 }
 
+/* ok: exited with a code of ok_rc (default 0), never by a signal or a
+ * failed exec (127 in ok_rc does not make "not found" ok). */
 static const char *
-round_record_status(const struct leg_result *res, bool server_died)
+round_record_status(const struct spec *s, const struct leg_result *res,
+    bool server_died)
 {
 	if (res->aborted)
 		return "aborted";
 	if (res->timed_out)
 		return "timed_out";
-	if (server_died || res->rc != 0 || res->signal != 0)
+	if (server_died || res->signal != 0 || res->exec_errno != 0 ||
+	    !spec_ok_rc(s, res->rc))
 		return "failed";
 	return "ok";
 }
 
 /* How the leg ended and what it used: status through majflt. */
 static void
-round_record_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
+round_record_leg_result(json_t *ev, const struct spec *s,
+    const struct leg_result *res, bool server_died)
 {
 	double ut = round_record_tv(&res->ru.ru_utime), st = round_record_tv(&res->ru.ru_stime);
 	char sig[32];
 
 	json_object_set_new(ev, "status",
-	    json_string(round_record_status(res, server_died)));
+	    json_string(round_record_status(s, res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
 	    json_integer(res->rc) : json_null());
 	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
@@ -150,7 +155,7 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 	json_t *ev = event_new("leg"), *jbin;
 
 	round_leg_ident(ev, s, pl, warmup);
-	round_record_leg_result(ev, res, server_died);
+	round_record_leg_result(ev, s, res, server_died);
 	round_record_leg_counters(ev, u);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
 	    json_null());

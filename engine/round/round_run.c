@@ -145,6 +145,13 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 		}
 		round_ledger_note(u);
 	}
+	/* The cell's setup, once its server is ready; a resumed cell sets
+	 * up again (its cleanup ran when the round stopped). */
+	if (round_hook(u, c, false) != 0) {
+		if (srv != NULL)
+			round_server_stop(u, cell, srv);
+		return false;
+	}
 	/* Warm-up legs first, in the order of the cell's first rep.  A
 	 * resumed cell warms up again: the restart left its caches cold. */
 	for (int k = 1; k <= r->spec->warmup && !stop; k++)
@@ -183,6 +190,10 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 	if (!stop && !r->fatal && !round_aborted(u) &&
 	    round_prof_cell(u, c, srv) != 0)
 		stop = true;
+	/* After the last leg (or a stop: a resume sets up again), before
+	 * the server goes. */
+	if (!r->fatal)
+		(void)round_hook(u, c, true);
 	if (srv != NULL)
 		round_server_stop(u, cell, srv);
 	return !stop;

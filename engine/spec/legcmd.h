@@ -56,6 +56,8 @@ struct legcmd {
 	char *prepare_path;     /* the same for prepare[0] */
 	bool bin_found;         /* bin is set and program is its resolution */
 	char *scratch;          /* absolute, or NULL when the round has none */
+	char *stdin_path;       /* the leg's stdin ("stdin" expanded,
+	                         * absolute), or NULL: /dev/null */
 	char *out_rel;          /* legs/CELL-ARM-rREP.out, legs/CELL-ARM-wK.out,
 	                         * servers/CELL.log */
 	char *out_abs;          /* under round_dir, or NULL without one */
@@ -81,6 +83,13 @@ int legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
  * envp) only, and cwd its server.dir: program, exec_path and envp stay
  * NULL, since its agent resolves them there. */
 int legcmd_server(const struct spec *s, size_t cell, int arm, int rep,
+    const char *round_dir, struct legcmd *c, char *err, size_t errlen);
+
+/* A cell's setup (cleanup false) or cleanup argv, as the cell's server is
+ * built: the cell's and the round's vars, no ARM, REP or SCRATCH, the
+ * round's env and workdir; its output legs/CELL-setup.out (-cleanup).
+ * The cell must have that argv.  0, or -1 with err. */
+int legcmd_hook(const struct spec *s, size_t cell, bool cleanup,
     const char *round_dir, struct legcmd *c, char *err, size_t errlen);
 
 void legcmd_finish(struct legcmd *c);

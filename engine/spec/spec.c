@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "digest.h"
 #include "spec_int.h"
+#include "suggest.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -328,7 +329,8 @@ static int
 spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
     bool named_later)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	struct spec *s = p->s;
 	struct spec_cell *cell = &s->cells[i];
 	char sub[256];
@@ -359,7 +361,7 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 		if (spec_parse_server(p, v, sub, cell->server) < 0)
 			return -1;
 	}
-	return 0;
+	return spec_parse_cell_hooks(p, c, path, cell);
 }
 
 /* The cells a matrix generates, as cell objects (name expanded, vars set
@@ -368,7 +370,8 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 static json_t *
 spec_matrix_cells(struct parser *p, json_t *m)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	json_t *vars, *name, *out = NULL, *val;
 	const char *key;
 	size_t nvar = 0, total = 1, *idx = NULL;
@@ -542,9 +545,14 @@ spec_parse_counters(struct parser *p, json_t *j)
 		if (spec_want_string(p, v, sub, true, &s->counters[i]) < 0)
 			return -1;
 		s->ncounters = i + 1;
-		if (!counters_known(s->counters[i]))
-			return spec_perr(p, sub, "unknown event \"%s\" (see "
-			    "benchtui(1), COUNTERS)", s->counters[i]);
+		if (!counters_known(s->counters[i])) {
+			char hint[128];
+
+			return spec_perr(p, sub, "unknown event \"%s\"%s (see "
+			    "benchtui(1), COUNTERS)", s->counters[i],
+			    suggest_hint(hint, sizeof hint, s->counters[i],
+			    counters_names(), SIZE_MAX));
+		}
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(s->counters[k], s->counters[i]) == 0)
 				return spec_perr(p, sub, "\"%s\" is listed twice",
@@ -688,8 +696,7 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on", "ssh", "agent",
-	    NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -752,7 +759,7 @@ spec_parse_legs(struct parser *p, json_t *root)
 }
 
 /* Where and how they run: workdir, cpus, nice, settle and timeout,
- * counters (cycles and instructions unless listed), the quiet gate, the
+ * counters (the machine's default unless listed), the quiet gate, the
  * scratch folder. */
 static int
 spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
@@ -778,11 +785,17 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	if ((v = json_object_get(root, "counters")) != NULL) {
 		if (spec_parse_counters(p, v) < 0)
 			return -1;
+		s->counters_given = true;
 	} else {
-		s->counters = xcalloc(3, sizeof *s->counters);
-		s->counters[0] = xstrdup("cycles");
-		s->counters[1] = xstrdup("instructions");
-		s->ncounters = 2;
+		/* What this machine counts: no n/a-only counter nobody
+		 * asked for. */
+		const char *const *def = counters_default();
+
+		while (def[s->ncounters] != NULL)
+			s->ncounters++;
+		s->counters = xcalloc(s->ncounters + 1, sizeof *s->counters);
+		for (size_t i = 0; i < s->ncounters; i++)
+			s->counters[i] = xstrdup(def[i]);
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
 	    spec_parse_quiet(p, v) < 0)
@@ -801,7 +814,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	unsigned long long legs;
 
 	if (spec_parse_root_keys(p, root) < 0 || spec_parse_legs(p, root) < 0 ||
-	    spec_parse_host(p, root, workdir_override) < 0)
+	    spec_parse_host(p, root, workdir_override) < 0 ||
+	    spec_parse_io(p, root) < 0)
 		return -1;
 	legs = (unsigned long long)s->reps * s->narms * s->ncells;
 	if (legs > SPEC_LEGS_MAX)
@@ -957,6 +971,8 @@ spec_destroy(struct spec *s)
 			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
+		template_free_argv(c->setup);
+		template_free_argv(c->cleanup);
 	}
 	free(s->cells);
 	free(s->adaptive.metric);
@@ -975,6 +991,7 @@ spec_destroy(struct spec *s)
 	spec_profile_free(s->profile);
 	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
+	spec_io_free(s);
 	template_free_argv(s->ssh);
 	template_free_argv(s->agent);
 	free(s);

@@ -71,7 +71,22 @@ struct spec_cell {
 	struct spec_kv *vars;
 	size_t nvars;
 	struct spec_server *server; /* NULL when the cell has none */
+	char **setup;        /* argv run once before the cell's first leg
+	                      * (after its server is ready), or NULL */
+	size_t nsetup;
+	char **cleanup;      /* argv run once after its last, or NULL */
+	size_t ncleanup;
 };
+
+/* One of "files": configuration the result depends on, hashed into
+ * environment.json and copied into DIR/files/AS before the first leg
+ * (up to SPEC_FILE_COPY_MAX; a larger one is hashed, not copied). */
+struct spec_file {
+	char *path;          /* as written */
+	char *abs;           /* expanded (round vars) and absolute */
+	char *as;            /* its name in files/ */
+};
+#define SPEC_FILE_COPY_MAX (16LL << 20)
 
 /* The quiet gate's calibration probe (benchtui-round(5)). */
 enum spec_probe {
@@ -149,8 +164,9 @@ struct spec {
 	int nice;            /* default 0 */
 	double settle_s;     /* default 0 */
 	double timeout_s;    /* default 0: no per-leg timeout */
-	char **counters;     /* NULL-terminated; default cycles, instructions */
+	char **counters;     /* NULL-terminated; default counters_default() */
 	size_t ncounters;
+	bool counters_given; /* named in the file, not the machine's default */
 	struct spec_quiet quiet;
 	char *scratch;       /* NULL when unset; may hold templates */
 	struct spec_kv *vars;
@@ -182,7 +198,16 @@ struct spec {
 	size_t nagent;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
+	int *ok_rc;          /* exit codes that count as ok; default {0} */
+	size_t nok_rc;
+	char *stdin_path;    /* each leg's stdin (templated), or NULL:
+	                      * /dev/null */
+	struct spec_file *files;
+	size_t nfiles;
 };
+
+/* Whether exit code rc counts as ok (ok_rc). */
+bool spec_ok_rc(const struct spec *s, int rc);
 
 #define SPEC_OUTPUT_MAX_BYTES (8LL << 20)
 

@@ -1,6 +1,7 @@
 /* spec: the checks against this machine that parsing leaves out (online
  * cpus, programs found as execvp would find them), so that a recorded
  * round can still be read on another one. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,69 @@ spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* A file the round reads (stdin, files[i]): there, a regular file, and
+ * readable.  0, or -1 with err naming the field. */
+static int
+spec_host_readable(const struct spec *s, const char *file, const char *path,
+    char *err, size_t errlen)
+{
+	const char *why = NULL;
+	struct stat st;
+
+	if (strstr(file, LEGCMD_NO_ROUND_DIR) != NULL)
+		return 0;
+	if (stat(file, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (access(file, R_OK) != 0)
+		why = "not readable by this user";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errlen, "%s: %s: %s: %s", s->path, path, file, why);
+	return -1;
+}
+
+/* What the round reads besides its programs: each cell's setup and
+ * cleanup programs, each leg's stdin (unless prepare may make it), and
+ * the files it keeps. */
+static int
+spec_host_check_io(const struct spec *s, char *err, size_t errlen)
+{
+	char path[64], berr[640];
+	struct legcmd lc;
+	int rc = 0;
+
+	for (size_t ci = 0; ci < s->ncells && rc == 0; ci++) {
+		for (int h = 0; h < 2 && rc == 0; h++) {
+			if ((h ? s->cells[ci].cleanup : s->cells[ci].setup) == NULL)
+				continue;
+			snprintf(path, sizeof path, "cells[%zu].%s[0]", ci,
+			    h ? "cleanup" : "setup");
+			if (legcmd_hook(s, ci, h == 1, NULL, &lc, berr,
+			    sizeof berr) == 0 && lc.program == NULL)
+				rc = spec_host_no_program(s, lc.argv[0], path,
+				    &s->cells[ci], err, errlen);
+			legcmd_finish(&lc);
+		}
+		for (size_t ai = 0; ai < s->narms && rc == 0 &&
+		    s->stdin_path != NULL && s->prepare == NULL; ai++) {
+			struct legcmd_where w = { .spec = s, .cell = ci,
+			    .arm = ai, .rep = 1 };
+
+			if (legcmd_build(&w, &lc, berr, sizeof berr) == 0)
+				rc = spec_host_readable(s, lc.stdin_path, "stdin",
+				    err, errlen);
+			legcmd_finish(&lc);
+		}
+	}
+	for (size_t i = 0; i < s->nfiles && rc == 0; i++) {
+		snprintf(path, sizeof path, "files[%zu]", i);
+		rc = spec_host_readable(s, s->files[i].abs, path, err, errlen);
+	}
+	return rc;
 }
 
 /* "probe": true needs a clock that can time it (probe.h); "auto" leaves
@@ -257,7 +321,8 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 				return -1;
 		}
 	}
-	if (spec_host_check_probe(s, err, errlen) < 0)
+	if (spec_host_check_io(s, err, errlen) < 0 ||
+	    spec_host_check_probe(s, err, errlen) < 0)
 		return -1;
 	return spec_host_check_profilers(s, err, errlen);
 }

@@ -33,11 +33,8 @@ tally_create(void)
 	t->max_client_busy = t->max_server_busy = 0.1;
 	t->level = TALLY_LEVEL;
 	t->margin = TALLY_MARGIN;
-	for (size_t i = 0; i < M_FIXED; i++) {
-		t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
-		    sizeof *t->metrics);
-		t->metrics[t->nmetrics++] = xstrdup(fixed_metrics[i]);
-	}
+	for (size_t i = 0; i < M_FIXED; i++)
+		(void)tally_metric(t, fixed_metrics[i]);
 	return t;
 }
 
@@ -169,6 +166,36 @@ tally_spec_order(struct tally *t, const struct spec *s)
 	t->last_cell = t->last_arm = 0;
 }
 
+static void
+tally_named_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->nnamed; i++)
+		free(t->named[i]);
+	free(t->named);
+	t->named = NULL;
+	t->nnamed = 0;
+}
+
+
+/* The named counters: names[0..n), or the strings of list when not
+ * NULL. */
+static void
+tally_named_set(struct tally *t, char *const *names, size_t n,
+    const json_t *list)
+{
+	tally_named_free(t);
+	if (list != NULL)
+		n = json_array_size(list);
+	t->named = xreallocarray(NULL, n + 1, sizeof *t->named);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = list ? json_string_value(json_array_get(list,
+		    i)) : names[i];
+
+		if (s != NULL)
+			t->named[t->nnamed++] = xstrdup(s);
+	}
+}
+
 void
 tally_set_spec(struct tally *t, const struct spec *s)
 {
@@ -182,6 +209,9 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	/* An adaptive round's report uses its looks' level (Bonferroni). */
 	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
+	tally_named_set(t, s->counters_given ? s->counters : NULL,
+	    s->counters_given ? s->ncounters : 0, NULL);
+	t->named_set = true;
 	t->estimator = s->estimator;
 	tally_spec_arms_free(t);
 	t->sarms = xreallocarray(NULL, s->narms, sizeof *t->sarms);
@@ -248,6 +278,15 @@ tally_metric(struct tally *t, const char *name)
 	    sizeof *t->metrics);
 	t->metrics[t->nmetrics] = xstrdup(name);
 	return t->nmetrics++;
+}
+
+bool
+tally_counter_named(const struct tally *t, const char *name)
+{
+	for (size_t i = 0; i < t->nnamed; i++)
+		if (strcmp(t->named[i], name) == 0)
+			return true;
+	return false;
 }
 
 const char *
@@ -332,6 +371,22 @@ tally_set_stats(struct tally *t, double level, double margin)
 	t->stats_set = true;
 }
 
+/* Whether a round event's counters were the machine's default: marked
+ * so, or an older log's default of cycles and instructions. */
+static bool
+tally_round_default(const json_t *ev)
+{
+	const json_t *ctr = json_object_get(ev, "counters");
+	const char *a = json_string_value(json_array_get(ctr, 0));
+	const char *b = json_string_value(json_array_get(ctr, 1));
+
+	if (json_is_true(json_object_get(ev, "counters_default")))
+		return true;
+	return json_object_get(ev, "counters_default") == NULL &&
+	    json_array_size(ctr) == 2 && a && b &&
+	    strcmp(a, "cycles") == 0 && strcmp(b, "instructions") == 0;
+}
+
 /* A "round" event: the name, the planned reps and, in a bare log, the
  * level and margin. */
 static void
@@ -345,6 +400,12 @@ tally_feed_round(struct tally *t, const json_t *ev)
 	if (json_is_integer(reps) && json_integer_value(reps) > 0 &&
 	    json_integer_value(reps) <= TALLY_MAX_REP)
 		t->log_reps = (int)json_integer_value(reps);
+	/* A bare log's named counters: the round event's, unless they were
+	 * the machine's default (an older log's default was cycles and
+	 * instructions, unmarked). */
+	if (!t->named_set && json_is_array(json_object_get(ev, "counters")))
+		tally_named_set(t, NULL, 0, tally_round_default(ev) ? NULL :
+		    json_object_get(ev, "counters"));
 	/* A bare log carries its gate's thresholds here. */
 	if (!t->have_spec) {
 		const json_t *q = json_object_get(ev, "quiet");
@@ -475,6 +536,7 @@ tally_destroy(struct tally *t)
 	for (size_t i = 0; i < t->nmetrics; i++)
 		free(t->metrics[i]);
 	free(t->metrics);
+	tally_named_free(t);
 	for (size_t i = 0; i < t->naa; i++) {
 		free(t->aa[i].name);
 		free(t->aa[i].aa_of);

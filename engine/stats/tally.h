@@ -140,6 +140,12 @@ size_t tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
     const char *cell, const char *arm, const char *metric, double **buf,
     size_t *cap);
 
+/* Whether the user named counter name (the round file's "counters", or a
+ * bare log's round event's unless they were the machine's default): one
+ * the machine did not count is then shown as n/a, where a defaulted one
+ * is left out. */
+bool tally_counter_named(const struct tally *t, const char *name);
+
 /* The names the tally holds, in its order: cells, the arms of cell i
  * (legs seen, or the round file's), metrics.  NULL past the end. */
 size_t tally_cell_count(const struct tally *t);

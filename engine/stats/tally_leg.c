@@ -17,6 +17,7 @@
 
 /* A server block's metrics are server_cpu and server_CTR per counter. */
 #define TALLY_SERVER_PREFIX "server_"
+#define TALLY_BYTES "bytes"
 
 double
 tally_num(const json_t *v)
@@ -63,7 +64,7 @@ tally_rec_clear(struct tally_legrec *r)
 	memset(r, 0, sizeof *r);
 	r->rep = r->foreign = r->threshold = r->max_foreign_cores = NAN;
 	r->wait_s = r->client_busy = r->server_busy = NAN;
-	r->utime = r->stime = r->server_cpu = NAN;
+	r->utime = r->stime = r->server_cpu = r->bytes = NAN;
 	for (size_t m = 0; m < M_FIXED; m++)
 		r->fixed[m] = NAN;
 	r->ctr = ctr;
@@ -215,6 +216,7 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 		r->fixed[m] = tally_num(json_object_get(ev, t->metrics[m]));
 	r->utime = tally_num(json_object_get(ev, "utime"));
 	r->stime = tally_num(json_object_get(ev, "stime"));
+	r->bytes = tally_num(json_object_get(ev, "bytes"));
 	r->server = json_is_object(srv);
 	r->server_cpu = tally_num(json_object_get(srv, "cpu"));
 	tally_kv_json(&r->ctr, json_object_get(ev, "counters"));
@@ -299,6 +301,7 @@ tally_rec_diff(const struct tally_legrec *a, const struct tally_legrec *b)
 	TALLY_DIFF(TALLY_SAME(fixed), fixed);
 	TALLY_DIFF(TALLY_SAME(utime), utime);
 	TALLY_DIFF(TALLY_SAME(stime), stime);
+	TALLY_DIFF(TALLY_SAME(bytes), bytes);
 	TALLY_DIFF(a->server == b->server, server);
 	TALLY_DIFF(TALLY_SAME(server_cpu), server_cpu);
 	TALLY_DIFF(tally_kv_same(&a->ctr, &b->ctr), ctr);
@@ -347,8 +350,8 @@ tally_name_leg(const char *cell, const char *arm, size_t r,
 }
 
 /* Register the metric names the line carries: counters first, then the
- * server's (server_cpu, server_CTR; SPEC.md "Server rounds") and the
- * leg's own metrics. */
+ * server's (server_cpu, server_CTR; SPEC.md "Server rounds"), bytes when
+ * the leg left any, and the leg's own metrics. */
 static void
 tally_rec_metrics(struct tally *t, const struct tally_legrec *r)
 {
@@ -365,6 +368,8 @@ tally_rec_metrics(struct tally *t, const struct tally_legrec *r)
 		if (t->nmetrics < TALLY_MAX_METRICS)
 			(void)tally_metric(t, name);
 	}
+	if (r->bytes > 0 && t->nmetrics < TALLY_MAX_METRICS)
+		(void)tally_metric(t, TALLY_BYTES);
 	for (size_t i = 0; i < r->mets.n; i++)
 		if (t->nmetrics < TALLY_MAX_METRICS)
 			(void)tally_metric(t, r->mets.v[i].name);
@@ -383,6 +388,10 @@ tally_rec_value(const struct tally_legrec *r, size_t m, const char *name)
 		x = tally_kv_get(&r->ctr, name);
 	if (!isnan(x) || m < M_FIXED)
 		return x;
+	/* The leg line's own bytes, when it left any, before a metrics
+	 * file's bytes (what a load received). */
+	if (r->bytes > 0 && strcmp(name, TALLY_BYTES) == 0)
+		return r->bytes;
 	x = tally_kv_get(&r->mets, name);
 	if (!isnan(x) || !r->server || strncmp(name, TALLY_SERVER_PREFIX,
 	    plen) != 0)

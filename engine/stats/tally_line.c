@@ -358,7 +358,7 @@ enum tally_line_key {
 	K_OTHER, K_T, K_CELL, K_ARM, K_REP, K_STATUS, K_TIMED_OUT, K_RC,
 	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
 	K_GATE, K_QTIMEOUT, K_QOVERRIDE, K_WAIT, K_CLIENT_BUSY, K_SERVER_BUSY,
-	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME,
+	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME, K_BYTES,
 	K_COUNTERS, K_SERVER, K_METRICS,
 };
 
@@ -390,6 +390,7 @@ tally_line_key(const char *k, size_t n)
 		TLINE_KEY("cycles", K_CYCLES),
 		TLINE_KEY("instructions", K_INSTRUCTIONS),
 		TLINE_KEY("utime", K_UTIME), TLINE_KEY("stime", K_STIME),
+		TLINE_KEY("bytes", K_BYTES),
 		TLINE_KEY("counters", K_COUNTERS), TLINE_KEY("server", K_SERVER),
 		TLINE_KEY("metrics", K_METRICS),
 	};
@@ -481,6 +482,7 @@ tally_line_numfield(struct tally_legrec *r, enum tally_line_key key)
 	case K_INSTRUCTIONS: return &r->fixed[M_INSTRUCTIONS];
 	case K_UTIME:        return &r->utime;
 	case K_STIME:        return &r->stime;
+	case K_BYTES:        return &r->bytes;
 	default:             return NULL;
 	}
 }

@@ -254,6 +254,7 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 {
 	const struct tally_est *e = &es->by[chosen];
 	json_t *o = json_object(), *list;
+	size_t rfm;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
@@ -276,6 +277,13 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 	json_object_set_new(o, "verdict", json_string(tally_verdict_name(e,
 	    margin)));
 	json_object_set_new(o, "suspect", json_boolean(suspect));
+	/* What an undecided verdict tells: the least effect this interval
+	 * sees, and the reps that would see the margin. */
+	json_object_set_new(o, "mde", tally_real(stats_mde(e->has_ci, e->lo,
+	    e->hi)));
+	rfm = stats_reps_for_margin(n, e->has_ci, e->lo, e->hi, margin);
+	json_object_set_new(o, "reps_for_margin", rfm ?
+	    json_integer((json_int_t)rfm) : json_null());
 	json_object_set_new(o, "alt", tally_alt_json(es, chosen, margin));
 	return o;
 }
@@ -451,6 +459,9 @@ struct tally_cellwork {
 	double *ratios, *va, *vb;    /* room for the most reps of an arm */
 	double *floor;               /* [m]: the A/A floor */
 	bool *bias;                  /* [m]: the A/A arms disagree */
+	bool *shown;                 /* [m]: a row of this cell (wall, cpu,
+	                              * a value in some leg of the cell, or a
+	                              * counter the user named) */
 	/* [arm * nm + m]: an A/A arm's estimate against its original, made
 	 * once for the floor and the bias and used again for its verdicts
 	 * (the estimate is most of a report's arithmetic). */
@@ -459,6 +470,25 @@ struct tally_cellwork {
 	json_t *gate_arms;           /* the report's gate.arms, summed over
 	                              * the cells */
 };
+
+/* Which metrics cell c shows: a server's or a load's numbers are not
+ * rows of a cell without them.  O(legs x metrics) of the cell, once per
+ * report. */
+static void
+tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
+{
+	for (size_t m = 0; m < t->nmetrics; m++)
+		shown[m] = m == M_WALL || m == M_CPU ||
+		    tally_counter_named(t, t->metrics[m]);
+	for (size_t i = 0; i < c->narms; i++) {
+		const struct tarm *a = &c->arms[i];
+
+		for (size_t r = 0; r < a->nlegs; r++)
+			for (size_t m = 0; m < a->legs[r].nvals; m++)
+				if (!isnan(a->vals[a->legs[r].off + m]))
+					shown[m] = true;
+	}
+}
 
 static void
 tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
@@ -475,6 +505,8 @@ tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
 	cw->reps = tally_plan_reps(t);
 	cw->floor = xreallocarray(NULL, nm, sizeof *cw->floor);
 	cw->bias = xreallocarray(NULL, nm, sizeof *cw->bias);
+	cw->shown = xreallocarray(NULL, nm + 1, sizeof *cw->shown);
+	tally_cell_shown(t, c, cw->shown);
 	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
 	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
 	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
@@ -488,6 +520,7 @@ tally_cellwork_finish(struct tally_cellwork *cw)
 {
 	free(cw->floor);
 	free(cw->bias);
+	free(cw->shown);
 	free(cw->ratios);
 	free(cw->va);
 	free(cw->vb);
@@ -569,9 +602,13 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	json_object_set_new(aj, "vs", json_string(vs));
 	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
 	for (size_t m = 0; m < cw->nm; m++) {
-		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb) : 0;
+		size_t n;
 		struct tally_ests e;
+
+		if (!cw->shown[m])
+			continue;
+		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb) : 0;
 		if (n > maxn)
 			maxn = n;
 		if (b != NULL && b == cw->aa_vs[i])
@@ -621,8 +658,9 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 
 	tally_cell_floor(cw);
 	for (size_t m = 0; m < cw->nm; m++)
-		json_object_set_new(floors, t->metrics[m],
-		    tally_real(cw->floor[m]));
+		if (cw->shown[m])
+			json_object_set_new(floors, t->metrics[m],
+			    tally_real(cw->floor[m]));
 	json_object_set_new(cj, "floor", floors);
 	json_object_set_new(cj, "biased", tally_biased_json(cw));
 	for (size_t i = 0; i < c->narms; i++) {

@@ -13,7 +13,7 @@ port=$(free_port) || exit 1
 jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
     (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
         .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
-    (.cells[].vars | select(.VAL == "47311") | .VAL) = ($p | tostring) |
+    (.cells[].vars.ARGS) |= map(if . == "47311" then ($p | tostring) else . end) |
     .bin = $b | .quiet.max_foreign_cores = 0 | .reps = 2 | del(.profile)' \
     "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" >"$tmp/demo.json" || exit 1
 budget=$(jq '.quiet.budget_s' "$tmp/demo.json")

@@ -111,7 +111,8 @@ remote_round() {
 		--arg wd "$BENCHTUI_SOURCE_DIR/assets/demo" --arg req "$requests" '
 		.bin = $demo | .workdir = $wd | del(.profile) | del(.cpus) |
 		.cells = [.cells[] | select(.server)] |
-		.cells[0].vars.VAL = $port | .cells[0].vars.VAL2 = $req |
+		.cells[0].vars.ARGS = ["--port", $port, "--requests", $req] |
+		.cells[0].vars.PORT = $port |
 		.cells[0].server.cmd[3] = $port |
 		.cells[0].server.ready.tcp_port = ($port | tonumber) |
 		.cells[0].server.host = $host | .cells[0].server.dir = $dir |
@@ -148,9 +149,9 @@ remote_tree_start() {
 	remote_round "$T/r.json" 300 --arg long "$T/long" '
 		.reps = 2 |
 		.command = ["sh", "-c", "[ -e \"$1\" ] && sleep 30; exec \"$2\" client --port \"$3\" --requests 300",
-		            "leg", $long, "${BIN}", "${VAL}"] |
+		            "leg", $long, "${BIN}", "${PORT}"] |
 		.cells[0].server.cmd = ["sh", "-c", "sleep 600 & exec \"$0\" serve --port \"$1\"",
-		                        "${BIN}", .cells[0].vars.VAL]'
+		                        "${BIN}", .cells[0].vars.PORT]'
 	log=$T/out/log.jsonl
 	"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 &
 	bpid=$!

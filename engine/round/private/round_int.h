@@ -8,6 +8,7 @@
  *   round_open.c     the opening events (round, env, resume) and the
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
+ *   round_hook.c     a cell's setup and cleanup, around its legs
  *   round_prof.c     the profile phase after a cell's timed legs
  *   round_prof_perf.c   perf and server_perf profiles
  *   round_prof_sys.c    the syscalls profile
@@ -400,6 +401,16 @@ void round_metrics_plan(struct run *u);
  * leg gets its own here, started before the leg and stopped after it. */
 int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
     struct round_srv *srv, bool *failed);
+
+/* --- round_hook.c: a cell's setup and cleanup --------------------------- */
+
+/* Run cell c's setup (cleanup false) or cleanup argv, unmeasured: the
+ * round's env and workdir, its output in legs/CELL-setup.out (-cleanup),
+ * a "hook" event with its exit code.  0 when it exited 0 or the cell has
+ * none; else -1: a failed setup has stopped the round resumably (u->err
+ * names the cell), a failed cleanup is a warning.  A cleanup after an
+ * abort still runs, for at most 30 s (or timeout_s). */
+int round_hook(struct run *u, size_t c, bool cleanup);
 
 /* --- round_prof*.c: the profile phase ----------------------------------- */
 

@@ -98,6 +98,13 @@ int spec_parse_stats(struct parser *p, json_t *root);
  * an arm must name one with verdicts (not the baseline). */
 int spec_parse_fail_on(struct parser *p, json_t *j);
 
+/* spec_io.c: ok_rc, stdin and files (after the workdir and vars), a
+ * cell's setup and cleanup, and freeing what they hold. */
+int spec_parse_io(struct parser *p, json_t *root);
+int spec_parse_cell_hooks(struct parser *p, json_t *c, const char *path,
+    struct spec_cell *cell);
+void spec_io_free(struct spec *s);
+
 /* spec_remote.c: server.host and server.dir (from spec_parse_server),
  * and the round's ssh and agent argv (their defaults when absent). */
 int spec_parse_server_host(struct parser *p, json_t *j, const char *path,

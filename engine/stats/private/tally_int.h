@@ -72,6 +72,8 @@ struct tally_legrec {
 	double wait_s, client_busy, server_busy;
 	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
 	double utime, stime;
+	double bytes;         /* "bytes": the scratch folder's (or a
+	                       * filter's output) size */
 	bool server;          /* "server" is an object */
 	double server_cpu;
 	struct tally_kvlist ctr, server_ctr, mets;
@@ -144,6 +146,13 @@ struct tally {
 	char *ignored_names[TALLY_WARN_CAP];
 	char *implausible[TALLY_WARN_CAP];
 	size_t nimplausible;
+	/* The counters the user named (a round file's "counters", or a
+	 * log's round event's unless they were the machine's default): shown
+	 * n/a when never counted.  Any other metric no leg of a cell had a
+	 * value for is left out of that cell's report. */
+	char **named;
+	size_t nnamed;
+	bool named_set;              /* from a spec: a round event keeps out */
 	struct profdiff *prof;       /* "profile" events */
 	struct tally_legrec rec;     /* the line being fed, its room reused */
 	char *scratch;               /* the line reader's string copies */

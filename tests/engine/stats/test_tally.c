@@ -243,9 +243,23 @@ test_verdicts_and_bias(void **state)
 	rep = tally_report(t);
 	assert_near(num(json_object_get(rep, "level")), 0.95, 0);
 	assert_near(num(json_object_get(rep, "margin")), 0.01, 0);
-	/* 6 arms against a, 4 metrics each (wall, cpu, cycles, instr). */
+	/* 6 arms against a, 2 metrics each (wall, cpu): cycles and
+	 * instructions no leg counted and nobody named take no row. */
 	assert_int_equal(json_integer_value(json_object_get(rep,
-	    "comparisons")), 24);
+	    "comparisons")), 12);
+	assert_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(rep, "cells"), "c"),
+	    "arms"), "up"), "metrics"), "cycles"));
+	/* What the interval can see, and the reps that would see 1%:
+	 * [1.25, 2] is sqrt(1.6) - 1 = 26.5% each way; 6 x (ln 1.2649 /
+	 * ln 1.01)^2 = 3346.7. */
+	assert_near(num(metric(rep, "c", "up", "wall", "mde")), sqrt(1.6) - 1,
+	    1e-12);
+	assert_int_equal(json_integer_value(metric(rep, "c", "up", "wall",
+	    "reps_for_margin")), 3347);
+	assert_true(json_is_null(metric(rep, "c", "zero", "wall", "mde")));
+	assert_true(json_is_null(metric(rep, "c", "zero", "wall",
+	    "reps_for_margin")));
 	/* The floor is a description: the A/A spread, 0.25. */
 	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
 	assert_near(num(metric(rep, "c", "aa", "wall", "spread")), 0.25, 0);
@@ -686,6 +700,61 @@ test_outside_plan_and_implausible(void **state)
 	json_decref(rep);
 }
 
+/* Rows follow what was counted and what was asked for: a counter no leg
+ * counted is left out unless the round file names it (then n/a), both
+ * from a round file and from a bare log's round event; bytes is a metric
+ * once a leg leaves some. */
+static void
+test_named_counters_and_bytes(void **state)
+{
+	static const char *const log =
+	    "{\"t\":\"round\",\"name\":\"r\",\"counters\":[\"cycles\","
+	    "\"page-faults\"]}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,"
+	    "\"status\":\"ok\",\"wall\":1,\"cpu\":1,\"cycles\":null,"
+	    "\"instructions\":null,\"bytes\":100,\"counters\":{\"cycles\":"
+	    "null,\"page-faults\":3}}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":1,"
+	    "\"status\":\"ok\",\"wall\":1,\"cpu\":1,\"cycles\":null,"
+	    "\"instructions\":null,\"bytes\":50,\"counters\":{\"cycles\":"
+	    "null,\"page-faults\":3}}\n";
+	const char *round = "{\"name\": \"r\", \"reps\": 1, \"command\": "
+	    "[\"/bin/true\"], \"baseline\": \"a\", \"arms\": [{\"name\": "
+	    "\"a\"}, {\"name\": \"b\"}], \"cells\": [{\"name\": \"c\"}]}";
+	struct spec *s;
+	struct tally *t;
+	json_t *rep, *ms;
+
+	(void)state;
+	/* The round event names cycles: n/a, shown; instructions not. */
+	rep = report_of(log);
+	ms = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "cycles",
+	    "n")), 0);
+	assert_null(json_object_get(ms, "instructions"));
+	assert_near(num(metric(rep, "c", "b", "bytes", "median")), 0.5, 0);
+	assert_near(num(metric(rep, "c", "b", "bytes", "abs")), 50, 0);
+	assert_non_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "floor"), "cycles"));
+	json_decref(rep);
+	/* A round file without counters: the machine's default, so cycles
+	 * that never counted are left out whatever the log's event says. */
+	s = tu_spec(round, "/tmp/round.json");
+	t = tally_create();
+	tally_set_spec(t, s);
+	feed(t, log);
+	rep = tally_report(t);
+	ms = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
+	assert_null(json_object_get(ms, "cycles"));
+	assert_non_null(json_object_get(ms, "page-faults"));
+	assert_non_null(json_object_get(ms, "wall"));
+	json_decref(rep);
+	tally_destroy(t);
+	spec_destroy(s);
+}
+
 int
 main(void)
 {
@@ -703,6 +772,7 @@ main(void)
 		cmocka_unit_test(test_counters_ipc_order),
 		cmocka_unit_test(test_summary_and_brief),
 		cmocka_unit_test(test_outside_plan_and_implausible),
+		cmocka_unit_test(test_named_counters_and_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
