@@ -138,7 +138,10 @@ console_start(struct console *c, const char *theme)
 
 	if (console_route_signals() < 0)
 		return -1;
-	setlocale(LC_ALL, "");
+	/* The terminal's character set only (ncurses draws UTF-8 by it): the
+	 * rest of the locale (LC_NUMERIC's decimal comma) would reach every
+	 * number printed and read, the engine's sealed files among them. */
+	setlocale(LC_CTYPE, "");
 	if (!atexit_done) {
 		atexit(console_atexit);
 		xalloc_set_fatal_hook(console_atexit);

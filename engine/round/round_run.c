@@ -1,6 +1,7 @@
 /* The round driver, the plan loop: the opening events, then cell by cell
  * its server and the legs of the plan still to run, then the closing. */
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,9 +269,16 @@ round_run(struct round *r, char *err, size_t errlen)
 {
 	struct run u = { .r = r, .scratch_lock = -1 };
 	const struct spec *s = r->spec;
+	/* The sealed files read and print numbers in the C locale whatever
+	 * the front end set for itself (a decimal comma would reach
+	 * summary.md, and perf's "12.34%" would not parse): this thread
+	 * only, for the round. */
+	locale_t c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0), old = 0;
 	bool failed = false;
 	int rc;
 
+	if (c_loc != (locale_t)0)
+		old = uselocale(c_loc);
 	procs_become_subreaper();
 	/* The front end has set its handlers by now: the children reset
 	 * those (read once here, not for every leg). */
@@ -318,5 +326,9 @@ round_run(struct round *r, char *err, size_t errlen)
 	counters_destroy(u.ctr);
 	free(u.ctr_warned);
 	free(u.client_mask);
+	if (c_loc != (locale_t)0) {
+		uselocale(old);
+		freelocale(c_loc);
+	}
 	return rc;
 }
