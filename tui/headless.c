@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "round.h"
 #include "stats.h"
 #include "tally.h"
 
 struct headless {
-	FILE *out;
+	/* stdout and stderr through the one escape rule (escape.h): what is
+	 * printed comes from a log, and --replay reads anyone's. */
+	FILE *out, *err;
+	bool own_out, own_err;     /* made here: closed by destroy */
 	struct tally *tally;
 	json_int_t legs_total;
 	json_int_t legs_shown;
@@ -42,11 +46,18 @@ headless_create(FILE *out, const struct spec *spec)
 
 	if (h == NULL)
 		return NULL;
-	h->out = out;
 	if ((h->tally = tally_create()) == NULL) {
 		free(h);
 		return NULL;
 	}
+	h->out = escape_stream(out);
+	h->err = escape_stream(stderr);
+	h->own_out = h->out != NULL;
+	h->own_err = h->err != NULL;
+	if (h->out == NULL)
+		h->out = out;
+	if (h->err == NULL)
+		h->err = stderr;
 	if (spec != NULL)
 		tally_set_spec(h->tally, spec);
 	return h;
@@ -214,12 +225,12 @@ headless_event(struct headless *h, const json_t *ev)
 	} else if (strcmp(t, "profile") == 0) {
 		headless_profile(h, ev);
 	} else if (strcmp(t, "warning") == 0) {
-		fprintf(stderr, "benchtui: warning: %s\n", headless_str(ev, "msg"));
+		fprintf(h->err, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {
 		headless_stop(h, "benchtui: round stopped: %s%s\n",
 		    headless_str(ev, "reason"), "");
 	} else if (strcmp(t, "log_cut") == 0) {
-		fprintf(stderr, "benchtui: log.jsonl: cut a torn last line "
+		fprintf(h->err, "benchtui: log.jsonl: cut a torn last line "
 		    "(%lld bytes)\n",
 		    (long long)json_integer_value(json_object_get(ev, "bytes")));
 	} else if (strcmp(t, "server") == 0 &&
@@ -278,7 +289,7 @@ headless_finish(struct headless *h)
 	const char *cname;
 	char lvl[32], cih[48];
 
-	fputs(h->stops, stderr);
+	fputs(h->stops, h->err);
 	snprintf(lvl, sizeof lvl, "%g", 100 * json_number_value(
 	    json_object_get(rep, "level")));
 	snprintf(cih, sizeof cih, "interval (%s%%)", lvl);
@@ -345,6 +356,10 @@ headless_destroy(struct headless *h)
 	if (h == NULL)
 		return;
 	tally_destroy(h->tally);
+	if (h->own_out)
+		fclose(h->out);
+	if (h->own_err)
+		fclose(h->err);
 	free(h);
 }
 
@@ -410,10 +425,10 @@ headless_run_round(struct round *r)
 	headless_round = NULL;
 	headless_finish(h);
 	if (rc != ROUND_EXIT_OK)
-		fprintf(stderr, "benchtui: %s: %s\n", round_dir(r),
+		fprintf(h->err, "benchtui: %s: %s\n", round_dir(r),
 		    err[0] != '\0' ? err : "the round did not complete");
 	if (rc == ROUND_EXIT_ABORTED)
-		fprintf(stderr, "benchtui: resume with: benchtui resume %s\n",
+		fprintf(h->err, "benchtui: resume with: benchtui resume %s\n",
 		    round_dir(r));
 	headless_destroy(h);
 	return rc;

@@ -31,6 +31,7 @@
 #include <openssl/pem.h>
 
 #include "digest.h"
+#include "escape.h"
 #include "seal.h"
 #include "rfile.h"
 #include "xalloc.h"
@@ -476,31 +477,14 @@ out:
 	return rc;
 }
 
-/* A path as verify shows it: newline and backslash escaped the way
- * sha256sum escapes them, and every other control byte (a CR would move
- * the cursor back over the line) as \r, \t or \xNN, so one report line
+/* A path as verify shows it (escape.h): newline and backslash escaped the
+ * way sha256sum escapes them, and every other control byte (a CR would
+ * move the cursor back over the line) as \r or \xNN, so one report line
  * is one file and what is printed is what is there.  Cut to fit buf. */
 static const char *
 seal_escape(const char *rel, char *buf, size_t len)
 {
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)rel;
-	    *p != '\0' && n + 5 < len; p++) {
-		if (*p == '\n')
-			n += (size_t)snprintf(buf + n, len - n, "\\n");
-		else if (*p == '\r')
-			n += (size_t)snprintf(buf + n, len - n, "\\r");
-		else if (*p == '\t')
-			n += (size_t)snprintf(buf + n, len - n, "\\t");
-		else if (*p == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\\\");
-		else if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
-		else
-			buf[n++] = (char)*p;
-	}
-	buf[n] = '\0';
+	(void)escape_text(rel, strlen(rel), buf, len, ESCAPE_BACKSLASH, NULL);
 	return buf;
 }
 

@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "counters.h"
+#include "escape.h"
 #include "event.h"
 #include "procs.h"
 #include "quiet.h"
@@ -53,8 +54,8 @@ round_run_leg_todo(const struct round *r, const struct plan_leg *pl)
 }
 
 /* The last lines of a leg's output file (at most 5 lines of its last 600
- * bytes), each on a line of its own starting "    | ", control bytes shown
- * as '?'; "" when it is empty or unreadable. */
+ * bytes), each on a line of its own starting "    | ", escaped as the
+ * console shows them (escape.h); "" when it is empty or unreadable. */
 static void
 round_run_output_tail(const char *path, char *out, size_t len)
 {
@@ -79,16 +80,17 @@ round_run_output_tail(const char *path, char *out, size_t len)
 	for (start = n; start > 0; start--)
 		if (buf[start - 1] == '\n' && ++lines == 5)
 			break;
-	for (size_t i = start; i < n && k + 9 < len; i++) {
-		if (i == start || buf[i] == '\n') {
-			k += (size_t)snprintf(out + k, len - k, "\n    | ");
-			if (buf[i] == '\n')
-				continue;
-		}
-		out[k++] = (unsigned char)buf[i] < 0x20 && buf[i] != '\t' ?
-		    '?' : buf[i];
+	for (size_t i = start; i < n && k + 9 < len;) {
+		size_t end = i;
+
+		while (end < n && buf[end] != '\n')
+			end++;
+		k += (size_t)snprintf(out + k, len - k, "\n    | ");
+		if (k < len)
+			k += escape_text(buf + i, end - i, out + k, len - k,
+			    ESCAPE_TAB_SPACE, NULL);
+		i = end + 1;
 	}
-	out[k] = '\0';
 }
 
 /* fail_fast: the arm's first N legs in this cell all failed.  true (the
