@@ -68,6 +68,43 @@ static _Thread_local bool spawn_cached_busy;
 
 /* --- child side: async-signal-safe only --------------------------------- */
 
+/* A system call that leaves errno alone, for the held child: it runs
+ * beside the parent thread on that thread's errno (CLONE_VM without a TLS
+ * of its own), and a wait that a stop and continue interrupts (EINTR)
+ * would otherwise change the parent's errno between one of its calls and
+ * the parent's look at it.  -errno on failure.  Elsewhere than x86_64 and
+ * aarch64 glibc's syscall(), which sets errno on failure. */
+static inline long
+spawn_raw(long n, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	long ret;
+
+	__asm__ volatile("syscall"
+	    : "=a"(ret)
+	    : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+	    : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+
+	__asm__ volatile("svc 0"
+	    : "+r"(x0)
+	    : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+	    : "memory", "cc");
+	return x0;
+#else
+	long ret = syscall(n, a, b, c, d);
+
+	return ret < 0 ? -errno : ret;
+#endif
+}
+
 static void
 spawn_child_say(const char *what, const char *arg, int e)
 {
@@ -104,20 +141,44 @@ spawn_child_close_fds(int keep)
 	syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
 }
 
-/* glibc's sigaction refuses the signals it keeps for itself (32 and 33),
- * yet a parent may have left one ignored, and an ignored signal survives
- * exec: ask the kernel directly.  A raw system call is async-signal-safe. */
+/* Set sig's action to handler (SIG_DFL or SIG_IGN) with the kernel's own
+ * call: glibc's sigaction refuses the signals it keeps for itself (32 and
+ * 33), yet a parent may have left one ignored, and an ignored signal
+ * survives exec.  A raw system call is async-signal-safe. */
 static void
-spawn_child_default(int sig)
+spawn_child_action(int sig, void (*handler)(int))
 {
 	struct {
-		void *handler;
+		void (*handler)(int);
 		unsigned long flags;
 		void *restorer;
 		unsigned long mask;
-	} ksa = { .handler = SIG_DFL };
+	} ksa = { .handler = handler };
 
-	(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof ksa.mask);
+	(void)spawn_raw(SYS_rt_sigaction, sig, (long)&ksa, 0,
+	    (long)sizeof ksa.mask);
+}
+
+/* Drop the signals that came while the child was held, or between its
+ * release and its setsid: they were sent to benchtui's process group (a
+ * Ctrl-C, a hangup), which the child was still in, and are not the leg's.
+ * Unblocked, a SIGINT would kill the leg before it ran.  Setting a
+ * pending signal to SIG_IGN discards it; the caller then resets it. */
+static void
+spawn_child_drop_pending(void)
+{
+	sigset_t pend;
+
+	sigemptyset(&pend);
+	if (spawn_raw(SYS_rt_sigpending, (long)&pend, (long)(_NSIG / 8), 0,
+	    0) < 0)
+		return;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigismember(&pend, sig) == 1) {
+			spawn_child_action(sig, SIG_IGN);
+			spawn_child_action(sig, SIG_DFL);
+		}
 }
 
 static int
@@ -130,15 +191,16 @@ spawn_child(void *arg)
 	sigset_t none;
 	int nullfd, efd = ca->err_wr;
 
-	/* Held: nothing may fail (and so write errno) before the release,
-	 * while the parent runs on.  None of these can: it dies with the
-	 * parent (also while held), and it waits for the release signal,
-	 * blocked like every other, so no handler can interrupt the wait. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != ca->parent) /* the parent died before the prctl */
-		_exit(127);
-	while (syscall(SYS_rt_sigtimedwait, &ca->rel_set, NULL, NULL,
-	    (size_t)(_NSIG / 8)) != ca->rel_sig)
+	/* Held: nothing may write errno before the release, while the
+	 * parent runs on: raw calls only.  It dies with the parent (also
+	 * while held), and it waits for the release signal, blocked like
+	 * every other, so no handler can interrupt the wait (a stop and
+	 * continue can: EINTR, and it waits again). */
+	(void)spawn_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+	if (spawn_raw(SYS_getppid, 0, 0, 0, 0) != ca->parent)
+		_exit(127);  /* the parent died before the prctl */
+	while (spawn_raw(SYS_rt_sigtimedwait, (long)&ca->rel_set, 0, 0,
+	    (long)(_NSIG / 8)) != ca->rel_sig)
 		;
 	close(ca->err_rd);
 
@@ -148,6 +210,7 @@ spawn_child(void *arg)
 	 * console.  First, so that no signal of the terminal's reaches it
 	 * once it unblocks them. */
 	(void)setsid();
+	spawn_child_drop_pending();
 
 	/* The parent's handlers and ignored signals are not the child's.
 	 * Every other signal is at its default already. */
@@ -155,7 +218,7 @@ spawn_child(void *arg)
 	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
 		if (sp->sigs & (1ULL << (sig - 1)) && sig != SIGKILL &&
 		    sig != SIGSTOP && sigaction(sig, &dfl, NULL) != 0)
-			spawn_child_default(sig);
+			spawn_child_action(sig, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
