@@ -424,7 +424,10 @@ headless_run_round(struct round *r)
 	sigaction(SIGHUP, &ohup, NULL);
 	headless_round = NULL;
 	headless_finish(h);
-	if (rc != ROUND_EXIT_OK)
+	/* The abort event's reason may be err itself (fail_fast, a full
+	 * disk), said already with the stops: once is enough. */
+	if (rc != ROUND_EXIT_OK && (err[0] == '\0' || strstr(h->stops,
+	    err) == NULL))
 		fprintf(h->err, "benchtui: %s: %s\n", round_dir(r),
 		    err[0] != '\0' ? err : "the round did not complete");
 	if (rc == ROUND_EXIT_ABORTED)

@@ -93,27 +93,53 @@ round_run_output_tail(const char *path, char *out, size_t len)
 	}
 }
 
-/* fail_fast: the arm's first N legs in this cell all failed.  true (the
- * round stops, resumably) with u->err naming the arm, the cell and the
- * end of the leg's output. */
+/* Whether a leg of the plan after index i is still to run. */
 static bool
-round_run_fail_fast(struct run *u, const struct plan_leg *pl)
+round_run_legs_left(const struct round *r, size_t i)
+{
+	/* O(legs), and only when fail_fast would stop the round. */
+	for (size_t k = i + 1; k < r->plan.n; k++)
+		if (round_run_leg_todo(r, &r->plan.legs[k]))
+			return true;
+	return false;
+}
+
+/* fail_fast: the arm's first N legs in this cell that this run (or
+ * resume) recorded all failed, and the round has legs left to run (with
+ * none, stopping would leave nothing for a resume to do).  true (the round
+ * stops, resumably) with u->err naming the arm, the cell and the end of
+ * the leg's output. */
+static bool
+round_run_fail_fast(struct run *u, size_t i)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
+	const struct plan_leg *pl = &r->plan.legs[i];
 	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
-	char path[4096], tail[400];
+	size_t k = pl->cell * s->narms + pl->arm;
+	char path[4096], tail[400], end[600];
 
-	if (s->fail_fast <= 0 || pl->rep < s->fail_fast ||
-	    !tally_first_failed(r->tally, cell, arm, s->fail_fast))
+	if (s->fail_fast <= 0)
+		return false;
+	u->ff_seen[k]++;
+	u->ff_bad[k] += u->last_leg_bad;
+	if (u->ff_seen[k] != s->fail_fast || u->ff_bad[k] != s->fail_fast ||
+	    !round_run_legs_left(r, i))
 		return false;
 	snprintf(path, sizeof path, "%s/legs/%s-%s-r%d.out", r->dir, cell, arm,
 	    pl->rep);
 	round_run_output_tail(path, tail, sizeof tail);
+	if (!s->output_keep)
+		snprintf(end, sizeof end, "; its output was not kept (output.keep "
+		    "is \"none\")");
+	else if (tail[0] == '\0')
+		snprintf(end, sizeof end, "; its last leg wrote no output");
+	else
+		snprintf(end, sizeof end, ". The end of %.300s:%s", path, tail);
 	snprintf(u->err, sizeof u->err, "fail_fast: arm %s failed its first "
-	    "%d legs in cell %s; the round stopped (resume continues it once "
-	    "this is fixed). The end of %.300s:%s", arm, s->fail_fast, cell, path,
-	    tail[0] ? tail : " (empty)");
+	    "%d legs in cell %s%s; the round stopped (resume continues it once "
+	    "this is fixed)%s", arm, s->fail_fast, cell, r->rs != NULL ?
+	    " since this resume" : "", end);
 	u->stop_logged_err = true;
 	round_abort_internal(r, "fail_fast");
 	return true;
@@ -164,7 +190,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 			continue;
 		if (round_run_leg_todo(r, pl)) {
 			if (round_leg(u, pl, 0, srv, failed) != 0 ||
-			    round_run_fail_fast(u, pl)) {
+			    round_run_fail_fast(u, i)) {
 				stop = true;
 				break;
 			}
@@ -290,6 +316,8 @@ round_run(struct round *r, char *err, size_t errlen)
 	u.ctr = counters_create((const char *const *)s->counters,
 	    (int)s->ncounters);
 	u.ctr_warned = xcalloc(s->ncounters + 1, sizeof *u.ctr_warned);
+	u.ff_seen = xcalloc(s->ncells * s->narms + 1, sizeof *u.ff_seen);
+	u.ff_bad = xcalloc(s->ncells * s->narms + 1, sizeof *u.ff_bad);
 	round_metrics_plan(&u);
 
 	if (r->rs != NULL && resume_completed(r->rs)) {
@@ -327,6 +355,8 @@ round_run(struct round *r, char *err, size_t errlen)
 	round_run_cgroup_end(&u);
 	counters_destroy(u.ctr);
 	free(u.ctr_warned);
+	free(u.ff_seen);
+	free(u.ff_bad);
 	free(u.client_mask);
 	if (c_loc != (locale_t)0) {
 		uselocale(old);

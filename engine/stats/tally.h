@@ -57,11 +57,6 @@ enum tally_leg_status tally_leg_status(const json_t *ev);
 /* "ok", "failed", "timed_out", "aborted" ("?" for NONE). */
 const char *tally_leg_status_name(enum tally_leg_status st);
 
-/* Whether arm's first n legs in cell (reps 1..n) are all counted and all
- * failed or timed out: fail_fast's condition. */
-bool tally_first_failed(const struct tally *t, const char *cell,
-    const char *arm, int n);
-
 /* Counted legs that failed or timed out, over every cell; *first (may be
  * NULL) the first of them in cell, rep and arm order, as cell, arm and rep
  * (borrowed names).  where gets "CELL N, CELL N" per cell. */

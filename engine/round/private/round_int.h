@@ -122,6 +122,12 @@ struct run {
 	/* The abort event's reason is u->err (fail_fast), not the short
 	 * abort reason. */
 	bool stop_logged_err;
+	/* fail_fast: per cell and arm (cell * narms + arm), the legs this
+	 * run (or resume) recorded and how many of them failed or timed
+	 * out: legs failed before a resume (before the cause was fixed) do
+	 * not count again.  last_leg_bad: the last leg line's. */
+	int *ff_seen, *ff_bad;
+	bool last_leg_bad;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
