@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "sysname.h"
 
 /* Under AddressSanitizer the child would run the sanitizer's interceptors
  * (read, close, sigaction) on the parent's thread state in the shared
@@ -109,7 +110,7 @@ static void
 spawn_child_say(const char *what, const char *arg, int e)
 {
 	const char *parts[] = { "benchtui: ", what, arg ? " " : "",
-		arg ? arg : "", ": ", strerrordesc_np(e), "\n" };
+		arg ? arg : "", ": ", sysname_errdesc(e), "\n" };
 	char buf[1024];
 	size_t n = 0;
 

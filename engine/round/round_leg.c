@@ -25,6 +25,7 @@
 #include "round_int.h"
 #include "server.h"
 #include "srvmeter.h"
+#include "sysname.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -79,7 +80,7 @@ round_leg_quiet_emit(json_t *ev, void *arg)
 static const char *
 round_leg_sig_abbrev(int sig)
 {
-	const char *a = sigabbrev_np(sig);
+	const char *a = sysname_sigabbrev(sig);
 
 	return a != NULL ? a : "?";
 }

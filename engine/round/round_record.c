@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "event.h"
 #include "round_int.h"
+#include "sysname.h"
 
 void
 round_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
@@ -74,8 +75,8 @@ round_record_leg_result(json_t *ev, const struct leg_result *res, bool server_di
 	    json_string(round_record_status(res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
 	    json_integer(res->rc) : json_null());
-	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
-		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(res->signal));
+	if (res->signal != 0 && sysname_sigabbrev(res->signal) != NULL) {
+		snprintf(sig, sizeof sig, "SIG%s", sysname_sigabbrev(res->signal));
 		json_object_set_new(ev, "signal", json_string(sig));
 	} else {
 		json_object_set_new(ev, "signal", res->signal != 0 ?
