@@ -29,7 +29,7 @@ struct legout {
 	int file;             /* the output file, or -1 */
 	long long max, kept, total;
 	bool keep;
-	bool file_err;
+	int werr;             /* the first failed write's errno, or 0 */
 	bool eof;
 };
 
@@ -38,7 +38,7 @@ legout_keep(struct legout *o, const char *buf, size_t n)
 {
 	size_t want, off = 0;
 
-	if (o->file < 0 || o->file_err || o->kept >= o->max)
+	if (o->file < 0 || o->werr != 0 || o->kept >= o->max)
 		return;
 	want = (size_t)(o->max - o->kept) < n ? (size_t)(o->max - o->kept) : n;
 	while (off < want) {
@@ -47,8 +47,9 @@ legout_keep(struct legout *o, const char *buf, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			/* Disk full: the output is lost, the leg is not. */
-			o->file_err = true;
+			/* The write's own error (ENOSPC, EIO, EFBIG): the
+			 * output is cut, and the caller is told why. */
+			o->werr = w < 0 ? errno : ENOSPC;
 			return;
 		}
 		off += (size_t)w;
@@ -83,7 +84,7 @@ legout_create(const char *path, bool keep, long long max_bytes, char *err,
 	}
 	return o;
 fail:
-	legout_finish(o, NULL, NULL);
+	legout_finish(o, NULL, NULL, NULL);
 	return NULL;
 }
 
@@ -137,8 +138,11 @@ legout_drain(struct legout *o)
 }
 
 void
-legout_finish(struct legout *o, long long *bytes, bool *truncated)
+legout_finish(struct legout *o, long long *bytes, bool *truncated,
+    int *werr)
 {
+	if (werr != NULL)
+		*werr = 0;
 	if (o == NULL)
 		return;
 	if (o->wr >= 0) {
@@ -151,6 +155,8 @@ legout_finish(struct legout *o, long long *bytes, bool *truncated)
 		*bytes = o->total;
 	if (truncated != NULL)
 		*truncated = o->keep && o->total > o->kept;
+	if (werr != NULL)
+		*werr = o->werr;
 	if (o->rd >= 0)
 		close(o->rd);
 	if (o->file >= 0)

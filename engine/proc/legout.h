@@ -32,8 +32,11 @@ bool legout_pump(struct legout *o);
 
 /* After the leg and what it left behind have ended: close our write end,
  * drain to EOF (giving up a moment after the last byte when something
- * outside the leg still holds the pipe), and say what the leg wrote and
- * whether some of it was dropped.  Frees o (NULL: no-op). */
-void legout_finish(struct legout *o, long long *bytes, bool *truncated);
+ * outside the leg still holds the pipe), and say what the leg wrote,
+ * whether some of it was dropped, and *werr the errno of the first write
+ * to the file that failed (ENOSPC: the disk filled), 0 when none did.
+ * Any of the three may be NULL.  Frees o (NULL: no-op). */
+void legout_finish(struct legout *o, long long *bytes, bool *truncated,
+    int *werr);
 
 #endif

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -236,6 +235,26 @@ round_leg_setup(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
+/* A write to the leg's output file failed (werr): the harness's file, not
+ * the leg.  The leg is not recorded (as "failed", for good) but runs
+ * again on resume; the round stops resumably, naming the file and the
+ * write's own error.  RUN_LEG_STOP. */
+static int
+round_leg_out_failed(struct round_leg *l, int werr, const char *what)
+{
+	struct run *u = l->u;
+	const char *name = sysname_errname(werr);
+
+	snprintf(u->err, sizeof u->err, "%s: %s (%s) while writing the output "
+	    "of %s %s; the leg is not recorded, and the round stopped: resume "
+	    "runs it again once %s", l->cmd.out_abs, strerror(werr),
+	    name != NULL ? name : "?", what, l->name, werr == ENOSPC ||
+	    werr == EDQUOT ? "the disk has room" : "this is fixed");
+	round_abort_internal(u->r, werr == ENOSPC || werr == EDQUOT ?
+	    "the disk is full" : "the leg's output could not be written");
+	return RUN_LEG_STOP;
+}
+
 /* Prepare: the round's prepare argv, with the leg's env, cwd and output
  * file, unmeasured.  Its exit code is recorded; anything but 0 fails the
  * leg, which then does not run (its output file holds prepare's). */
@@ -276,6 +295,7 @@ static int
 round_leg_prepare(struct round_leg *l)
 {
 	struct leg_result res;
+	int werr;
 
 	if (l->cmd.prepare == NULL)
 		return RUN_LEG_GO;
@@ -285,10 +305,12 @@ round_leg_prepare(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	round_leg_end_leftovers(l);
-	legout_finish(l->out, NULL, NULL);
+	legout_finish(l->out, NULL, NULL, &werr);
 	l->out = NULL;
 	if (res.aborted)
 		return RUN_LEG_STOP;
+	if (werr != 0)
+		return round_leg_out_failed(l, werr, "the prepare of");
 	l->prepare_rc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
 	    (res.signal != 0 ? res.signal : 9);
 	return RUN_LEG_GO;
@@ -334,21 +356,6 @@ round_leg_gate(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
-/* Whether the file system holding path is full: less than 64 KiB left
- * to us (root may use the blocks kept for it). */
-static bool
-round_leg_disk_full(const char *path)
-{
-	struct statvfs sv;
-	unsigned long long avail;
-
-	if (statvfs(path, &sv) != 0 || sv.f_blocks == 0)
-		return false;
-	avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
-	    sv.f_bavail) * sv.f_frsize;
-	return avail < 64 * 1024;
-}
-
 /* What the leg left outside its process group (setsid, double forks
  * reparented to us as subreaper) would run on into the next leg: end it
  * now, keeping the cell's server.  With a cgroup, leg_run has killed it
@@ -375,6 +382,7 @@ round_leg_run(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
+	int werr;
 
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not
@@ -403,23 +411,13 @@ round_leg_run(struct round_leg *l)
 		l->died = true;
 	round_leg_end_leftovers(l);
 	/* Only now can the pipe reach EOF: the leftovers held it too. */
-	legout_finish(l->out, &l->out_bytes, &l->out_truncated);
+	legout_finish(l->out, &l->out_bytes, &l->out_truncated, &werr);
 	l->out = NULL;
-	/* The harness writes the leg's output into the round folder: a disk
-	 * that filled meanwhile failed the harness's file, not the leg, so
-	 * the leg is not recorded (as "failed", for good) but runs again on
-	 * resume.  A leg that wrote nothing had nothing cut short: no check
-	 * (a statvfs a leg); a disk full by then fails the leg line's own
-	 * append, which stops the round as resumably. */
-	if (!l->res.aborted && l->cmd.out_abs != NULL && l->out_bytes > 0 &&
-	    round_leg_disk_full(l->cmd.out_abs)) {
-		snprintf(u->err, sizeof u->err, "%s: No space left on device "
-		    "(the disk filled while leg %s ran, so its output may be cut "
-		    "short); the round stopped, resume runs the leg again once "
-		    "there is room", l->cmd.out_abs, l->name);
-		round_abort_internal(u->r, "the disk is full");
-		return RUN_LEG_STOP;
-	}
+	/* The write's own error, whatever the disk looks like by now (a
+	 * leg may fill it and free it again): never an "ok" leg whose
+	 * output was lost. */
+	if (!l->res.aborted && werr != 0)
+		return round_leg_out_failed(l, werr, "leg");
 	/* A scratch folder the leg turned into a link is not "0 bytes": the
 	 * round stops, and the leg runs again once it is a folder again. */
 	if (l->cmd.scratch != NULL &&
@@ -617,7 +615,7 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 		round_ledger_note(u);
 	if (own != NULL)
 		round_server_stop(u, l.cell, own);
-	legout_finish(l.out, NULL, NULL);
+	legout_finish(l.out, NULL, NULL, NULL);
 	legcmd_finish(&l.cmd);
 	srvmeter_destroy(l.meter);
 	json_decref(l.srvblock);
