@@ -253,9 +253,12 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 	}
 	close(fd);
 	if (rename(tpath, path) != 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "%s: cannot rename to %s: %s", tpath, name,
-		    strerror(errno));
+		    strerror(e));
 		unlink(tpath);
+		errno = e;
 		return -1;
 	}
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
@@ -263,10 +266,14 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 		close(dfd);
 	}
 	return 0;
-fail:
+fail: {
+	int e = errno;  /* the caller tells a full disk by it */
+
 	close(fd);
 	unlink(tpath);
+	errno = e;
 	return -1;
+}
 }
 
 /* "RSA", "EC", ... for messages. */
@@ -471,10 +478,14 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 		memcpy(sums_sha256, hex, DIGEST_HEX_LEN);
 	seal_make_readonly(dir, &l);
 	rc = 0;
-out:
+out: {
+	int e = errno;  /* a failure's, for the caller */
+
 	free(b.p);
 	seal_list_free(&l);
+	errno = e;
 	return rc;
+}
 }
 
 /* A path as verify shows it (escape.h): newline and backslash escaped the

@@ -113,12 +113,27 @@ round_seal(struct run *u, bool partial, char sums[65])
 	 * vouch for a round that never ran. */
 	if (round_close_spec_intact(u) != 0)
 		return -1;
+	/* Every line of the log on the disk before anything vouches for
+	 * it: this sync's error, or one a background sync met. */
+	if (logw_sync(r->log) != 0) {
+		int e = errno;
+
+		snprintf(u->err, sizeof u->err, "%s/log.jsonl: cannot sync it to "
+		    "the disk (%s): lines of the log may not have reached it; not "
+		    "sealed", r->dir, strerror(e));
+		errno = e;
+		return -1;
+	}
 	rep = tally_report(r->tally);
 	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
-	json_decref(rep);
-	if (rc != 0)
+	if (rc != 0) {
+		int e = errno;
+
+		json_decref(rep);
+		errno = e;
 		return -1;
-	logw_sync(r->log);
+	}
+	json_decref(rep);
 	return seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err);
 }
 
@@ -141,8 +156,20 @@ round_close_done(struct run *u, bool log_done)
 			return ROUND_EXIT_ABORTED;
 		}
 	}
-	if (round_seal(u, false, sums) != 0)
+	if (round_seal(u, false, sums) != 0) {
+		/* The round is complete: a disk that filled before the seal
+		 * was written is no reason to lose it, and resume seals it
+		 * (nothing runs again). */
+		if (errno == ENOSPC || errno == EDQUOT) {
+			size_t n = strlen(u->err);
+
+			snprintf(u->err + n, sizeof u->err - n, "; the round is "
+			    "complete but not sealed: resume seals it once the "
+			    "disk has room");
+			return ROUND_EXIT_ABORTED;
+		}
 		return ROUND_EXIT_FAIL;
+	}
 	ev = round_close_seal_event(sums);
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);

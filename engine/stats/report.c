@@ -715,14 +715,18 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 	goto out;
 werr:
 	snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
-out:
+out: {
+	int e = errno;  /* a failure's, for the caller (a full disk) */
+
 	if (f)
 		fclose(f);
 	if (rc != 0 && tmp)
 		unlink(tmp);
 	free(path);
 	free(tmp);
+	errno = e;
 	return rc;
+}
 }
 
 int

@@ -37,7 +37,8 @@ int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists);
 
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
- * aborted round sealed on purpose.  0, or -1 with err. */
+ * aborted round sealed on purpose.  0, or -1 with err and errno (ENOSPC:
+ * the disk is full). */
 int report_write_summary(const char *dir, const json_t *rep, bool partial,
     char *err, size_t errlen);
 

@@ -50,4 +50,43 @@ echo "free after the run: $(df -k --output=avail "$mnt" | tail -1) KiB"
 [ $rc -eq 0 ] || { cat "$T/o2"; fail "a leg that left < 64 KiB free stopped the round: exit $rc"; }
 check_sealed "$mnt/d2"
 echo "ok: a leg leaving < 64 KiB free is no stop"
+chmod -R u+w "$mnt/d2"
+rm -rf "$mnt/d2" "$mnt/low"
+
+# The disk full at the seal: the round's last leg (a r2: mirror, 2 arms)
+# fills it so that its own leg line and "done" still fit in the log's
+# last page, and the summaries do not.  The round is complete, so exit
+# 3 with a resume hint (not 1), and resume seals it once there is room.
+cat >"$T/fill.sh" <<'EOF'
+#!/bin/sh
+[ "$1" = a2 ] || exit 0
+log=$2/log.jsonl
+s=$(stat -c %s "$log")
+l=$(grep '"t":"leg"' "$log" | tail -1 | wc -c)
+room=$(( (4096 - s % 4096) % 4096 ))
+keep=0
+[ "$room" -ge $((l + 300)) ] || keep=1
+free=$(df -B4096 --output=avail "$3" | tail -1)
+dd if=/dev/zero of="$3/full" bs=4096 count=$((free - keep)) >/dev/null 2>&1
+EOF
+cat >"$T/seal.json" <<EOF
+{"name": "seal", "reps": 2, "quiet": false, "counters": ["task-clock"],
+ "command": ["/bin/sh", "$T/fill.sh", "\${ARM}\${REP}", "\${ROUND_DIR}", "$mnt"],
+ "baseline": "a", "arms": [{"name": "a"}, {"name": "b"}], "cells": [{"name": "c"}]}
+EOF
+"$BENCHTUI" run "$T/seal.json" --out "$mnt/d3" --headless >"$T/o3" 2>&1
+rc=$?
+[ $rc -eq 3 ] || { cat "$T/o3"; fail "the disk full at the seal: exit $rc, expected 3"; }
+grep -q 'No space left on device' "$T/o3" && grep -q 'resume seals it' "$T/o3" &&
+	grep -q "resume with: benchtui resume $mnt/d3" "$T/o3" ||
+	{ cat "$T/o3"; fail "the disk full at the seal: no ENOSPC or no resume hint"; }
+jq -s -e 'any(.t == "done")' "$mnt/d3/log.jsonl" >/dev/null || fail "no done before the seal failed"
+[ ! -e "$mnt/d3/SHA256SUMS" ] || fail "sealed on a full disk?"
+echo "ok: stopped with: $(grep -o 'summary[^ ]*: [^;]*' "$T/o3" | head -1)"
+rm -f "$mnt/full"
+"$BENCHTUI" resume "$mnt/d3" --headless >"$T/o3r" 2>&1 ||
+	{ cat "$T/o3r"; fail "resume did not seal the complete round"; }
+check_exactly_once "$mnt/d3/log.jsonl" 4
+check_sealed "$mnt/d3"
+echo "ok: resume sealed it"
 exit 0

@@ -286,8 +286,9 @@ void round_replay(struct round *r);
 /* The round stopped early: the abort event; the exit status (FAIL when
  * failed, else ABORTED). */
 int round_close_stopped(struct run *u, bool failed);
-/* The summaries (marked partial or not), then SHA256SUMS, its sha256 in
- * sums; round.json checked first.  0, or -1 with u->err. */
+/* The log synced, the summaries (marked partial or not), then SHA256SUMS,
+ * its sha256 in sums; round.json checked first.  0, or -1 with u->err and
+ * errno (ENOSPC: the disk is full). */
 int round_seal(struct run *u, bool partial, char sums[65]);
 /* done (when log_done), the summaries, the seal.  The exit status. */
 int round_close_done(struct run *u, bool log_done);
