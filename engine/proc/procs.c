@@ -498,9 +498,7 @@ procs_each(bool (*fn)(const struct procs_stat *st, void *arg), void *arg)
 	return stopped;
 }
 
-/* Reap orphans until none of pids is alive or wait_s has passed, napping
- * nap_ms between looks. */
-static void
+void
 procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep, size_t nkeep,
     double wait_s, int nap_ms)
 {

@@ -85,6 +85,12 @@ void procs_kill_group(pid_t pgid);
 size_t procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
     double grace_s);
 
+/* Wait until none of pids[0..n) is alive (a zombie counts as gone) or
+ * wait_s has passed, reaping our exited children but the kept ones
+ * meanwhile and napping nap_ms between looks. */
+void procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep,
+    size_t nkeep, double wait_s, int nap_ms);
+
 /* Reap, without blocking, every child of ours that has exited except the
  * pids in keep (servers, whose status their owner reads).  Orphans of legs
  * reparented to us as subreaper end up here. */
