@@ -148,7 +148,7 @@ headless_leg(struct headless *h, const json_t *ev)
 	if (strcmp(status, "ok") != 0)
 		fprintf(h->out, " %s", status);
 	if (json_is_string(json_object_get(ev, "exec_error")))
-		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
+		fprintf(h->out, " (%s)", headless_str(ev, "exec_error"));
 	if (json_is_true(json_object_get(ev, "quiet_timeout")))
 		fprintf(h->out, " noisy");
 	if (json_is_true(json_object_get(ev, "quiet_override")))

@@ -137,6 +137,7 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 	 * times as well; the clone before it is not the leg's. */
 	t0 = clock_now();
 	spawn_release(sp, &res->exec_errno);
+	res->exec_step = sp->fail_step;
 	why = sp->pidfd >= 0 ? leg_wait(sp->pidfd, ls->abort_fd,
 	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0, ls, pid) : 1;
 	if (why != 1) {

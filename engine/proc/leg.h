@@ -55,7 +55,9 @@ struct leg_result {
 	int signal;              /* terminating signal, or 0 */
 	bool timed_out;
 	bool aborted;            /* ended because abort_fd fired */
-	int exec_errno;          /* exec failed in the child (rc is 127) */
+	int exec_errno;          /* a step before the program ran failed in
+	                          * the child (rc is 127) */
+	int exec_step;           /* which (enum spawn_step), or 0 */
 	double wall;             /* seconds */
 	struct rusage ru;
 	long long mem_peak_kb;   /* the group's memory.peak over the leg, or

@@ -25,6 +25,11 @@ int procs_stat(pid_t pid, struct procs_stat *st);
 bool procs_each(bool (*fn)(const struct procs_stat *st, void *arg),
     void *arg);
 
+/* Whether this process may set a nice value as low as nice (< 0 needs
+ * CAP_SYS_NICE, which root has unless it was dropped, or an RLIMIT_NICE
+ * of at least 20 - nice). */
+bool procs_can_nice(int nice);
+
 /* Make this process a child subreaper, so orphaned grandchildren of legs and
  * servers are reparented to us and can be reaped and ended. */
 void procs_become_subreaper(void);

@@ -106,6 +106,14 @@ spawn_raw(long n, long a, long b, long c, long d)
 #endif
 }
 
+/* The child's own words for a step, in its stderr. */
+static const char *const spawn_child_verbs[] = {
+	[SPAWN_STEP_STDIN] = "open", [SPAWN_STEP_OUTPUT] = "dup2",
+	[SPAWN_STEP_AFFINITY] = "sched_setaffinity",
+	[SPAWN_STEP_NICE] = "setpriority", [SPAWN_STEP_CHDIR] = "chdir",
+	[SPAWN_STEP_EXEC] = "exec",
+};
+
 static void
 spawn_child_say(const char *what, const char *arg, int e)
 {
@@ -124,11 +132,15 @@ spawn_child_say(const char *what, const char *arg, int e)
 		return;
 }
 
+/* A step failed: say so on stderr, tell the parent which and why (one
+ * write of both, so it arrives whole), exit 127. */
 static __attribute__((noreturn)) void
-spawn_child_fail(int errfd, const char *what, const char *arg, int e)
+spawn_child_fail(int errfd, int step, const char *arg, int e)
 {
-	spawn_child_say(what, arg, e);
-	if (write(errfd, &e, sizeof e) < 0)
+	int msg[2] = { step, e };
+
+	spawn_child_say(spawn_child_verbs[step], arg, e);
+	if (write(errfd, msg, sizeof msg) < 0)
 		_exit(127);
 	_exit(127);
 }
@@ -225,23 +237,63 @@ spawn_child(void *arg)
 
 	nullfd = open("/dev/null", O_RDWR);
 	if (nullfd < 0 || dup2(nullfd, 0) < 0)
-		spawn_child_fail(efd, "open", "/dev/null", errno);
+		spawn_child_fail(efd, SPAWN_STEP_STDIN, "/dev/null", errno);
 	if (rq->out_fd >= 0 ? dup2(rq->out_fd, 1) < 0 || dup2(rq->out_fd, 2) < 0 :
 	    dup2(nullfd, 1) < 0 || dup2(nullfd, 2) < 0)
-		spawn_child_fail(efd, "dup2", "stdout", errno);
+		spawn_child_fail(efd, SPAWN_STEP_OUTPUT, "stdout", errno);
 	spawn_child_close_fds(efd);
 
 	if (procs_pin_self(rq->cpus, rq->ncpus) < 0)
-		spawn_child_fail(efd, "sched_setaffinity", NULL, errno);
+		spawn_child_fail(efd, SPAWN_STEP_AFFINITY, NULL, errno);
 	if (rq->nice != 0 && setpriority(PRIO_PROCESS, 0, rq->nice) < 0)
-		spawn_child_fail(efd, "setpriority", NULL, errno);
+		spawn_child_fail(efd, SPAWN_STEP_NICE, NULL, errno);
 	if (rq->cwd != NULL && chdir(rq->cwd) < 0)
-		spawn_child_fail(efd, "chdir", rq->cwd, errno);
+		spawn_child_fail(efd, SPAWN_STEP_CHDIR, rq->cwd, errno);
 	execve(rq->path, rq->argv, rq->envp);
-	spawn_child_fail(efd, "exec", rq->path, errno);
+	spawn_child_fail(efd, SPAWN_STEP_EXEC, rq->path, errno);
 }
 
 /* --- parent side --------------------------------------------------------- */
+
+void
+spawn_step_words(int step, int e, const char *path, const char *cwd,
+    int nice, char *buf, size_t len)
+{
+	const char *hint = "";
+	char what[600];
+
+	switch (step) {
+	case SPAWN_STEP_STDIN:
+		snprintf(what, sizeof what, "open of /dev/null as stdin");
+		break;
+	case SPAWN_STEP_OUTPUT:
+		snprintf(what, sizeof what, "dup2 of the output onto stdout and "
+		    "stderr");
+		break;
+	case SPAWN_STEP_AFFINITY:
+		snprintf(what, sizeof what, "sched_setaffinity to the cpus it is "
+		    "pinned to");
+		break;
+	case SPAWN_STEP_NICE:
+		snprintf(what, sizeof what, "setpriority (nice %d)", nice);
+		if (nice < 0 && (e == EPERM || e == EACCES))
+			hint = "; a negative nice needs root or CAP_SYS_NICE";
+		break;
+	case SPAWN_STEP_CHDIR:
+		snprintf(what, sizeof what, "chdir to %.500s", cwd ? cwd : "?");
+		break;
+	default:
+		snprintf(what, sizeof what, "exec of %.500s", path ? path : "?");
+		if (e == ENOEXEC)
+			hint = " (not a program: a script needs a #! line)";
+		break;
+	}
+	if (step == SPAWN_STEP_EXEC || step == SPAWN_STEP_NONE)
+		snprintf(buf, len, "%s failed: %s%s", what, strerror(e), hint);
+	else
+		snprintf(buf, len, "%s failed before the exec of %.500s: %s%s",
+		    what, path ? path : "?", strerror(e), hint);
+}
 
 /* The signals this process catches or ignores (bit sig-1), read from
  * /proc/self/status (SigIgn, SigCgt) with one pread instead of 64
@@ -544,9 +596,10 @@ spawn_release(struct spawn *sp, int *exec_errno)
 {
 	sigset_t all, old;
 	ssize_t n;
-	int e = 0;
+	int msg[2] = { 0, 0 };
 
 	*exec_errno = 0;
+	sp->fail_step = SPAWN_STEP_NONE;
 	/* No handler of ours may run on this thread while the child can
 	 * write errno (its errno is this thread's). */
 	sigfillset(&all);
@@ -558,11 +611,13 @@ spawn_release(struct spawn *sp, int *exec_errno)
 	/* EOF: the exec succeeded (the pipe is close-on-exec), or the child
 	 * died without a word. */
 	do
-		n = read(sp->err_fd, &e, sizeof e);
+		n = read(sp->err_fd, msg, sizeof msg);
 	while (n < 0 && errno == EINTR);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (n == (ssize_t)sizeof e)
-		*exec_errno = e;
+	if (n == (ssize_t)sizeof msg) {
+		sp->fail_step = msg[0];
+		*exec_errno = msg[1];
+	}
 	close(sp->err_fd);
 	sp->err_fd = -1;
 	/* The child is past its exec, or gone: its stack is free again. */
@@ -612,8 +667,8 @@ spawn_run(const struct spawn_req *req, int *pidfd, char *err, size_t errlen)
 	spawn_release(&sp, &e);
 	pid = sp.pid;
 	if (e != 0) {
-		snprintf(err, errlen, "cannot run %s: %s", req->path,
-		    strerror(e));
+		spawn_step_words(sp.fail_step, e, req->path, req->cwd, req->nice,
+		    err, errlen);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		spawn_finish(&sp);

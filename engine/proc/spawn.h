@@ -18,8 +18,8 @@
  * (and only those), unblocks every signal, sets PR_SET_PDEATHSIG, points
  * fds 0/1/2 at /dev/null and the output fd, closes every other fd, pins
  * itself, nices itself and chdirs.  A failure there, or of the exec,
- * reaches the parent through a close-on-exec pipe and is also written to
- * the child's stderr. */
+ * reaches the parent through a close-on-exec pipe, as the step that failed
+ * and its errno, and is also written to the child's stderr. */
 #ifndef BENCHTUI_SPAWN_H
 #define BENCHTUI_SPAWN_H
 
@@ -44,6 +44,25 @@ struct spawn_req {
 	                            * cgroup_procs_fd; -1 (or 0): none */
 };
 
+/* The steps between clone and exec that can fail, as spawn_release
+ * reports them (spawn.fail_step). */
+enum spawn_step {
+	SPAWN_STEP_NONE = 0,
+	SPAWN_STEP_STDIN,     /* open of /dev/null as stdin */
+	SPAWN_STEP_OUTPUT,    /* dup2 of the output onto stdout and stderr */
+	SPAWN_STEP_AFFINITY,  /* sched_setaffinity to the cpus */
+	SPAWN_STEP_NICE,      /* setpriority to the nice value */
+	SPAWN_STEP_CHDIR,     /* chdir to the working folder */
+	SPAWN_STEP_EXEC,      /* the execve itself */
+};
+
+/* What failed, in words a user can act on: "setpriority (nice -5)",
+ * "chdir to /w", "exec of /bin/true", with the errno's words and, where
+ * one helps, a hint ("a negative nice needs root or CAP_SYS_NICE").
+ * path, cwd and nice are what the request had. */
+void spawn_step_words(int step, int e, const char *path, const char *cwd,
+    int nice, char *buf, size_t len);
+
 /* A child between spawn_create and its release or cancel.  Caller-owned
  * (init/finish style): spawn_create fills it. */
 struct spawn {
@@ -55,6 +74,8 @@ struct spawn {
 	size_t stack_size;
 	const struct spawn_req *req; /* the child reads it until it execs */
 	unsigned long long sigs;   /* the signals to reset (bit sig-1) */
+	int fail_step;             /* enum spawn_step that failed, after
+	                            * spawn_release; 0 when it exec'd */
 };
 
 /* Create the child, held before its exec.  The request and everything it
@@ -65,7 +86,8 @@ int spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 
 /* Let the child go on to exec and wait until it has (or has failed to).
  * Returns 0 with *exec_errno 0 when the program runs, or the errno of the
- * step that failed (the child has then exited with status 127).  The pid
+ * step that failed, sp->fail_step (the child has then exited with status
+ * 127).  The pid
  * stays the caller's to reap; the pidfd stays open until spawn_finish. */
 int spawn_release(struct spawn *sp, int *exec_errno);
 
@@ -82,8 +104,8 @@ void spawn_finish(struct spawn *sp);
 void spawn_signals_refresh(void);
 
 /* The whole thing for callers that have nothing to do in between (servers,
- * profiles): create, release, finish.  The pid, or -1 with err; a failed
- * exec is reported as an error naming the path (the child is reaped).
+ * profiles): create, release, finish.  The pid, or -1 with err; a step
+ * that failed is named (spawn_step_words), the child reaped.
  * *pidfd, when not NULL, gets the child's pidfd (or -1), the caller's to
  * close. */
 pid_t spawn_run(const struct spawn_req *req, int *pidfd, char *err,

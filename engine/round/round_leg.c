@@ -23,6 +23,7 @@
 #include "quiet.h"
 #include "round_int.h"
 #include "server.h"
+#include "spawn.h"
 #include "srvmeter.h"
 #include "sysname.h"
 #include "template.h"
@@ -491,9 +492,13 @@ round_leg_warnings(const struct round_leg *l, const char *ran, int tsig)
 	if (l->prepare_rc > 0)
 		round_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
 		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
-	if (l->res.exec_errno != 0)
-		round_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
-		    strerror(l->res.exec_errno));
+	if (l->res.exec_errno != 0) {
+		char why[1200];
+
+		spawn_step_words(l->res.exec_step, l->res.exec_errno, ran,
+		    l->cmd.cwd, u->r->spec->nice, why, sizeof why);
+		round_warn(u, "leg %s: %s", l->name, why);
+	}
 }
 
 /* Record: the leg line, its warnings, and a server that died during it. */

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "event.h"
 #include "round_int.h"
+#include "spawn.h"
 #include "sysname.h"
 
 void
@@ -151,9 +152,13 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 	jbin = bin != NULL ? json_string(bin) : NULL;
 	json_object_set_new(ev, "bin", jbin != NULL ? jbin : json_null());
 	json_object_set_new(ev, "pid", json_integer(res->pid));
-	if (res->exec_errno != 0)
-		json_object_set_new(ev, "exec_error",
-		    json_string(strerror(res->exec_errno)));
+	if (res->exec_errno != 0) {
+		char why[1200];
+
+		spawn_step_words(res->exec_step, res->exec_errno, bin,
+		    u->r->spec->workdir, u->r->spec->nice, why, sizeof why);
+		json_object_set_new(ev, "exec_error", json_string(why));
+	}
 	if (quiet_timeout)
 		json_object_set_new(ev, "quiet_timeout", json_true());
 	if (quiet_override)

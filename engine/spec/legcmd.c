@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "legcmd.h"
+#include "procs.h"
 #include "xalloc.h"
 
 /* Programs already resolved, so that a cell and arm's program is looked up
@@ -541,6 +543,14 @@ int
 legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg)
 {
 	struct lint l = { .warn = warn, .arg = arg };
+
+	/* Every leg sets it before its exec: without the right, every leg
+	 * would fail there. */
+	if (!procs_can_nice(s->nice))
+		legcmd_say(&l, "nice is %d: a negative nice needs root or "
+		    "CAP_SYS_NICE (or an RLIMIT_NICE of at least %d), which uid "
+		    "%d lacks, so every leg would fail at setpriority before "
+		    "it runs", s->nice, 20 - s->nice, (int)geteuid());
 
 	for (size_t c = 0; c < s->ncells; c++)
 		for (size_t a = 0; a < s->narms; a++) {
