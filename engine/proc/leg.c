@@ -161,6 +161,13 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 		res->rc = -1;
 		res->signal = WTERMSIG(status);
 	}
+	/* A stand-in that ended by SIGKILL as the program did reaped it
+	 * first; one the program outlived (reparented to us, subreaper) was
+	 * killed from outside while it ran: by the program, whose parent it
+	 * was (neither a timeout nor an abort sent it alone). */
+	if (sp->program > 0 && res->signal == SIGKILL && why == 1)
+		res->killed_parent = waitpid(sp->program, NULL, 0) ==
+		    sp->program;
 	return 0;
 }
 
@@ -172,7 +179,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		.path = ls->path != NULL ? ls->path : ls->argv[0],
 		.argv = ls->argv, .envp = ls->envp, .cwd = ls->cwd,
 		.out_fd = -1, .cpus = ls->cpus, .ncpus = ls->ncpus,
-		.nice = ls->nice,
+		.nice = ls->nice, .stand_in = ls->stand_in,
 		.cgroup_procs_fd = ls->cg != NULL ? cgroup_procs_fd(ls->cg) : -1,
 		.cgroup_dir_fd = ls->cg != NULL ? cgroup_dir_fd(ls->cg) : -1,
 	};

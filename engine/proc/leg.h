@@ -32,6 +32,8 @@ struct leg_spec {
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */
 	int ncpus;
 	int nice;                /* applied with setpriority in the child */
+	bool stand_in;           /* run under a stand-in parent
+	                          * (spawn_req.stand_in) */
 	double timeout_s;        /* 0: none */
 	struct counters *ctr;    /* may be NULL */
 	struct cgroup *cg;       /* the group the leg runs in (joined before
@@ -64,6 +66,9 @@ struct leg_result {
 	                          * -1 (no group, or no per-leg peak here) */
 	size_t strays;           /* processes left in the group after the
 	                          * leader was reaped, killed (cgroup only) */
+	bool killed_parent;      /* stand_in: the stand-in parent was
+	                          * SIGKILLed while the program still ran (it
+	                          * outlived it): the program's doing */
 };
 
 /* Called in the parent once the child exists and its counters are open,

@@ -39,6 +39,15 @@
 #define SPAWN_CLONE_VM CLONE_VM
 #endif
 
+/* A stand-in parent outlives its release, waiting for the program: it
+ * gets a copy of the address space (fork's cost, for the rare leg that
+ * runs so), not the parent's memory and the stack the next spawn reuses. */
+static unsigned long
+spawn_vm(const struct spawn_req *req)
+{
+	return req->stand_in ? 0 : SPAWN_CLONE_VM;
+}
+
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -111,8 +120,11 @@ static const char *const spawn_child_verbs[] = {
 	[SPAWN_STEP_STDIN] = "open", [SPAWN_STEP_OUTPUT] = "dup2",
 	[SPAWN_STEP_AFFINITY] = "sched_setaffinity",
 	[SPAWN_STEP_NICE] = "setpriority", [SPAWN_STEP_CHDIR] = "chdir",
-	[SPAWN_STEP_EXEC] = "exec",
+	[SPAWN_STEP_EXEC] = "exec", [SPAWN_STEP_FORK] = "fork",
 };
+
+/* Not a failure: the stand-in parent tells the program's pid. */
+#define SPAWN_MSG_PROGRAM 100
 
 static void
 spawn_child_say(const char *what, const char *arg, int e)
@@ -194,6 +206,51 @@ spawn_child_drop_pending(void)
 		}
 }
 
+/* The stand-in parent (spawn_req.stand_in): fork the program (a raw
+ * fork: no atfork handler of the parent runs in this copy), tell the
+ * parent its pid, wait for its exec through a pipe of our own, then for
+ * its end, and end as it did.  Its output, cwd, nice and signals are ours
+ * already. */
+static __attribute__((noreturn)) void
+spawn_child_stand_in(int efd, const struct spawn_req *rq)
+{
+	int gp[2], msg[2] = { SPAWN_MSG_PROGRAM, 0 }, e = 0, st = 0;
+	long pid;
+	ssize_t n;
+
+	if (pipe2(gp, O_CLOEXEC) < 0)
+		spawn_child_fail(efd, SPAWN_STEP_FORK, NULL, errno);
+	if ((pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L)) < 0)
+		spawn_child_fail(efd, SPAWN_STEP_FORK, NULL, errno);
+	if (pid == 0) {
+		/* It dies with the stand-in, as it would with benchtui. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		execve(rq->path, rq->argv, rq->envp);
+		e = errno;
+		if (write(gp[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(gp[1]);
+	msg[1] = (int)pid;
+	if (write(efd, msg, sizeof msg) < 0)
+		_exit(127);
+	do
+		n = read(gp[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof e) {
+		(void)waitpid((pid_t)pid, NULL, 0);
+		spawn_child_fail(efd, SPAWN_STEP_EXEC, rq->path, e);
+	}
+	close(gp[0]);
+	close(efd);  /* EOF: the program runs */
+	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st))
+		(void)kill(getpid(), WTERMSIG(st));
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 static int
 spawn_child(void *arg)
 {
@@ -249,6 +306,8 @@ spawn_child(void *arg)
 		spawn_child_fail(efd, SPAWN_STEP_NICE, NULL, errno);
 	if (rq->cwd != NULL && chdir(rq->cwd) < 0)
 		spawn_child_fail(efd, SPAWN_STEP_CHDIR, rq->cwd, errno);
+	if (rq->stand_in)
+		spawn_child_stand_in(efd, rq);
 	execve(rq->path, rq->argv, rq->envp);
 	spawn_child_fail(efd, SPAWN_STEP_EXEC, rq->path, errno);
 }
@@ -281,6 +340,9 @@ spawn_step_words(int step, int e, const char *path, const char *cwd,
 		break;
 	case SPAWN_STEP_CHDIR:
 		snprintf(what, sizeof what, "chdir to %.500s", cwd ? cwd : "?");
+		break;
+	case SPAWN_STEP_FORK:
+		snprintf(what, sizeof what, "fork under a stand-in parent");
 		break;
 	default:
 		snprintf(what, sizeof what, "exec of %.500s", path ? path : "?");
@@ -447,7 +509,7 @@ spawn_clone_into(const struct spawn_req *req, void *top, void *ca,
 #if SPAWN_HAVE_CLONE3
 	static _Atomic bool unsupported;
 	struct spawn_clone_args cl = {
-		.flags = SPAWN_CLONE_VM | CLONE_PIDFD | CLONE_INTO_CGROUP,
+		.flags = spawn_vm(req) | CLONE_PIDFD | CLONE_INTO_CGROUP,
 		.pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
 		.stack = (uint64_t)(uintptr_t)top,
 		.cgroup = (uint64_t)req->cgroup_dir_fd,
@@ -499,11 +561,11 @@ spawn_clone(const struct spawn_req *req, struct spawn *sp,
 	if (pid > 0) {
 		*moved = true;
 	} else {
-		pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
+		pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
 		    CLONE_PIDFD | SIGCHLD, ca, pidfd);
 		if (pid < 0 && errno == EINVAL) { /* no CLONE_PIDFD */
 			*pidfd = -1;
-			pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
+			pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
 			    SIGCHLD, ca);
 			if (pid > 0)
 				*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -600,6 +662,7 @@ spawn_release(struct spawn *sp, int *exec_errno)
 
 	*exec_errno = 0;
 	sp->fail_step = SPAWN_STEP_NONE;
+	sp->program = -1;
 	/* No handler of ours may run on this thread while the child can
 	 * write errno (its errno is this thread's). */
 	sigfillset(&all);
@@ -610,9 +673,14 @@ spawn_release(struct spawn *sp, int *exec_errno)
 	sp->held = false;
 	/* EOF: the exec succeeded (the pipe is close-on-exec), or the child
 	 * died without a word. */
-	do
-		n = read(sp->err_fd, msg, sizeof msg);
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		do
+			n = read(sp->err_fd, msg, sizeof msg);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof msg || msg[0] != SPAWN_MSG_PROGRAM)
+			break;
+		sp->program = msg[1];
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (n == (ssize_t)sizeof msg) {
 		sp->fail_step = msg[0];

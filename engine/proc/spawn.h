@@ -42,6 +42,11 @@ struct spawn_req {
 	                            * in it (clone3 CLONE_INTO_CGROUP) where
 	                            * the kernel allows, else moved through
 	                            * cgroup_procs_fd; -1 (or 0): none */
+	bool stand_in;             /* the program runs as the child's child,
+	                            * the child a stand-in parent that waits
+	                            * for it and exits as it did: a program
+	                            * that kills its parent (kill -9 $PPID)
+	                            * kills the stand-in, not benchtui */
 };
 
 /* The steps between clone and exec that can fail, as spawn_release
@@ -54,6 +59,7 @@ enum spawn_step {
 	SPAWN_STEP_NICE,      /* setpriority to the nice value */
 	SPAWN_STEP_CHDIR,     /* chdir to the working folder */
 	SPAWN_STEP_EXEC,      /* the execve itself */
+	SPAWN_STEP_FORK,      /* the stand-in parent's fork */
 };
 
 /* What failed, in words a user can act on: "setpriority (nice -5)",
@@ -76,6 +82,8 @@ struct spawn {
 	unsigned long long sigs;   /* the signals to reset (bit sig-1) */
 	int fail_step;             /* enum spawn_step that failed, after
 	                            * spawn_release; 0 when it exec'd */
+	pid_t program;             /* with stand_in, after spawn_release: the
+	                            * program's pid (the child's child) */
 };
 
 /* Create the child, held before its exec.  The request and everything it

@@ -43,6 +43,7 @@ struct round_leg {
 	struct legcmd cmd;
 	int prepare_rc;          /* the prepare argv's exit code, or -1 */
 	struct legout *out;      /* the output drain while a process runs */
+	bool stand_in;           /* it ran under a stand-in parent */
 	long long out_bytes;     /* what the leg wrote, or -1 */
 	bool out_truncated;
 	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
@@ -278,6 +279,12 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_legs,
 	};
 
+	/* benchtui died while this leg ran before: perhaps its doing (kill
+	 * -9 $PPID), which would end every resume the same way.  It runs
+	 * under a stand-in parent now, which it would kill instead. */
+	ls.stand_in = !prepare && u->r->rs != NULL &&
+	    resume_leg_died(u->r->rs, l->cell->name, l->arm->name,
+	    l->warmup > 0 ? 0 : l->pl->rep);
 	if (!prepare) {
 		ls.ctr = u->ctr;
 		ls.state_fn = round_leg_state;
@@ -288,6 +295,8 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL)
 		return -1;
 	ls.out = l->out;
+	if (!prepare)
+		l->stand_in = ls.stand_in;
 	return leg_run(&ls, res, prepare ? NULL : round_leg_started, l, u->err,
 	    sizeof u->err) != 0 ? -1 : 0;
 }
@@ -482,6 +491,12 @@ round_leg_warnings(const struct round_leg *l, const char *ran, int tsig)
 {
 	struct run *u = l->u;
 
+	if (l->res.killed_parent)
+		round_warn(u, "leg %s killed its parent: benchtui died while it "
+		    "ran before, so it ran again under a stand-in parent, and "
+		    "that was killed (SIGKILL) while the leg ran; it is recorded "
+		    "as failed, so resume goes on.  A leg must not signal its "
+		    "parent (kill $PPID)", l->name);
 	if (tsig != 0)
 		round_warn(u, "leg %s: process %d of the round's own tree "
 		    "sent benchtui SIG%s; that is the leg's doing, not an "
@@ -539,6 +554,10 @@ round_leg_record(struct round_leg *l)
 	if (l->prepare_rc >= 0)
 		json_object_set_new(ev, "prepare_rc",
 		    json_integer(l->prepare_rc));
+	if (l->stand_in)
+		json_object_set_new(ev, "stand_in_parent", json_true());
+	if (l->res.killed_parent)
+		json_object_set_new(ev, "killed_parent", json_true());
 	if (l->out_bytes >= 0) {
 		json_object_set_new(ev, "output_bytes",
 		    json_integer(l->out_bytes));
