@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -122,6 +123,17 @@ leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 	kill(-pgid, SIGKILL);
 }
 
+/* The moment the leader's exit was seen, on the clock of files' mtime:
+ * what the leg wrote is older, what its leftovers write later is newer. */
+static void
+leg_ended(struct leg_result *res)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		res->ended = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* From the release to the reap: the wall, the rusage and how it ended.
  * 0, or -1 with err when it cannot be reaped. */
 static int
@@ -146,6 +158,7 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 		leg_end_group(ls, pid, sp->pidfd);
 	}
 	res->wall = clock_now() - t0;
+	leg_ended(res);
 	while (wait4(pid, &status, 0, &res->ru) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "wait4 %d: %s", (int)pid,
@@ -153,8 +166,10 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 			return -1;
 		}
 	}
-	if (why == 1 && sp->pidfd < 0)
+	if (why == 1 && sp->pidfd < 0) {
 		res->wall = clock_now() - t0;
+		leg_ended(res);
+	}
 	if (WIFEXITED(status)) {
 		res->rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {

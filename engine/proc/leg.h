@@ -61,6 +61,9 @@ struct leg_result {
 	                          * the child (rc is 127) */
 	int exec_step;           /* which (enum spawn_step), or 0 */
 	double wall;             /* seconds */
+	double ended;            /* when the leader was seen to exit: epoch
+	                          * seconds, CLOCK_REALTIME, the clock of
+	                          * files' mtime (0: unknown) */
 	struct rusage ru;
 	long long mem_peak_kb;   /* the group's memory.peak over the leg, or
 	                          * -1 (no group, or no per-leg peak here) */

@@ -451,7 +451,7 @@ round_leg_metrics(struct run *u, const struct round_leg *l,
 	bool absent;
 	json_t *m;
 
-	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
+	if ((m = legmetrics_read(l->cmd.metrics, res->ended, &absent, why,
 	    sizeof why)) != NULL)
 		return m;
 	if (absent && (!u->metrics_in_command || res->rc != 0 ||
