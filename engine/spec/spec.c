@@ -847,7 +847,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
-	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
+	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
+	    spec_check_adaptive_metric(p) < 0)
 		return -1;
 	return spec_check_templates(p);
 }

@@ -90,5 +90,7 @@ int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
 int spec_check_templates(struct parser *p);
 int spec_check_leg_files(struct parser *p);
+/* reps.metric names a metric the round has (spec_stats.c). */
+int spec_check_adaptive_metric(struct parser *p);
 
 #endif
