@@ -56,23 +56,23 @@ rfile_create_new(const char *path, int flags, mode_t mode)
 	return (int)fd;
 }
 
-int
-rfile_create(const char *path, int flags, mode_t mode)
+/* The folder holding path's last name, opened without a symlink on the
+ * way; *name points at that name in path.  fd, or -1 with errno (ELOOP:
+ * a link is in the way). */
+static int
+rfile_parent(const char *path, const char **name)
 {
 	const char *slash = strrchr(path, '/');
 	char parent[4096];
-	int dfd, fd, e;
+	int dfd;
 
 	if (slash == NULL || (size_t)(slash - path) >= sizeof parent) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = rfile_create_new(path, flags, mode)) >= 0)
-		return fd;
-	/* The folder, reached without a symlink; the name removed and made
-	 * again inside it (unlinkat never follows a link, it removes it). */
 	memcpy(parent, path, (size_t)(slash - path));
 	parent[slash - path] = '\0';
+	*name = slash + 1;
 	if ((dfd = rfile_openat(AT_FDCWD, parent[0] ? parent : "/",
 	    O_RDONLY | O_DIRECTORY, 0)) < 0) {
 		struct stat st;
@@ -84,18 +84,48 @@ rfile_create(const char *path, int flags, mode_t mode)
 			errno = ELOOP;
 		return -1;
 	}
-	if (unlinkat(dfd, slash + 1, 0) != 0 && errno != ENOENT) {
+	return dfd;
+}
+
+int
+rfile_create(const char *path, int flags, mode_t mode)
+{
+	const char *name;
+	int dfd, fd, e;
+
+	if ((fd = rfile_create_new(path, flags, mode)) >= 0)
+		return fd;
+	/* The folder, reached without a symlink; the name removed and made
+	 * again inside it (unlinkat never follows a link, it removes it). */
+	if ((dfd = rfile_parent(path, &name)) < 0)
+		return -1;
+	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT) {
 		e = errno;
 		close(dfd);
 		errno = e;
 		return -1;
 	}
-	fd = rfile_openat(dfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | flags,
+	fd = rfile_openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | flags,
 	    mode);
 	e = errno;
 	close(dfd);
 	errno = e;
 	return fd;
+}
+
+int
+rfile_remove(const char *path)
+{
+	const char *name;
+	int dfd, rc, e;
+
+	if ((dfd = rfile_parent(path, &name)) < 0)
+		return -1;
+	rc = unlinkat(dfd, name, 0);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return rc;
 }
 
 const char *

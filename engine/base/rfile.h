@@ -18,6 +18,10 @@ int rfile_open(const char *path, int flags, mode_t mode);
  * fd, or -1 with errno. */
 int rfile_create(const char *path, int flags, mode_t mode);
 
+/* Remove the file (or link) at path, no symlink followed on the way.  0,
+ * or -1 with errno (ENOENT: nothing was there). */
+int rfile_remove(const char *path);
+
 /* strerror(e), but a symlink in the way says so. */
 const char *rfile_strerror(int e);
 

@@ -26,7 +26,9 @@
 
 struct legout {
 	int rd, wr;           /* the pipe; rd is non-blocking */
-	int file;             /* the output file, or -1 */
+	int file;             /* the output file, or -1 (not made yet) */
+	char *path;           /* where it is made at the first byte, or NULL
+	                       * (keep "none") */
 	long long max, kept, total;
 	bool keep;
 	int werr;             /* the first failed write's errno, or 0 */
@@ -38,8 +40,16 @@ legout_keep(struct legout *o, const char *buf, size_t n)
 {
 	size_t want, off = 0;
 
-	if (o->file < 0 || o->werr != 0 || o->kept >= o->max)
+	if (o->path == NULL || o->werr != 0 || o->kept >= o->max)
 		return;
+	/* Made at the first byte: a leg that writes nothing costs no inode
+	 * (its leg line says output_bytes 0).  Never through a link a leg
+	 * planted under legs/ (rfile.h). */
+	if (o->file < 0 && (o->file = rfile_create(o->path, O_CLOEXEC,
+	    0644)) < 0) {
+		o->werr = errno;
+		return;
+	}
 	want = (size_t)(o->max - o->kept) < n ? (size_t)(o->max - o->kept) : n;
 	while (off < want) {
 		ssize_t w = write(o->file, buf + off, want - off);
@@ -75,13 +85,8 @@ legout_create(const char *path, bool keep, long long max_bytes, char *err,
 	o->wr = p[1];
 	(void)fcntl(o->rd, F_SETFL, O_NONBLOCK);
 	(void)fcntl(o->wr, F_SETPIPE_SZ, LEGOUT_PIPE);
-	/* Never through a link a leg planted under legs/ (rfile.h). */
-	if (keep && path != NULL && (o->file = rfile_create(path, O_CLOEXEC,
-	    0644)) < 0) {
-		snprintf(err, errlen, "%s: cannot create the leg's output file: "
-		    "%s", path, rfile_strerror(errno));
-		goto fail;
-	}
+	if (keep && path != NULL)
+		o->path = xstrdup(path);
 	return o;
 fail:
 	legout_finish(o, NULL, NULL, NULL);
@@ -161,5 +166,6 @@ legout_finish(struct legout *o, long long *bytes, bool *truncated,
 		close(o->rd);
 	if (o->file >= 0)
 		close(o->file);
+	free(o->path);
 	free(o);
 }

@@ -63,16 +63,25 @@ static int
 round_close_failed_legs(struct run *u)
 {
 	struct tally_failure first;
-	char where[512];
+	char where[512], out[PATH_MAX], tail[480];
 	size_t n = tally_failed_legs(u->r->tally, &first, where, sizeof where);
 
 	if (n == 0)
 		return ROUND_EXIT_OK;
+	snprintf(out, sizeof out, "%s/legs/%s-%s-r%d.out", u->r->dir,
+	    first.cell, first.arm, first.rep);
+	/* A leg's file is made at its first byte (and never with keep:
+	 * none): named only when it is there. */
+	if (access(out, F_OK) == 0)
+		snprintf(tail, sizeof tail, "the first failing leg's output: "
+		    "%.400s", out);
+	else
+		snprintf(tail, sizeof tail, "the first failing leg (%.60s %.60s "
+		    "r%d) left no output file", first.cell, first.arm,
+		    first.rep);
 	snprintf(u->err, sizeof u->err, "the round is complete and sealed, "
-	    "but %zu leg%s failed or timed out (%s; left out of the ratios); "
-	    "the first failing leg's output: %s/legs/%s-%s-r%d.out", n,
-	    n == 1 ? "" : "s", where, u->r->dir, first.cell, first.arm,
-	    first.rep);
+	    "but %zu leg%s failed or timed out (%.400s; left out of the "
+	    "ratios); %.460s", n, n == 1 ? "" : "s", where, tail);
 	return ROUND_EXIT_LEGS_FAILED;
 }
 

@@ -21,6 +21,7 @@
 #include "legout.h"
 #include "procs.h"
 #include "quiet.h"
+#include "rfile.h"
 #include "round_int.h"
 #include "server.h"
 #include "spawn.h"
@@ -232,6 +233,10 @@ round_leg_setup(struct round_leg *l)
 	 * aborted is not this leg's. */
 	if (u->metrics_named)
 		(void)unlink(l->cmd.metrics);
+	/* Nor is its output file: the file is made at the leg's first byte,
+	 * so a rerun that writes nothing would leave the old one. */
+	if (u->r->rs != NULL && l->cmd.out_abs != NULL)
+		(void)rfile_remove(l->cmd.out_abs);
 	if (round_leg_scratch(u, &w, &l->cmd) != 0)
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
@@ -249,7 +254,7 @@ round_leg_out_failed(struct round_leg *l, int werr, const char *what)
 
 	snprintf(u->err, sizeof u->err, "%s: %s (%s) while writing the output "
 	    "of %s %s; the leg is not recorded, and the round stopped: resume "
-	    "runs it again once %s", l->cmd.out_abs, strerror(werr),
+	    "runs it again once %s", l->cmd.out_abs, rfile_strerror(werr),
 	    name != NULL ? name : "?", what, l->name, werr == ENOSPC ||
 	    werr == EDQUOT ? "the disk has room" : "this is fixed");
 	round_abort_internal(u->r, werr == ENOSPC || werr == EDQUOT ?
@@ -305,6 +310,7 @@ static int
 round_leg_prepare(struct round_leg *l)
 {
 	struct leg_result res;
+	long long bytes;
 	int werr;
 
 	if (l->cmd.prepare == NULL)
@@ -315,7 +321,7 @@ round_leg_prepare(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	round_leg_end_leftovers(l);
-	legout_finish(l->out, NULL, NULL, &werr);
+	legout_finish(l->out, &bytes, NULL, &werr);
 	l->out = NULL;
 	if (res.aborted)
 		return RUN_LEG_STOP;
@@ -323,6 +329,9 @@ round_leg_prepare(struct round_leg *l)
 		return round_leg_out_failed(l, werr, "the prepare of");
 	l->prepare_rc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
 	    (res.signal != 0 ? res.signal : 9);
+	/* The file is the leg's once it runs (a failed prepare's stays). */
+	if (l->prepare_rc == 0 && bytes > 0)
+		(void)rfile_remove(l->cmd.out_abs);
 	return RUN_LEG_GO;
 }
 
