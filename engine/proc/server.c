@@ -118,19 +118,22 @@ server_unique(pid_t root, pid_t *pids, size_t n)
 
 /* What server_members looks for beyond the root's tree. */
 struct server_escaped {
-	pid_t self;
+	pid_t self, root;
 	double since;
 	pid_t *pids;
 	size_t n, max;
 };
 
-/* procs_each: benchtui's children started no earlier than the server. */
+/* procs_each: benchtui's children started after the server: in a later
+ * clock tick, or in its tick with a later pid (start times count ticks of
+ * 10 ms; pids grow but for a wrap at pid_max). */
 static bool
 server_escaped_each(const struct procs_stat *st, void *arg)
 {
 	struct server_escaped *e = arg;
 
-	if (st->ppid == e->self && st->started >= e->since &&
+	if (st->ppid == e->self && (st->started > e->since ||
+	    (st->started == e->since && st->pid > e->root)) &&
 	    st->state != 'Z' && st->state != 'X' && e->n < e->max)
 		e->pids[e->n++] = st->pid;
 	return false;
@@ -146,7 +149,8 @@ server_members(pid_t root, struct cgroup *cg, double started, pid_t *pids,
     size_t max)
 {
 	size_t n = procs_descendants(root, pids, max), k;
-	struct server_escaped e = { .self = getpid(), .since = started,
+	struct server_escaped e = { .self = getpid(), .root = root,
+		.since = started,
 		.pids = pids + n, .max = max - n };
 
 	if (cg != NULL) {
