@@ -113,6 +113,9 @@ leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 {
 	struct leg_spec quiet = { .abort_fd = -1, .out = ls->out };
 
+	/* By pid too: a leg ended just after its release may not have made
+	 * its own group yet (its setsid). */
+	kill(pgid, SIGTERM);
 	kill(-pgid, SIGTERM);
 	/* A stopped leg acts on the SIGTERM once it runs again. */
 	kill(-pgid, SIGCONT);
@@ -120,6 +123,7 @@ leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 		leg_wait(pidfd, -1, clock_now() + LEG_GRACE_MS / 1000.0,
 		    &quiet, pgid);
 	/* Whether or not the leader went, the rest of its group may not have. */
+	kill(pgid, SIGKILL);
 	kill(-pgid, SIGKILL);
 }
 
@@ -170,6 +174,8 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 		res->wall = clock_now() - t0;
 		leg_ended(res);
 	}
+	spawn_reaped(sp, &res->exec_errno);
+	res->exec_step = sp->fail_step;
 	if (WIFEXITED(status)) {
 		res->rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {

@@ -1,13 +1,18 @@
-/* The one spawn path: clone3 (or clone) with CLONE_VM on a private stack,
- * held until released, execve of a resolved path.
+/* The one spawn path, the parent's side: clone3 (or clone) with CLONE_VM
+ * on a private stack, held until released, execve of a resolved path (the
+ * child's side is spawn_child.c).
  *
  * Sharing the address space means the child must not touch anything the
  * parent may be changing: it reads the request in place (the parent keeps
- * it until the exec is over) and writes only its own stack.  It also shares
- * the parent thread's TLS, so its errno is the parent's: the parent is
- * blocked in a read of the child's pipes whenever the child can make a call
- * fail, and never reads errno of its own across that wait. */
-#include "spawn.h"
+ * it until the child has exec'd or died) and writes only its own stack and
+ * the spawn's fail slot.  A leg's release does not wait for the exec: the
+ * parent goes on to wait for the leg's end, and learns of a step that
+ * failed from that slot once it has reaped the child (no pipe made,
+ * written and closed, and no wake-up at the exec, for every leg).  Where
+ * the address space is copied (the sanitizer build, a stand-in parent) and
+ * where the caller asks to know at once (spawn_run), a close-on-exec pipe
+ * carries it instead. */
+#include "spawn_int.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -27,7 +32,6 @@
 #include <unistd.h>
 
 #include "procs.h"
-#include "sysname.h"
 
 /* Under AddressSanitizer the child would run the sanitizer's interceptors
  * (read, close, sigaction) on the parent's thread state in the shared
@@ -60,257 +64,19 @@ spawn_vm(const struct spawn_req *req)
  * a kill instead of a pipe made, written and closed for every spawn. */
 #define SPAWN_RELEASE_SIG SIGRTMAX
 
-/* What the child needs beyond the request, at a fixed place: the error
- * pipe's ends, the release signal and the parent's pid. */
-struct spawn_child_args {
-	const struct spawn *sp;
-	int err_wr;    /* the child's end of the error pipe */
-	int err_rd;
-	int rel_sig;   /* SPAWN_RELEASE_SIG, and the set holding it alone */
-	sigset_t rel_set;
-	pid_t parent;
-};
+/* Whether the child reports a failed step through the spawn's fail slot
+ * (shared memory) rather than a pipe, and its release does not wait for
+ * the exec. */
+static bool
+spawn_async(const struct spawn_req *req)
+{
+	return spawn_vm(req) != 0 && !req->wait_exec;
+}
 
 /* One stack per thread, reused leg after leg: an mmap and munmap per leg
  * would cost a TLB shootdown each on a busy multi-threaded benchtui. */
 static _Thread_local void *spawn_cached_stack;
 static _Thread_local bool spawn_cached_busy;
-
-/* --- child side: async-signal-safe only --------------------------------- */
-
-/* A system call that leaves errno alone, for the held child: it runs
- * beside the parent thread on that thread's errno (CLONE_VM without a TLS
- * of its own), and a wait that a stop and continue interrupts (EINTR)
- * would otherwise change the parent's errno between one of its calls and
- * the parent's look at it.  -errno on failure.  Elsewhere than x86_64 and
- * aarch64 glibc's syscall(), which sets errno on failure. */
-static inline long
-spawn_raw(long n, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = d;
-	long ret;
-
-	__asm__ volatile("syscall"
-	    : "=a"(ret)
-	    : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-	    : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-
-	__asm__ volatile("svc 0"
-	    : "+r"(x0)
-	    : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
-	    : "memory", "cc");
-	return x0;
-#else
-	long ret = syscall(n, a, b, c, d);
-
-	return ret < 0 ? -errno : ret;
-#endif
-}
-
-/* The child's own words for a step, in its stderr. */
-static const char *const spawn_child_verbs[] = {
-	[SPAWN_STEP_STDIN] = "open", [SPAWN_STEP_OUTPUT] = "dup2",
-	[SPAWN_STEP_AFFINITY] = "sched_setaffinity",
-	[SPAWN_STEP_NICE] = "setpriority", [SPAWN_STEP_CHDIR] = "chdir",
-	[SPAWN_STEP_EXEC] = "exec", [SPAWN_STEP_FORK] = "fork",
-};
-
-/* Not a failure: the stand-in parent tells the program's pid. */
-#define SPAWN_MSG_PROGRAM 100
-
-static void
-spawn_child_say(const char *what, const char *arg, int e)
-{
-	const char *parts[] = { "benchtui: ", what, arg ? " " : "",
-		arg ? arg : "", ": ", sysname_errdesc(e), "\n" };
-	char buf[1024];
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		const char *p = parts[i] ? parts[i] : "?";
-
-		while (*p != '\0' && n < sizeof buf - 1)
-			buf[n++] = *p++;
-	}
-	if (write(2, buf, n) < 0)
-		return;
-}
-
-/* A step failed: say so on stderr, tell the parent which and why (one
- * write of both, so it arrives whole), exit 127. */
-static __attribute__((noreturn)) void
-spawn_child_fail(int errfd, int step, const char *arg, int e)
-{
-	int msg[2] = { step, e };
-
-	spawn_child_say(spawn_child_verbs[step], arg, e);
-	if (write(errfd, msg, sizeof msg) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Close every fd from 3 up except keep. */
-static void
-spawn_child_close_fds(int keep)
-{
-	if (keep > 3)
-		syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U);
-	syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
-}
-
-/* Set sig's action to handler (SIG_DFL or SIG_IGN) with the kernel's own
- * call: glibc's sigaction refuses the signals it keeps for itself (32 and
- * 33), yet a parent may have left one ignored, and an ignored signal
- * survives exec.  A raw system call is async-signal-safe. */
-static void
-spawn_child_action(int sig, void (*handler)(int))
-{
-	struct {
-		void (*handler)(int);
-		unsigned long flags;
-		void *restorer;
-		unsigned long mask;
-	} ksa = { .handler = handler };
-
-	(void)spawn_raw(SYS_rt_sigaction, sig, (long)&ksa, 0,
-	    (long)sizeof ksa.mask);
-}
-
-/* Drop the signals that came while the child was held, or between its
- * release and its setsid: they were sent to benchtui's process group (a
- * Ctrl-C, a hangup), which the child was still in, and are not the leg's.
- * Unblocked, a SIGINT would kill the leg before it ran.  Setting a
- * pending signal to SIG_IGN discards it; the caller then resets it. */
-static void
-spawn_child_drop_pending(void)
-{
-	sigset_t pend;
-
-	sigemptyset(&pend);
-	if (spawn_raw(SYS_rt_sigpending, (long)&pend, (long)(_NSIG / 8), 0,
-	    0) < 0)
-		return;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP &&
-		    sigismember(&pend, sig) == 1) {
-			spawn_child_action(sig, SIG_IGN);
-			spawn_child_action(sig, SIG_DFL);
-		}
-}
-
-/* The stand-in parent (spawn_req.stand_in): fork the program (a raw
- * fork: no atfork handler of the parent runs in this copy), tell the
- * parent its pid, wait for its exec through a pipe of our own, then for
- * its end, and end as it did.  Its output, cwd, nice and signals are ours
- * already. */
-static __attribute__((noreturn)) void
-spawn_child_stand_in(int efd, const struct spawn_req *rq)
-{
-	int gp[2], msg[2] = { SPAWN_MSG_PROGRAM, 0 }, e = 0, st = 0;
-	long pid;
-	ssize_t n;
-
-	if (pipe2(gp, O_CLOEXEC) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_FORK, NULL, errno);
-	if ((pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L)) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_FORK, NULL, errno);
-	if (pid == 0) {
-		/* It dies with the stand-in, as it would with benchtui. */
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		execve(rq->path, rq->argv, rq->envp);
-		e = errno;
-		if (write(gp[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(gp[1]);
-	msg[1] = (int)pid;
-	if (write(efd, msg, sizeof msg) < 0)
-		_exit(127);
-	do
-		n = read(gp[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof e) {
-		(void)waitpid((pid_t)pid, NULL, 0);
-		spawn_child_fail(efd, SPAWN_STEP_EXEC, rq->path, e);
-	}
-	close(gp[0]);
-	close(efd);  /* EOF: the program runs */
-	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st))
-		(void)kill(getpid(), WTERMSIG(st));
-	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-}
-
-static int
-spawn_child(void *arg)
-{
-	const struct spawn_child_args *ca = arg;
-	const struct spawn *sp = ca->sp;
-	const struct spawn_req *rq = sp->req;
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t none;
-	int nullfd, efd = ca->err_wr;
-
-	/* Held: nothing may write errno before the release, while the
-	 * parent runs on: raw calls only.  It dies with the parent (also
-	 * while held), and it waits for the release signal, blocked like
-	 * every other, so no handler can interrupt the wait (a stop and
-	 * continue can: EINTR, and it waits again). */
-	(void)spawn_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
-	if (spawn_raw(SYS_getppid, 0, 0, 0, 0) != ca->parent)
-		_exit(127);  /* the parent died before the prctl */
-	while (spawn_raw(SYS_rt_sigtimedwait, (long)&ca->rel_set, 0, 0,
-	    (long)(_NSIG / 8)) != ca->rel_sig)
-		;
-	close(ca->err_rd);
-
-	/* A session of its own: its own process group, and no controlling
-	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
-	 * instead of stopping on SIGTTIN for ever or drawing over the
-	 * console.  First, so that no signal of the terminal's reaches it
-	 * once it unblocks them. */
-	(void)setsid();
-	spawn_child_drop_pending();
-
-	/* The parent's handlers and ignored signals are not the child's.
-	 * Every other signal is at its default already. */
-	sigemptyset(&dfl.sa_mask);
-	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-		if (sp->sigs & (1ULL << (sig - 1)) && sig != SIGKILL &&
-		    sig != SIGSTOP && sigaction(sig, &dfl, NULL) != 0)
-			spawn_child_action(sig, SIG_DFL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-
-	nullfd = open("/dev/null", O_RDWR);
-	if (nullfd < 0 || dup2(nullfd, 0) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_STDIN, "/dev/null", errno);
-	if (rq->out_fd >= 0 ? dup2(rq->out_fd, 1) < 0 || dup2(rq->out_fd, 2) < 0 :
-	    dup2(nullfd, 1) < 0 || dup2(nullfd, 2) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_OUTPUT, "stdout", errno);
-	spawn_child_close_fds(efd);
-
-	if (procs_pin_self(rq->cpus, rq->ncpus) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_AFFINITY, NULL, errno);
-	if (rq->nice != 0 && setpriority(PRIO_PROCESS, 0, rq->nice) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_NICE, NULL, errno);
-	if (rq->cwd != NULL && chdir(rq->cwd) < 0)
-		spawn_child_fail(efd, SPAWN_STEP_CHDIR, rq->cwd, errno);
-	if (rq->stand_in)
-		spawn_child_stand_in(efd, rq);
-	execve(rq->path, rq->argv, rq->envp);
-	spawn_child_fail(efd, SPAWN_STEP_EXEC, rq->path, errno);
-}
 
 /* --- parent side --------------------------------------------------------- */
 
@@ -610,11 +376,12 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	sp->pidfd = sp->err_fd = -1;
 	sp->req = req;
 	sp->sigs = spawn_changed_signals();
+	sp->program = -1;
 	if (req->path == NULL || req->argv == NULL || req->argv[0] == NULL) {
 		snprintf(err, errlen, "spawn: no program to run");
 		return -1;
 	}
-	if (pipe2(errp, O_CLOEXEC) < 0) {
+	if (!spawn_async(req) && pipe2(errp, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -640,7 +407,8 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	/* The child makes its session (and so its group) itself, before its
 	 * exec and so before spawn_release returns: a setpgid here would make
 	 * it a group leader, which setsid refuses. */
-	close(errp[1]);
+	if (errp[1] >= 0)
+		close(errp[1]);
 	sp->held = true;
 	sp->err_fd = errp[0];
 	return moved ? 0 : spawn_join_cgroup(req, sp, err, errlen);
@@ -662,12 +430,18 @@ spawn_release(struct spawn *sp, int *exec_errno)
 
 	*exec_errno = 0;
 	sp->fail_step = SPAWN_STEP_NONE;
-	sp->program = -1;
-	/* No handler of ours may run on this thread while the child can
-	 * write errno (its errno is this thread's). */
+	/* Not reaped yet, so the pid is still the child's. */
+	if (sp->err_fd < 0) {
+		if (kill(sp->pid, SPAWN_RELEASE_SIG) != 0)
+			(void)kill(sp->pid, SIGKILL);
+		sp->held = false;
+		return 0;
+	}
+	/* No handler of ours may run on this thread while a child that
+	 * shares our memory is past its release (the sanitizer build's does
+	 * not). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	/* Not reaped yet, so the pid is still the child's. */
 	if (kill(sp->pid, SPAWN_RELEASE_SIG) != 0)
 		(void)kill(sp->pid, SIGKILL);
 	sp->held = false;
@@ -692,6 +466,16 @@ spawn_release(struct spawn *sp, int *exec_errno)
 	spawn_stack_put(sp->stack, sp->stack_size);
 	sp->stack = NULL;
 	return 0;
+}
+
+void
+spawn_reaped(struct spawn *sp, int *exec_errno)
+{
+	/* The child wrote the slot before it exited; the reap is after. */
+	if (sp->fail[0] != SPAWN_STEP_NONE) {
+		sp->fail_step = sp->fail[0];
+		*exec_errno = sp->fail[1];
+	}
 }
 
 void
@@ -724,13 +508,16 @@ spawn_finish(struct spawn *sp)
 pid_t
 spawn_run(const struct spawn_req *req, int *pidfd, char *err, size_t errlen)
 {
+	struct spawn_req sync = *req;
 	struct spawn sp;
 	pid_t pid;
 	int e;
 
 	if (pidfd != NULL)
 		*pidfd = -1;
-	if (spawn_create(req, &sp, err, errlen) != 0)
+	/* It must know at once whether the program runs: a pipe. */
+	sync.wait_exec = true;
+	if (spawn_create(&sync, &sp, err, errlen) != 0)
 		return -1;
 	spawn_release(&sp, &e);
 	pid = sp.pid;

@@ -42,6 +42,10 @@ struct spawn_req {
 	                            * in it (clone3 CLONE_INTO_CGROUP) where
 	                            * the kernel allows, else moved through
 	                            * cgroup_procs_fd; -1 (or 0): none */
+	bool wait_exec;            /* spawn_release waits until the program
+	                            * runs (or a step failed) and says which;
+	                            * else that is known once it is reaped
+	                            * (spawn_reaped) */
 	bool stand_in;             /* the program runs as the child's child,
 	                            * the child a stand-in parent that waits
 	                            * for it and exits as it did: a program
@@ -84,6 +88,8 @@ struct spawn {
 	                            * spawn_release; 0 when it exec'd */
 	pid_t program;             /* with stand_in, after spawn_release: the
 	                            * program's pid (the child's child) */
+	volatile int fail[2];      /* step and errno, written by a child that
+	                            * shares our memory before it exits 127 */
 };
 
 /* Create the child, held before its exec.  The request and everything it
@@ -92,12 +98,18 @@ struct spawn {
 int spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
     size_t errlen);
 
-/* Let the child go on to exec and wait until it has (or has failed to).
- * Returns 0 with *exec_errno 0 when the program runs, or the errno of the
- * step that failed, sp->fail_step (the child has then exited with status
- * 127).  The pid
- * stays the caller's to reap; the pidfd stays open until spawn_finish. */
+/* Let the child go on to exec.  With req->wait_exec (or where the child
+ * does not share our memory) wait until it has, or has failed to: 0 with
+ * *exec_errno 0 when the program runs, or the errno of the step that
+ * failed, sp->fail_step (the child has then exited with status 127).
+ * Otherwise return at once with *exec_errno 0, and spawn_reaped says it
+ * once the child is reaped.  The pid stays the caller's to reap; the pidfd
+ * stays open until spawn_finish. */
 int spawn_release(struct spawn *sp, int *exec_errno);
+
+/* After the released child was reaped: a step that failed before its exec
+ * (*exec_errno and sp->fail_step; both left as they are when none did). */
+void spawn_reaped(struct spawn *sp, int *exec_errno);
 
 /* Give up on a held child: it exits without running anything and is
  * reaped.  Then finish. */
