@@ -8,8 +8,10 @@
 #include <sys/types.h>
 
 /* open(2) of path with flags, refusing any symlink on the way (openat2
- * RESOLVE_NO_SYMLINKS; O_NOFOLLOW on kernels before 5.6).  O_CLOEXEC is
- * added.  fd, or -1 with errno (ELOOP: a symlink is in the way). */
+ * RESOLVE_NO_SYMLINKS; where openat2 is missing, before Linux 5.6 or
+ * refused by a seccomp filter, a walk of the path one folder at a time
+ * with O_NOFOLLOW, which refuses the same).  O_CLOEXEC is added.  fd, or
+ * -1 with errno (ELOOP: a symlink is in the way). */
 int rfile_open(const char *path, int flags, mode_t mode);
 
 /* A new file at path for writing (flags add to O_WRONLY | O_CREAT |

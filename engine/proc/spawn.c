@@ -73,6 +73,30 @@ spawn_async(const struct spawn_req *req)
 	return spawn_vm(req) != 0 && !req->wait_exec;
 }
 
+/* What this kernel, and a seccomp filter over us, let the spawn path use,
+ * asked once through libc's syscall(): close_range (Linux 5.9; without
+ * it the child closes what /proc/self/fd lists) and pidfds (pidfd_open,
+ * Linux 5.3; without them a thread waits for each leg and closes a pipe
+ * that stands in for its pidfd, so timeouts, aborts and output draining
+ * work the same). */
+static struct {
+	bool close_range, pidfd;
+} spawn_feat;
+static pthread_once_t spawn_feat_once = PTHREAD_ONCE_INIT;
+
+static void
+spawn_probe(void)
+{
+	int fd;
+
+	/* One fd that cannot be open: a no-op where the call exists. */
+	spawn_feat.close_range = syscall(SYS_close_range, ~0U, ~0U, 0U) == 0;
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	spawn_feat.pidfd = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+}
+
 /* One stack per thread, reused leg after leg: an mmap and munmap per leg
  * would cost a TLB shootdown each on a busy multi-threaded benchtui. */
 static _Thread_local void *spawn_cached_stack;
@@ -275,7 +299,8 @@ spawn_clone_into(const struct spawn_req *req, void *top, void *ca,
 #if SPAWN_HAVE_CLONE3
 	static _Atomic bool unsupported;
 	struct spawn_clone_args cl = {
-		.flags = spawn_vm(req) | CLONE_PIDFD | CLONE_INTO_CGROUP,
+		.flags = spawn_vm(req) | (spawn_feat.pidfd ? CLONE_PIDFD : 0) |
+		    CLONE_INTO_CGROUP,
 		.pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
 		.stack = (uint64_t)(uintptr_t)top,
 		.cgroup = (uint64_t)req->cgroup_dir_fd,
@@ -328,8 +353,9 @@ spawn_clone(const struct spawn_req *req, struct spawn *sp,
 		*moved = true;
 	} else {
 		pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
-		    CLONE_PIDFD | SIGCHLD, ca, pidfd);
-		if (pid < 0 && errno == EINVAL) { /* no CLONE_PIDFD */
+		    (spawn_feat.pidfd ? CLONE_PIDFD : 0) | SIGCHLD, ca, pidfd);
+		if (pid < 0 && errno == EINVAL && spawn_feat.pidfd) {
+			/* no CLONE_PIDFD (Linux 5.2 has pidfd_open later) */
 			*pidfd = -1;
 			pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
 			    SIGCHLD, ca);
@@ -341,6 +367,59 @@ spawn_clone(const struct spawn_req *req, struct spawn *sp,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = e;
 	return pid;
+}
+
+/* A pidfd's stand-in where the kernel has none: a thread waits for pid's
+ * exit (leaving it to be reaped) and closes a pipe's write end, so the
+ * read end polls readable at the exit as a pidfd does.  The read end, or
+ * -1 with errno. */
+struct spawn_watch_arg {
+	pid_t pid;
+	int wr;
+};
+
+static void *
+spawn_watch_main(void *arg)
+{
+	struct spawn_watch_arg *w = arg;
+	siginfo_t si;
+
+	/* ECHILD once someone else reaped it: gone either way. */
+	while (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOWAIT) < 0 &&
+	    errno == EINTR)
+		;
+	close(w->wr);
+	free(w);
+	return NULL;
+}
+
+static int
+spawn_watch(pid_t pid)
+{
+	struct spawn_watch_arg *w = malloc(sizeof *w);
+	sigset_t all, old;
+	pthread_t t;
+	int p[2], rc;
+
+	if (w == NULL || pipe2(p, O_CLOEXEC) < 0) {
+		free(w);
+		return -1;
+	}
+	*w = (struct spawn_watch_arg){ .pid = pid, .wr = p[1] };
+	/* The thread takes no signal of ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, NULL, spawn_watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		close(p[0]);
+		close(p[1]);
+		free(w);
+		errno = rc;
+		return -1;
+	}
+	pthread_detach(t);
+	return p[0];
 }
 
 /* Move the held child into the cgroup through cgroup.procs.  0, or -1
@@ -371,6 +450,7 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	bool moved;
 	pid_t pid;
 
+	pthread_once(&spawn_feat_once, spawn_probe);
 	memset(sp, 0, sizeof *sp);
 	sp->pid = -1;
 	sp->pidfd = sp->err_fd = -1;
@@ -395,7 +475,7 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	ca = (struct spawn_child_args *)((char *)sp->stack + sp->stack_size) - 1;
 	*ca = (struct spawn_child_args){ .sp = sp, .err_wr = errp[1],
 		.err_rd = errp[0], .rel_sig = SPAWN_RELEASE_SIG,
-		.parent = getpid() };
+		.parent = getpid(), .close_range = spawn_feat.close_range };
 	sigemptyset(&ca->rel_set);
 	sigaddset(&ca->rel_set, ca->rel_sig);
 	if ((pid = spawn_clone(req, sp, ca, &pidfd, &moved)) < 0) {
@@ -403,7 +483,14 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 		goto fail;
 	}
 	sp->pid = pid;
-	sp->pidfd = pidfd;
+	sp->pidfd = pidfd >= 0 ? pidfd : spawn_watch(pid);
+	if (sp->pidfd < 0) {
+		snprintf(err, errlen, "spawn: this kernel has no pidfd, and no "
+		    "thread could watch the child instead: %s", strerror(errno));
+		spawn_cancel(sp);
+		spawn_finish(sp);
+		return -1;
+	}
 	/* The child makes its session (and so its group) itself, before its
 	 * exec and so before spawn_release returns: a setpgid here would make
 	 * it a group leader, which setsid refuses. */

@@ -102,10 +102,65 @@ spawn_child_fail(const struct spawn_child_args *ca, int step,
 	_exit(127);
 }
 
+/* struct linux_dirent64 of getdents64(2). */
+struct spawn_dirent {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* Without close_range: close what /proc/self/fd lists (our own table:
+ * no CLONE_FILES), again until a pass closes nothing; without /proc,
+ * every fd up to 65536. */
+static void
+spawn_child_close_listed(int keep)
+{
+	char buf[2048] __attribute__((aligned(8)));
+
+	for (int pass = 0; pass < 16; pass++) {
+		long dfd = spawn_raw(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), n;
+		bool closed = false;
+
+		if (dfd < 0) {
+			for (int fd = 3; fd < 65536; fd++)
+				if (fd != keep)
+					(void)spawn_raw(SYS_close, fd, 0, 0, 0);
+			return;
+		}
+		while ((n = spawn_raw(SYS_getdents64, dfd, (long)buf,
+		    (long)sizeof buf, 0)) > 0)
+			for (long off = 0; off < n;) {
+				const struct spawn_dirent *d =
+				    (const void *)(buf + off);
+				long fd = 0;
+
+				for (const char *c = d->name; *c >= '0' &&
+				    *c <= '9'; c++)
+					fd = fd * 10 + (*c - '0');
+				if (d->name[0] >= '0' && d->name[0] <= '9' &&
+				    fd >= 3 && fd != keep && fd != dfd) {
+					(void)spawn_raw(SYS_close, fd, 0, 0, 0);
+					closed = true;
+				}
+				off += d->reclen;
+			}
+		(void)spawn_raw(SYS_close, dfd, 0, 0, 0);
+		if (!closed)
+			return;
+	}
+}
+
 /* Close every fd from 3 up except keep (-1: none). */
 static void
-spawn_child_close_fds(int keep)
+spawn_child_close_fds(const struct spawn_child_args *ca, int keep)
 {
+	if (!ca->close_range) {
+		spawn_child_close_listed(keep);
+		return;
+	}
 	if (keep > 3)
 		(void)spawn_raw(SYS_close_range, 3, keep - 1, 0, 0);
 	(void)spawn_raw(SYS_close_range, keep >= 3 ? keep + 1 : 3, ~0U, 0, 0);
@@ -278,7 +333,7 @@ spawn_child(void *arg)
 		    2);
 	if (r < 0)
 		spawn_child_fail(ca, SPAWN_STEP_OUTPUT, "stdout", (int)-r);
-	spawn_child_close_fds(ca->err_wr);
+	spawn_child_close_fds(ca, ca->err_wr);
 
 	if ((r = spawn_child_pin(rq)) < 0)
 		spawn_child_fail(ca, SPAWN_STEP_AFFINITY, NULL, (int)-r);

@@ -24,6 +24,7 @@ struct spawn_child_args {
 	int rel_sig;       /* the release signal, and the set holding it */
 	sigset_t rel_set;
 	pid_t parent;
+	bool close_range;  /* the kernel has close_range (else /proc) */
 };
 
 /* The child: held until the release signal, then its set-up and the
