@@ -236,6 +236,15 @@ headless_event(struct headless *h, const json_t *ev)
 	} else if (strcmp(t, "server") == 0 &&
 	    strcmp(headless_str(ev, "state"), "died") == 0) {
 		const char *cause = headless_str(ev, "cause");
+		const char *cell = headless_str(ev, "cell"), *msg =
+		    headless_str(ev, "msg");
+		size_t n = strlen(cell);
+
+		/* The message names the cell itself ("cell C: ..."): once. */
+		if (strncmp(msg, "cell ", 5) == 0 &&
+		    strncmp(msg + 5, cell, n) == 0 && msg[5 + n] == ':' &&
+		    msg[6 + n] == ' ')
+			msg += 7 + n;
 
 		headless_stop(h, strcmp(cause, "port_taken") == 0 ?
 		    "benchtui: cell %s: server not started, its port is "
@@ -243,8 +252,7 @@ headless_event(struct headless *h, const json_t *ev)
 		    "benchtui: cell %s: server not ready in time: %s\n" :
 		    strcmp(cause, "failed") == 0 ?
 		    "benchtui: cell %s: server could not start: %s\n" :
-		    "benchtui: cell %s: server died: %s\n",
-		    headless_str(ev, "cell"), headless_str(ev, "msg"));
+		    "benchtui: cell %s: server died: %s\n", cell, msg);
 	} else if (strcmp(t, "seal") == 0) {
 		h->sealed = true;
 		snprintf(h->seal, sizeof h->seal, "%s", headless_str(ev, "sha256"));

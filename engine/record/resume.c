@@ -350,6 +350,27 @@ resume_check_folder(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* The env event names the file of the round's host facts and binaries'
+ * sha256 (environment.json): one deleted since is evidence lost, so the
+ * round is not carried on (nor sealed) without it.  true with err. */
+static bool
+resume_env_missing(const struct resume_state *rs, char *err, size_t errlen)
+{
+	const char *file = json_string_value(json_object_get(rs->env, "file"));
+	char path[4096];
+
+	if (file == NULL || strchr(file, '/') != NULL)
+		return false;
+	snprintf(path, sizeof path, "%s/%s", rs->dir, file);
+	if (access(path, F_OK) == 0 || errno != ENOENT)
+		return false;
+	snprintf(err, errlen, "%s: missing, though the round's env event "
+	    "names it: the round's host facts and binaries' sha256 are part "
+	    "of its evidence, so it is neither carried on nor sealed without "
+	    "them; put the file back", path);
+	return true;
+}
+
 /* A torn last line cut off the log at path (good bytes stay), unless the
  * round is sealed: a sealed log is evidence, never cut (a torn tail there
  * is tampering, and verify reports it).  0, or -1 with err. */
@@ -437,6 +458,8 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		goto fail;
 	}
 	if (resume_cut_torn(rs, path, &info, err, errlen) != 0)
+		goto fail;
+	if (resume_env_missing(rs, err, errlen))
 		goto fail;
 	resume_mark_died(rs, NULL);
 	resume_env_workdir(rs);

@@ -145,6 +145,24 @@ round_run_fail_fast(struct run *u, size_t i)
 	return true;
 }
 
+/* A warm-up leg failed (or timed out): it counts for nothing, but its
+ * counted legs will likely fail the same way, so say so at once. */
+static void
+round_run_warmup_failed(struct run *u, const struct plan_leg *pl, int k)
+{
+	const struct spec *s = u->r->spec;
+	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
+	char path[4096], rel[160];
+
+	snprintf(rel, sizeof rel, "legs/%s-%s-w%d.out", cell, arm, k);
+	snprintf(path, sizeof path, "%s/%s", u->r->dir, rel);
+	round_warn(u, "warm-up leg %s %s w%d failed; it is not counted, but "
+	    "the arm's counted legs may fail the same way (%s%s)", cell, arm,
+	    k, !s->output_keep ? "its output was not kept" :
+	    access(path, F_OK) == 0 ? "its output is in " : "it wrote no "
+	    "output", s->output_keep && access(path, F_OK) == 0 ? rel : "");
+}
+
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
@@ -179,9 +197,12 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 		for (size_t i = 0; i < r->plan.n && !stop; i++) {
 			const struct plan_leg *pl = &r->plan.legs[i];
 
-			if (pl->cell == c && pl->rep == 1 &&
-			    round_leg(u, pl, k, srv, failed) != 0)
+			if (pl->cell != c || pl->rep != 1)
+				continue;
+			if (round_leg(u, pl, k, srv, failed) != 0)
 				stop = true;
+			else if (u->last_leg_bad)
+				round_run_warmup_failed(u, pl, k);
 		}
 	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
 		const struct plan_leg *pl = &r->plan.legs[i];

@@ -107,6 +107,7 @@ legcmd_finish(struct legcmd *c)
 	free(c->metrics);
 	free(c->metrics_rel);
 	free(c->env_own);
+	free(c->server_bin);
 	memset(c, 0, sizeof *c);
 }
 
@@ -305,7 +306,14 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		ctx.arm_vars = a->vars;
 		ctx.narm_vars = a->nvars;
 		ctx.rep = rep;
-		ctx.server_bin = a->server_bin;
+		/* server_bin may hold templates, as bin may. */
+		if (a->server_bin != NULL && (c->server_bin = template_expand(
+		    a->server_bin, &ctx, terr, sizeof terr)) == NULL) {
+			snprintf(err, errlen, "arms[%d].server_bin: %s", arm,
+			    terr);
+			return -1;
+		}
+		ctx.server_bin = c->server_bin;
 		/* server.env, and the arm's server_env over it. */
 		c->env_own = xcalloc(sv->nenv + a->nserver_env + 1,
 		    sizeof *c->env_own);

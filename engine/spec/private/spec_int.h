@@ -41,7 +41,14 @@ struct parser {
 	char *err;
 	size_t errlen;
 	struct spec *s;
+	json_t *cell_names;  /* {name: index} of the cells named so far: a
+	                      * 10,000-cell matrix is checked in linear time */
 };
+
+/* Whether name is already cells[*k]'s; else it is recorded as cells[i]'s.
+ * O(1) on average. */
+bool spec_cell_name_taken(struct parser *p, const char *name, size_t i,
+    size_t *k);
 
 /* "FILE: PATH: " + the message into p->err; always -1. */
 int spec_perr(struct parser *p, const char *path, const char *fmt, ...)

@@ -61,6 +61,10 @@ struct tally_legrec {
 	double foreign, threshold, max_foreign_cores;
 	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
 	double utime, stime;
+	/* A fixed metric's field present with a value that is no number
+	 * (nor null): its JSON type in words ("a string"), for a warning;
+	 * NULL when it is a number, null or absent. */
+	const char *badtype[M_FIXED];
 	bool server;          /* "server" is an object */
 	double server_cpu;
 	struct tally_kvlist ctr, server_ctr, mets;
