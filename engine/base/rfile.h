@@ -5,6 +5,7 @@
 #ifndef BENCHTUI_RFILE_H
 #define BENCHTUI_RFILE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* open(2) of path with flags, refusing any symlink on the way (openat2
@@ -23,6 +24,22 @@ int rfile_create(const char *path, int flags, mode_t mode);
 /* Remove the file (or link) at path, no symlink followed on the way.  0,
  * or -1 with errno (ENOENT: nothing was there). */
 int rfile_remove(const char *path);
+/* buf[0..len) as a new file at path (O_EXCL, no symlink on the way),
+ * synced; a file left half-written is removed.  0, or -1 with errno and
+ * *stage ("create", "write" or "sync"; errno 0 after a write of nothing:
+ * a full disk). */
+int rfile_write_new(const char *path, const void *buf, size_t len,
+    mode_t mode, const char **stage);
+/* The file open on fd, opened again with flags (through /proc/self/fd,
+ * which names the open file itself, never a path in the folder): a file
+ * made with rfile_create read back after another process wrote it.  fd,
+ * or -1 with errno. */
+int rfile_reopen(int fd, int flags);
+
+/* "/proc/PID/fd/FD": how another program (perf) opens the very file this
+ * process holds open on fd, whatever has happened to its name since.
+ * buf. */
+const char *rfile_fd_path(int fd, char *buf, size_t len);
 
 /* strerror(e), but a symlink in the way says so. */
 const char *rfile_strerror(int e);

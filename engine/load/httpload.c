@@ -7,6 +7,7 @@
 #include "httpload.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <jansson.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -595,6 +596,35 @@ httpload_opts_init(struct httpload_opts *o)
 	o->timeout_s = 30;
 }
 
+/* Requests sent and not yet answered. */
+static int
+httpload_in_flight(const struct load *l)
+{
+	int n = 0;
+
+	for (int i = 0; i < l->o->connections; i++)
+		n += l->conns[i].req != 0;
+	return n;
+}
+
+/* Whether request next may go now: with hold_after_warmup, the first
+ * counted request waits for the warm-up's last responses, and then this
+ * process stops itself (a profiler attaches to the server meanwhile). */
+static bool
+httpload_may_send(struct load *l, long next, bool *held)
+{
+	const struct httpload_opts *o = l->o;
+
+	if (next != o->warmup + 1 || o->warmup <= 0 || !o->hold_after_warmup ||
+	    *held)
+		return true;
+	if (httpload_in_flight(l) > 0)
+		return false;
+	*held = true;
+	raise(SIGSTOP);
+	return true;
+}
+
 /* The loop: every idle connection gets the next request; poll waits for
  * any response.  O(connections) per wake-up, and --connections is small. */
 static int
@@ -606,6 +636,7 @@ httpload_loop(struct load *l, struct httpload_result *res)
 	struct pollfd *pfd = xcalloc((size_t)nc, sizeof *pfd);
 	double t0 = 0, t1 = 0, now = 0;
 	int rc = 0;
+	bool held = false;
 
 	while (done < total) {
 		int np = 0, pr;
@@ -613,7 +644,8 @@ httpload_loop(struct load *l, struct httpload_result *res)
 		for (int i = 0; i < nc; i++) {
 			struct conn *c = &l->conns[i];
 
-			if (c->req == 0 && next <= total) {
+			if (c->req == 0 && next <= total &&
+			    httpload_may_send(l, next, &held)) {
 				if (next == o->warmup + 1)
 					t0 = clock_now();
 				if ((rc = httpload_send(l, c, next++)) != 0)

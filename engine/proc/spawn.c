@@ -113,7 +113,8 @@ spawn_step_words(int step, int e, const char *path, const char *cwd,
 
 	switch (step) {
 	case SPAWN_STEP_STDIN:
-		snprintf(what, sizeof what, "open of /dev/null as stdin");
+		snprintf(what, sizeof what, "open or dup2 of stdin (/dev/null "
+		    "or the round's stdin file)");
 		break;
 	case SPAWN_STEP_OUTPUT:
 		snprintf(what, sizeof what, "dup2 of the output onto stdout and "

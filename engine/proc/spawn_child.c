@@ -323,14 +323,18 @@ spawn_child(void *arg)
 	spawn_child_signals(sp);
 
 	nullfd = spawn_raw(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDWR, 0);
-	if (nullfd < 0 || (r = spawn_child_dup((int)nullfd, 0)) < 0)
-		spawn_child_fail(ca, SPAWN_STEP_STDIN, "/dev/null",
-		    (int)-(nullfd < 0 ? nullfd : r));
+	if (nullfd < 0)
+		spawn_child_fail(ca, SPAWN_STEP_STDIN, "/dev/null", (int)-nullfd);
+	if ((r = spawn_child_dup(rq->in_fd > 0 ? rq->in_fd : (int)nullfd,
+	    0)) < 0)
+		spawn_child_fail(ca, SPAWN_STEP_STDIN, "stdin", (int)-r);
 	r = rq->out_fd >= 0 ? spawn_child_dup(rq->out_fd, 1) : 
 	    spawn_child_dup((int)nullfd, 1);
 	if (r >= 0)
 		r = spawn_child_dup(rq->out_fd >= 0 ? rq->out_fd : (int)nullfd,
 		    2);
+	if (r >= 0 && rq->err_fd > 0)
+		r = spawn_child_dup(rq->err_fd, 2);
 	if (r < 0)
 		spawn_child_fail(ca, SPAWN_STEP_OUTPUT, "stdout", (int)-r);
 	spawn_child_close_fds(ca, ca->err_wr);

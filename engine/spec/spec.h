@@ -9,9 +9,12 @@
 #ifndef BENCHTUI_SPEC_H
 #define BENCHTUI_SPEC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "failon.h"
 
 #define SPEC_NAME_MAX 49 /* [A-Za-z][A-Za-z0-9_-]{0,48} */
 
@@ -32,7 +35,19 @@ struct spec_server {
 	size_t nenv;
 	int tcp_port;        /* ready.tcp_port, 1..65535 */
 	double ready_timeout_s; /* ready.timeout_s, default 30 */
+	char *host;          /* another host (one argument to ssh), or NULL:
+	                      * this machine */
+	char *dir;           /* with host: the agent's folder there (the
+	                      * server's cwd and log), default SPEC_AGENT_DIR;
+	                      * else NULL */
 };
+
+/* The agent's folder on a server's host when server.dir is absent:
+ * relative to where ssh starts the agent (the far user's home). */
+#define SPEC_AGENT_DIR "benchtui-agent"
+
+/* Whether the cell's server runs on another host (server.host). */
+bool spec_server_remote(const struct spec_server *sv);
 
 struct spec_arm {
 	char *name;
@@ -56,6 +71,28 @@ struct spec_cell {
 	struct spec_kv *vars;
 	size_t nvars;
 	struct spec_server *server; /* NULL when the cell has none */
+	char **setup;        /* argv run once before the cell's first leg
+	                      * (after its server is ready), or NULL */
+	size_t nsetup;
+	char **cleanup;      /* argv run once after its last, or NULL */
+	size_t ncleanup;
+};
+
+/* One of "files": configuration the result depends on, hashed into
+ * environment.json and copied into DIR/files/AS before the first leg
+ * (up to SPEC_FILE_COPY_MAX; a larger one is hashed, not copied). */
+struct spec_file {
+	char *path;          /* as written */
+	char *abs;           /* expanded (round vars) and absolute */
+	char *as;            /* its name in files/ */
+};
+#define SPEC_FILE_COPY_MAX (16LL << 20)
+
+/* The quiet gate's calibration probe (benchtui-round(5)). */
+enum spec_probe {
+	SPEC_PROBE_AUTO,   /* "auto": before legs that are CPU-bound */
+	SPEC_PROBE_ON,     /* true: before every leg */
+	SPEC_PROBE_OFF,    /* false */
 };
 
 struct spec_quiet {
@@ -63,6 +100,10 @@ struct spec_quiet {
 	double max_foreign_cores; /* default documented in benchtui-round(5) */
 	int window_ms;
 	double timeout_s;
+	double budget_s;          /* the whole round's wait, seconds */
+	double max_client_busy;   /* foreign cores on the client cpus */
+	double max_server_busy;   /* on a server's cpus */
+	enum spec_probe probe;
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 
@@ -76,6 +117,12 @@ struct spec_profile {
 	bool perf;           /* "perf" given */
 	char **perf_args;    /* perf record's options; default -F 999 -g */
 	size_t nperf_args;
+	long min_samples;    /* perf.min_samples: repeat the leg until this
+	                      * many samples (default 2000) ... */
+	double max_s;        /* ... or this many seconds (default 60) */
+	bool server_perf;    /* "server_perf" given */
+	char **srv_perf_args; /* its perf record options; default -F 999 -g */
+	size_t nsrv_perf_args;
 	bool syscalls;       /* "syscalls" given */
 	char **trace;        /* strace -e trace=LIST */
 	size_t ntrace;
@@ -86,6 +133,12 @@ enum spec_order {
 	SPEC_ORDER_MIRROR,   /* default: drift cancels within each pair of reps */
 	SPEC_ORDER_SEED,     /* the older rule, kept for old folders */
 	SPEC_ORDER_SHUFFLE,  /* a seeded permutation per rep */
+};
+
+/* How arms are compared (SPEC.md "Arithmetic", benchtui(1) STATISTICS). */
+enum spec_estimator {
+	SPEC_ESTIMATOR_PAIRED,  /* default: Hodges-Lehmann of the paired ratios */
+	SPEC_ESTIMATOR_FLOOR,   /* the arms' low order statistics */
 };
 
 struct spec {
@@ -111,8 +164,9 @@ struct spec {
 	int nice;            /* default 0 */
 	double settle_s;     /* default 0 */
 	double timeout_s;    /* default 0: no per-leg timeout */
-	char **counters;     /* NULL-terminated; default cycles, instructions */
+	char **counters;     /* NULL-terminated; default counters_default() */
 	size_t ncounters;
+	bool counters_given; /* named in the file, not the machine's default */
 	struct spec_quiet quiet;
 	char *scratch;       /* NULL when unset; may hold templates */
 	struct spec_kv *vars;
@@ -125,7 +179,9 @@ struct spec {
 	uint64_t shuffle_seed;
 	double confidence;      /* default 0.95 */
 	double margin;          /* default 0.01 */
+	enum spec_estimator estimator;  /* default paired */
 	int fail_fast;          /* default 2; 0 never stops */
+	struct failon fail_on;  /* fail_on's rules (none by default) */
 	struct {
 		bool on;        /* reps is an object: reps == max */
 		int min, max;
@@ -134,9 +190,24 @@ struct spec {
 	int warmup;          /* legs per cell and arm before the counted reps */
 	char **prepare;      /* argv run before each leg, or NULL */
 	size_t nprepare;
+	char **ssh;          /* the argv before a host that reaches it
+	                      * (default ssh -o BatchMode=yes) */
+	size_t nssh;
+	char **agent;        /* what ssh runs there (default benchtui agent),
+	                      * before --dir DIR */
+	size_t nagent;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
+	int *ok_rc;          /* exit codes that count as ok; default {0} */
+	size_t nok_rc;
+	char *stdin_path;    /* each leg's stdin (templated), or NULL:
+	                      * /dev/null */
+	struct spec_file *files;
+	size_t nfiles;
 };
+
+/* Whether exit code rc counts as ok (ok_rc). */
+bool spec_ok_rc(const struct spec *s, int rc);
 
 #define SPEC_OUTPUT_MAX_BYTES (8LL << 20)
 
@@ -180,8 +251,14 @@ bool spec_server_per_leg(const struct spec *s, const struct spec_cell *cell);
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */
 int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
 
-/* Whether the round profiles this cell and arm (names), with perf or with
- * strace (kind "perf" or "syscalls"; NULL: either). */
+/* The kinds of profile in the order an arm takes them: "perf",
+ * "server_perf", "syscalls". */
+#define SPEC_PROFILE_KINDS 3
+extern const char *const spec_profile_kinds[SPEC_PROFILE_KINDS];
+
+/* Whether the round profiles this cell and arm (names), with perf, perf
+ * of the cell's server or strace (kind "perf", "server_perf" or
+ * "syscalls"; NULL: any). */
 bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
     const char *kind);
 /* The reps at which an adaptive round looks at each cell: min, then each
@@ -189,8 +266,17 @@ bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
  * NULL) and returns how many there are; 0 for a fixed reps. */
 size_t spec_looks(const struct spec *s, int *at, size_t cap);
 
+/* The gate's settings as environment.json and the round event record
+ * them: {"enabled": false}, or every field with its value in force. */
+json_t *spec_quiet_json(const struct spec_quiet *q);
+
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);
+
+/* The name of an estimator: "paired", "floor".  spec_estimator_parse:
+ * the estimator of a name, or -1 when it is none. */
+const char *spec_estimator_name(enum spec_estimator e);
+int spec_estimator_parse(const char *name);
 
 /* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
 bool spec_name_valid(const char *name);
@@ -198,6 +284,15 @@ bool spec_name_valid(const char *name);
 /* Resolve a program as execvp would, relative paths against workdir, PATH
  * for bare names.  malloc'd absolute path, or NULL when not found. */
 char *spec_resolve_program(const char *prog, const char *workdir);
+
+/* What parsing leaves out because it builds commands: every leg's and
+ * server's command (legcmd) for every cell and arm, so an unknown
+ * template, a cycle, an array out of place, a scratch folder that expands
+ * to "..", or an argv past the kernel's exec limits is an error before
+ * the first leg, not at leg 37.  check, run and resume call it; report
+ * and --replay, which only read a recorded round, never do.  0, or -1
+ * with err ("FILE: PATH: what is wrong"). */
+int spec_check_commands(const struct spec *s, char *err, size_t errlen);
 
 /* The checks against this machine that spec_parse leaves out, so that a
  * recorded round can still be read on another one: every cpu the round pins

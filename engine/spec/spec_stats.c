@@ -1,12 +1,13 @@
 /* Round-file fields of the leg order, the arithmetic and failure handling:
- * order, shuffle_seed, confidence, margin, fail_fast, and reps as an
- * object (adaptive rounds).  See benchtui-round(5). */
+ * order, shuffle_seed, confidence, margin, fail_fast, fail_on, and reps
+ * as an object (adaptive rounds).  See benchtui-round(5). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "legmetrics.h"
+#include "suggest.h"
 #include "spec_int.h"
 #include "xalloc.h"
 
@@ -98,6 +99,27 @@ spec_parse_reps(struct parser *p, json_t *root)
 	return spec_want_int(p, r, "reps", 1, SPEC_REPS_MAX, &p->s->reps);
 }
 
+/* "estimator": "paired" or "floor". */
+static int
+spec_stats_estimator(struct parser *p, json_t *root)
+{
+	json_t *v = json_object_get(root, "estimator");
+	const char *name;
+	int e;
+
+	p->s->estimator = SPEC_ESTIMATOR_PAIRED;
+	if (v == NULL)
+		return 0;
+	if ((name = json_string_value(v)) == NULL)
+		return spec_perr(p, "estimator", "must be \"paired\" or "
+		    "\"floor\", not %s", spec_json_type(v));
+	if ((e = spec_estimator_parse(name)) < 0)
+		return spec_perr(p, "estimator", "must be \"paired\" or "
+		    "\"floor\", not \"%s\"", name);
+	p->s->estimator = (enum spec_estimator)e;
+	return 0;
+}
+
 int
 spec_parse_stats(struct parser *p, json_t *root)
 {
@@ -105,7 +127,8 @@ spec_parse_stats(struct parser *p, json_t *root)
 	json_t *v;
 	int ff = SPEC_FAIL_FAST;
 
-	if (spec_stats_order(p, root) < 0)
+	if (spec_stats_order(p, root) < 0 ||
+	    spec_stats_estimator(p, root) < 0)
 		return -1;
 	s->confidence = SPEC_CONFIDENCE;
 	s->margin = SPEC_MARGIN;
@@ -126,6 +149,33 @@ spec_parse_stats(struct parser *p, json_t *root)
 	s->fail_fast = ff;
 	if (s->adaptive.on && s->adaptive.min > s->reps)
 		return spec_perr(p, "reps.min", "out of range");
+	return 0;
+}
+
+int
+spec_parse_fail_on(struct parser *p, json_t *j)
+{
+	struct spec *s = p->s;
+	char path[32], err[512];
+	json_t *v;
+	size_t i;
+
+	if (j == NULL)
+		return 0;
+	if (!json_is_array(j))
+		return spec_perr(p, "fail_on", "must be an array of rules "
+		    "(\"METRIC:VERDICT\" or \"ARM/METRIC:VERDICT\"), not %s",
+		    spec_json_type(j));
+	json_array_foreach(j, i, v) {
+		snprintf(path, sizeof path, "fail_on[%zu]", i);
+		if (!json_is_string(v))
+			return spec_perr(p, path, "must be a string (a rule such "
+			    "as \"wall:above\"), not %s", spec_json_type(v));
+		if (failon_add(&s->fail_on, json_string_value(v), err,
+		    sizeof err) != 0 || failon_check_arm(&s->fail_on.r[
+		    s->fail_on.n - 1], s, err, sizeof err) != 0)
+			return spec_perr(p, path, "%s", err);
+	}
 	return 0;
 }
 
@@ -185,8 +235,9 @@ spec_check_adaptive_metric(struct parser *p)
 {
 	const struct spec *s = p->s;
 	const char *m = s->adaptive.metric;
-	char list[1024];
-	size_t n = 0;
+	const char *names[64] = { "wall", "cpu", "bytes" };
+	char list[1024], hint[128];
+	size_t n = 0, nn = 3;
 	bool server = false, own;
 
 	if (!s->adaptive.on || m == NULL)
@@ -201,15 +252,35 @@ spec_check_adaptive_metric(struct parser *p)
 	if (own && legmetrics_name_ok(m))
 		return 0;
 	n += (size_t)snprintf(list, sizeof list, "wall, cpu, bytes");
-	for (size_t i = 0; i < s->ncounters && n < sizeof list; i++)
+	for (size_t i = 0; i < s->ncounters && n < sizeof list; i++) {
 		n += (size_t)snprintf(list + n, sizeof list - n, ", %s",
 		    s->counters[i]);
+		if (nn < sizeof names / sizeof names[0])
+			names[nn++] = s->counters[i];
+	}
 	if (server && n < sizeof list)
 		n += (size_t)snprintf(list + n, sizeof list - n, ", server_cpu "
 		    "and server_ with a counter");
 	return spec_perr(p, "reps.metric", "\"%s\" is not a metric of this "
-	    "round, so no look could decide on it and every cell would run to "
-	    "max; its metrics are %s%s", m, list, own ? ", or a name a leg "
-	    "writes to ${METRICS} ([a-z][a-z0-9_]*)" : " (a leg's own names "
-	    "need ${METRICS} in the command)");
+	    "round%s, so no look could decide on it and every cell would run "
+	    "to max; its metrics are %s%s", m, suggest_hint(hint, sizeof hint,
+	    m, names, nn), list, own ? ", or a name a leg writes to ${METRICS} "
+	    "([a-z][a-z0-9_]*)" : " (a leg's own names need ${METRICS} in the "
+	    "command)");
+}
+
+const char *
+spec_estimator_name(enum spec_estimator e)
+{
+	return e == SPEC_ESTIMATOR_FLOOR ? "floor" : "paired";
+}
+
+int
+spec_estimator_parse(const char *name)
+{
+	if (strcmp(name, "paired") == 0)
+		return SPEC_ESTIMATOR_PAIRED;
+	if (strcmp(name, "floor") == 0)
+		return SPEC_ESTIMATOR_FLOOR;
+	return -1;
 }
