@@ -164,6 +164,29 @@ round_run_warmup_failed(struct run *u, const struct plan_leg *pl, int k)
 	    "output", s->output_keep && access(path, F_OK) == 0 ? rel : "");
 }
 
+/* Warm-up legs first, in the order of the cell's first rep.  A resumed
+ * cell warms up again: the restart left its caches cold.  false when the
+ * round stops. */
+static bool
+round_run_warmups(struct run *u, size_t c, struct round_srv *srv,
+    bool *failed)
+{
+	const struct round *r = u->r;
+
+	for (int k = 1; k <= r->spec->warmup; k++)
+		for (size_t i = 0; i < r->plan.n; i++) {
+			const struct plan_leg *pl = &r->plan.legs[i];
+
+			if (pl->cell != c || pl->rep != 1)
+				continue;
+			if (round_leg(u, pl, k, srv, failed) != 0)
+				return false;
+			if (u->last_leg_bad)
+				round_run_warmup_failed(u, pl, k);
+		}
+	return true;
+}
+
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
@@ -199,19 +222,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 			round_server_stop(u, cell, srv);
 		return false;
 	}
-	/* Warm-up legs first, in the order of the cell's first rep.  A
-	 * resumed cell warms up again: the restart left its caches cold. */
-	for (int k = 1; k <= r->spec->warmup && !stop; k++)
-		for (size_t i = 0; i < r->plan.n && !stop; i++) {
-			const struct plan_leg *pl = &r->plan.legs[i];
-
-			if (pl->cell != c || pl->rep != 1)
-				continue;
-			if (round_leg(u, pl, k, srv, failed) != 0)
-				stop = true;
-			else if (u->last_leg_bad)
-				round_run_warmup_failed(u, pl, k);
-		}
+	stop = !round_run_warmups(u, c, srv, failed);
 	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
 		const struct plan_leg *pl = &r->plan.legs[i];
 
