@@ -118,7 +118,7 @@ round_run_fail_fast(struct run *u, size_t i)
 	const struct plan_leg *pl = &r->plan.legs[i];
 	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
 	size_t k = pl->cell * s->narms + pl->arm;
-	char path[4096], tail[400], end[600];
+	char path[4096], tail[400], end[800];
 
 	if (s->fail_fast <= 0)
 		return false;
@@ -136,7 +136,8 @@ round_run_fail_fast(struct run *u, size_t i)
 	else if (tail[0] == '\0')
 		snprintf(end, sizeof end, "; its last leg wrote no output");
 	else
-		snprintf(end, sizeof end, ". The end of %.300s:%s", path, tail);
+		snprintf(end, sizeof end, ". The end of %.300s:%.399s", path,
+		    tail);
 	snprintf(u->err, sizeof u->err, "fail_fast: arm %s failed its first "
 	    "%d legs in cell %s%s; the round stopped (resume continues it once "
 	    "this is fixed)%s", arm, s->fail_fast, cell, r->rs != NULL ?

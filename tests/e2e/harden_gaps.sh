@@ -128,7 +128,12 @@ t=$( { time "$BENCHTUI" check "$T/mx.json" >"$T/mx.out" 2>&1; } 2>&1 )
 grep -q '^leg 10000 ' "$T/mx.out" || fail "the matrix does not have 10,000 legs"
 cpu=$(echo "$t" | bc)
 echo "check of a 10,000-cell matrix: $cpu s of cpu"
-# Quadratic it took 0.77 s here, linear 0.17 s.
-[ "$(echo "$cpu < 0.5" | bc)" = 1 ] || fail "check took $cpu s of cpu for 10,000 cells"
-echo "ok: the 10,000-cell matrix checks in $cpu s"
+# Quadratic it took 0.77 s here, linear 0.17 s; a sanitizer build's
+# times say nothing of that.
+if ldd "$BENCHTUI" 2>/dev/null | grep -q libasan; then
+	echo "(a sanitizer build: its cpu time is not held to the bound)"
+else
+	[ "$(echo "$cpu < 0.5" | bc)" = 1 ] || fail "check took $cpu s of cpu for 10,000 cells"
+	echo "ok: the 10,000-cell matrix checks in $cpu s"
+fi
 exit 0
