@@ -18,7 +18,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
-        linux-perf strace mandoc
+        linux-perf strace mandoc time nginx-light wrk
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
