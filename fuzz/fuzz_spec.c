@@ -47,6 +47,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (spec_parse((const char *)data, size, "/tmp/fuzz-round.json", NULL,
 	    &s, err, sizeof err) != 0)
 		return 0;
+	if (spec_check_commands(s, err, sizeof err) != 0) {
+		spec_destroy(s);
+		return 0;
+	}
 	/* A huge reps x cells x arms plan is legal but says nothing new;
 	 * keep each input fast. */
 	if ((size_t)s->reps * s->ncells * s->narms <= 100000 &&

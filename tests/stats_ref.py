@@ -91,3 +91,46 @@ def verdict(ci, margin):
     if hi < 1:
         return "below"
     return "undecided"
+
+
+# The floor estimator, from benchtui(1) STATISTICS: ranks by integer
+# arithmetic, the hypergeometric tail as an exact fraction of binomial
+# coefficients (math.comb), the order statistics by sorting.
+
+def floor_rank(n):
+    """v: ceil(n / 20), at least 1."""
+    return max(1, -(-n // 20)) if n else 0
+
+
+def floor_tail(n, u, v):
+    """P(at most v-1 of the lowest u+v-1 of 2n exchangeable values are
+    the arm's), exactly."""
+    k = u + v - 1
+    hits = sum(math.comb(n, j) * math.comb(n, k - j)
+               for j in range(v) if k - j <= n)
+    return Fraction(hits, math.comb(2 * n, k))
+
+
+def floor_u(n, level):
+    """The smallest u in (v, n] with tail <= (1-level)/2 (a plain scan),
+    or 0."""
+    v = floor_rank(n)
+    alpha = Fraction((1 - level) / 2)
+    for u in range(v + 1, n + 1):
+        if floor_tail(n, u, v) <= alpha:
+            return u
+    return 0
+
+
+def floor_interval(a, b, level):
+    """(estimate, [lo, hi] or None) of values a against b (paired reps)."""
+    n = len(a)
+    if n == 0:
+        return None, None
+    sa, sb = sorted(a), sorted(b)
+    v = floor_rank(n)
+    u = floor_u(n, level)
+    est = sa[v - 1] / sb[v - 1]
+    if not u:
+        return est, None
+    return est, [sa[v - 1] / sb[u - 1], sa[u - 1] / sb[v - 1]]

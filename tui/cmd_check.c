@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "plan.h"
 #include "stats.h"
+#include "stats_floor.h"
 #include "profile.h"
 #include "spec.h"
 #include "legcmd.h"
@@ -107,13 +108,16 @@ cmd_check_warn_reps(const struct spec *s)
 	int reps = s->adaptive.on ? s->adaptive.min : s->reps;
 	double level = s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence;
-	size_t need = stats_min_n(level);
+	size_t need = s->estimator == SPEC_ESTIMATOR_FLOOR ?
+	    stats_floor_min_n(level) : stats_min_n(level);
 
-	if (reps < 6 || (size_t)reps < need)
+	if (s->estimator != SPEC_ESTIMATOR_FLOOR && need < 6)
+		need = 6;
+	if ((size_t)reps < need)
 		fprintf(stderr, "benchtui check: %s: warning: %s is %d: an "
 		    "interval at level %g needs at least %zu paired reps, so "
 		    "verdicts stay unknown%s\n", s->path, s->adaptive.on ?
-		    "reps.min" : "reps", reps, level, need < 6 ? 6 : need,
+		    "reps.min" : "reps", reps, level, need,
 		    s->adaptive.on ? " until a later look" : "");
 }
 
@@ -134,6 +138,7 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 		    "seed 0's)\n");
 	printf("confidence %g\n", s->confidence);
 	printf("margin %g\n", s->margin);
+	printf("estimator %s\n", spec_estimator_name(s->estimator));
 	printf("fail_fast %d\n", s->fail_fast);
 	if (s->adaptive.on) {
 		size_t nl = spec_looks(s, NULL, 0);
@@ -219,16 +224,14 @@ out:
 static void
 cmd_check_print_profiles(const struct spec *s)
 {
-	static const char *const kinds[] = { "perf", "syscalls" };
-
 	for (size_t c = 0; s->profile != NULL && c < s->ncells; c++)
 		for (size_t a = 0; a < s->narms; a++)
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
 				if (spec_profiles(s, s->cells[c].name,
-				    s->arms[a].name, kinds[k]))
+				    s->arms[a].name, spec_profile_kinds[k]))
 					printf("profile %s %s %s\n",
 					    s->cells[c].name, s->arms[a].name,
-					    kinds[k]);
+					    spec_profile_kinds[k]);
 }
 
 /* The warm-up legs of a cell, before its first counted leg: the arms in
@@ -271,6 +274,7 @@ cmd_check(int argc, char **argv)
 		    "unknown option '%s'", argv[1]);
 
 	if (spec_load(argv[1], NULL, &s, err, sizeof err) < 0 ||
+	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);
 		goto out;

@@ -305,6 +305,10 @@ cmd_load(int argc, char **argv)
 	int rc;
 
 	httpload_opts_init(&o);
+	/* A round's syscalls and server_perf profiles set it on their load
+	 * leg, to attach between the warm-up and the counted requests. */
+	o.hold_after_warmup = getenv("BENCHTUI_LOAD_HOLD") != NULL &&
+	    strcmp(getenv("BENCHTUI_LOAD_HOLD"), "warmup") == 0;
 	if ((rc = cmd_load_parse(argc, argv, &o, &a)) >= 0)
 		return rc;
 	if (a.file != NULL && (rc = cmd_load_file(&o, &a)) != 0)

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "counters.h"
+#include "profrepeat.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -76,6 +77,11 @@ main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	/* Internal: what a round's perf profile runs under perf record.  Its
+	 * own arguments end at "--", and the leg's after it may well hold a
+	 * "--help": no help lookup. */
+	if (strcmp(argv[1], PROFREPEAT_CMD) == 0)
+		return profrepeat_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;

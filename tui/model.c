@@ -635,8 +635,19 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		    cell ? cell : "?", arm ? arm : "?", kind ? kind : "?");
 		return MODEL_CHANGE_CURRENT;
 	} else if (strcmp(t, "profile") == 0) {
+		const char *st = model_get_str(ev, "status");
+		char msg[640];
+
 		m->profiling[0] = '\0';
-		return MODEL_CHANGE_CURRENT;
+		if (st == NULL || strcmp(st, "failed") != 0)
+			return MODEL_CHANGE_CURRENT;
+		/* a failed profile never fails the round: the log says why */
+		snprintf(msg, sizeof msg, "profile %s %s %s failed: %s",
+		    model_get_str(ev, "cell") ?: "?", model_get_str(ev, "arm") ?:
+		    "?", model_get_str(ev, "kind") ?: "?",
+		    model_get_str(ev, "reason") ?: "no reason given");
+		model_log(m, ev, msg);
+		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "look") == 0) {
 		return 0; /* the tally's alone: its bit is added by the caller */
 	} else if (strcmp(t, "server") == 0) {

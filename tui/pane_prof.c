@@ -1,6 +1,9 @@
 /* The ratios pane's profiles view: each profiled arm beside its comparison
- * arm, from the report's "profiles" (profdiff.h) -- symbol shares and the
- * move in points, largest first; syscalls per request side by side. */
+ * arm, from the report's "profiles" (profdiff.h) -- symbol samples and
+ * shares, the move in points and in ms per run, largest first, noise
+ * marked "~"; the callers of the symbols that moved most; syscalls per
+ * request side by side with their ratio.  It scrolls (j/k) and shows its
+ * position like the ratios it replaces. */
 #include <stdio.h>
 #include <string.h>
 
@@ -49,46 +52,125 @@ pane_prof_num(const json_t *o, const char *key)
 static int
 pane_prof_namew(int cw)
 {
-	int n = cw - 26;
+	int n = cw - 44;
 
 	return n < 12 ? 12 : n > 48 ? 48 : n;
 }
 
+/* A perf row: name, samples and share of each arm, the move in points
+ * and in ms per run, "~" where the move is noise. */
 static void
-pane_prof_row(WINDOW *w, int y, int cw, bool perf, const json_t *row,
-    bool compared)
+pane_prof_perf_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 {
-	const char *name = json_string_value(json_object_get(row, perf ?
-	    "symbol" : "syscall"));
-	const json_t *d = json_object_get(row, "diff");
-	double x, v;
-	char buf[64];
-	int namew = pane_prof_namew(cw);
+	const char *name = json_string_value(json_object_get(row, "symbol"));
+	double d = pane_prof_num(row, "diff");
+	bool noise = json_is_true(json_object_get(row, "noise"));
+	int x = 2 + pane_prof_namew(cw);
+	char buf[80];
 
-	render_put(w, y, 3, namew, THEME_NORMAL, name != NULL ? name : "?");
-	if (perf) {
-		x = pane_prof_num(row, "share");
-		v = pane_prof_num(row, "vs_share");
-	} else {
-		x = pane_prof_num(row, "per_request");
-		v = pane_prof_num(row, "vs_per_request");
-		if (x < 0) {
-			x = pane_prof_num(row, "calls");
-			v = pane_prof_num(row, "vs_calls");
-		}
-	}
-	snprintf(buf, sizeof buf, "%7.*f", perf ? 1 : 2, x);
-	render_put(w, y, 3 + namew, 8, THEME_NORMAL, buf);
-	if (compared) {
-		snprintf(buf, sizeof buf, "%7.*f", perf ? 1 : 2, v);
-		render_put(w, y, 3 + namew + 8, 8, THEME_LABEL, buf);
-	}
-	if (json_is_number(d)) {
-		double dv = json_number_value(d);
+	render_put(w, y, 2, pane_prof_namew(cw), THEME_NORMAL, name ? name :
+	    "?");
+	snprintf(buf, sizeof buf, "%6.0f %5.1f", pane_prof_num(row, "samples"),
+	    pane_prof_num(row, "share"));
+	render_put(w, y, x, 12, THEME_NORMAL, buf);
+	if (!vs)
+		return;
+	snprintf(buf, sizeof buf, "%6.0f %5.1f", pane_prof_num(row,
+	    "vs_samples"), pane_prof_num(row, "vs_share"));
+	render_put(w, y, x + 13, 12, THEME_LABEL, buf);
+	if (json_is_number(json_object_get(row, "time_moved_ms")))
+		snprintf(buf, sizeof buf, "%+6.1f %+7.2f%s", d,
+		    pane_prof_num(row, "time_moved_ms"), noise ? " ~" : "");
+	else
+		snprintf(buf, sizeof buf, "%+6.1f %7s%s", d, "", noise ? " ~" : "");
+	render_put(w, y, x + 26, 17, noise ? THEME_DIM : d > 0 ? THEME_ABOVE :
+	    d < 0 ? THEME_BELOW : THEME_NORMAL, buf);
+}
 
-		snprintf(buf, sizeof buf, perf ? "%+7.1f" : "%+7.2f", dv);
-		render_put(w, y, 3 + namew + 16, 8, dv > 0 ? THEME_ABOVE :
-		    dv < 0 ? THEME_BELOW : THEME_NORMAL, buf);
+static void
+pane_prof_sys_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
+{
+	const char *name = json_string_value(json_object_get(row, "syscall"));
+	double x = pane_prof_num(row, "per_request"),
+	    v = pane_prof_num(row, "vs_per_request"),
+	    q = pane_prof_num(row, "ratio");
+	int col = 2 + pane_prof_namew(cw);
+	char buf[80];
+
+	if (x < 0) {
+		x = pane_prof_num(row, "calls");
+		v = pane_prof_num(row, "vs_calls");
+	}
+	render_put(w, y, 2, pane_prof_namew(cw), THEME_NORMAL, name ? name :
+	    "?");
+	snprintf(buf, sizeof buf, "%8.0f %9.4g", pane_prof_num(row, "calls"),
+	    x);
+	render_put(w, y, col, 18, THEME_NORMAL, buf);
+	if (vs) {
+		snprintf(buf, sizeof buf, "%9.4g %6.3f", v, q);
+		render_put(w, y, col + 19, 16, q > 1 ? THEME_ABOVE : q < 1 &&
+		    q >= 0 ? THEME_BELOW : THEME_NORMAL, buf);
+	}
+}
+
+/* A profile's title and what to know before its rows: samples and runs,
+ * the software clock, under min_samples, a failure's reason. */
+static void
+pane_prof_head(const char *cell, const char *arm, const char *kind,
+    const json_t *p, char (*lines)[200], int *n)
+{
+	const char *vs = json_string_value(json_object_get(p, "vs")),
+	    *st = json_string_value(json_object_get(p, "status"));
+
+	snprintf(lines[(*n)++], 200, "%s  %s%s%s  %s", cell, arm, vs ? " vs " :
+	    "", vs ? vs : "", kind);
+	if (st != NULL && strcmp(st, "ok") != 0) {
+		snprintf(lines[(*n)++], 200, "! %s: %s", st, json_string_value(
+		    json_object_get(p, "reason")) ?: "");
+		return;
+	}
+	if (strcmp(kind, "syscalls") != 0) {
+		char runs[32] = "", more[64] = "";
+
+		if (pane_prof_num(p, "runs") > 0)
+			snprintf(runs, sizeof runs, " from %.0f runs",
+			    pane_prof_num(p, "runs"));
+		if (vs != NULL)
+			snprintf(more, sizeof more, "; %s %.0f", vs,
+			    pane_prof_num(p, "vs_samples"));
+		snprintf(lines[(*n)++], 200, "  %.0f samples%s%s%s",
+		    pane_prof_num(p, "samples"), runs, more, json_is_true(
+		    json_object_get(p, "software_clock")) ?
+		    "  (software clock: no PMU)" : "");
+	}
+	if (json_is_true(json_object_get(p, "under_min_samples")) ||
+	    json_is_true(json_object_get(p, "vs_under_min_samples")))
+		snprintf(lines[(*n)++], 200, "! under min_samples (%.0f): the "
+		    "shares are rough", pane_prof_num(p, "min_samples"));
+	if (json_is_true(json_object_get(p, "contaminated")))
+		snprintf(lines[(*n)++], 200, "! contaminated: the server's "
+		    "processes changed during the profile");
+}
+
+/* The callers of the symbols that moved most, one line each. */
+static void
+pane_prof_callers(const json_t *p, const char *arm, char (*lines)[200],
+    int *n, int max)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(p, "callers"), i, c) {
+		const json_t *a = json_array_get(json_object_get(c, "callers"), 0),
+		    *b = json_array_get(json_object_get(c, "vs_callers"), 0);
+
+		if (*n >= max || i >= 3)
+			break;
+		snprintf(lines[(*n)++], 200, "  %s <- %s: %s (%.0f)%s%s", json_string_value(
+		    json_object_get(c, "symbol")), arm, a ? json_string_value(
+		    json_object_get(a, "caller")) : "-", a ? pane_prof_num(a,
+		    "samples") : 0, b ? "; vs: " : "", b ? json_string_value(
+		    json_object_get(b, "caller")) : "");
 	}
 }
 
@@ -99,7 +181,6 @@ pane_prof_draw(struct render *r, WINDOW *w, struct model *m)
 	const json_t *c, *a, *p, *row;
 	const char *cell, *arm, *kind;
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;
-	char buf[256];
 	size_t i;
 
 	if (json_object_size(profiles) == 0) {
@@ -109,46 +190,56 @@ pane_prof_draw(struct render *r, WINDOW *w, struct model *m)
 		r->ratio_lines = 0;
 		return;
 	}
+	if (r->scroll[PANE_RATIOS] > r->ratio_lines - h)
+		r->scroll[PANE_RATIOS] = r->ratio_lines - h;
+	if (r->scroll[PANE_RATIOS] < 0)
+		r->scroll[PANE_RATIOS] = 0;
 #define EMIT(code) do { if (line++ >= r->scroll[PANE_RATIOS] && y <= h) { code; y++; } } while (0)
 	json_object_foreach((json_t *)profiles, cell, c)
 		json_object_foreach((json_t *)c, arm, a)
 			json_object_foreach((json_t *)a, kind, p) {
-		const char *vs = json_string_value(json_object_get(p, "vs")),
-		    *st = json_string_value(json_object_get(p, "status")),
-		    *ev = json_string_value(json_object_get(p, "event"));
-		bool perf = strcmp(kind, "perf") == 0;
+		bool perf = strcmp(kind, "syscalls") != 0,
+		    vs = json_string_value(json_object_get(p, "vs")) != NULL;
 		const json_t *rows = json_object_get(p, perf ? "symbols" :
 		    "syscalls");
+		char head[8][200];
+		int nh = 0;
 
-		snprintf(buf, sizeof buf, "%s  %s%s%s  %s%s%s%s", cell, arm,
-		    vs ? " vs " : "", vs ? vs : "", kind, ev ? " (" : "",
-		    ev ? ev : "", ev ? json_is_true(json_object_get(p,
-		    "software_clock")) ? ", software clock: no PMU)" : ")" : "");
-		EMIT(render_put(w, y, 1, cw, THEME_TITLE, buf));
-		if (st != NULL && strcmp(st, "ok") != 0) {
-			const char *why = json_string_value(json_object_get(p,
-			    "reason"));
-
-			snprintf(buf, sizeof buf, "  %s: %s", st, why ? why : "");
-			EMIT(render_put(w, y, 1, cw, THEME_WARN, buf));
+		pane_prof_head(cell, arm, kind, p, head, &nh);
+		for (int k = 0; k < nh; k++)
+			EMIT(render_put(w, y, 1, cw, k == 0 ? THEME_TITLE :
+			    head[k][0] == '!' ? THEME_WARN : THEME_DIM, head[k]));
+		if (json_array_size(rows) == 0)
 			continue;
-		}
-		if (json_is_true(json_object_get(p, "contaminated")))
-			EMIT(render_put(w, y, 1, cw, THEME_WARN, "  contaminated: "
-			    "the server's processes changed during the trace"));
-		snprintf(buf, sizeof buf, "%s", perf ? "share %" : "per request");
-		EMIT(
-		    render_put(w, y, 3, cw - 2, THEME_LABEL, perf ? "symbol" :
+		EMIT(render_put(w, y, 2, cw - 1, THEME_LABEL, perf ? "symbol" :
 		    "syscall");
-		    render_put(w, y, 3 + pane_prof_namew(cw), 24,
-		    THEME_LABEL, vs ? (perf ? "  share    vs    diff" :
-		    "  /req    vs    diff") : buf));
+		    render_put(w, y, 2 + pane_prof_namew(cw), cw - 1 -
+		    pane_prof_namew(cw), THEME_LABEL, perf ? (vs ?
+		    " smpl share   smpl    vs   diff ms/run" : " smpl share") :
+		    (vs ? "   calls   per req    vs req  ratio" :
+		    "   calls   per req")));
 		json_array_foreach(rows, i, row) {
 			if (i >= PANE_PROF_ROWS)
 				break;
-			EMIT(pane_prof_row(w, y, cw, perf, row, vs != NULL));
+			if (perf)
+				EMIT(pane_prof_perf_row(w, y, cw, row, vs));
+			else
+				EMIT(pane_prof_sys_row(w, y, cw, row, vs));
 		}
+		nh = 0;
+		pane_prof_callers(p, arm, head, &nh, 8);
+		for (int k = 0; k < nh; k++)
+			EMIT(render_put(w, y, 1, cw, THEME_DIM, head[k]));
 	}
 #undef EMIT
 	r->ratio_lines = line;
+	if (line > h && h > 0) {
+		char pos[48];
+		int last = r->scroll[PANE_RATIOS] + h;
+
+		snprintf(pos, sizeof pos, " %d-%d/%d ", r->scroll[PANE_RATIOS] + 1,
+		    last < line ? last : line, line);
+		render_put(w, h + 1, cw - (int)strlen(pos), (int)strlen(pos),
+		    THEME_BORDER, pos);
+	}
 }

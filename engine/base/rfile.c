@@ -98,6 +98,22 @@ rfile_create(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+int
+rfile_reopen(int fd, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	return open(path, flags | O_CLOEXEC);
+}
+
+const char *
+rfile_fd_path(int fd, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/%d/fd/%d", (int)getpid(), fd);
+	return buf;
+}
+
 const char *
 rfile_strerror(int e)
 {

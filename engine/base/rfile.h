@@ -5,6 +5,7 @@
 #ifndef BENCHTUI_RFILE_H
 #define BENCHTUI_RFILE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* open(2) of path with flags, refusing any symlink on the way (openat2
@@ -17,6 +18,17 @@ int rfile_open(const char *path, int flags, mode_t mode);
  * aborted, or a link a leg planted) is removed first, never followed.
  * fd, or -1 with errno. */
 int rfile_create(const char *path, int flags, mode_t mode);
+
+/* The file open on fd, opened again with flags (through /proc/self/fd,
+ * which names the open file itself, never a path in the folder): a file
+ * made with rfile_create read back after another process wrote it.  fd,
+ * or -1 with errno. */
+int rfile_reopen(int fd, int flags);
+
+/* "/proc/PID/fd/FD": how another program (perf) opens the very file this
+ * process holds open on fd, whatever has happened to its name since.
+ * buf. */
+const char *rfile_fd_path(int fd, char *buf, size_t len);
 
 /* strerror(e), but a symlink in the way says so. */
 const char *rfile_strerror(int e);

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -146,8 +147,10 @@ httpload_take(struct load *l, long limit)
 	return 0;
 }
 
-/* Every thread ready for the measured phase; the last one starts its
- * clock.  false when the run stopped meanwhile. */
+/* Every thread ready for the measured phase (every warm-up response in);
+ * the last one stops the process first when told to (hold_after_warmup: a
+ * profiler attaches meanwhile), then starts the phase's clock.  false when
+ * the run stopped meanwhile. */
 static bool
 httpload_barrier(struct load *l)
 {
@@ -159,6 +162,8 @@ httpload_barrier(struct load *l)
 	if (++l->arrived == l->nthreads) {
 		l->arrived = 0;
 		l->gen++;
+		if (l->o->hold_after_warmup && l->o->warmup > 0)
+			raise(SIGSTOP);
 		l->t0 = clock_now();
 		pthread_cond_broadcast(&l->cv);
 	} else {

@@ -11,6 +11,7 @@
 #ifndef BENCHTUI_HTTPLOAD_H
 #define BENCHTUI_HTTPLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "digest.h"
@@ -35,6 +36,12 @@ struct httpload_opts {
 	const char *evidence;       /* path or NULL */
 	const char *metrics;        /* path or NULL */
 	double timeout_s;           /* whole response, from its first byte sent */
+	/* Stop (SIGSTOP to itself) once every warm-up response is in and
+	 * before the first counted request is sent, so that a profiler can
+	 * attach to the server between the two (a round's syscalls and
+	 * server_perf profiles: BENCHTUI_LOAD_HOLD=warmup).  Nothing
+	 * without a warm-up. */
+	bool hold_after_warmup;
 };
 
 /* The figures of a finished run (the counted requests only). */

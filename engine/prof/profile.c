@@ -4,14 +4,21 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
+#include "clock.h"
 #include "digest.h"
 #include "leg.h"
+#include "procs.h"
+#include "spawn.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -22,12 +29,23 @@ extern char **environ;
 char *
 profile_slurp(const char *path, size_t max)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd >= 0 ? profile_slurp_fd(fd, max) : NULL;
+}
+
+char *
+profile_slurp_fd(int fd, size_t max)
+{
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	char *buf;
 	size_t n;
 
-	if (f == NULL)
+	if (f == NULL) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	buf = xmalloc(max + 1);
 	n = fread(buf, 1, max, f);
 	buf[n] = '\0';
@@ -67,6 +85,85 @@ profile_exec(char *const *argv, const char *cwd, const char *out_path,
 	if (res.signal != 0)
 		return 128 + res.signal;
 	return res.exec_errno != 0 ? -1 : res.rc;
+}
+
+int
+profile_exec_fd(char *const *argv, char *const *envp, const char *cwd,
+    int out_fd, int abort_fd, double timeout_s)
+{
+	struct spawn_req rq = { .path = argv[0], .argv = argv,
+	    .envp = envp != NULL ? envp : environ, .cwd = cwd,
+	    .out_fd = out_fd };
+	double deadline = timeout_s > 0 ? clock_now() + timeout_s : 0;
+	char err[256];
+	pid_t pid = spawn_run(&rq, NULL, err, sizeof err);
+	int st, ret;
+
+	if (pid < 0)
+		return -1;
+	/* A report of a few seconds: a look every 10 ms costs nothing. */
+	for (;;) {
+		struct pollfd pf = { .fd = abort_fd, .events = POLLIN };
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if ((abort_fd >= 0 && poll(&pf, 1, 10) > 0) ||
+		    (deadline > 0 && clock_now() > deadline)) {
+			procs_kill_group(pid);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			return abort_fd >= 0 && poll(&pf, 1, 0) > 0 ? -2 : 124;
+		}
+		if (abort_fd < 0)
+			(void)poll(NULL, 0, 10);
+	}
+	procs_kill_group(pid);
+	ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return ret;
+}
+
+double
+profile_perf_rate(char *const *args, size_t n)
+{
+	double rate = 4000, max;
+	char *s;
+
+	/* perf record's own default is 4000 Hz, capped by the kernel */
+	for (size_t i = 0; i < n; i++) {
+		const char *a = args[i], *v = NULL;
+
+		if ((strcmp(a, "-F") == 0 || strcmp(a, "--freq") == 0 ||
+		    strcmp(a, "-c") == 0 || strcmp(a, "--count") == 0) &&
+		    i + 1 < n)
+			v = args[i + 1];
+		else if (strncmp(a, "--freq=", 7) == 0 ||
+		    strncmp(a, "--count=", 8) == 0)
+			v = strchr(a, '=') + 1;
+		else if (strncmp(a, "-F", 2) == 0 || strncmp(a, "-c", 2) == 0)
+			v = a + 2;
+		if (v == NULL || *v == '\0')
+			continue;
+		if (a[1] == 'c' || strncmp(a, "--count", 7) == 0) {
+			/* a period: nanoseconds of a clock event; cycles at
+			 * about 1 GHz read the same */
+			double period = atof(v);
+
+			if (period > 0)
+				rate = 1e9 / period;
+		} else if (strcmp(v, "max") == 0) {
+			rate = 1e9;
+		} else if (atof(v) > 0) {
+			rate = atof(v);
+		}
+	}
+	if ((s = profile_slurp("/proc/sys/kernel/perf_event_max_sample_rate",
+	    32)) != NULL && (max = atof(s)) > 0 && rate > max)
+		rate = max;
+	free(s);
+	return rate;
 }
 
 /* {"path", "version", "sha256"} of a tool, or null when it is missing. */
@@ -167,10 +264,21 @@ profile_warnings(const struct spec *s)
 	if (s->profile->perf && (why = profile_blocked("perf", buf,
 	    sizeof buf)) != NULL)
 		json_array_append_new(w, json_pack("s+", "profile.perf: ", why));
+	if (s->profile->server_perf && (why = profile_blocked("perf", buf,
+	    sizeof buf)) != NULL)
+		json_array_append_new(w, json_pack("s+", "profile.server_perf: ",
+		    why));
 	if (s->profile->syscalls && (why = profile_blocked("syscalls", buf,
 	    sizeof buf)) != NULL)
 		json_array_append_new(w, json_pack("s+", "profile.syscalls: ",
 		    why));
+	for (size_t i = 0; i < s->ncommand; i++)
+		if (strstr(s->command[i], "${REP}") != NULL) {
+			json_array_append_new(w, json_sprintf("command[%zu]: "
+			    "${REP} is 0 in the profile legs, which run outside "
+			    "the counted reps (as warm-up legs do)", i));
+			break;
+		}
 	return w;
 }
 
@@ -198,67 +306,13 @@ profile_line(char **p)
 	return s;
 }
 
-json_t *
-profile_perf_top(const char *text, size_t n, char *event, size_t evlen)
-{
-	json_t *top = json_array();
-	char *copy = xstrdup(text), *p = copy, *line;
-	size_t ipc_col = 0;
-
-	event[0] = '\0';
-	/* Lines come sorted by overhead, largest first. */
-	while ((line = profile_line(&p)) != NULL) {
-		char *e, *sym, *end;
-		double share;
-
-		if (line[0] == '#') {
-			const char *ev = strstr(line, "of event '"), *col;
-
-			if (ev != NULL && event[0] == '\0') {
-				ev += 10;
-				snprintf(event, evlen, "%.*s",
-				    (int)strcspn(ev, "'"), ev);
-			}
-			/* "# Overhead  Symbol    IPC   [IPC Coverage]": the
-			 * columns after the symbol start where "IPC" does. */
-			if (strncmp(line, "# Overhead", 10) == 0 &&
-			    (col = strstr(line, "  IPC")) != NULL)
-				ipc_col = (size_t)(col - line) + 2;
-			continue;
-		}
-		share = strtod(line, &e);
-		if (e == line || *e != '%' || json_array_size(top) >= n)
-			continue;
-		sym = e + 1;
-		while (*sym == ' ')
-			sym++;
-		/* "[.] " user space, "[k] " kernel */
-		if (sym[0] == '[' && sym[1] != '\0' && sym[2] == ']' &&
-		    sym[3] == ' ')
-			sym += 4;
-		while (*sym == ' ')
-			sym++;
-		if (ipc_col > 0 && strlen(line) > ipc_col &&
-		    line + ipc_col > sym)
-			line[ipc_col] = '\0';
-		end = sym + strlen(sym);
-		while (end > sym && isspace((unsigned char)end[-1]))
-			*--end = '\0';
-		if (*sym == '\0')
-			continue;
-		json_array_append_new(top, json_pack("{s:s,s:f}", "symbol", sym,
-		    "share", share));
-	}
-	free(copy);
-	return top;
-}
-
 int
 profile_strace_table(const char *text, json_t **rows, json_t **total,
     char *err, size_t errlen)
 {
 	char *copy = xstrdup(text), *p = copy, *line;
 	long long sum = 0, sum_err = 0;
+	bool other = false;
 
 	*rows = json_array();
 	*total = NULL;
@@ -270,6 +324,10 @@ profile_strace_table(const char *text, json_t **rows, json_t **total,
 		long long calls, errors = 0;
 		double secs;
 
+		/* strace prints nothing at all when no traced call was made */
+		if (line[strspn(line, " \t")] != '\0' && line[0] != '%' &&
+		    line[0] != '-')
+			other = true;
 		for (tok = strtok_r(line, " \t", &save); tok != NULL && nf < 8;
 		    tok = strtok_r(NULL, " \t", &save))
 			f[nf++] = tok;
@@ -290,6 +348,14 @@ profile_strace_table(const char *text, json_t **rows, json_t **total,
 		json_array_append_new(*rows, json_pack("{s:s,s:I,s:I,s:f}",
 		    "syscall", f[nf - 1], "calls", (json_int_t)calls, "errors",
 		    (json_int_t)errors, "seconds", secs));
+	}
+	if (*total == NULL && !other) {
+		/* an empty summary: the server made none of the traced
+		 * calls, which is a finding, not a failure */
+		*total = json_pack("{s:i,s:i,s:f}", "calls", 0, "errors", 0,
+		    "seconds", 0.0);
+		free(copy);
+		return 0;
 	}
 	if (*total == NULL) {
 		snprintf(err, errlen, "the strace summary has no total row");

@@ -39,20 +39,29 @@ json_t *profile_warnings(const struct spec *s);
 int profile_exec(char *const *argv, const char *cwd, const char *out_path,
     int abort_fd, double timeout_s);
 
-/* Read `perf report --stdio --sort symbol -g none` output: the first n
- * symbols as [{"symbol": S, "share": PCT}], largest first.  *event gets
- * the sampled event's name ("cpu-clock:ppp"), or "" when not found. */
-json_t *profile_perf_top(const char *text, size_t n, char *event,
-    size_t evlen);
+/* Like profile_exec, with stdout and stderr to out_fd (-1: /dev/null)
+ * and the environment envp (NULL: benchtui's).  124 after timeout_s. */
+int profile_exec_fd(char *const *argv, char *const *envp, const char *cwd,
+    int out_fd, int abort_fd, double timeout_s);
+
+/* The samples per second of CPU that perf record takes with these
+ * options: -F (or --freq) N, a period -c N read as nanoseconds of a clock,
+ * else perf's default 4000; at most kernel.perf_event_max_sample_rate. */
+double profile_perf_rate(char *const *args, size_t n);
 
 /* Whether a perf event is a software clock (no hardware PMU behind it). */
 bool profile_event_is_clock(const char *event);
 
 /* Read an `strace -c` summary: *rows [{"syscall", "calls", "errors",
  * "seconds"}] in its order, *total {"calls", "errors", "seconds"}.  0, or -1
- * with err when there is no total row or the rows do not add up to it. */
+ * with err when there is no total row or the rows do not add up to it.
+ * An empty text (strace prints nothing when no traced call was made) is
+ * 0 with no rows and a total of 0 calls. */
 int profile_strace_table(const char *text, json_t **rows, json_t **total,
     char *err, size_t errlen);
+
+/* The same from an open descriptor, which it closes (also on failure). */
+char *profile_slurp_fd(int fd, size_t max);
 
 /* A whole small file as a string (NUL-terminated), or NULL. */
 char *profile_slurp(const char *path, size_t max);

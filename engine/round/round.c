@@ -356,6 +356,7 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	/* A missing program or an offline cpu would only show mid-round:
 	 * refuse before the folder exists. */
 	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
+	    spec_check_commands(r->spec, err, errlen) != 0 ||
 	    spec_check_host(r->spec, err, errlen) != 0) {
 		*exit_code = ROUND_EXIT_USAGE;
 		return -1;
@@ -488,7 +489,8 @@ round_create_resume(struct round *r, const char *dir, bool partial,
 		return -1;
 	}
 	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
-	    (!partial && spec_check_host(r->spec, err, errlen) != 0))
+	    (!partial && (spec_check_commands(r->spec, err, errlen) != 0 ||
+	    spec_check_host(r->spec, err, errlen) != 0)))
 		return -1;
 	/* The plan the log was written under, whatever the round file says
 	 * by default today: each planned leg then ends exactly once. */

@@ -54,6 +54,8 @@ round_open_log_round(struct run *u)
 	    stats_look_level(s->confidence, spec_looks(s, NULL, 0)) :
 	    s->confidence));
 	json_object_set_new(ev, "margin", json_real(s->margin));
+	json_object_set_new(ev, "estimator", json_string(
+	    spec_estimator_name(s->estimator)));
 	json_object_set_new(ev, "fail_fast", json_integer(s->fail_fast));
 	if (s->adaptive.on) {
 		json_t *ad = json_object();

@@ -69,8 +69,10 @@ legcmd_ctx(const struct legcmd_where *w, struct template_ctx *ctx)
 		.arm = arm->name,
 		.arm_vars = arm->vars,
 		.narm_vars = arm->nvars,
-		.rep = w->rep,
-		.warmup = w->warmup > 0,
+		/* warm-up and profile legs (rep 0, -1, -2) are outside the
+		 * counted reps: ${REP} is "0" for them */
+		.rep = w->rep > 0 ? w->rep : 0,
+		.warmup = w->warmup > 0 || w->rep <= 0,
 		.round_dir = w->round_dir != NULL ? w->round_dir :
 		    LEGCMD_NO_ROUND_DIR,
 	};
@@ -186,7 +188,8 @@ legcmd_bin(const struct spec *s, const struct spec_arm *arm,
 
 /* ${METRICS}: in the round folder, so the seal covers it.  A warm-up leg
  * has -wK, a counted one -rREP, a profile leg its own: rep 0 perf's
- * (prof-), rep -1 syscalls' (sys-). */
+ * (prof-CELL-ARM), rep -1 syscalls' (sys-CELL-ARM), rep -2 server_perf's
+ * (prof-CELL-ARM-server). */
 static void
 legcmd_metrics(const struct legcmd_where *w, const char *cell,
     const char *arm, const char *round_dir, struct legcmd *c)
@@ -198,8 +201,9 @@ legcmd_metrics(const struct legcmd_where *w, const char *cell,
 		c->metrics_rel = xasprintf("legs/%s-%s-r%d.metrics.json", cell,
 		    arm, w->rep);
 	else
-		c->metrics_rel = xasprintf("legs/%s-%s-%s.metrics.json",
-		    w->rep == 0 ? "prof" : "sys", cell, arm);
+		c->metrics_rel = xasprintf("legs/%s-%s-%s%s.metrics.json",
+		    w->rep == -1 ? "sys" : "prof", cell, arm,
+		    w->rep == -2 ? "-server" : "");
 	c->metrics = xasprintf("%s/%s", round_dir, c->metrics_rel);
 }
 

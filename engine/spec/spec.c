@@ -729,7 +729,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "baseline", "arms", "cells", "workdir", "cpus", "nice",
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
-	    "fail_fast", "warmup", "prepare", "output", "matrix", NULL };
+	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
+	    NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -849,7 +850,7 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
 		return -1;
-	return spec_check_templates(p);
+	return 0;
 }
 
 int

@@ -76,6 +76,12 @@ struct spec_profile {
 	bool perf;           /* "perf" given */
 	char **perf_args;    /* perf record's options; default -F 999 -g */
 	size_t nperf_args;
+	long min_samples;    /* perf.min_samples: repeat the leg until this
+	                      * many samples (default 2000) ... */
+	double max_s;        /* ... or this many seconds (default 60) */
+	bool server_perf;    /* "server_perf" given */
+	char **srv_perf_args; /* its perf record options; default -F 999 -g */
+	size_t nsrv_perf_args;
 	bool syscalls;       /* "syscalls" given */
 	char **trace;        /* strace -e trace=LIST */
 	size_t ntrace;
@@ -86,6 +92,12 @@ enum spec_order {
 	SPEC_ORDER_MIRROR,   /* default: drift cancels within each pair of reps */
 	SPEC_ORDER_SEED,     /* the older rule, kept for old folders */
 	SPEC_ORDER_SHUFFLE,  /* a seeded permutation per rep */
+};
+
+/* How arms are compared (SPEC.md "Arithmetic", benchtui(1) STATISTICS). */
+enum spec_estimator {
+	SPEC_ESTIMATOR_PAIRED,  /* default: Hodges-Lehmann of the paired ratios */
+	SPEC_ESTIMATOR_FLOOR,   /* the arms' low order statistics */
 };
 
 struct spec {
@@ -125,6 +137,7 @@ struct spec {
 	uint64_t shuffle_seed;
 	double confidence;      /* default 0.95 */
 	double margin;          /* default 0.01 */
+	enum spec_estimator estimator;  /* default paired */
 	int fail_fast;          /* default 2; 0 never stops */
 	struct {
 		bool on;        /* reps is an object: reps == max */
@@ -170,8 +183,14 @@ bool spec_server_per_leg(const struct spec *s, const struct spec_cell *cell);
  * 0 or -1 (bad syntax, or a cpu >= ncpus). */
 int spec_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
 
-/* Whether the round profiles this cell and arm (names), with perf or with
- * strace (kind "perf" or "syscalls"; NULL: either). */
+/* The kinds of profile in the order an arm takes them: "perf",
+ * "server_perf", "syscalls". */
+#define SPEC_PROFILE_KINDS 3
+extern const char *const spec_profile_kinds[SPEC_PROFILE_KINDS];
+
+/* Whether the round profiles this cell and arm (names), with perf, perf
+ * of the cell's server or strace (kind "perf", "server_perf" or
+ * "syscalls"; NULL: any). */
 bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
     const char *kind);
 /* The reps at which an adaptive round looks at each cell: min, then each
@@ -182,12 +201,26 @@ size_t spec_looks(const struct spec *s, int *at, size_t cap);
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);
 
+/* The name of an estimator: "paired", "floor".  spec_estimator_parse:
+ * the estimator of a name, or -1 when it is none. */
+const char *spec_estimator_name(enum spec_estimator e);
+int spec_estimator_parse(const char *name);
+
 /* Validate a name against [A-Za-z][A-Za-z0-9_-]{0,48}. */
 bool spec_name_valid(const char *name);
 
 /* Resolve a program as execvp would, relative paths against workdir, PATH
  * for bare names.  malloc'd absolute path, or NULL when not found. */
 char *spec_resolve_program(const char *prog, const char *workdir);
+
+/* What parsing leaves out because it builds commands: every leg's and
+ * server's command (legcmd) for every cell and arm, so an unknown
+ * template, a cycle, an array out of place, a scratch folder that expands
+ * to "..", or an argv past the kernel's exec limits is an error before
+ * the first leg, not at leg 37.  check, run and resume call it; report
+ * and --replay, which only read a recorded round, never do.  0, or -1
+ * with err ("FILE: PATH: what is wrong"). */
+int spec_check_commands(const struct spec *s, char *err, size_t errlen);
 
 /* The checks against this machine that spec_parse leaves out, so that a
  * recorded round can still be read on another one: every cpu the round pins

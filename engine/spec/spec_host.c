@@ -12,73 +12,6 @@
 #include "xalloc.h"
 #include "legcmd.h"
 
-/* dir + "/" + name, without doubling the slash of "/". */
-static char *
-spec_host_path_cat(const char *dir, size_t dirlen, const char *name)
-{
-	while (dirlen > 0 && dir[dirlen - 1] == '/')
-		dirlen--;
-	return xasprintf("%.*s/%s", (int)dirlen, dir, name);
-}
-
-static bool
-spec_host_is_executable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
-char *
-spec_resolve_program(const char *prog, const char *workdir)
-{
-	const char *path, *q;
-	char *cand = NULL;
-
-	if (prog == NULL || prog[0] == '\0')
-		return NULL;
-	if (strchr(prog, '/') != NULL) {
-		if (prog[0] == '/')
-			cand = xstrdup(prog);
-		else
-			cand = spec_host_path_cat(workdir, strlen(workdir), prog);
-		if (spec_host_is_executable(cand))
-			return cand;
-		free(cand);
-		return NULL;
-	}
-	/* As execvp: PATH, or its default when unset; an empty or relative
-	 * entry means the leg's working directory, the workdir. */
-	path = getenv("PATH");
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (q = path;; q++) {
-		const char *end = strchr(q, ':');
-		size_t n = end ? (size_t)(end - q) : strlen(q);
-		char *rel = NULL;
-
-		if (n == 0)
-			cand = spec_host_path_cat(workdir, strlen(workdir), prog);
-		else if (q[0] == '/')
-			cand = spec_host_path_cat(q, n, prog);
-		else {
-			rel = spec_host_path_cat(workdir, strlen(workdir), q);
-			/* rel runs on to the rest of PATH: cut it at ':' */
-			rel[strlen(rel) - strlen(q) + n] = '\0';
-			cand = spec_host_path_cat(rel, strlen(rel), prog);
-			free(rel);
-		}
-		if (spec_host_is_executable(cand))
-			return cand;
-		free(cand);
-		cand = NULL;
-		if (end == NULL)
-			return NULL;
-		q = end;
-	}
-}
-
 static int
 spec_host_online_cpus(unsigned char *mask, int ncpus)
 {
@@ -133,7 +66,7 @@ spec_host_no_program(const struct spec *s, const char *prog, const char *path,
 	if (strchr(prog, '/') != NULL) {
 		/* There, but not a program: say what is wrong with it. */
 		char *cand = prog[0] == '/' ? xstrdup(prog) :
-		    spec_host_path_cat(s->workdir, strlen(s->workdir), prog);
+		    xasprintf("%s/%s", s->workdir, prog);
 		struct stat st;
 		const char *why = NULL;
 
@@ -156,17 +89,19 @@ spec_host_no_program(const struct spec *s, const char *prog, const char *path,
 	return -1;
 }
 
-/* A round that profiles needs the tools on this machine: perf for "perf",
- * strace for "syscalls". */
+/* A round that profiles needs the tools on this machine: perf for "perf"
+ * and "server_perf", strace for "syscalls". */
 static int
 spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 {
 	const struct spec_profile *pr = s->profile;
-	const char *tool[2] = { pr && pr->perf ? "perf" : NULL,
+	const char *tool[3] = { pr && pr->perf ? "perf" : NULL,
+		pr && pr->server_perf ? "perf" : NULL,
 		pr && pr->syscalls ? "strace" : NULL };
-	const char *pkg[2] = { "linux-perf", "strace" };
+	const char *pkg[3] = { "linux-perf", "linux-perf", "strace" };
+	const char *field[3] = { "perf", "server_perf", "syscalls" };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char *found;
 
 		if (tool[i] == NULL)
@@ -177,7 +112,7 @@ spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 		}
 		snprintf(err, errlen, "%s: profile.%s: %s is not installed (not "
 		    "found in PATH); install the %s package", s->path,
-		    i == 0 ? "perf" : "syscalls", tool[i], pkg[i]);
+		    field[i], tool[i], pkg[i]);
 		return -1;
 	}
 	return 0;

@@ -16,6 +16,9 @@ static const char *const spec_profile_trace_default[] = {
 	"epoll_wait", "poll", NULL,
 };
 
+const char *const spec_profile_kinds[SPEC_PROFILE_KINDS] = { "perf",
+	"server_perf", "syscalls" };
+
 static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
 	NULL };
 
@@ -31,22 +34,21 @@ spec_profile_strv(const char *const *from, char ***out, size_t *n)
 		(*out)[*n] = xstrdup(from[*n]);
 }
 
-/* profile.perf or profile.syscalls (path): an object whose one key is
- * key, *given its value; without it, *out is a copy of dflt (*given
- * NULL).  -1 with the error in p. */
+/* profile.perf, profile.server_perf or profile.syscalls (path): an object
+ * whose keys are among keys; *given gets the value of keys[0] (the list),
+ * and without it *out is a copy of dflt (*given NULL).  -1 with the error
+ * in p. */
 static int
 spec_profile_kind(struct parser *p, json_t *j, const char *path,
-    const char *key, const char *const *dflt, char ***out, size_t *n,
-    json_t **given)
+    const char *const *keys, const char *const *dflt, char ***out,
+    size_t *n, json_t **given)
 {
-	const char *const keys[] = { key, NULL };
-
 	if (!json_is_object(j))
 		return spec_perr(p, path, "must be an object ({\"%s\": [...]}), "
-		    "not %s", key, spec_json_type(j));
+		    "not %s", keys[0], spec_json_type(j));
 	if (spec_check_keys(p, j, path, keys) < 0)
 		return -1;
-	if ((*given = json_object_get(j, key)) == NULL)
+	if ((*given = json_object_get(j, keys[0])) == NULL)
 		spec_profile_strv(dflt, out, n);
 	return 0;
 }
@@ -99,52 +101,104 @@ spec_profile_names(struct parser *p, json_t *j, const char *path, bool arms,
 	return 0;
 }
 
+/* perf record's options (path "profile.perf.args" or
+ * "profile.server_perf.args"): strings, none of them what the round sets
+ * itself (the output, the command, the processes). */
 static int
-spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
+spec_profile_args(struct parser *p, json_t *args, const char *path,
+    char ***out, size_t *n)
 {
-	json_t *args;
+	json_t *j;
 	size_t i;
 
-	if (spec_profile_kind(p, j, "profile.perf", "args",
-	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
-	    &args) < 0)
-		return -1;
-	pr->perf = true;
-	if (args == NULL)
-		return 0;
 	if (!json_is_array(args))
-		return spec_perr(p, "profile.perf.args", "must be an array of "
-		    "strings (perf record's options), not %s",
-		    spec_json_type(args));
-	pr->perf_args = xcalloc(json_array_size(args) + 1,
-	    sizeof *pr->perf_args);
+		return spec_perr(p, path, "must be an array of strings (perf "
+		    "record's options), not %s", spec_json_type(args));
+	*out = xcalloc(json_array_size(args) + 1, sizeof **out);
 	json_array_foreach(args, i, j) {
 		char sub[64];
 		const char *a;
 
-		snprintf(sub, sizeof sub, "profile.perf.args[%zu]", i);
-		if (spec_want_string(p, j, sub, true, &pr->perf_args[i]) < 0)
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if (spec_want_string(p, j, sub, true, &(*out)[i]) < 0)
 			return -1;
-		pr->nperf_args = i + 1;
-		a = pr->perf_args[i];
-		/* The output file and the command are the round's. */
+		*n = i + 1;
+		a = (*out)[i];
+		/* The output file, the command and the processes are the
+		 * round's. */
 		if (strcmp(a, "-o") == 0 || strncmp(a, "--output", 8) == 0 ||
 		    strcmp(a, "--") == 0 || strcmp(a, "-p") == 0 ||
-		    strncmp(a, "--pid", 5) == 0 || strcmp(a, "-a") == 0)
+		    strncmp(a, "--pid", 5) == 0 || strcmp(a, "-t") == 0 ||
+		    strncmp(a, "--tid", 5) == 0 || strcmp(a, "-a") == 0 ||
+		    strcmp(a, "--all-cpus") == 0)
 			return spec_perr(p, sub, "\"%s\" is the round's to set "
 			    "(the output is legs/prof-CELL-ARM.data, the command "
-			    "the round's)", a);
+			    "and the processes the round's)", a);
 	}
 	return 0;
 }
 
 static int
+spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
+{
+	static const char *const keys[] = { "args", "min_samples", "max_s",
+	    NULL };
+	json_t *args, *v;
+	int min = 2000;
+
+	pr->min_samples = 2000;
+	pr->max_s = 60;
+	if (spec_profile_kind(p, j, "profile.perf", keys,
+	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
+	    &args) < 0)
+		return -1;
+	pr->perf = true;
+	if ((v = json_object_get(j, "min_samples")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1)
+			return spec_perr(p, "profile.perf.min_samples", "must be "
+			    "an integer of at least 1 (the samples a profile "
+			    "repeats its leg for; default 2000)");
+		if (spec_want_int(p, v, "profile.perf.min_samples", 1,
+		    100000000, &min) < 0)
+			return -1;
+		pr->min_samples = min;
+	}
+	if ((v = json_object_get(j, "max_s")) != NULL &&
+	    spec_want_number(p, v, "profile.perf.max_s", 0, true,
+	    &pr->max_s) < 0)
+		return -1;
+	if (args == NULL)
+		return 0;
+	return spec_profile_args(p, args, "profile.perf.args", &pr->perf_args,
+	    &pr->nperf_args);
+}
+
+static int
+spec_profile_server_perf(struct parser *p, struct spec_profile *pr,
+    json_t *j)
+{
+	static const char *const keys[] = { "args", NULL };
+	json_t *args;
+
+	if (spec_profile_kind(p, j, "profile.server_perf", keys,
+	    spec_profile_perf_default, &pr->srv_perf_args,
+	    &pr->nsrv_perf_args, &args) < 0)
+		return -1;
+	pr->server_perf = true;
+	if (args == NULL)
+		return 0;
+	return spec_profile_args(p, args, "profile.server_perf.args",
+	    &pr->srv_perf_args, &pr->nsrv_perf_args);
+}
+
+static int
 spec_profile_syscalls(struct parser *p, struct spec_profile *pr, json_t *j)
 {
+	static const char *const keys[] = { "trace", NULL };
 	json_t *tr;
 	size_t i;
 
-	if (spec_profile_kind(p, j, "profile.syscalls", "trace",
+	if (spec_profile_kind(p, j, "profile.syscalls", keys,
 	    spec_profile_trace_default, &pr->trace, &pr->ntrace, &tr) < 0)
 		return -1;
 	pr->syscalls = true;
@@ -170,7 +224,7 @@ int
 spec_parse_profile(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "arms", "cells", "perf",
-	    "syscalls", NULL };
+	    "server_perf", "syscalls", NULL };
 	struct spec *s = p->s;
 	struct spec_profile *pr;
 	json_t *v;
@@ -201,18 +255,24 @@ spec_parse_profile(struct parser *p, json_t *j)
 	if ((v = json_object_get(j, "perf")) != NULL &&
 	    spec_profile_perf(p, pr, v) < 0)
 		return -1;
+	if ((v = json_object_get(j, "server_perf")) != NULL &&
+	    spec_profile_server_perf(p, pr, v) < 0)
+		return -1;
 	if ((v = json_object_get(j, "syscalls")) != NULL &&
 	    spec_profile_syscalls(p, pr, v) < 0)
 		return -1;
-	if (!pr->perf && !pr->syscalls)
+	if (!pr->perf && !pr->server_perf && !pr->syscalls)
 		return spec_perr(p, "profile", "names no kind of profile: give "
-		    "\"perf\", \"syscalls\" or both");
+		    "\"perf\", \"server_perf\", \"syscalls\" or several");
 	for (size_t i = 0; i < pr->ncells; i++)
 		server |= s->cells[spec_cell_index(s, pr->cells[i])].server !=
 		    NULL;
 	if (pr->syscalls && !server)
 		return spec_perr(p, "profile.syscalls", "none of the profiled "
 		    "cells has a server to trace");
+	if (pr->server_perf && !server)
+		return spec_perr(p, "profile.server_perf", "none of the profiled "
+		    "cells has a server to profile");
 	return 0;
 }
 
@@ -224,6 +284,7 @@ spec_profile_free(struct spec_profile *pr)
 	template_free_argv(pr->arms);
 	template_free_argv(pr->cells);
 	template_free_argv(pr->perf_args);
+	template_free_argv(pr->srv_perf_args);
 	template_free_argv(pr->trace);
 	free(pr);
 }
@@ -245,9 +306,12 @@ spec_profiles(const struct spec *s, const char *cell, const char *arm,
 	if (!c || !a)
 		return false;
 	if (kind == NULL)
-		return pr->perf || (pr->syscalls && s->cells[ci].server != NULL);
+		return pr->perf || ((pr->syscalls || pr->server_perf) &&
+		    s->cells[ci].server != NULL);
 	if (strcmp(kind, "perf") == 0)
 		return pr->perf;
-	return strcmp(kind, "syscalls") == 0 && pr->syscalls &&
-	    s->cells[ci].server != NULL;
+	if (s->cells[ci].server == NULL)
+		return false;
+	return (strcmp(kind, "syscalls") == 0 && pr->syscalls) ||
+	    (strcmp(kind, "server_perf") == 0 && pr->server_perf);
 }

@@ -97,6 +97,27 @@ spec_parse_reps(struct parser *p, json_t *root)
 	return spec_want_int(p, r, "reps", 1, SPEC_REPS_MAX, &p->s->reps);
 }
 
+/* "estimator": "paired" or "floor". */
+static int
+spec_stats_estimator(struct parser *p, json_t *root)
+{
+	json_t *v = json_object_get(root, "estimator");
+	const char *name;
+	int e;
+
+	p->s->estimator = SPEC_ESTIMATOR_PAIRED;
+	if (v == NULL)
+		return 0;
+	if ((name = json_string_value(v)) == NULL)
+		return spec_perr(p, "estimator", "must be \"paired\" or "
+		    "\"floor\", not %s", spec_json_type(v));
+	if ((e = spec_estimator_parse(name)) < 0)
+		return spec_perr(p, "estimator", "must be \"paired\" or "
+		    "\"floor\", not \"%s\"", name);
+	p->s->estimator = (enum spec_estimator)e;
+	return 0;
+}
+
 int
 spec_parse_stats(struct parser *p, json_t *root)
 {
@@ -104,7 +125,8 @@ spec_parse_stats(struct parser *p, json_t *root)
 	json_t *v;
 	int ff = SPEC_FAIL_FAST;
 
-	if (spec_stats_order(p, root) < 0)
+	if (spec_stats_order(p, root) < 0 ||
+	    spec_stats_estimator(p, root) < 0)
 		return -1;
 	s->confidence = SPEC_CONFIDENCE;
 	s->margin = SPEC_MARGIN;
@@ -159,4 +181,20 @@ spec_order_name(enum spec_order o)
 	case SPEC_ORDER_MIRROR:  break;
 	}
 	return "mirror";
+}
+
+const char *
+spec_estimator_name(enum spec_estimator e)
+{
+	return e == SPEC_ESTIMATOR_FLOOR ? "floor" : "paired";
+}
+
+int
+spec_estimator_parse(const char *name)
+{
+	if (strcmp(name, "paired") == 0)
+		return SPEC_ESTIMATOR_PAIRED;
+	if (strcmp(name, "floor") == 0)
+		return SPEC_ESTIMATOR_FLOOR;
+	return -1;
 }

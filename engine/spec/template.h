@@ -23,7 +23,8 @@ struct template_ctx {
 	const struct spec_kv *arm_vars; /* the arm's vars (may be NULL) */
 	size_t narm_vars;
 	int rep;                       /* built-in REP */
-	bool warmup;                   /* a warm-up leg: ${REP} is "0" */
+	bool warmup;                   /* a warm-up or profile leg: ${REP}
+	                                * is "0" */
 	const char *bin;               /* built-in BIN */
 	const char *scratch;           /* built-in SCRATCH (absolute) */
 	const char *round_dir;         /* built-in ROUND_DIR (absolute) */

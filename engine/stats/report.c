@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "profdiff.h"
+#include "csvout.h"
 #include "profile.h"
 #include "rfile.h"
 
@@ -138,6 +139,79 @@ report_verdict(char *buf, size_t len, const json_t *m)
 	return buf;
 }
 
+/* The other estimator's "alt", when its verdict differs from the
+ * chosen one's (the reports show both only then), else NULL. */
+static const json_t *
+report_alt(const json_t *m)
+{
+	const json_t *alt = json_object_get(m, "alt");
+	const char *v = json_string_value(json_object_get(m, "verdict"));
+	const char *av = json_string_value(json_object_get(alt, "verdict"));
+
+	if (v == NULL || av == NULL || strcmp(v, av) == 0)
+		return NULL;
+	return alt;
+}
+
+/* The alt's interval, or "none" (an alt has no n of its own). */
+static const char *
+report_alt_ci(char *buf, size_t len, const json_t *alt)
+{
+	const json_t *ci = json_object_get(alt, "ci");
+
+	if (!json_is_array(ci))
+		return "none";
+	return report_range(buf, len, json_array_get(ci, 0),
+	    json_array_get(ci, 1));
+}
+
+/* Text: the alt's own row under the metric's, its name where the
+ * metric's is, its estimate, interval and verdict in their columns. */
+static void
+report_text_alt(FILE *out, const json_t *m)
+{
+	const json_t *alt = report_alt(m);
+	char name[32], b1[32], b2[64];
+
+	if (alt == NULL)
+		return;
+	snprintf(name, sizeof name, "  (%s)",
+	    report_str(json_object_get(alt, "estimator")));
+	fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %s\n", name, "",
+	    "", "", report_ratio(b1, sizeof b1, json_object_get(alt,
+	    "estimate")), report_alt_ci(b2, sizeof b2, alt),
+	    report_str(json_object_get(alt, "verdict")));
+}
+
+/* Which estimator decides, and which is shown below a metric whose
+ * verdict it does not share. */
+static void
+report_text_estimator(FILE *out, const json_t *rep)
+{
+	const char *e = json_string_value(json_object_get(rep, "estimator"));
+
+	if (e != NULL)
+		fprintf(out, "estimator %s (a \"(%s)\" row: the other "
+		    "estimator, where its verdict differs)\n", e,
+		    strcmp(e, "floor") == 0 ? "paired" : "floor");
+}
+
+/* Markdown: the alt after the verdict, in the same cell. */
+static void
+report_markdown_alt(FILE *out, const json_t *m)
+{
+	const json_t *alt = report_alt(m);
+	char b1[32], b2[64];
+
+	if (alt == NULL)
+		return;
+	fprintf(out, " (%s: %s %s %s)",
+	    report_str(json_object_get(alt, "estimator")),
+	    report_str(json_object_get(alt, "verdict")),
+	    report_ratio(b1, sizeof b1, json_object_get(alt, "estimate")),
+	    report_alt_ci(b2, sizeof b2, alt));
+}
+
 /* "the level as a percentage": 95, 99.5 */
 static const char *
 report_level(char *buf, size_t len, const json_t *rep)
@@ -257,6 +331,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			    report_ratio(b2, sizeof b2, json_object_get(m, "estimate")),
 			    report_ci(b4, sizeof b4, m),
 			    report_verdict(b5, sizeof b5, m));
+			report_text_alt(out, m);
 		}
 	}
 }
@@ -283,6 +358,7 @@ report_text(const json_t *rep, FILE *out)
 	    report_percent(cih_buf, sizeof cih_buf, json_object_get(rep,
 	    "margin")), (long long)json_integer_value(json_object_get(rep,
 	    "comparisons")));
+	report_text_estimator(out, rep);
 	json_object_foreach((json_t *)cells, cname, cell) {
 		fputc('\n', out);
 		report_text_cell(out, cname, cell, lvl);
@@ -295,38 +371,6 @@ report_text(const json_t *rep, FILE *out)
 			report_wrap(out, 2, line);
 		}
 	}
-}
-
-/* A number for csv: %.17g so it reads back exactly; empty for null. */
-static void
-report_csv_num(FILE *out, const json_t *x)
-{
-	fputc(',', out);
-	if (json_is_integer(x))
-		fprintf(out, "%lld", (long long)json_integer_value(x));
-	else if (json_is_number(x))
-		fprintf(out, "%.17g", json_number_value(x));
-}
-
-/* A csv text field, quoted when it needs to be (RFC 4180). */
-static void
-report_csv_str(FILE *out, const char *s, bool comma)
-{
-	if (comma)
-		fputc(',', out);
-	if (s == NULL)
-		return;
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 /* A metric's ratios, ';'-separated: from the report, or from lists where
@@ -364,30 +408,30 @@ report_csv(const json_t *rep, FILE *out, const struct report_lists *lists)
 	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
 		const json_t *ci = json_object_get(m, "ci");
 
-		report_csv_str(out, round, false);
-		report_csv_str(out, cname, true);
-		report_csv_str(out, aname, true);
-		report_csv_str(out, json_string_value(json_object_get(arm, "vs")),
+		csvout_str(out, round, false);
+		csvout_str(out, cname, true);
+		csvout_str(out, aname, true);
+		csvout_str(out, json_string_value(json_object_get(arm, "vs")),
 		    true);
-		report_csv_str(out, metric, true);
-		report_csv_num(out, json_object_get(m, "n"));
-		report_csv_num(out, json_object_get(m, "median"));
-		report_csv_num(out, json_object_get(m, "min"));
-		report_csv_num(out, json_object_get(m, "max"));
-		report_csv_num(out, json_object_get(m, "geomean"));
-		report_csv_num(out, json_object_get(m, "abs"));
-		report_csv_num(out, json_object_get(m, "vs_abs"));
-		report_csv_num(out, json_object_get(m, "estimate"));
-		report_csv_num(out, json_array_get(ci, 0));
-		report_csv_num(out, json_array_get(ci, 1));
-		report_csv_num(out, json_object_get(rep, "level"));
-		report_csv_num(out, json_object_get(rep, "margin"));
-		report_csv_num(out, json_object_get(m, "spread"));
-		report_csv_num(out, json_object_get(json_object_get(cell, "floor"),
+		csvout_str(out, metric, true);
+		csvout_num(out, json_object_get(m, "n"));
+		csvout_num(out, json_object_get(m, "median"));
+		csvout_num(out, json_object_get(m, "min"));
+		csvout_num(out, json_object_get(m, "max"));
+		csvout_num(out, json_object_get(m, "geomean"));
+		csvout_num(out, json_object_get(m, "abs"));
+		csvout_num(out, json_object_get(m, "vs_abs"));
+		csvout_num(out, json_object_get(m, "estimate"));
+		csvout_num(out, json_array_get(ci, 0));
+		csvout_num(out, json_array_get(ci, 1));
+		csvout_num(out, json_object_get(rep, "level"));
+		csvout_num(out, json_object_get(rep, "margin"));
+		csvout_num(out, json_object_get(m, "spread"));
+		csvout_num(out, json_object_get(json_object_get(cell, "floor"),
 		    metric));
-		report_csv_str(out, json_string_value(json_object_get(m,
+		csvout_str(out, json_string_value(json_object_get(m,
 		    "verdict")), true);
-		report_csv_str(out, json_is_true(json_object_get(m, "suspect")) ?
+		csvout_str(out, json_is_true(json_object_get(m, "suspect")) ?
 		    "true" : "false", true);
 		fputc(',', out);
 		report_csv_ratios(out, m, cname, aname, metric, lists);
@@ -458,7 +502,7 @@ report_markdown(const json_t *rep, FILE *out)
 			    report_str(json_object_get(arm, "vs")), metric,
 			    (long long)json_integer_value(json_object_get(m, "n")),
 			    report_ratio(b1, sizeof b1, json_object_get(m, "median")));
-			fprintf(out, "%s | %s | %s | %s%s%s%s |\n",
+			fprintf(out, "%s | %s | %s | %s%s%s%s",
 			    report_range(b2, sizeof b2, json_object_get(m, "min"),
 				json_object_get(m, "max")),
 			    report_ratio(b3, sizeof b3, json_object_get(m, "estimate")),
@@ -466,6 +510,8 @@ report_markdown(const json_t *rep, FILE *out)
 			    strong ? "**" : "", v ? v : "", strong ? "**" : "",
 			    json_is_true(json_object_get(m, "suspect")) ?
 			    " **SUSPECT**" : "");
+			report_markdown_alt(out, m);
+			fputs(" |\n", out);
 		}
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
@@ -615,7 +661,7 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 	switch (fmt) {
 	case REPORT_TEXT:
 		report_text(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), false,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_TEXT,
 		    PROFILE_TOP, out);
 		break;
 	case REPORT_JSON:
@@ -625,10 +671,12 @@ report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
 		break;
 	case REPORT_CSV:
 		report_csv(rep, out, lists);
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_CSV,
+		    0, out);
 		break;
 	case REPORT_MARKDOWN:
 		report_markdown(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, out);
 		break;
 	default:
@@ -671,7 +719,7 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		fputc('\n', f);
 	} else {
 		report_markdown(rep, f);
-		profdiff_print(json_object_get(rep, "profiles"), true,
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
 		    PROFILE_TOP, f);
 	}
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)

@@ -15,6 +15,13 @@ stats_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+stats_sort(double *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, stats_cmp);
+}
+
 /* A sorted copy, or NULL when n == 0. */
 static double *
 stats_sorted(const double *v, size_t n)
@@ -25,7 +32,7 @@ stats_sorted(const double *v, size_t n)
 		return NULL;
 	s = xreallocarray(NULL, n, sizeof *s);
 	memcpy(s, v, n * sizeof *s);
-	qsort(s, n, sizeof *s, stats_cmp);
+	stats_sort(s, n);
 	return s;
 }
 
@@ -303,7 +310,7 @@ stats_interval(const double *ratios, size_t n, uint64_t k, double *est,
 	x = xreallocarray(NULL, n, sizeof *x);
 	for (size_t i = 0; i < n; i++)
 		x[i] = log(ratios[i]);
-	qsort(x, n, sizeof *x, stats_cmp);
+	stats_sort(x, n);
 	if (m % 2)
 		*est = exp(stats_walsh_select(x, n, m / 2 + 1));
 	else

@@ -22,6 +22,9 @@ enum stats_verdict {
  * this n; beyond it the normal approximation. */
 #define STATS_EXACT_MAX 2000
 
+/* Sort v[0..n) ascending (no NANs). */
+void stats_sort(double *v, size_t n);
+
 /* Median of v[0..n) (v is not changed): the middle value for odd n, the
  * mean of the two middle values for even n; NAN when n == 0. */
 double stats_median(const double *v, size_t n);

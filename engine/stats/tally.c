@@ -178,6 +178,7 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	/* An adaptive round's report uses its looks' level (Bonferroni). */
 	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
+	t->estimator = s->estimator;
 	tally_spec_arms_free(t);
 	t->sarms = xreallocarray(NULL, s->narms, sizeof *t->sarms);
 	t->nsarms = s->narms;
@@ -340,14 +341,20 @@ tally_feed_round(struct tally *t, const json_t *ev)
 	if (json_is_integer(reps) && json_integer_value(reps) > 0 &&
 	    json_integer_value(reps) <= TALLY_MAX_REP)
 		t->log_reps = (int)json_integer_value(reps);
-	/* A bare log carries its round's level and margin here. */
+	/* A bare log carries its round's level, margin and estimator
+	 * here. */
 	if (!t->stats_set) {
 		double l = tally_num(json_object_get(ev, "level"));
 		double m = tally_num(json_object_get(ev, "margin"));
+		const char *e = json_string_value(json_object_get(ev,
+		    "estimator"));
 		if (l > 0 && l < 1)
 			t->level = l;
 		if (m >= 0)
 			t->margin = m;
+		if (e != NULL && spec_estimator_parse(e) >= 0)
+			t->estimator = (enum spec_estimator)
+			    spec_estimator_parse(e);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_floor.h"
 #include "profdiff.h"
 #include "tally_int.h"
 #include "xalloc.h"
@@ -177,20 +178,70 @@ tally_k(struct kmemo *km, size_t n)
 	return km->k[i];
 }
 
-/* One metric of one arm: what SPEC.md's report lists, with the verdict
- * left for the caller (it needs the cell's biased flag).  *v gets the
- * verdict before suspicion. */
+/* One metric of one arm by one estimator: what SPEC.md's report lists,
+ * with the verdict left for the caller (it needs the cell's biased
+ * flag). */
 struct tally_est {
 	double est, lo, hi;
 	bool has_ci;
 };
 
+/* Both estimators of one metric, indexed by enum spec_estimator: the
+ * round's decides the verdict, the other is reported beside it ("alt"). */
+struct tally_ests {
+	struct tally_est by[2];
+};
+
 static void
-tally_estimate(struct kmemo *km, const double *ratios, size_t n,
-    struct tally_est *e)
+tally_estimate(struct kmemo *km, const double *ratios, const double *va,
+    const double *vb, size_t n, struct tally_ests *e)
 {
-	e->has_ci = stats_interval(ratios, n, n ? tally_k(km, n) : 0, &e->est,
-	    &e->lo, &e->hi);
+	struct tally_est *p = &e->by[SPEC_ESTIMATOR_PAIRED];
+	struct tally_est *f = &e->by[SPEC_ESTIMATOR_FLOOR];
+
+	p->has_ci = stats_interval(ratios, n, n ? tally_k(km, n) : 0, &p->est,
+	    &p->lo, &p->hi);
+	f->has_ci = stats_floor_interval(va, vb, n, km->level, &f->est,
+	    &f->lo, &f->hi);
+}
+
+static json_t *
+tally_ci_json(const struct tally_est *e)
+{
+	json_t *ci;
+
+	if (!e->has_ci)
+		return json_null();
+	ci = json_array();
+	json_array_append_new(ci, json_real(e->lo));
+	json_array_append_new(ci, json_real(e->hi));
+	return ci;
+}
+
+static const char *
+tally_verdict_name(const struct tally_est *e, double margin)
+{
+	return stats_verdict_name(stats_verdict(e->has_ci, e->lo, e->hi,
+	    margin));
+}
+
+/* "alt": the estimator the round did not choose, so a reader sees where
+ * the two disagree. */
+static json_t *
+tally_alt_json(const struct tally_ests *e, enum spec_estimator chosen,
+    double margin)
+{
+	enum spec_estimator other = chosen == SPEC_ESTIMATOR_FLOOR ?
+	    SPEC_ESTIMATOR_PAIRED : SPEC_ESTIMATOR_FLOOR;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "estimator", json_string(
+	    spec_estimator_name(other)));
+	json_object_set_new(o, "estimate", tally_real(e->by[other].est));
+	json_object_set_new(o, "ci", tally_ci_json(&e->by[other]));
+	json_object_set_new(o, "verdict", json_string(tally_verdict_name(
+	    &e->by[other], margin)));
+	return o;
 }
 
 /* How a report carries the per-rep ratio lists. */
@@ -202,10 +253,11 @@ enum tally_lists {
 
 static json_t *
 tally_metric_json(const double *ratios, const double *va, const double *vb,
-    size_t n, const struct tally_est *e, bool aa, double margin,
-    bool suspect, enum tally_lists lists)
+    size_t n, const struct tally_ests *es, enum spec_estimator chosen,
+    bool aa, double margin, bool suspect, enum tally_lists lists)
 {
-	json_t *o = json_object(), *list, *ci;
+	const struct tally_est *e = &es->by[chosen];
+	json_t *o = json_object(), *list;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
@@ -222,18 +274,13 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 	json_object_set_new(o, "abs", tally_real(stats_median(va, n)));
 	json_object_set_new(o, "vs_abs", tally_real(stats_median(vb, n)));
 	json_object_set_new(o, "estimate", tally_real(e->est));
-	if (e->has_ci) {
-		ci = json_array();
-		json_array_append_new(ci, json_real(e->lo));
-		json_array_append_new(ci, json_real(e->hi));
-	} else
-		ci = json_null();
-	json_object_set_new(o, "ci", ci);
+	json_object_set_new(o, "ci", tally_ci_json(e));
 	json_object_set_new(o, "spread", aa ? tally_real(stats_spread(ratios,
 	    n)) : json_null());
-	json_object_set_new(o, "verdict", json_string(stats_verdict_name(
-	    stats_verdict(e->has_ci, e->lo, e->hi, margin))));
+	json_object_set_new(o, "verdict", json_string(tally_verdict_name(e,
+	    margin)));
 	json_object_set_new(o, "suspect", json_boolean(suspect));
+	json_object_set_new(o, "alt", tally_alt_json(es, chosen, margin));
 	return o;
 }
 
@@ -316,7 +363,7 @@ struct tally_cellwork {
 	/* [arm * nm + m]: an A/A arm's estimate against its original, made
 	 * once for the floor and the bias and used again for its verdicts
 	 * (the estimate is most of a report's arithmetic). */
-	struct tally_est *aa_est;
+	struct tally_ests *aa_est;
 	const struct tarm **aa_vs;   /* [arm]: that original, or NULL */
 };
 
@@ -370,7 +417,8 @@ tally_cell_floor(struct tally_cellwork *cw)
 		cw->floor[m] = NAN;
 		cw->bias[m] = false;
 		for (size_t i = 0; i < c->narms; i++) {
-			struct tally_est *e = &cw->aa_est[i * cw->nm + m];
+			struct tally_ests *es = &cw->aa_est[i * cw->nm + m];
+			const struct tally_est *e = &es->by[cw->t->estimator];
 			size_t n;
 			double f;
 			if (cw->aa_vs[i] == NULL)
@@ -380,7 +428,8 @@ tally_cell_floor(struct tally_cellwork *cw)
 			f = stats_spread(cw->ratios, n);
 			if (!isnan(f) && (isnan(cw->floor[m]) || f > cw->floor[m]))
 				cw->floor[m] = f;
-			tally_estimate(cw->km, cw->ratios, n, e);
+			tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
+			    es);
 			if (e->has_ci && (e->lo > 1 || e->hi < 1))
 				cw->bias[m] = true;
 		}
@@ -429,21 +478,23 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	for (size_t m = 0; m < cw->nm; m++) {
 		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
 		    cw->vb) : 0;
-		struct tally_est e;
+		struct tally_ests e;
 		if (n > maxn)
 			maxn = n;
 		if (b != NULL && b == cw->aa_vs[i])
 			e = cw->aa_est[i * cw->nm + m];
 		else
-			tally_estimate(cw->km, cw->ratios, n, &e);
+			tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
+			    &e);
 		json_object_set_new(mj, t->metrics[m], tally_metric_json(
-		    cw->ratios, cw->va, cw->vb, n, &e, aa, t->margin,
-		    cw->bias[m], cw->lists));
+		    cw->ratios, cw->va, cw->vb, n, &e, t->estimator, aa,
+		    t->margin, cw->bias[m], cw->lists));
 		(*ncmp)++;
 	}
 	json_object_set_new(aj, "metrics", mj);
 	json_object_set_new(aj, "ipc", tally_real(ipc));
-	if (tally_k(cw->km, maxn) == 0)
+	if (t->estimator == SPEC_ESTIMATOR_FLOOR ? stats_floor_u(maxn,
+	    cw->km->level) == 0 : tally_k(cw->km, maxn) == 0)
 		tally_warn(cw->w, W_FEW, "%s %s vs %s: only %zu paired reps, "
 		    "too few for an interval at level %g; its verdicts are "
 		    "unknown", cw->c->name, a->name, vs, maxn, cw->km->level);
@@ -509,6 +560,9 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 static void
 tally_log_warnings(const struct tally *t, struct warns *w)
 {
+	const json_t *pw;
+	size_t i;
+
 	if (t->ignored)
 		tally_warn(w, W_OTHER, "%zu leg lines name a cell or arm that "
 		    "is not in round.json and were ignored", t->ignored);
@@ -524,6 +578,8 @@ tally_log_warnings(const struct tally *t, struct warns *w)
 	if (t->unusable)
 		tally_warn(w, W_OTHER, "%zu leg lines without a usable cell, "
 		    "arm or rep were ignored", t->unusable);
+	json_array_foreach(profdiff_warnings(t->prof), i, pw)
+		tally_warn(w, W_OTHER, "%s", json_string_value(pw));
 	for (size_t k = 0; k < W_OTHER; k++)
 		if (w->count[k] > TALLY_WARN_CAP)
 			tally_warn(w, W_OTHER, "... and %zu more warnings of "
@@ -562,6 +618,8 @@ tally_report_lists(const struct tally *t, enum tally_lists lists)
 	    t->name ? json_string(t->name) : json_null());
 	json_object_set_new(rep, "level", json_real(t->level));
 	json_object_set_new(rep, "margin", json_real(t->margin));
+	json_object_set_new(rep, "estimator", json_string(
+	    spec_estimator_name(t->estimator)));
 	for (size_t i = 0; i < t->ncells; i++) {
 		struct tally_cellwork cw = { .km = &km, .w = &w,
 		    .lists = lists };

@@ -3,7 +3,8 @@
 # with the quiet gate off (so a busy test machine does not stall it), must
 # finish with exit 0 and one "ok" leg line per planned leg; the zstd round's
 # scratch output is counted, and the levels' outputs differ in size; the
-# nginx round (where nginx is installed) has one nginx per leg, measured.
+# nginx round (where nginx is installed) has one nginx per leg, measured,
+# and its syscalls profiles.  Profiles are cut to 200 samples.
 . "$(dirname "$0")/e2e_lib.sh"
 src=$BENCHTUI_SOURCE_DIR
 
@@ -25,7 +26,8 @@ for r in "$src"/assets/rounds/*.json; do
 		'.quiet = false | .reps = 1 | .workdir = $wd |
 		if .scratch then .scratch = $sc else . end |
 		if .vars.PORT then .vars.PORT = $port |
-		    .cells[].server.ready.tcp_port = ($port | tonumber) else . end' \
+		    .cells[].server.ready.tcp_port = ($port | tonumber) else . end |
+		if .profile.perf then .profile.perf.min_samples = 200 else . end' \
 		"$r" >"$tmp/$name.json"
 	legs=$(jq '(.arms | length) * (.cells | length)' "$tmp/$name.json")
 	"$BENCHTUI" run "$tmp/$name.json" --headless --out "$tmp/$name.out" \
@@ -45,8 +47,12 @@ for r in "$src"/assets/rounds/*.json; do
 		jq -s -e 'map(select(.t == "leg")) | all(.server.cpu > 0 and
 			.metrics.rps > 0 and .metrics.requests == 5000)' "$log" >/dev/null ||
 			fail "$name: a leg lacks server.cpu or metrics.rps"
-		[ "$(jq -r 'select(.t == "server" and .state == "ready") | .pid' "$log" |
+		# one nginx per leg, and one per profiled arm (rep 0)
+		[ "$(jq -r 'select(.t == "server" and .state == "ready" and .rep != 0) | .pid' "$log" |
 			sort -u | wc -l)" -eq "$legs" ] || fail "$name: not one nginx per leg"
+		jq -s -e 'map(select(.t == "profile")) | length == 2 and all(.status == "ok" and
+			(.top | any(.syscall == "writev" and .per_request > 0.9)))' "$log" >/dev/null ||
+			fail "$name: syscalls profiles: $(jq -c 'select(.t == "profile")' "$log")"
 	fi
 done
 echo "check_examples_run: $fails failures"

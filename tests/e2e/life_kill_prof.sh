@@ -5,7 +5,8 @@
 # once, every profile taken exactly once (one "profile" event each, ok),
 # nothing an interrupted profile left behind (temporary reports, perf's
 # .old data), no profile process alive, and the seal holds; first over perf
-# profiles, then over perf and syscalls profiles of a cell server.
+# profiles, then over the three kinds (perf, server_perf, syscalls) of a
+# cell server, each kind killed at least once.
 . "$(dirname "$0")/life_lib.sh"
 need perf
 
@@ -14,11 +15,15 @@ make_round "$T/base.json" killprof 2 0   # 3 arms x 2 cells x 2 reps = 12 legs
 # Two profiles (arms a and b of cell c1): the kills restart the first
 # until it completes, the second shows the next profile taken once.
 jq '.profile = {"arms": ["a", "b"], "cells": ["c1"],
-		"perf": {"args": ["-F", "999", "-g"]}}' \
+		"perf": {"args": ["-F", "999", "-g"], "min_samples": 300}}' \
 	"$T/base.json" >"$T/kill.json"
 planned=12 profiles=2
 
 starts() { jq -s 'map(select(.t == "profile_start")) | length' "$log" 2>/dev/null || echo 0; }
+# The kind of the newest profile_start (the kill's target), or "".
+last_kind() { jq -r 'select(.t == "profile_start") | .kind' "$log" 2>/dev/null | tail -1; }
+# The kinds the kills aim at in turn (empty: any).
+KINDS=()
 
 # check_no_live_profiles LOG: no profile process (perf or strace, or the leg
 # under it) outlived its round: every profile_start's process group is gone.
@@ -43,10 +48,10 @@ check_no_leftovers() {
 # campaign ROUND DIR: kill -9 inside profile legs (4 times), resuming after
 # each, until the round completes.  Sets dir, log, kills, inprof, runs.
 campaign() {
-	local round=$1 before i last rc pid complete=0
+	local round=$1 before i last rc pid complete=0 want
 	dir=$2
 	log=$dir/log.jsonl
-	kills=0 inprof=0 runs=0
+	kills=0 inprof=0 runs=0 killed_kinds=""
 	while [ $complete -eq 0 ]; do
 		runs=$((runs + 1))
 		[ $runs -le 40 ] || fail "round not complete after $runs runs"
@@ -61,13 +66,16 @@ campaign() {
 			"$BENCHTUI" resume "$dir" --headless >>"$T/out.txt" 2>&1 &
 			pid=$!
 		fi
-		if [ $inprof -lt 4 ]; then
+		if [ $inprof -lt "${MAXKILLS:-4}" ]; then
 			# Wait for the next profile leg to start, then kill
 			# somewhere inside it (the tool, the leg, the report or
 			# the event).
 			i=0
-			while kill -0 $pid 2>/dev/null &&
-			    [ "$(starts)" -le "$before" ] && [ $i -lt 600 ]; do
+			want=""
+			[ ${#KINDS[@]} -gt 0 ] && want=${KINDS[$((inprof % ${#KINDS[@]}))]}
+			while kill -0 $pid 2>/dev/null && [ $i -lt 600 ] &&
+			    { [ "$(starts)" -le "$before" ] ||
+			      { [ -n "$want" ] && [ "$(last_kind)" != "$want" ]; }; }; do
 				sleep 0.05
 				i=$((i + 1))
 			done
@@ -79,7 +87,10 @@ campaign() {
 				# line is its start.
 				last=$(jq -r 'select(.t == "profile_start" or .t == "profile") | .t' \
 				    "$log" | tail -1)
-				[ "$last" = profile_start ] && inprof=$((inprof + 1))
+				if [ "$last" = profile_start ]; then
+					inprof=$((inprof + 1))
+					killed_kinds="$killed_kinds $(last_kind)"
+				fi
 				continue
 			fi
 		fi
@@ -131,28 +142,37 @@ if command -v strace >/dev/null && command -v python3 >/dev/null; then
 {"name": "killsys", "reps": 2, "baseline": "a", "quiet": false,
  "workdir": "$T/www", "counters": ["task-clock"],
  "command": ["\${BENCHTUI}", "load", "http://127.0.0.1:$port/f.bin",
-             "--requests", "300", "--metrics", "\${METRICS}"],
+             "--requests", "300", "--warmup", "50",
+             "--metrics", "\${METRICS}"],
  "arms": [{"name": "a"}, {"name": "b"}],
  "cells": [{"name": "http", "server": {
      "cmd": ["python3", "-m", "http.server", "--protocol", "HTTP/1.1",
              "-b", "127.0.0.1", "$port"],
      "ready": {"tcp_port": $port, "timeout_s": 20}}}],
- "profile": {"arms": ["a", "b"], "perf": {},
+ "profile": {"arms": ["a", "b"], "perf": {"min_samples": 300},
+             "server_perf": {},
              "syscalls": {"trace": ["read", "sendto", "recvfrom", "close"]}}}
 EOF
+	KINDS=(perf server_perf syscalls) MAXKILLS=6
 	campaign "$T/sys.json" "$T/sysround"
-	echo "syscalls campaign: $kills kills, $inprof inside a profile, $runs runs"
-	[ $inprof -ge 3 ] || fail "only $inprof kills landed inside a profile"
+	echo "server campaign: $kills kills, $inprof inside a profile ($killed_kinds), $runs runs"
+	for k in perf server_perf syscalls; do
+		case " $killed_kinds " in
+		*" $k "*) ;;
+		*) fail "no kill landed inside a $k profile ($killed_kinds)" ;;
+		esac
+	done
 	# Its live-legs look sees only benchtui-demo legs: none here (the legs
 	# are benchtui load), so the profile process groups are checked below.
 	check_complete "$dir" 4
-	jq -s -e 'map(select(.t == "profile")) | length == 4 and
+	jq -s -e 'map(select(.t == "profile")) | length == 6 and
 		all(.status == "ok") and
-		(map(.arm + "/" + .kind) | unique | length == 4) and
+		(map(.arm + "/" + .kind) | unique | length == 6) and
 		(map(select(.kind == "syscalls")) | all(.detach.traced_after == 0 and
 		    .detach.server_answers and .total.per_request > 0))' "$log" >/dev/null ||
 		fail "syscalls profiles: $(jq -c 'select(.t == "profile") | [.arm, .kind, .status, .reason]' "$log")"
 	check_no_live_profiles "$log"
 	check_no_leftovers "$dir"
+	"$BENCHTUI" verify "$dir" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
 fi
 exit 0

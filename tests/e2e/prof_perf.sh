@@ -1,11 +1,15 @@
 #!/bin/bash
 # Profiles after the timed round: two arms of a CPU-bound program
-# (tests/e2e/prof_hot.c) that differ in one hot function.  Each profiled arm
-# gets one perf record leg after the cell's timed legs; the differential
-# view (report text, markdown and json) shows prof_hot_extra's share moving
-# by more than 20 points; the profile files are sealed with the round; and
-# check names a missing perf.  Where this machine has no hardware PMU, the
-# report must say perf sampled its software clock.
+# (tests/e2e/prof_hot.c) that take one of two code paths of equal length.
+# Each profiled arm's leg is repeated under one perf record until it has
+# 2000 samples (more than one run: a run is about 20 ms); the
+# differential view (report text, markdown, csv and json) names the moved
+# symbol prof_hot_extra with its caller prof_hot_path and an interval
+# that excludes 0, and marks prof_small (5% in both arms) as noise;
+# the profile files are sealed with the round; check names a missing
+# perf.  Where this machine has no hardware PMU, the report says perf
+# sampled its software clock.  A 1 ms leg still gets its samples, from
+# many runs, within max_s.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 : "${BENCHTUI_PROF_HOT:?set BENCHTUI_PROF_HOT to the prof-hot test program}"
@@ -14,10 +18,11 @@ command -v perf >/dev/null || { echo "perf is not installed"; exit 77; }
 cat >"$T/round.json" <<EOF
 {"name": "profhot", "reps": 1, "baseline": "off", "quiet": false,
  "bin": "$BENCHTUI_PROF_HOT",
- "command": ["\${BIN}", "60000000"],
+ "command": ["\${BIN}", "6000000"],
  "arms": [{"name": "off"}, {"name": "on", "env": {"PROF_HOT": "1"}}],
  "cells": [{"name": "cpu"}],
- "profile": {"arms": ["on", "off"], "perf": {"args": ["-F", "999", "-g"]}}}
+ "profile": {"arms": ["on", "off"], "perf": {"args": ["-F", "999", "-g"],
+                                            "min_samples": 2000, "max_s": 60}}}
 EOF
 
 # check: the plan lists the profiles; without perf it is an error
@@ -38,23 +43,32 @@ log=$T/out/log.jsonl
 
 # one profile per arm, after the timed legs, in the round file's arm order
 order=$(jq -r 'select(.t == "leg" or .t == "profile") | .t + ":" + .arm' "$log" | tr '\n' ' ')
-[ "$order" = "leg:off leg:on profile:off profile:on " ] &&
-	[ "$(jq -c 'select(.t == "profile")' "$log" | wc -l)" -eq 2 ] ||
+[ "$order" = "leg:off leg:on profile:off profile:on " ] ||
 	[ "$order" = "leg:on leg:off profile:off profile:on " ] ||
 	fail "events in the wrong order: $order"
 jq -e -s 'map(select(.t == "profile")) | length == 2 and
 	all(.kind == "perf" and .status == "ok" and (.top | length) >= 1 and
 	    (.top | length) <= 20)' "$log" >/dev/null ||
 	fail "profile events: $(jq -c 'select(.t == "profile")' "$log")"
+# enough samples, from more than one run, recorded
+jq -e -s 'map(select(.t == "profile")) | all(.samples >= 2000 and .runs > 1 and
+	.under_min_samples == false and .stopped == "samples" and .min_samples == 2000)' \
+	"$log" >/dev/null || fail "samples and runs: $(jq -c 'select(.t == "profile") | [.arm, .samples, .runs, .stopped]' "$log")"
+jq -r 'select(.t == "profile") | "\(.arm): \(.samples) samples from \(.runs) runs"' "$log"
 for a in on off; do
-	for ext in data report out; do
+	for ext in data report out runs; do
 		[ -s "$T/out/legs/prof-cpu-$a.$ext" ] || fail "no legs/prof-cpu-$a.$ext"
 	done
-	grep -q '===== flat profile by symbol' "$T/out/legs/prof-cpu-$a.report" ||
+	grep -q '===== flat profile by symbol and shared object' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no flat profile"
 	grep -q '===== caller call graph' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no call graph"
+	# the data is perf's own format: perf report reads it by name
+	perf report -i "$T/out/legs/prof-cpu-$a.data" --stdio >/dev/null 2>&1 ||
+		fail "perf report cannot read legs/prof-cpu-$a.data"
 done
+grep -Eq '<- prof_hot_path' "$T/out/legs/prof-cpu-on.report" ||
+	fail "the report does not name prof_hot_extra's caller"
 # the event the machine sampled; without a PMU it is the software clock
 ev=$(jq -r 'select(.t == "profile" and .arm == "on") | .event' "$log")
 echo "sampled event: $ev"
@@ -67,30 +81,38 @@ if [ ! -e /sys/bus/event_source/devices/cpu/events/cycles ] ||
 	grep -q 'no hardware PMU' "$T/out/legs/prof-cpu-on.report" ||
 		fail "the report does not say perf fell back to its software clock"
 fi
-# the hot function is on top of on's profile and absent from off's
 jq -e -s 'map(select(.t == "profile" and .arm == "on"))[0].top |
-	any(.symbol == "prof_hot_extra" and .share > 25)' "$log" >/dev/null ||
+	any(.symbol == "prof_hot_extra" and .share > 25 and
+	    .callers[0].caller == "prof_hot_path")' "$log" >/dev/null ||
 	fail "on's top lacks prof_hot_extra: $(jq -c 'select(.t == "profile" and .arm == "on") | .top' "$log")"
 
-# side by side: json, text, markdown
+# side by side: json, text, markdown, csv
 "$BENCHTUI" report "$T/out" --format json >"$T/rep.json" || fail "report json"
-d=$(jq '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") | .diff' "$T/rep.json")
-echo "prof_hot_extra moved by $d points (on vs off)"
+jq -c '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra" or .symbol == "prof_base" or .symbol == "prof_small") |
+	[.symbol, .samples, .share, .vs_samples, .vs_share, .diff, .diff_ci, .noise]' "$T/rep.json"
 jq -e '.profiles.cpu.on.perf.vs == "off" and
-	(.profiles.cpu.on.perf.symbols[0].symbol == "prof_hot_extra" or
-	 .profiles.cpu.on.perf.symbols[0].symbol == "prof_base") and
 	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") |
-	 .diff > 20 and .vs_share == 0)' "$T/rep.json" >/dev/null ||
-	fail "json profiles: $(jq -c .profiles "$T/rep.json")"
+	 .diff > 20 and .vs_share == 0 and .diff_ci[0] > 0 and .noise == false) and
+	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_small") | .noise == true) and
+	(.profiles.cpu.on.perf.callers | any(.symbol == "prof_hot_extra" and
+	 .callers[0].caller == "prof_hot_path"))' "$T/rep.json" >/dev/null ||
+	fail "json profiles: $(jq -c .profiles.cpu.on "$T/rep.json")"
 # profiles never enter the ratios: the cells are what they would be without
 jq -e '.cells.cpu.arms | keys == ["on"]' "$T/rep.json" >/dev/null ||
 	fail "report cells changed: $(jq -c .cells "$T/rep.json")"
 "$BENCHTUI" report "$T/out" >"$T/rep.txt" || fail "report text"
 grep -q 'cpu  perf  on vs off' "$T/rep.txt" || fail "text report: $(cat "$T/rep.txt")"
-grep -Eq 'prof_hot_extra +[0-9.]+ +0\.0 +\+[0-9.]+' "$T/rep.txt" ||
+grep -Eq 'prof_hot_extra \(prof-hot\) +[0-9]+ +[0-9.]+ \[' "$T/rep.txt" ||
 	fail "text report lacks prof_hot_extra's row: $(cat "$T/rep.txt")"
+# (prof_small may rank below the 20 rows text shows: any noise row here)
+grep -Eq ' noise$' "$T/rep.txt" || fail "text report marks no row as noise"
+grep -q 'prof_hot_extra in on: prof_hot_path' "$T/rep.txt" ||
+	fail "text report does not name the caller"
 "$BENCHTUI" report "$T/out" --format markdown >"$T/rep.md" || fail "report markdown"
-grep -q '^| `prof_hot_extra` |' "$T/rep.md" || fail "markdown lacks the symbol row"
+grep -q '^| `prof_hot_extra (prof-hot)` |' "$T/rep.md" || fail "markdown lacks the symbol row"
+"$BENCHTUI" report "$T/out" --format csv >"$T/rep.csv" || fail "report csv"
+grep -q '^profile,cpu,on,perf,off,ok,prof_hot_extra,prof-hot,' "$T/rep.csv" ||
+	fail "csv lacks the profile rows: $(cat "$T/rep.csv")"
 grep -q '### Profiles' "$T/out/summary.md" || fail "summary.md has no profiles"
 
 # sealed with the round
@@ -125,4 +147,27 @@ grep -q 'profile cpu on perf failed: perf record exited non-zero' "$T/stdout2" |
 grep -q 'cpu  perf  on: failed -- perf record exited non-zero' "$T/rep2.txt" ||
 	fail "the report does not show the failed profile: $(cat "$T/rep2.txt")"
 "$BENCHTUI" verify "$T/out2" >/dev/null 2>&1 || fail "verify of the second round"
+
+# A 1 ms leg: many runs give it its samples, and max_s bounds them.
+cat >"$T/short.json" <<EOF
+{"name": "profshort", "reps": 1, "baseline": "off", "quiet": false,
+ "bin": "$BENCHTUI_PROF_HOT", "command": ["\${BIN}", "300000", "\${REP}"],
+ "arms": [{"name": "off"}],
+ "cells": [{"name": "cpu"}],
+ "profile": {"arms": ["off"], "perf": {"args": ["-F", "999", "-g"],
+                                       "min_samples": 300, "max_s": 8}}}
+EOF
+# ${REP} with a profile: check says what it is in the profile legs
+"$BENCHTUI" check "$T/short.json" >"$T/check3" 2>&1 || fail "check: $(cat "$T/check3")"
+grep -q 'command\[2\]: ${REP} is 0 in the profile legs' "$T/check3" ||
+	fail "check says nothing of \${REP}: $(cat "$T/check3")"
+"$BENCHTUI" run "$T/short.json" --headless --out "$T/out3" >"$T/stdout3" 2>&1 ||
+	fail "the short round failed: $(cat "$T/stdout3")"
+ev=$(jq -c 'select(.t == "profile")' "$T/out3/log.jsonl")
+echo "1 ms leg: $(echo "$ev" | jq -c '[.samples, .runs, .stopped, .wall]') (samples, runs, stopped, seconds)"
+echo "$ev" | jq -e '.status == "ok" and .runs > 50 and .wall < 8 + 10 and
+	((.samples >= 300 and .stopped == "samples") or
+	 (.stopped == "max_s" and .under_min_samples == (.samples < 300)))' >/dev/null ||
+	fail "short leg: $ev"
 echo "ok"
+

@@ -82,7 +82,7 @@ tu_spec(const char *text, const char *path)
 	char err[1024];
 
 	if (spec_parse(text, strlen(text), path, NULL, &s, err,
-	    sizeof err) != 0)
+	    sizeof err) != 0 || spec_check_commands(s, err, sizeof err) != 0)
 		fail_msg("unexpected error: %s\nin: %s", err, text);
 	return s;
 }

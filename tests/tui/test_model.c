@@ -413,11 +413,37 @@ test_stopped_leg(void **state)
 	model_finish(&m);
 }
 
+/* A failed profile goes to the message log with its reason; an ok one
+ * does not. */
+static void
+test_profile_failed_logged(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\": \"profile\", \"ts\": \"2026-01-01T00:00:00.000Z\","
+		" \"cell\": \"c\", \"arm\": \"a\", \"kind\": \"perf\","
+		" \"status\": \"ok\", \"top\": []}",
+		"{\"t\": \"profile\", \"ts\": \"2026-01-01T00:00:01.000Z\","
+		" \"cell\": \"c\", \"arm\": \"b\", \"kind\": \"syscalls\","
+		" \"status\": \"failed\", \"reason\": \"strace attached to 1 of "
+		"3 tasks\"}",
+	};
+	struct model m;
+
+	(void)state;
+	fed_model(&m, lines, 1);
+	assert_string_equal(model_last_warning(&m), "");
+	feed_text(&m, lines[1]);
+	assert_string_equal(model_last_warning(&m), "profile c b syscalls "
+	    "failed: strace attached to 1 of 3 tasks");
+	model_finish(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_log),
+		cmocka_unit_test(test_profile_failed_logged),
 		cmocka_unit_test(test_ratios_match_tally),
 		cmocka_unit_test(test_current_leg_and_states),
 		cmocka_unit_test(test_legacy_and_unknown),

@@ -9,6 +9,9 @@
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
  *   round_prof.c     the profile phase after a cell's timed legs
+ *   round_prof_perf.c   perf and server_perf profiles
+ *   round_prof_sys.c    the syscalls profile
+ *   round_prof_srv.c    a server under a profiler
  *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
@@ -258,13 +261,109 @@ void round_metrics_plan(struct run *u);
 int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
     struct server *srv, bool *failed);
 
-/* --- round_prof.c: the profile phase ----------------------------------- */
+/* --- round_prof*.c: the profile phase ----------------------------------- */
 
 /* Whether cell c has a profile the log does not hold yet. */
 bool round_prof_pending(struct run *u, size_t c);
 /* Take cell c's profiles after its timed legs, its server (or NULL) still
  * up: 0 to go on, -1 when the round was aborted. */
 int round_prof_cell(struct run *u, size_t c, struct server *srv);
+
+/* What the kinds share (round_prof.c). */
+void round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A "profile" event (status), or "profile_start" (status NULL). */
+json_t *round_prof_event(const char *cell, const char *arm, const char *kind,
+    const char *status);
+/* A profile that could not be taken: its event, with the reason and the
+ * files it left (a NULL-terminated list, or NULL). */
+void round_prof_failed(struct run *u, const char *cell, const char *arm,
+    const char *kind, const char *reason, const char *const *files);
+/* leg_run's callback once a profile's process runs: profile_start with
+ * its pid (kept in pid). */
+struct prof_start {
+	struct run *u;
+	const char *cell, *arm, *kind;
+	pid_t pid;
+};
+void round_prof_started(pid_t pid, void *arg);
+/* "legs/NAME" + ext, relative to the round folder, and the same
+ * absolute. */
+void round_prof_paths(struct run *u, const char *name, const char *ext,
+    char *rel, char *abs, size_t len);
+/* The profile's files (rel, NULL-terminated) made free to write: what an
+ * earlier attempt left is removed.  A symlink in the way is removed too
+ * (never followed) and the profile refused (-1 with why naming it and
+ * its target), as is a folder (left as it is). */
+int round_prof_claim(struct run *u, char *const *rel, char *why, size_t len);
+/* Whether a profile of kind can be taken with tool (its path as resolved,
+ * or NULL): nothing on this machine blocks it, the tool is installed and
+ * the leg's command is built (rep 0 perf, -1 syscalls, -2 server_perf).
+ * 0 to go on; 1 when it cannot (its failed event emitted); -1 when the
+ * scratch folder was refused (the round is aborted). */
+int round_prof_ready(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, const char *kind, const char *tool,
+    const char *path, int rep, struct legcmd *cmd);
+/* Why the cell's server cannot be profiled from here, or NULL when it
+ * can: the one check point for servers benchtui cannot attach to. */
+const char *round_prof_server_where(const struct spec_cell *cell,
+    struct server *srv);
+/* Whether the leg is benchtui load with a warm-up, which can stop between
+ * its warm-up and its counted requests. */
+bool round_prof_hold(const struct legcmd *cmd);
+
+/* The server under a profiler (round_prof_srv.c). */
+#define PROF_PROCS_MAX 4096
+/* The server's processes: root and its descendants, sorted. */
+size_t round_prof_tree(pid_t root, pid_t *pids, size_t max);
+struct prof_tasks {
+	int tasks;      /* threads of every process of the tree */
+	int by_tracer;  /* of which traced by the tracer */
+	int traced;     /* of which traced by anyone */
+};
+/* Every task of every process of the tree, and who traces it (TracerPid
+ * in /proc/PID/task/TID/status).  O(threads of the server). */
+struct prof_tasks round_prof_count_tasks(const pid_t *pids, size_t n,
+    pid_t tracer);
+/* "P1,P2,..." (malloc'd). */
+char *round_prof_pidlist(const pid_t *pids, size_t n);
+/* SIGINT to a profiler alone, waited on for seconds (then SIGKILL): its
+ * wait status, or -1 when it had to be killed. */
+int round_prof_stop_tool(pid_t tool, double seconds);
+/* One leg of the arm as the server's load, the profiler attached (attach)
+ * after the load's warm-up when hold, else before the leg. */
+struct prof_load {
+	struct run *u;
+	const struct spec_cell *cell;
+	const struct spec_arm *arm;
+	const char *kind;
+	const struct legcmd *cmd;
+	const char *out_abs;        /* the load's output file */
+	int (*attach)(void *arg);   /* 0 attached; -1 (its reason in arg) */
+	void *arg;
+	bool hold;
+	/* what happened */
+	bool attached, attach_failed;
+	struct prof_start ps;
+	struct leg_result res;
+	char why[512];              /* the leg could not start */
+};
+/* 0 when the leg ran (pl->res; pl->attached tells whether the profiler
+ * got to attach); 1 when the attach failed or the leg could not start. */
+int round_prof_load(struct prof_load *pl);
+/* Whether the server answers a real request after a profile: an HTTP
+ * request to the load's URL when the load is benchtui load, else a TCP
+ * connect to the ready port.  how says which, and what came back. */
+bool round_prof_answers(struct run *u, const struct spec_cell *cell,
+    const struct legcmd *cmd, char *how, size_t len);
+
+/* The kinds: 0 to go on, -1 when the round was aborted during it. */
+int round_prof_perf(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm);
+int round_prof_server_perf(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, struct server *srv);
+int round_prof_syscalls(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, struct server *srv);
 
 /* --- round_open.c / round_close.c: the round's first and last events ---- */
 

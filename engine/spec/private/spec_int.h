@@ -88,7 +88,6 @@ int spec_parse_stats(struct parser *p, json_t *root);
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
-int spec_check_templates(struct parser *p);
 int spec_check_leg_files(struct parser *p);
 
 #endif

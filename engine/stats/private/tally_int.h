@@ -111,6 +111,7 @@ struct tally {
 	double quiet_threshold;      /* from the last "quiet" event */
 	double level, margin;        /* of the intervals and verdicts */
 	bool stats_set;              /* level and margin from a spec or caller */
+	enum spec_estimator estimator;  /* the verdicts'; the other is "alt" */
 
 	bool have_spec;
 	struct tspec_arm *sarms;

@@ -1,8 +1,10 @@
 /* Profiles: the "profile" field read back, the readers of perf report's
  * and strace -c's text (captured on this project's machine, in
  * tests/data/profile), and the side-by-side comparison. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "perfread.h"
 #include "profdiff.h"
 #include "profile.h"
 #include "spec.h"
@@ -91,31 +94,14 @@ test_spec_syscalls(void **state)
 	spec_destroy(s);
 }
 
+/* The software clock is told from a hardware event. */
 static void
-test_perf_top(void **state)
+test_event_clock(void **state)
 {
-	char *text = data("perf-flat.txt"), event[64];
-	json_t *top = profile_perf_top(text, PROFILE_TOP, event, sizeof event);
-
 	(void)state;
-	assert_string_equal(event, "cpu-clock:ppp");
-	assert_true(profile_event_is_clock(event));
+	assert_true(profile_event_is_clock("cpu-clock:pppH"));
+	assert_true(profile_event_is_clock("task-clock"));
 	assert_false(profile_event_is_clock("cycles:P"));
-	assert_int_equal(json_array_size(top), 4);
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 0), "symbol")), "base");
-	assert_true(json_real_value(json_object_get(json_array_get(top, 0),
-	    "share")) == 50.53);
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 1), "symbol")), "hot");
-	/* kernel symbols lose their "[k] " */
-	assert_string_equal(json_string_value(json_object_get(
-	    json_array_get(top, 2), "symbol")), "_raw_spin_unlock_irq");
-	json_decref(top);
-	top = profile_perf_top(text, 2, event, sizeof event);
-	assert_int_equal(json_array_size(top), 2);
-	json_decref(top);
-	free(text);
 }
 
 /* profile_strace_table on the data file name; rows and total are the
@@ -267,15 +253,163 @@ test_profdiff(void **state)
 	profdiff_destroy(NULL);
 }
 
+/* perf report's folded output read back: counts, names, callers. */
+static void
+test_perfread(void **state)
+{
+	char path[4096];
+	FILE *f;
+	json_t *p, *first, *ev;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/tests/data/profile/perf-folded.txt",
+	    getenv("BENCHTUI_SOURCE_DIR"));
+	assert_non_null(f = fopen(path, "r"));
+	p = perfread_parse(f);
+	fclose(f);
+	assert_string_equal(json_string_value(json_object_get(p, "event")),
+	    "cpu-clock:pppH");
+	first = json_array_get(json_object_get(p, "symbols"), 0);
+	assert_string_equal(json_string_value(json_object_get(first, "object")),
+	    "prof-hot");
+	/* the caller is the second frame of each chain */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    json_object_get(first, "callers"), 0), "caller")),
+	    strcmp(json_string_value(json_object_get(first, "symbol")),
+	    "prof_base") == 0 ? "prof_common" : "prof_hot_path");
+	/* the rows add up to the profile's samples */
+	{
+		json_int_t sum = 0;
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(json_object_get(p, "symbols"), i, r)
+			sum += json_integer_value(json_object_get(r, "samples"));
+		assert_int_equal(sum, json_integer_value(json_object_get(p,
+		    "samples")));
+	}
+	ev = json_object();
+	perfread_event(ev, p, 2);
+	assert_int_equal(json_array_size(json_object_get(ev, "top")), 2);
+	assert_true(json_array_size(json_object_get(ev, "symbols")) >= 1);
+	json_decref(ev);
+	json_decref(p);
+
+	/* a stripped binary: OBJECT+0xOFFSET, and the object's sum */
+	snprintf(path, sizeof path, "%s/tests/data/profile/perf-stripped.txt",
+	    getenv("BENCHTUI_SOURCE_DIR"));
+	assert_non_null(f = fopen(path, "r"));
+	p = perfread_parse(f);
+	fclose(f);
+	{
+		bool named = false;
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(json_object_get(p, "symbols"), i, r)
+			named |= strcmp(json_string_value(json_object_get(r,
+			    "symbol")), "zstd+0x4ff3f") == 0;
+		assert_true(named);
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    json_object_get(p, "objects"), 0), "object")), "[zstd]");
+	json_decref(p);
+}
+
+/* The intervals: Wilson for a share, Newcombe for a difference. */
+static void
+test_intervals(void **state)
+{
+	double lo, hi;
+
+	(void)state;
+	/* 50 of 100: [0.404, 0.596] */
+	profdiff_wilson(50, 100, &lo, &hi);
+	assert_true(fabs(lo - 0.4038) < 1e-3 && fabs(hi - 0.5962) < 1e-3);
+	/* 0 of 100: [0, 0.037] */
+	profdiff_wilson(0, 100, &lo, &hi);
+	assert_true(lo == 0 && fabs(hi - 0.0370) < 1e-3);
+	/* Newcombe's example: 56/70 - 48/80 = 0.2, [0.0524, 0.3339] */
+	profdiff_newcombe(56, 70, 48, 80, &lo, &hi);
+	assert_true(fabs(lo - 0.0524) < 1e-3 && fabs(hi - 0.3339) < 1e-3);
+	/* the same share in both: the interval holds 0 */
+	profdiff_newcombe(1000, 2000, 1010, 2000, &lo, &hi);
+	assert_true(lo < 0 && hi > 0);
+}
+
+/* Impossible and duplicate profile events are warned about. */
+static void
+test_profdiff_warnings(void **state)
+{
+	struct profdiff *d = profdiff_create();
+	json_t *ev;
+
+	(void)state;
+	ev = json_loads("{\"t\": \"profile\", \"cell\": \"x\", \"arm\": "
+	    "\"a\", \"kind\": \"perf\", \"status\": \"ok\", \"samples\": "
+	    "10, \"top\": [{\"symbol\": \"f\", \"samples\": 20, "
+	    "\"share\": 200}]}", 0, NULL);
+	profdiff_feed(d, ev);
+	profdiff_feed(d, ev);
+	json_decref(ev);
+	ev = json_loads("{\"t\": \"profile\", \"cell\": \"x\", \"arm\": "
+	    "\"a\", \"kind\": \"flames\", \"status\": \"ok\"}", 0, NULL);
+	profdiff_feed(d, ev);
+	json_decref(ev);
+	/* the second feed is a duplicate, and as impossible as the first */
+	assert_int_equal(json_array_size(profdiff_warnings(d)), 4);
+	assert_non_null(strstr(json_string_value(json_array_get(
+	    profdiff_warnings(d), 0)), "cannot be right"));
+	assert_non_null(strstr(json_string_value(json_array_get(
+	    profdiff_warnings(d), 1)), "two perf profiles"));
+	assert_non_null(strstr(json_string_value(json_array_get(
+	    profdiff_warnings(d), 3)), "unknown kind"));
+	profdiff_destroy(d);
+}
+
+/* An empty strace -c summary is zero calls, not a failure. */
+static void
+test_strace_empty(void **state)
+{
+	char err[256];
+	json_t *rows, *total;
+
+	(void)state;
+	assert_int_equal(profile_strace_table("", &rows, &total, err,
+	    sizeof err), 0);
+	assert_int_equal(json_array_size(rows), 0);
+	assert_int_equal(json_integer_value(json_object_get(total, "calls")), 0);
+	json_decref(rows);
+	json_decref(total);
+}
+
+/* perf's sampling rate as its options say. */
+static void
+test_perf_rate(void **state)
+{
+	char *f999[] = { "-F", "999", "-g" }, *c[] = { "-c", "500000" },
+	    *none[] = { "-g" };
+
+	(void)state;
+	assert_true(profile_perf_rate(f999, 3) == 999);
+	assert_true(profile_perf_rate(c, 2) == 2000);
+	assert_true(profile_perf_rate(none, 1) <= 4000);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec_defaults),
 		cmocka_unit_test(test_spec_syscalls),
-		cmocka_unit_test(test_perf_top),
+		cmocka_unit_test(test_event_clock),
 		cmocka_unit_test(test_strace_table),
 		cmocka_unit_test(test_profdiff),
+		cmocka_unit_test(test_perfread),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_profdiff_warnings),
+		cmocka_unit_test(test_strace_empty),
+		cmocka_unit_test(test_perf_rate),
 		cmocka_unit_test(test_blocked),
 	};
 

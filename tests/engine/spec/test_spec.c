@@ -21,6 +21,22 @@
 /* Parsed as if it were /tmp/inline.json, so the default workdir is /tmp. */
 #define INLINE_PATH "/tmp/inline.json"
 
+/* A round file as check, run and resume take it: parsed, then every
+ * command built (spec_check_commands); NULL in *out on either error. */
+static int
+test_spec_parse(const char *text, size_t len, const char *path,
+    const char *workdir, struct spec **out, char *err, size_t errlen)
+{
+	if (spec_parse(text, len, path, workdir, out, err, errlen) != 0)
+		return -1;
+	if (spec_check_commands(*out, err, errlen) != 0) {
+		spec_destroy(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 #define BASE_HEAD \
 	"{\"name\": \"r\", \"reps\": 3, \"bin\": \"/bin/true\"," \
 	" \"command\": [\"${BIN}\", \"${IN}\"], \"baseline\": \"a\"," \
@@ -286,11 +302,11 @@ test_workdir(void **state)
 	assert_string_equal(s->workdir, "/");
 	spec_destroy(s);
 	/* an override (resume's recorded workdir) wins over the file */
-	assert_int_equal(spec_parse(rel, strlen(rel), INLINE_PATH, "/usr",
+	assert_int_equal(test_spec_parse(rel, strlen(rel), INLINE_PATH, "/usr",
 	    &s, err, sizeof err), 0);
 	assert_string_equal(s->workdir, "/usr");
 	spec_destroy(s);
-	assert_int_equal(spec_parse(rel, strlen(rel), INLINE_PATH,
+	assert_int_equal(test_spec_parse(rel, strlen(rel), INLINE_PATH,
 	    "/no/such/dir", &s, err, sizeof err), -1);
 	assert_null(s);
 	assert_non_null(strstr(err, "workdir"));
@@ -312,8 +328,32 @@ test_workdir(void **state)
 	assert_non_null(strstr(err, "/no/such/round.json: cannot open"));
 }
 
-/* Each broken file must fail in spec_load (or, for facts of this machine,
- * spec_check_host) with "FILE: " and the expected text. */
+/* Reading a round file builds no command: a template that no longer
+ * expands (a round recorded by another version, a program that does not
+ * exist here) still reads, for report and --replay; check, run and
+ * resume refuse it through spec_check_commands. */
+static void
+test_parse_builds_no_command(void **state)
+{
+	static const char text[] = "{\"name\": \"r\", \"reps\": 1, "
+	    "\"command\": [\"no-such-program-here\", \"${NOPE}\"], "
+	    "\"baseline\": \"a\", \"arms\": [{\"name\": \"a\"}], "
+	    "\"cells\": [{\"name\": \"c\"}]}";
+	struct spec *s = NULL;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
+	    err, sizeof err), 0);
+	assert_int_equal(spec_check_commands(s, err, sizeof err), -1);
+	assert_non_null(strstr(err, INLINE_PATH ": command[1]:"));
+	assert_non_null(strstr(err, "NOPE"));
+	spec_destroy(s);
+}
+
+/* Each broken file must fail in spec_load (or, for its commands,
+ * spec_check_commands, or for facts of this machine, spec_check_host)
+ * with "FILE: " and the expected text. */
 static void
 test_bad_table(void **state)
 {
@@ -342,7 +382,9 @@ test_bad_table(void **state)
 			fail_msg("path too long");
 		rc = spec_load(path, NULL, &s, err, sizeof err);
 		if (rc == 0) {
-			rc = spec_check_host(s, err, sizeof err);
+			rc = spec_check_commands(s, err, sizeof err);
+			if (rc == 0)
+				rc = spec_check_host(s, err, sizeof err);
 			spec_destroy(s);
 		} else
 			assert_null(s);
@@ -501,7 +543,7 @@ mutate_and_parse(const char *text, size_t len, const char *path, int rounds)
 				break;
 			}
 		}
-		if (spec_parse(m, n, path, NULL, &s, err, sizeof err) == 0) {
+		if (test_spec_parse(m, n, path, NULL, &s, err, sizeof err) == 0) {
 			loaded++;
 			spec_destroy(s);
 		} else {
@@ -560,7 +602,7 @@ test_size_limits(void **state)
 		n += (size_t)snprintf(text + n, 64 * 1024 - n,
 		    "%s{\"name\": \"a%d\"}", i ? ", " : "", i);
 	snprintf(text + n, 64 * 1024 - n, "]}");
-	assert_int_equal(spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
+	assert_int_equal(test_spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
 	    err, sizeof err), -1);
 	assert_non_null(strstr(err, "reps (100000) x arms (20) x cells (1)"));
 	free(text);
@@ -574,7 +616,7 @@ test_size_limits(void **state)
 	    "\"V2\": \"${V1}${V1}${V1}${V1}${V1}${V1}${V1}${V1}\", "
 	    "\"V3\": \"${V2}${V2}${V2}${V2}${V2}${V2}${V2}${V2}\", "
 	    "\"V4\": \"${V3}${V3}${V3}${V3}${V3}${V3}${V3}${V3}\"}}";
-	assert_int_equal(spec_parse(big, strlen(big), INLINE_PATH, NULL, &s,
+	assert_int_equal(test_spec_parse(big, strlen(big), INLINE_PATH, NULL, &s,
 	    err, sizeof err), -1);
 	assert_non_null(strstr(err, "command[1]: expands to 204800 bytes"));
 	assert_non_null(strstr(err, "per argument"));
@@ -593,7 +635,7 @@ test_size_limits(void **state)
 	for (long i = 0; i < argmax / 100000 + 2; i++)
 		n += (size_t)snprintf(text + n, 1024 * 1024 - n, ", \"${X}\"");
 	snprintf(text + n, 1024 * 1024 - n, "]}");
-	assert_int_equal(spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
+	assert_int_equal(test_spec_parse(text, strlen(text), INLINE_PATH, NULL, &s,
 	    err, sizeof err), -1);
 	assert_non_null(strstr(err, "ARG_MAX"));
 	free(text);
@@ -609,6 +651,7 @@ main(void)
 		cmocka_unit_test(test_newcomer_fields),
 		cmocka_unit_test(test_quiet_switch),
 		cmocka_unit_test(test_workdir),
+		cmocka_unit_test(test_parse_builds_no_command),
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_names),

@@ -1,0 +1,351 @@
+/* The differential view printed: text, markdown and csv (profdiff.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvout.h"
+#include "profdiff.h"
+
+static const char *
+profdiff_print_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static double
+profdiff_print_num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "49.6 [47.5, 51.7]" (signed when sign), or "" where there is nothing;
+ * the interval only where there is one. */
+static const char *
+profdiff_print_ci(char *buf, size_t len, const json_t *r, const char *v,
+    const char *ci, bool sign)
+{
+	double x = profdiff_print_num(r, v);
+	const json_t *c = json_object_get(r, ci);
+
+	if (isnan(x))
+		return "";
+	if (json_array_size(c) == 2)
+		snprintf(buf, len, sign ? "%+.1f [%+.1f, %+.1f]" :
+		    "%.1f [%.1f, %.1f]", x, json_number_value(json_array_get(c,
+		    0)), json_number_value(json_array_get(c, 1)));
+	else
+		snprintf(buf, len, sign ? "%+.1f" : "%.1f", x);
+	return buf;
+}
+
+/* The head of a perf profile: samples and runs of each arm, and what to
+ * know before reading the rows. */
+static void
+profdiff_print_counts(const json_t *p, bool md, FILE *out)
+{
+	const char *vs = profdiff_print_str(p, "vs");
+	const char *ev = profdiff_print_str(p, "event");
+	double n = profdiff_print_num(p, "samples"), runs =
+	    profdiff_print_num(p, "runs");
+
+	if (!isnan(n)) {
+		fprintf(out, " (%.0f samples", n);
+		if (!isnan(runs))
+			fprintf(out, " from %.0f run%s", runs, runs == 1 ? "" : "s");
+		if (vs != NULL && !isnan(profdiff_print_num(p, "vs_samples"))) {
+			fprintf(out, "; %s %.0f", vs, profdiff_print_num(p,
+			    "vs_samples"));
+			if (!isnan(profdiff_print_num(p, "vs_runs")))
+				fprintf(out, " from %.0f", profdiff_print_num(p,
+				    "vs_runs"));
+		}
+		fputc(')', out);
+	}
+	if (json_is_true(json_object_get(p, "under_min_samples")) ||
+	    json_is_true(json_object_get(p, "vs_under_min_samples")))
+		fprintf(out, "%sUNDER min_samples (%.0f): shares this rough are "
+		    "mostly noise", md ? "; " : "\n    ",
+		    profdiff_print_num(p, "min_samples"));
+	if (ev != NULL)
+		fprintf(out, "%ssampled %s%s", md ? "; " : "\n    ", ev,
+		    json_is_true(json_object_get(p, "software_clock")) ?
+		    ", the software clock: this machine has no hardware PMU" :
+		    "");
+}
+
+/* A profile's heading line: whose, against whom, and what to know before
+ * reading its rows.  false when the profile failed (the line says why). */
+static bool
+profdiff_print_head(const char *cell, const char *arm, const char *kind,
+    const json_t *p, bool md, FILE *out)
+{
+	const char *vs = profdiff_print_str(p, "vs"),
+	    *status = profdiff_print_str(p, "status");
+
+	fprintf(out, md ? "\n**%s** %s %s%s%s" : "\n  %s  %s  %s%s%s", cell,
+	    kind, arm, vs != NULL ? " vs " : "", vs != NULL ? vs : "");
+	if (status != NULL && strcmp(status, "ok") != 0) {
+		const char *why = profdiff_print_str(p, "reason");
+
+		fprintf(out, ": %s%s%s\n", status, why ? " -- " : "",
+		    why ? why : "");
+		return false;
+	}
+	if (json_object_get(p, "impossible") != NULL) {
+		fprintf(out, ": not shown -- the event cannot be right (%s)\n",
+		    profdiff_print_str(p, "impossible"));
+		return false;
+	}
+	if (profdiff_print_str(p, "vs_status") != NULL)
+		fprintf(out, " (its comparison arm's profile %s: %s)",
+		    profdiff_print_str(p, "vs_status"),
+		    profdiff_print_str(p, "vs_reason") ?
+		    profdiff_print_str(p, "vs_reason") : "");
+	if (strcmp(kind, "syscalls") != 0)
+		profdiff_print_counts(p, md, out);
+	if (json_is_true(json_object_get(p, "contaminated")))
+		fprintf(out, " CONTAMINATED: the server's processes changed "
+		    "during the trace");
+	if (strcmp(kind, "syscalls") == 0 &&
+	    !json_is_number(json_object_get(p, "requests")))
+		fprintf(out, " (the leg reported no metrics.requests: raw "
+		    "calls)");
+	fputs(md ? "\n" : "\n", out);
+	return true;
+}
+
+/* A perf row: name, each side's share with its interval, the move. */
+static void
+profdiff_print_perf_row(const json_t *r, bool vs, bool md, FILE *out)
+{
+	char name[300], a[48], b[48], d[64], t[32];
+	double tm = profdiff_print_num(r, "time_moved_ms");
+	bool noise = json_is_true(json_object_get(r, "noise"));
+
+	snprintf(name, sizeof name, "%s%s%s%s", profdiff_print_str(r, "symbol"),
+	    profdiff_print_str(r, "kind") != NULL ? "" : " (",
+	    profdiff_print_str(r, "kind") != NULL ? "" :
+	    profdiff_print_str(r, "object"), profdiff_print_str(r, "kind") !=
+	    NULL ? "" : ")");
+	profdiff_print_ci(a, sizeof a, r, "share", "ci", false);
+	profdiff_print_ci(b, sizeof b, r, "vs_share", "vs_ci", false);
+	profdiff_print_ci(d, sizeof d, r, "diff", "diff_ci", true);
+	if (!isnan(tm))
+		snprintf(t, sizeof t, "%+.3f", tm);
+	else
+		t[0] = '\0';
+	if (md) {
+		fprintf(out, "| `%s` | %.0f | %s |", name,
+		    profdiff_print_num(r, "samples"), a);
+		if (vs)
+			fprintf(out, " %.0f | %s | %s | %s | %s |",
+			    profdiff_print_num(r, "vs_samples"), b, d, t,
+			    noise ? "noise" : "");
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "    %-36.36s %7.0f %-19s", name, profdiff_print_num(r,
+	    "samples"), a);
+	if (vs)
+		fprintf(out, " %7.0f %-19s %-22s %9s%s",
+		    profdiff_print_num(r, "vs_samples"), b, d, t,
+		    noise ? "  noise" : "");
+	fputc('\n', out);
+}
+
+/* The callers of the most-moved symbols, each arm's. */
+static void
+profdiff_print_callers(const json_t *p, const char *arm, bool md, FILE *out)
+{
+	const char *vs = profdiff_print_str(p, "vs");
+	const json_t *c, *x;
+	size_t i, j;
+
+	if (json_array_size(json_object_get(p, "callers")) == 0)
+		return;
+	fprintf(out, md ? "\nCallers of the symbols that moved most:\n\n" :
+	    "    callers of the symbols that moved most:\n");
+	json_array_foreach(json_object_get(p, "callers"), i, c) {
+		for (int side = 0; side < (vs != NULL ? 2 : 1); side++) {
+			const json_t *l = json_object_get(c, side ? "vs_callers" :
+			    "callers");
+
+			fprintf(out, md ? "- `%s` in %s:" : "      %s in %s:",
+			    profdiff_print_str(c, "symbol"), side ? vs : arm);
+			if (json_array_size(l) == 0)
+				fputs(" (no call chains)", out);
+			json_array_foreach(l, j, x)
+				fprintf(out, "%s %s (%.0f)", j ? "," : "",
+				    profdiff_print_str(x, "caller"),
+				    profdiff_print_num(x, "samples"));
+			fputc('\n', out);
+		}
+	}
+}
+
+static void
+profdiff_print_sys_row(const json_t *r, bool vs, bool md, FILE *out)
+{
+	const char *name = profdiff_print_str(r, "syscall");
+	double x = profdiff_print_num(r, "per_request"),
+	    y = profdiff_print_num(r, "vs_per_request"),
+	    q = profdiff_print_num(r, "ratio");
+	char a[32], b[32], c[32];
+
+	if (isnan(x))
+		x = profdiff_print_num(r, "calls");
+	if (isnan(y))
+		y = profdiff_print_num(r, "vs_calls");
+	snprintf(a, sizeof a, "%.4g", x);
+	snprintf(b, sizeof b, vs ? "%.4g" : "", y);
+	snprintf(c, sizeof c, vs && !isnan(q) ? "%.3f" : "", q);
+	if (md)
+		fprintf(out, "| `%s` | %.0f | %s | %s | %s |\n", name ? name : "?",
+		    profdiff_print_num(r, "calls"), a, b, c);
+	else
+		fprintf(out, "    %-24s %10.0f %12s %12s %8s\n", name ? name :
+		    "?", profdiff_print_num(r, "calls"), a, b, c);
+}
+
+static void
+profdiff_print_table_head(const char *arm, const char *kind, const json_t *p,
+    bool md, FILE *out)
+{
+	const char *vs = profdiff_print_str(p, "vs");
+
+	if (strcmp(kind, "syscalls") == 0) {
+		if (md)
+			fprintf(out, "\n| syscall | calls | %s per request | %s "
+			    "per request | ratio |\n|---|---:|---:|---:|---:|\n",
+			    arm, vs ? vs : "-");
+		else
+			fprintf(out, "    %-24s %10s %12s %12s %8s\n", "syscall",
+			    "calls", "per request", vs ? "vs per req" : "",
+			    vs ? "ratio" : "");
+		return;
+	}
+	if (md) {
+		fprintf(out, "\n| symbol (object) | samples | %s %% [95%%] |", arm);
+		if (vs)
+			fprintf(out, " samples | %s %% [95%%] | diff points "
+			    "[95%%] | ms/run moved | |", vs);
+		fprintf(out, vs ? "\n|---|---:|---:|---:|---:|---:|---:|---|\n" :
+		    "\n|---|---:|---:|\n");
+		return;
+	}
+	fprintf(out, "    %-36s %7s %-19s", "symbol (object)", "samples",
+	    "share % [95%]");
+	if (vs)
+		fprintf(out, " %7s %-19s %-22s %9s", "samples", "vs share %",
+		    "diff points [95%]", "ms/run");
+	fputc('\n', out);
+}
+
+static void
+profdiff_print_one(const char *cell, const char *arm, const char *kind,
+    const json_t *p, bool md, size_t limit, FILE *out)
+{
+	bool sys = strcmp(kind, "syscalls") == 0,
+	    vs = profdiff_print_str(p, "vs") != NULL;
+	const json_t *rows = json_object_get(p, sys ? "syscalls" : "symbols"),
+	    *r;
+	size_t i;
+
+	if (!profdiff_print_head(cell, arm, kind, p, md, out))
+		return;
+	profdiff_print_table_head(arm, kind, p, md, out);
+	json_array_foreach(rows, i, r) {
+		if (limit > 0 && i >= limit)
+			break;
+		if (sys)
+			profdiff_print_sys_row(r, vs, md, out);
+		else
+			profdiff_print_perf_row(r, vs, md, out);
+	}
+	if (!sys)
+		profdiff_print_callers(p, arm, md, out);
+}
+
+/* A csv row's first fields: what profile it is of. */
+static void
+profdiff_print_csv_head(const char *cell, const char *arm, const char *kind,
+    const json_t *p, FILE *out)
+{
+	fputs("profile", out);
+	csvout_str(out, cell, true);
+	csvout_str(out, arm, true);
+	csvout_str(out, kind, true);
+	csvout_str(out, profdiff_print_str(p, "vs"), true);
+	csvout_str(out, profdiff_print_str(p, "status"), true);
+}
+
+/* One csv row per profile row (a failed profile: one row with its
+ * status and reason). */
+static void
+profdiff_print_csv(const char *cell, const char *arm, const char *kind,
+    const json_t *p, FILE *out)
+{
+	static const char *const nums[] = { "samples", "share", "vs_samples",
+	    "vs_share", "diff", "time_moved_ms", "calls", "per_request",
+	    "vs_calls", "vs_per_request", "ratio", NULL };
+	bool sys = strcmp(kind, "syscalls") == 0;
+	const json_t *rows = json_object_get(p, sys ? "syscalls" : "symbols"),
+	    *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r) {
+		profdiff_print_csv_head(cell, arm, kind, p, out);
+		csvout_str(out, profdiff_print_str(r, sys ? "syscall" : "symbol"),
+		    true);
+		csvout_str(out, profdiff_print_str(r, "object"), true);
+		for (int k = 0; nums[k] != NULL; k++)
+			csvout_num(out, json_object_get(r, nums[k]));
+		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 0));
+		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 1));
+		csvout_str(out, json_is_true(json_object_get(r, "noise")) ?
+		    "noise" : "", true);
+		csvout_str(out, "", true);
+		fputc('\n', out);
+	}
+	if (json_array_size(rows) == 0) {
+		profdiff_print_csv_head(cell, arm, kind, p, out);
+		fputs(",,,,,,,,,,,,,,,,", out);
+		csvout_str(out, profdiff_print_str(p, "reason"), true);
+		fputc('\n', out);
+	}
+}
+
+void
+profdiff_print(const json_t *profiles, enum profdiff_format fmt,
+    size_t limit, FILE *out)
+{
+	const char *cell, *arm, *kind;
+	const json_t *c, *a, *p;
+	bool md = fmt == PROFDIFF_MARKDOWN;
+
+	if (json_object_size(profiles) == 0)
+		return;
+	if (fmt == PROFDIFF_CSV)
+		fputs("\nprofile,cell,arm,kind,vs,status,name,object,samples,"
+		    "share,vs_samples,vs_share,diff,time_moved_ms,calls,"
+		    "per_request,vs_calls,vs_per_request,ratio,diff_lo,diff_hi,"
+		    "noise,reason\n", out);
+	else
+		fprintf(out, md ? "\n### Profiles\n\nNot in the ratios. Shares "
+		    "in %% of samples with 95%% intervals from the counts; "
+		    "diff in points; ms/run = share x the arm's median cpu; "
+		    "noise: the difference's interval holds 0.\n" :
+		    "\nprofiles (not in the ratios; shares in %% of samples "
+		    "with 95%% intervals, diff in points, ms/run = share x the "
+		    "arm's median cpu, noise: the interval holds 0)\n");
+	json_object_foreach((json_t *)profiles, cell, c)
+		json_object_foreach((json_t *)c, arm, a)
+			json_object_foreach((json_t *)a, kind, p) {
+		if (fmt == PROFDIFF_CSV)
+			profdiff_print_csv(cell, arm, kind, p, out);
+		else
+			profdiff_print_one(cell, arm, kind, p, md, limit, out);
+	}
+}

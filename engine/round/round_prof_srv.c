@@ -1,0 +1,258 @@
+/* The round driver, profile phase: what the profiles of a cell's server
+ * share (syscalls and server_perf).  The server's whole process tree and
+ * its tasks, one leg of the arm run as the server's load with the
+ * profiler attached after the load's warm-up, a profiler stopped by a
+ * signal to it alone, and the check that the server still answers a real
+ * request afterwards. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "legcmd.h"
+#include "procs.h"
+#include "profile.h"
+#include "round_int.h"
+#include "server.h"
+#include "template.h"
+#include "xalloc.h"
+
+size_t
+round_prof_tree(pid_t root, pid_t *pids, size_t max)
+{
+	size_t n = procs_descendants(root, pids + 1, max - 1) + 1;
+
+	pids[0] = root;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			pid_t t = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = t;
+		}
+	return n;
+}
+
+struct prof_tasks
+round_prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
+{
+	struct prof_tasks t = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
+		if ((d = opendir(path)) == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			char sp[128], *st, *tp;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(sp, sizeof sp, "/proc/%d/task/%.20s/status",
+			    (int)pids[i], de->d_name);
+			/* a thread may end between the listing and this */
+			if ((st = profile_slurp(sp, 8192)) == NULL)
+				continue;
+			if ((tp = strstr(st, "\nTracerPid:")) != NULL) {
+				long who = strtol(tp + 11, NULL, 10);
+
+				t.tasks++;
+				t.traced += who != 0;
+				t.by_tracer += who == (long)tracer;
+			}
+			free(st);
+		}
+		closedir(d);
+	}
+	return t;
+}
+
+char *
+round_prof_pidlist(const pid_t *pids, size_t n)
+{
+	char *s = xmalloc(n * 12 + 1);
+	size_t k = 0;
+
+	s[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)snprintf(s + k, 13, "%s%d", i ? "," : "",
+		    (int)pids[i]);
+	return s;
+}
+
+/* Wait (abort-blind: a detach must finish even during an abort) until pid
+ * exits: its status, or -1 after seconds. */
+static int
+round_prof_wait_exit(pid_t pid, double seconds)
+{
+	double waited = 0;
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			return st;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (waited >= seconds)
+			return -1;
+		usleep(10000);
+		waited += 0.01;
+	}
+}
+
+int
+round_prof_stop_tool(pid_t tool, double seconds)
+{
+	int st;
+
+	/* SIGINT to the tool alone (never its group, never the server): it
+	 * detaches and writes what it gathered */
+	kill(tool, SIGINT);
+	if ((st = round_prof_wait_exit(tool, seconds)) >= 0)
+		return st;
+	kill(tool, SIGKILL);
+	(void)round_prof_wait_exit(tool, 3.0);
+	return -1;
+}
+
+/* leg_run's look at the load: stopped after its warm-up, the profiler
+ * attaches, and the load goes on. */
+static void
+round_prof_load_state(int stop_sig, void *arg)
+{
+	struct prof_load *pl = arg;
+
+	if (stop_sig == 0 || pl->attached || pl->ps.pid <= 0)
+		return;
+	pl->attached = true;
+	pl->attach_failed = pl->attach(pl->arg) != 0;
+	kill(pl->ps.pid, SIGCONT);
+}
+
+/* The leg's environment with BENCHTUI_LOAD_HOLD=warmup added (the
+ * strings borrowed but that one). */
+static char **
+round_prof_hold_env(char *const *envp)
+{
+	size_t n = 0;
+	char **e;
+
+	while (envp[n] != NULL)
+		n++;
+	e = xcalloc(n + 2, sizeof *e);
+	memcpy(e, envp, n * sizeof *e);
+	e[n] = xstrdup("BENCHTUI_LOAD_HOLD=warmup");
+	return e;
+}
+
+static void
+round_prof_hold_env_free(char **e)
+{
+	size_t n = 0;
+
+	if (e == NULL)
+		return;
+	while (e[n] != NULL)
+		n++;
+	free(e[n - 1]);
+	free(e);
+}
+
+int
+round_prof_load(struct prof_load *pl)
+{
+	struct run *u = pl->u;
+	const struct spec *s = u->r->spec;
+	char **env = pl->hold ? round_prof_hold_env(pl->cmd->envp) : NULL;
+	struct leg_spec ls = {
+		.path = pl->cmd->exec_path, .argv = pl->cmd->argv,
+		.envp = env != NULL ? env : pl->cmd->envp, .cwd = s->workdir,
+		.out_path = pl->out_abs, .cpus = u->client_mask,
+		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
+		.abort_fd = u->r->abort_pipe[0],
+		.state_fn = pl->hold ? round_prof_load_state : NULL,
+		.state_arg = pl,
+	};
+	int rc = 0;
+
+	pl->ps = (struct prof_start){ u, pl->cell->name, pl->arm->name,
+	    pl->kind, 0 };
+	/* Without a warm-up to wait out, the profiler attaches first. */
+	if (!pl->hold) {
+		pl->attached = true;
+		pl->attach_failed = pl->attach(pl->arg) != 0;
+	}
+	if (!pl->attach_failed)
+		rc = leg_run(&ls, &pl->res, round_prof_started, &pl->ps,
+		    pl->why, sizeof pl->why) != 0 ? 1 : 0;
+	round_prof_hold_env_free(env);
+	return pl->attach_failed ? 1 : rc;
+}
+
+/* The load's URL and its request options, when the load is benchtui
+ * load: argv for one more request, or NULL. */
+static char **
+round_prof_request_argv(const struct legcmd *cmd)
+{
+	const char *self = template_self_path();
+	char **argv;
+	size_t k = 0;
+
+	if (self == NULL || cmd->exec_path == NULL ||
+	    strcmp(cmd->exec_path, self) != 0 || cmd->argc < 3 ||
+	    strcmp(cmd->argv[1], "load") != 0)
+		return NULL;
+	argv = xcalloc(cmd->argc + 8, sizeof *argv);
+	argv[k++] = (char *)self;
+	argv[k++] = "load";
+	for (size_t i = 2; i < cmd->argc; i++) {
+		const char *a = cmd->argv[i];
+
+		if (strncmp(a, "http://", 7) == 0 && argv[2] == NULL)
+			argv[k++] = (char *)a;
+		else if ((strcmp(a, "--header") == 0 ||
+		    strcmp(a, "--expect-status") == 0) && i + 1 < cmd->argc) {
+			argv[k++] = (char *)a;
+			argv[k++] = cmd->argv[++i];
+		}
+	}
+	if (k < 3 || strncmp(argv[2], "http://", 7) != 0) {
+		free(argv);
+		return NULL;
+	}
+	argv[k++] = "--requests";
+	argv[k++] = "1";
+	argv[k++] = "--timeout";
+	argv[k++] = "5";
+	return argv;
+}
+
+bool
+round_prof_answers(struct run *u, const struct spec_cell *cell,
+    const struct legcmd *cmd, char *how, size_t len)
+{
+	char **argv = round_prof_request_argv(cmd);
+	int rc;
+
+	if (argv == NULL) {
+		/* not an HTTP load benchtui knows: the port must accept */
+		round_prof_fmt(how, len, "a TCP connect to port %d (the load is "
+		    "not benchtui load)", cell->server->tcp_port);
+		return server_port_accepts(cell->server->tcp_port, 5000);
+	}
+	rc = profile_exec_fd(argv, NULL, u->r->dir, -1, -1, 15.0);
+	round_prof_fmt(how, len, "an HTTP request for %s (benchtui load "
+	    "--requests 1: %s %d)", argv[2], rc == 0 ? "exit" : "it exited",
+	    rc);
+	free(argv);
+	return rc == 0;
+}

@@ -1,0 +1,100 @@
+/* The floor estimator (see stats_floor.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "stats_floor.h"
+#include "xalloc.h"
+
+size_t
+stats_floor_rank(size_t n)
+{
+	return n == 0 ? 0 : (n + 19) / 20;
+}
+
+static double
+stats_floor_lchoose(size_t n, size_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) -
+	    lgamma((double)(n - k) + 1);
+}
+
+double
+stats_floor_tail(size_t n, size_t u, size_t v)
+{
+	size_t k = u + v - 1;
+	double lall, sum = 0;
+
+	if (v < 1 || u <= v || u > n)
+		return NAN;
+	lall = stats_floor_lchoose(2 * n, k);
+	/* j of the arm's values among the lowest k, k - j of the other
+	 * arm's; k - j <= n, so j >= k - n (u <= n keeps that below v). */
+	for (size_t j = k > n ? k - n : 0; j < v; j++)
+		sum += exp(stats_floor_lchoose(n, j) +
+		    stats_floor_lchoose(n, k - j) - lall);
+	return sum;
+}
+
+size_t
+stats_floor_u(size_t n, double level)
+{
+	double alpha = (1.0 - level) / 2.0;
+	size_t v = stats_floor_rank(n), lo, hi;
+
+	if (n == 0 || !(level > 0) || !(level < 1) || v >= n ||
+	    !(stats_floor_tail(n, n, v) <= alpha))
+		return 0;
+	/* The tail falls as u grows: the smallest u in (v, n] at or below
+	 * alpha.  hi always satisfies it, lo - 1 never does. */
+	lo = v + 1;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (stats_floor_tail(n, mid, v) <= alpha)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+size_t
+stats_floor_min_n(double level)
+{
+	size_t n;
+
+	if (!(level > 0) || !(level < 1))
+		return 0;
+	/* 1 / C(2n, n) shrinks about 4x a step: a few dozen at most. */
+	for (n = 1; n < 1100 && stats_floor_u(n, level) == 0; n++)
+		;
+	return n;
+}
+
+bool
+stats_floor_interval(const double *a, const double *b, size_t n,
+    double level, double *est, double *lo, double *hi)
+{
+	size_t v = stats_floor_rank(n), u;
+	double *sa, *sb;
+
+	*est = *lo = *hi = NAN;
+	if (n == 0)
+		return false;
+	/* O(n log n): two sorted copies. */
+	sa = xreallocarray(NULL, 2 * n, sizeof *sa);
+	sb = sa + n;
+	memcpy(sa, a, n * sizeof *sa);
+	memcpy(sb, b, n * sizeof *sb);
+	stats_sort(sa, n);
+	stats_sort(sb, n);
+	*est = sa[v - 1] / sb[v - 1];
+	if ((u = stats_floor_u(n, level)) != 0) {
+		*lo = sa[v - 1] / sb[u - 1];
+		*hi = sa[u - 1] / sb[v - 1];
+	}
+	free(sa);
+	return u != 0;
+}
