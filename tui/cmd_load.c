@@ -229,10 +229,6 @@ cmd_load_combined(struct httpload_opts *o, const struct cmd_load_args *a)
 	if (a->requests && o->duration_s > 0)
 		return cmd_usage_error("load", load_usage, "--requests and "
 		    "--duration both given: the run is a count or a time");
-	if (o->threads > o->connections)
-		return cmd_usage_error("load", load_usage, "--threads %d is more "
-		    "than --connections %d: each thread needs a connection",
-		    o->threads, o->connections);
 	return 0;
 }
 
@@ -320,11 +316,13 @@ cmd_load(int argc, char **argv)
 	}
 	if (!a.quiet)
 		printf("benchtui load: %ld requests in %.3f s over %d "
-		    "connection%s on %d thread%s: %.1f requests/s, %lld body "
+		    "connection%s on %d thread%s: %.1f requests/s%s, %lld body "
 		    "bytes; latency%s p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
 		    "max %.3f ms\n", r.requests, r.seconds, o.connections,
 		    o.connections == 1 ? "" : "s", o.threads,
-		    o.threads == 1 ? "" : "s", r.rps, r.bytes,
+		    o.threads == 1 ? "" : "s", r.rps,
+		    o.rate > 0 && r.rps < 0.95 * o.rate ? " (below --rate: the "
+		    "server fell behind and a queue built up)" : "", r.bytes,
 		    o.rate > 0 ? " (from each request's due time)" : "",
 		    r.lat_p50_ms, r.lat_p90_ms, r.lat_p99_ms, r.lat_max_ms);
 	return 0;
