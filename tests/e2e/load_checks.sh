@@ -27,6 +27,10 @@ jq -e '.requests == 40 and .rps > 0 and .bytes == 40 * 65536 and
 	.lat_p90_ms <= .lat_p99_ms and .lat_p99_ms <= .lat_max_ms' "$T/m.json" \
 	>/dev/null || fail "metrics: $(cat "$T/m.json")"
 
+"$BENCHTUI" load "$url" --requests 3 --quiet >"$T/stdout" 2>"$T/stderr" ||
+	fail "--quiet: exit $?"
+[ ! -s "$T/stdout" ] && [ ! -s "$T/stderr" ] || fail "--quiet printed something"
+
 # Several connections, each persistent.
 "$BENCHTUI" load "$url" --requests 30 --connections 3 --expect-sha256 "$FILE_SHA" \
 	--evidence "$T/ev3.jsonl" >"$T/stdout" 2>&1 || fail "3 connections exited $?"
