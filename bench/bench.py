@@ -36,6 +36,8 @@ BENCHTUI = os.environ.get("BENCHTUI",
                           os.path.join(ROOT, "build/meson/tui/benchtui"))
 TRUE = os.path.realpath(shutil.which("true") or "/bin/true")
 SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
+INTERVAL = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
+                        "bench-interval")
 
 
 def die(msg):
@@ -477,6 +479,61 @@ class Bench:
         res["rss_kb"] = rss
         return res
 
+    def compare(self):
+        """benchtui compare of two sealed 100,000-leg rounds (gen-legs.py
+        --folder: 10 cells x 4 arms x 2500 reps, five metrics; the second
+        round another seed and its slow arm 2% slower): every cell, arm
+        and metric compared by the two-sample arithmetic (2500 x 2500
+        values), and every effect.  Formats rotate with the trial;
+        beside it, report of one of the two folders."""
+        legs = 20000 if self.quick else 100000
+        dirs = []
+        for seed, slow in ((1, 1.08), (2, 1.10)):
+            d = os.path.join(self.tmp, "cmp%d" % seed)
+            subprocess.run([sys.executable, os.path.join(HERE,
+                            "gen-legs.py"), "--folder", d, "--legs",
+                            str(legs), "--seed", str(seed), "--slow",
+                            str(slow)], check=True, stdout=subprocess.DEVNULL)
+            dirs.append(d)
+        fmts = ["text", "json", "csv", "markdown"]
+        res = {"compare": [], "report": []}
+        for t in range(self.trials):
+            fmt = fmts[t % len(fmts)]
+            fns = [("compare", lambda fmt=fmt: self.timed(
+                        [BENCHTUI, "compare"] + dirs + ["--format", fmt])),
+                   ("report", lambda: self.timed(
+                        [BENCHTUI, "report", dirs[0]]))]
+            for k, v in self.rotated(t, fns).items():
+                res[k].append(v)
+        cw = statistics.median(w for w, _, _ in res["compare"])
+        rw = statistics.median(w for w, _, _ in res["report"])
+        rss = max(m for _, _, m in res["compare"])
+        self.add("compare_100k", "compare of two %d-leg rounds, wall "
+                 "(median of %d, formats rotated)" % (legs, self.trials),
+                 cw, "s", rw, "report of one of them", "<= 2 s", cw <= 2.0)
+        self.add("compare_rss", "compare of two %d-leg rounds, peak RSS "
+                 "(worst trial)" % legs, rss / 1024, "MiB", 128, "target",
+                 "<= 128 MiB", rss <= 128 * 1024)
+        return res
+
+    def interval(self):
+        """One paired interval at n reps as a report first meets it (k
+        from the exact null distribution up to n = 2000, the normal
+        approximation beyond), by bench-interval (bench/interval.c, built
+        with the product's flags): the median of 7 runs, per n."""
+        if not os.access(INTERVAL, os.X_OK):
+            die("%s: not built (make build)" % INTERVAL)
+        p = subprocess.run([INTERVAL], check=True, capture_output=True,
+                           text=True)
+        res = json.loads(p.stdout)
+        for n, secs in sorted(res.items(), key=lambda kv: int(kv[0])):
+            target = "<= 50 ms" if n == "2000" else None
+            self.add("interval_%s" % n, "paired interval, n = %s (k, "
+                     "estimate, interval; median of 7)" % n, secs * 1e3,
+                     "ms", target=target,
+                     met=(secs <= 0.05) if target else None)
+        return res
+
     def big_round(self):
         n = 2000 if self.quick else 10000
         ev, wall, cpu, rss = self.run_round(self.true_round(n))
@@ -598,7 +655,7 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "report,big_round,load")
+                    "report,big_round,interval,compare,load")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -614,7 +671,7 @@ def main():
     load0 = busy_cores(1.0)
     try:
         for name in ("per_leg", "fidelity", "gate", "console", "report",
-                     "big_round", "load"):
+                     "big_round", "interval", "compare", "load"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)

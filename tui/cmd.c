@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "failon.h"
 #include "xalloc.h"
 
 int
@@ -54,4 +55,32 @@ char *
 cmd_log_path(const char *input, bool is_dir)
 {
 	return is_dir ? xasprintf("%s/log.jsonl", input) : xstrdup(input);
+}
+
+int
+cmd_fail_on(const char *sub, const char *use, const char *rule,
+    struct failon *f)
+{
+	char err[512];
+
+	if (failon_add(f, rule, err, sizeof err) != 0)
+		return cmd_usage_error(sub, use, "--fail-on %s", err);
+	return 0;
+}
+
+size_t
+cmd_fail_on_matches(const char *sub, const struct failon *f,
+    const json_t *rep, bool apply)
+{
+	json_t *msgs = json_array(), *v;
+	size_t n = failon_match(f, rep, msgs), i;
+
+	if (n > 0)
+		fprintf(stderr, "benchtui %s: %zu verdict%s matched fail_on%s:\n",
+		    sub, n, n == 1 ? "" : "s", apply ? "" : " (the round is "
+		    "not complete: not applied)");
+	json_array_foreach(msgs, i, v)
+		fprintf(stderr, "  %s\n", json_string_value(v));
+	json_decref(msgs);
+	return apply ? n : 0;
 }

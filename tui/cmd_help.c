@@ -27,17 +27,21 @@ static const struct help_cmd help_cmds[] = {
 	  "Run a round live in the console (or headless), then seal it.", "benchtui(1) RUN, "
 	  "benchtui-round(5)",
 	  { { "--out DIR", "the round folder (new or empty); default "
-	      "rounds/NAME-TIME next to the round file" },
+	      "./rounds/NAME-TIME in the current directory" },
 	    { "--headless", "no console: one line per leg and the summary "
 	      "(also when stdout is not a terminal)" },
 	    { "--theme NAME", "the console's colours (see benchtui(1) Themes)" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
+	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
 	    { "--help", "this text" } } },
 	{ "resume", "benchtui resume DIR [options]",
 	  "Go on with a stopped round (abort, signal, crash) in its folder.", "benchtui(1) LIFECYCLE",
 	  { { "--headless", "no console" },
 	    { "--theme NAME", "the console's colours" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE "
+	      "(repeatable)" },
 	    { "--help", "this text" } } },
 	{ "replay", "benchtui replay DIR|LOG.jsonl [options]   "
 	  "(also: benchtui --replay ...)",
@@ -55,6 +59,18 @@ static const struct help_cmd help_cmds[] = {
 	    { "--baseline ARM", "a bare log: compare every arm with ARM" },
 	    { "--aa ARM=OF", "a bare log: ARM is an A/A copy of OF "
 	      "(repeatable)" },
+	    { "--fail-on RULE", "exit 6 when a verdict of a complete round "
+	      "matches RULE (repeatable)" },
+	    { "--help", "this text" } } },
+	{ "compare", "benchtui compare DIR_A DIR_B [options]",
+	  "Set two sealed rounds side by side: B against A, per cell, arm "
+	  "and metric.", "benchtui(1) COMPARE",
+	  { { "--format F", "text (default), json, csv or markdown" },
+	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
+	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
+	    { "--partial", "also read a folder that is not sealed, as it is" },
+	    { "--confidence L", "the intervals' level (default: A's "
+	      "confidence)" },
 	    { "--help", "this text" } } },
 	{ "verify", "benchtui verify DIR [options]",
 	  "Check a sealed folder against SHA256SUMS; exit 4 names changes.", "benchtui(1) verify",
@@ -66,10 +82,12 @@ static const struct help_cmd help_cmds[] = {
 	  { { "--partial", "required: the round is not complete" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
 	    { "--help", "this text" } } },
-	{ "check", "benchtui check ROUND.json",
+	{ "check", "benchtui check ROUND.json [--host]",
 	  "Validate a round file, print its plan and commands; run nothing.", "benchtui(1) CHECK, "
 	  "benchtui-round(5)",
-	  { { "--help", "this text" } } },
+	  { { "--host", "also look at this box's load for a few seconds, "
+	      "as run does before its first leg" },
+	    { "--help", "this text" } } },
 	{ "load", "benchtui load URL [options]",
 	  "A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).", "benchtui(1) LOAD",
 	  { { "--requests N", "counted requests (default 1000)" },
@@ -95,6 +113,12 @@ static const struct help_cmd help_cmds[] = {
 	    { "--timeout S", "each response whole within S s of sending "
 	      "(default 30)" },
 	    { "--quiet", "no summary line" },
+	    { "--help", "this text" } } },
+	{ "agent", "benchtui agent --dir DIR",
+	  "The far end of a cell server on another host; ssh runs it.",
+	  "benchtui(1) REMOTE HOSTS",
+	  { { "--dir DIR", "the one folder it writes in (the servers' logs; "
+	      "their cwd), made when missing" },
 	    { "--help", "this text" } } },
 	{ "help", "benchtui help [COMMAND]",
 	  "List the commands, or show one's synopsis and options.",

@@ -1,6 +1,7 @@
 /* benchtui report DIR|LOG.jsonl [--format F] [--baseline ARM] [--aa ARM=OF]
+ *                               [--fail-on RULE]...
  *
- * Reads a log back through logread into a tally and prints tally_report in
+ * Reads a log back through roundread into a tally and prints tally_report in
  * the chosen format.  A round folder (or a log inside one) supplies its
  * round.json, so arms, vs and aa_of are the ones the round ran with. */
 #include <errno.h>
@@ -13,53 +14,17 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "logread.h"
+#include "failon.h"
+#include "suggest.h"
 #include "report.h"
+#include "roundread.h"
 #include "spec.h"
 #include "tally.h"
 #include "xalloc.h"
 
 static const char report_usage[] =
     "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
-    "[--baseline ARM] [--aa ARM=OF]...\n";
-
-struct cmd_report_feed {
-	struct tally *t;
-	char spec_sha256[65];   /* the round event's, or "" */
-	size_t legs;            /* leg lines, counted or not */
-};
-
-static int
-cmd_report_feed(json_t *ev, size_t lineno, void *arg)
-{
-	struct cmd_report_feed *f = arg;
-	const char *sha;
-
-	(void)lineno;
-	if (f->spec_sha256[0] == '\0' &&
-	    strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
-	    "round") == 0 &&
-	    (sha = json_string_value(json_object_get(ev, "spec_sha256"))) != NULL)
-		snprintf(f->spec_sha256, sizeof f->spec_sha256, "%s", sha);
-	if (strcmp(json_string_value(json_object_get(ev, "t")) ?: "",
-	    "leg") == 0)
-		f->legs++;
-	tally_feed(f->t, ev);
-	return 0;
-}
-
-/* A leg line the tally reads straight from its text (most of a log). */
-static bool
-cmd_report_line(const char *line, size_t len, size_t lineno, void *arg)
-{
-	struct cmd_report_feed *f = arg;
-
-	(void)lineno;
-	if (tally_feed_line(f->t, line, len) != TALLY_LINE_LEG)
-		return false;
-	f->legs++;
-	return true;
-}
+    "[--baseline ARM] [--aa ARM=OF]... [--fail-on RULE]...\n";
 
 /* The round folder a log belongs to: DIR itself, or the folder of a log
  * that sits next to round.json and environment.json.  malloc'd, or NULL for
@@ -80,12 +45,13 @@ cmd_report_round_dir(const char *input, bool is_dir)
 	return NULL;
 }
 
-enum { OPT_FORMAT = 1, OPT_BASELINE, OPT_AA };
+enum { OPT_FORMAT = 1, OPT_BASELINE, OPT_AA, OPT_FAIL_ON };
 
 static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "aa", required_argument, NULL, OPT_AA },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -135,6 +101,7 @@ struct cmd_report_args {
 	const char *input, *baseline;
 	bool aa_given;
 	int fmt;
+	struct failon rules;     /* --fail-on's, then round.json's */
 };
 
 /* The options (--baseline and --aa go straight into t) and the input.
@@ -163,6 +130,11 @@ cmd_report_parse(int argc, char **argv, struct tally *t,
 			if ((rc = cmd_report_aa(t, optarg)) != 0)
 				return rc;
 			break;
+		case OPT_FAIL_ON:
+			if ((rc = cmd_fail_on("report", report_usage, optarg,
+			    &a->rules)) != 0)
+				return rc;
+			break;
 		case ':':
 			return cmd_usage_error("report", report_usage,
 			    "%s needs a value", argv[optind - 1]);
@@ -175,9 +147,14 @@ cmd_report_parse(int argc, char **argv, struct tally *t,
 	    "no round folder or log given",
 	    "more than one input ('%2$s' and '%1$s')", &a->input)) != 0)
 		return rc;
-	if ((a->fmt = report_format_parse(fmtname)) < 0)
+	if ((a->fmt = report_format_parse(fmtname)) < 0) {
+		char hint[128];
+
 		return cmd_usage_error("report", report_usage,
-		    "--format: unknown format '%s'", fmtname);
+		    "--format: unknown format '%s'%s", fmtname, suggest_hint(
+		    hint, sizeof hint, fmtname, report_format_names(),
+		    SIZE_MAX));
+	}
 	return 0;
 }
 
@@ -222,35 +199,35 @@ static int
 cmd_report_read(const char *log, const struct spec *spec, const char *spath,
     struct tally *t)
 {
-	struct cmd_report_feed feed = { .t = t };
-	struct logread_info info;
+	struct roundread_log rl;
+	struct logread_info *info = &rl.info;
 	char err[1024];
 
-	if (logread_file_lines(log, cmd_report_line, cmd_report_feed, &feed,
-	    &info, err, sizeof err) != 0) {
+	if (roundread_log(log, t, &rl, err, sizeof err) != 0) {
 		fprintf(stderr, "benchtui report: %s\n", err);
 		return -1;
 	}
 	/* Nothing to report is not a report of a round named null. */
-	if (feed.legs == 0) {
+	if (rl.legs == 0) {
 		fprintf(stderr, "benchtui report: %s: no legs (%s)\n", log,
-		    info.lines == 0 ? "the log is empty" : "not one leg line");
+		    info->lines == 0 ? "the log is empty" : "not one leg line");
 		return -1;
 	}
 	/* The arms came from round.json: it must be the file the round ran,
 	 * or the report would contradict the round's own summary. */
-	if (spec != NULL && feed.spec_sha256[0] != '\0' &&
-	    strcmp(spec->sha256, feed.spec_sha256) != 0) {
+	if (spec != NULL && rl.spec_sha256[0] != '\0' &&
+	    strcmp(spec->sha256, rl.spec_sha256) != 0) {
 		fprintf(stderr, "benchtui report: %s: changed since the round "
 		    "started (sha256 %s, the log recorded %s); refusing to report "
 		    "with arms the round did not run (a copy of the log outside "
 		    "the folder reads as a bare log)\n", spath, spec->sha256,
-		    feed.spec_sha256);
+		    rl.spec_sha256);
 		return -1;
 	}
-	if (info.torn)
+	if (info->torn)
 		fprintf(stderr, "benchtui report: %s:%zu: torn last line "
-		    "(%zu bytes) ignored\n", log, info.torn_line, info.torn_bytes);
+		    "(%zu bytes) ignored\n", log, info->torn_line,
+		    info->torn_bytes);
 	if (spec == NULL) {
 		char *copy = xstrdup(log);
 		tally_set_name(t, basename(copy));
@@ -282,9 +259,11 @@ cmd_report_ratios(void *arg, const char *cell, const char *arm,
 /* The report in its format.  json and csv print every ratio list, which
  * for a million legs would be ~150 MB of json reals at once: they get a
  * report without them and print each list from the tally as they reach
- * it.  0, or 1 after a message. */
+ * it.  Then the fail_on rules: 6 when a verdict of a complete round
+ * matches one.  0, or 1 after a message. */
 static int
-cmd_report_print(const struct tally *t, enum report_format fmt)
+cmd_report_print(const struct tally *t, enum report_format fmt,
+    const struct failon *rules)
 {
 	struct cmd_report_lists l = { .t = t };
 	struct report_lists lists = { cmd_report_ratios, &l };
@@ -292,13 +271,34 @@ cmd_report_print(const struct tally *t, enum report_format fmt)
 	json_t *rep = stream ? tally_report_deferred(t) : tally_report_brief(t);
 	int rc = report_print_lists(rep, fmt, stdout, stream ? &lists : NULL);
 
-	json_decref(rep);
 	free(l.buf);
 	if (rc != 0) {
 		fprintf(stderr, "benchtui report: writing the report: %s\n",
 		    strerror(errno));
+		json_decref(rep);
 		return 1;
 	}
+	rc = cmd_fail_on_matches("report", rules, rep, !json_is_true(
+	    json_object_get(rep, "partial"))) > 0 ? 6 : 0;
+	json_decref(rep);
+	return rc;
+}
+
+/* round.json's fail_on after --fail-on's, whose arms must be the
+ * round's.  0, or a usage error's status. */
+static int
+cmd_report_rules(struct cmd_report_args *a, const struct spec *spec)
+{
+	char err[512];
+
+	if (spec == NULL)
+		return 0;
+	for (size_t i = 0; i < a->rules.n; i++)
+		if (failon_check_arm(&a->rules.r[i], spec, err, sizeof err) != 0)
+			return cmd_usage_error("report", report_usage,
+			    "--fail-on %s", err);
+	for (size_t i = 0; i < spec->fail_on.n; i++)
+		failon_add(&a->rules, spec->fail_on.r[i].text, err, sizeof err);
 	return 0;
 }
 
@@ -317,8 +317,11 @@ cmd_report(int argc, char **argv)
 	if (cmd_report_open(&a, t, &log, &spec, &spath) != 0 ||
 	    cmd_report_read(log, spec, spath, t) != 0)
 		goto out;
-	rc = cmd_report_print(t, (enum report_format)a.fmt);
+	if ((rc = cmd_report_rules(&a, spec)) != 0)
+		goto out;
+	rc = cmd_report_print(t, (enum report_format)a.fmt, &a.rules);
 out:
+	failon_finish(&a.rules);
 	spec_destroy(spec);
 	tally_destroy(t);
 	free(log);

@@ -3,20 +3,25 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "console.h"
 #include "headless.h"
+#include "failon.h"
 #include "round.h"
+#include "xalloc.h"
 
 static const char run_usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
-    "[--sign KEY.pem]\n";
+    "[--sign KEY.pem] [--fail-on RULE]...\n";
 static const char resume_usage[] =
-    "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n";
+    "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] "
+    "[--fail-on RULE]...\n";
 
-enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP };
+enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP,
+    OPT_FAIL_ON };
 
 static const struct option run_options[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -24,6 +29,7 @@ static const struct option run_options[] = {
 	{ "theme", required_argument, NULL, OPT_THEME },
 	{ "sign", required_argument, NULL, OPT_SIGN },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -40,6 +46,8 @@ cmd_run_say_end(const char *dir, int code)
 		    "can be resumed",
 		[ROUND_EXIT_LEGS_FAILED] = "the round is complete and sealed, but some legs failed "
 		    "or timed out (their output is in legs/)",
+		[ROUND_EXIT_FAIL_ON] = "the round is complete and sealed, but a "
+		    "verdict matched a fail_on rule (see the message above)",
 	};
 
 	fprintf(stderr, "round folder: %s\nexit %d: %s\n", dir, code,
@@ -49,17 +57,22 @@ cmd_run_say_end(const char *dir, int code)
 		fprintf(stderr, "resume it with: benchtui resume %s\n", dir);
 }
 
-/* Shared by run and resume: resume takes no --out. */
+/* What run's and resume's options asked for. */
+struct cmd_run_args {
+	struct round_opts opts;
+	const char *theme;
+	bool headless;
+	struct failon rules;     /* --fail-on's */
+	const char **texts;      /* their text, for opts.fail_on */
+};
+
+/* The options and the operand into a; resume takes no --out.  -1 to go
+ * on, else the exit status (0 after --help). */
 static int
-cmd_run_main(int argc, char **argv, bool resume)
+cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 {
 	const char *sub = resume ? "resume" : "run";
 	const char *use = resume ? resume_usage : run_usage;
-	struct round_opts opts = { 0 };
-	const char *theme = NULL;
-	bool headless = false;
-	struct round *r;
-	char err[1024];
 	int c, code;
 
 	optind = 1;
@@ -70,47 +83,75 @@ cmd_run_main(int argc, char **argv, bool resume)
 			if (resume)
 				return cmd_usage_error(sub, use, "--out is not "
 				    "accepted: a round resumes in its own folder");
-			opts.out_dir = optarg;
+			a->opts.out_dir = optarg;
 			break;
 		case OPT_HEADLESS:
-			headless = true;
+			a->headless = true;
 			break;
 		case OPT_THEME:
-			theme = optarg;
+			a->theme = optarg;
 			break;
 		case OPT_SIGN:
-			opts.sign_key = optarg;
+			a->opts.sign_key = optarg;
 			break;
 		case OPT_HELP:
 			fputs(use, stdout);
 			return 0;
+		case OPT_FAIL_ON:
+			if ((code = cmd_fail_on(sub, use, optarg,
+			    &a->rules)) != 0)
+				return code;
+			break;
 		default:
 			return cmd_usage_error(sub, use, "unknown or incomplete "
 			    "option '%s'", argv[optind - 1]);
 		}
 	}
+	a->texts = xreallocarray(NULL, a->rules.n + 1, sizeof *a->texts);
+	for (size_t i = 0; i < a->rules.n; i++)
+		a->texts[i] = a->rules.r[i].text;
+	a->opts.fail_on = a->texts;
+	a->opts.nfail_on = a->rules.n;
 	if ((code = cmd_operand(argc, argv, sub, use,
 	    resume ? "missing DIR" : "missing ROUND.json",
 	    resume ? "too many arguments (one DIR)" :
 	    "too many arguments (one ROUND.json)",
-	    resume ? &opts.resume_dir : &opts.spec_path)) != 0)
+	    resume ? &a->opts.resume_dir : &a->opts.spec_path)) != 0)
 		return code;
+	return -1;
+}
 
-	r = round_create(&opts, &code, err, sizeof err);
+/* Shared by run and resume. */
+static int
+cmd_run_main(int argc, char **argv, bool resume)
+{
+	struct cmd_run_args a = { 0 };
+	struct round *r;
+	char err[1024];
+	int code;
+
+	if ((code = cmd_run_parse(argc, argv, resume, &a)) >= 0)
+		goto out;
+	r = round_create(&a.opts, &code, err, sizeof err);
 	if (r == NULL) {
-		fprintf(stderr, "benchtui %s: %s\n", sub, err);
-		return code != 0 ? code : 1;
+		fprintf(stderr, "benchtui %s: %s\n", resume ? "resume" : "run",
+		    err);
+		code = code != 0 ? code : 1;
+		goto out;
 	}
-	if (headless || !isatty(STDOUT_FILENO)) {
+	if (a.headless || !isatty(STDOUT_FILENO)) {
 		printf("round folder: %s\n", round_dir(r));
 		fflush(stdout);
 		code = headless_run_round(r);
 	} else {
 		fprintf(stderr, "round folder: %s\n", round_dir(r));
-		code = console_run_round(r, theme);
+		code = console_run_round(r, a.theme);
 		cmd_run_say_end(round_dir(r), code);
 	}
 	round_destroy(r);
+out:
+	failon_finish(&a.rules);
+	free(a.texts);
 	return code;
 }
 

@@ -6,21 +6,24 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "suggest.h"
 #include "config.h"
 #include "counters.h"
 #include "profrepeat.h"
 #include "xalloc.h"
 
 static const char usage[] =
-    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem]\n"
-    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem]\n"
+    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
+    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
     "       benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
-    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF]\n"
+    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF] [--fail-on RULE]...\n"
+    "       benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] [--fail-on RULE]... [--partial] [--confidence L]\n"
     "       benchtui verify DIR [--pubkey PUB.pem]\n"
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N | --duration S] [--connections C] [--rate R] ...\n"
+    "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
     "       benchtui --version | --help\n";
 
 static const struct {
@@ -32,11 +35,13 @@ static const struct {
 	{ "replay", cmd_replay },
 	{ "--replay", cmd_replay },
 	{ "report", cmd_report },
+	{ "compare", cmd_compare },
 	{ "verify", cmd_verify },
 	{ "seal", cmd_seal },
 	{ "check", cmd_check },
 	{ "help", cmd_help },
 	{ "load", cmd_load },
+	{ "agent", cmd_agent },
 };
 
 /* --replay is an option-shaped command, so a user may put replay's own
@@ -93,6 +98,15 @@ main(int argc, char **argv)
 				return cmd_help_print(argv[1]) == 0 ? 0 : 2;
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "benchtui: unknown command '%s'\n%s", argv[1], usage);
+	{
+		const char *names[sizeof commands / sizeof commands[0]];
+		char hint[128];
+
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			names[i] = commands[i].name;
+		fprintf(stderr, "benchtui: unknown command '%s'%s\n%s", argv[1],
+		    suggest_hint(hint, sizeof hint, argv[1], names,
+		    sizeof names / sizeof names[0]), usage);
+	}
 	return 2;
 }

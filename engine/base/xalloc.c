@@ -74,18 +74,29 @@ xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
+/* vasprintf that cannot fail; the length into *len (may be NULL). */
+static char *
+xalloc_vasprintf(size_t *len, const char *fmt, va_list ap)
+{
+	char *s;
+	int n = vasprintf(&s, fmt, ap);
+
+	if (n < 0)
+		xalloc_die(strlen(fmt));
+	if (len != NULL)
+		*len = (size_t)n;
+	return s;
+}
+
 char *
 xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xalloc_vasprintf(NULL, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		xalloc_die(strlen(fmt));
 	return s;
 }
 
@@ -114,4 +125,18 @@ xbuf_add(struct xbuf *b, const char *s, size_t n)
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
+}
+
+void
+xbuf_printf(struct xbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xalloc_vasprintf(&n, fmt, ap);
+	va_end(ap);
+	xbuf_add(b, s, n);
+	free(s);
 }

@@ -36,5 +36,8 @@ struct xbuf {
 
 /* Append n bytes of s, keeping the NUL after them. */
 void xbuf_add(struct xbuf *b, const char *s, size_t n);
+/* Append what fmt prints. */
+void xbuf_printf(struct xbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -24,6 +24,10 @@ struct round_opts {
 	const char *out_dir;     /* run: --out, or NULL for ./rounds/NAME-DATE */
 	const char *resume_dir;  /* resume: the folder (spec_path NULL) */
 	const char *sign_key;    /* --sign KEY.pem, or NULL */
+	/* --fail-on rules beside the round file's fail_on (failon.h;
+	 * checked by the caller's failon_add already). */
+	const char *const *fail_on;
+	size_t nfail_on;
 	round_event_fn on_event;
 	void *arg;
 };
@@ -36,6 +40,8 @@ enum {
 	ROUND_EXIT_ABORTED = 3,
 	/* complete and sealed, but some legs failed or timed out */
 	ROUND_EXIT_LEGS_FAILED = 5,
+	/* complete and sealed, but a verdict matched a fail_on rule */
+	ROUND_EXIT_FAIL_ON = 6,
 };
 
 /* Validate the options, load the round, create (run) or load (resume) the
@@ -53,7 +59,10 @@ const char *round_dir(const struct round *r);
 const struct spec *round_spec(const struct round *r);
 
 /* Run every remaining leg.  Returns an exit status: OK (complete and
- * sealed), ABORTED (resumable), FAIL; err holds the reason for the last two. */
+ * sealed), ABORTED (resumable), FAIL; LEGS_FAILED or FAIL_ON (complete
+ * and sealed, but legs failed, or a verdict matched a fail_on rule: the
+ * round file's or --fail-on's; FAIL_ON wins over LEGS_FAILED); err holds
+ * the reason for all but OK. */
 int round_run(struct round *r, char *err, size_t errlen);
 
 /* Steering, from any thread or a signal handler. */
@@ -70,8 +79,12 @@ void round_abort(struct round *r, const char *reason);
  * si. */
 bool round_signal_from_tree(struct round *r, int sig, const siginfo_t *si);
 /* Let the leg the quiet gate holds go now (an operator override, logged as
- * such on the leg); no effect when the gate is not holding. */
-void round_release_gate(struct round *r);
+ * such on the leg: gate "waived"); no effect when the gate is not holding.
+ * With rest, the rest of the round too (the console's G): from then on
+ * the gate never waits, and legs on a busy box are "waived".  Both are
+ * logged (a "gate" event, kind "release", scope "leg" or "round").
+ * Async-signal-safe. */
+void round_release_gate(struct round *r, bool rest);
 
 void round_destroy(struct round *r);
 

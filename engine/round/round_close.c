@@ -76,6 +76,33 @@ round_close_failed_legs(struct run *u)
 	return ROUND_EXIT_LEGS_FAILED;
 }
 
+/* A complete round with a verdict that matches a fail_on rule exits 6,
+ * naming each match with its interval (after what rc already says, when
+ * legs failed too); else rc. */
+static int
+round_close_fail_on(struct run *u, int rc)
+{
+	json_t *rep, *msgs;
+	size_t n, len;
+
+	if (u->r->fail_on.n == 0)
+		return rc;
+	rep = tally_report_brief(u->r->tally);
+	msgs = json_array();
+	if ((n = failon_match(&u->r->fail_on, rep, msgs)) > 0) {
+		len = rc == ROUND_EXIT_OK ? 0 : strlen(u->err);
+		len += (size_t)snprintf(u->err + len, sizeof u->err - len,
+		    "%s%zu verdict%s matched fail_on: ", len ? "; and " : "",
+		    n, n == 1 ? "" : "s");
+		if (len < sizeof u->err)
+			failon_join(msgs, u->err + len, sizeof u->err - len);
+		rc = ROUND_EXIT_FAIL_ON;
+	}
+	json_decref(msgs);
+	json_decref(rep);
+	return rc;
+}
+
 static json_t *
 round_close_seal_event(const char *sums)
 {
@@ -147,5 +174,5 @@ round_close_done(struct run *u, bool log_done)
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);
 	json_decref(ev);
-	return round_close_failed_legs(u);
+	return round_close_fail_on(u, round_close_failed_legs(u));
 }

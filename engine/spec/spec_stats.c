@@ -1,6 +1,6 @@
 /* Round-file fields of the leg order, the arithmetic and failure handling:
- * order, shuffle_seed, confidence, margin, fail_fast, and reps as an
- * object (adaptive rounds).  See benchtui-round(5). */
+ * order, shuffle_seed, confidence, margin, fail_fast, fail_on, and reps
+ * as an object (adaptive rounds).  See benchtui-round(5). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -147,6 +147,33 @@ spec_parse_stats(struct parser *p, json_t *root)
 	s->fail_fast = ff;
 	if (s->adaptive.on && s->adaptive.min > s->reps)
 		return spec_perr(p, "reps.min", "out of range");
+	return 0;
+}
+
+int
+spec_parse_fail_on(struct parser *p, json_t *j)
+{
+	struct spec *s = p->s;
+	char path[32], err[512];
+	json_t *v;
+	size_t i;
+
+	if (j == NULL)
+		return 0;
+	if (!json_is_array(j))
+		return spec_perr(p, "fail_on", "must be an array of rules "
+		    "(\"METRIC:VERDICT\" or \"ARM/METRIC:VERDICT\"), not %s",
+		    spec_json_type(j));
+	json_array_foreach(j, i, v) {
+		snprintf(path, sizeof path, "fail_on[%zu]", i);
+		if (!json_is_string(v))
+			return spec_perr(p, path, "must be a string (a rule such "
+			    "as \"wall:above\"), not %s", spec_json_type(v));
+		if (failon_add(&s->fail_on, json_string_value(v), err,
+		    sizeof err) != 0 || failon_check_arm(&s->fail_on.r[
+		    s->fail_on.n - 1], s, err, sizeof err) != 0)
+			return spec_perr(p, path, "%s", err);
+	}
 	return 0;
 }
 

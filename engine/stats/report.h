@@ -17,6 +17,9 @@ enum report_format {
 /* "text", "json", "csv", "markdown" -> format; -1 when unknown. */
 int report_format_parse(const char *name);
 
+/* Those four names, NULL-terminated (for "did you mean"). */
+const char *const *report_format_names(void);
+
 /* Print rep in fmt to out.  0 or -1 (write error). */
 int report_print(const json_t *rep, enum report_format fmt, FILE *out);
 
@@ -35,6 +38,11 @@ struct report_lists {
  * report_print of the report with its lists, without holding them all. */
 int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists);
+
+/* What compare's formats (compare.h) share: text wrapped at 100 columns
+ * (or at width), continuation lines indented by indent + 2. */
+void report_wrap(FILE *out, int indent, const char *text);
+void report_wrap_at(FILE *out, int width, int indent, const char *text);
 
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
  * aborted round sealed on purpose.  0, or -1 with err. */

@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_int.h"
 #include "xalloc.h"
 
-static int
+int
 stats_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -117,10 +118,9 @@ stats_spread(const double *ratios, size_t n)
 	return f;
 }
 
-/* The p-quantile of the standard normal: Acklam's rational approximation
- * (relative error 1.2e-9), then one Halley step on erfc, which brings it to
- * double precision. */
-static double
+/* Acklam's rational approximation (relative error 1.2e-9), then one
+ * Halley step on erfc, which brings it to double precision. */
+double
 stats_normal_quantile(double p)
 {
 	static const double a[] = { -3.969683028665376e+01,
@@ -163,66 +163,6 @@ stats_normal_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
-/* One step of the null distribution's recursion: multiplying the
- * generating function by (1 + z^i) / 2, for t in [0, top].  Two buffers
- * (no aliasing) so the compiler can vectorise the inner loop. */
-static void
-stats_null_step(const double *restrict p, double *restrict q, size_t i,
-    size_t top)
-{
-	size_t t;
-
-	for (t = 0; t < i && t <= top; t++)
-		q[t] = 0.5 * p[t];
-	for (; t <= top; t++)
-		q[t] = 0.5 * (p[t] + p[t - i]);
-}
-
-uint64_t
-stats_wilcoxon_k(size_t n, double level)
-{
-	double alpha = (1.0 - level) / 2.0, *p, *q, *tmp, cdf;
-	uint64_t m = (uint64_t)n * (n + 1) / 2, k;
-	size_t tmax, top = 0;
-
-	if (n == 0 || !(level > 0) || !(level < 1))
-		return 0;
-	if (n > STATS_EXACT_MAX) {
-		double z = stats_normal_quantile((1.0 + level) / 2.0);
-		double sd = sqrt((double)n * (double)(n + 1) *
-		    (double)(2 * n + 1) / 24.0);
-		double kk = floor((double)m / 2.0 - z * sd);
-		return kk >= 1 ? (uint64_t)kk : 0;
-	}
-	/* P(T <= M/2) >= 1/2 > alpha, so the answer's k-1 lies below M/2:
-	 * only that half of the distribution is built.  The halving in each
-	 * step keeps 2^n out of the doubles. */
-	tmax = (size_t)(m / 2);
-	p = xcalloc(tmax + 1, sizeof *p);
-	q = xcalloc(tmax + 1, sizeof *q);
-	p[0] = 1.0;
-	for (size_t i = 1; i <= n; i++) {
-		top += i;
-		if (top > tmax)
-			top = tmax;
-		stats_null_step(p, q, i, top);
-		tmp = p;
-		p = q;
-		q = tmp;
-	}
-	k = 0;
-	cdf = 0;
-	for (size_t t = 0; t <= tmax; t++) {
-		cdf += p[t];
-		if (cdf > alpha)
-			break;
-		k = t + 1;
-	}
-	free(p);
-	free(q);
-	return k;
-}
-
 size_t
 stats_min_n(double level)
 {
@@ -236,35 +176,36 @@ stats_min_n(double level)
 	return n;
 }
 
-/* Doubles as integers in the same order, so that a bisection over them
- * ends in at most 64 steps on an exact value. */
-static uint64_t
-stats_key(double x)
+double *
+stats_sorted_logs(const double *v, size_t n)
 {
-	uint64_t u;
+	double *x;
 
-	memcpy(&u, &x, sizeof u);
-	return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
-}
-
-static double
-stats_unkey(uint64_t k)
-{
-	uint64_t u = (k >> 63) ? k & ~(UINT64_C(1) << 63) : ~k;
-	double x;
-
-	memcpy(&x, &u, sizeof x);
+	if (n == 0)
+		return NULL;
+	x = xreallocarray(NULL, n, sizeof *x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = log(v[i]);
+	stats_sort(x, n);
 	return x;
 }
+
+/* Sorted values whose Walsh averages stats_walsh_count counts. */
+struct stats_walsh {
+	const double *x;
+	size_t n;
+};
 
 /* How many Walsh averages of sorted x are <= v.  (x[i] + x[j]) / 2 rounds
  * monotonically in each of x[i] and x[j], so the last j with an average
  * <= v only moves down as i moves up: one O(n) sweep. */
 static uint64_t
-stats_walsh_count(const double *x, size_t n, double v)
+stats_walsh_count(const void *arg, double v)
 {
+	const struct stats_walsh *w = arg;
+	const double *x = w->x;
 	uint64_t count = 0;
-	size_t j = n;  /* one past the last j with (x[i] + x[j]) / 2 <= v */
+	size_t n = w->n, j = n;  /* one past the last j with an average <= v */
 
 	for (size_t i = 0; i < n; i++) {
 		while (j > i && !((x[i] + x[j - 1]) / 2 <= v))
@@ -276,25 +217,48 @@ stats_walsh_count(const double *x, size_t n, double v)
 	return count;
 }
 
+/* The Walsh averages in (a, b], by the sweep of stats_walsh_count made for
+ * a and b at once. */
+static size_t
+stats_walsh_list(const void *arg, double a, double b, double *out)
+{
+	const struct stats_walsh *w = arg;
+	const double *x = w->x;
+	size_t n = w->n, ja = n, jb = n, got = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		while (jb > i && !((x[i] + x[jb - 1]) / 2 <= b))
+			jb--;
+		if (jb <= i)
+			break;
+		while (ja > i && !((x[i] + x[ja - 1]) / 2 <= a))
+			ja--;
+		for (size_t j = ja > i ? ja : i; j < jb; j++)
+			out[got++] = (x[i] + x[j]) / 2;
+	}
+	return got;
+}
+
+/* The set of the Walsh averages of sorted x[0..n), n >= 1. */
+static struct stats_set
+stats_walsh_set(const struct stats_walsh *w)
+{
+	return (struct stats_set){ .count = stats_walsh_count,
+	    .list = stats_walsh_list, .arg = w, .lo = w->x[0],
+	    .hi = w->x[w->n - 1], .size = (uint64_t)w->n * (w->n + 1) / 2,
+	    .width = 2 * (uint64_t)w->n };
+}
+
 double
 stats_walsh_select(const double *sorted, size_t n, uint64_t k)
 {
-	uint64_t lo, hi;
+	struct stats_walsh w = { sorted, n };
+	struct stats_set set;
 
 	if (n == 0 || k == 0 || k > (uint64_t)n * (n + 1) / 2)
 		return NAN;
-	/* The smallest average is x[0], the largest x[n-1]: find the smallest
-	 * double v with count(v) >= k; it is one of the averages. */
-	lo = stats_key(sorted[0]);
-	hi = stats_key(sorted[n - 1]);
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (stats_walsh_count(sorted, n, stats_unkey(mid)) >= k)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return stats_unkey(lo);
+	set = stats_walsh_set(&w);
+	return stats_select(&set, k);
 }
 
 bool
@@ -302,23 +266,20 @@ stats_interval(const double *ratios, size_t n, uint64_t k, double *est,
     double *lo, double *hi)
 {
 	uint64_t m = (uint64_t)n * (n + 1) / 2;
+	struct stats_walsh w;
+	struct stats_set set;
 	double *x;
 
 	*est = *lo = *hi = NAN;
 	if (n == 0)
 		return false;
-	x = xreallocarray(NULL, n, sizeof *x);
-	for (size_t i = 0; i < n; i++)
-		x[i] = log(ratios[i]);
-	stats_sort(x, n);
-	if (m % 2)
-		*est = exp(stats_walsh_select(x, n, m / 2 + 1));
-	else
-		*est = exp((stats_walsh_select(x, n, m / 2) +
-		    stats_walsh_select(x, n, m / 2 + 1)) / 2);
+	x = stats_sorted_logs(ratios, n);
+	w = (struct stats_walsh){ x, n };
+	set = stats_walsh_set(&w);
+	*est = exp(stats_select_median(&set));
 	if (k >= 1 && k <= m / 2 + m % 2) {
-		*lo = exp(stats_walsh_select(x, n, k));
-		*hi = exp(stats_walsh_select(x, n, m + 1 - k));
+		*lo = exp(stats_select(&set, k));
+		*hi = exp(stats_select(&set, m + 1 - k));
 	}
 	free(x);
 	return !isnan(*lo);
@@ -361,6 +322,30 @@ double
 stats_look_level(double confidence, size_t nlooks)
 {
 	return 1.0 - (1.0 - confidence) / (double)(nlooks ? nlooks : 1);
+}
+
+double
+stats_mde(bool has_ci, double lo, double hi)
+{
+	if (!has_ci || !(lo > 0) || !(hi >= lo) || isinf(hi))
+		return NAN;
+	return exp((log(hi) - log(lo)) / 2) - 1;
+}
+
+size_t
+stats_reps_for_margin(size_t n, bool has_ci, double lo, double hi,
+    double margin)
+{
+	double mde = stats_mde(has_ci, lo, hi), want;
+
+	if (isnan(mde) || n == 0 || !(margin > 0))
+		return 0;
+	want = ceil((double)n * pow(log1p(mde) / log1p(margin), 2) - 1e-9);
+	/* A width that would need more reps than a round can hold says the
+	 * same as the cap: far more than anyone will run. */
+	if (!(want < 1e9))
+		want = 1e9;
+	return want > (double)n ? (size_t)want : n;
 }
 
 double

@@ -49,7 +49,7 @@ double stats_spread(const double *ratios, size_t n);
 /* k of the Wilcoxon signed-rank interval [W(k), W(M+1-k)] over the
  * M = n(n+1)/2 sorted Walsh averages: the largest k with
  * P(T <= k-1) <= (1-level)/2 for the signed-rank statistic T under the null,
- * exact for n <= STATS_EXACT_MAX (O(n^3 / 4) work, about a second at 2000:
+ * exact for n <= STATS_EXACT_MAX (about n^2.5 / 10 steps, 30 ms at 2000:
  * callers memoise by n), else floor(M/2 - z sqrt(n(n+1)(2n+1)/24)).  k
  * depends on n and level only: ties and zeros enter the Walsh averages as
  * they fall.  0 when no k >= 1 exists (n < 6 at 0.95). */
@@ -72,6 +72,42 @@ double stats_walsh_select(const double *sorted, size_t n, uint64_t k);
 bool stats_interval(const double *ratios, size_t n, uint64_t k, double *est,
     double *lo, double *hi);
 
+/* Two independent samples: one arm's values in two rounds (A before, B
+ * after), or its paired ratios in two rounds.  B against A as a ratio:
+ * on the logs, the two-sample Hodges-Lehmann estimate (the median of all
+ * N = na * nb differences D = log b[j] - log a[i]) and the Mann-Whitney
+ * interval [D(k), D(N+1-k)] over the sorted differences, exponentiated.
+ *
+ * The exact null distribution of U is used when both samples have at most
+ * this many values and the pooled logs have no ties; else the normal
+ * approximation. */
+#define STATS_MW_EXACT_MAX 50
+
+/* k of the Mann-Whitney interval for samples of na and nb at level: exact
+ * (see above), the largest k with P(U <= k-1) <= (1-level)/2; else
+ * floor(N/2 - z sigma), z the (1+level)/2 normal quantile and sigma^2 =
+ * na nb / 12 * ((na+nb+1) - ties / ((na+nb)(na+nb-1))), ties the pooled
+ * sample's sum of t^3 - t over its groups of t equal values
+ * (stats_tie_sum).  0 when no k >= 1 exists. */
+uint64_t stats_mw_k(size_t na, size_t nb, double level, double ties);
+
+/* The sum of t^3 - t over the groups of t equal values of the pooled
+ * sample of sorted x[0..na) and sorted y[0..nb); 0 without ties. */
+double stats_tie_sum(const double *x, size_t na, const double *y, size_t nb);
+
+/* The k-th smallest (1-based) of the N = na * nb differences y[j] - x[i]
+ * of sorted x and sorted y, without listing them: a bisection over the
+ * doubles, each step counting in O(na + nb).  NAN when k is not in
+ * [1, N]. */
+double stats_diff_select(const double *x, size_t na, const double *y,
+    size_t nb, uint64_t k);
+
+/* Estimate and interval of b against a (every value > 0) at level, as
+ * ratios (see above).  *est is NAN when either sample is empty; returns
+ * true with *lo, *hi when the interval exists. */
+bool stats_interval2(const double *a, size_t na, const double *b, size_t nb,
+    double level, double *est, double *lo, double *hi);
+
 /* The verdict for an interval: SAME when [lo, hi] lies inside
  * [1/(1+margin), 1+margin], else ABOVE when lo > 1, BELOW when hi < 1,
  * else UNDECIDED; UNKNOWN when has_ci is false. */
@@ -87,6 +123,19 @@ bool stats_decided(enum stats_verdict v);
 /* The per-look level of an adaptive round with nlooks looks planned:
  * 1 - (1 - confidence) / nlooks (Bonferroni). */
 double stats_look_level(double confidence, size_t nlooks);
+
+/* What an interval can tell from no effect (SPEC.md "Arithmetic"): half
+ * its width on the log scale, as a ratio's distance from 1,
+ * exp((ln hi - ln lo) / 2) - 1 (0.034: about 3.4%).  NAN without an
+ * interval. */
+double stats_mde(bool has_ci, double lo, double hi);
+
+/* The reps that would narrow an interval of n reps to the margin, if its
+ * width shrinks as 1/sqrt(n): n (ln(1 + mde) / ln(1 + margin))^2 rounded
+ * up, and never fewer than n (more reps never widen it).  0 without an
+ * interval or a margin. */
+size_t stats_reps_for_margin(size_t n, bool has_ci, double lo, double hi,
+    double margin);
 
 /* instructions / cycles; NAN unless both are present and cycles > 0. */
 double stats_ipc(double instructions, double cycles);

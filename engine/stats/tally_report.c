@@ -36,16 +36,13 @@ static const char *const warn_kind[W_KINDS] = {
 	"duplicate counted leg lines", "leg lines outside the plan", "other",
 };
 
-/* The round's reps, when known (round.json, or the log's round event):
- * a leg line of rep 0 or past them is outside the plan, named in the
- * warnings and never counted.  0 when unknown. */
-static size_t
+size_t
 tally_plan_reps(const struct tally *t)
 {
 	return t->have_spec ? (size_t)t->reps : (size_t)t->log_reps;
 }
 
-static bool
+bool
 tally_in_plan(size_t reps, size_t r)
 {
 	return reps == 0 || (r >= 1 && r <= reps);
@@ -84,8 +81,7 @@ tally_is_aa(const struct tally *t, const char *arm, const char **of)
 	return false;
 }
 
-/* The comparison arm of arm a in cell c, or NULL for a baseline. */
-static const char *
+const char *
 tally_vs(const struct tally *t, const struct tcell *c, const char *arm,
     struct warns *w)
 {
@@ -116,7 +112,7 @@ tally_vs(const struct tally *t, const struct tcell *c, const char *arm,
 	return strcmp(arm, base) == 0 ? NULL : base;
 }
 
-static const struct tarm *
+const struct tarm *
 tally_find_arm(const struct tcell *c, const char *name)
 {
 	for (size_t i = 0; name && i < c->narms; i++)
@@ -151,8 +147,8 @@ tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
 	return k;
 }
 
-/* stats_wilcoxon_k remembered by n: the exact distribution costs about a
- * second at n = 2000, and every metric of every arm in a cell usually has
+/* stats_wilcoxon_k remembered by n: the exact distribution costs about
+ * 30 ms at n = 2000, and every metric of every arm in a cell usually has
  * the same n. */
 #define KMEMO 8
 struct kmemo {
@@ -258,6 +254,7 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 {
 	const struct tally_est *e = &es->by[chosen];
 	json_t *o = json_object(), *list;
+	size_t rfm;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
@@ -280,6 +277,13 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 	json_object_set_new(o, "verdict", json_string(tally_verdict_name(e,
 	    margin)));
 	json_object_set_new(o, "suspect", json_boolean(suspect));
+	/* What an undecided verdict tells: the least effect this interval
+	 * sees, and the reps that would see the margin. */
+	json_object_set_new(o, "mde", tally_real(stats_mde(e->has_ci, e->lo,
+	    e->hi)));
+	rfm = stats_reps_for_margin(n, e->has_ci, e->lo, e->hi, margin);
+	json_object_set_new(o, "reps_for_margin", rfm ?
+	    json_integer((json_int_t)rfm) : json_null());
 	json_object_set_new(o, "alt", tally_alt_json(es, chosen, margin));
 	return o;
 }
@@ -303,10 +307,98 @@ tally_arm_ipc(const struct tarm *a, size_t reps, double *buf)
 }
 
 /* Per-leg warnings and counts of one arm. */
+/* Legs of an arm that ran on a box that was not quiet: the gate let them
+ * go on a busy one (the operator's g or G, timeout_s, the budget), or the
+ * foreign load or a pinned cpu's went over its threshold during them. */
+struct tally_unquiet {
+	size_t legs, waived, timeout, budget, noisy;
+};
+
+static void
+tally_unquiet_add(struct tally_unquiet *q, const struct tleg *l, bool noisy)
+{
+	unsigned g = (l->flags & TLEG_GATE_MASK) >> TLEG_GATE_SHIFT;
+
+	q->legs++;
+	if (g == TALLY_GATE_WAIVED)
+		q->waived++;
+	else if (g == TALLY_GATE_TIMEOUT)
+		q->timeout++;
+	else if (g == TALLY_GATE_BUDGET)
+		q->budget++;
+	else if (noisy || (l->flags & TLEG_PINNED_BUSY))
+		q->noisy++;
+}
+
+static size_t
+tally_unquiet_n(const struct tally_unquiet *q)
+{
+	return q->waived + q->timeout + q->budget + q->noisy;
+}
+
+/* Add q to arm's entry of the report's gate.arms (made at its first
+ * cell). */
+static void
+tally_unquiet_json(json_t *arms, const char *arm, const struct tally_unquiet *q)
+{
+	static const char *const keys[] = { "legs", "not_quiet", "waived",
+	    "timeout", "budget", "noisy" };
+	size_t v[] = { q->legs, tally_unquiet_n(q), q->waived, q->timeout,
+	    q->budget, q->noisy };
+	json_t *o = json_object_get(arms, arm);
+
+	if (o == NULL) {
+		o = json_object();
+		json_object_set_new(arms, arm, o);
+	}
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		json_object_set_new(o, keys[k], json_integer((json_int_t)
+		    (json_integer_value(json_object_get(o, keys[k])) +
+		    (json_int_t)v[k])));
+}
+
+/* The gate's warnings: it stopped waiting (its budget was spent, or the
+ * operator released the rest of the round), with how many legs ran on a
+ * box that was not quiet. */
+static void
+tally_gate_warnings(const struct tally *t, const json_t *arms,
+    struct warns *w)
+{
+	const char *name;
+	json_t *o;
+	json_int_t n = 0;
+
+	json_object_foreach((json_t *)arms, name, o)
+		n += json_integer_value(json_object_get(o, "not_quiet"));
+	if (t->gate_budget_spent)
+		tally_warn(w, W_OTHER, "the quiet gate spent its budget_s of "
+		    "waiting: the rest of the round did not wait for a quiet "
+		    "box (%lld legs in all ran on a busy one; see gate)",
+		    (long long)n);
+	if (t->gate_released)
+		tally_warn(w, W_OTHER, "the operator let the rest of the round "
+		    "past the quiet gate (G): %lld legs in all ran on a busy "
+		    "box (see gate)", (long long)n);
+}
+
+/* The report's "gate": what the quiet gate did over the whole round. */
+static json_t *
+tally_gate_json(const struct tally *t, json_t *arms)
+{
+	json_t *g = json_object();
+
+	json_object_set_new(g, "waited_s", json_real(round(t->gate_wait_s *
+	    1000.0) / 1000.0));
+	json_object_set_new(g, "budget_spent", json_boolean(t->gate_budget_spent));
+	json_object_set_new(g, "released", json_boolean(t->gate_released));
+	json_object_set_new(g, "arms", arms);
+	return g;
+}
+
 static void
 tally_arm_legs(const struct tally *t, const struct tcell *c,
     const struct tarm *a, struct warns *w, size_t *counted, size_t *failed,
-    size_t *timed_out, size_t *planned)
+    size_t *timed_out, size_t *planned, struct tally_unquiet *uq)
 {
 	for (size_t r = 0; r < a->nlegs; r++) {
 		const struct tleg *l = &a->legs[r];
@@ -346,6 +438,13 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 			tally_warn(w, W_FOREIGN, "%s %s rep %zu: %.2f foreign "
 			    "cores during the leg, above the threshold %.2f",
 			    c->name, a->name, r, (double)l->foreign, thr);
+		if (l->flags & TLEG_PINNED_BUSY)
+			tally_warn(w, W_FOREIGN, "%s %s rep %zu: a pinned cpu "
+			    "was busy with foreign work during the leg "
+			    "(client_busy or server_busy above its threshold)",
+			    c->name, a->name, r);
+		tally_unquiet_add(uq, l, !isnan(thr) && !isnan(l->foreign) &&
+		    l->foreign > thr);
 	}
 }
 
@@ -360,12 +459,36 @@ struct tally_cellwork {
 	double *ratios, *va, *vb;    /* room for the most reps of an arm */
 	double *floor;               /* [m]: the A/A floor */
 	bool *bias;                  /* [m]: the A/A arms disagree */
+	bool *shown;                 /* [m]: a row of this cell (wall, cpu,
+	                              * a value in some leg of the cell, or a
+	                              * counter the user named) */
 	/* [arm * nm + m]: an A/A arm's estimate against its original, made
 	 * once for the floor and the bias and used again for its verdicts
 	 * (the estimate is most of a report's arithmetic). */
 	struct tally_ests *aa_est;
 	const struct tarm **aa_vs;   /* [arm]: that original, or NULL */
+	json_t *gate_arms;           /* the report's gate.arms, summed over
+	                              * the cells */
 };
+
+/* Which metrics cell c shows: a server's or a load's numbers are not
+ * rows of a cell without them.  O(legs x metrics) of the cell, once per
+ * report. */
+static void
+tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
+{
+	for (size_t m = 0; m < t->nmetrics; m++)
+		shown[m] = m == M_WALL || m == M_CPU ||
+		    tally_counter_named(t, t->metrics[m]);
+	for (size_t i = 0; i < c->narms; i++) {
+		const struct tarm *a = &c->arms[i];
+
+		for (size_t r = 0; r < a->nlegs; r++)
+			for (size_t m = 0; m < a->legs[r].nvals; m++)
+				if (!isnan(a->vals[a->legs[r].off + m]))
+					shown[m] = true;
+	}
+}
 
 static void
 tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
@@ -382,6 +505,8 @@ tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
 	cw->reps = tally_plan_reps(t);
 	cw->floor = xreallocarray(NULL, nm, sizeof *cw->floor);
 	cw->bias = xreallocarray(NULL, nm, sizeof *cw->bias);
+	cw->shown = xreallocarray(NULL, nm + 1, sizeof *cw->shown);
+	tally_cell_shown(t, c, cw->shown);
 	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
 	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
 	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
@@ -395,6 +520,7 @@ tally_cellwork_finish(struct tally_cellwork *cw)
 {
 	free(cw->floor);
 	free(cw->bias);
+	free(cw->shown);
 	free(cw->ratios);
 	free(cw->va);
 	free(cw->vb);
@@ -476,9 +602,13 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	json_object_set_new(aj, "vs", json_string(vs));
 	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
 	for (size_t m = 0; m < cw->nm; m++) {
-		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb) : 0;
+		size_t n;
 		struct tally_ests e;
+
+		if (!cw->shown[m])
+			continue;
+		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb) : 0;
 		if (n > maxn)
 			maxn = n;
 		if (b != NULL && b == cw->aa_vs[i])
@@ -524,12 +654,13 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 	const struct tcell *c = cw->c;
 	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
 	json_t *legs = json_object(), *ipcs = json_object();
-	size_t counted = 0, failed = 0, tout = 0;
+	size_t counted = 0, failed = 0, tout = 0, unquiet = 0;
 
 	tally_cell_floor(cw);
 	for (size_t m = 0; m < cw->nm; m++)
-		json_object_set_new(floors, t->metrics[m],
-		    tally_real(cw->floor[m]));
+		if (cw->shown[m])
+			json_object_set_new(floors, t->metrics[m],
+			    tally_real(cw->floor[m]));
 	json_object_set_new(cj, "floor", floors);
 	json_object_set_new(cj, "biased", tally_biased_json(cw));
 	for (size_t i = 0; i < c->narms; i++) {
@@ -537,8 +668,13 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 		const char *vs = tally_vs(t, c, a->name, cw->w);
 		double ipc = tally_arm_ipc(a, cw->reps, cw->ratios);
 
+		struct tally_unquiet uq = { 0 };
+
 		json_object_set_new(ipcs, a->name, tally_real(ipc));
-		tally_arm_legs(t, c, a, cw->w, &counted, &failed, &tout, planned);
+		tally_arm_legs(t, c, a, cw->w, &counted, &failed, &tout, planned,
+		    &uq);
+		unquiet += tally_unquiet_n(&uq);
+		tally_unquiet_json(cw->gate_arms, a->name, &uq);
 		if (vs != NULL)
 			json_object_set_new(arms, a->name, tally_arm_json(cw, i,
 			    vs, ipc, ncmp));
@@ -549,6 +685,7 @@ tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
 	json_object_set_new(legs, "timed_out", json_integer((json_int_t)tout));
 	json_object_set_new(legs, "aborted_seen",
 	    json_integer((json_int_t)c->aborted_seen));
+	json_object_set_new(legs, "not_quiet", json_integer((json_int_t)unquiet));
 	json_object_set_new(cj, "legs", legs);
 	json_object_set_new(cj, "ipc", ipcs);
 	if (c->look != NULL)
@@ -613,6 +750,7 @@ tally_report_lists(const struct tally *t, enum tally_lists lists)
 	struct warns w = { .list = json_array() };
 	struct kmemo km = { .level = t->level };
 	size_t planned = 0, counted = 0, ncmp = 0;
+	json_t *gate_arms = json_object();
 
 	json_object_set_new(rep, "round",
 	    t->name ? json_string(t->name) : json_null());
@@ -622,7 +760,7 @@ tally_report_lists(const struct tally *t, enum tally_lists lists)
 	    spec_estimator_name(t->estimator)));
 	for (size_t i = 0; i < t->ncells; i++) {
 		struct tally_cellwork cw = { .km = &km, .w = &w,
-		    .lists = lists };
+		    .lists = lists, .gate_arms = gate_arms };
 		json_t *cj;
 		if (t->cells[i].narms == 0)
 			continue;
@@ -635,6 +773,8 @@ tally_report_lists(const struct tally *t, enum tally_lists lists)
 	}
 	json_object_set_new(rep, "comparisons", json_integer((json_int_t)ncmp));
 	json_object_set_new(rep, "cells", cells);
+	json_object_set_new(rep, "gate", tally_gate_json(t, gate_arms));
+	tally_gate_warnings(t, gate_arms, &w);
 	/* Profiles explain a ratio but are never in one: beside the cells. */
 	if (profdiff_any(t->prof))
 		json_object_set_new(rep, "profiles", profdiff_json(t->prof,

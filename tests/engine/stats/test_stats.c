@@ -111,6 +111,48 @@ test_wilcoxon_k(void **state)
 	    sqrt(2500.0 * 2501 * 5001 / 24)));
 }
 
+/* k the obvious way: the whole null distribution up to M/2, every step
+ * over all of it (as stats.c did before it built half of it above a cut). */
+static uint64_t
+whole_k(size_t n, double level)
+{
+	size_t m = n * (n + 1) / 2, tmax = m / 2, top = 0;
+	double *p = calloc(tmax + 1, sizeof *p), *q = calloc(tmax + 1, sizeof *q);
+	double alpha = (1 - level) / 2, cdf = 0, *tmp;
+	uint64_t k = 0;
+
+	p[0] = 1;
+	for (size_t i = 1; i <= n; i++) {
+		top = top + i > tmax ? tmax : top + i;
+		for (size_t t = 0; t <= top; t++)
+			q[t] = t < i ? 0.5 * p[t] : 0.5 * (p[t] + p[t - i]);
+		tmp = p, p = q, q = tmp;
+	}
+	for (size_t t = 0; t <= tmax && (cdf += p[t]) <= alpha; t++)
+		k = t + 1;
+	free(p);
+	free(q);
+	return k;
+}
+
+static void
+test_wilcoxon_k_whole(void **state)
+{
+	/* 0.96875: alpha = 1/64 = P(T <= 0) at n = 6 exactly, where the
+	 * sums are checked against the whole distribution. */
+	const double levels[] = { 0.8, 0.9, 0.95, 0.96875, 0.99, 0.999 };
+	const size_t big[] = { 500, 777, 1000 };
+
+	(void)state;
+	for (size_t n = 1; n <= 200; n++)
+		for (size_t j = 0; j < N(levels); j++)
+			assert_int_equal(stats_wilcoxon_k(n, levels[j]),
+			    whole_k(n, levels[j]));
+	for (size_t j = 0; j < N(big); j++)
+		assert_int_equal(stats_wilcoxon_k(big[j], 0.95),
+		    whole_k(big[j], 0.95));
+}
+
 /* Every Walsh average listed and sorted, the obvious way. */
 static int
 cmpd(const void *a, const void *b)
@@ -171,6 +213,45 @@ test_interval(void **state)
 }
 
 static void
+test_two_sample(void **state)
+{
+	/* Ties, negatives, and a difference that occurs more than once. */
+	const double x[] = { -1, 0, 0, 0.5, 2 }, y[] = { -0.5, 0, 1, 1, 3, 4 };
+	const double a[] = { 1, 2, 4 }, b[] = { 2, 4, 8, 16 };
+	size_t na = N(x), nb = N(y), k = 0;
+	double d[30], est, lo, hi;
+
+	(void)state;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			d[k++] = y[j] - x[i];
+	qsort(d, na * nb, sizeof *d, cmpd);
+	for (k = 1; k <= na * nb; k++)
+		assert_true(stats_diff_select(x, na, y, nb, k) == d[k - 1]);
+	assert_true(isnan(stats_diff_select(x, na, y, nb, 0)));
+	assert_true(isnan(stats_diff_select(x, na, y, nb, na * nb + 1)));
+	/* Tables of U (qwilcox): k = 1 at 4 and 4, 3 at 5 and 5, 24 at 10
+	 * and 10; none at 3 and 3 (P(U <= 0) = 1/20 > 0.025). */
+	assert_int_equal(stats_mw_k(4, 4, 0.95, 0), 1);
+	assert_int_equal(stats_mw_k(5, 5, 0.95, 0), 3);
+	assert_int_equal(stats_mw_k(10, 10, 0.95, 0), 24);
+	assert_int_equal(stats_mw_k(3, 3, 0.95, 0), 0);
+	assert_int_equal(stats_mw_k(0, 5, 0.95, 0), 0);
+	/* Past the exact limit: floor(N/2 - z sigma). */
+	assert_int_equal(stats_mw_k(60, 40, 0.95, 0), (uint64_t)floor(1200 -
+	    1.959963984540054 * sqrt(2400.0 / 12 * 101)));
+	assert_near(stats_tie_sum(x, na, y, nb), 24 + 6, 0);
+	/* B = 2^{1,2,3,4} against A = 2^{0,1,2}: differences 2^{-1..4}, 12
+	 * of them, the 6th and 7th 2^1 and 2^2; ties, so the normal
+	 * approximation, which gives no k >= 1 at 3 and 4. */
+	assert_false(stats_interval2(a, 3, b, 4, 0.95, &est, &lo, &hi));
+	assert_near(est, pow(2, 1.5), 1e-12);
+	assert_true(isnan(lo));
+	assert_false(stats_interval2(a, 0, b, 4, 0.95, &est, &lo, &hi));
+	assert_true(isnan(est));
+}
+
+static void
 test_verdict(void **state)
 {
 	(void)state;
@@ -190,6 +271,30 @@ test_verdict(void **state)
 	assert_string_equal(stats_verdict_name(STATS_UNKNOWN), "unknown");
 	assert_true(stats_decided(STATS_SAME) && !stats_decided(STATS_UNDECIDED));
 	assert_near(stats_look_level(0.95, 5), 0.99, 1e-12);
+}
+
+/* SPEC.md's example: an interval of 10 reps 3.4% wide each side of its
+ * centre, at a margin of 1%. */
+static void
+test_mde(void **state)
+{
+	double lo = 0.97, hi = lo * 1.034 * 1.034;
+
+	(void)state;
+	assert_near(stats_mde(true, lo, hi), 0.034, 1e-12);
+	assert_near(stats_mde(true, 1 / 1.05, 1.05), 0.05, 1e-12);
+	assert_true(isnan(stats_mde(false, NAN, NAN)));
+	assert_true(isnan(stats_mde(true, 0, 1)));
+	/* 10 (ln 1.034 / ln 1.01)^2 = 112.9: 113 reps. */
+	assert_int_equal(stats_reps_for_margin(10, true, lo, hi, 0.01), 113);
+	/* Already narrower than the margin: the reps it has. */
+	assert_int_equal(stats_reps_for_margin(10, true, 0.999, 1.001, 0.01),
+	    10);
+	/* Twice the margin's width: four times the reps. */
+	assert_int_equal(stats_reps_for_margin(25, true, 1 / 1.0201, 1.0201,
+	    0.01), 100);
+	assert_int_equal(stats_reps_for_margin(10, false, NAN, NAN, 0.01), 0);
+	assert_int_equal(stats_reps_for_margin(10, true, lo, hi, 0), 0);
 }
 
 static void
@@ -229,9 +334,12 @@ main(void)
 		cmocka_unit_test(test_ratios),
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_wilcoxon_k),
+		cmocka_unit_test(test_wilcoxon_k_whole),
 		cmocka_unit_test(test_walsh_select),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_two_sample),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_mde),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_ipc),
 	};

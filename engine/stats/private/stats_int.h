@@ -1,0 +1,45 @@
+/* Inside stats: what the paired arithmetic (stats.c) and the two-sample
+ * arithmetic (stats_two.c) share.  Not part of the engine's public
+ * surface. */
+#ifndef BENCHTUI_STATS_INT_H
+#define BENCHTUI_STATS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* qsort's comparison of doubles, ascending. */
+int stats_cmp(const void *a, const void *b);
+
+/* log(v[i]) for i in [0, n), sorted ascending; malloc'd, NULL when n == 0.
+ * Every v[i] must be > 0. */
+double *stats_sorted_logs(const double *v, size_t n);
+
+/* The p-quantile of the standard normal to double precision. */
+double stats_normal_quantile(double p);
+
+/* A large set of doubles (the Walsh averages of n values, the differences
+ * of two samples), known only by counting and listing its members, never
+ * held whole. */
+struct stats_set {
+	/* How many members are <= v. */
+	uint64_t (*count)(const void *arg, double v);
+	/* The members in (a, b] into out (room for all of them); how many. */
+	size_t (*list)(const void *arg, double a, double b, double *out);
+	const void *arg;
+	double lo, hi;      /* the smallest and the largest member */
+	uint64_t size;      /* how many members */
+	uint64_t width;     /* list a bracket once it holds this many or fewer */
+};
+
+/* The k-th smallest (1-based, k in [1, size]) member: the bracket [lo,
+ * hi] halved by counting (in value, or in the doubles' order where values
+ * no longer halve) until it holds at most width members, which are then
+ * listed and the one wanted picked out.  Counts: about log2(size /
+ * width) plus a few. */
+double stats_select(const struct stats_set *s, uint64_t k);
+
+/* The median member: the middle one, or the mean of the two middle ones
+ * when size is even. */
+double stats_select_median(const struct stats_set *s);
+
+#endif

@@ -1,0 +1,223 @@
+/* benchtui compare DIR_A DIR_B [--format F] [--fail-on RULE]... [--partial]
+ *                              [--confidence L]
+ *
+ * Two sealed rounds side by side: both folders read back and checked by
+ * roundread (engine/record), their environments by envdiff, the
+ * arithmetic by compare (engine/stats), printed in the chosen format. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "envdiff.h"
+#include "failon.h"
+#include "roundread.h"
+#include "xalloc.h"
+
+static const char compare_usage[] =
+    "usage: benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] "
+    "[--fail-on RULE]... [--partial] [--confidence L]\n";
+
+enum { OPT_FORMAT = 1, OPT_PARTIAL, OPT_CONFIDENCE, OPT_FAIL_ON };
+
+static const struct option compare_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
+	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cmd_compare_args {
+	const char *dir[2];
+	int fmt;
+	bool partial;
+	double confidence;     /* NAN: the first round's */
+	struct failon rules;   /* --fail-on's */
+};
+
+/* --confidence L: a level in (0, 1).  0, or a usage error's status. */
+static int
+cmd_compare_level(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(*out > 0) ||
+	    !(*out < 1))
+		return cmd_usage_error("compare", compare_usage, "--confidence: "
+		    "'%s' is not a level between 0 and 1 (0.95 for 95%%)", s);
+	return 0;
+}
+
+static int
+cmd_compare_parse(int argc, char **argv, struct cmd_compare_args *a)
+{
+	const char *fmtname = "text";
+	int c, rc;
+
+	a->confidence = NAN;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", compare_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			fmtname = optarg;
+			break;
+		case OPT_PARTIAL:
+			a->partial = true;
+			break;
+		case OPT_CONFIDENCE:
+			if ((rc = cmd_compare_level(optarg, &a->confidence)) != 0)
+				return rc;
+			break;
+		case OPT_FAIL_ON:
+			if ((rc = cmd_fail_on("compare", compare_usage, optarg,
+			    &a->rules)) != 0)
+				return rc;
+			break;
+		case ':':
+			return cmd_usage_error("compare", compare_usage,
+			    "%s needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("compare", compare_usage,
+			    "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage_error("compare", compare_usage, "%s",
+		    argc - optind < 2 ? "two round folders are needed, A (before) "
+		    "and B (after)" : "more than two round folders given");
+	a->dir[0] = argv[optind];
+	a->dir[1] = argv[optind + 1];
+	if ((a->fmt = report_format_parse(fmtname)) < 0)
+		return cmd_usage_error("compare", compare_usage,
+		    "--format: unknown format '%s'", fmtname);
+	return 0;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+cmd_compare_note(json_t *notes, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(notes, json_string(buf));
+}
+
+/* The level and margin that apply, and what the header says of them and
+ * of folders read unsealed. */
+static void
+cmd_compare_settings(const struct cmd_compare_args *a,
+    struct roundread *const r[2], double *level, double *margin,
+    json_t *notes)
+{
+	const struct spec *sa = r[0]->spec, *sb = r[1]->spec;
+
+	*level = isnan(a->confidence) ? sa->confidence : a->confidence;
+	*margin = sa->margin;
+	if (sa->confidence != sb->confidence && isnan(a->confidence))
+		cmd_compare_note(notes, "the rounds' confidence differs (A %g, "
+		    "B %g): A's applies", sa->confidence, sb->confidence);
+	if (sa->margin != sb->margin)
+		cmd_compare_note(notes, "the rounds' margin differs (A %g, B %g): "
+		    "A's applies", sa->margin, sb->margin);
+	for (int i = 0; i < 2; i++)
+		if (!r[i]->sealed)
+			cmd_compare_note(notes, "%c (%s) is not sealed: read as it "
+			    "is (--partial)", 'A' + i, r[i]->dir);
+}
+
+/* "small, big" of t's cells, for the message of two rounds with nothing
+ * in common; malloc'd. */
+static char *
+cmd_compare_cells(const struct tally *t)
+{
+	struct xbuf b = { 0 };
+
+	for (size_t i = 0; i < tally_cell_count(t); i++)
+		xbuf_printf(&b, "%s%s", i ? ", " : "", tally_cell_at(t, i));
+	return b.p ? b.p : xstrdup("none");
+}
+
+/* The compare object of the two folders, or NULL after a message (no cell,
+ * arm and metric in common). */
+static json_t *
+cmd_compare_build(const struct cmd_compare_args *a,
+    struct roundread *const r[2], json_t *notes)
+{
+	json_t *cmp = json_object();
+	double level, margin;
+
+	cmd_compare_settings(a, r, &level, &margin, notes);
+	json_object_set_new(cmp, "a", json_string(a->dir[0]));
+	json_object_set_new(cmp, "b", json_string(a->dir[1]));
+	json_object_set_new(cmp, "level", json_real(level));
+	json_object_set_new(cmp, "margin", json_real(margin));
+	json_object_set_new(cmp, "env", envdiff_build(r[0]->env, r[1]->env,
+	    r[0]->spec, r[1]->spec));
+	if (compare_build(r[0]->tally, r[1]->tally, level, margin, cmp,
+	    notes) == 0) {
+		char *ca = cmd_compare_cells(r[0]->tally);
+		char *cb = cmd_compare_cells(r[1]->tally);
+		fprintf(stderr, "benchtui compare: %s and %s have no cell, arm "
+		    "and metric in common (A's cells: %s; B's: %s); nothing to "
+		    "compare\n", a->dir[0], a->dir[1], ca, cb);
+		free(ca);
+		free(cb);
+		json_decref(cmp);
+		return NULL;
+	}
+	return cmp;
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	struct cmd_compare_args a = { 0 };
+	struct roundread *r[2] = { NULL, NULL };
+	json_t *cmp = NULL, *notes = json_array(), *v;
+	char err[4096];
+	size_t i;
+	int rc;
+
+	if ((rc = cmd_compare_parse(argc, argv, &a)) != 0)
+		goto out;
+	for (int k = 0; k < 2; k++)
+		if ((rc = roundread_open(a.dir[k], a.partial, &r[k], err,
+		    sizeof err)) != 0) {
+			fprintf(stderr, "benchtui compare: %s\n", err);
+			goto out;
+		}
+	rc = 2;
+	if ((cmp = cmd_compare_build(&a, r, notes)) == NULL)
+		goto out;
+	/* json and csv have no header: the notes go to stderr. */
+	if (a.fmt == REPORT_JSON || a.fmt == REPORT_CSV)
+		json_array_foreach(notes, i, v)
+			fprintf(stderr, "benchtui compare: %s\n",
+			    json_string_value(v));
+	rc = 0;
+	if (compare_print(cmp, notes, (enum report_format)a.fmt, stdout) != 0) {
+		fprintf(stderr, "benchtui compare: writing the comparison: %s\n",
+		    strerror(errno));
+		rc = 1;
+	} else if (cmd_fail_on_matches("compare", &a.rules, cmp, true) > 0)
+		rc = 6;
+out:
+	failon_finish(&a.rules);
+	json_decref(cmp);
+	json_decref(notes);
+	roundread_destroy(r[0]);
+	roundread_destroy(r[1]);
+	return rc;
+}
