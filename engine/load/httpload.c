@@ -7,7 +7,8 @@
  * measured phase.
  *
  * Closed loop (the default), a connection sends its next request as soon as
- * its response has passed.  With --rate, thread t of T sends its k-th
+ * the last bytes of its response are in hand, and checks those bytes after
+ * (the check off the path between the server's two answers).  With --rate, thread t of T sends its k-th
  * request when it falls due, at t0 + (k*T + t)/R, on any idle connection,
  * and its latency runs from that due time: a server that stalls makes the
  * requests queued behind it late, and their latency says so (no
@@ -54,6 +55,9 @@ struct load_conn {
 	bool want_out;                /* EPOLLOUT armed: the request is not out */
 	double t_sent, t_due;
 	size_t sent;                  /* bytes of the request sent */
+	long pre_req;                 /* sent before req's last bytes were */
+	bool pre_counted;             /* checked (closed loop), or 0 */
+	double pre_t_sent;
 	struct load_resp resp;
 	struct load_conn *prev, *next; /* in flight, oldest first */
 	struct load_thread *th;
@@ -250,22 +254,22 @@ httpload_send_more(struct load_conn *c)
 		}
 		return httpload_thread_fail(c->th, "request %ld: cannot send on "
 		    "connection %d (%s): the server closed or reset it after "
-		    "%ld responses on it", c->req, c->id,
+		    "%ld responses on it", c->pre_req ? c->pre_req : c->req, c->id,
 		    n < 0 ? strerror(errno) : "nothing sent", c->served);
 	}
 	httpload_epoll_out(c, false);
 	return 0;
 }
 
-static int
-httpload_send(struct load_thread *th, struct load_conn *c, long req,
-    double due)
+/* c carries request req from now on: in flight, its response awaited. */
+static void
+httpload_start(struct load_thread *th, struct load_conn *c, long req,
+    bool counted, double t_sent, double due)
 {
 	c->req = req;
-	c->counted = th->measuring;
-	c->sent = 0;
-	c->t_sent = clock_now();
-	c->t_due = due < c->t_sent ? due : c->t_sent;
+	c->counted = counted;
+	c->t_sent = t_sent;
+	c->t_due = due < t_sent ? due : t_sent;
 	load_resp_start(&c->resp, req, c->served);
 	c->next = NULL;
 	c->prev = th->tail;
@@ -274,7 +278,47 @@ httpload_send(struct load_thread *th, struct load_conn *c, long req,
 	else
 		th->head = c;
 	th->tail = c;
+}
+
+static int
+httpload_send(struct load_thread *th, struct load_conn *c, long req,
+    double due)
+{
+	c->sent = 0;
+	httpload_start(th, c, req, th->measuring, clock_now(), due);
 	return httpload_send_more(c);
+}
+
+/* Closed loop: the rest of c's response is in hand, so its next request
+ * goes out now, before those last bytes are checked: the check then runs
+ * while the server works, not between the two.  A failed check still
+ * ends the run (the early request's answer is never counted). */
+static int
+httpload_presend(struct load_thread *th, struct load_conn *c)
+{
+	double due;
+	long req;
+
+	if (th->l->o->rate > 0 || c->pre_req != 0 ||
+	    c->sent < th->l->tgt.request_len ||
+	    (req = httpload_next(th, clock_now(), &due)) == 0)
+		return 0;
+	c->pre_req = req;
+	c->pre_counted = th->measuring;
+	c->pre_t_sent = clock_now();
+	c->sent = 0;
+	return httpload_send_more(c);
+}
+
+/* c's response is complete and a request already went out after it. */
+static void
+httpload_adopt(struct load_thread *th, struct load_conn *c)
+{
+	long req = c->pre_req;
+
+	c->pre_req = 0;
+	httpload_start(th, c, req, c->pre_counted, c->pre_t_sent,
+	    c->pre_t_sent);
 }
 
 /* Requests on the idle connections, as many as are to be sent now. */
@@ -311,7 +355,7 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 	const struct httpload_opts *o = th->l->o;
 	double lat;
 
-	if (c->sent < th->l->tgt.request_len)
+	if (c->pre_req == 0 && c->sent < th->l->tgt.request_len)
 		return httpload_thread_fail(th, "request %ld: the server answered "
 		    "(status %d) before the request was sent whole (%zu of %zu "
 		    "bytes) on connection %d", c->req, c->resp.status, c->sent,
@@ -335,6 +379,10 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 		c->next->prev = c->prev;
 	else
 		th->tail = c->prev;
+	if (c->pre_req != 0) {
+		httpload_adopt(th, c);
+		return 0;
+	}
 	th->idle[th->nidle++] = c;
 	return 0;
 }
@@ -352,6 +400,16 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 			return httpload_thread_fail(th, "after request %ld: %zu "
 			    "unexpected bytes on connection %d with no request in "
 			    "flight", c->resp.req, n - off, c->id);
+		rc = load_resp_header(&c->resp, th->rbuf + off, n - off, &used,
+		    th->err, sizeof th->err);
+		off += used;
+		if (rc < 0)
+			return httpload_stop(th->l, 1, th->err);
+		if (rc == 0)
+			continue;
+		if (load_resp_left(&c->resp) <= (long long)(n - off) &&
+		    httpload_presend(th, c) != 0)
+			return -1;
 		rc = load_resp_feed(&c->resp, th->rbuf + off, n - off, &used,
 		    th->err, sizeof th->err);
 		off += used;

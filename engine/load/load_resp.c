@@ -461,19 +461,33 @@ load_resp_done(struct load_resp *r, char *err, size_t errlen)
 }
 
 int
+load_resp_header(struct load_resp *r, const char *data, size_t n,
+    size_t *used, char *err, size_t errlen)
+{
+	*used = 0;
+	if (r->state != LOAD_RESP_HEADER)
+		return 1;
+	return load_resp_take_header(r, data, n, used, err, errlen);
+}
+
+long long
+load_resp_left(const struct load_resp *r)
+{
+	return r->state == LOAD_RESP_BODY ? r->clen - r->got : -1;
+}
+
+int
 load_resp_feed(struct load_resp *r, const char *data, size_t n,
     size_t *used, char *err, size_t errlen)
 {
 	size_t off = 0, take;
 	int rc;
 
-	*used = 0;
-	if (r->state == LOAD_RESP_HEADER) {
-		rc = load_resp_take_header(r, data, n, &off, err, errlen);
+	if ((rc = load_resp_header(r, data, n, &off, err, errlen)) != 1) {
 		*used = off;
-		if (rc != 1)
-			return rc;
+		return rc;
 	}
+	*used = off;
 	if (r->state != LOAD_RESP_BODY)
 		return 1;
 	take = n - off;

@@ -93,6 +93,13 @@ void load_resp_start(struct load_resp *r, long req, long served);
  * failed (err says which). */
 int load_resp_feed(struct load_resp *r, const char *data, size_t n,
     size_t *used, char *err, size_t errlen);
+/* The header alone, from data[0..n): as load_resp_feed, 1 once the
+ * header is whole and passed (at once when it already was), no body byte
+ * taken. */
+int load_resp_header(struct load_resp *r, const char *data, size_t n,
+    size_t *used, char *err, size_t errlen);
+/* Body bytes still to come, once the header is in; -1 before. */
+long long load_resp_left(const struct load_resp *r);
 void load_resp_finish(struct load_resp *r);
 void load_ref_init(struct load_ref *ref);
 void load_ref_finish(struct load_ref *ref);
