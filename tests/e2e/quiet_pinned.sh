@@ -35,8 +35,8 @@ echo "client_busy up to $share on cpu $cpu"
 	fail "the legs are not all gate budget: $(events leg | jq -r .gate | sort | uniq -c)"
 events leg | jq -se 'any(.[]; .client_busy > 0.1)' >/dev/null ||
 	fail "no leg line shows the hog on client_busy"
-events leg | jq -se 'any(.[]; .server_busy == null)' >/dev/null ||
-	fail "server_busy is not null without a server"
+events leg | jq -se 'length == 4 and all(.[]; .server_busy == null)' >/dev/null ||
+	fail "a leg's server_busy is not null without a server: $(events leg | jq -c .server_busy)"
 events quiet | jq -se 'any(.[]; .ok == false and .client_busy > .max_client_busy
     and .foreign < .threshold)' >/dev/null ||
 	fail "no quiet event held on client_busy alone"
