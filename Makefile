@@ -12,13 +12,19 @@ KSRC       := linux-source-6.12
 MESON_DIR  := $(BUILD)/meson
 RAW_DIR    := $(BUILD)/meson-raw
 ASAN_DIR   := $(BUILD)/meson-asan
+INST_DIR   := $(BUILD)/meson-install
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 STAMP_PKGS := $(DEPS)/.packages
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
+# openssh-*: the remote_* tests start an sshd of their own on 127.0.0.1
+# (the machine's ssh service is not used) and reach it with ssh.
 PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
-        linux-perf strace mandoc nginx-light
+        linux-perf strace mandoc nginx-light openssh-client openssh-server \
+        man-db lz4 gzip
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
@@ -28,7 +34,7 @@ TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
 MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS)
 
 .PHONY: all demo check check-libperf check-raw check-asan build deps \
-        packages libperf bench clean distclean
+        packages libperf bench install clean distclean
 
 all: build
 
@@ -89,14 +95,29 @@ check-asan: $(ASAN_DIR)/build.ninja
 		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e \
 		--no-suite measure --no-suite asan-covered
 
+# The program, its man pages (so `man benchtui` works) and its themes
+# under PREFIX, staged under DESTDIR when packaging.  A build directory of
+# its own, configured for PREFIX: the themes' folder is compiled in.
+install: | $(LP_PC)
+	@if [ -f $(INST_DIR)/build.ninja ]; then \
+		meson configure $(INST_DIR) -Dprefix=$(PREFIX) >/dev/null; \
+	else \
+		./tools/meson-setup $(INST_DIR) --buildtype=debugoptimized \
+		    -Dlibperf=enabled -Dprefix=$(PREFIX); \
+	fi
+	@ninja -C $(INST_DIR) -j$(JOBS) tui/benchtui
+	meson install -C $(INST_DIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
+
 # Not part of check: a measurement that wants an idle machine.  Prints one
-# table and writes bench/results/LATEST.json and a dated copy
+# table and writes bench/results/LATEST.json and a dated copy; then the
+# quiet gate's (bench/gate.py: gate-LATEST.json and its dated copy)
 # (docs/PERFORMANCE.md says what each figure is).
 bench: build
 	python3 bench/bench.py
+	python3 bench/gate.py
 
 clean:
-	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR)
+	rm -rf $(MESON_DIR) $(RAW_DIR) $(ASAN_DIR) $(INST_DIR)
 
 distclean:
 	rm -rf $(BUILD)

@@ -23,6 +23,7 @@ int cmd_help(int argc, char **argv);     /* help [COMMAND] */
  * the manual says more, on stdout; -1 for a command that does not exist. */
 int cmd_help_print(const char *name);
 int cmd_load(int argc, char **argv);     /* load URL [options] */
+int cmd_agent(int argc, char **argv);    /* agent --dir DIR (run by ssh) */
 
 /* The helpers the subcommands share live in cmd.c.
  *

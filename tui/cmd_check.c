@@ -8,17 +8,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "plan.h"
+#include "quiet.h"
 #include "stats.h"
 #include "stats_floor.h"
 #include "profile.h"
 #include "spec.h"
 #include "legcmd.h"
+#include "words.h"
 #include "xalloc.h"
 
-static const char check_usage[] = "usage: benchtui check ROUND.json\n";
+static const char check_usage[] =
+    "usage: benchtui check ROUND.json [--host]\n";
 
 /* An argv as a shell would read it back, only for the reader: the leg
  * itself never passes through a shell. */
@@ -59,6 +66,30 @@ cmd_check_print_var(const struct spec_kv *kv)
 	putchar(']');
 }
 
+/* How a server on another host is reached: ssh, the host as one
+ * argument, the agent's command line as the far shell reads it (run
+ * checks nothing there). */
+static void
+cmd_check_print_ssh(const struct spec *s, const struct spec_server *sv)
+{
+	size_t n = s->nssh + 2, k = 0;
+	char **far = xcalloc(s->nagent + 3, sizeof *far), **argv, *line;
+
+	for (size_t i = 0; i < s->nagent; i++)
+		far[i] = s->agent[i];
+	far[s->nagent] = "--dir";
+	far[s->nagent + 1] = sv->dir;
+	argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < s->nssh; i++)
+		argv[k++] = s->ssh[i];
+	argv[k++] = sv->host;
+	argv[k++] = line = legcmd_argv_line(far);
+	cmd_check_print_argv("server-ssh", argv);
+	free(line);
+	free(argv);
+	free(far);
+}
+
 /* A cell's server lines: its port; "server-per-leg" when it is started
  * before each leg with the leg's arm and stopped after it; then its argv
  * as the builder makes it for the cell (no ARM or REP: it serves every
@@ -76,7 +107,15 @@ cmd_check_print_server(const struct spec *s, size_t ci)
 	    c->server->ready_timeout_s);
 	if (c->server->cpus)
 		printf(" cpus %s", c->server->cpus);
+	if (c->server->host != NULL) {
+		printf(" host ");
+		cmd_check_print_arg(stdout, c->server->host);
+		printf(" dir ");
+		cmd_check_print_arg(stdout, c->server->dir);
+	}
 	putchar('\n');
+	if (c->server->host != NULL)
+		cmd_check_print_ssh(s, c->server);
 	if (per_leg)
 		printf("    server-per-leg: started before each leg with its "
 		    "arm's server_bin and server_env, stopped after it\n");
@@ -119,6 +158,56 @@ cmd_check_warn_reps(const struct spec *s)
 		    "verdicts stay unknown%s\n", s->path, s->adaptive.on ?
 		    "reps.min" : "reps", reps, level, need,
 		    s->adaptive.on ? " until a later look" : "");
+}
+
+/* A cell's setup and cleanup as the builder makes them. */
+static void
+cmd_check_print_hooks(const struct spec *s, size_t ci)
+{
+	struct legcmd lc;
+	char err[640];
+
+	for (int h = 0; h < 2; h++) {
+		const char *what = h ? "cleanup" : "setup";
+
+		if ((h ? s->cells[ci].cleanup : s->cells[ci].setup) == NULL)
+			continue;
+		if (legcmd_hook(s, ci, h == 1, NULL, &lc, err, sizeof err) == 0)
+			cmd_check_print_argv(what, lc.argv);
+		else
+			printf("    %s ? (%s)\n", what, err);
+		legcmd_finish(&lc);
+	}
+}
+
+/* The counters, ok_rc, and the files the round keeps: each copied into
+ * files/ up to 16 MiB, a larger one only hashed (said here, before the
+ * round runs). */
+static void
+cmd_check_print_io(const struct spec *s)
+{
+	char size[32];
+	struct stat st;
+
+	printf("counters");
+	for (size_t i = 0; i < s->ncounters; i++)
+		printf(" %s", s->counters[i]);
+	printf("%s\n", s->counters_given ? "" : " (what this machine counts)");
+	printf("ok_rc");
+	for (size_t i = 0; i < s->nok_rc; i++)
+		printf(" %d", s->ok_rc[i]);
+	putchar('\n');
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct spec_file *f = &s->files[i];
+		bool big = stat(f->abs, &st) == 0 &&
+		    st.st_size > SPEC_FILE_COPY_MAX;
+
+		printf("files %s ", f->as);
+		cmd_check_print_arg(stdout, f->abs);
+		printf(" %s: %s\n", words_bytes(size, sizeof size,
+		    (double)st.st_size), big ? "hashed into environment.json, "
+		    "not copied (over 16 MiB)" : "hashed and copied into files/");
+	}
 }
 
 static void
@@ -191,7 +280,9 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 		putchar('\n');
 		if (c->server != NULL)
 			cmd_check_print_server(s, i);
+		cmd_check_print_hooks(s, i);
 	}
+	cmd_check_print_io(s);
 	if (s->warmup > 0)
 		printf("warmup %d\n", s->warmup);
 	if (!s->output_keep || s->output_max_bytes != SPEC_OUTPUT_MAX_BYTES)
@@ -219,6 +310,11 @@ cmd_check_print_command(const struct spec *s, const struct plan_leg *leg)
 	if (lc.prepare != NULL)
 		cmd_check_print_argv("prepare", lc.prepare);
 	cmd_check_print_argv("exec", lc.argv);
+	if (lc.stdin_path != NULL) {
+		printf("    stdin ");
+		cmd_check_print_arg(stdout, lc.stdin_path);
+		putchar('\n');
+	}
 	rc = 0;
 out:
 	legcmd_finish(&lc);
@@ -255,6 +351,41 @@ cmd_check_print_warmups(const struct spec *s, const struct plan *plan,
 			    s->arms[plan->legs[i].arm].name);
 }
 
+/* --host: the quiet gate's start-up look at this box, as run takes it
+ * before the first leg: "host: the box is quiet: ..." on stdout. */
+static void
+cmd_check_host_look(const struct spec *s)
+{
+	int ncpus = get_nprocs_conf();
+	unsigned char *mask = NULL;
+	struct quiet *q;
+	struct quiet_startup st;
+	char line[1024];
+
+	if (s->client_cpus != NULL) {
+		mask = xcalloc((size_t)ncpus, 1);
+		if (spec_cpulist_parse(s->client_cpus, mask, ncpus) != 0) {
+			free(mask);
+			mask = NULL;
+		}
+	}
+	q = quiet_create(&(struct quiet_params){
+	    .max_foreign_cores = s->quiet.max_foreign_cores,
+	    .window_ms = s->quiet.window_ms, .timeout_s = s->quiet.timeout_s,
+	    .budget_s = s->quiet.budget_s,
+	    .max_client_busy = s->quiet.max_client_busy,
+	    .max_server_busy = s->quiet.max_server_busy }, mask, ncpus,
+	    getpid(), NULL);
+	if (q == NULL || quiet_startup(q, -1, &st) != 0) {
+		printf("host: cannot sample the box's load (/proc/stat)\n");
+	} else {
+		quiet_startup_line(q, &st, line, sizeof line);
+		printf("host: %s\n", line);
+	}
+	quiet_destroy(q);
+	free(mask);
+}
+
 static void
 cmd_check_warn(const char *msg, void *arg)
 {
@@ -271,15 +402,26 @@ cmd_check(int argc, char **argv)
 	json_t *warn;
 	char err[1024];
 	int rc = 2;
+	const char *file = NULL;
+	bool host = false;
 
-	if (argc != 2)
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--host") == 0)
+			host = true;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			return cmd_usage_error("check", check_usage,
+			    "unknown option '%s'", argv[i]);
+		else if (file != NULL)
+			return cmd_usage_error("check", check_usage,
+			    "too many arguments");
+		else
+			file = argv[i];
+	}
+	if (file == NULL)
 		return cmd_usage_error("check", check_usage, "%s",
-		    argc < 2 ? "no round file given" : "too many arguments");
-	if (argv[1][0] == '-' && argv[1][1] != '\0')
-		return cmd_usage_error("check", check_usage,
-		    "unknown option '%s'", argv[1]);
+		    "no round file given");
 
-	if (spec_load(argv[1], NULL, &s, err, sizeof err) < 0 ||
+	if (spec_load(file, NULL, &s, err, sizeof err) < 0 ||
 	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);
@@ -315,6 +457,8 @@ cmd_check(int argc, char **argv)
 	}
 	cmd_check_print_profiles(s);
 	legcmd_lint(s, cmd_check_warn, s->path);
+	if (host)
+		cmd_check_host_look(s);
 	rc = 0;
 out:
 	free(shown);

@@ -25,7 +25,7 @@ static const struct help_cmd help_cmds[] = {
 	  "Run a round live in the console (or headless), then seal it.", "benchtui(1) RUN, "
 	  "benchtui-round(5)",
 	  { { "--out DIR", "the round folder (new or empty); default "
-	      "rounds/NAME-TIME next to the round file" },
+	      "./rounds/NAME-TIME in the current directory" },
 	    { "--headless", "no console: one line per leg and the summary "
 	      "(also when stdout is not a terminal)" },
 	    { "--theme NAME", "the console's colours (see benchtui(1) Themes)" },
@@ -80,10 +80,12 @@ static const struct help_cmd help_cmds[] = {
 	  { { "--partial", "required: the round is not complete" },
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
 	    { "--help", "this text" } } },
-	{ "check", "benchtui check ROUND.json",
+	{ "check", "benchtui check ROUND.json [--host]",
 	  "Validate a round file, print its plan and commands; run nothing.", "benchtui(1) CHECK, "
 	  "benchtui-round(5)",
-	  { { "--help", "this text" } } },
+	  { { "--host", "also look at this box's load for a few seconds, "
+	      "as run does before its first leg" },
+	    { "--help", "this text" } } },
 	{ "load", "benchtui load URL [options]",
 	  "A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).", "benchtui(1) LOAD",
 	  { { "--requests N", "requests in all" },
@@ -100,6 +102,12 @@ static const struct help_cmd help_cmds[] = {
 	      "percentiles as JSON" },
 	    { "--timeout S", "give up on a request after S seconds" },
 	    { "--quiet", "no summary line" },
+	    { "--help", "this text" } } },
+	{ "agent", "benchtui agent --dir DIR",
+	  "The far end of a cell server on another host; ssh runs it.",
+	  "benchtui(1) REMOTE HOSTS",
+	  { { "--dir DIR", "the one folder it writes in (the servers' logs; "
+	      "their cwd), made when missing" },
 	    { "--help", "this text" } } },
 	{ "help", "benchtui help [COMMAND]",
 	  "List the commands, or show one's synopsis and options.",

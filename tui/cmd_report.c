@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "failon.h"
+#include "suggest.h"
 #include "report.h"
 #include "roundread.h"
 #include "spec.h"
@@ -146,9 +147,14 @@ cmd_report_parse(int argc, char **argv, struct tally *t,
 	    "no round folder or log given",
 	    "more than one input ('%2$s' and '%1$s')", &a->input)) != 0)
 		return rc;
-	if ((a->fmt = report_format_parse(fmtname)) < 0)
+	if ((a->fmt = report_format_parse(fmtname)) < 0) {
+		char hint[128];
+
 		return cmd_usage_error("report", report_usage,
-		    "--format: unknown format '%s'", fmtname);
+		    "--format: unknown format '%s'%s", fmtname, suggest_hint(
+		    hint, sizeof hint, fmtname, report_format_names(),
+		    SIZE_MAX));
+	}
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "event.h"
 #include "headless.h"
 #include "round.h"
+#include "words.h"
 #include "xalloc.h"
 
 #define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
@@ -512,6 +513,17 @@ console_timeout(struct console *c, double now, double last_clock, bool work)
 	return wait_s < 0 ? -1 : (int)(wait_s * 1000) + 1;
 }
 
+/* After the screen is gone, what the round found stays on the terminal:
+ * the summary headless and report print (words_summary). */
+static void
+console_print_summary(struct console *c)
+{
+	if (c->m.nlegs == 0)
+		return;
+	words_summary(model_ratios(&c->m), stdout, WORDS_TEXT);
+	fflush(stdout);
+}
+
 int
 console_loop(struct console *c)
 {
@@ -586,6 +598,7 @@ console_loop(struct console *c)
 	if (sig_term && c->src->signal_status >= 0)
 		c->exit_code = c->src->signal_status;
 	console_stop(c);
+	console_print_summary(c);
 	return c->exit_code;
 }
 
@@ -628,7 +641,8 @@ console_live_clock_moves(const struct console *c)
 	    c->m.state == MODEL_ABORTING) && !c->engine_done;
 }
 
-/* p pauses between legs, g lets a held leg past the quiet gate. */
+/* p pauses between legs, g lets a held leg past the quiet gate, G the
+ * rest of the round. */
 static int
 console_live_key(struct console *c, int key)
 {
@@ -647,10 +661,12 @@ console_live_key(struct console *c, int key)
 		return 1;
 	case 'g': case 'G':
 		if (console_round_live(c)) {
-			round_release_gate(c->round);
-			snprintf(r->message, sizeof r->message, "%s",
-			    "the quiet gate lets this leg go (an operator "
-			    "override, logged on the leg)");
+			round_release_gate(c->round, key == 'G');
+			snprintf(r->message, sizeof r->message, "%s", key == 'G' ?
+			    "the quiet gate lets the rest of the round go (no "
+			    "more waits; logged, and each leg on a busy box is "
+			    "marked waived)" : "the quiet gate lets this leg go "
+			    "(logged, and the leg is marked waived)");
 		}
 		return 1;
 	}

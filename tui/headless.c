@@ -1,6 +1,6 @@
 /* The headless front end: one line per finished leg on stdout, warnings on
- * stderr, and a closing table of median ratios from tally_report (the same
- * arithmetic as `benchtui report` and the console). */
+ * stderr, and the closing summary of tally_report in words (words_summary:
+ * the same as `benchtui report`, summary.md and the console's on quitting). */
 #include "headless.h"
 
 #include <math.h>
@@ -12,6 +12,7 @@
 #include "round.h"
 #include "stats.h"
 #include "tally.h"
+#include "words.h"
 
 struct headless {
 	FILE *out;
@@ -60,16 +61,62 @@ headless_str(const json_t *ev, const char *key)
 	return s != NULL ? s : "?";
 }
 
-/* A counter as an integer, or n/a when the machine lacks it. */
-static void
-headless_count(char *buf, size_t len, const json_t *v)
+static double
+headless_num(const json_t *o, const char *key)
 {
-	if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	else if (json_is_number(v))
-		snprintf(buf, len, "%.0f", json_number_value(v));
-	else
-		snprintf(buf, len, "n/a");
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* " name=value" for each counter the leg counted (adaptive units), and
+ * n/a for one the round names that did not count; a legacy row's
+ * top-level cycles and instructions when it has no counters object. */
+static void
+headless_counters(struct headless *h, const json_t *ev)
+{
+	static const char *const legacy[] = { "cycles", "instructions" };
+	const json_t *ctrs = json_object_get(ev, "counters"), *v;
+	const char *k;
+	char buf[48];
+
+	if (!json_is_object(ctrs)) {
+		for (size_t i = 0; i < 2; i++)
+			if (json_is_number(v = json_object_get(ev, legacy[i])))
+				fprintf(h->out, " %s=%s", legacy[i], words_value(
+				    buf, sizeof buf, legacy[i],
+				    json_number_value(v), true));
+		return;
+	}
+	json_object_foreach((json_t *)ctrs, k, v)
+		if (json_is_number(v) || tally_counter_named(h->tally, k))
+			fprintf(h->out, " %s=%s", k, words_value(buf, sizeof buf,
+			    k, json_is_number(v) ? json_number_value(v) : NAN,
+			    true));
+}
+
+/* What else a leg line says, after its figures: a status that is not ok,
+ * an exec error, a gate that let it go on a busy box ("gate=budget"), a
+ * failed prepare, cut output. */
+static void
+headless_leg_marks(struct headless *h, const json_t *ev, const char *status)
+{
+	enum tally_gate g;
+
+	if (strcmp(status, "ok") != 0)
+		fprintf(h->out, " %s", status);
+	if (json_is_string(json_object_get(ev, "exec_error")))
+		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
+	g = tally_leg_gate(ev);
+	if (g != TALLY_GATE_NONE && g != TALLY_GATE_QUIET)
+		fprintf(h->out, " gate=%s", tally_gate_name(g));
+	if (json_is_integer(json_object_get(ev, "prepare_rc")) &&
+	    json_integer_value(json_object_get(ev, "prepare_rc")) != 0)
+		fprintf(h->out, " (prepare exited %lld)", (long long)
+		    json_integer_value(json_object_get(ev, "prepare_rc")));
+	if (json_is_true(json_object_get(ev, "output_truncated")))
+		fprintf(h->out, " (output %lld bytes, cut)", (long long)
+		    json_integer_value(json_object_get(ev, "output_bytes")));
 }
 
 static void
@@ -79,7 +126,7 @@ headless_leg(struct headless *h, const json_t *ev)
 	json_t *rc = json_object_get(ev, "rc"), *sig = json_object_get(ev, "signal");
 	json_t *seq = json_object_get(ev, "seq");
 	json_t *warm = json_object_get(ev, "warmup");
-	char rcs[32], cyc[32], ins[32], pos[64], rep[32];
+	char rcs[32], pos[64], rep[32], a[48], b[48];
 
 	/* A legacy row has no status field: the one rule gives it. */
 	status = tally_leg_status_name(tally_leg_status(ev));
@@ -105,50 +152,31 @@ headless_leg(struct headless *h, const json_t *ev)
 	else
 		snprintf(rcs, sizeof rcs, "%s", json_is_string(sig) ?
 		    json_string_value(sig) : "-");
-	headless_count(cyc, sizeof cyc, json_object_get(ev, "cycles"));
-	headless_count(ins, sizeof ins, json_object_get(ev, "instructions"));
-	fprintf(h->out, "[%s] %s %s %s rc=%s wall=%.3fs cpu=%.3fs "
-	    "cycles=%s instr=%s", pos, headless_str(ev, "cell"),
-	    headless_str(ev, "arm"), rep, rcs,
-	    json_number_value(json_object_get(ev, "wall")),
-	    json_number_value(json_object_get(ev, "cpu")), cyc, ins);
-	/* A server's tree over the leg, and the leg's own metrics. */
+	fprintf(h->out, "[%s] %s %s %s rc=%s wall=%s cpu=%s", pos,
+	    headless_str(ev, "cell"), headless_str(ev, "arm"), rep, rcs,
+	    words_secs(a, sizeof a, headless_num(ev, "wall")),
+	    words_secs(b, sizeof b, headless_num(ev, "cpu")));
+	headless_counters(h, ev);
+	/* A server's tree over the leg, the leg's bytes and its own
+	 * metrics. */
 	if (json_is_number(json_object_get(json_object_get(ev, "server"),
 	    "cpu")))
-		fprintf(h->out, " server_cpu=%.3fs", json_number_value(
-		    json_object_get(json_object_get(ev, "server"), "cpu")));
+		fprintf(h->out, " server_cpu=%s", words_secs(a, sizeof a,
+		    json_number_value(json_object_get(json_object_get(ev,
+		    "server"), "cpu"))));
+	if (json_integer_value(json_object_get(ev, "bytes")) > 0)
+		fprintf(h->out, " bytes=%s", words_bytes(a, sizeof a,
+		    json_number_value(json_object_get(ev, "bytes"))));
 	{
 		const char *k;
 		json_t *v;
 
-		/* Whole numbers (requests, bytes) whole, others to 6
-		 * significant digits. */
-		json_object_foreach(json_object_get(ev, "metrics"), k, v) {
-			double x = json_number_value(v);
-
-			if (!json_is_number(v))
-				continue;
-			if (x == floor(x) && fabs(x) < 1e15)
-				fprintf(h->out, " %s=%.0f", k, x);
-			else
-				fprintf(h->out, " %s=%.6g", k, x);
-		}
+		json_object_foreach(json_object_get(ev, "metrics"), k, v)
+			if (json_is_number(v))
+				fprintf(h->out, " %s=%s", k, words_value(a,
+				    sizeof a, k, json_number_value(v), true));
 	}
-	if (strcmp(status, "ok") != 0)
-		fprintf(h->out, " %s", status);
-	if (json_is_string(json_object_get(ev, "exec_error")))
-		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
-	if (json_is_true(json_object_get(ev, "quiet_timeout")))
-		fprintf(h->out, " noisy");
-	if (json_is_true(json_object_get(ev, "quiet_override")))
-		fprintf(h->out, " gate-override");
-	if (json_is_integer(json_object_get(ev, "prepare_rc")) &&
-	    json_integer_value(json_object_get(ev, "prepare_rc")) != 0)
-		fprintf(h->out, " (prepare exited %lld)", (long long)
-		    json_integer_value(json_object_get(ev, "prepare_rc")));
-	if (json_is_true(json_object_get(ev, "output_truncated")))
-		fprintf(h->out, " (output %lld bytes, cut)", (long long)
-		    json_integer_value(json_object_get(ev, "output_bytes")));
+	headless_leg_marks(h, ev, status);
 	fputc('\n', h->out);
 	fflush(h->out);
 }
@@ -240,99 +268,15 @@ headless_event(struct headless *h, const json_t *ev)
 	}
 }
 
-/* One row of the closing table: an arm's estimate, interval and verdict
- * on one metric, as the report has them. */
-static void
-headless_row(struct headless *h, const char *cell, const char *arm,
-    const char *vs, const char *metric, const json_t *m, double level)
-{
-	const json_t *ci = json_object_get(m, "ci"), *e;
-	json_int_t n = json_integer_value(json_object_get(m, "n"));
-	char est[32], iv[64];
-
-	e = json_object_get(m, "estimate");
-	snprintf(est, sizeof est, json_is_number(e) ? "%.4f" : "-",
-	    json_number_value(e));
-	if (json_is_array(ci))
-		snprintf(iv, sizeof iv, "[%.4f, %.4f]",
-		    json_number_value(json_array_get(ci, 0)),
-		    json_number_value(json_array_get(ci, 1)));
-	else if (n > 0)
-		snprintf(iv, sizeof iv, "n < %zu: no interval",
-		    stats_min_n(level));
-	else
-		snprintf(iv, sizeof iv, "-");
-	fprintf(h->out, "%-12s %-12s %-12s %-13s %4lld %-8s %-22s %s%s\n", cell,
-	    arm, vs, metric, (long long)n, est, iv,
-	    headless_str(m, "verdict"),
-	    json_is_true(json_object_get(m, "suspect")) ? " SUSPECT" : "");
-}
-
 void
 headless_finish(struct headless *h)
 {
-	static const char *const metrics[] = { "wall", "cpu", "cycles",
-		"instructions" };
-	json_t *rep = tally_report_brief(h->tally), *cells = json_object_get(rep,
-	    "cells"), *cell;
-	const char *cname;
-	char lvl[32], cih[48];
+	json_t *rep = tally_report_brief(h->tally);
 
 	fputs(h->stops, stderr);
-	snprintf(lvl, sizeof lvl, "%g", 100 * json_number_value(
-	    json_object_get(rep, "level")));
-	snprintf(cih, sizeof cih, "interval (%s%%)", lvl);
-	fprintf(h->out, "\n%-12s %-12s %-12s %-13s %4s %-8s %-22s %s\n",
-	    "cell", "arm", "vs", "metric", "n", "estimate", cih, "verdict");
-	json_object_foreach(cells, cname, cell) {
-		json_t *arms = json_object_get(cell, "arms"), *arm,
-		    *floor = json_object_get(cell, "floor"), *b;
-		const char *aname;
-		size_t k;
-
-		json_object_foreach(arms, aname, arm) {
-			json_t *ms = json_object_get(arm, "metrics");
-
-			for (int i = 0; i < 4; i++) {
-				json_t *m = json_object_get(ms, metrics[i]);
-				/* A counter the machine lacks: no row. */
-				if (i >= 2 && json_integer_value(
-				    json_object_get(m, "n")) == 0)
-					continue;
-				if (m != NULL)
-					headless_row(h, cname, aname,
-					    headless_str(arm, "vs"),
-					    metrics[i], m, json_number_value(
-					    json_object_get(rep, "level")));
-			}
-		}
-		bool any = false;
-		const char *mk;
-		json_t *mv;
-
-		json_object_foreach(floor, mk, mv)
-			any = any || json_is_number(mv);
-		if (any) {
-			fprintf(h->out, "%-12s (A/A floor: largest spread)", cname);
-			for (int i = 0; i < 4; i++) {
-				json_t *f = json_object_get(floor, metrics[i]);
-
-				if (json_is_number(f))
-					fprintf(h->out, " %s +-%.2f%%",
-					    metrics[i],
-					    100 * json_number_value(f));
-			}
-			fputc('\n', h->out);
-		}
-		json_array_foreach(json_object_get(cell, "biased"), k, b)
-			fprintf(h->out, "%-12s BIASED on %s: its A/A arms read "
-			    "differently; every verdict on %s is suspect\n",
-			    cname, json_string_value(b), json_string_value(b));
-	}
-	fprintf(h->out, "verdicts: same = within the margin of %g%%, above/"
-	    "below = the interval excludes 1, undecided = more reps would "
-	    "tell, unknown = too few reps for an interval\n",
-	    100 * json_number_value(json_object_get(rep, "margin")));
+	fputc('\n', h->out);
+	/* The same summary as report, summary.md and the console's. */
+	words_summary(rep, h->out, WORDS_TEXT);
 	if (h->sealed)
 		fprintf(h->out, "sealed: SHA256SUMS sha256 %s\n", h->seal);
 	fflush(h->out);

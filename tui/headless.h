@@ -14,7 +14,7 @@ struct spec;
 struct headless *headless_create(FILE *out, const struct spec *spec);
 /* Print what an event warrants (leg lines, warnings, aborts). */
 void headless_event(struct headless *h, const json_t *ev);
-/* Print the closing table. */
+/* Print the summary (words_summary) and the seal. */
 void headless_finish(struct headless *h);
 void headless_destroy(struct headless *h);
 

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "suggest.h"
 #include "config.h"
 #include "counters.h"
 #include "profrepeat.h"
@@ -22,6 +23,7 @@ static const char usage[] =
     "       benchtui check ROUND.json\n"
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
+    "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
     "       benchtui --version | --help\n";
 
 static const struct {
@@ -39,6 +41,7 @@ static const struct {
 	{ "check", cmd_check },
 	{ "help", cmd_help },
 	{ "load", cmd_load },
+	{ "agent", cmd_agent },
 };
 
 /* --replay is an option-shaped command, so a user may put replay's own
@@ -95,6 +98,15 @@ main(int argc, char **argv)
 				return cmd_help_print(argv[1]) == 0 ? 0 : 2;
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "benchtui: unknown command '%s'\n%s", argv[1], usage);
+	{
+		const char *names[sizeof commands / sizeof commands[0]];
+		char hint[128];
+
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			names[i] = commands[i].name;
+		fprintf(stderr, "benchtui: unknown command '%s'%s\n%s", argv[1],
+		    suggest_hint(hint, sizeof hint, argv[1], names,
+		    sizeof names / sizeof names[0]), usage);
+	}
 	return 2;
 }

@@ -9,18 +9,19 @@
 
 #include "event.h"
 #include "model.h"
+#include "model_int.h"
 #include "spec.h"
 #include "stats.h"
 #include "tally.h"
 #include "xalloc.h"
 
-static void
+void
 model_copy_name(char dst[MODEL_NAME], const char *src)
 {
 	snprintf(dst, MODEL_NAME, "%s", src ? src : "");
 }
 
-static const char *
+const char *
 model_get_str(const json_t *ev, const char *key)
 {
 	const json_t *v = json_object_get(ev, key);
@@ -28,14 +29,14 @@ model_get_str(const json_t *ev, const char *key)
 }
 
 /* A number, or NAN when missing or null. */
-static double
+double
 model_get_num(const json_t *ev, const char *key)
 {
 	const json_t *v = json_object_get(ev, key);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static int
+int
 model_get_int(const json_t *ev, const char *key, int dflt)
 {
 	const json_t *v = json_object_get(ev, key);
@@ -75,7 +76,9 @@ model_init(struct model *m)
 	memset(m, 0, sizeof *m);
 	m->quiet_threshold = NAN;
 	m->quiet_now = NAN;
-	m->gate_waited = m->gate_timeout = NAN;
+	m->gate_waited = m->gate_timeout = m->gate_limit = NAN;
+	m->gate_budget_s = NAN;
+	m->client_busy = m->server_busy = m->client_max = m->server_max = NAN;
 	m->tally = tally_create();
 }
 
@@ -352,7 +355,7 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 				(void)model_col_get(m, json_string_value(v),
 				    false);
 	}
-	if (dir) {
+	if (dir && !m->dir_fixed) {
 		free(m->dir);
 		m->dir = xstrdup(dir);
 	}
@@ -362,45 +365,55 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 		m->legs_total = (size_t)json_integer_value(total);
 	if (m->start_ts == 0)
 		m->start_ts = ts;
+	model_gate_round(m, ev);
 	m->state = MODEL_RUNNING;
 }
 
+/* The entry of a server's host by name, added when new (NULL past
+ * MODEL_HOSTS_MAX). */
+static struct model_host *
+model_host(struct model *m, const char *name)
+{
+	struct model_host *h;
+
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (strcmp(m->hosts[i].name, name) == 0)
+			return &m->hosts[i];
+	if (m->nhosts == MODEL_HOSTS_MAX)
+		return NULL;
+	h = &m->hosts[m->nhosts++];
+	model_copy_name(h->name, name);
+	h->foreign = NAN;
+	h->ok = true;
+	return h;
+}
+
+/* Whether a gate holds the next leg: this machine's or a host's. */
+bool
+model_holding(const struct model *m)
+{
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (m->hosts[i].holding)
+			return true;
+	return m->quiet_seen && !m->quiet_ok;
+}
+
+/* A sample of a server's host's gate: its line in the quiet box; while
+ * it holds, the gate waits as it does here. */
 static void
-model_feed_quiet(struct model *m, const json_t *ev, double ts)
+model_feed_host_quiet(struct model *m, struct model_host *h,
+    const json_t *ev, double ts)
 {
 	const json_t *ok = json_object_get(ev, "ok");
-	double thr = model_get_num(ev, "threshold");
-	size_t drop = 0;
 
-	m->quiet_seen = true;
-	m->quiet_now = model_get_num(ev, "foreign");
-	if (!isnan(thr))
-		m->quiet_threshold = thr;
-	m->quiet_ok = json_is_boolean(ok) ? json_is_true(ok) :
-	    !(m->quiet_now > m->quiet_threshold);
-	m->gate_waited = model_get_num(ev, "waited_s");
-	m->gate_timeout = model_get_num(ev, "timeout_s");
-	/* Released by the operator, or given up: the gate holds no more. */
-	if (json_is_true(json_object_get(ev, "override")) ||
-	    json_is_true(json_object_get(ev, "timed_out")))
-		m->quiet_ok = true;
-	if (!m->quiet_ok && m->gate_wait_since == 0)
+	h->foreign = model_get_num(ev, "foreign");
+	h->ok = json_is_boolean(ok) ? json_is_true(ok) : true;
+	h->holding = !h->ok && !json_is_true(json_object_get(ev, "override")) &&
+	    !json_is_true(json_object_get(ev, "timed_out"));
+	if (h->holding && m->gate_wait_since == 0)
 		m->gate_wait_since = ts;
-	else if (m->quiet_ok)
+	else if (!model_holding(m))
 		m->gate_wait_since = 0;
-
-	/* Keep the last minute, and never more than the ring holds. */
-	while (drop < m->nquiet && m->quiet[drop].ts < ts - MODEL_QUIET_SPAN)
-		drop++;
-	if (m->nquiet - drop == MODEL_QUIET_MAX)
-		drop++;
-	if (drop) {
-		memmove(m->quiet, m->quiet + drop,
-		    (m->nquiet - drop) * sizeof m->quiet[0]);
-		m->nquiet -= drop;
-	}
-	m->quiet[m->nquiet++] = (struct model_quiet){ ts, m->quiet_now,
-	    m->quiet_ok };
 }
 
 static void
@@ -420,6 +433,9 @@ model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 	m->cur_out = out ? xstrdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
+	/* A leg runs: no gate holds, here or on a server's host. */
+	for (size_t i = 0; i < m->nhosts; i++)
+		m->hosts[i].holding = false;
 	if (m->state == MODEL_WAITING)
 		m->state = MODEL_RUNNING;
 	slot = model_grid_slot(m, m->cur_cell, m->cur_arm, m->cur_rep);
@@ -478,6 +494,8 @@ model_feed_leg(struct model *m, const json_t *ev, double ts)
 	l.end_ts = ts;
 	l.ev = json_incref((json_t *)ev);
 	model_cols_feed_leg(m, ev);
+	model_gate_leg(m, &l, ev, l.warmup == 0 &&
+	    strcmp(l.status, "aborted") != 0);
 	if (m->cur_active && strcmp(m->cur_cell, l.cell) == 0 &&
 	    strcmp(m->cur_arm, l.arm) == 0 && m->cur_rep == l.rep)
 		l.start = json_incref(m->cur_start);
@@ -565,8 +583,19 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		m->mark_ts = ts;
 		return MODEL_CHANGE_STATE | MODEL_CHANGE_PLAN;
 	} else if (strcmp(t, "quiet") == 0) {
-		model_feed_quiet(m, ev, ts);
+		const char *host = model_get_str(ev, "host");
+
+		/* A server's host's gate has its own line. */
+		if (host != NULL) {
+			struct model_host *h = model_host(m, host);
+
+			if (h != NULL)
+				model_feed_host_quiet(m, h, ev, ts);
+		} else
+			model_feed_quiet(m, ev, ts);
 		return MODEL_CHANGE_QUIET;
+	} else if (strcmp(t, "gate") == 0) {
+		return model_feed_gate(m, ev);
 	} else if (strcmp(t, "leg_start") == 0) {
 		model_feed_leg_start(m, ev, ts);
 		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_PLAN;
@@ -584,6 +613,8 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		 * of the arm moves with the leg's. */
 		model_feed_leg(m, ev, ts);
 		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
+		    (m->nlegs > 0 && m->legs[m->nlegs - 1].unquiet ?
+		    MODEL_CHANGE_QUIET : 0) |
 		    (model_get_int(ev, "warmup", 0) > 0 ? 0 :
 		    MODEL_CHANGE_PROGRESS | MODEL_CHANGE_PLAN);
 	} else if (strcmp(t, "pause") == 0) {
@@ -661,6 +692,9 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 			    model_get_num(ev, "rep"));
 		snprintf(m->server, sizeof m->server, "%s%s: %s",
 		    cell ? cell : "?", who, st ? st : "?");
+		/* A server elsewhere: its host gets its line now. */
+		if (model_get_str(ev, "host") != NULL)
+			(void)model_host(m, model_get_str(ev, "host"));
 		if (pid > 0)
 			snprintf(m->server + strlen(m->server),
 			    sizeof m->server - strlen(m->server), " pid %.0f",
@@ -682,7 +716,8 @@ model_feed(struct model *m, const json_t *ev)
 		return;
 	/* The tally takes the round's name and the legs; it skips the rest. */
 	if (strcmp(t, "round") == 0 || strcmp(t, "leg") == 0 ||
-	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0) {
+	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0 ||
+	    strcmp(t, "gate") == 0) {
 		tally_feed(m->tally, ev);
 		ch |= MODEL_CHANGE_RATIOS;
 	}
@@ -749,14 +784,27 @@ model_set_replay(struct model *m)
 void
 model_restart(struct model *m, const struct spec *s)
 {
-	bool replay = m->replay;
+	bool replay = m->replay, fixed = m->dir_fixed;
+	char *dir = fixed && m->dir ? xstrdup(m->dir) : NULL;
 
 	model_finish(m);
 	model_init(m);
 	m->replay = replay;
+	if (fixed)
+		model_set_dir(m, dir);
+	free(dir);
 	if (s != NULL)
 		model_set_spec(m, s);
 	m->changed = MODEL_CHANGE_ALL;
+}
+
+void
+model_set_dir(struct model *m, const char *dir)
+{
+	free(m->dir);
+	m->dir = dir != NULL ? xstrdup(dir) : NULL;
+	m->dir_fixed = dir != NULL;
+	m->changed |= MODEL_CHANGE_STATE;
 }
 
 const json_t *
@@ -798,15 +846,6 @@ model_elapsed(const struct model *m, double now)
 	if (m->start_ts == 0 || end < m->start_ts)
 		return 0;
 	return end - m->start_ts;
-}
-
-double
-model_eta(const struct model *m)
-{
-	if (m->legs_done == 0 || m->legs_total <= m->legs_done)
-		return m->legs_total && m->legs_total <= m->legs_done ? 0 : -1;
-	return m->busy_s / (double)m->legs_done *
-	    (double)(m->legs_total - m->legs_done);
 }
 
 double

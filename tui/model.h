@@ -50,6 +50,9 @@ struct model_leg {
 	double maxrss_kb;
 	double foreign;        /* NAN when absent */
 	bool noisy;            /* foreign above the threshold, or "noisy": true */
+	unsigned char gate;    /* enum tally_gate: how the gate let it go */
+	bool unquiet;          /* it ran on a box that was not quiet */
+	double wait_s;         /* the gate's wait before it (NAN: none said) */
 	double end_ts;         /* seconds since the epoch */
 	json_t *ev;            /* the leg line itself (for the details view) */
 	json_t *start;         /* its leg_start event, or NULL */
@@ -72,11 +75,23 @@ struct model_quiet {
 	bool ok;
 };
 
+/* A server's host (server.host): its gate's last word.  The quiet box
+ * lists them under this machine's. */
+#define MODEL_HOSTS_MAX 8
+struct model_host {
+	char name[MODEL_NAME];
+	double foreign;        /* NAN until a sample says */
+	bool ok;
+	bool holding;          /* its gate holds the next leg */
+};
+
 struct model {
 	enum model_state state;
 	bool replay;           /* fed from a log: the header says "replay" */
 	char name[MODEL_NAME];
 	char *dir;             /* the round folder, or NULL */
+	bool dir_fixed;        /* dir set by model_set_dir: the round event's
+	                        * recorded one does not replace it */
 	char abort_reason[64];
 	/* Every warning so far, whole, for the message log (w); past
 	 * MODEL_LOG_MAX the oldest are dropped and counted.  The newest is the
@@ -118,7 +133,17 @@ struct model {
 	double gate_wait_since;/* ts of the first not-ok sample since the last
 	                        * leg, or 0 when the gate is not waiting */
 	double gate_waited;    /* the last sample's waited_s (NAN: none) */
-	double gate_timeout;   /* its timeout_s: the countdown's end (NAN) */
+	double gate_timeout;   /* its timeout_s (NAN) */
+	double gate_limit;     /* its limit_s: the countdown's end (NAN) */
+	double client_busy;    /* its pinned cpus' foreign cores (NAN: not */
+	double server_busy;    /* pinned), and their thresholds */
+	double client_max, server_max;
+	double gate_budget_s;  /* the round's budget_s of waiting (NAN) */
+	double gate_waited_total; /* the counted legs' waits, summed */
+	bool gate_released_all;/* G: the rest of the round goes */
+	bool gate_budget_spent;/* the gate waits no more */
+	struct model_host hosts[MODEL_HOSTS_MAX];
+	size_t nhosts;
 
 	/* The counters the round asked for (the round event) and the metrics
 	 * legs reported, in order of appearance. */
@@ -187,6 +212,11 @@ void model_set_aborted(struct model *m);
 
 /* Fed from a log: the header says "replay". */
 void model_set_replay(struct model *m);
+
+/* The round folder as it is now (a replayed folder, maybe moved or copied
+ * since it was recorded): shown, and where leg outputs are read, whatever
+ * the log's round event recorded. */
+void model_set_dir(struct model *m, const char *dir);
 
 /* Back to no events seen (a replay stepping backwards), keeping replay and
  * taking the plan from s again (s may be NULL). */

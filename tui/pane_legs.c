@@ -6,6 +6,7 @@
 #include "render.h"
 #include "stats.h"
 #include "theme.h"
+#include "words.h"
 
 enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_VAL,
 	C_IPC, C_RSS, C_FOR };
@@ -23,16 +24,6 @@ struct lcol {
 	char head[16];
 	int width, prio;
 	bool on;
-};
-
-static const struct {
-	const char *name, *head;
-} short_heads[] = {
-	{ "instructions", "instr" }, { "task-clock", "task-clk" },
-	{ "page-faults", "faults" }, { "context-switches", "ctx-sw" },
-	{ "cpu-migrations", "migr" }, { "branch-misses", "br-miss" },
-	{ "cache-misses", "$-miss" }, { "cache-references", "$-refs" },
-	{ "branch-instructions", "branches" },
 };
 
 static void
@@ -68,10 +59,7 @@ pane_legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
 			continue;
 		cyc |= !mc->metric && strcmp(mc->name, "cycles") == 0;
 		ins |= !mc->metric && strcmp(mc->name, "instructions") == 0;
-		for (size_t k = 0; k < sizeof short_heads / sizeof short_heads[0];
-		    k++)
-			if (strcmp(head, short_heads[k].name) == 0)
-				head = short_heads[k].head;
+		head = words_head(head);
 		pane_legs_col_add(c, &n, C_VAL, head, 8, mc->metric ? 6 :
 		    nctr++ == 0 ? 3 : 5, mc);
 	}
@@ -96,7 +84,7 @@ pane_legs_mark(const struct model_leg *l, int *role)
 	if (strcmp(l->status, "failed") == 0) { *role = THEME_BAD; return "!"; }
 	if (strcmp(l->status, "timed_out") == 0) { *role = THEME_BAD; return "T"; }
 	if (strcmp(l->status, "aborted") == 0) { *role = THEME_DIM; return "A"; }
-	if (l->noisy) { *role = THEME_WARN; return "~"; }
+	if (l->unquiet) { *role = THEME_WARN; return "~"; }
 	*role = THEME_OK;
 	return " ";
 }
@@ -111,8 +99,9 @@ pane_legs_head(WINDOW *w, int cw, const struct lcol *col, size_t ncol)
 	for (size_t c = 0; c < ncol; c++) {
 		if (!col[c].on)
 			continue;
-		snprintf(buf, sizeof buf, col[c].kind <= C_ARM ? "%-*s" : "%*s",
-		    col[c].width, col[c].head);
+		/* Cut to the column: heads never run into each other. */
+		snprintf(buf, sizeof buf, col[c].kind <= C_ARM ? "%-*.*s" :
+		    "%*.*s", col[c].width, col[c].width, col[c].head);
 		render_put(w, 1, x, cw + 1 - x, THEME_LABEL, buf);
 		x += col[c].width + 1;
 	}
@@ -154,17 +143,17 @@ pane_legs_cell(const struct model_leg *l, const struct lcol *c, bool sel,
 			snprintf(buf, len, "%*s", cwid, "-");
 		break;
 	case C_WALL: case C_CPU:
-		render_fmt_duration(d, sizeof d, c->kind == C_WALL ? l->wall :
-		    l->cpu);
+		/* The units every view uses: a 12.7 ms leg is 12.7ms. */
+		words_secs(d, sizeof d, c->kind == C_WALL ? l->wall : l->cpu);
 		snprintf(buf, len, "%*s", cwid, d);
 		break;
 	case C_VAL: case C_RSS:
 		v = c->kind == C_RSS ? l->maxrss_kb : model_leg_value(l, c->mc);
 		if (c->kind == C_RSS)
-			render_fmt_kb(d, sizeof d, v);
+			words_bytes(d, sizeof d, v * 1024);
 		else
-			render_fmt_num(d, sizeof d, v, cwid);
-		snprintf(buf, len, "%*s", cwid, d);
+			words_value(d, sizeof d, c->mc->name, v, true);
+		snprintf(buf, len, "%*.*s", cwid, cwid, d);
 		if (isnan(v) && !sel)
 			role = THEME_DIM;
 		break;
@@ -196,7 +185,7 @@ pane_legs_row(WINDOW *w, int y, int cw, const struct model_leg *l, bool sel,
 	char buf[64];
 
 	base = sel ? THEME_SELECTED : strcmp(l->status, "ok") == 0 ?
-	    (l->noisy ? THEME_WARN : THEME_NORMAL) :
+	    (l->unquiet ? THEME_WARN : THEME_NORMAL) :
 	    strcmp(l->status, "aborted") == 0 ? THEME_DIM : THEME_BAD;
 	for (size_t c = 0; c < ncol; c++) {
 		int role;
@@ -292,12 +281,6 @@ pane_legs_num(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static const char *
-pane_legs_metric_label(const char *metric)
-{
-	return strcmp(metric, "instructions") == 0 ? "instr" : metric;
-}
-
 /* The columns of a ratio line after the label and metric: estimate,
  * interval, verdict (with SUSPECT), the ratios' range, then the strip. */
 #define RATIO_EST_W 6
@@ -320,8 +303,11 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	int x = 1, strip;
 	size_t i;
 
+	/* A name too long for its column takes its short head (ctx-sw),
+	 * not a cut. */
 	snprintf(buf, sizeof buf, "%-*.*s %-*.*s", labelw, labelw, label,
-	    metricw, metricw, pane_legs_metric_label(metric));
+	    metricw, metricw, (int)strlen(words_label(metric)) > metricw ?
+	    words_head(metric) : words_label(metric));
 	render_put(w, y, x, cw, none ? THEME_DIM : THEME_NORMAL, buf);
 	x += (int)strlen(buf) + 1;
 	render_fmt_ratio(est, sizeof est, pane_legs_num(mo, "estimate"));
@@ -340,27 +326,29 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 		render_put(w, y, x, cw + 1 - x, THEME_DIM, buf);
 	}
 	x += RATIO_CI_W;
-	render_put(w, y, x, cw + 1 - x, pane_legs_verdict_role(verdict),
-	    verdict ? verdict : "unknown");
+	/* Beside undecided, what its interval can see (words_verdict_short);
+	 * a suspect verdict says so instead. */
 	if (suspect)
-		render_put(w, y, x + 10, cw + 1 - x - 10, THEME_BAD, "SUSPECT");
+		snprintf(buf, sizeof buf, "%s", verdict ? verdict : "unknown");
+	else
+		words_verdict_short(buf, sizeof buf, mo);
+	render_put(w, y, x, cw + 1 - x, pane_legs_verdict_role(verdict), buf);
+	if (suspect)
+		render_put(w, y, x + (int)strlen(buf) + 1, cw - x -
+		    (int)strlen(buf), THEME_BAD, "SUSPECT");
 	x += RATIO_VERDICT_W;
 	if (!show_range)
 		goto strip;
-	if (!none && (strcmp(metric, "wall") == 0 || strcmp(metric, "cpu") == 0)) {
-		char a[16], b[16];
+	if (!none) {
+		char a[32], b[32];
 
-		/* Time, not a ratio: the arm's median and its comparison
-		 * arm's, so an arm's cost is read here and not guessed. */
-		render_fmt_duration(a, sizeof a, pane_legs_num(mo, "abs"));
-		render_fmt_duration(b, sizeof b, pane_legs_num(mo, "vs_abs"));
+		/* The values, not a ratio: the arm's median and its
+		 * comparison arm's, in the units every view uses. */
+		words_value(a, sizeof a, metric, pane_legs_num(mo, "abs"), true);
+		words_value(b, sizeof b, metric, pane_legs_num(mo, "vs_abs"),
+		    true);
 		snprintf(buf, sizeof buf, "%s vs %s", a, b);
-		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
-	} else if (!none) {
-		render_fmt_ratio(lo, sizeof lo, pane_legs_num(mo, "min"));
-		render_fmt_ratio(hi, sizeof hi, pane_legs_num(mo, "max"));
-		snprintf(buf, sizeof buf, "range %s-%s", lo, hi);
-		render_put(w, y, x, cw + 1 - x, THEME_LABEL, buf);
+		render_put(w, y, x, RATIO_RANGE_W - 1, THEME_LABEL, buf);
 	}
 	x += RATIO_RANGE_W;
 strip:
@@ -460,12 +448,6 @@ pane_legs_cell_title(WINDOW *w, int y, int cw, const char *cname,
 	render_put(w, y, x, cw + 1 - x, THEME_BAD, buf);
 }
 
-static bool
-pane_legs_has_ratios(const json_t *mo)
-{
-	return json_integer_value(json_object_get(mo, "n")) > 0;
-}
-
 /* The ratios pane's lines as they are emitted: the widths for this draw,
  * the line count and the row drawn next, the cell being emitted. */
 struct pane_legs_ratios {
@@ -501,7 +483,7 @@ pane_legs_ratio_widths(struct pane_legs_ratios *v, const json_t *cells)
 			v->labelw = l > v->labelw ? l : v->labelw;
 			json_object_foreach(json_object_get(arm, "metrics"),
 			    mname, mo) {
-				int ml = (int)strlen(pane_legs_metric_label(mname));
+				int ml = (int)strlen(words_label(mname));
 				v->metricw = ml > v->metricw ? ml : v->metricw;
 			}
 		}
@@ -536,42 +518,52 @@ pane_legs_ratio_slot(struct pane_legs_ratios *v, bool title)
 	return true;
 }
 
-/* An arm's lines: cycles, instructions, wall, cpu, then other counters;
- * metrics without a single ratio (a counter the machine lacks) go last,
- * so they do not push the real ones off. */
+/* An arm's lines of one pass: its lead metrics (words_lead: requests/s,
+ * latency, server cpu, wall, cpu, the leg's own metrics, bytes) in the
+ * first, every other metric in the second. */
 static void
 pane_legs_ratio_arm(struct pane_legs_ratios *v, const char *aname,
-    const json_t *arm)
+    const json_t *arm, bool lead)
 {
-	static const char *const first[] = { "cycles", "instructions", "wall",
-	    "cpu" };
 	const json_t *metrics = json_object_get(arm, "metrics"), *mo;
 	const char *vs = json_string_value(json_object_get(arm, "vs"));
-	const char *mname;
+	const char *names[64], *mname;
+	size_t n = 0;
 	char label[160];
 
 	snprintf(label, sizeof label, " %s vs %s", aname, vs ? vs : "?");
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t f = 0; f < 4; f++) {
-			mo = json_object_get(metrics, first[f]);
-			if (mo && pane_legs_has_ratios(mo) == (pass == 0) &&
-			    pane_legs_ratio_slot(v, false))
-				pane_legs_ratio_line(v->r, v->w, v->y++, v->cw,
-				    label, v->labelw, first[f], v->metricw, mo,
-				    v->min_n, v->show_range);
-		}
-		json_object_foreach((json_t *)metrics, mname, mo) {
-			bool known = false;
-
-			for (size_t f = 0; f < 4; f++)
-				known |= strcmp(mname, first[f]) == 0;
-			if (!known && pane_legs_has_ratios(mo) == (pass == 0) &&
-			    pane_legs_ratio_slot(v, false))
-				pane_legs_ratio_line(v->r, v->w, v->y++, v->cw,
-				    label, v->labelw, mname, v->metricw, mo,
-				    v->min_n, v->show_range);
-		}
+	if (lead)
+		n = words_lead(metrics, names, sizeof names / sizeof names[0]);
+	else
+		json_object_foreach((json_t *)metrics, mname, mo)
+			if (!words_is_lead(mname) &&
+			    n < sizeof names / sizeof names[0])
+				names[n++] = mname;
+	for (size_t i = 0; i < n; i++) {
+		mo = json_object_get(metrics, names[i]);
+		if (pane_legs_ratio_slot(v, false))
+			pane_legs_ratio_line(v->r, v->w, v->y++, v->cw, label,
+			    v->labelw, names[i], v->metricw, mo, v->min_n,
+			    v->show_range);
 	}
+}
+
+/* A cell's lines in the order that matters at any height: the lead
+ * metrics of every arm (the A/A copies after the others), then every
+ * other metric. */
+static void
+pane_legs_ratio_cell(struct pane_legs_ratios *v)
+{
+	const json_t *arms = json_object_get(v->cell, "arms"), *arm;
+	const char *aname;
+
+	for (int pass = 0; pass < 3; pass++)
+		json_object_foreach((json_t *)arms, aname, arm) {
+			bool aa = json_is_string(json_object_get(arm, "aa_of"));
+
+			if (pass < 2 ? aa == (pass == 1) : true)
+				pane_legs_ratio_arm(v, aname, arm, pass < 2);
+		}
 }
 
 static void
@@ -584,8 +576,6 @@ pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m,
 	const json_t *cells = json_object_get(rep, "cells");
 	struct pane_legs_ratios v = { .r = r, .w = w, .h = getmaxy(w) - 2,
 	    .cw = getmaxx(w) - 2, .y = 1 };
-	const json_t *arm;
-	const char *aname;
 
 	(void)now;
 	if (r->show_profiles) {
@@ -609,8 +599,7 @@ pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m,
 	json_object_foreach((json_t *)cells, v.cname, v.cell) {
 		if (pane_legs_ratio_slot(&v, true))
 			pane_legs_cell_title(w, v.y++, v.cw, v.cname, v.cell);
-		json_object_foreach(json_object_get(v.cell, "arms"), aname, arm)
-			pane_legs_ratio_arm(&v, aname, arm);
+		pane_legs_ratio_cell(&v);
 	}
 	r->ratio_lines = v.line;
 	if (v.line > v.h && v.h > 0) {

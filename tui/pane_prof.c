@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "words.h"
 #include "theme.h"
 
 /* Rows shown per profile; the report has them all. */
@@ -67,10 +68,11 @@ pane_prof_perf_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 	double d = pane_prof_num(row, "diff");
 	bool noise = json_is_true(json_object_get(row, "noise"));
 	int x = 2 + pane_prof_namew(cw);
-	char buf[80];
+	char buf[80], cut[256];
 
-	render_put(w, y, 2, pane_prof_namew(cw), THEME_NORMAL, name ? name :
-	    "?");
+	/* Cut so that a symbol never passes for a file name. */
+	render_put(w, y, 2, pane_prof_namew(cw), THEME_NORMAL, words_cut(cut,
+	    sizeof cut, name ? name : "?", pane_prof_namew(cw)));
 	snprintf(buf, sizeof buf, "%6.0f %5.1f", pane_prof_num(row, "samples"),
 	    pane_prof_num(row, "share"));
 	render_put(w, y, x, 12, THEME_NORMAL, buf);

@@ -5,25 +5,145 @@
 
 #include "render.h"
 #include "theme.h"
+#include "words.h"
+
+/* The gate's state: the countdown while it holds a leg (to timeout_s, or
+ * to the end of the round's budget when that comes first), else whether
+ * it waits at all. */
+static void
+pane_top_gate_line(struct render *r, WINDOW *w, struct model *m, double now,
+    int y, int cw)
+{
+	char buf[160];
+
+	if (m->gate_wait_since > 0 && m->cur_active == false &&
+	    (m->state == MODEL_RUNNING)) {
+		double base = r->replay ? m->last_ts : now;
+		double waited = base > m->gate_wait_since ? base -
+		    m->gate_wait_since : 0;
+
+		/* From the samples' own clock when they carry one. */
+		if (!isnan(m->gate_waited) && !isnan(m->gate_limit)) {
+			double left = m->gate_limit - m->gate_waited -
+			    (base - m->last_ts > 0 && !r->replay ?
+			    base - m->last_ts : 0);
+
+			snprintf(buf, sizeof buf, "held, %.0f s left%s",
+			    left > 0 ? left : 0, r->replay ? "" :
+			    " (g: go, G: all)");
+		} else {
+			snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
+			    waited);
+		}
+		render_put(w, y, 1, cw, THEME_WARN, buf);
+	} else if (m->gate_released_all) {
+		render_put(w, y, 1, cw, THEME_WARN,
+		    "gate: released (G), no waits");
+	} else if (m->gate_budget_spent) {
+		render_put(w, y, 1, cw, THEME_WARN,
+		    "gate: budget spent, no waits");
+	} else
+		render_put(w, y, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
+		    "gate: noisy");
+}
+
+/* The pinned cpus' own foreign work ("pinned: client 0.00, server
+ * 0.31"), warned when over its threshold; false when none are pinned. */
+static bool
+pane_top_pinned_line(WINDOW *w, struct model *m, int y, int cw)
+{
+	char buf[160];
+	size_t n = 0;
+	bool over = m->client_busy > m->client_max ||
+	    m->server_busy > m->server_max;
+
+	if (isnan(m->client_busy) && isnan(m->server_busy))
+		return false;
+	n = (size_t)snprintf(buf, sizeof buf, "pinned:");
+	if (!isnan(m->client_busy))
+		n += (size_t)snprintf(buf + n, sizeof buf - n, " client %.2f",
+		    m->client_busy);
+	if (!isnan(m->server_busy) && n < sizeof buf)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s server %.2f",
+		    isnan(m->client_busy) ? "" : ",", m->server_busy);
+	if (!isnan(m->client_max) && n < sizeof buf)
+		snprintf(buf + n, sizeof buf - n, ", max %.2f", m->client_max);
+	render_put(w, y, 1, cw, over ? THEME_WARN : THEME_OK, buf);
+	return true;
+}
+
+/* Per arm, the legs that ran on a box that was not quiet, from the
+ * report (the one count the report prints too): "not quiet: base 2/6,
+ * fast 3/6".  false when every leg so far ran on a quiet one. */
+static bool
+pane_top_unquiet_line(WINDOW *w, struct model *m, int y, int cw)
+{
+	const json_t *arms = json_object_get(json_object_get(model_ratios(m),
+	    "gate"), "arms"), *o;
+	const char *arm;
+	char buf[256];
+	size_t n = 0;
+
+	json_object_foreach((json_t *)arms, arm, o) {
+		json_int_t k = json_integer_value(json_object_get(o,
+		    "not_quiet"));
+
+		if (k == 0 || n >= sizeof buf)
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s %lld/%lld",
+		    n == 0 ? "not quiet:" : ",", arm, (long long)k,
+		    (long long)json_integer_value(json_object_get(o, "legs")));
+	}
+	if (n == 0)
+		return false;
+	render_put(w, y, 1, cw, THEME_WARN, buf);
+	return true;
+}
+
+/* One line per server's host, under this machine's gate: its foreign
+ * cores and whether its gate holds, from row y down as rows allow.  The
+ * row after them. */
+static int
+pane_top_hosts_draw(WINDOW *w, const struct model *m, int y, int h, int cw)
+{
+	char buf[160];
+
+	for (size_t i = 0; i < m->nhosts && y <= h; i++, y++) {
+		const struct model_host *o = &m->hosts[i];
+
+		if (isnan(o->foreign))
+			snprintf(buf, sizeof buf, "%s: no samples yet", o->name);
+		else
+			snprintf(buf, sizeof buf, "%s: busy %.2f%s", o->name,
+			    o->foreign, o->holding ? ", holds" : o->ok ? "" :
+			    ", noisy");
+		render_put(w, y, 1, cw, isnan(o->foreign) ? THEME_DIM :
+		    o->ok ? THEME_OK : THEME_WARN, buf);
+	}
+	return y;
+}
 
 static void
 pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 {
-	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2;
+	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, y = 3;
 	char buf[160], thr[32];
 	double hi;
 
 	if (!m->quiet_seen) {
 		render_put(w, 1, 1, cw, THEME_DIM, m->gate_off ?
 		    "gate off (\"quiet\": false)" : "no quiet samples yet");
+		y = pane_top_hosts_draw(w, m, 2, h, cw);
 		goto server;
 	}
 	if (isnan(m->quiet_threshold))
 		snprintf(thr, sizeof thr, "?");
 	else
 		snprintf(thr, sizeof thr, "%.2f", m->quiet_threshold);
-	snprintf(buf, sizeof buf, cw >= 30 ? "busy %.2f cores, max %s" :
-	    "busy %.2f / max %s", m->quiet_now, thr);
+	/* With servers elsewhere, each host has a line: this one is here. */
+	snprintf(buf, sizeof buf, cw >= 30 ? "%sbusy %.2f cores, max %s" :
+	    "%sbusy %.2f / max %s", m->nhosts > 0 ? "here: " : "",
+	    m->quiet_now, thr);
 	render_put(w, 1, 1, cw, m->quiet_ok ? THEME_OK : THEME_WARN, buf);
 
 	/* The last minute, oldest on the left, one column per time slot. */
@@ -49,33 +169,16 @@ pane_top_quiet_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    render_spark(r, v, 0, hi));
 	}
 	wattrset(w, theme_attr(THEME_NORMAL));
-	if (m->gate_wait_since > 0 && m->cur_active == false &&
-	    (m->state == MODEL_RUNNING)) {
-		double base = r->replay ? m->last_ts : now;
-		double waited = base > m->gate_wait_since ? base -
-		    m->gate_wait_since : 0;
-
-		/* The countdown to the gate's timeout_s, from the samples'
-		 * own clock when they carry one. */
-		if (!isnan(m->gate_waited) && !isnan(m->gate_timeout)) {
-			double left = m->gate_timeout - m->gate_waited -
-			    (base - m->last_ts > 0 && !r->replay ?
-			    base - m->last_ts : 0);
-
-			snprintf(buf, sizeof buf, "held, %.0f s left%s",
-			    left > 0 ? left : 0, r->replay ? "" : " (g: go)");
-		} else {
-			snprintf(buf, sizeof buf, "waiting %.0f s for quiet",
-			    waited);
-		}
-		render_put(w, 3, 1, cw, THEME_WARN, buf);
-	} else
-		render_put(w, 3, 1, cw, THEME_OK, m->quiet_ok ? "gate: quiet" :
-		    "gate: noisy");
+	pane_top_gate_line(r, w, m, now, y++, cw);
+	y = pane_top_hosts_draw(w, m, y, h, cw);
+	if (y <= h && pane_top_pinned_line(w, m, y, cw))
+		y++;
+	if (y <= h && pane_top_unquiet_line(w, m, y, cw))
+		y++;
 server:
-	if (h >= 4 && m->server[0]) {
+	if (y <= h && m->server[0]) {
 		snprintf(buf, sizeof buf, "server %s", m->server);
-		render_put(w, 4, 1, cw, THEME_LABEL, buf);
+		render_put(w, y++, 1, cw, THEME_LABEL, buf);
 	}
 }
 
@@ -120,8 +223,8 @@ pane_top_current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 	render_put(w, 1, 1, cw, THEME_RUNNING, buf);
 	e = base > m->cur_start_ts ? base - m->cur_start_ts : 0;
 	md = model_arm_median_wall(m, m->cur_cell, m->cur_arm);
-	render_fmt_duration(el, sizeof el, e);
-	render_fmt_duration(med, sizeof med, md);
+	words_secs(el, sizeof el, e);
+	words_secs(med, sizeof med, md);
 	snprintf(buf, sizeof buf, "pid %ld  seq %d", m->cur_pid, m->cur_seq);
 	render_put(w, 2, 1, cw, THEME_LABEL, buf);
 	snprintf(buf, sizeof buf, "%s of median %s", el, med);

@@ -9,6 +9,7 @@
 #include "render.h"
 #include "legcmd.h"
 #include "theme.h"
+#include "words.h"
 
 static const struct render_pane_ops *const pane_ops[PANE_COUNT] = {
 	[PANE_QUIET] = &pane_quiet_ops,
@@ -31,41 +32,6 @@ render_fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
 	else
 		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
-}
-
-/* A count in at most width columns: 1234567 -> "1.23M". */
-void
-render_fmt_num(char *buf, size_t len, double v, int width)
-{
-	static const char suffix[] = " kMGTP";
-	int i = 0;
-
-	if (isnan(v)) {
-		snprintf(buf, len, "n/a");
-		return;
-	}
-	if (snprintf(buf, len, "%.0f", v) <= width)
-		return;
-	while (fabs(v) >= 1000 && i < 5) {
-		v /= 1000;
-		i++;
-	}
-	snprintf(buf, len, fabs(v) < 10 ? "%.2f%c" : fabs(v) < 100 ? "%.1f%c" :
-	    "%.0f%c", v, suffix[i]);
-}
-
-/* kB as "812k", "2.0M", "1.5G". */
-void
-render_fmt_kb(char *buf, size_t len, double kb)
-{
-	if (isnan(kb))
-		snprintf(buf, len, "n/a");
-	else if (kb < 10000)
-		snprintf(buf, len, "%.0fk", kb);
-	else if (kb < 10000 * 1024.0)
-		snprintf(buf, len, "%.1fM", kb / 1024);
-	else
-		snprintf(buf, len, "%.1fG", kb / 1024 / 1024);
 }
 
 void
@@ -310,26 +276,55 @@ render_draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 	render_put(w, 1, x + 1 + barw, 5, THEME_HEADER, line);
 }
 
+/* The footer's keys in the order they show, each with the rank it keeps
+ * when the width runs out (0 first): quitting, help and steering before
+ * the keys the help lists too. */
+struct render_key_hint {
+	const char *key, *what;
+	int rank;
+};
+
+/* Which of keys[0..n) fit in width columns, by rank: keep[i]. */
+static void
+render_footer_fit(const struct render_key_hint *keys, size_t n, int width,
+    bool *keep)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		keep[i] = false;
+	for (int rank = 0; rank < 16; rank++)
+		for (size_t i = 0; i < n; i++) {
+			int w = (int)(strlen(keys[i].key) + strlen(keys[i].what)) + 3;
+
+			if (keys[i].rank == rank && used + w <= width) {
+				keep[i] = true;
+				used += w;
+			}
+		}
+}
+
 static void
 render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 {
-	static const char *const live[][2] = {
-		{ "p", "pause" }, { "a", "abort" }, { "q", "quit" },
-		{ "?", "help" }, { "w", "messages" }, { "Tab", "pane" },
-		{ "Enter", "leg" }, { "j/k", "scroll" }, { "f", "profiles" },
-		{ "t", "theme" },
+	static const struct render_key_hint live[] = {
+		{ "p", "pause", 2 }, { "a", "abort", 3 }, { "q", "quit", 0 },
+		{ "?", "help", 1 }, { "w", "messages", 6 }, { "Tab", "pane", 7 },
+		{ "Enter", "leg", 8 }, { "j/k", "scroll", 9 },
+		{ "f", "profiles", 4 }, { "t", "theme", 5 },
 	};
 	/* Only keys replay_key and the panes really take. */
-	static const char *const replay[][2] = {
-		{ "space", "play" }, { "+/-", "speed" }, { "h/l", "step" },
-		{ "Home/End", "ends" }, { "q", "quit" }, { "?", "help" },
-		{ "w", "messages" }, { "Tab", "pane" }, { "Enter", "leg" },
-		{ "f", "profiles" },
+	static const struct render_key_hint replay[] = {
+		{ "space", "play", 2 }, { "+/-", "speed", 4 }, { "h/l", "step", 3 },
+		{ "Home/End", "ends", 5 }, { "q", "quit", 0 }, { "?", "help", 1 },
+		{ "w", "messages", 7 }, { "Tab", "pane", 8 }, { "Enter", "leg", 9 },
+		{ "f", "profiles", 6 },
 	};
-	const char *const (*keys)[2] = r->replay ? replay : live;
+	const struct render_key_hint *keys = r->replay ? replay : live;
 	size_t n = r->replay ? sizeof replay / sizeof replay[0] :
 	    sizeof live / sizeof live[0];
 	int cols = getmaxx(w), x = 0;
+	bool keep[16], warn = r->message[0] || model_last_warning(m)[0];
 	char buf[200];
 
 	wbkgdset(w, (chtype)theme_attr(THEME_FOOTER) | ' ');
@@ -340,19 +335,21 @@ render_draw_footer(struct render *r, WINDOW *w, struct model *m)
 		keys = live + 2;
 		n -= 2;
 	}
+	/* Whole hints only, the most useful first, and room left for the
+	 * newest warning: the rest are in the help. */
+	render_footer_fit(keys, n, warn && cols >= 60 ? cols - 24 : cols, keep);
 	for (size_t i = 0; i < n && x < cols; i++) {
-		/* Whole hints only: the rest are in the help. */
-		if (x + (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 3 > cols)
-			break;
-		snprintf(buf, sizeof buf, " %s", keys[i][0]);
+		if (!keep[i])
+			continue;
+		snprintf(buf, sizeof buf, " %s", keys[i].key);
 		render_put(w, 0, x, cols - x, THEME_KEY, buf);
 		x += (int)strlen(buf);
-		snprintf(buf, sizeof buf, " %s ", strcmp(keys[i][0], "p") == 0 &&
-		    m->state == MODEL_PAUSED ? "resume" : keys[i][1]);
+		snprintf(buf, sizeof buf, " %s ", strcmp(keys[i].key, "p") == 0 &&
+		    m->state == MODEL_PAUSED ? "resume" : keys[i].what);
 		render_put(w, 0, x, cols - x, THEME_FOOTER, buf);
 		x += (int)strlen(buf);
 	}
-	if (r->message[0] || model_last_warning(m)[0]) {
+	if (warn) {
 		/* The newest warning, cut (at 159 bytes, then the width);
 		 * w shows them all, whole. */
 		if (r->message[0])
@@ -385,12 +382,14 @@ render_draw_pane(struct render *r, int p, struct model *m, double now)
 
 static const char *const help_text[] = {
 	"Keys   p pause/resume   a abort (y/n, resumable)   g run the held leg now",
+	"       G let the rest of the round past the quiet gate (no more waits)",
 	"       q quit (Ctrl-C; twice: abort and quit at once)   w messages",
 	"       t theme   ? help   Tab pane   j/k PgUp/PgDn scroll   f profiles",
 	"       Enter the leg: command, env, counters, output",
 	"Replay space play/stop   + - speed   h l step a leg   Home End ends",
 	"Plan   # done   > running   x failed   . to run",
-	"Legs   ~ noisy: other programs used more CPU than the gate allows",
+	"Legs   ~ not quiet: other programs used more CPU than the gate allows,",
+	"       or the gate let the leg go anyway (g/G, timeout, budget)",
 	"       ! failed   T timed out   A aborted (runs again on resume)",
 	"       w1 a warm-up leg (never counted)   n/a: not measured here",
 	"cores  foreign CPU use: 1.00 = one whole CPU busy outside the round",
@@ -502,15 +501,18 @@ render_detail_values(struct detail *d, const char *label, const json_t *o)
 		return;
 	len = (size_t)snprintf(line, sizeof line, "%s:", label);
 	json_object_foreach((json_t *)o, key, v) {
-		char num[32];
+		char num[96];
 
-		if (json_is_integer(v))
-			snprintf(num, sizeof num, "%lld",
+		char w[32];
+
+		/* In the units of every view, the count itself beside. */
+		words_value(w, sizeof w, key, json_is_number(v) ?
+		    json_number_value(v) : NAN, false);
+		if (json_is_integer(v) && json_integer_value(v) >= 1000)
+			snprintf(num, sizeof num, "%s (%lld)", w,
 			    (long long)json_integer_value(v));
-		else if (json_is_number(v))
-			snprintf(num, sizeof num, "%.6g", json_number_value(v));
 		else
-			snprintf(num, sizeof num, "n/a");
+			snprintf(num, sizeof num, "%s", w);
 		if (len < sizeof line)
 			len += (size_t)snprintf(line + len, sizeof line - len,
 			    "  %s %s", key, num);
@@ -586,7 +588,7 @@ static void
 render_draw_leg_detail(struct render *r, struct model *m)
 {
 	static struct detail d;
-	char rcs[16], rep[32];
+	char rcs[16], rep[32], wall[32], cpu[32], rss[32];
 	const struct model_leg *l;
 	const json_t *v;
 
@@ -604,9 +606,10 @@ render_draw_leg_detail(struct render *r, struct model *m)
 	render_detail_command(&d, l);
 	if (l->has_rc)
 		snprintf(rcs, sizeof rcs, "%d", l->rc);
-	render_detail_addf(&d, "rc %s  signal %s  wall %.3fs  cpu %.3fs  "
-	    "maxrss %.0f kB", l->has_rc ? rcs : "null", l->signal[0] ?
-	    l->signal : "none", l->wall, l->cpu, l->maxrss_kb);
+	render_detail_addf(&d, "rc %s  signal %s  wall %s  cpu %s  maxrss %s",
+	    l->has_rc ? rcs : "null", l->signal[0] ? l->signal : "none",
+	    words_secs(wall, sizeof wall, l->wall), words_secs(cpu, sizeof cpu,
+	    l->cpu), words_bytes(rss, sizeof rss, l->maxrss_kb * 1024));
 	render_detail_values(&d, "counters", json_object_get(l->ev,
 	    "counters"));
 	render_detail_values(&d, "metrics", json_object_get(l->ev, "metrics"));

@@ -97,9 +97,7 @@ int render_key(struct render *r, struct model *m, int key);
 
 /* Formatting shared by the panes. */
 void render_fmt_duration(char *buf, size_t len, double s);
-void render_fmt_num(char *buf, size_t len, double v, int width);
 void render_fmt_ratio(char *buf, size_t len, double v);
-void render_fmt_kb(char *buf, size_t len, double kb);
 
 /* The panes (pane_*.c): draw into w, which has a border drawn by the
  * caller; content starts at row 1, col 1. */

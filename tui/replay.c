@@ -377,8 +377,14 @@ console_replay(const char *log_path, double speed, bool instant,
 	c.src = &replay_source;
 	model_init(&c.m);
 	model_set_replay(&c.m);
-	if (spec)
+	if (spec) {
+		char dir[PATH_MAX];
+
 		model_set_spec(&c.m, spec);
+		/* The folder as given, where its legs' output is now. */
+		replay_log_dir(log_path, dir, sizeof dir);
+		model_set_dir(&c.m, dir);
+	}
 	if (console_start(&c, theme) < 0) {
 		rc = replay_headless(log_path);
 		goto out;

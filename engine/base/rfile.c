@@ -122,3 +122,39 @@ rfile_strerror(int e)
 		    "written through one)";
 	return strerror(e);
 }
+
+int
+rfile_write_new(const char *path, const void *buf, size_t len, mode_t mode,
+    const char **stage)
+{
+	int fd = rfile_open(path, O_WRONLY | O_CREAT | O_EXCL, mode), e;
+	size_t done = 0;
+
+	*stage = "create";
+	if (fd < 0)
+		return -1;
+	*stage = "write";
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = 0;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	*stage = "sync";
+	if (fdatasync(fd) < 0 && errno != EINVAL)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	e = errno;
+	close(fd);
+	unlink(path);  /* ours (O_EXCL), and only a stub */
+	errno = e;
+	return -1;
+}

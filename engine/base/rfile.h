@@ -19,6 +19,12 @@ int rfile_open(const char *path, int flags, mode_t mode);
  * fd, or -1 with errno. */
 int rfile_create(const char *path, int flags, mode_t mode);
 
+/* buf[0..len) as a new file at path (O_EXCL, no symlink on the way),
+ * synced; a file left half-written is removed.  0, or -1 with errno and
+ * *stage ("create", "write" or "sync"; errno 0 after a write of nothing:
+ * a full disk). */
+int rfile_write_new(const char *path, const void *buf, size_t len,
+    mode_t mode, const char **stage);
 /* The file open on fd, opened again with flags (through /proc/self/fd,
  * which names the open file itself, never a path in the folder): a file
  * made with rfile_create read back after another process wrote it.  fd,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -539,4 +540,36 @@ counters_destroy(struct counters *c)
 		perf_thread_map__put(c->threads);
 #endif
 	free(c);
+}
+
+/* The probe of counters_default: opened on ourselves, disabled and never
+ * enabled, as the provenance's probe does. */
+static const char *const *counters_default_list;
+
+static void
+counters_default_probe(void)
+{
+	static const char *const hw[] = { "cycles", "instructions", NULL };
+	static const char *const sw[] = { "task-clock", "page-faults",
+	    "context-switches", NULL };
+	struct counters *c = counters_create(hw, 2);
+	bool ok = c != NULL;
+
+	if (c != NULL) {
+		counters_open(c, getpid());
+		for (int i = 0; i < counters_count(c); i++)
+			ok = ok && counters_errno(c, i) == 0;
+		counters_read_close(c);
+		counters_destroy(c);
+	}
+	counters_default_list = ok ? hw : sw;
+}
+
+const char *const *
+counters_default(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, counters_default_probe);
+	return counters_default_list;
 }

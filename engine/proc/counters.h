@@ -49,6 +49,12 @@ bool counters_is_hardware(const char *name);
 /* A NULL-terminated list of every known event name (static). */
 const char *const *counters_names(void);
 
+/* The counters a round counts when its file names none: cycles and
+ * instructions where this machine counts both, else the software events
+ * task-clock, page-faults and context-switches (a machine without a
+ * hardware PMU).  NULL-terminated, static; probed once. */
+const char *const *counters_default(void);
+
 /* A set for these events (names must be known).  NULL on allocation failure. */
 struct counters *counters_create(const char *const *names, int n);
 

@@ -176,7 +176,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		.cgroup_dir_fd = ls->cg != NULL ? cgroup_dir_fd(ls->cg) : -1,
 	};
 	struct spawn sp;
-	int own_fd = -1, ret = -1;
+	int own_fd = -1, in_fd = -1, ret = -1;
 	bool counting = false, spawned = false, peak = false;
 
 	memset(res, 0, sizeof *res);
@@ -190,6 +190,12 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	    0644)) < 0) {
 		snprintf(err, errlen, "%s: cannot create the leg's output file: %s",
 		    ls->out_path, rfile_strerror(errno));
+		goto out;
+	}
+	if (ls->in_path != NULL && (rq.in_fd = in_fd = open(ls->in_path,
+	    O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: cannot open the leg's stdin: %s",
+		    ls->in_path, strerror(errno));
 		goto out;
 	}
 	if (spawn_create(&rq, &sp, err, errlen) != 0)
@@ -223,6 +229,8 @@ out:
 		counters_read_close(ls->ctr);
 	if (own_fd >= 0)
 		close(own_fd);
+	if (in_fd >= 0)
+		close(in_fd);
 	if (spawned)
 		spawn_finish(&sp);
 	return ret;

@@ -27,6 +27,8 @@ struct leg_spec {
 	char *const *envp;       /* the full environment for the child */
 	const char *cwd;         /* workdir */
 	const char *out_path;    /* stdout+stderr go here (created, 0644) */
+	const char *in_path;     /* stdin comes from here (opened afresh,
+	                          * read-only), or NULL: /dev/null */
 	struct legout *out;      /* or stdout+stderr go to this pipe, drained
 	                          * while the leg (and its grace) run */
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */

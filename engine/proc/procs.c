@@ -55,14 +55,20 @@ procs_btime(void)
 static int
 procs_parse_stat(const char *buf, struct procs_stat *e)
 {
-	const char *rp = strrchr(buf, ')');
+	const char *rp = strrchr(buf, ')'), *lp = strchr(buf, '(');
 	char *end;
 	long long f[19], btime;
 	const char *p;
+	size_t n;
 	int i;
 
-	if (rp == NULL || rp[1] != ' ')
+	if (rp == NULL || rp[1] != ' ' || lp == NULL || lp > rp)
 		return -1;
+	n = (size_t)(rp - lp - 1);
+	if (n >= sizeof e->comm)
+		n = sizeof e->comm - 1;
+	memcpy(e->comm, lp + 1, n);
+	e->comm[n] = '\0';
 	e->pid = (pid_t)strtol(buf, &end, 10);
 	if (end == buf)
 		return -1;
@@ -86,6 +92,7 @@ procs_parse_stat(const char *buf, struct procs_stat *e)
 	e->user = f[10] + f[12];
 	e->sys = f[11] + f[13];
 	e->ticks = e->user + e->sys;
+	e->self = f[10] + f[11];
 	btime = procs_btime();
 	e->started = btime < 0 ? -1 : (double)btime + (double)f[18] /
 	    (double)sysconf(_SC_CLK_TCK);
@@ -223,15 +230,18 @@ procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 }
 
 bool
-procs_has_child_except(pid_t keep)
+procs_has_child_except(const pid_t *keep, size_t nkeep)
 {
 	pid_t *v = NULL;
 	size_t n = 0, cap = 0;
 	bool found = false;
 
 	procs_children(getpid(), &v, &n, &cap);
-	for (size_t i = 0; i < n && !found; i++)
-		found = v[i] != keep;
+	for (size_t i = 0; i < n && !found; i++) {
+		found = true;
+		for (size_t k = 0; k < nkeep && found; k++)
+			found = v[i] != keep[k];
+	}
 	free(v);
 	return found;
 }

@@ -12,7 +12,9 @@ struct procs_stat {
 	char state;          /* R, S, D, Z (zombie), X (dead), ... */
 	long long ticks;     /* utime + stime + cutime + cstime, clock ticks */
 	long long user, sys; /* utime + cutime, stime + cstime: its part */
+	long long self;      /* utime + stime: its own threads' alone */
 	double started;      /* epoch seconds (starttime + btime), or -1 */
+	char comm[16];       /* its name (comm), cut to 15 bytes */
 };
 
 /* Read pid's /proc/PID/stat (the one parser of it).  0, or -1 when the
@@ -47,11 +49,12 @@ int procs_tree_cpu(pid_t root, long long *user, long long *sys);
  * held).  Nothing is appended when pid is gone. */
 void procs_children(pid_t pid, pid_t **v, size_t *n, size_t *cap);
 
-/* Whether this process has a child (a zombie too) other than keep (0: none
- * kept), from its threads' children links: a handful of small reads, where
- * a descendant search walks all of /proc.  A descendant always has an
- * ancestor among our children, so false means there is none. */
-bool procs_has_child_except(pid_t keep);
+/* Whether this process has a child (a zombie too) other than the nkeep
+ * pids of keep, from its threads' children links: a handful of small
+ * reads, where a descendant search walks all of /proc.  A descendant
+ * always has an ancestor among our children, so false means there is
+ * none. */
+bool procs_has_child_except(const pid_t *keep, size_t nkeep);
 
 /* Collect the pids of root's live descendants (not root itself) into pids
  * (up to max).  Returns how many. */

@@ -1,18 +1,21 @@
 /* The quiet-box gate.
  *
- * Foreign CPU is the CPU time the machine spent busy that belongs to no
- * process of this round (benchtui's own tree: itself, its legs, its
- * servers), from /proc/stat minus the tree's CPU time, in cores.  A thread
- * samples it in the background all through the round (10 times a second);
- * before each leg the gate lets it go at once when the trailing window_ms
- * was under max_foreign_cores, else holds until it is, the operator
- * releases it, or timeout_s passes. */
+ * Before each leg the gate lets it go at once when the trailing window_ms
+ * was quiet: the machine's foreign load (CPU of processes that are not the
+ * round's, quietsamp.h) under max_foreign_cores, and each pinned cpu set
+ * (the legs' client cpus, the running server's) with at most its
+ * max_*_busy of foreign work.  Else it holds until the box is quiet, the
+ * operator releases it, or timeout_s passes -- and never longer than what
+ * is left of budget_s, which all the waits of a round share. */
 #ifndef BENCHTUI_QUIET_H
 #define BENCHTUI_QUIET_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "quiettop.h"
 
 struct quiet;
 
@@ -20,7 +23,10 @@ enum quiet_result {
 	QUIET_OK,        /* quiet for the whole window (or the gate is off) */
 	QUIET_TIMEOUT,   /* gave up after timeout_s; caller checks on_timeout */
 	QUIET_ABORTED,   /* abort_fd fired while waiting */
-	QUIET_RELEASED,  /* release_fd fired: the operator let the leg go */
+	QUIET_RELEASED,  /* release_fd fired (the operator let the leg go), or
+	                  * the rest of the round was released: not quiet */
+	QUIET_BUDGET,    /* the round's budget_s of waiting is spent (now or
+	                  * before): not quiet, and no wait */
 };
 
 /* Emit one event (a "quiet" sample); the callee takes no reference. */
@@ -30,7 +36,24 @@ typedef void (*quiet_emit_fn)(json_t *ev, void *arg);
 struct quiet_params {
 	double max_foreign_cores;
 	int window_ms;
-	double timeout_s;
+	double timeout_s;        /* one leg's wait */
+	double budget_s;         /* the whole round's wait */
+	double max_client_busy;  /* foreign cores on the client cpus */
+	double max_server_busy;  /* on the server's cpus */
+	bool probe;              /* make the calibration probe (probe.h) */
+	double probe_margin;     /* a probe slower than its floor by more
+	                          * than this holds the leg */
+};
+
+/* What the gate saw: before a leg (quiet_wait) or during it
+ * (quiet_leg_end).  Cores, to three decimals. */
+struct quiet_seen {
+	double foreign;          /* the whole machine's foreign load */
+	double client_busy;      /* NAN: no client cpus */
+	double server_busy;      /* NAN: no server pinned */
+	double waited_s;         /* the wait (quiet_wait only) */
+	double probe;            /* the probe's slowdown (NAN: none ran) */
+	double probe_us;         /* its time, microseconds */
 };
 
 struct cgroup;
@@ -44,21 +67,80 @@ struct quiet *quiet_create(const struct quiet_params *p,
     const unsigned char *client, int ncpus, pid_t root_pid,
     struct cgroup *own);
 
+/* The round's groups of legs and of servers (NULL: none), so that a pinned
+ * cpu's figure leaves out the round's own work on it. */
+void quiet_set_groups(struct quiet *q, struct cgroup *legs,
+    struct cgroup *servers);
+/* The server that runs now (pid 0: none) and its cpus (a mask of ncpus
+ * entries; NULL: not pinned, and no server_busy). */
+void quiet_set_server(struct quiet *q, pid_t pid, const unsigned char *mask,
+    int ncpus);
+
 /* Hold until quiet: at once when the last window was.  "quiet" events are
  * emitted through emit when the box turns quiet, while the gate holds (one
- * a second, with waited_s and timeout_s for a countdown) and when it ends
- * (timed_out, or override when released).  abort_fd and release_fd (or
- * -1) end the wait early; neither is drained.  *foreign gets the last
- * measurement in cores. */
+ * a second, with waited_s, timeout_s and limit_s for a countdown) and when
+ * it ends (timed_out, or override when released).  abort_fd and release_fd
+ * (or -1) end the wait early; neither is drained.  One wait lasts at most
+ * timeout_s and what is left of budget_s, which every wait of the round
+ * spends; once it is spent, or the round released (quiet_release_all),
+ * the gate only judges the last window and never waits.  *seen gets what
+ * it saw. */
 enum quiet_result quiet_wait(struct quiet *q, int abort_fd, int release_fd,
-    quiet_emit_fn emit, void *arg, double *foreign);
+    quiet_emit_fn emit, void *arg, struct quiet_seen *seen);
 
-/* Bracket a leg to measure the foreign CPU during it (cores, from the
- * background samples around it; a leg shorter than 0.5 s is judged over the
- * last 0.5 s, since one clock tick is 10 ms).  Costs no sample of its
- * own. */
+/* Whether the next quiet_wait runs the probe (made when params.probe):
+ * once the window is quiet, a probe on the client cpus; one slower than
+ * its floor by more than probe_margin, or with a gap (probe.h), holds the
+ * leg as foreign load does.  The last probe's figures are in *seen. */
+void quiet_probe_next(struct quiet *q, bool on);
+/* The probe's loop length per slice (0: no probe), for the record. */
+long quiet_probe_iterations(const struct quiet *q);
+
+/* The operator released the rest of the round: no wait from now on. */
+void quiet_release_all(struct quiet *q);
+/* The budget spent so far (seconds); a resumed round starts from what its
+ * log's legs waited. */
+double quiet_spent(const struct quiet *q);
+void quiet_set_spent(struct quiet *q, double spent_s);
+
+/* How long the start-up look at the box lasts (seconds of samples). */
+#define QUIET_STARTUP_S 2.0
+/* How many of the busiest processes it names. */
+#define QUIET_STARTUP_TOP 3
+
+/* What the start-up look saw. */
+struct quiet_startup {
+	double span_s;           /* seconds of samples judged */
+	double waited_s;         /* how long it held the round: spent of
+	                          * budget_s, as any wait of the gate */
+	struct quiet_seen seen;  /* the loads over them */
+	bool busy;               /* foreign load over max_foreign_cores */
+	struct quiettop_proc top[QUIET_STARTUP_TOP]; /* when busy: who */
+	size_t ntop;
+	struct quiettop_more more;   /* and the rest */
+};
+
+/* The start-up look: the last QUIET_STARTUP_S of samples (waiting until
+ * the gate has that many, up to the abort_fd; a gate that waits no more,
+ * its budget spent, takes what samples it has), and when the box was
+ * busier than max_foreign_cores, its busiest foreign processes since the
+ * gate was made.  Once per gate; 0, or -1 when aborted. */
+int quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out);
+/* The one line that says it: "the box is already busy: 1.42 foreign
+ * cores ... busiest: cc1 (pid 4242) 0.98, ..." or "the box is quiet:
+ * ...". */
+void quiet_startup_line(const struct quiet *q, const struct quiet_startup *s,
+    char *buf, size_t len);
+/* The same as an event (t "gate", kind "startup"); new reference. */
+json_t *quiet_startup_event(const struct quiet *q,
+    const struct quiet_startup *s);
+
+/* Bracket a leg to measure what ran beside it (from the background samples
+ * around it; a leg shorter than 0.5 s is judged over the last 0.5 s,
+ * since one clock tick is 10 ms).  Costs no sample of its own.  Returns
+ * the foreign cores; *during (may be NULL) gets every figure. */
 void quiet_leg_begin(struct quiet *q);
-double quiet_leg_end(struct quiet *q);
+double quiet_leg_end(struct quiet *q, struct quiet_seen *during);
 
 double quiet_threshold(const struct quiet *q);
 

@@ -160,11 +160,15 @@ spawn_child(void *arg)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
 	nullfd = open("/dev/null", O_RDWR);
-	if (nullfd < 0 || dup2(nullfd, 0) < 0)
+	if (nullfd < 0)
 		spawn_child_fail(efd, "open", "/dev/null", errno);
+	if (dup2(rq->in_fd > 0 ? rq->in_fd : nullfd, 0) < 0)
+		spawn_child_fail(efd, "dup2", "stdin", errno);
 	if (rq->out_fd >= 0 ? dup2(rq->out_fd, 1) < 0 || dup2(rq->out_fd, 2) < 0 :
 	    dup2(nullfd, 1) < 0 || dup2(nullfd, 2) < 0)
 		spawn_child_fail(efd, "dup2", "stdout", errno);
+	if (rq->err_fd > 0 && dup2(rq->err_fd, 2) < 0)
+		spawn_child_fail(efd, "dup2", "stderr", errno);
 	spawn_child_close_fds(efd);
 
 	if (procs_pin_self(rq->cpus, rq->ncpus) < 0)

@@ -16,7 +16,8 @@
  * takes its own session and process group (setsid: no controlling
  * terminal), resets to SIG_DFL the signals benchtui catches or ignores
  * (and only those), unblocks every signal, sets PR_SET_PDEATHSIG, points
- * fds 0/1/2 at /dev/null and the output fd, closes every other fd, pins
+ * fds 0/1/2 at /dev/null (or in_fd) and the output fd (stderr: or
+ * err_fd), closes every other fd, pins
  * itself, nices itself and chdirs.  A failure there, or of the exec,
  * reaches the parent through a close-on-exec pipe and is also written to
  * the child's stderr. */
@@ -33,6 +34,9 @@ struct spawn_req {
 	char *const *envp;
 	const char *cwd;           /* or NULL: benchtui's */
 	int out_fd;                /* becomes fds 1 and 2; -1: /dev/null */
+	int in_fd;                 /* > 0: becomes fd 0; 0 or -1: /dev/null */
+	int err_fd;                /* > 0: becomes fd 2 (out_fd stays fd 1
+	                            * alone); 0 or -1: fd 2 is out_fd's */
 	const unsigned char *cpus; /* mask of ncpus entries, or NULL */
 	int ncpus;
 	int nice;                  /* 0: left as it is */

@@ -435,12 +435,39 @@ provenance_str(const char *s)
 	return s != NULL ? json_string(s) : json_null();
 }
 
+/* This machine's entry of hosts[]: the facts environment.json holds at
+ * its top, the binaries, the gate's settings. */
+static json_t *
+provenance_local(const json_t *env)
+{
+	static const char *const not_facts[] = { "bins", "settings", "round",
+	    "warnings", "hosts", "time", "profilers", NULL };
+	json_t *e = json_object(), *facts = json_object(), *v;
+	const char *k;
+
+	json_object_foreach((json_t *)env, k, v) {
+		bool fact = true;
+
+		for (size_t i = 0; not_facts[i] != NULL && fact; i++)
+			fact = strcmp(k, not_facts[i]) != 0;
+		if (fact)
+			json_object_set(facts, k, v);
+	}
+	json_object_set_new(e, "host", json_null());
+	json_object_set_new(e, "role", json_string("client"));
+	json_object_set(e, "hostname", json_object_get(env, "hostname"));
+	json_object_set_new(e, "facts", facts);
+	json_object_set(e, "bins", json_object_get(env, "bins"));
+	json_object_set(e, "quiet", json_object_get(json_object_get(env,
+	    "settings"), "quiet"));
+	return e;
+}
+
 static json_t *
 provenance_settings(const struct spec *s)
 {
 	json_t *set = json_object();
 	json_t *counters = json_array();
-	json_t *quiet;
 
 	json_object_set_new(set, "reps", json_integer(s->reps));
 	json_object_set_new(set, "cpus", json_pack("{s:o,s:o}",
@@ -452,16 +479,7 @@ provenance_settings(const struct spec *s)
 	for (size_t i = 0; s->counters != NULL && i < s->ncounters; i++)
 		json_array_append_new(counters, json_string(s->counters[i]));
 	json_object_set_new(set, "counters", counters);
-	if (s->quiet.enabled)
-		quiet = json_pack("{s:b,s:f,s:i,s:f,s:s}",
-		    "enabled", 1,
-		    "max_foreign_cores", s->quiet.max_foreign_cores,
-		    "window_ms", s->quiet.window_ms,
-		    "timeout_s", s->quiet.timeout_s,
-		    "on_timeout", s->quiet.abort_on_timeout ? "abort" : "proceed");
-	else
-		quiet = json_pack("{s:b}", "enabled", 0);
-	json_object_set_new(set, "quiet", quiet != NULL ? quiet : json_null());
+	json_object_set_new(set, "quiet", spec_quiet_json(&s->quiet));
 	json_object_set_new(set, "workdir", provenance_str(s->workdir));
 	json_object_set_new(set, "scratch", provenance_str(s->scratch));
 	return set;
@@ -495,11 +513,12 @@ provenance_collect(const struct spec *s, const char *round_dir)
 	if (s->profile != NULL)
 		json_object_set_new(env, "profilers", profile_tools());
 	json_object_set_new(env, "warnings", provenance_warnings(env));
+	json_object_set_new(env, "hosts", json_pack("[o]",
+	    provenance_local(env)));
 	return env;
 }
 
-/* Hash prog (resolved against the workdir) into bins, once per path. */
-static void
+void
 provenance_add_bin(json_t *bins, const char *prog, const char *workdir)
 {
 	char hex[DIGEST_HEX_LEN];
@@ -553,7 +572,10 @@ provenance_bins(const struct spec *s)
 				    lc.argv[0], s->workdir);
 			legcmd_finish(&lc);
 		}
-		if (s->cells[c].server == NULL)
+		/* A server on another host: its agent hashes its binaries
+		 * there (environment.json's hosts). */
+		if (s->cells[c].server == NULL ||
+		    spec_server_remote(s->cells[c].server))
 			continue;
 		/* A server per leg runs each arm's server_bin. */
 		for (size_t i = 0; i < (spec_server_per_leg(s, &s->cells[c]) ?

@@ -19,6 +19,11 @@ json_t *provenance_collect(const struct spec *s, const char *round_dir);
 /* {absolute path: sha256} of every binary the round's arms and servers run. */
 json_t *provenance_bins(const struct spec *s);
 
+/* Hash prog, resolved as execvp would from workdir, into bins as
+ * {absolute path: sha256}, once per path; a program not found is
+ * {prog: null}.  A remote server's agent hashes its binaries with it. */
+void provenance_add_bin(json_t *bins, const char *prog, const char *workdir);
+
 /* Noise warnings that apply on this host (governor not performance, turbo
  * on, swap in use, paranoid > 1 for non-root, ...): an array of strings. */
 json_t *provenance_warnings(const json_t *host);

@@ -192,7 +192,9 @@ resume_on_server(struct resume_state *rs, const json_t *ev)
 	json_t *pid = json_object_get(ev, "pid"), *since;
 	struct resume_proc *p;
 
-	if (cell == NULL || state == NULL)
+	/* A server on another host is its agent's to end (the agent ends
+	 * it when its connection closes): its pid is not this machine's. */
+	if (cell == NULL || state == NULL || json_object_get(ev, "host") != NULL)
 		return;
 	if (strcmp(state, "stopped") == 0 || strcmp(state, "died") == 0) {
 		resume_close_procs(rs, cell, true);

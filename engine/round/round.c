@@ -19,6 +19,7 @@
 
 #include "digest.h"
 #include "event.h"
+#include "keepfiles.h"
 #include "provenance.h"
 #include "round_int.h"
 #include "seal.h"
@@ -115,35 +116,13 @@ static int
 round_write_file(const char *path, const char *buf, size_t len, mode_t mode,
     char *err, size_t errlen)
 {
-	int fd = rfile_open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
-	size_t done = 0;
+	const char *stage;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		return -1;
-	}
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "%s: cannot write: %s", path,
-			    n < 0 ? strerror(errno) : "disk full");
-			close(fd);
-			unlink(path);  /* ours (O_EXCL), and only a stub */
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	if (fdatasync(fd) < 0 && errno != EINVAL) {
-		snprintf(err, errlen, "%s: cannot sync: %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	if (rfile_write_new(path, buf, len, mode, &stage) == 0)
+		return 0;
+	snprintf(err, errlen, "%s: cannot %s: %s", path, stage, errno != 0 ?
+	    strerror(errno) : "disk full");
+	return -1;
 }
 
 /* The default folder ./rounds/NAME-YYYYmmdd-HHMMSS, made unique with a
@@ -181,6 +160,7 @@ round_default_dir(const char *name, char *err, size_t errlen)
 enum {
 	ROUND_MADE_DIR = 1, ROUND_MADE_LOG = 2, ROUND_MADE_LEGS = 4,
 	ROUND_MADE_SERVERS = 8, ROUND_MADE_SPEC = 16, ROUND_MADE_ENV = 32,
+	ROUND_MADE_FILES = 64,
 };
 
 void
@@ -202,6 +182,8 @@ round_unmake(struct round *r)
 	if (r->dir == NULL || r->made == 0 ||
 	    (dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
+	if (r->made & ROUND_MADE_FILES)
+		keepfiles_unmake(r->spec, r->dir);
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		if (r->made & parts[i].bit)
 			(void)unlinkat(dfd, parts[i].name, parts[i].flags);
@@ -336,33 +318,65 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 	return 0;
 }
 
-/* environment.json: the host facts, one newline-ended JSON document. */
-static int
-round_write_env(struct round *r, char *err, size_t errlen)
+int
+round_env_write(struct round *r, const json_t *env, bool replace, char *err,
+    size_t errlen)
 {
-	char path[PATH_MAX], *text = NULL;
-	json_t *env = provenance_collect(r->spec, r->dir);
+	char path[PATH_MAX], tmp[PATH_MAX], *text = NULL;
 	size_t n;
 
 	text = env != NULL ? json_dumps(env, JSON_INDENT(2) |
 	    JSON_PRESERVE_ORDER) : NULL;
-	json_decref(env);
 	if (text == NULL) {
 		snprintf(err, errlen, "%s/environment.json: cannot collect the "
 		    "host facts", r->dir);
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/environment.json", r->dir);
+	snprintf(tmp, sizeof tmp, "%s/environment.json.new", r->dir);
 	n = strlen(text);
 	text = xrealloc(text, n + 2);
 	text[n] = '\n';
 	text[n + 1] = '\0';
-	if (round_write_file(path, text, n + 1, 0644, err, errlen) != 0) {
+	/* A replacement is written whole beside it, then renamed over it:
+	 * a reader (or a crash) sees the old document or the new one. */
+	if (replace)
+		(void)unlink(tmp);
+	if (round_write_file(replace ? tmp : path, text, n + 1, 0644, err,
+	    errlen) != 0) {
 		free(text);
 		return -1;
 	}
 	free(text);
+	if (replace && rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: cannot replace: %s", path,
+		    strerror(errno));
+		(void)unlink(tmp);
+		return -1;
+	}
 	return 0;
+}
+
+/* environment.json: the host facts, and the files the round keeps,
+ * copied into files/ first (before the first leg), one newline-ended
+ * JSON document. */
+static int
+round_write_env(struct round *r, char *err, size_t errlen)
+{
+	json_t *env, *files = keepfiles_keep(r->spec, r->dir, err, errlen);
+	int rc;
+
+	if (r->spec->nfiles > 0)
+		r->made |= ROUND_MADE_FILES;
+	if (files == NULL)
+		return -1;
+	env = provenance_collect(r->spec, r->dir);
+	if (env != NULL && json_object_size(files) > 0)
+		json_object_set(env, "files", files);
+	json_decref(files);
+	rc = round_env_write(r, env, false, err, errlen);
+	json_decref(env);
+	return rc;
 }
 
 /* A new round: the round file loaded and checked against this host, the

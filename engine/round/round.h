@@ -79,8 +79,12 @@ void round_abort(struct round *r, const char *reason);
  * si. */
 bool round_signal_from_tree(struct round *r, int sig, const siginfo_t *si);
 /* Let the leg the quiet gate holds go now (an operator override, logged as
- * such on the leg); no effect when the gate is not holding. */
-void round_release_gate(struct round *r);
+ * such on the leg: gate "waived"); no effect when the gate is not holding.
+ * With rest, the rest of the round too (the console's G): from then on
+ * the gate never waits, and legs on a busy box are "waived".  Both are
+ * logged (a "gate" event, kind "release", scope "leg" or "round").
+ * Async-signal-safe. */
+void round_release_gate(struct round *r, bool rest);
 
 void round_destroy(struct round *r);
 

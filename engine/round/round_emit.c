@@ -63,9 +63,9 @@ round_pause(struct round *r, bool paused)
 
 /* Async-signal-safe: write(2) only. */
 void
-round_release_gate(struct round *r)
+round_release_gate(struct round *r, bool rest)
 {
-	ssize_t n = write(r->gate_pipe[1], "g", 1);
+	ssize_t n = write(r->gate_pipe[1], rest ? "G" : "g", 1);
 
 	(void)n;
 }

@@ -23,8 +23,6 @@
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
-#include "server.h"
-#include "srvmeter.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -38,7 +36,7 @@ struct round_leg {
 	int warmup;              /* K of a warm-up leg, else 0 */
 	const struct spec_cell *cell;
 	const struct spec_arm *arm;
-	struct server *srv;
+	struct round_srv *srv;
 	struct legcmd cmd;
 	int prepare_rc;          /* the prepare argv's exit code, or -1 */
 	struct legout *out;      /* the output drain while a process runs */
@@ -46,10 +44,10 @@ struct round_leg {
 	bool out_truncated;
 	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
 	double foreign;
-	bool quiet_timeout, quiet_override, died;
+	struct round_gate_rec gate;
+	bool died;
 	long long bytes;
 	struct leg_result res;
-	struct srvmeter *meter;  /* the server's tree over the leg */
 	json_t *srvblock;        /* the leg line's "server" */
 };
 
@@ -59,21 +57,6 @@ enum {
 	RUN_LEG_STOP = -1,  /* stop the round (aborted; u->err may say why) */
 	RUN_LEG_FAIL = -2,  /* stop the round, not resumably; u->err says why */
 };
-
-static void
-round_leg_drain(int fd)
-{
-	char buf[64];
-
-	while (read(fd, buf, sizeof buf) > 0)
-		;
-}
-
-static void
-round_leg_quiet_emit(json_t *ev, void *arg)
-{
-	round_emit(((struct run *)arg)->r, ev);
-}
 
 /* A signal's abbreviation ("STOP" of SIGSTOP), "?" for one without. */
 static const char *
@@ -105,11 +88,16 @@ round_leg_state(int stop_sig, void *arg)
 }
 
 /* leg_run's callback twice a second while the leg runs: without a
- * cgroup, the process ledger notes what the leg started meanwhile. */
+ * cgroup, the process ledger notes what the leg started meanwhile; a
+ * server's host whose connection dropped stops the round (the leg is
+ * ended as aborted, and runs again on resume). */
 static void
 round_leg_tick(void *arg)
 {
-	round_ledger_note(((struct round_leg *)arg)->u);
+	struct round_leg *l = arg;
+
+	round_ledger_note(l->u);
+	round_remote_watch(l->u, l->name);
 }
 
 /* leg_run's callback once the leg runs: its leg_start event. */
@@ -258,6 +246,7 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 	};
 
 	if (!prepare) {
+		ls.in_path = l->cmd.stdin_path;
 		ls.ctr = u->ctr;
 		ls.state_fn = round_leg_state;
 		ls.tick_fn = round_leg_tick;
@@ -293,44 +282,67 @@ round_leg_prepare(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
-/* Gate: hold until the machine is quiet (or the gate gives up), then make
- * sure the cell's server outlived the wait. */
+/* The gate gave up on the server's host: the round stops when on_timeout
+ * says abort, else the leg goes on marked (a leg the local gate let go on
+ * a busy box keeps its mark). */
+static int
+round_leg_gate_timeout(struct round_leg *l, double f, const char *where)
+{
+	struct run *u = l->u;
+	const struct spec *s = u->r->spec;
+
+	if (s->quiet.abort_on_timeout) {
+		snprintf(u->err, sizeof u->err, "%s did not become quiet (%.2f "
+		    "foreign cores, threshold %.2f) within %g s before %s; the "
+		    "round stopped, resume continues it", where, f,
+		    s->quiet.max_foreign_cores, s->quiet.timeout_s, l->name);
+		round_abort_internal(u->r, "quiet gate timed out");
+		return RUN_LEG_STOP;
+	}
+	if (l->gate.how == ROUND_GATE_OFF || l->gate.how == ROUND_GATE_QUIET)
+		l->gate.how = ROUND_GATE_TIMEOUT;
+	return RUN_LEG_GO;
+}
+
+/* The server's window opens, on its host after that host's gate: the
+ * far gate's verdict marks the leg as the local one does. */
+static int
+round_leg_gate_server(struct round_leg *l)
+{
+	struct run *u = l->u;
+	struct round_srv_gate g;
+	char where[300];
+
+	if (l->srv == NULL)
+		return RUN_LEG_GO;
+	if (round_server_open(u, l->srv, true, l->name, &g) != 0)
+		return RUN_LEG_STOP;
+	/* The operator's keys that let the far gate go (a G lets the rest
+	 * of the round go here too). */
+	(void)round_gate_keys(u);
+	if (g.released && (l->gate.how == ROUND_GATE_OFF ||
+	    l->gate.how == ROUND_GATE_QUIET))
+		l->gate.how = ROUND_GATE_WAIVED;
+	snprintf(where, sizeof where, "the server's host %s",
+	    round_server_host(l->srv) != NULL ? round_server_host(l->srv) : "");
+	if (g.timed_out && round_leg_gate_timeout(l, g.foreign, where) != 0)
+		return RUN_LEG_STOP;
+	return round_server_gone(u, l->pl, l->srv) ? RUN_LEG_STOP : RUN_LEG_GO;
+}
+
+/* Gate: hold until the machine is quiet (or the gate lets the leg go),
+ * then make sure the cell's server outlived the wait and open its
+ * window. */
 static int
 round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
-	const struct spec *s = u->r->spec;
-	double f = 0;
 
-	if (u->quiet == NULL)
-		return RUN_LEG_GO;
-	round_leg_drain(u->r->gate_pipe[0]);
-	switch (quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
-	    round_leg_quiet_emit, u, &f)) {
-	case QUIET_ABORTED:
+	if (round_gate(u, l->pl, l->name, &l->gate) != 0)
 		return RUN_LEG_STOP;
-	case QUIET_RELEASED:
-		round_leg_drain(u->r->gate_pipe[0]);
-		l->quiet_override = true;
-		break;
-	case QUIET_TIMEOUT:
-		if (s->quiet.abort_on_timeout) {
-			snprintf(u->err, sizeof u->err, "the machine did not "
-			    "become quiet (%.2f foreign cores, threshold %.2f) "
-			    "within %g s before %s; the round stopped, "
-			    "resume continues it", f, quiet_threshold(u->quiet),
-			    s->quiet.timeout_s, l->name);
-			round_abort_internal(u->r, "quiet gate timed out");
-			return RUN_LEG_STOP;
-		}
-		l->quiet_timeout = true;
-		break;
-	case QUIET_OK:
-		break;
-	}
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
-	return RUN_LEG_GO;
+	return round_leg_gate_server(l);
 }
 
 /* Whether the file system holding path is full: less than 64 KiB left
@@ -348,6 +360,10 @@ round_leg_disk_full(const char *path)
 	return avail < 64 * 1024;
 }
 
+/* The pids a leg's leftovers are ended around: the server's, and ssh's
+ * of each host (a handful). */
+#define ROUND_LEG_KEEP 64
+
 /* What the leg left outside its process group (setsid, double forks
  * reparented to us as subreaper) would run on into the next leg: end it
  * now, keeping the cell's server.  With a cgroup, leg_run has killed it
@@ -355,15 +371,19 @@ round_leg_disk_full(const char *path)
 static void
 round_leg_end_leftovers(struct round_leg *l)
 {
-	pid_t keep = l->srv != NULL ? server_pid(l->srv) : 0;
+	pid_t keep[ROUND_LEG_KEEP];
+	size_t n = round_remote_keep(l->u, keep, ROUND_LEG_KEEP - 1);
 
+	/* The server, and the ssh processes that reach servers elsewhere. */
+	if (round_server_local_pid(l->srv) > 0)
+		keep[n++] = round_server_local_pid(l->srv);
 	if (l->u->cg_legs != NULL) {
 		if (l->res.strays > 0)
-			procs_reap_orphans(&keep, l->srv != NULL);
+			procs_reap_orphans(keep, n);
 		return;
 	}
-	if (procs_has_child_except(keep))
-		(void)procs_end_descendants(getpid(), &keep, l->srv != NULL, 0.5);
+	if (procs_has_child_except(keep, n))
+		(void)procs_end_descendants(getpid(), keep, n, 0.5);
 }
 
 /* Run: the argv, env and output file, leg_run, then the foreign CPU
@@ -380,25 +400,30 @@ round_leg_run(struct round_leg *l)
 	 * measured (null). */
 	if (u->quiet != NULL && s->quiet.enabled)
 		quiet_leg_begin(u->quiet);
-	/* The server's tree is measured over the leg's window: its counters
-	 * open on every thread before the leg starts. */
-	if (l->srv != NULL)
-		l->meter = srvmeter_begin(server_pid(l->srv),
-		    (const char *const *)s->counters, (int)s->ncounters,
-		    u->cg_servers);
+	/* The server's tree is measured over the leg's window, opened by
+	 * the gate step: its counters open on every thread before the leg
+	 * starts. */
 	if (round_leg_exec(l, false, &l->res) != 0) {
 		/* Could not start it (disk full for the output file, no
 		 * fds): stop resumably. */
 		round_abort_internal(u->r, "a leg could not be started");
 		return RUN_LEG_STOP;
 	}
-	if (l->meter != NULL) {
-		l->srvblock = srvmeter_end(l->meter);
-		l->meter = NULL;
+	if (l->srv != NULL) {
+		l->srvblock = round_server_close(u, l->srv, l->name);
+		/* A server's host lost: no leg line; resume runs it again. */
+		if (l->srvblock == NULL && round_server_host(l->srv) != NULL)
+			return RUN_LEG_STOP;
 	}
-	if (u->quiet != NULL && s->quiet.enabled)
-		l->foreign = quiet_leg_end(u->quiet);
-	if (l->srv != NULL && !l->res.aborted && !server_alive(l->srv))
+	round_gate_leg_ran(u, l->pl, &l->res);
+	if (u->quiet != NULL && s->quiet.enabled) {
+		struct quiet_seen during;
+
+		l->foreign = quiet_leg_end(u->quiet, &during);
+		l->gate.client_busy = during.client_busy;
+		l->gate.server_busy = during.server_busy;
+	}
+	if (l->srv != NULL && !l->res.aborted && !round_server_alive(l->srv))
 		l->died = true;
 	round_leg_end_leftovers(l);
 	/* Only now can the pipe reach EOF: the leftovers held it too. */
@@ -419,6 +444,10 @@ round_leg_run(struct round_leg *l)
 		round_abort_internal(u->r, "the disk is full");
 		return RUN_LEG_STOP;
 	}
+	/* A filter (a round that feeds stdin and has no scratch folder,
+	 * "lz4 -c") makes its output: its bytes are what it wrote. */
+	if (s->stdin_path != NULL && s->scratch == NULL)
+		l->bytes = l->out_bytes;
 	/* A scratch folder the leg turned into a link is not "0 bytes": the
 	 * round stops, and the leg runs again once it is a folder again. */
 	if (l->cmd.scratch != NULL &&
@@ -445,8 +474,8 @@ round_leg_metrics(struct run *u, const struct round_leg *l,
 	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
 	    sizeof why)) != NULL)
 		return m;
-	if (absent && (!u->metrics_in_command || res->rc != 0 ||
-	    res->signal != 0))
+	if (absent && (!u->metrics_in_command ||
+	    !spec_ok_rc(u->r->spec, res->rc) || res->signal != 0))
 		return NULL;
 	if (absent)
 		snprintf(why, sizeof why, "was not written");
@@ -519,7 +548,7 @@ round_leg_record(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	json_t *ev = round_leg_event(u, l->pl, l->warmup, &l->res, ran, l->bytes,
-	    l->foreign, l->quiet_timeout, l->quiet_override, l->died);
+	    l->foreign, &l->gate, l->died);
 	int tsig = atomic_exchange(&u->r->tree_sig, 0);
 
 	json_t *metrics;
@@ -559,7 +588,7 @@ round_leg_record(struct round_leg *l)
 		round_server_died(u, l->cell, l->srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
 		    "during leg %s; the round stopped, resume continues it",
-		    l->cell->name, server_death(l->srv), l->name);
+		    l->cell->name, round_server_death(l->srv), l->name);
 		round_abort_internal(u->r, "the cell's server died");
 		return RUN_LEG_STOP;
 	}
@@ -570,13 +599,13 @@ round_leg_record(struct round_leg *l)
 
 int
 round_leg(struct run *u, const struct plan_leg *pl, int warmup,
-    struct server *srv, bool *failed)
+    struct round_srv *srv, bool *failed)
 {
 	const struct spec *s = u->r->spec;
 	struct round_leg l = { .u = u, .pl = pl, .warmup = warmup, .srv = srv,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
 		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1 };
-	struct server *own = NULL;
+	struct round_srv *own = NULL;
 	int rc;
 
 	snprintf(l.name, sizeof l.name, "%s %s %c%d", l.cell->name,
@@ -616,7 +645,6 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 		round_server_stop(u, l.cell, own);
 	legout_finish(l.out, NULL, NULL);
 	legcmd_finish(&l.cmd);
-	srvmeter_destroy(l.meter);
 	json_decref(l.srvblock);
 	if (rc == RUN_LEG_FAIL)
 		*failed = true;

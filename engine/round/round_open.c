@@ -42,6 +42,10 @@ round_open_log_round(struct run *u)
 	json_object_set_new(ev, "cells", cells);
 	json_object_set_new(ev, "baseline", json_string(s->baseline));
 	json_object_set_new(ev, "counters", round_open_names(s->counters, s->ncounters));
+	/* The machine's default, not the user's choice: a reader leaves out
+	 * those that never counted. */
+	if (!s->counters_given)
+		json_object_set_new(ev, "counters_default", json_true());
 	json_object_set_new(ev, "version", json_string(BENCHTUI_VERSION));
 	/* The leg order (resume follows it) and the arithmetic's settings
 	 * (a bare copy of the log reports with them). */
@@ -57,6 +61,9 @@ round_open_log_round(struct run *u)
 	json_object_set_new(ev, "estimator", json_string(
 	    spec_estimator_name(s->estimator)));
 	json_object_set_new(ev, "fail_fast", json_integer(s->fail_fast));
+	/* The gate's settings: its budget for the console's ETA, its
+	 * thresholds for a report of a bare log. */
+	json_object_set_new(ev, "quiet", spec_quiet_json(&s->quiet));
 	if (s->adaptive.on) {
 		json_t *ad = json_object();
 		json_object_set_new(ad, "min", json_integer(s->adaptive.min));
@@ -67,6 +74,104 @@ round_open_log_round(struct run *u)
 		json_object_set_new(ev, "adaptive", ad);
 	}
 	round_emit_new(u, ev);
+}
+
+/* A new round whose servers run elsewhere: environment.json gains their
+ * hosts (this machine's entry is there already) before the env event
+ * copies it, and before any leg. */
+static void
+round_open_env_hosts(struct run *u)
+{
+	char path[PATH_MAX], e[640] = "it cannot be read";
+	json_t *env, *hosts = NULL;
+
+	if (u->nhosts == 0)
+		return;
+	snprintf(path, sizeof path, "%s/environment.json", u->r->dir);
+	env = json_load_file(path, 0, NULL);
+	if (env != NULL) {
+		json_t *old = json_object_get(env, "hosts"), *e;
+		size_t i;
+
+		/* This machine's entry stays; the servers' hosts are now's. */
+		hosts = json_array();
+		json_array_foreach(old, i, e)
+			if (json_is_null(json_object_get(e, "host")))
+				json_array_append(hosts, e);
+		json_object_set_new(env, "hosts", hosts);
+	}
+	if (json_is_array(hosts))
+		round_remote_add_hosts(u, hosts);
+	if (!json_is_array(hosts) || round_env_write(u->r, env, true, e,
+	    sizeof e) != 0)
+		round_warn(u, "environment.json: the servers' hosts are not "
+		    "recorded: %s", e);
+	json_decref(env);
+}
+
+/* A host's entry in hosts[] by its name, or NULL. */
+static const json_t *
+round_open_host_entry(const json_t *hosts, const char *host)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(hosts, i, e) {
+		const char *h = json_string_value(json_object_get(e, "host"));
+
+		if (h != NULL && strcmp(h, host) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* One key of a host's facts (or its binaries) as the round began (a)
+ * and now (b): a warning when they differ. */
+static void
+round_open_host_diff(struct run *u, const char *host, const char *what,
+    const json_t *a, const json_t *b)
+{
+	if (a == NULL || b == NULL || json_equal(a, b))
+		return;
+	round_warn(u, "resume: %s: %s differs from when the round started "
+	    "(%s now, %s then)", host, what, json_string_value(b) ?
+	    json_string_value(b) : "?", json_string_value(a) ?
+	    json_string_value(a) : "?");
+}
+
+/* On resume: the servers' hosts as their agents say now, into the
+ * resume event; what changed since the round began is warned about.  A
+ * host the first session never reached (no leg ran then) is recorded in
+ * environment.json now. */
+static void
+round_open_resume_hosts(struct run *u, json_t *ev, const json_t *rec)
+{
+	static const char *const keys[] = { "kernel", "hostname", "cpu_model",
+	    NULL };
+	const json_t *rhosts = json_object_get(rec, "hosts");
+	json_t *now = json_array(), *e;
+	bool unreached = false;
+	const char *k;
+	size_t i;
+
+	round_remote_add_hosts(u, now);
+	json_array_foreach(now, i, e) {
+		const char *host = json_string_value(json_object_get(e, "host"));
+		const json_t *old = round_open_host_entry(rhosts, host);
+		json_t *v;
+
+		unreached |= old == NULL || json_object_get(old, "facts") == NULL;
+		for (size_t j = 0; old != NULL && keys[j] != NULL; j++)
+			round_open_host_diff(u, host, keys[j], json_object_get(
+			    json_object_get(old, "facts"), keys[j]),
+			    json_object_get(json_object_get(e, "facts"), keys[j]));
+		json_object_foreach(json_object_get(e, "bins"), k, v)
+			round_open_host_diff(u, host, k, json_object_get(
+			    json_object_get(old, "bins"), k), v);
+	}
+	json_object_set_new(ev, "hosts", now);
+	if (unreached && resume_legs_done(u->r->rs) == 0)
+		round_open_env_hosts(u);
 }
 
 /* The env event: a pointer to environment.json and its facts, on one line. */
@@ -122,6 +227,8 @@ round_open_log_resume(struct run *u)
 	    json_integer((json_int_t)resume_legs_done(rs)));
 	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
 	json_object_set_new(ev, "host", json_incref(host));
+	if (u->nhosts > 0)
+		round_open_resume_hosts(u, ev, rec);
 	round_emit_new(u, ev);
 
 	if (rec != NULL) {
@@ -178,11 +285,16 @@ round_open(struct run *u)
 {
 	json_t *host, *warnings;
 
+	/* The servers' hosts first: their facts open the log with this
+	 * machine's.  One that cannot be reached stops the round before any
+	 * leg (u->err says why). */
+	(void)round_remote_connect(u);
 	if (u->r->rs != NULL) {
 		round_replay(u->r);
 		host = round_open_log_resume(u);
 	} else {
 		round_open_log_round(u);
+		round_open_env_hosts(u);
 		host = round_open_log_env(u);
 	}
 	warnings = host != NULL ? provenance_warnings(host) : NULL;

@@ -194,15 +194,26 @@ round_prof_ready(struct run *u, const struct spec_cell *cell,
 }
 
 const char *
-round_prof_server_where(const struct spec_cell *cell, struct server *srv)
+round_prof_server_where(const struct spec_cell *cell,
+    const struct round_srv *srv, char *buf, size_t len)
 {
+	struct server *here = round_server_here(srv);
+
 	/* The one place that knows whether the cell's server can be
 	 * profiled from here: perf and strace attach to local processes
-	 * only.  A server on another host (its "host", when round files
-	 * can name one) is refused here, with that reason. */
+	 * only.  A server on another host is refused here, with that
+	 * reason. */
 	if (cell->server == NULL)
 		return "the cell has no server";
-	if (srv == NULL || !server_alive(srv))
+	if (round_server_host(srv) != NULL) {
+		round_prof_fmt(buf, len, "the cell's server runs on %s, and a "
+		    "profile of a server cannot run on another host yet: perf "
+		    "and strace attach to processes of this machine only, and "
+		    "the agent there runs no profiler (the perf profile of the "
+		    "leg, which runs here, is taken)", round_server_host(srv));
+		return buf;
+	}
+	if (here == NULL || !server_alive(here))
 		return "the cell's server is not running";
 	return NULL;
 }
@@ -229,7 +240,7 @@ round_prof_hold(const struct legcmd *cmd)
 }
 
 int
-round_prof_cell(struct run *u, size_t c, struct server *srv)
+round_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[c];
@@ -237,7 +248,7 @@ round_prof_cell(struct run *u, size_t c, struct server *srv)
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
 		bool want[SPEC_PROFILE_KINDS], any = false;
-		struct server *own = NULL, *use = srv;
+		struct round_srv *own = NULL, *use = srv;
 		int rc = 0;
 
 		for (int k = 0; k < SPEC_PROFILE_KINDS; k++) {

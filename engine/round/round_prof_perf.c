@@ -395,7 +395,8 @@ round_prof_perf_verdict(struct prof_perf *pp, const struct leg_result *res,
 	    "stopped"));
 
 	pp->why[0] = '\0';
-	if (res->timed_out || res->rc != 0 || res->signal != 0)
+	if (res->timed_out || !spec_ok_rc(pp->u->r->spec, res->rc) ||
+	    res->signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "perf record %s (see %s)",
 		    res->timed_out ? "timed out" : res->signal != 0 ?
 		    "was killed by a signal" : "exited non-zero", pp->rout);
@@ -646,7 +647,8 @@ round_prof_srv_finish(struct prof_perf *pp, struct prof_load *pl)
 		round_prof_fmt(pp->why, sizeof pp->why, "the server does not "
 		    "answer after the profile: %s", server_alive(pp->srv) ? how :
 		    server_death(pp->srv));
-	else if (pl->res.timed_out || pl->res.rc != 0 || pl->res.signal != 0)
+	else if (pl->res.timed_out || !spec_ok_rc(pp->u->r->spec, pl->res.rc) ||
+	    pl->res.signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "the load leg %s (see %s)",
 		    pl->res.timed_out ? "timed out" : "failed", pp->rruns);
 	if (pp->why[0] != '\0') {
@@ -705,25 +707,27 @@ round_prof_srv_record(struct prof_perf *pp, struct legcmd *cmd)
 
 int
 round_prof_server_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv)
+    const struct spec_arm *arm, struct round_srv *srv)
 {
 	struct prof_perf pp = { .u = u, .cell = cell, .arm = arm,
-	    .kind = "server_perf", .srv = srv, .data_fd = -1, .runs_fd = -1,
-	    .out_fd = -1, .tool = -1 };
+	    .kind = "server_perf", .srv = round_server_here(srv), .data_fd = -1,
+	    .runs_fd = -1, .out_fd = -1, .tool = -1 };
 	struct legcmd cmd = { 0 };
 	const char *where;
+	char wbuf[512];
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
-	else if ((where = round_prof_server_where(cell, srv)) != NULL)
+	else if ((where = round_prof_server_where(cell, srv, wbuf,
+	    sizeof wbuf)) != NULL)
 		round_prof_perf_failed(&pp, where, false);
 	else if ((ret = round_prof_ready(u, cell, arm, "server_perf", "perf",
 	    pp.perf, -2, &cmd)) != 0)
 		;
 	else if (round_prof_perf_open(&pp, true) == 0) {
-		pp.spid = server_pid(srv);
+		pp.spid = server_pid(pp.srv);
 		ret = round_prof_srv_record(&pp, &cmd);
 	}
 	if (pp.tool > 0)

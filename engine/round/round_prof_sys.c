@@ -240,7 +240,8 @@ round_prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 	else if (traced > 0)
 		round_prof_fmt(why, len, "%d server tasks are still traced after "
 		    "strace exited", traced);
-	else if (res->timed_out || res->rc != 0 || res->signal != 0)
+	else if (res->timed_out || !spec_ok_rc(ps->u->r->spec, res->rc) ||
+	    res->signal != 0)
 		round_prof_fmt(why, len, "the load leg %s (see %s)", res->timed_out ?
 		    "timed out" : "failed", ps->rout);
 	else if ((fd = rfile_reopen(ps->txt_fd, O_RDONLY)) < 0 ||
@@ -352,21 +353,24 @@ round_prof_sys_trace(struct prof_sys *ps, struct legcmd *cmd)
 
 int
 round_prof_syscalls(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv)
+    const struct spec_arm *arm, struct round_srv *srv)
 {
-	struct prof_sys ps = { .u = u, .cell = cell, .arm = arm, .srv = srv,
-		.tracer = -1, .txt_fd = -1, .log_fd = -1 };
+	struct prof_sys ps = { .u = u, .cell = cell, .arm = arm,
+		.srv = round_server_here(srv), .tracer = -1, .txt_fd = -1,
+		.log_fd = -1 };
 	struct legcmd cmd = { 0 };
 	const char *where;
+	char wbuf[512];
 	int ret = 0;
 
 	ps.strace = spec_resolve_program("strace", u->r->spec->workdir);
 	if (round_prof_sys_files(&ps) != 0)
 		round_prof_sys_failed(&ps, ps.why, NULL);
-	else if ((where = round_prof_server_where(cell, srv)) != NULL)
+	else if ((where = round_prof_server_where(cell, srv, wbuf,
+	    sizeof wbuf)) != NULL)
 		round_prof_sys_failed(&ps, where, NULL);
 	else {
-		ps.spid = server_pid(srv);
+		ps.spid = server_pid(ps.srv);
 		ret = round_prof_ready(u, cell, arm, "syscalls", "strace",
 		    ps.strace, -1, &cmd);
 		if (ret == 0)

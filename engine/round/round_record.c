@@ -51,27 +51,32 @@ round_record_secs(double s)
 	return json_real((double)(long long)(s * 1e6 + 0.5) / 1e6);
 }
 
+/* ok: exited with a code of ok_rc (default 0), never by a signal or a
+ * failed exec (127 in ok_rc does not make "not found" ok). */
 static const char *
-round_record_status(const struct leg_result *res, bool server_died)
+round_record_status(const struct spec *s, const struct leg_result *res,
+    bool server_died)
 {
 	if (res->aborted)
 		return "aborted";
 	if (res->timed_out)
 		return "timed_out";
-	if (server_died || res->rc != 0 || res->signal != 0)
+	if (server_died || res->signal != 0 || res->exec_errno != 0 ||
+	    !spec_ok_rc(s, res->rc))
 		return "failed";
 	return "ok";
 }
 
 /* How the leg ended and what it used: status through majflt. */
 static void
-round_record_leg_result(json_t *ev, const struct leg_result *res, bool server_died)
+round_record_leg_result(json_t *ev, const struct spec *s,
+    const struct leg_result *res, bool server_died)
 {
 	double ut = round_record_tv(&res->ru.ru_utime), st = round_record_tv(&res->ru.ru_stime);
 	char sig[32];
 
 	json_object_set_new(ev, "status",
-	    json_string(round_record_status(res, server_died)));
+	    json_string(round_record_status(s, res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
 	    json_integer(res->rc) : json_null());
 	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
@@ -128,17 +133,29 @@ round_record_leg_counters(json_t *ev, const struct run *u)
 	json_object_set_new(ev, "multiplexed", mux);
 }
 
+const char *
+round_gate_name(enum round_gate how)
+{
+	switch (how) {
+	case ROUND_GATE_QUIET: return "quiet";
+	case ROUND_GATE_WAIVED: return "waived";
+	case ROUND_GATE_TIMEOUT: return "timeout";
+	case ROUND_GATE_BUDGET: return "budget";
+	case ROUND_GATE_OFF: break;
+	}
+	return NULL;
+}
+
 json_t *
 round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool quiet_override,
-    bool server_died)
+    double foreign, const struct round_gate_rec *gate, bool server_died)
 {
 	const struct spec *s = u->r->spec;
 	json_t *ev = event_new("leg"), *jbin;
 
 	round_leg_ident(ev, s, pl, warmup);
-	round_record_leg_result(ev, res, server_died);
+	round_record_leg_result(ev, s, res, server_died);
 	round_record_leg_counters(ev, u);
 	json_object_set_new(ev, "bytes", bytes >= 0 ? json_integer(bytes) :
 	    json_null());
@@ -153,10 +170,25 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 	if (res->exec_errno != 0)
 		json_object_set_new(ev, "exec_error",
 		    json_string(strerror(res->exec_errno)));
-	if (quiet_timeout)
-		json_object_set_new(ev, "quiet_timeout", json_true());
-	if (quiet_override)
-		json_object_set_new(ev, "quiet_override", json_true());
+	/* What the gate did before the leg (absent with the gate off). */
+	if (gate->how != ROUND_GATE_OFF) {
+		json_object_set_new(ev, "gate",
+		    json_string(round_gate_name(gate->how)));
+		json_object_set_new(ev, "wait_s", round_record_secs(
+		    (double)(long long)(gate->wait_s * 1000.0 + 0.5) / 1000.0));
+		/* The probe's slowdown and time, just before the leg (null
+		 * where none ran). */
+		json_object_set_new(ev, "probe", isnan(gate->probe) ?
+		    json_null() : json_real(gate->probe));
+		json_object_set_new(ev, "probe_us", isnan(gate->probe_us) ?
+		    json_null() : json_real(gate->probe_us));
+		/* Foreign work on the pinned cpus during the leg (null where
+		 * none are pinned). */
+		json_object_set_new(ev, "client_busy", isnan(gate->client_busy) ?
+		    json_null() : json_real(gate->client_busy));
+		json_object_set_new(ev, "server_busy", isnan(gate->server_busy) ?
+		    json_null() : json_real(gate->server_busy));
+	}
 	if (server_died)
 		json_object_set_new(ev, "server_died", json_true());
 	return ev;

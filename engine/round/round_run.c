@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "event.h"
+#include "probe.h"
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
@@ -123,7 +124,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 {
 	struct round *r = u->r;
 	const struct spec_cell *cell = &r->spec->cells[c];
-	struct server *srv = NULL;
+	struct round_srv *srv = NULL;
 	size_t todo = 0;
 	bool stop = false;
 
@@ -143,6 +144,13 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 			return false;
 		}
 		round_ledger_note(u);
+	}
+	/* The cell's setup, once its server is ready; a resumed cell sets
+	 * up again (its cleanup ran when the round stopped). */
+	if (round_hook(u, c, false) != 0) {
+		if (srv != NULL)
+			round_server_stop(u, cell, srv);
+		return false;
 	}
 	/* Warm-up legs first, in the order of the cell's first rep.  A
 	 * resumed cell warms up again: the restart left its caches cold. */
@@ -182,6 +190,10 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 	if (!stop && !r->fatal && !round_aborted(u) &&
 	    round_prof_cell(u, c, srv) != 0)
 		stop = true;
+	/* After the last leg (or a stop: a resume sets up again), before
+	 * the server goes. */
+	if (!r->fatal)
+		(void)round_hook(u, c, true);
 	if (srv != NULL)
 		round_server_stop(u, cell, srv);
 	return !stop;
@@ -243,6 +255,22 @@ round_run_cgroup_begin(struct run *u)
 	u->cg_servers = cgroup_create(u->cg, "servers", e, sizeof e);
 }
 
+/* Whether the gate makes its probe: not when switched off, nor ("auto")
+ * on a machine whose clock cannot time it, which is said. */
+static bool
+round_run_probe(struct run *u)
+{
+	const struct spec_quiet *q = &u->r->spec->quiet;
+	char why[256];
+
+	if (!q->enabled || q->probe == SPEC_PROBE_OFF)
+		return false;
+	if (probe_clock_stable(why, sizeof why))
+		return true;
+	round_warn(u, "the quiet gate's probe is off: %s", why);
+	return false;
+}
+
 /* The counters, the client cpus, the cgroup and the quiet gate, for every
  * leg. */
 static void
@@ -256,11 +284,21 @@ round_run_begin(struct run *u)
 		u->quiet = quiet_create(&(struct quiet_params){
 		    .max_foreign_cores = s->quiet.max_foreign_cores,
 		    .window_ms = s->quiet.window_ms,
-		    .timeout_s = s->quiet.timeout_s }, u->client_mask, u->ncpus,
-		    getpid(), u->cg);
+		    .timeout_s = s->quiet.timeout_s,
+		    .budget_s = s->quiet.budget_s,
+		    .max_client_busy = s->quiet.max_client_busy,
+		    .max_server_busy = s->quiet.max_server_busy,
+		    .probe = round_run_probe(u), .probe_margin = s->margin },
+		    u->client_mask, u->ncpus, getpid(), u->cg);
+	if (u->quiet != NULL)
+		quiet_set_groups(u->quiet, u->cg_legs, u->cg_servers);
 	if (u->quiet == NULL && s->quiet.enabled)
 		round_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");
+	/* budget_s is the whole round's: a resumed one has spent what its
+	 * log's legs waited. */
+	if (u->quiet != NULL && u->r->rs != NULL)
+		quiet_set_spent(u->quiet, tally_gate_waited(u->r->tally));
 }
 
 int
@@ -297,7 +335,8 @@ round_run(struct round *r, char *err, size_t errlen)
 		rc = ROUND_EXIT_FAIL;
 	} else {
 		round_run_begin(&u);
-		for (size_t c = 0; c < s->ncells && !r->fatal; c++)
+		for (size_t c = 0; c < s->ncells && !r->fatal &&
+		    !round_aborted(&u); c++)
 			if (!round_run_cell(&u, c, &failed))
 				break;
 		if (failed || round_aborted(&u) || r->fatal)
@@ -307,12 +346,16 @@ round_run(struct round *r, char *err, size_t errlen)
 	}
 	if (rc != ROUND_EXIT_OK)
 		snprintf(err, errlen, "%s", u.err);
+	/* The servers elsewhere are stopped by now, or their agents end
+	 * them as their input closes. */
+	round_remote_end(&u);
 	/* The servers are stopped by now: nothing of ours may outlive the
 	 * round. */
 	(void)procs_end_descendants(getpid(), NULL, 0, 1.0);
 	procs_reap_orphans(NULL, 0);
 	round_scratch_release(&u);
 	free(u.ledger);
+	free(u.gate_bound);
 	quiet_destroy(u.quiet);
 	round_run_cgroup_end(&u);
 	counters_destroy(u.ctr);

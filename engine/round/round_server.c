@@ -1,19 +1,37 @@
 /* The round driver, a cell's server: started before the cell's first leg
- * and waited on until ready, checked before and after each leg, stopped by
- * its pid after the cell; each change of state is a "server" event. */
+ * (or each leg) and waited on until ready, checked before and after each
+ * leg, measured over each leg's window, stopped by its pid after the
+ * cell; each change of state is a "server" event.  A server on another
+ * host takes the same steps through its host's agent (remote.h): what
+ * differs is here, so the leg loop and the profiles see one shape. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroup.h"
+#include "clock.h"
 #include "event.h"
+#include "legcmd.h"
+#include "quiet.h"
+#include "remote.h"
 #include "round_int.h"
 #include "server.h"
-#include "legcmd.h"
+#include "srvmeter.h"
 #include "xalloc.h"
 
 /* Grace between SIGTERM and SIGKILL when a cell's server is stopped. */
 #define ROUND_SERVER_GRACE_S 2.0
+
+struct round_srv {
+	struct server *local;     /* NULL for a server on another host */
+	struct remote *rm;        /* that host's agent */
+	const char *host;
+	pid_t pid;                /* its pid (there, for a remote one) */
+	bool dead;                /* a remote one: its agent said so */
+	char death[160];
+	struct srvmeter *meter;   /* a local one's open window */
+	bool window;              /* a remote one's open window */
+};
 
 /* A server event: the cell, and for a server per leg its arm and rep. */
 static json_t *
@@ -28,10 +46,174 @@ round_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
 		json_object_set_new(ev, "rep", json_integer(rep));
 	}
 	json_object_set_new(ev, "state", json_string(state));
+	if (cell->server->host != NULL)
+		json_object_set_new(ev, "host", json_string(cell->server->host));
 	return ev;
 }
 
+pid_t
+round_server_pid(const struct round_srv *srv)
+{
+	return srv->pid;
+}
+
+pid_t
+round_server_local_pid(const struct round_srv *srv)
+{
+	return srv != NULL && srv->local != NULL ? srv->pid : 0;
+}
+
 struct server *
+round_server_here(const struct round_srv *srv)
+{
+	return srv != NULL ? srv->local : NULL;
+}
+
+const char *
+round_server_host(const struct round_srv *srv)
+{
+	return srv != NULL ? srv->host : NULL;
+}
+
+bool
+round_server_alive(struct round_srv *srv)
+{
+	if (srv->local != NULL)
+		return server_alive(srv->local);
+	return !srv->dead;
+}
+
+const char *
+round_server_death(const struct round_srv *srv)
+{
+	if (srv->local != NULL)
+		return server_death(srv->local);
+	return srv->dead ? srv->death : "is running";
+}
+
+/* A remote reply's "alive": false is a death, with the agent's words. */
+static void
+round_server_remote_alive(struct round_srv *srv, const json_t *reply)
+{
+	const char *d = json_string_value(json_object_get(reply, "death"));
+
+	if (json_is_false(json_object_get(reply, "alive")) && !srv->dead) {
+		srv->dead = true;
+		snprintf(srv->death, sizeof srv->death, "%s on %s",
+		    d != NULL ? d : "ended", srv->host);
+	}
+}
+
+/* The pin mask of the server's cpus on this machine, or NULL. */
+static unsigned char *
+round_server_mask(struct run *u, const struct spec_cell *cell,
+    const char *cpus)
+{
+	unsigned char *mask;
+
+	if (cpus == NULL)
+		return NULL;
+	mask = xcalloc((size_t)u->ncpus, 1);
+	if (spec_cpulist_parse(cpus, mask, u->ncpus) == 0)
+		return mask;
+	round_warn(u, "cell %s: server cpus \"%s\" are not all on this machine "
+	    "(%d cpus); the server is not pinned", cell->name, cpus, u->ncpus);
+	free(mask);
+	return NULL;
+}
+
+/* Here: server.c starts it, in the servers' cgroup. */
+static struct round_srv *
+round_server_start_here(struct run *u, const struct spec_cell *cell,
+    const struct legcmd *cmd, const char *cpus, const char **cause)
+{
+	const struct spec_server *sv = cell->server;
+	unsigned char *mask = round_server_mask(u, cell, cpus);
+	struct server_params sp = { .cell = cell->name, .path = cmd->exec_path,
+		.argv = cmd->argv, .envp = cmd->envp, .cwd = cmd->cwd,
+		.log_path = cmd->out_abs, .cpus = mask, .ncpus = u->ncpus,
+		.tcp_port = sv->tcp_port, .ready_timeout_s = sv->ready_timeout_s,
+		.abort_fd = u->r->abort_pipe[0],
+		.cgroup_procs_fd = u->cg_servers != NULL ?
+		    cgroup_procs_fd(u->cg_servers) : -1 };
+	struct server *s = server_start(&sp, cause, u->err, sizeof u->err);
+	struct round_srv *srv = NULL;
+
+	if (s != NULL) {
+		srv = xcalloc(1, sizeof *srv);
+		srv->local = s;
+		srv->pid = server_pid(s);
+		/* The gate judges the server's cpus on their own from now
+		 * on. */
+		if (u->quiet != NULL)
+			quiet_set_server(u->quiet, srv->pid, mask, u->ncpus);
+	}
+	free(mask);
+	return srv;
+}
+
+/* There: its host's agent starts it in its folder; the ready event gets
+ * the program and its sha256 as that host has them. */
+static struct round_srv *
+round_server_start_there(struct run *u, const struct spec_cell *cell,
+    const struct legcmd *cmd, const char *cpus, const char **cause,
+    json_t **started)
+{
+	const struct spec_server *sv = cell->server;
+	struct remote *rm = round_remote_for(u, sv);
+	json_t *env = legcmd_env_json(cmd);
+	char *log = xasprintf("%s-%s.log", u->r->spec->name, cell->name);
+	struct remote_start p = { .cell = cell->name, .argv = cmd->argv,
+		.env = env, .cpus = cpus, .tcp_port = sv->tcp_port,
+		.ready_timeout_s = sv->ready_timeout_s, .log = log,
+		.abort_fd = u->r->abort_pipe[0] };
+	struct round_srv *srv = NULL;
+	json_t *w;
+	size_t i;
+
+	if (rm == NULL)
+		snprintf(u->err, sizeof u->err, "cell %s: no connection to %s",
+		    cell->name, sv->host);
+	else if ((*started = remote_start(rm, &p, cause, u->err,
+	    sizeof u->err)) == NULL && strcmp(*cause, "lost") == 0)
+		round_remote_lost(u, rm, "while the server started");
+	json_decref(env);
+	free(log);
+	if (rm == NULL || *started == NULL)
+		return NULL;
+	json_array_foreach(json_object_get(*started, "warnings"), i, w)
+		round_warn(u, "%s: %s", sv->host, json_string_value(w));
+	srv = xcalloc(1, sizeof *srv);
+	srv->rm = rm;
+	srv->host = sv->host;
+	srv->pid = (pid_t)json_integer_value(json_object_get(*started, "pid"));
+	return srv;
+}
+
+/* The "ready" event, or "died" ("stopped" when aborted) with why. */
+static void
+round_server_started(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep, struct round_srv *srv,
+    const char *cause, json_t *started)
+{
+	json_t *ev = round_server_event(cell, arm, rep, srv != NULL ?
+	    "ready" : round_aborted(u) ? "stopped" : "died");
+
+	json_object_set_new(ev, "pid", srv != NULL ? json_integer(srv->pid) :
+	    json_null());
+	if (srv == NULL) {
+		json_object_set_new(ev, "msg", json_string(u->err));
+		json_object_set_new(ev, "cause", json_string(
+		    round_aborted(u) ? "aborted" : cause));
+	} else if (started != NULL) {
+		json_object_set(ev, "bin", json_object_get(started, "exec"));
+		json_object_set(ev, "sha256", json_object_get(started, "sha256"));
+		json_object_set(ev, "log", json_object_get(started, "log"));
+	}
+	round_emit_new(u, ev);
+}
+
+struct round_srv *
 round_server_start(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep)
 {
@@ -39,27 +221,16 @@ round_server_start(struct run *u, const struct spec_cell *cell,
 	const struct spec *s = r->spec;
 	const struct spec_server *sv = cell->server;
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
-	unsigned char *mask = NULL;
-	struct server *srv = NULL;
+	struct round_srv *srv = NULL;
 	const char *cause = "failed";
+	json_t *ev, *started = NULL;
 	struct legcmd cmd;
 	char e[640];
-	json_t *ev;
 
 	u->err[0] = '\0';
 	u->srv_death_logged = false;
 	u->srv_arm = arm;
 	u->srv_rep = rep;
-	if (cpus != NULL) {
-		mask = xcalloc((size_t)u->ncpus, 1);
-		if (spec_cpulist_parse(cpus, mask, u->ncpus) != 0) {
-			round_warn(u, "cell %s: server cpus \"%s\" are not all on "
-			    "this machine (%d cpus); the server is not pinned",
-			    cell->name, cpus, u->ncpus);
-			free(mask);
-			mask = NULL;
-		}
-	}
 	if (legcmd_server(s, (size_t)(cell - s->cells), arm != NULL ?
 	    (int)(arm - s->arms) : -1, rep, r->dir, &cmd, e, sizeof e) < 0) {
 		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
@@ -70,65 +241,69 @@ round_server_start(struct run *u, const struct spec_cell *cell,
 	json_object_set_new(ev, "log", json_string(cmd.out_rel));
 	json_object_set_new(ev, "argv", legcmd_argv_json(cmd.argv));
 	round_emit_new(u, ev);
-	{
-		struct server_params sp = { .cell = cell->name,
-			.path = cmd.exec_path, .argv = cmd.argv,
-			.envp = cmd.envp, .cwd = cmd.cwd, .log_path = cmd.out_abs,
-			.cpus = mask, .ncpus = u->ncpus, .tcp_port = sv->tcp_port,
-			.ready_timeout_s = sv->ready_timeout_s,
-			.abort_fd = r->abort_pipe[0],
-			.cgroup_procs_fd = u->cg_servers != NULL ?
-			    cgroup_procs_fd(u->cg_servers) : -1 };
-
-		srv = server_start(&sp, &cause, u->err, sizeof u->err);
-	}
+	srv = spec_server_remote(sv) ? round_server_start_there(u, cell, &cmd,
+	    cpus, &cause, &started) : round_server_start_here(u, cell, &cmd,
+	    cpus, &cause);
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
 	 * operator aborted the wait.  "cause" tells them apart. */
-	ev = round_server_event(cell, arm, rep, srv != NULL ? "ready" :
-	    round_aborted(u) ? "stopped" : "died");
-	json_object_set_new(ev, "pid", srv != NULL ?
-	    json_integer(server_pid(srv)) : json_null());
-	if (srv == NULL) {
-		json_object_set_new(ev, "msg", json_string(u->err));
-		json_object_set_new(ev, "cause", json_string(
-		    round_aborted(u) ? "aborted" : cause));
-	}
-	round_emit_new(u, ev);
+	round_server_started(u, cell, arm, rep, srv, cause, started);
+	json_decref(started);
 out:
 	legcmd_finish(&cmd);
-	free(mask);
 	return srv;
+}
+
+/* Stop it: here by server.c, there by its agent (a lost connection
+ * leaves that to the agent, which ends its tree when its input closes). */
+static const char *
+round_server_end(struct run *u, struct round_srv *srv)
+{
+	json_t *reply;
+	char e[1024];
+
+	if (srv->local != NULL)
+		return server_stop(srv->local, ROUND_SERVER_GRACE_S);
+	if (remote_lost(srv->rm, false) ||
+	    (reply = remote_stop(srv->rm, e, sizeof e)) == NULL) {
+		if (!round_aborted(u))
+			round_remote_lost(u, srv->rm, "while the server stopped");
+		return "lost";
+	}
+	round_server_remote_alive(srv, reply);
+	json_decref(reply);
+	return srv->dead ? "died" : "stopped";
 }
 
 void
 round_server_stop(struct run *u, const struct spec_cell *cell,
-    struct server *srv)
+    struct round_srv *srv)
 {
+	const char *state = round_server_end(u, srv);
 	json_t *ev;
-	pid_t pid = server_pid(srv);
-	const char *state = server_stop(srv, ROUND_SERVER_GRACE_S);
 
+	if (u->quiet != NULL)
+		quiet_set_server(u->quiet, 0, NULL, 0);
 	/* A death the leg loop saw is logged already, with its cause. */
-	if (u->srv_death_logged && strcmp(state, "died") == 0) {
-		server_destroy(srv);
-		return;
-	}
+	if (u->srv_death_logged && strcmp(state, "died") == 0)
+		goto out;
 	if (strcmp(state, "died") == 0) {
 		/* Died after the last leg: log it once, with its cause. */
 		round_server_died(u, cell, srv);
-		server_destroy(srv);
-		return;
+		goto out;
 	}
 	ev = round_server_event(cell, u->srv_arm, u->srv_rep, state);
-	json_object_set_new(ev, "pid", json_integer(pid));
+	json_object_set_new(ev, "pid", json_integer(srv->pid));
 	round_emit_new(u, ev);
-	server_destroy(srv);
+out:
+	srvmeter_destroy(srv->meter);
+	server_destroy(srv->local);
+	free(srv);
 }
 
 void
 round_server_died(struct run *u, const struct spec_cell *cell,
-    struct server *srv)
+    struct round_srv *srv)
 {
 	json_t *ev;
 
@@ -136,26 +311,28 @@ round_server_died(struct run *u, const struct spec_cell *cell,
 		return;
 	u->srv_death_logged = true;
 	ev = round_server_event(cell, u->srv_arm, u->srv_rep, "died");
-	json_object_set_new(ev, "pid", json_integer(server_pid(srv)));
-	json_object_set_new(ev, "msg", json_string(server_death(srv)));
+	json_object_set_new(ev, "pid", json_integer(srv->pid));
+	json_object_set_new(ev, "msg", json_string(round_server_death(srv)));
 	round_emit_new(u, ev);
 }
 
 /* Before a leg: a server that died since the last leg (or while the gate
  * waited) stops the round resumably, before a leg runs against nothing.
- * waitpid WNOHANG, so cheap enough for the leg path. */
+ * waitpid WNOHANG (or the agent's last word), so cheap enough for the
+ * leg path. */
 bool
-round_server_gone(struct run *u, const struct plan_leg *pl, struct server *srv)
+round_server_gone(struct run *u, const struct plan_leg *pl,
+    struct round_srv *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[pl->cell];
 
-	if (srv == NULL || server_alive(srv))
+	if (srv == NULL || round_server_alive(srv))
 		return false;
 	round_server_died(u, cell, srv);
 	snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) before "
 	    "leg %s r%d; the round stopped, resume continues it", cell->name,
-	    server_death(srv), s->arms[pl->arm].name, pl->rep);
+	    round_server_death(srv), s->arms[pl->arm].name, pl->rep);
 	round_abort_internal(u->r, "the cell's server died");
 	return true;
 }
@@ -170,4 +347,80 @@ round_server_wont_start(struct run *u)
 	snprintf(u->err + n, sizeof u->err - n, "; the round stopped, "
 	    "resume continues it once the server starts");
 	round_abort_internal(u->r, "the cell's server would not start");
+}
+
+static void
+round_server_host_event(json_t *ev, void *arg)
+{
+	round_emit(((struct run *)arg)->r, ev);
+}
+
+int
+round_server_open(struct run *u, struct round_srv *srv, bool gate,
+    const char *leg, struct round_srv_gate *g)
+{
+	const struct spec *s = u->r->spec;
+	json_t *reply;
+	const char *word;
+	char e[1024], during[200];
+
+	memset(g, 0, sizeof *g);
+	if (srv->local != NULL) {
+		srvmeter_destroy(srv->meter);
+		srv->meter = srvmeter_begin(srv->pid, (const char *const *)
+		    s->counters, (int)s->ncounters, u->cg_servers);
+		return 0;
+	}
+	reply = remote_open(srv->rm, gate && s->quiet.enabled,
+	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_server_host_event, u,
+	    e, sizeof e);
+	if (reply == NULL) {
+		snprintf(during, sizeof during, "before leg %s", leg);
+		if (remote_lost(srv->rm, false))
+			round_remote_lost(u, srv->rm, during);
+		return -1;
+	}
+	word = json_string_value(json_object_get(reply, "gate"));
+	g->timed_out = word != NULL && strcmp(word, "timeout") == 0;
+	g->released = word != NULL && strcmp(word, "released") == 0;
+	g->foreign = json_number_value(json_object_get(reply, "foreign"));
+	round_server_remote_alive(srv, reply);
+	srv->window = !srv->dead;
+	json_decref(reply);
+	return 0;
+}
+
+json_t *
+round_server_close(struct run *u, struct round_srv *srv, const char *leg)
+{
+	json_t *reply, *block;
+	char e[1024], during[200];
+	double t0 = clock_now();
+
+	if (srv->local != NULL) {
+		block = srv->meter != NULL ? srvmeter_end(srv->meter) : NULL;
+		srv->meter = NULL;
+		return block;
+	}
+	if (!srv->window)
+		return NULL;
+	srv->window = false;
+	if ((reply = remote_close_window(srv->rm, e, sizeof e)) == NULL) {
+		snprintf(during, sizeof during, "after leg %s", leg);
+		round_remote_lost(u, srv->rm, during);
+		return NULL;
+	}
+	round_server_remote_alive(srv, reply);
+	block = json_incref(json_object_get(reply, "server"));
+	if (json_is_object(block)) {
+		json_object_set_new(block, "host", json_string(srv->host));
+		json_object_set(block, "foreign", json_object_get(reply,
+		    "foreign"));
+		json_object_set_new(block, "rtt_ms", json_real((clock_now() - t0) *
+		    1e3));
+		json_object_set_new(block, "requests", json_integer((json_int_t)
+		    remote_requests_take(srv->rm)));
+	}
+	json_decref(reply);
+	return block;
 }

@@ -102,6 +102,7 @@ legcmd_finish(struct legcmd *c)
 	free(c->exec_path);
 	free(c->prepare_path);
 	free(c->scratch);
+	free(c->stdin_path);
 	free(c->out_rel);
 	free(c->out_abs);
 	free(c->metrics);
@@ -207,23 +208,24 @@ legcmd_metrics(const struct legcmd_where *w, const char *cell,
 	c->metrics = xasprintf("%s/%s", round_dir, c->metrics_rel);
 }
 
-/* ${SCRATCH} expanded, relative to the workdir.  0, or -1 with err. */
+/* A path field (scratch, stdin) expanded into *out, relative to the
+ * workdir; *out stays NULL when the field is.  0, or -1 with err. */
 static int
-legcmd_scratch(const struct spec *s, const struct template_ctx *ctx,
-    struct legcmd *c, char *err, size_t errlen)
+legcmd_path(const struct spec *s, const char *tmpl, const char *field,
+    const struct template_ctx *ctx, char **out, char *err, size_t errlen)
 {
 	char terr[512], *x;
 
-	if (s->scratch == NULL)
+	if (tmpl == NULL)
 		return 0;
-	if ((x = template_expand(s->scratch, ctx, terr, sizeof terr)) == NULL) {
-		snprintf(err, errlen, "scratch: %s", terr);
+	if ((x = template_expand(tmpl, ctx, terr, sizeof terr)) == NULL) {
+		snprintf(err, errlen, "%s: %s", field, terr);
 		return -1;
 	}
 	if (x[0] == '/')
-		c->scratch = x;
+		*out = x;
 	else {
-		c->scratch = xasprintf("%s/%s", s->workdir, x);
+		*out = xasprintf("%s/%s", s->workdir, x);
 		free(x);
 	}
 	return 0;
@@ -271,9 +273,14 @@ legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 	ctx.bin = c->program != NULL ? c->program : c->bin;
 	legcmd_metrics(w, cell->name, arm->name, ctx.round_dir, c);
 	ctx.metrics = c->metrics;
-	if (legcmd_scratch(s, &ctx, c, err, errlen) < 0)
+	if (legcmd_path(s, s->scratch, "scratch", &ctx, &c->scratch, err,
+	    errlen) < 0)
 		return -1;
 	ctx.scratch = c->scratch;
+	/* Opened afresh for each leg, so every leg reads all of it. */
+	if (legcmd_path(s, s->stdin_path, "stdin", &ctx, &c->stdin_path, err,
+	    errlen) < 0)
+		return -1;
 	if (legcmd_argvs(s, &ctx, c, err, errlen) < 0)
 		return -1;
 	if (c->program == NULL && c->exec_path != NULL)
@@ -339,11 +346,51 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		return -1;
 	}
 	free(c->program);
+	c->program = NULL;
+	/* A server on another host: its program is looked up there, in
+	 * its agent's folder, by the agent (and so is its environment). */
+	if (spec_server_remote(sv)) {
+		c->cwd = sv->dir;
+	} else {
+		c->program = legcmd_resolve(c->argv[0], s->workdir);
+		if (c->program != NULL)
+			c->exec_path = xstrdup(c->program);
+		c->envp = legcmd_envp(c->env, c->nenv);
+	}
+	legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "", 0);
+	return 0;
+}
+
+int
+legcmd_hook(const struct spec *s, size_t ci, bool cleanup,
+    const char *round_dir, struct legcmd *c, char *err, size_t errlen)
+{
+	const struct spec_cell *cell = &s->cells[ci];
+	const char *field = cleanup ? "cleanup" : "setup";
+	struct template_ctx ctx = { .spec = s, .cell = cell,
+	    .round_dir = round_dir != NULL ? round_dir : LEGCMD_NO_ROUND_DIR };
+	char terr[512];
+
+	memset(c, 0, sizeof *c);
+	c->cwd = s->workdir;
+	if (s->bin != NULL &&
+	    (c->bin = template_expand(s->bin, &ctx, terr, sizeof terr)) != NULL)
+		c->program = legcmd_resolve(c->bin, s->workdir);
+	ctx.bin = c->program != NULL ? c->program : c->bin;
+	if (legcmd_argv(cleanup ? cell->cleanup : cell->setup, cleanup ?
+	    cell->ncleanup : cell->nsetup, field, &ctx, &c->argv, &c->argc,
+	    err, errlen) < 0)
+		return -1;
+	if (c->argc == 0) {
+		snprintf(err, errlen, "%s: splices to no arguments", field);
+		return -1;
+	}
+	free(c->program);
 	c->program = legcmd_resolve(c->argv[0], s->workdir);
 	if (c->program != NULL)
 		c->exec_path = xstrdup(c->program);
-	c->envp = legcmd_envp(c->env, c->nenv);
-	legcmd_paths(c, round_dir, "servers/%s%s.log", cell->name, "", 0);
+	c->envp = legcmd_envp(NULL, 0);
+	legcmd_paths(c, round_dir, "legs/%s-%s.out", cell->name, field, 0);
 	return 0;
 }
 

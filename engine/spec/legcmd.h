@@ -56,6 +56,8 @@ struct legcmd {
 	char *prepare_path;     /* the same for prepare[0] */
 	bool bin_found;         /* bin is set and program is its resolution */
 	char *scratch;          /* absolute, or NULL when the round has none */
+	char *stdin_path;       /* the leg's stdin ("stdin" expanded,
+	                         * absolute), or NULL: /dev/null */
 	char *out_rel;          /* legs/CELL-ARM-rREP.out, legs/CELL-ARM-wK.out,
 	                         * servers/CELL.log */
 	char *out_abs;          /* under round_dir, or NULL without one */
@@ -76,8 +78,18 @@ int legcmd_build(const struct legcmd_where *w, struct legcmd *c, char *err,
 /* The same for a cell's server.  Serving the whole cell (arm -1): no ARM,
  * no REP, no SCRATCH, BIN only as the round's bin expands for the cell
  * alone, env server.env.  A server per leg (arm >= 0, rep): that arm's
- * ARM, vars and SERVER_BIN, and its server_env over server.env. */
+ * ARM, vars and SERVER_BIN, and its server_env over server.env.  A server
+ * on another host (server.host) gets its argv and env (the pairs, not
+ * envp) only, and cwd its server.dir: program, exec_path and envp stay
+ * NULL, since its agent resolves them there. */
 int legcmd_server(const struct spec *s, size_t cell, int arm, int rep,
+    const char *round_dir, struct legcmd *c, char *err, size_t errlen);
+
+/* A cell's setup (cleanup false) or cleanup argv, as the cell's server is
+ * built: the cell's and the round's vars, no ARM, REP or SCRATCH, the
+ * round's env and workdir; its output legs/CELL-setup.out (-cleanup).
+ * The cell must have that argv.  0, or -1 with err. */
+int legcmd_hook(const struct spec *s, size_t cell, bool cleanup,
     const char *round_dir, struct legcmd *c, char *err, size_t errlen);
 
 void legcmd_finish(struct legcmd *c);
@@ -100,8 +112,10 @@ json_t *legcmd_argv_json(char *const *argv);
 /* The env the leg sets over the inherited one, as a JSON object. */
 json_t *legcmd_env_json(const struct legcmd *c);
 
-/* An argv as one line a shell would read back: arguments quoted where
- * needed, for people only (no shell ever runs it).  malloc'd. */
+/* An argv as one line a POSIX shell reads back as that argv: arguments
+ * quoted where needed.  For people, and for the one shell benchtui cannot
+ * avoid: the far user's, which ssh hands a remote agent's command line
+ * to (no shell runs anything on this machine).  malloc'd. */
 char *legcmd_argv_line(char *const *argv);
 
 /* What check warns about but does not refuse: an argument that expands

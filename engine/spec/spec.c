@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "digest.h"
 #include "spec_int.h"
+#include "suggest.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -274,7 +275,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
     struct spec_server *srv)
 {
 	static const char *const keys[] = { "cmd", "cpus", "env", "ready",
-	    NULL };
+	    "host", "dir", NULL };
 	static const char *const ready_keys[] = { "tcp_port", "timeout_s",
 	    NULL };
 	char sub[256], sub2[256];
@@ -317,7 +318,7 @@ spec_parse_server(struct parser *p, json_t *j, const char *path,
 	if ((v = json_object_get(r, "timeout_s")) != NULL &&
 	    spec_want_number(p, v, sub2, 0, true, &srv->ready_timeout_s) < 0)
 		return -1;
-	return 0;
+	return spec_parse_server_host(p, j, path, srv);
 }
 
 /* One cell object at path (cells[3], or a matrix cell) into cell; the
@@ -328,7 +329,8 @@ static int
 spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
     bool named_later)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	struct spec *s = p->s;
 	struct spec_cell *cell = &s->cells[i];
 	char sub[256];
@@ -359,7 +361,7 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 		if (spec_parse_server(p, v, sub, cell->server) < 0)
 			return -1;
 	}
-	return 0;
+	return spec_parse_cell_hooks(p, c, path, cell);
 }
 
 /* The cells a matrix generates, as cell objects (name expanded, vars set
@@ -368,7 +370,8 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 static json_t *
 spec_matrix_cells(struct parser *p, json_t *m)
 {
-	static const char *const keys[] = { "name", "vars", "server", NULL };
+	static const char *const keys[] = { "name", "vars", "server", "setup",
+	    "cleanup", NULL };
 	json_t *vars, *name, *out = NULL, *val;
 	const char *key;
 	size_t nvar = 0, total = 1, *idx = NULL;
@@ -523,48 +526,6 @@ out:
 }
 
 static int
-spec_parse_quiet(struct parser *p, json_t *j)
-{
-	static const char *const keys[] = { "max_foreign_cores", "window_ms",
-	    "timeout_s", "on_timeout", NULL };
-	struct spec_quiet *q = &p->s->quiet;
-	json_t *v;
-
-	/* true means the gate with its defaults, as if the key were absent. */
-	if (json_is_boolean(j)) {
-		q->enabled = json_is_true(j);
-		return 0;
-	}
-	if (!json_is_object(j))
-		return spec_perr(p, "quiet", "must be an object or false, not %s",
-		    spec_json_type(j));
-	if (spec_check_keys(p, j, "quiet", keys) < 0)
-		return -1;
-	if ((v = json_object_get(j, "max_foreign_cores")) != NULL &&
-	    spec_want_number(p, v, "quiet.max_foreign_cores", 0, false,
-	    &q->max_foreign_cores) < 0)
-		return -1;
-	if ((v = json_object_get(j, "window_ms")) != NULL &&
-	    spec_want_int(p, v, "quiet.window_ms", 1, 3600000, &q->window_ms) < 0)
-		return -1;
-	if ((v = json_object_get(j, "timeout_s")) != NULL &&
-	    spec_want_number(p, v, "quiet.timeout_s", 0, true, &q->timeout_s) < 0)
-		return -1;
-	if ((v = json_object_get(j, "on_timeout")) != NULL) {
-		const char *o = json_string_value(v);
-
-		if (o != NULL && strcmp(o, "abort") == 0)
-			q->abort_on_timeout = true;
-		else if (o != NULL && strcmp(o, "proceed") == 0)
-			q->abort_on_timeout = false;
-		else
-			return spec_perr(p, "quiet.on_timeout", "must be \"abort\" "
-			    "or \"proceed\"");
-	}
-	return 0;
-}
-
-static int
 spec_parse_counters(struct parser *p, json_t *j)
 {
 	struct spec *s = p->s;
@@ -584,9 +545,14 @@ spec_parse_counters(struct parser *p, json_t *j)
 		if (spec_want_string(p, v, sub, true, &s->counters[i]) < 0)
 			return -1;
 		s->ncounters = i + 1;
-		if (!counters_known(s->counters[i]))
-			return spec_perr(p, sub, "unknown event \"%s\" (see "
-			    "benchtui(1), COUNTERS)", s->counters[i]);
+		if (!counters_known(s->counters[i])) {
+			char hint[128];
+
+			return spec_perr(p, sub, "unknown event \"%s\"%s (see "
+			    "benchtui(1), COUNTERS)", s->counters[i],
+			    suggest_hint(hint, sizeof hint, s->counters[i],
+			    counters_names(), SIZE_MAX));
+		}
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(s->counters[k], s->counters[i]) == 0)
 				return spec_perr(p, sub, "\"%s\" is listed twice",
@@ -730,8 +696,7 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on",
-	    NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -794,7 +759,7 @@ spec_parse_legs(struct parser *p, json_t *root)
 }
 
 /* Where and how they run: workdir, cpus, nice, settle and timeout,
- * counters (cycles and instructions unless listed), the quiet gate, the
+ * counters (the machine's default unless listed), the quiet gate, the
  * scratch folder. */
 static int
 spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
@@ -820,11 +785,17 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	if ((v = json_object_get(root, "counters")) != NULL) {
 		if (spec_parse_counters(p, v) < 0)
 			return -1;
+		s->counters_given = true;
 	} else {
-		s->counters = xcalloc(3, sizeof *s->counters);
-		s->counters[0] = xstrdup("cycles");
-		s->counters[1] = xstrdup("instructions");
-		s->ncounters = 2;
+		/* What this machine counts: no n/a-only counter nobody
+		 * asked for. */
+		const char *const *def = counters_default();
+
+		while (def[s->ncounters] != NULL)
+			s->ncounters++;
+		s->counters = xcalloc(s->ncounters + 1, sizeof *s->counters);
+		for (size_t i = 0; i < s->ncounters; i++)
+			s->counters[i] = xstrdup(def[i]);
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
 	    spec_parse_quiet(p, v) < 0)
@@ -833,7 +804,7 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	    (spec_want_string(p, v, "scratch", true, &s->scratch) < 0 ||
 	    spec_check_scratch(p, s->scratch) < 0))
 		return -1;
-	return 0;
+	return spec_parse_remote(p, root);
 }
 
 static int
@@ -843,14 +814,16 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 	unsigned long long legs;
 
 	if (spec_parse_root_keys(p, root) < 0 || spec_parse_legs(p, root) < 0 ||
-	    spec_parse_host(p, root, workdir_override) < 0)
+	    spec_parse_host(p, root, workdir_override) < 0 ||
+	    spec_parse_io(p, root) < 0)
 		return -1;
 	legs = (unsigned long long)s->reps * s->narms * s->ncells;
 	if (legs > SPEC_LEGS_MAX)
 		return spec_perr(p, "reps", "reps (%d) x arms (%zu) x cells (%zu) "
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
-	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0)
+	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
+	    spec_check_hosts(p) < 0)
 		return -1;
 	return 0;
 }
@@ -880,6 +853,9 @@ spec_parse(const char *text, size_t len, const char *path,
 		.max_foreign_cores = SPEC_QUIET_MAX_FOREIGN,
 		.window_ms = SPEC_QUIET_WINDOW_MS,
 		.timeout_s = SPEC_QUIET_TIMEOUT_S,
+		.budget_s = SPEC_QUIET_BUDGET_S,
+		.max_client_busy = SPEC_QUIET_MAX_PINNED_BUSY,
+		.max_server_busy = SPEC_QUIET_MAX_PINNED_BUSY,
 		.abort_on_timeout = false,
 	};
 	p.s = s;
@@ -990,9 +966,13 @@ spec_destroy(struct spec *s)
 		if (c->server != NULL) {
 			template_free_argv(c->server->cmd);
 			free(c->server->cpus);
+			free(c->server->host);
+			free(c->server->dir);
 			spec_kv_free(c->server->env, c->server->nenv);
 			free(c->server);
 		}
+		template_free_argv(c->setup);
+		template_free_argv(c->cleanup);
 	}
 	free(s->cells);
 	free(s->adaptive.metric);
@@ -1011,5 +991,8 @@ spec_destroy(struct spec *s)
 	spec_profile_free(s->profile);
 	failon_finish(&s->fail_on);
 	template_free_argv(s->prepare);
+	spec_io_free(s);
+	template_free_argv(s->ssh);
+	template_free_argv(s->agent);
 	free(s);
 }

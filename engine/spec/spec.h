@@ -9,6 +9,7 @@
 #ifndef BENCHTUI_SPEC_H
 #define BENCHTUI_SPEC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +35,19 @@ struct spec_server {
 	size_t nenv;
 	int tcp_port;        /* ready.tcp_port, 1..65535 */
 	double ready_timeout_s; /* ready.timeout_s, default 30 */
+	char *host;          /* another host (one argument to ssh), or NULL:
+	                      * this machine */
+	char *dir;           /* with host: the agent's folder there (the
+	                      * server's cwd and log), default SPEC_AGENT_DIR;
+	                      * else NULL */
 };
+
+/* The agent's folder on a server's host when server.dir is absent:
+ * relative to where ssh starts the agent (the far user's home). */
+#define SPEC_AGENT_DIR "benchtui-agent"
+
+/* Whether the cell's server runs on another host (server.host). */
+bool spec_server_remote(const struct spec_server *sv);
 
 struct spec_arm {
 	char *name;
@@ -58,6 +71,28 @@ struct spec_cell {
 	struct spec_kv *vars;
 	size_t nvars;
 	struct spec_server *server; /* NULL when the cell has none */
+	char **setup;        /* argv run once before the cell's first leg
+	                      * (after its server is ready), or NULL */
+	size_t nsetup;
+	char **cleanup;      /* argv run once after its last, or NULL */
+	size_t ncleanup;
+};
+
+/* One of "files": configuration the result depends on, hashed into
+ * environment.json and copied into DIR/files/AS before the first leg
+ * (up to SPEC_FILE_COPY_MAX; a larger one is hashed, not copied). */
+struct spec_file {
+	char *path;          /* as written */
+	char *abs;           /* expanded (round vars) and absolute */
+	char *as;            /* its name in files/ */
+};
+#define SPEC_FILE_COPY_MAX (16LL << 20)
+
+/* The quiet gate's calibration probe (benchtui-round(5)). */
+enum spec_probe {
+	SPEC_PROBE_AUTO,   /* "auto": before legs that are CPU-bound */
+	SPEC_PROBE_ON,     /* true: before every leg */
+	SPEC_PROBE_OFF,    /* false */
 };
 
 struct spec_quiet {
@@ -65,6 +100,10 @@ struct spec_quiet {
 	double max_foreign_cores; /* default documented in benchtui-round(5) */
 	int window_ms;
 	double timeout_s;
+	double budget_s;          /* the whole round's wait, seconds */
+	double max_client_busy;   /* foreign cores on the client cpus */
+	double max_server_busy;   /* on a server's cpus */
+	enum spec_probe probe;
 	bool abort_on_timeout;    /* on_timeout: "abort" (true) or "proceed" */
 };
 
@@ -125,8 +164,9 @@ struct spec {
 	int nice;            /* default 0 */
 	double settle_s;     /* default 0 */
 	double timeout_s;    /* default 0: no per-leg timeout */
-	char **counters;     /* NULL-terminated; default cycles, instructions */
+	char **counters;     /* NULL-terminated; default counters_default() */
 	size_t ncounters;
+	bool counters_given; /* named in the file, not the machine's default */
 	struct spec_quiet quiet;
 	char *scratch;       /* NULL when unset; may hold templates */
 	struct spec_kv *vars;
@@ -150,9 +190,24 @@ struct spec {
 	int warmup;          /* legs per cell and arm before the counted reps */
 	char **prepare;      /* argv run before each leg, or NULL */
 	size_t nprepare;
+	char **ssh;          /* the argv before a host that reaches it
+	                      * (default ssh -o BatchMode=yes) */
+	size_t nssh;
+	char **agent;        /* what ssh runs there (default benchtui agent),
+	                      * before --dir DIR */
+	size_t nagent;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
+	int *ok_rc;          /* exit codes that count as ok; default {0} */
+	size_t nok_rc;
+	char *stdin_path;    /* each leg's stdin (templated), or NULL:
+	                      * /dev/null */
+	struct spec_file *files;
+	size_t nfiles;
 };
+
+/* Whether exit code rc counts as ok (ok_rc). */
+bool spec_ok_rc(const struct spec *s, int rc);
 
 #define SPEC_OUTPUT_MAX_BYTES (8LL << 20)
 
@@ -200,6 +255,10 @@ bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
  * 1.5x growth rounded up, then max.  Writes up to cap into at (may be
  * NULL) and returns how many there are; 0 for a fixed reps. */
 size_t spec_looks(const struct spec *s, int *at, size_t cap);
+
+/* The gate's settings as environment.json and the round event record
+ * them: {"enabled": false}, or every field with its value in force. */
+json_t *spec_quiet_json(const struct spec_quiet *q);
 
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);

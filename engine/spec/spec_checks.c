@@ -67,7 +67,8 @@ spec_check_cpu_overlap(struct parser *p)
 		const char *list;
 		char path[64];
 
-		if (srv == NULL)
+		/* A server on another host has that host's cpus. */
+		if (srv == NULL || spec_server_remote(srv))
 			continue;
 		list = srv->cpus ? srv->cpus : s->server_cpus;
 		if (list == NULL)

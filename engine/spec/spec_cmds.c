@@ -155,6 +155,29 @@ spec_cmds_argv_limits(struct parser *p, const struct spec *s,
 	return 0;
 }
 
+/* A cell's setup and cleanup as legcmd builds them: the cell's vars, no
+ * arm. */
+static int
+spec_cmds_hooks(struct parser *p, size_t ci)
+{
+	const struct spec_cell *cell = &p->s->cells[ci];
+	char err[640], prefix[64];
+
+	snprintf(prefix, sizeof prefix, "cells[%zu].", ci);
+	for (int h = 0; h < 2; h++) {
+		struct legcmd hc;
+		int rc;
+
+		if ((h ? cell->cleanup : cell->setup) == NULL)
+			continue;
+		rc = legcmd_hook(p->s, ci, h == 1, NULL, &hc, err, sizeof err);
+		legcmd_finish(&hc);
+		if (rc < 0)
+			return spec_cmds_builder_err(p, prefix, err, cell, NULL);
+	}
+	return 0;
+}
+
 static int
 spec_cmds_check(struct parser *p)
 {
@@ -178,6 +201,8 @@ spec_cmds_check(struct parser *p)
 				return spec_cmds_builder_err(p, prefix, err, cell,
 				    per_leg ? s->arms[ai].name : NULL);
 		}
+		if (spec_cmds_hooks(p, ci) < 0)
+			return -1;
 		for (size_t ai = 0; ai < s->narms; ai++) {
 			const struct spec_arm *arm = &s->arms[ai];
 			struct legcmd_where w = { .spec = s, .cell = ci, .arm = ai,

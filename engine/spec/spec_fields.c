@@ -10,6 +10,7 @@
 
 #include "procs.h"
 #include "spec_int.h"
+#include "suggest.h"
 #include "xalloc.h"
 #include "template.h"
 
@@ -77,8 +78,13 @@ spec_check_keys(struct parser *p, json_t *obj, const char *path,
 		 * comments of its own. */
 		if (!ok && strcmp(key, "comment") == 0 && json_is_string(val))
 			ok = true;
-		if (!ok)
-			return spec_perr(p, sub, "unknown key \"%s\"", key);
+		if (!ok) {
+			char hint[128];
+
+			return spec_perr(p, sub, "unknown key \"%s\"%s", key,
+			    suggest_hint(hint, sizeof hint, key, allowed,
+			    SIZE_MAX));
+		}
 	}
 	return 0;
 }

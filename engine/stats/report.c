@@ -15,6 +15,7 @@
 #include "csvout.h"
 #include "profile.h"
 #include "rfile.h"
+#include "words.h"
 
 #define REPORT_WIDTH 100
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(17))
@@ -29,13 +30,20 @@ report_str(const json_t *v)
 	return s ? s : "";
 }
 
+static const char *const report_formats[] = { "text", "json", "csv",
+    "markdown", NULL };
+
+const char *const *
+report_format_names(void)
+{
+	return report_formats;
+}
+
 int
 report_format_parse(const char *name)
 {
-	static const char *const names[] = { "text", "json", "csv", "markdown" };
-
-	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(name, names[i]) == 0)
+	for (size_t i = 0; name && report_formats[i] != NULL; i++)
+		if (strcmp(name, report_formats[i]) == 0)
 			return (int)i;
 	return -1;
 }
@@ -134,11 +142,14 @@ report_ci(char *buf, size_t len, const json_t *m)
 	return "n/a";
 }
 
-/* The verdict word, with SUSPECT when the cell's A/A arms disagree. */
+/* The verdict in short ("undecided +-3.4%": what its interval can see),
+ * with SUSPECT when the cell's A/A arms disagree. */
 static const char *
 report_verdict(char *buf, size_t len, const json_t *m)
 {
-	snprintf(buf, len, "%s%s", report_str(json_object_get(m, "verdict")),
+	char v[64];
+
+	snprintf(buf, len, "%s%s", words_verdict_short(v, sizeof v, m),
 	    json_is_true(json_object_get(m, "suspect")) ? " SUSPECT" : "");
 	return buf;
 }
@@ -228,43 +239,6 @@ report_level(char *buf, size_t len, const json_t *rep)
 	return buf;
 }
 
-/* "0.650 s", "12.3 ms": an absolute median of wall or cpu. */
-static const char *
-report_secs(char *buf, size_t len, const json_t *x)
-{
-	double v = json_number_value(x);
-
-	if (!json_is_number(x))
-		snprintf(buf, len, "n/a");
-	else if (v < 1)
-		snprintf(buf, len, "%.3g ms", v * 1e3);
-	else
-		snprintf(buf, len, "%.3f s", v);
-	return buf;
-}
-
-/* "wall 0.650 s vs 0.700 s, cpu ...": the arm's own medians and its
- * comparison arm's over the same reps, so nobody has to guess from a
- * ratio how long an arm takes. */
-static void
-report_abs_line(char *line, size_t len, const json_t *metrics)
-{
-	size_t n = 0;
-
-	line[0] = '\0';
-	for (int i = 0; i < 2; i++) {
-		const json_t *m = json_object_get(metrics, i ? "cpu" : "wall");
-		char a[32], b[32];
-
-		if (m == NULL || n >= len)
-			continue;
-		n += (size_t)snprintf(line + n, len - n, "%s%s %s vs %s",
-		    n ? ", " : "medians: ", i ? "cpu" : "wall",
-		    report_secs(a, sizeof a, json_object_get(m, "abs")),
-		    report_secs(b, sizeof b, json_object_get(m, "vs_abs")));
-	}
-}
-
 static void
 report_text_cell(FILE *out, const char *cname, const json_t *cell,
     const char *level)
@@ -316,9 +290,6 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			snprintf(line + len, sizeof line - len, ", IPC %.3f",
 			    json_number_value(json_object_get(arm, "ipc")));
 		report_wrap(out, 2, line);
-		report_abs_line(line, sizeof line, metrics);
-		if (line[0] != '\0')
-			report_wrap(out, 4, line);
 		fprintf(out, "    %-16s %4s  %7s  %-18s  %7s  %-18s  %s\n",
 		    "metric", "n", "median", "range [min, max]", "estim.",
 		    cih, "verdict");
@@ -338,6 +309,61 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			report_text_alt(out, m);
 		}
 	}
+}
+
+/* The quiet gate's line: per arm, the legs that ran on a box that was
+ * not quiet, and why; nothing when every leg ran on a quiet one and the
+ * gate never waited. */
+static void
+report_text_gate(const json_t *rep, FILE *out)
+{
+	static const char *const why[] = { "waived", "timeout", "budget",
+	    "noisy" };
+	const json_t *g = json_object_get(rep, "gate"), *o;
+	const json_t *arms = json_object_get(g, "arms");
+	double waited = json_number_value(json_object_get(g, "waited_s"));
+	json_int_t any = 0;
+	char line[4096];
+	const char *arm;
+	size_t len;
+
+	json_object_foreach((json_t *)arms, arm, o)
+		any += json_integer_value(json_object_get(o, "not_quiet"));
+	if (any == 0 && !(waited > 0))
+		return;
+	len = (size_t)snprintf(line, sizeof line, "quiet gate: waited %.1f s%s; "
+	    "legs on a box that was not quiet:", waited,
+	    json_is_true(json_object_get(g, "budget_spent")) ?
+	    " (its budget_s, all of it)" : "");
+	json_object_foreach((json_t *)arms, arm, o) {
+		const char *sep = " (";
+
+		if (len >= sizeof line)
+			break;
+		len += (size_t)snprintf(line + len, sizeof line - len,
+		    " %s %lld of %lld", arm, (long long)json_integer_value(
+		    json_object_get(o, "not_quiet")), (long long)
+		    json_integer_value(json_object_get(o, "legs")));
+		for (size_t k = 0; k < 4 && len < sizeof line; k++) {
+			json_int_t n = json_integer_value(json_object_get(o,
+			    why[k]));
+
+			if (n == 0)
+				continue;
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    "%s%s %lld", sep, why[k], (long long)n);
+			sep = ", ";
+		}
+		if (*sep == ',' && len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    ")");
+		if (len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    ",");
+	}
+	if (len > 0 && len < sizeof line && line[len - 1] == ',')
+		line[len - 1] = '\0';
+	report_wrap(out, 0, line);
 }
 
 static void
@@ -363,6 +389,12 @@ report_text(const json_t *rep, FILE *out)
 	    "margin")), (long long)json_integer_value(json_object_get(rep,
 	    "comparisons")));
 	report_text_estimator(out, rep);
+	report_text_gate(rep, out);
+	fputc('\n', out);
+	words_summary(rep, out, WORDS_TEXT);
+	if (json_object_size(cells) > 0)
+		fputs("\ndetails: every metric's paired ratios (arm / its "
+		    "comparison arm)\n", out);
 	json_object_foreach((json_t *)cells, cname, cell) {
 		fputc('\n', out);
 		report_text_cell(out, cname, cell, lvl);
@@ -466,10 +498,15 @@ report_markdown(const json_t *rep, FILE *out)
 	fprintf(out, ". Intervals at %s%%, margin %s, %lld comparisons.\n", lvl,
 	    report_percent(b1, sizeof b1, json_object_get(rep, "margin")),
 	    (long long)json_integer_value(json_object_get(rep, "comparisons")));
+	fputc('\n', out);
+	words_summary(rep, out, WORDS_MARKDOWN);
+	if (json_object_size(json_object_get(rep, "cells")) > 0)
+		fputs("## Details\n\nEvery metric's paired ratios (arm / its "
+		    "comparison arm).\n", out);
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell) {
 		const json_t *biased = json_object_get(cell, "biased");
 
-		fprintf(out, "\n## Cell `%s`\n\nA/A floor (largest spread):",
+		fprintf(out, "\n### Cell `%s`\n\nA/A floor (largest spread):",
 		    cname);
 		i = 0;
 		json_object_foreach(json_object_get(cell, "floor"), metric, f)
@@ -483,16 +520,7 @@ report_markdown(const json_t *rep, FILE *out)
 				    report_str(b));
 			fputs("; every verdict there is **suspect**.\n\n", out);
 		}
-		json_object_foreach(json_object_get(cell, "arms"), aname, arm) {
-			char line[512];
-
-			report_abs_line(line, sizeof line,
-			    json_object_get(arm, "metrics"));
-			if (line[0] != '\0')
-				fprintf(out, "- `%s` vs `%s`: %s\n", aname,
-				    report_str(json_object_get(arm, "vs")), line);
-		}
-		fprintf(out, "\n| arm | vs | metric | n | median | range [min, max] "
+		fprintf(out, "| arm | vs | metric | n | median | range [min, max] "
 		    "| estimate | CI %s%% | verdict |\n"
 		    "|---|---|---|--:|--:|---|--:|---|---|\n", lvl);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)
@@ -501,6 +529,7 @@ report_markdown(const json_t *rep, FILE *out)
 			    "verdict"));
 			bool strong = v && (strcmp(v, "above") == 0 ||
 			    strcmp(v, "below") == 0);
+			char vb[64];
 
 			fprintf(out, "| %s | %s | %s | %lld | %s | ", aname,
 			    report_str(json_object_get(arm, "vs")), metric,
@@ -511,7 +540,8 @@ report_markdown(const json_t *rep, FILE *out)
 				json_object_get(m, "max")),
 			    report_ratio(b3, sizeof b3, json_object_get(m, "estimate")),
 			    report_ci(b4, sizeof b4, m),
-			    strong ? "**" : "", v ? v : "", strong ? "**" : "",
+			    strong ? "**" : "", words_verdict_short(vb, sizeof vb,
+			    m), strong ? "**" : "",
 			    json_is_true(json_object_get(m, "suspect")) ?
 			    " **SUSPECT**" : "");
 			report_markdown_alt(out, m);
@@ -519,7 +549,7 @@ report_markdown(const json_t *rep, FILE *out)
 		}
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
-		fputs("\n### Warnings\n\n", out);
+		fputs("\n## Warnings\n\n", out);
 		json_array_foreach(json_object_get(rep, "warnings"), i, w)
 			fprintf(out, "- %s\n", report_str(w));
 	}

@@ -17,6 +17,9 @@ enum report_format {
 /* "text", "json", "csv", "markdown" -> format; -1 when unknown. */
 int report_format_parse(const char *name);
 
+/* Those four names, NULL-terminated (for "did you mean"). */
+const char *const *report_format_names(void);
+
 /* Print rep in fmt to out.  0 or -1 (write error). */
 int report_print(const json_t *rep, enum report_format fmt, FILE *out);
 

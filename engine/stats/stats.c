@@ -325,6 +325,30 @@ stats_look_level(double confidence, size_t nlooks)
 }
 
 double
+stats_mde(bool has_ci, double lo, double hi)
+{
+	if (!has_ci || !(lo > 0) || !(hi >= lo) || isinf(hi))
+		return NAN;
+	return exp((log(hi) - log(lo)) / 2) - 1;
+}
+
+size_t
+stats_reps_for_margin(size_t n, bool has_ci, double lo, double hi,
+    double margin)
+{
+	double mde = stats_mde(has_ci, lo, hi), want;
+
+	if (isnan(mde) || n == 0 || !(margin > 0))
+		return 0;
+	want = ceil((double)n * pow(log1p(mde) / log1p(margin), 2) - 1e-9);
+	/* A width that would need more reps than a round can hold says the
+	 * same as the cap: far more than anyone will run. */
+	if (!(want < 1e9))
+		want = 1e9;
+	return want > (double)n ? (size_t)want : n;
+}
+
+double
 stats_ipc(double instructions, double cycles)
 {
 	if (isnan(instructions) || isnan(cycles) || !(cycles > 0))

@@ -124,6 +124,19 @@ bool stats_decided(enum stats_verdict v);
  * 1 - (1 - confidence) / nlooks (Bonferroni). */
 double stats_look_level(double confidence, size_t nlooks);
 
+/* What an interval can tell from no effect (SPEC.md "Arithmetic"): half
+ * its width on the log scale, as a ratio's distance from 1,
+ * exp((ln hi - ln lo) / 2) - 1 (0.034: about 3.4%).  NAN without an
+ * interval. */
+double stats_mde(bool has_ci, double lo, double hi);
+
+/* The reps that would narrow an interval of n reps to the margin, if its
+ * width shrinks as 1/sqrt(n): n (ln(1 + mde) / ln(1 + margin))^2 rounded
+ * up, and never fewer than n (more reps never widen it).  0 without an
+ * interval or a margin. */
+size_t stats_reps_for_margin(size_t n, bool has_ci, double lo, double hi,
+    double margin);
+
 /* instructions / cycles; NAN unless both are present and cycles > 0. */
 double stats_ipc(double instructions, double cycles);
 

@@ -29,13 +29,12 @@ tally_create(void)
 	memset(t, 0, sizeof *t);
 	t->quiet_threshold = NAN;
 	t->spec_threshold = NAN;
+	/* benchtui-round(5)'s defaults, for a log that does not say. */
+	t->max_client_busy = t->max_server_busy = 0.1;
 	t->level = TALLY_LEVEL;
 	t->margin = TALLY_MARGIN;
-	for (size_t i = 0; i < M_FIXED; i++) {
-		t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
-		    sizeof *t->metrics);
-		t->metrics[t->nmetrics++] = xstrdup(fixed_metrics[i]);
-	}
+	for (size_t i = 0; i < M_FIXED; i++)
+		(void)tally_metric(t, fixed_metrics[i]);
 	return t;
 }
 
@@ -170,6 +169,36 @@ tally_spec_order(struct tally *t, const struct spec *s)
 	tally_reshape(t);
 }
 
+static void
+tally_named_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->nnamed; i++)
+		free(t->named[i]);
+	free(t->named);
+	t->named = NULL;
+	t->nnamed = 0;
+}
+
+
+/* The named counters: names[0..n), or the strings of list when not
+ * NULL. */
+static void
+tally_named_set(struct tally *t, char *const *names, size_t n,
+    const json_t *list)
+{
+	tally_named_free(t);
+	if (list != NULL)
+		n = json_array_size(list);
+	t->named = xreallocarray(NULL, n + 1, sizeof *t->named);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = list ? json_string_value(json_array_get(list,
+		    i)) : names[i];
+
+		if (s != NULL)
+			t->named[t->nnamed++] = xstrdup(s);
+	}
+}
+
 void
 tally_set_spec(struct tally *t, const struct spec *s)
 {
@@ -178,9 +207,14 @@ tally_set_spec(struct tally *t, const struct spec *s)
 	t->have_spec = true;
 	t->reps = s->reps;
 	t->spec_threshold = s->quiet.enabled ? s->quiet.max_foreign_cores : NAN;
+	t->max_client_busy = s->quiet.max_client_busy;
+	t->max_server_busy = s->quiet.max_server_busy;
 	/* An adaptive round's report uses its looks' level (Bonferroni). */
 	tally_set_stats(t, s->adaptive.on ? stats_look_level(s->confidence,
 	    spec_looks(s, NULL, 0)) : s->confidence, s->margin);
+	tally_named_set(t, s->counters_given ? s->counters : NULL,
+	    s->counters_given ? s->ncounters : 0, NULL);
+	t->named_set = true;
 	t->estimator = s->estimator;
 	tally_spec_arms_free(t);
 	t->sarms = xreallocarray(NULL, s->narms, sizeof *t->sarms);
@@ -258,6 +292,15 @@ tally_metric(struct tally *t, const char *name)
 	t->metrics[t->nmetrics] = xstrdup(name);
 	tally_reshape(t);
 	return t->nmetrics++;
+}
+
+bool
+tally_counter_named(const struct tally *t, const char *name)
+{
+	for (size_t i = 0; i < t->nnamed; i++)
+		if (strcmp(t->named[i], name) == 0)
+			return true;
+	return false;
 }
 
 const char *
@@ -343,6 +386,22 @@ tally_set_stats(struct tally *t, double level, double margin)
 	tally_reshape(t);
 }
 
+/* Whether a round event's counters were the machine's default: marked
+ * so, or an older log's default of cycles and instructions. */
+static bool
+tally_round_default(const json_t *ev)
+{
+	const json_t *ctr = json_object_get(ev, "counters");
+	const char *a = json_string_value(json_array_get(ctr, 0));
+	const char *b = json_string_value(json_array_get(ctr, 1));
+
+	if (json_is_true(json_object_get(ev, "counters_default")))
+		return true;
+	return json_object_get(ev, "counters_default") == NULL &&
+	    json_array_size(ctr) == 2 && a && b &&
+	    strcmp(a, "cycles") == 0 && strcmp(b, "instructions") == 0;
+}
+
 /* A "round" event: the name, the planned reps and, in a bare log, the
  * level and margin. */
 static void
@@ -357,6 +416,23 @@ tally_feed_round(struct tally *t, const json_t *ev)
 	if (json_is_integer(reps) && json_integer_value(reps) > 0 &&
 	    json_integer_value(reps) <= TALLY_MAX_REP)
 		t->log_reps = (int)json_integer_value(reps);
+	/* A bare log's named counters: the round event's, unless they were
+	 * the machine's default (an older log's default was cycles and
+	 * instructions, unmarked). */
+	if (!t->named_set && json_is_array(json_object_get(ev, "counters")))
+		tally_named_set(t, NULL, 0, tally_round_default(ev) ? NULL :
+		    json_object_get(ev, "counters"));
+	/* A bare log carries its gate's thresholds here. */
+	if (!t->have_spec) {
+		const json_t *q = json_object_get(ev, "quiet");
+		double c = tally_num(json_object_get(q, "max_client_busy"));
+		double v = tally_num(json_object_get(q, "max_server_busy"));
+
+		if (c >= 0)
+			t->max_client_busy = c;
+		if (v >= 0)
+			t->max_server_busy = v;
+	}
 	/* A bare log carries its round's level, margin and estimator
 	 * here. */
 	if (!t->stats_set) {
@@ -418,6 +494,15 @@ tally_feed(struct tally *t, const json_t *ev)
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);
+	} else if (strcmp(type, "gate") == 0) {
+		const char *k = json_string_value(json_object_get(ev, "kind"));
+		const char *sc = json_string_value(json_object_get(ev, "scope"));
+
+		if (k != NULL && strcmp(k, "budget") == 0)
+			t->gate_budget_spent = true;
+		if (k != NULL && strcmp(k, "release") == 0 && sc != NULL &&
+		    strcmp(sc, "round") == 0)
+			t->gate_released = true;
 	} else if (strcmp(type, "quiet") == 0 &&
 	    json_is_number(json_object_get(ev, "threshold")))
 		t->quiet_threshold = json_number_value(
@@ -436,6 +521,12 @@ tally_feed_line(struct tally *t, const char *line, size_t len)
 		tally_feed_rec(t, &t->rec);
 	}
 	return TALLY_LINE_LEG;
+}
+
+double
+tally_gate_waited(const struct tally *t)
+{
+	return t->gate_wait_s;
 }
 
 const struct profdiff *
@@ -466,6 +557,7 @@ tally_destroy(struct tally *t)
 	for (size_t i = 0; i < t->nmetrics; i++)
 		free(t->metrics[i]);
 	free(t->metrics);
+	tally_named_free(t);
 	for (size_t i = 0; i < t->naa; i++) {
 		free(t->aa[i].name);
 		free(t->aa[i].aa_of);

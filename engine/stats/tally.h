@@ -57,6 +57,25 @@ enum tally_leg_status tally_leg_status(const json_t *ev);
 /* "ok", "failed", "timed_out", "aborted" ("?" for NONE). */
 const char *tally_leg_status_name(enum tally_leg_status st);
 
+/* How the quiet gate let a leg go (the leg line's "gate"). */
+enum tally_gate {
+	TALLY_GATE_NONE,     /* no gate (or a line that does not say) */
+	TALLY_GATE_QUIET,
+	TALLY_GATE_WAIVED,   /* the operator's g or G */
+	TALLY_GATE_TIMEOUT,  /* timeout_s, on_timeout "proceed" */
+	TALLY_GATE_BUDGET,   /* the round's budget_s was spent */
+};
+/* The one rule of a leg line's gate, every reader's: its "gate", or for a
+ * line of an earlier benchtui, quiet_override (waived) and quiet_timeout
+ * (timeout). */
+enum tally_gate tally_leg_gate(const json_t *ev);
+/* "quiet", "waived", "timeout", "budget" ("" for NONE). */
+const char *tally_gate_name(enum tally_gate g);
+
+/* Seconds the gate waited before the leg lines fed so far, summed: what a
+ * resumed round has spent of its budget_s. */
+double tally_gate_waited(const struct tally *t);
+
 /* Whether arm's first n legs in cell (reps 1..n) are all counted and all
  * failed or timed out: fail_fast's condition. */
 bool tally_first_failed(const struct tally *t, const char *cell,
@@ -141,6 +160,12 @@ struct tally_cursor {
 size_t tally_ratios_at(const struct tally *t, struct tally_cursor *cur,
     const char *cell, const char *arm, const char *metric, double **buf,
     size_t *cap);
+
+/* Whether the user named counter name (the round file's "counters", or a
+ * bare log's round event's unless they were the machine's default): one
+ * the machine did not count is then shown as n/a, where a defaulted one
+ * is left out. */
+bool tally_counter_named(const struct tally *t, const char *name);
 
 /* The names the tally holds, in its order: cells, the arms of cell i
  * (legs seen, or the round file's), metrics.  NULL past the end. */

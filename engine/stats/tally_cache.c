@@ -38,7 +38,8 @@ struct tally_ccell {
 	struct tally_piece *pieces;   /* [arm] */
 	double *floor;                /* [metric] */
 	bool *bias;                   /* [metric] */
-	uint64_t bias_ver;            /* moves whenever bias changes */
+	bool *shown;                  /* [metric]: its rows */
+	uint64_t state_ver;           /* moves whenever bias or shown do */
 	uint64_t cver;                /* the cell's ver when json was made */
 	uint64_t pass;                /* the serial of the pass it was last
 	                               * done for (its pieces may be of legs
@@ -74,6 +75,7 @@ tally_ccell_free(struct tally_ccell *cc)
 	free(cc->pieces);
 	free(cc->floor);
 	free(cc->bias);
+	free(cc->shown);
 	json_decref(cc->json);
 	memset(cc, 0, sizeof *cc);
 }
@@ -114,6 +116,7 @@ tally_cache_shape(struct tally_cache *k, const struct tally *t)
 		}
 		cc->floor = xreallocarray(NULL, nm + 1, sizeof *cc->floor);
 		cc->bias = xcalloc(nm + 1, sizeof *cc->bias);
+		cc->shown = xcalloc(nm + 1, sizeof *cc->shown);
 		for (size_t m = 0; m < nm; m++)
 			cc->floor[m] = NAN;
 	}
@@ -174,7 +177,7 @@ tally_cache_piece_ok(const struct tally_cache *k, struct tally_ccell *cc,
 	if (tally_cache_this_pass(k, p->valid, p->pass))
 		return true;
 	if (!p->valid || p->ver_a != c->arms[i].ver ||
-	    p->bias_ver != cc->bias_ver || p->stopped_rep != c->stopped_rep)
+	    p->state_ver != cc->state_ver || p->stopped_rep != c->stopped_rep)
 		return false;
 	if (b == NULL || p->ver_b == b->ver)
 		return p->ver_b == (b != NULL ? b->ver : 0);
@@ -196,8 +199,9 @@ tally_cache_yield(struct tally_cellwork *cw, double deadline, bool worked,
 	return clock_now() >= deadline || tally_piece_needs_k(cw, i, b);
 }
 
-/* The cell's floor and biased metrics from its A/A states; a change of
- * bias makes every piece of the cell stale (their "suspect"). */
+/* The cell's rows (cw->shown, made by tally_cellwork_init), and its
+ * floor and biased metrics from its A/A states: a change of rows or bias
+ * makes every piece of the cell stale (their metrics, their "suspect"). */
 static void
 tally_cache_floor(struct tally_cellwork *cw, struct tally_ccell *cc,
     size_t nm)
@@ -207,9 +211,10 @@ tally_cache_floor(struct tally_cellwork *cw, struct tally_ccell *cc,
 
 	tally_cell_floor(cw, floor, bias);
 	for (size_t m = 0; m < nm; m++) {
-		if (bias[m] != cc->bias[m]) {
+		if (bias[m] != cc->bias[m] || cw->shown[m] != cc->shown[m]) {
 			cc->bias[m] = bias[m];
-			cc->bias_ver++;
+			cc->shown[m] = cw->shown[m];
+			cc->state_ver++;
 			cc->dirty = true;
 		}
 		if (isnan(floor[m]) != isnan(cc->floor[m]) ||
@@ -264,7 +269,7 @@ tally_cache_pieces(const struct tally *t, struct tally_cache *k,
 		if (tally_cache_yield(cw, deadline, *worked, i, b))
 			return false;
 		tally_piece_build(cw, i, p);
-		p->bias_ver = cc->bias_ver;
+		p->state_ver = cc->state_ver;
 		p->pass = k->serial;
 		cc->dirty = *worked = true;
 		cc->n.pieces++;
@@ -295,7 +300,7 @@ tally_cache_cell(const struct tally *t, struct tally_cache *k, size_t i,
 	if (done && (cc->dirty || cc->json == NULL || cc->cver != c->ver)) {
 		json_decref(cc->json);
 		cc->json = tally_cell_json(t, c, cc->pieces, cc->floor,
-		    cc->bias);
+		    cc->bias, cc->shown);
 		cc->cver = c->ver;
 		cc->dirty = false;
 		cc->n.cells++;

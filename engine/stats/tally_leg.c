@@ -17,6 +17,7 @@
 
 /* A server block's metrics are server_cpu and server_CTR per counter. */
 #define TALLY_SERVER_PREFIX "server_"
+#define TALLY_BYTES "bytes"
 
 double
 tally_num(const json_t *v)
@@ -62,7 +63,8 @@ tally_rec_clear(struct tally_legrec *r)
 
 	memset(r, 0, sizeof *r);
 	r->rep = r->foreign = r->threshold = r->max_foreign_cores = NAN;
-	r->utime = r->stime = r->server_cpu = NAN;
+	r->wait_s = r->client_busy = r->server_busy = NAN;
+	r->utime = r->stime = r->server_cpu = r->bytes = NAN;
 	for (size_t m = 0; m < M_FIXED; m++)
 		r->fixed[m] = NAN;
 	r->ctr = ctr;
@@ -93,6 +95,58 @@ tally_rec_status(const struct tally_legrec *r)
 	if (r->signalled)
 		return TALLY_LEG_FAILED;
 	return r->rc_kind == TALLY_RC_ABSENT ? TALLY_LEG_OK : TALLY_LEG_FAILED;
+}
+
+static const char *const tally_gate_names[] = {
+	[TALLY_GATE_NONE] = "", [TALLY_GATE_QUIET] = "quiet",
+	[TALLY_GATE_WAIVED] = "waived", [TALLY_GATE_TIMEOUT] = "timeout",
+	[TALLY_GATE_BUDGET] = "budget",
+};
+
+const char *
+tally_gate_name(enum tally_gate g)
+{
+	return (size_t)g < sizeof tally_gate_names / sizeof tally_gate_names[0] ?
+	    tally_gate_names[g] : "";
+}
+
+enum tally_gate
+tally_rec_gate(const struct tally_legrec *r)
+{
+	if (r->gate != NULL) {
+		for (size_t g = TALLY_GATE_QUIET; g < sizeof tally_gate_names /
+		    sizeof tally_gate_names[0]; g++)
+			if (strcmp(r->gate, tally_gate_names[g]) == 0)
+				return (enum tally_gate)g;
+		return TALLY_GATE_NONE;
+	}
+	if (r->quiet_override)
+		return TALLY_GATE_WAIVED;
+	if (r->quiet_timeout)
+		return TALLY_GATE_TIMEOUT;
+	return TALLY_GATE_NONE;
+}
+
+/* The gate rule's inputs from a json_t. */
+static void
+tally_rec_gate_json(struct tally_legrec *r, const json_t *ev)
+{
+	r->gate = json_string_value(json_object_get(ev, "gate"));
+	r->quiet_timeout = json_is_true(json_object_get(ev, "quiet_timeout"));
+	r->quiet_override = json_is_true(json_object_get(ev,
+	    "quiet_override"));
+}
+
+enum tally_gate
+tally_leg_gate(const json_t *ev)
+{
+	struct tally_legrec r;
+
+	if (!json_is_object(ev))
+		return TALLY_GATE_NONE;
+	memset(&r, 0, sizeof r);
+	tally_rec_gate_json(&r, ev);
+	return tally_rec_gate(&r);
 }
 
 /* The status rule's inputs from a json_t. */
@@ -154,10 +208,15 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 	r->threshold = tally_num(json_object_get(ev, "threshold"));
 	r->max_foreign_cores = tally_num(json_object_get(ev,
 	    "max_foreign_cores"));
+	tally_rec_gate_json(r, ev);
+	r->wait_s = tally_num(json_object_get(ev, "wait_s"));
+	r->client_busy = tally_num(json_object_get(ev, "client_busy"));
+	r->server_busy = tally_num(json_object_get(ev, "server_busy"));
 	for (size_t m = 0; m < M_FIXED; m++)
 		r->fixed[m] = tally_num(json_object_get(ev, t->metrics[m]));
 	r->utime = tally_num(json_object_get(ev, "utime"));
 	r->stime = tally_num(json_object_get(ev, "stime"));
+	r->bytes = tally_num(json_object_get(ev, "bytes"));
 	r->server = json_is_object(srv);
 	r->server_cpu = tally_num(json_object_get(srv, "cpu"));
 	tally_kv_json(&r->ctr, json_object_get(ev, "counters"));
@@ -233,9 +292,16 @@ tally_rec_diff(const struct tally_legrec *a, const struct tally_legrec *b)
 	TALLY_DIFF(TALLY_SAME(foreign), foreign);
 	TALLY_DIFF(TALLY_SAME(threshold), threshold);
 	TALLY_DIFF(TALLY_SAME(max_foreign_cores), max_foreign_cores);
+	TALLY_DIFF(tally_str_same(a->gate, b->gate), gate);
+	TALLY_DIFF(a->quiet_timeout == b->quiet_timeout, quiet_timeout);
+	TALLY_DIFF(a->quiet_override == b->quiet_override, quiet_override);
+	TALLY_DIFF(TALLY_SAME(wait_s), wait_s);
+	TALLY_DIFF(TALLY_SAME(client_busy), client_busy);
+	TALLY_DIFF(TALLY_SAME(server_busy), server_busy);
 	TALLY_DIFF(TALLY_SAME(fixed), fixed);
 	TALLY_DIFF(TALLY_SAME(utime), utime);
 	TALLY_DIFF(TALLY_SAME(stime), stime);
+	TALLY_DIFF(TALLY_SAME(bytes), bytes);
 	TALLY_DIFF(a->server == b->server, server);
 	TALLY_DIFF(TALLY_SAME(server_cpu), server_cpu);
 	TALLY_DIFF(tally_kv_same(&a->ctr, &b->ctr), ctr);
@@ -284,8 +350,8 @@ tally_name_leg(const char *cell, const char *arm, size_t r,
 }
 
 /* Register the metric names the line carries: counters first, then the
- * server's (server_cpu, server_CTR; SPEC.md "Server rounds") and the
- * leg's own metrics. */
+ * server's (server_cpu, server_CTR; SPEC.md "Server rounds"), bytes when
+ * the leg left any, and the leg's own metrics. */
 static void
 tally_rec_metrics(struct tally *t, const struct tally_legrec *r)
 {
@@ -302,6 +368,8 @@ tally_rec_metrics(struct tally *t, const struct tally_legrec *r)
 		if (t->nmetrics < TALLY_MAX_METRICS)
 			(void)tally_metric(t, name);
 	}
+	if (r->bytes > 0 && t->nmetrics < TALLY_MAX_METRICS)
+		(void)tally_metric(t, TALLY_BYTES);
 	for (size_t i = 0; i < r->mets.n; i++)
 		if (t->nmetrics < TALLY_MAX_METRICS)
 			(void)tally_metric(t, r->mets.v[i].name);
@@ -320,6 +388,10 @@ tally_rec_value(const struct tally_legrec *r, size_t m, const char *name)
 		x = tally_kv_get(&r->ctr, name);
 	if (!isnan(x) || m < M_FIXED)
 		return x;
+	/* The leg line's own bytes, when it left any, before a metrics
+	 * file's bytes (what a load received). */
+	if (r->bytes > 0 && strcmp(name, TALLY_BYTES) == 0)
+		return r->bytes;
 	x = tally_kv_get(&r->mets, name);
 	if (!isnan(x) || !r->server || strncmp(name, TALLY_SERVER_PREFIX,
 	    plen) != 0)
@@ -416,6 +488,9 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	}
 	rep = (size_t)r->rep;
+	/* The gate waited before every leg that ran, aborted or not. */
+	if (isfinite(r->wait_s) && r->wait_s > 0)
+		t->gate_wait_s += r->wait_s;
 	if ((a = tally_rec_arm(t, r, rep, &c)) == NULL)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {
@@ -440,6 +515,10 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 	l->status = (uint8_t)status;
 	if (r->multiplexed)
 		l->flags |= TLEG_MULTIPLEXED;
+	l->flags |= (uint8_t)((unsigned)tally_rec_gate(r) << TLEG_GATE_SHIFT);
+	if (r->client_busy > t->max_client_busy ||
+	    r->server_busy > t->max_server_busy)
+		l->flags |= TLEG_PINNED_BUSY;
 	l->foreign = tally_f32(r->foreign);
 	thr = isnan(r->threshold) ? r->max_foreign_cores : r->threshold;
 	l->threshold = tally_f32(isnan(thr) ? t->quiet_threshold : thr);

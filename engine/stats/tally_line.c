@@ -357,7 +357,8 @@ tally_line_server(struct tline *s, struct tally_legrec *r)
 enum tally_line_key {
 	K_OTHER, K_T, K_CELL, K_ARM, K_REP, K_STATUS, K_TIMED_OUT, K_RC,
 	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
-	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME,
+	K_GATE, K_QTIMEOUT, K_QOVERRIDE, K_WAIT, K_CLIENT_BUSY, K_SERVER_BUSY,
+	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME, K_BYTES,
 	K_COUNTERS, K_SERVER, K_METRICS,
 };
 
@@ -379,10 +380,17 @@ tally_line_key(const char *k, size_t n)
 		TLINE_KEY("foreign", K_FOREIGN),
 		TLINE_KEY("threshold", K_THRESHOLD),
 		TLINE_KEY("max_foreign_cores", K_MAXFC),
+		TLINE_KEY("gate", K_GATE),
+		TLINE_KEY("quiet_timeout", K_QTIMEOUT),
+		TLINE_KEY("quiet_override", K_QOVERRIDE),
+		TLINE_KEY("wait_s", K_WAIT),
+		TLINE_KEY("client_busy", K_CLIENT_BUSY),
+		TLINE_KEY("server_busy", K_SERVER_BUSY),
 		TLINE_KEY("wall", K_WALL), TLINE_KEY("cpu", K_CPU),
 		TLINE_KEY("cycles", K_CYCLES),
 		TLINE_KEY("instructions", K_INSTRUCTIONS),
 		TLINE_KEY("utime", K_UTIME), TLINE_KEY("stime", K_STIME),
+		TLINE_KEY("bytes", K_BYTES),
 		TLINE_KEY("counters", K_COUNTERS), TLINE_KEY("server", K_SERVER),
 		TLINE_KEY("metrics", K_METRICS),
 	};
@@ -443,6 +451,15 @@ tally_line_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
 		r->multiplexed = v->type == TV_TRUE ||
 		    (v->type == TV_ARRAY && v->items > 0);
 		break;
+	case K_GATE:
+		r->gate = tally_line_str(s, v);
+		break;
+	case K_QTIMEOUT:
+		r->quiet_timeout = v->type == TV_TRUE;
+		break;
+	case K_QOVERRIDE:
+		r->quiet_override = v->type == TV_TRUE;
+		break;
 	default:
 		break;
 	}
@@ -456,12 +473,16 @@ tally_line_numfield(struct tally_legrec *r, enum tally_line_key key)
 	case K_FOREIGN:      return &r->foreign;
 	case K_THRESHOLD:    return &r->threshold;
 	case K_MAXFC:        return &r->max_foreign_cores;
+	case K_WAIT:         return &r->wait_s;
+	case K_CLIENT_BUSY:  return &r->client_busy;
+	case K_SERVER_BUSY:  return &r->server_busy;
 	case K_WALL:         return &r->fixed[M_WALL];
 	case K_CPU:          return &r->fixed[M_CPU];
 	case K_CYCLES:       return &r->fixed[M_CYCLES];
 	case K_INSTRUCTIONS: return &r->fixed[M_INSTRUCTIONS];
 	case K_UTIME:        return &r->utime;
 	case K_STIME:        return &r->stime;
+	case K_BYTES:        return &r->bytes;
 	default:             return NULL;
 	}
 }

@@ -284,6 +284,7 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 {
 	const struct tally_est *e = &es->by[chosen];
 	json_t *o = json_object(), *list;
+	size_t rfm;
 
 	json_object_set_new(o, "n", json_integer((json_int_t)n));
 	json_object_set_new(o, "median", tally_real(stats_median(ratios, n)));
@@ -306,6 +307,13 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 	json_object_set_new(o, "verdict", json_string(tally_verdict_name(e,
 	    margin)));
 	json_object_set_new(o, "suspect", json_boolean(suspect));
+	/* What an undecided verdict tells: the least effect this interval
+	 * sees, and the reps that would see the margin. */
+	json_object_set_new(o, "mde", tally_real(stats_mde(e->has_ci, e->lo,
+	    e->hi)));
+	rfm = stats_reps_for_margin(n, e->has_ci, e->lo, e->hi, margin);
+	json_object_set_new(o, "reps_for_margin", rfm ?
+	    json_integer((json_int_t)rfm) : json_null());
 	json_object_set_new(o, "alt", tally_alt_json(es, chosen, margin));
 	return o;
 }
@@ -330,9 +338,90 @@ tally_arm_ipc(const struct tarm *a, size_t reps, double *buf)
 
 /* Per-leg warnings and counts of one arm. */
 static void
+tally_unquiet_add(struct tally_unquiet *q, const struct tleg *l, bool noisy)
+{
+	unsigned g = (l->flags & TLEG_GATE_MASK) >> TLEG_GATE_SHIFT;
+
+	q->legs++;
+	if (g == TALLY_GATE_WAIVED)
+		q->waived++;
+	else if (g == TALLY_GATE_TIMEOUT)
+		q->timeout++;
+	else if (g == TALLY_GATE_BUDGET)
+		q->budget++;
+	else if (noisy || (l->flags & TLEG_PINNED_BUSY))
+		q->noisy++;
+}
+
+static size_t
+tally_unquiet_n(const struct tally_unquiet *q)
+{
+	return q->waived + q->timeout + q->budget + q->noisy;
+}
+
+/* Add q to arm's entry of the report's gate.arms (made at its first
+ * cell). */
+static void
+tally_unquiet_json(json_t *arms, const char *arm, const struct tally_unquiet *q)
+{
+	static const char *const keys[] = { "legs", "not_quiet", "waived",
+	    "timeout", "budget", "noisy" };
+	size_t v[] = { q->legs, tally_unquiet_n(q), q->waived, q->timeout,
+	    q->budget, q->noisy };
+	json_t *o = json_object_get(arms, arm);
+
+	if (o == NULL) {
+		o = json_object();
+		json_object_set_new(arms, arm, o);
+	}
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		json_object_set_new(o, keys[k], json_integer((json_int_t)
+		    (json_integer_value(json_object_get(o, keys[k])) +
+		    (json_int_t)v[k])));
+}
+
+/* The gate's warnings: it stopped waiting (its budget was spent, or the
+ * operator released the rest of the round), with how many legs ran on a
+ * box that was not quiet. */
+static void
+tally_gate_warnings(const struct tally *t, const json_t *arms,
+    struct warns *w)
+{
+	const char *name;
+	json_t *o;
+	json_int_t n = 0;
+
+	json_object_foreach((json_t *)arms, name, o)
+		n += json_integer_value(json_object_get(o, "not_quiet"));
+	if (t->gate_budget_spent)
+		tally_warn(w, W_OTHER, "the quiet gate spent its budget_s of "
+		    "waiting: the rest of the round did not wait for a quiet "
+		    "box (%lld legs in all ran on a busy one; see gate)",
+		    (long long)n);
+	if (t->gate_released)
+		tally_warn(w, W_OTHER, "the operator let the rest of the round "
+		    "past the quiet gate (G): %lld legs in all ran on a busy "
+		    "box (see gate)", (long long)n);
+}
+
+/* The report's "gate": what the quiet gate did over the whole round. */
+static json_t *
+tally_gate_json(const struct tally *t, json_t *arms)
+{
+	json_t *g = json_object();
+
+	json_object_set_new(g, "waited_s", json_real(round(t->gate_wait_s *
+	    1000.0) / 1000.0));
+	json_object_set_new(g, "budget_spent", json_boolean(t->gate_budget_spent));
+	json_object_set_new(g, "released", json_boolean(t->gate_released));
+	json_object_set_new(g, "arms", arms);
+	return g;
+}
+
+static void
 tally_arm_legs(const struct tally *t, const struct tcell *c,
     const struct tarm *a, struct warns *w, size_t *counted, size_t *failed,
-    size_t *timed_out, size_t *planned)
+    size_t *timed_out, size_t *planned, struct tally_unquiet *uq)
 {
 	for (size_t r = 0; r < a->nlegs; r++) {
 		const struct tleg *l = &a->legs[r];
@@ -372,6 +461,31 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 			tally_warn(w, W_FOREIGN, "%s %s rep %zu: %.2f foreign "
 			    "cores during the leg, above the threshold %.2f",
 			    c->name, a->name, r, (double)l->foreign, thr);
+		if (l->flags & TLEG_PINNED_BUSY)
+			tally_warn(w, W_FOREIGN, "%s %s rep %zu: a pinned cpu "
+			    "was busy with foreign work during the leg "
+			    "(client_busy or server_busy above its threshold)",
+			    c->name, a->name, r);
+		tally_unquiet_add(uq, l, !isnan(thr) && !isnan(l->foreign) &&
+		    l->foreign > thr);
+	}
+}
+
+/* Which metrics cell c shows: a server's or a load's numbers are not
+ * rows of a cell without them.  O(legs x metrics) of the cell. */
+static void
+tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
+{
+	for (size_t m = 0; m < t->nmetrics; m++)
+		shown[m] = m == M_WALL || m == M_CPU ||
+		    tally_counter_named(t, t->metrics[m]);
+	for (size_t i = 0; i < c->narms; i++) {
+		const struct tarm *a = &c->arms[i];
+
+		for (size_t r = 0; r < a->nlegs; r++)
+			for (size_t m = 0; m < a->legs[r].nvals; m++)
+				if (!isnan(a->vals[a->legs[r].off + m]))
+					shown[m] = true;
 	}
 }
 
@@ -389,6 +503,8 @@ tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
 	cw->c = c;
 	cw->nm = t->nmetrics;
 	cw->reps = tally_plan_reps(t);
+	cw->shown = xreallocarray(NULL, cw->nm + 1, sizeof *cw->shown);
+	tally_cell_shown(t, c, cw->shown);
 	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
 	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
 	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
@@ -401,6 +517,7 @@ tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
 void
 tally_cellwork_finish(struct tally_cellwork *cw)
 {
+	free(cw->shown);
 	free(cw->ratios);
 	free(cw->va);
 	free(cw->vb);
@@ -517,13 +634,17 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	json_object_set_new(aj, "vs", json_string(vs));
 	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
 	for (size_t m = 0; m < cw->nm; m++) {
-		size_t n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb) : 0;
-		const struct tally_ests *made = tally_aa_est(cw, i, b, m);
+		const struct tally_ests *made;
+		size_t n;
 		struct tally_ests e;
+
+		if (!cw->shown[m])
+			continue;
+		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb) : 0;
 		if (n > maxn)
 			maxn = n;
-		if (made != NULL)
+		if ((made = tally_aa_est(cw, i, b, m)) != NULL)
 			e = *made;
 		else
 			tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
@@ -555,12 +676,13 @@ tally_piece_build(struct tally_cellwork *cw, size_t i, struct tally_piece *p)
 	tally_warns_clear(&p->w);
 	p->w.list = json_array();
 	p->counted = p->failed = p->timed_out = p->planned = p->ncmp = 0;
+	memset(&p->uq, 0, sizeof p->uq);
 	cw->w = &p->w;
 	vs = tally_vs(t, c, a->name, cw->w);
 	b = tally_find_arm(c, vs);
 	p->ipc = tally_arm_ipc(a, cw->reps, cw->ratios);
 	tally_arm_legs(t, c, a, cw->w, &p->counted, &p->failed,
-	    &p->timed_out, &p->planned);
+	    &p->timed_out, &p->planned, &p->uq);
 	p->arm = vs != NULL ? tally_arm_json(cw, i, vs, p->ipc, &p->ncmp) :
 	    NULL;
 	p->ver_a = a->ver;
@@ -587,14 +709,17 @@ tally_look_json(const json_t *look)
 
 json_t *
 tally_cell_json(const struct tally *t, const struct tcell *c,
-    const struct tally_piece *pieces, const double *floor, const bool *bias)
+    const struct tally_piece *pieces, const double *floor, const bool *bias,
+    const bool *shown)
 {
 	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
 	json_t *legs = json_object(), *ipcs = json_object();
-	size_t counted = 0, failed = 0, tout = 0;
+	size_t counted = 0, failed = 0, tout = 0, unquiet = 0;
 
 	for (size_t m = 0; m < t->nmetrics; m++)
-		json_object_set_new(floors, t->metrics[m], tally_real(floor[m]));
+		if (shown[m])
+			json_object_set_new(floors, t->metrics[m],
+			    tally_real(floor[m]));
 	json_object_set_new(cj, "floor", floors);
 	json_object_set_new(cj, "biased", tally_biased_json(t, bias));
 	for (size_t i = 0; i < c->narms; i++) {
@@ -604,6 +729,7 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 		counted += p->counted;
 		failed += p->failed;
 		tout += p->timed_out;
+		unquiet += tally_unquiet_n(&p->uq);
 		if (p->arm != NULL)
 			json_object_set(arms, c->arms[i].name, p->arm);
 	}
@@ -613,6 +739,7 @@ tally_cell_json(const struct tally *t, const struct tcell *c,
 	json_object_set_new(legs, "timed_out", json_integer((json_int_t)tout));
 	json_object_set_new(legs, "aborted_seen",
 	    json_integer((json_int_t)c->aborted_seen));
+	json_object_set_new(legs, "not_quiet", json_integer((json_int_t)unquiet));
 	json_object_set_new(cj, "legs", legs);
 	json_object_set_new(cj, "ipc", ipcs);
 	if (c->look != NULL)
@@ -677,6 +804,7 @@ tally_report_json(const struct tally *t, json_t *const *cells,
 	json_t *rep = json_object(), *cj = json_object();
 	struct warns w = { .list = json_array() };
 	size_t planned = 0, counted = 0, ncmp = 0;
+	json_t *gate_arms = json_object();
 
 	json_object_set_new(rep, "round",
 	    t->name ? json_string(t->name) : json_null());
@@ -693,11 +821,15 @@ tally_report_json(const struct tally *t, json_t *const *cells,
 			counted += p->counted;
 			ncmp += p->ncmp;
 			tally_warns_add(&w, &p->w);
+			tally_unquiet_json(gate_arms, t->cells[i].arms[j].name,
+			    &p->uq);
 		}
 		json_object_set(cj, t->cells[i].name, cells[i]);
 	}
 	json_object_set_new(rep, "comparisons", json_integer((json_int_t)ncmp));
 	json_object_set_new(rep, "cells", cj);
+	json_object_set_new(rep, "gate", tally_gate_json(t, gate_arms));
+	tally_gate_warnings(t, gate_arms, &w);
 	/* Profiles explain a ratio but are never in one: beside the cells. */
 	if (profdiff_any(t->prof))
 		json_object_set_new(rep, "profiles", profdiff_json(t->prof,

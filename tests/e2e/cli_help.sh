@@ -5,7 +5,7 @@
 # command is exit 2.  "--replay DIR" takes a round folder as report does.
 . "$(dirname "$0")/e2e_lib.sh"
 
-cmds="run resume replay report compare verify seal check load help"
+cmds="run resume replay report compare verify seal check load agent help"
 "$BENCHTUI" help > "$tmp/list" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ok "benchtui help: exit 0" || fail "benchtui help: exit $rc"
@@ -36,6 +36,12 @@ done
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "nosuch" "$tmp/err" && ok "help nosuch: exit 2" ||
     fail "help nosuch: exit $rc $(cat "$tmp/err")"
+
+# agent needs its folder (it writes nowhere else).
+"$BENCHTUI" agent </dev/null > /dev/null 2> "$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--dir DIR is required" "$tmp/err" && ok "agent without --dir: exit 2" ||
+    fail "agent without --dir: exit $rc $(cat "$tmp/err")"
 
 # --replay DIR
 cat > "$tmp/r.json" <<'EOF'

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A CPU hog runs through the whole round; the gate gives up after timeout_s
-# and, with on_timeout "proceed", runs the leg and flags it: quiet_timeout
-# true, and a foreign figure during the leg that shows the hog.
+# and, with on_timeout "proceed", runs the leg and flags it: gate
+# "timeout" with its wait_s, and a foreign figure during the leg that shows
+# the hog.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
@@ -27,7 +28,9 @@ stop_hog
 leg=$(events leg | head -1)
 echo "leg: $leg (round took $took s)"
 [ "$(echo "$leg" | jq -r .status)" = ok ] || fail "the leg did not succeed"
-[ "$(echo "$leg" | jq -r .quiet_timeout)" = true ] || fail "the leg is not flagged quiet_timeout"
+[ "$(echo "$leg" | jq -r .gate)" = timeout ] || fail "the leg is not flagged gate timeout"
+echo "$leg" | jq -e '.wait_s >= 2 and .wait_s < 20' >/dev/null ||
+	fail "the leg's wait_s is not the gate's timeout_s"
 echo "$leg" | jq -e '.foreign >= 0.5' >/dev/null || fail "the leg's foreign does not show the hog"
 last=$(events quiet | tail -1)
 echo "$last" | jq -e '.ok == false and .timed_out == true and .foreign >= 0.5' >/dev/null ||

@@ -94,7 +94,8 @@ jq '.workdir = "../no-such-folder"' "$data/round/round.json" >"$tmp/moved/round.
 	fail "report of a moved folder: vs/aa_of not from round.json: $(cat "$tmp/rep.err")"
 "$BENCHTUI" replay "$tmp/moved/log.jsonl" --headless >"$tmp/replay.out" 2>"$tmp/replay.err" ||
 	fail "replay of a moved folder: exit $?"
-grep -Eq '^second +l9 +l1 ' "$tmp/replay.out" && grep -q 'A/A floor' "$tmp/replay.out" ||
+grep -q '^cell second' "$tmp/replay.out" && grep -q '^  l9 vs l1, ' "$tmp/replay.out" &&
+    grep -q 'A/A floor' "$tmp/replay.out" ||
 	fail "replay of a moved folder: vs/aa_of not from round.json: $(cat "$tmp/replay.err")"
 
 # Headless replay of legacy rows (no t, status, seq, nor a round total):
@@ -102,7 +103,7 @@ grep -Eq '^second +l9 +l1 ' "$tmp/replay.out" && grep -q 'A/A floor' "$tmp/repla
 printf '%s\n' '{"cell":"c","arm":"a","rep":1,"rc":0,"wall":1}' \
     '{"cell":"c","arm":"b","rep":1,"rc":2,"wall":2}' >"$tmp/legacy.jsonl"
 "$BENCHTUI" replay "$tmp/legacy.jsonl" --headless >"$tmp/legacy.out" 2>&1
-grep -q '^\[1\] c a r1 rc=0 .*instr=n/a$' "$tmp/legacy.out" &&
+grep -q '^\[1\] c a r1 rc=0 wall=1.00s cpu=n/a$' "$tmp/legacy.out" &&
     grep -q '^\[2\] c b r1 rc=2 .* failed$' "$tmp/legacy.out" ||
 	fail "headless replay of legacy rows: $(head -2 "$tmp/legacy.out")"
 

@@ -1,12 +1,13 @@
 #!/bin/bash
 # A gate that can never open (max_foreign_cores 0) holds each leg and shows
 # the time left to its timeout_s; g lets the held leg go: the leg line says
-# quiet_override, the gate's last quiet event override, and the round
-# completes sealed.
+# gate "waived", the gate's last quiet event override, and a gate event
+# logs the key.  G then lets the rest of the round go: no leg waits any
+# more, each is "waived", and the round completes sealed.
 . "$(dirname "$0")/tui_lib.sh"
 
 cat >"$tmp/gate.json" <<EOF2
-{"name": "gate", "reps": 2, "baseline": "a",
+{"name": "gate", "reps": 4, "baseline": "a",
  "command": ["/bin/true"],
  "arms": [{"name": "a"}],
  "cells": [{"name": "c"}],
@@ -34,19 +35,25 @@ for _ in $(seq 100); do
 	grep -q '"t":"leg"' "$tmp/out/log.jsonl" && break
 	sleep 0.1
 done
-jq -se 'any(.[]; .t == "leg" and .rep == 1 and .quiet_override == true)' \
-    "$tmp/out/log.jsonl" >/dev/null && ok "g: the leg ran, quiet_override" ||
-    fail "no leg line with quiet_override after g"
+jq -se 'any(.[]; .t == "leg" and .rep == 1 and .gate == "waived")' \
+    "$tmp/out/log.jsonl" >/dev/null && ok "g: the leg ran, gate waived" ||
+    fail "no leg line with gate waived after g"
+jq -se 'any(.[]; .t == "gate" and .kind == "release" and .scope == "leg")' \
+    "$tmp/out/log.jsonl" >/dev/null && ok "g is logged" || fail "g not logged"
 jq -se 'any(.[]; .t == "quiet" and .override == true and .timeout_s == 600)' \
     "$tmp/out/log.jsonl" >/dev/null && ok "quiet event with override and timeout_s" ||
     fail "no quiet event with override"
 wait_for 'held, [0-9]+ s left' 20 && ok "the next leg is held again" ||
     fail "the next leg was not held"
-tm send-keys g
-wait_for ' sealed ' 30 && ok "sealed after the second g" || fail "never sealed"
-[ "$(jq -s '[.[] | select(.t == "leg" and .quiet_override == true)] | length' \
-    "$tmp/out/log.jsonl")" = 2 ] && ok "two overrides logged" ||
-    fail "override count"
+tm send-keys G
+wait_for ' sealed ' 30 && ok "sealed after G, no more holds" || fail "never sealed"
+[ "$(jq -s '[.[] | select(.t == "leg" and .gate == "waived")] | length' \
+    "$tmp/out/log.jsonl")" = 4 ] && ok "four legs waived" ||
+    fail "waived count"
+[ "$(jq -s '[.[] | select(.t == "gate" and .kind == "release" and .scope == "round")] | length' \
+    "$tmp/out/log.jsonl")" = 1 ] && ok "G is logged once" || fail "G not logged"
+wait_for 'released \(G\)' 5 && ok "the quiet box says the gate is released" ||
+    fail "no released line"
 tm send-keys q
 st=$(wait_exit 10)
 [ "$st" = 0 ] && ok "q exits 0" || fail "exit $st"

@@ -21,8 +21,8 @@ demo_round() {
 	port=$(free_port)
 	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" --argjson port "$port" \
 	    '.bin = $b | .quiet = false | .reps = 3 |
-	     .cells[0].vars.VAL = $mib | .cells[0].vars.VAL2 = $mib |
-	     .cells[1].vars.VAL = ($port | tostring) |
+	     .cells[0].vars.ARGS = ["--mib", $mib] |
+	     .cells[1].vars.ARGS |= map(if . == "47311" then ($port | tostring) else . end) |
 	     .cells[1].server.cmd = (.cells[1].server.cmd | map(if . == "47311" then ($port | tostring) else . end)) |
 	     .cells[1].server.ready.tcp_port = $port' \
 	    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$1"

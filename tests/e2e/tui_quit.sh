@@ -24,10 +24,11 @@ grep -q 'exit 3: the round stopped before its end and can be resumed' <<<"$s" &&
 grep -q "resume it with: benchtui resume $tmp/out" <<<"$s" &&
     ok "the resume command" || fail "no resume command: $s"
 
-# 2. A quit question open when the round ends by itself goes away.
+# 2. A quit question open when the round ends by itself goes away; the
+#    quit leaves the summary on the terminal.
 cat > "$tmp/short.json" <<'EOF'
-{"name": "short", "reps": 1, "command": ["/bin/sleep", "2"], "baseline": "a",
- "arms": [{"name": "a"}], "cells": [{"name": "c"}],
+{"name": "short", "reps": 1, "command": ["/bin/sleep", "1"], "baseline": "a",
+ "arms": [{"name": "a"}, {"name": "b"}], "cells": [{"name": "c"}],
  "counters": ["task-clock"], "quiet": false}
 EOF
 start 100 30 "$BENCHTUI" run "$tmp/short.json" --out "$tmp/out2"
@@ -40,4 +41,8 @@ wait_gone 'Abort it \(resumable\) and quit' 5 && ok "the question went away" ||
 tm send-keys q
 st=$(wait_exit 10)
 [ "$st" = 0 ] && ok "q then exits 0" || fail "exit $st"
+s=$(screen)
+grep -q '^summary: each verdict' <<<"$s" && grep -q '^  b vs a, 1 paired reps' <<<"$s" &&
+    grep -Eq '^    wall +1\.[0-9]{2}s vs 1\.[0-9]{2}s +unknown: 1 reps, an interval needs 6' <<<"$s" &&
+    ok "the summary stays on the terminal" || fail "no summary after quitting: $s"
 finish

@@ -19,7 +19,7 @@ screen > "$tmp/screen"
 jq -r '.cells | to_entries[] | .key as $c | .value.arms | to_entries[] |
     .key as $a | .value.vs as $vs | .value.metrics | to_entries[] |
     select(.value.estimate != null) |
-    "\($a) vs \($vs)|\(if .key == "instructions" then "instr" else .key[0:16] end)|\(.value.estimate * 1000 | round / 1000)|\(.value.verdict)"' \
+    "\($a) vs \($vs)|\(if .key == "server_cpu" then "server cpu" else .key[0:16] end)|\(.value.estimate * 1000 | round / 1000)|\(.value.verdict)"' \
     "$tmp/report.json" > "$tmp/want"
 n=0
 while IFS='|' read -r label metric median verdict; do
@@ -68,14 +68,15 @@ st=$(wait_exit 10)
 wait_for '^sealed: SHA256SUMS' 5 && ok "TERM=dumb: headless output" ||
     fail "TERM=dumb: no headless output"
 
-# At 80x24 the ratio lines cut metric names only as far as they must:
-# "task-clock" and "page-faults" stay whole next to "chunk512 vs chunk4k".
+# At 80x24 the ratios pane shows the rows that matter first: each arm's
+# wall and cpu, before any counter, with no n/a-only row.
 start 80 24 "$BENCHTUI" --replay "$tmp/out/log.jsonl" --instant
 wait_for 'Ratios' 10 || fail "no console at 80x24"
-screen | grep -Eq 'chunk512 vs chunk4k +task-clock +[0-9]' &&
-    screen | grep -Eq 'chunk512 vs chunk4k +page-faults +[0-9]' &&
-    ok "80x24: metric names readable" ||
-    fail "80x24: metric names cut: $(screen | grep -m1 'vs chunk4k')"
+screen | grep -Eq 'chunk512 vs chunk4k +wall +[0-9]' &&
+    screen | grep -Eq 'chunk512 vs chunk4k +cpu +[0-9]' &&
+    ! screen | grep -q 'n/a' &&
+    ok "80x24: wall and cpu of the compared arm in view, no n/a row" ||
+    fail "80x24: rows that matter not in view: $(screen | sed -n '15,23p')"
 tm send-keys q
 wait_exit 10 > /dev/null
 
@@ -101,9 +102,8 @@ for rep in 1 2; do
 done > "$tmp/big/log.jsonl"
 start 100 30 "$BENCHTUI" --replay "$tmp/big/log.jsonl" --instant
 wait_for 'Ratios' 10 || fail "no console (huge ratios)"
-# (wall and cpu show the arms' median times where other metrics show the
-# ratios' range)
-screen | grep -Eq 'slow vs base +wall +278 +n < 6: no interval +unknown +2.80s vs 0.01s' &&
+# (every metric shows the arms' medians in adaptive units)
+screen | grep -Eq 'slow vs base +wall +278 +n < 6: no interval +unknown +2.80s vs 10.0ms' &&
     screen | grep -q 'A/A floor: wall >999%' &&
     ok "huge ratios and floor fit their columns" ||
     fail "huge ratios: $(screen | grep -m1 'slow vs base')"

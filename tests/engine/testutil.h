@@ -41,4 +41,7 @@ void tu_spin_for(double s);
 /* Whether the pid names no process at all any more (reaped or never). */
 bool tu_gone(pid_t pid);
 
+/* A loopback port nobody listens on right now (the kernel's pick). */
+int tu_free_port(void);
+
 #endif

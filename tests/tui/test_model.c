@@ -438,10 +438,50 @@ test_profile_failed_logged(void **state)
 	model_finish(&m);
 }
 
+/* The ETA runs the legs to come at what a leg took without its wait, and
+ * adds what the gate waited a leg, at most what is left of budget_s; none
+ * once the budget is spent or G released the rest of the round. */
+static void
+test_eta_gate_waits(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"round\",\"ts\":\"2026-11-29T15:00:00.000Z\","
+		"\"name\":\"g\",\"legs_total\":10,"
+		"\"quiet\":{\"enabled\":true,\"budget_s\":30}}",
+		/* Two legs, 1 s of running each, after waits of 9 s. */
+		"{\"t\":\"leg\",\"ts\":\"2026-11-29T15:00:10.000Z\","
+		"\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"status\":\"ok\","
+		"\"wall\":1,\"gate\":\"quiet\",\"wait_s\":9}",
+		"{\"t\":\"leg\",\"ts\":\"2026-11-29T15:00:20.000Z\","
+		"\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"status\":\"ok\","
+		"\"wall\":1,\"gate\":\"quiet\",\"wait_s\":9}",
+	};
+	struct model m;
+
+	(void)state;
+	fed_model(&m, lines, 2);
+	feed_text(&m, lines[2]);
+	/* 8 legs to come: 8 s of running, and 8 x 9 s of waits bounded
+	 * by the 30 - 18 s of budget left. */
+	assert_float_equal(model_eta(&m), 8.0 + 12.0, 1e-6);
+	feed_text(&m, "{\"t\":\"gate\",\"ts\":\"2026-11-29T15:00:20.100Z\","
+	    "\"kind\":\"release\",\"scope\":\"round\"}");
+	assert_true(m.gate_released_all);
+	assert_float_equal(model_eta(&m), 8.0, 1e-6);
+	model_finish(&m);
+
+	fed_model(&m, lines, 3);
+	feed_text(&m, "{\"t\":\"gate\",\"ts\":\"2026-11-29T15:00:20.100Z\","
+	    "\"kind\":\"budget\",\"budget_s\":30,\"spent_s\":30}");
+	assert_float_equal(model_eta(&m), 8.0, 1e-6);
+	model_finish(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eta_gate_waits),
 		cmocka_unit_test(test_whole_log),
 		cmocka_unit_test(test_profile_failed_logged),
 		cmocka_unit_test(test_ratios_match_tally),

@@ -66,6 +66,12 @@ static const struct {
 	{ "leg_start with quiet samples (their time axis moves)", B_QUIET,
 	    START, false, CUR | PLN | QUI },
 	{ "leg", B_RUNNING, LEG_OK, false, LEG | CUR | HDR | PLN | RAT },
+	/* One the gate let go on a busy box: the quiet box counts it. */
+	{ "a leg on a busy box", B_RUNNING, "{\"t\":\"leg\",\"ts\":\"%s\","
+	    "\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"seq\":1,"
+	    "\"status\":\"ok\",\"rc\":0,\"wall\":1.0,\"cpu\":1.0,"
+	    "\"gate\":\"budget\",\"wait_s\":0.0}", false,
+	    LEG | CUR | HDR | PLN | RAT | QUI },
 	{ "a warm-up leg", B_ROUND, "{\"t\":\"leg\",\"ts\":\"%s\",\"cell\":\"c\","
 	    "\"arm\":\"a\",\"rep\":0,\"warmup\":1,\"seq\":1,\"status\":\"ok\","
 	    "\"rc\":0,\"wall\":1.0,\"cpu\":1.0}", false, LEG | CUR | RAT },

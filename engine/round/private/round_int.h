@@ -8,6 +8,7 @@
  *   round_open.c     the opening events (round, env, resume) and the
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
+ *   round_hook.c     a cell's setup and cleanup, around its legs
  *   round_prof.c     the profile phase after a cell's timed legs
  *   round_prof_perf.c   perf and server_perf profiles
  *   round_prof_sys.c    the syscalls profile
@@ -16,7 +17,12 @@
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
  *                    prepare, gate, run, record
- *   round_server.c   a cell's server: start, watch, stop, its events
+ *   round_gate.c     the quiet gate before a leg: the wait, how it
+ *                    ended, the operator's g and G, the budget
+ *   round_server.c   a cell's server: start, watch, window, stop, its
+ *                    events; here or on another host, one shape
+ *   round_remote.c   the servers' hosts: their agents, connected before
+ *                    the first leg; hosts[]; a dropped connection
  *   round_record.c   the leg's events: leg_start and the leg line
  *   round_scratch.c  the scratch folder: emptied before, measured after
  *   round_emit.c     events out (log, tally, front end) and steering in
@@ -87,7 +93,9 @@ struct round {
 struct cgroup;
 struct counters;
 struct quiet;
-struct server;
+struct remote;
+struct round_host;
+struct round_srv;
 struct template_ctx;
 
 /* What the run loop keeps for one round_run call. */
@@ -102,6 +110,9 @@ struct run {
 	/* The round's servers, one at a time (NULL: they stay in cg_self):
 	 * their cpu.stat is a server's CPU over a leg. */
 	struct cgroup *cg_servers;
+	/* The hosts of servers that run elsewhere (round_remote.c). */
+	struct round_host *hosts;
+	size_t nhosts;
 	int ncpus;
 	unsigned char *client_mask;
 	size_t legs_total;
@@ -127,6 +138,13 @@ struct run {
 	/* The abort event's reason is u->err (fail_fast), not the short
 	 * abort reason. */
 	bool stop_logged_err;
+	/* The gate: the operator released the rest of the round (G); the
+	 * budget's warning is out. */
+	bool gate_released_all, gate_budget_warned;
+	bool gate_started;       /* the start-up look is done */
+	/* The probe's "auto" rule: [cell * narms + arm] 0 no leg yet, 1 one
+	 * was CPU-bound, 2 none was (NULL until a leg ran). */
+	unsigned char *gate_bound;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -134,6 +152,12 @@ struct run {
 /* Whether the folder dfd holds anything but . and ..: 1, 0, or -1 with
  * errno (dfd stays the caller's). */
 int round_dir_has_entries(int dfd);
+
+/* Write env as DIR/environment.json (pretty-printed, newline-ended):
+ * created, or with replace written beside it and renamed over it.  0, or
+ * -1 with err. */
+int round_env_write(struct round *r, const json_t *env, bool replace,
+    char *err, size_t errlen);
 
 /* Remove what run made of a new round's folder (nothing of a resumed one,
  * nothing another run made): a run that could not start leaves no stub. */
@@ -201,38 +225,131 @@ void round_leg_ident(json_t *ev, const struct spec *s,
  * output file (relative to DIR). */
 json_t *round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
     int warmup, pid_t pid, const char *out);
+/* How the gate let a leg go (the leg line's "gate"). */
+enum round_gate {
+	ROUND_GATE_OFF,      /* "quiet": false: no gate, no field */
+	ROUND_GATE_QUIET,    /* the box was quiet */
+	ROUND_GATE_WAIVED,   /* the operator's g or G, on a busy box */
+	ROUND_GATE_TIMEOUT,  /* timeout_s, with on_timeout "proceed" */
+	ROUND_GATE_BUDGET,   /* the round's budget_s was spent */
+};
+
+/* What the gate did before a leg (its wait and its probe), and what its
+ * sampler saw of the pinned cpus during it. */
+struct round_gate_rec {
+	enum round_gate how;
+	double wait_s;
+	double probe, probe_us;           /* NAN: no probe */
+	double client_busy, server_busy;  /* NAN: not pinned */
+};
+
+/* "quiet", "waived", "timeout", "budget"; NULL for OFF. */
+const char *round_gate_name(enum round_gate how);
+
 /* The leg line: every field SPEC.md names, then extras.  bin is the
- * program that ran (may be NULL). */
+ * program that ran (may be NULL); gate what the gate did before it. */
 json_t *round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
-    double foreign, bool quiet_timeout, bool quiet_override,
-    bool server_died);
+    double foreign, const struct round_gate_rec *gate, bool server_died);
 /* One warning per counter the machine lacks, after the first leg. */
 void round_warn_counters(struct run *u);
+
+/* --- round_remote.c: the servers' hosts -------------------------------- */
+
+/* Connect to every host the cells' servers name (server.host), once each,
+ * before the first leg: ssh, the agent's hello, the binaries it will run
+ * there.  0; -1 with u->err naming the host and ssh's words (the round is
+ * aborted: resumable, exit 3). */
+int round_remote_connect(struct run *u);
+/* The agent serving sv's host, or NULL (a local server). */
+struct remote *round_remote_for(struct run *u, const struct spec_server *sv);
+/* Append to hosts (environment.json's, this machine's entry first) each
+ * server's host: its facts, binaries, gate settings, agent and round
+ * trip, or the error that kept it. */
+void round_remote_add_hosts(const struct run *u, json_t *hosts);
+/* A host's connection was lost: the round stops resumably (exit 3), the
+ * abort naming the host, ssh's words and during what. */
+void round_remote_lost(struct run *u, struct remote *rm, const char *during);
+/* Twice a second while a leg runs: a connection that dropped stops the
+ * round. */
+void round_remote_watch(struct run *u, const char *leg);
+/* The ssh processes (a leg's leftovers are ended around them): how many
+ * pids written to keep. */
+size_t round_remote_keep(const struct run *u, pid_t *keep, size_t max);
+/* Every connection closed: each agent ends what still runs there. */
+void round_remote_end(struct run *u);
 
 /* --- round_server.c: a cell's server ------------------------------------ */
 
 /* Start the cell's server and wait until it is ready, logging "starting"
  * then "ready" or "died".  arm NULL: the cell's server, for all its legs;
  * else a server for one leg (spec_server_per_leg), with that arm's
- * server_bin and server_env and ${ARM}, ${REP}.  NULL with u->err when it
- * did not come up (or the round was aborted meanwhile). */
-struct server *round_server_start(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, int rep);
+ * server_bin and server_env and ${ARM}, ${REP}.  On another host its
+ * agent starts it (the ready event names the host, the program and its
+ * sha256 there).  NULL with u->err when it did not come up (or the round
+ * was aborted meanwhile). */
+struct round_srv *round_server_start(struct run *u,
+    const struct spec_cell *cell, const struct spec_arm *arm, int rep);
+/* Its pid (on its host); 0 for local_pid when it runs elsewhere. */
+pid_t round_server_pid(const struct round_srv *srv);
+pid_t round_server_local_pid(const struct round_srv *srv);
+/* The server.c object of a local server, or NULL (another host). */
+struct server *round_server_here(const struct round_srv *srv);
+/* Its host (server.host), or NULL for this machine. */
+const char *round_server_host(const struct round_srv *srv);
+/* Whether it still runs (a remote one: as its agent last said), and a
+ * sentence on how it died. */
+bool round_server_alive(struct round_srv *srv);
+const char *round_server_death(const struct round_srv *srv);
+/* What the far host's gate said when a window opened. */
+struct round_srv_gate {
+	bool timed_out, released;
+	double foreign;
+};
+/* Open the server's window just before leg (its name, for messages): its
+ * counters on every thread of its tree and the first CPU reading; on
+ * another host first that host's quiet gate (when gate), its events
+ * logged with "host".  0; -1 when the round stopped meanwhile (an abort,
+ * or the connection lost: u->err names the host). */
+int round_server_open(struct run *u, struct round_srv *srv, bool gate,
+    const char *leg, struct round_srv_gate *g);
+/* Close it after the leg: the leg line's "server" block (new; "host",
+ * "foreign", "rtt_ms" and "requests" too for a remote one: the requests
+ * to its agent since the last leg's close, this close included), or NULL
+ * (no window, or the connection lost: the round stopped). */
+json_t *round_server_close(struct run *u, struct round_srv *srv,
+    const char *leg);
 /* A server that would not start (u->err says why, unless the round was
  * aborted meanwhile): the round stops resumably (exit 3), as for a full
  * disk: the cause is outside the legs, and resume tries again. */
 void round_server_wont_start(struct run *u);
 /* Log the cell's server as dead (once per cell). */
 void round_server_died(struct run *u, const struct spec_cell *cell,
-    struct server *srv);
+    struct round_srv *srv);
 /* Before a leg: true (the round aborted, u->err set) when the server died
  * since the last leg. */
 bool round_server_gone(struct run *u, const struct plan_leg *pl,
-    struct server *srv);
+    struct round_srv *srv);
 /* Stop it by its pid and log how it ended; destroys srv. */
 void round_server_stop(struct run *u, const struct spec_cell *cell,
-    struct server *srv);
+    struct round_srv *srv);
+
+/* --- round_gate.c: the quiet gate before a leg --------------------------- */
+
+/* Hold leg pl (named for messages) until the box is quiet or the gate
+ * lets it go; *g says how.  0 to go on; -1 when the round stops
+ * (aborted, or the gate timed out with on_timeout "abort": u->err says
+ * why). */
+int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
+    struct round_gate_rec *g);
+/* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
+ * the rest of the round), drained.  A G releases the rest of the round
+ * from now on, and is logged.  Whether any key came. */
+bool round_gate_keys(struct run *u);
+/* Leg pl ran (res): whether its cell and arm are CPU-bound, for the
+ * probe's "auto" rule. */
+void round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res);
 
 /* --- round_look.c: adaptive looks -------------------------------------- */
 
@@ -261,7 +378,17 @@ void round_metrics_plan(struct run *u);
  * why.  srv is the cell's server (or NULL); a cell whose server runs per
  * leg gets its own here, started before the leg and stopped after it. */
 int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
-    struct server *srv, bool *failed);
+    struct round_srv *srv, bool *failed);
+
+/* --- round_hook.c: a cell's setup and cleanup --------------------------- */
+
+/* Run cell c's setup (cleanup false) or cleanup argv, unmeasured: the
+ * round's env and workdir, its output in legs/CELL-setup.out (-cleanup),
+ * a "hook" event with its exit code.  0 when it exited 0 or the cell has
+ * none; else -1: a failed setup has stopped the round resumably (u->err
+ * names the cell), a failed cleanup is a warning.  A cleanup after an
+ * abort still runs, for at most 30 s (or timeout_s). */
+int round_hook(struct run *u, size_t c, bool cleanup);
 
 /* --- round_prof*.c: the profile phase ----------------------------------- */
 
@@ -269,7 +396,7 @@ int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 bool round_prof_pending(struct run *u, size_t c);
 /* Take cell c's profiles after its timed legs, its server (or NULL) still
  * up: 0 to go on, -1 when the round was aborted. */
-int round_prof_cell(struct run *u, size_t c, struct server *srv);
+int round_prof_cell(struct run *u, size_t c, struct round_srv *srv);
 
 /* What the kinds share (round_prof.c). */
 void round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
@@ -306,10 +433,11 @@ int round_prof_claim(struct run *u, char *const *rel, char *why, size_t len);
 int round_prof_ready(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, const char *kind, const char *tool,
     const char *path, int rep, struct legcmd *cmd);
-/* Why the cell's server cannot be profiled from here, or NULL when it
- * can: the one check point for servers benchtui cannot attach to. */
+/* Why the cell's server cannot be profiled from here (a literal, or buf
+ * filled), or NULL when it can: the one check point for servers benchtui
+ * cannot attach to (not running, or on another host). */
 const char *round_prof_server_where(const struct spec_cell *cell,
-    struct server *srv);
+    const struct round_srv *srv, char *buf, size_t len);
 /* Whether the leg is benchtui load with a warm-up, which can stop between
  * its warm-up and its counted requests. */
 bool round_prof_hold(const struct legcmd *cmd);
@@ -363,9 +491,9 @@ bool round_prof_answers(struct run *u, const struct spec_cell *cell,
 int round_prof_perf(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm);
 int round_prof_server_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv);
+    const struct spec_arm *arm, struct round_srv *srv);
 int round_prof_syscalls(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct server *srv);
+    const struct spec_arm *arm, struct round_srv *srv);
 
 /* --- round_open.c / round_close.c: the round's first and last events ---- */
 

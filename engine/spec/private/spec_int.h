@@ -29,6 +29,14 @@
 #define SPEC_QUIET_MAX_FOREIGN 0.25
 #define SPEC_QUIET_WINDOW_MS 1000
 #define SPEC_QUIET_TIMEOUT_S 300.0
+/* The whole round's wait: past it the gate waits no more (and says so),
+ * so a box that will not get quiet costs a round two minutes, not hours. */
+#define SPEC_QUIET_BUDGET_S 120.0
+/* A pinned cpu busy with foreign work disturbs a leg more than any other
+ * load: a tenth of a core on the client's (or a server's) cpus holds the
+ * gate, which is a few ticks a second, more than the sampler's own
+ * noise. */
+#define SPEC_QUIET_MAX_PINNED_BUSY 0.1
 #define SPEC_SERVER_READY_TIMEOUT_S 30.0
 
 /* Defaults of the arithmetic and of fail_fast (benchtui-round(5)). */
@@ -77,6 +85,8 @@ int spec_want_name(struct parser *p, json_t *j, const char *path,
 int spec_want_cpulist(struct parser *p, json_t *j, const char *path,
     char **out);
 
+/* "quiet" (spec_quiet.c). */
+int spec_parse_quiet(struct parser *p, json_t *j);
 /* "profile" (spec_profile.c), read after the arms and cells. */
 int spec_parse_profile(struct parser *p, json_t *j);
 void spec_profile_free(struct spec_profile *pr);
@@ -87,6 +97,21 @@ int spec_parse_stats(struct parser *p, json_t *root);
 /* fail_on (may be NULL: none), read once the arms are: a rule scoped to
  * an arm must name one with verdicts (not the baseline). */
 int spec_parse_fail_on(struct parser *p, json_t *j);
+
+/* spec_io.c: ok_rc, stdin and files (after the workdir and vars), a
+ * cell's setup and cleanup, and freeing what they hold. */
+int spec_parse_io(struct parser *p, json_t *root);
+int spec_parse_cell_hooks(struct parser *p, json_t *c, const char *path,
+    struct spec_cell *cell);
+void spec_io_free(struct spec *s);
+
+/* spec_remote.c: server.host and server.dir (from spec_parse_server),
+ * and the round's ssh and agent argv (their defaults when absent). */
+int spec_parse_server_host(struct parser *p, json_t *j, const char *path,
+    struct spec_server *srv);
+int spec_parse_remote(struct parser *p, json_t *root);
+/* Two cells naming one host name one agent folder there. */
+int spec_check_hosts(struct parser *p);
 
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);

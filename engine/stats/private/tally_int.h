@@ -27,6 +27,12 @@ enum {
 	LEG_FAILED = TALLY_LEG_FAILED, LEG_TIMED_OUT = TALLY_LEG_TIMED_OUT,
 };
 enum { TLEG_MULTIPLEXED = 1, TLEG_DUP = 2 };
+/* The gate's verdict (enum tally_gate) in bits 2-4 of a tleg's flags, so
+ * that a leg stays 16 bytes; bit 5: a pinned cpu was busy with foreign
+ * work during the leg. */
+#define TLEG_GATE_SHIFT 2
+#define TLEG_GATE_MASK (7u << TLEG_GATE_SHIFT)
+#define TLEG_PINNED_BUSY (1u << 5)
 
 /* A name and a number from one of a leg line's objects ("counters",
  * "metrics", the server's "counters"); NAN when the value is no number.
@@ -60,8 +66,15 @@ struct tally_legrec {
 	bool signalled;       /* "signal" a non-zero integer, or a string */
 	bool multiplexed;     /* true, or a non-empty array */
 	double foreign, threshold, max_foreign_cores;
+	/* The gate rule's inputs (tally_rec_gate), and what it saw. */
+	const char *gate;     /* "quiet", "waived", "timeout", "budget" */
+	bool quiet_timeout;   /* an earlier benchtui's flags */
+	bool quiet_override;
+	double wait_s, client_busy, server_busy;
 	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
 	double utime, stime;
+	double bytes;         /* "bytes": the scratch folder's (or a
+	                       * filter's output) size */
 	bool server;          /* "server" is an object */
 	double server_cpu;
 	struct tally_kvlist ctr, server_ctr, mets;
@@ -129,6 +142,11 @@ struct tally {
 	size_t nsarms;
 	int reps;
 	double spec_threshold;       /* NAN when the gate is off */
+	double gate_wait_s;          /* every leg line's wait_s, summed */
+	bool gate_budget_spent;      /* a "gate" event of kind budget */
+	double max_client_busy;      /* the pinned cpus' thresholds: the */
+	double max_server_busy;      /* spec's, the round event's, or 0.1 */
+	bool gate_released;          /* one of kind release, scope round */
 	size_t ignored;              /* legs of cells/arms not in the spec */
 	size_t unusable;             /* leg lines without cell, arm or rep */
 	int log_reps;                /* the round event's reps (a bare log) */
@@ -139,6 +157,13 @@ struct tally {
 	char *ignored_names[TALLY_WARN_CAP];
 	char *implausible[TALLY_WARN_CAP];
 	size_t nimplausible;
+	/* The counters the user named (a round file's "counters", or a
+	 * log's round event's unless they were the machine's default): shown
+	 * n/a when never counted.  Any other metric no leg of a cell had a
+	 * value for is left out of that cell's report. */
+	char **named;
+	size_t nnamed;
+	bool named_set;              /* from a spec: a round event keeps out */
 	struct profdiff *prof;       /* "profile" events */
 	struct tally_legrec rec;     /* the line being fed, its room reused */
 	char *scratch;               /* the line reader's string copies */
@@ -159,6 +184,11 @@ void tally_kv_add(struct tally_kvlist *l, const char *name, double val);
 
 /* The status rule (SPEC.md "leg" line, legacy rows included). */
 enum tally_leg_status tally_rec_status(const struct tally_legrec *r);
+
+/* The gate rule: the leg line's "gate", or an earlier benchtui's
+ * quiet_override (waived) and quiet_timeout (timeout); NONE when the
+ * line says nothing of a gate. */
+enum tally_gate tally_rec_gate(const struct tally_legrec *r);
 
 /* Empty: every field absent, the lists emptied (their room kept). */
 void tally_rec_clear(struct tally_legrec *r);

@@ -72,6 +72,13 @@ struct tally_ests {
 	struct tally_est by[2];
 };
 
+/* Legs of an arm that ran on a box that was not quiet: the gate let them
+ * go on a busy one (the operator's g or G, timeout_s, the budget), or the
+ * foreign load or a pinned cpu's went over its threshold during them. */
+struct tally_unquiet {
+	size_t legs, waived, timeout, budget, noisy;
+};
+
 /* Each piece says what it was built from: the versions of the arms it
  * read, and in which pass of the cache (its serial).  valid: built at
  * all. */
@@ -84,17 +91,20 @@ struct tally_aa {            /* an A/A arm against its original */
 
 struct tally_piece {         /* an arm's part of its cell */
 	bool valid;
-	uint64_t ver_a, ver_b, bias_ver, pass;
+	uint64_t ver_a, ver_b, pass;
+	uint64_t state_ver;        /* the cell's biased metrics and rows */
 	int stopped_rep;           /* the cell's, when built */
 	json_t *arm;               /* its "arms" entry; NULL for a baseline */
 	double ipc;
 	size_t counted, failed, timed_out, planned, ncmp;
+	struct tally_unquiet uq;   /* its part of the report's gate.arms */
 	struct warns w;            /* its warnings, in the order made */
 };
 
 /* What building a cell's pieces reads: the cell, its A/A arms' states
  * (aa[i] of arm i; aa_vs[i] its original, NULL for other arms), the
- * cell's biased metrics, scratch room for the most reps of an arm. */
+ * cell's biased metrics and rows, scratch room for the most reps of an
+ * arm. */
 struct tally_cellwork {
 	const struct tally *t;
 	const struct tcell *c;
@@ -104,12 +114,15 @@ struct tally_cellwork {
 	size_t nm, reps;
 	double *ratios, *va, *vb;
 	const bool *bias;            /* [metric] */
+	bool *shown;                 /* [metric]: a row of this cell (wall,
+	                              * cpu, a value in some leg of the cell,
+	                              * or a counter the user named) */
 	struct tally_aa *aa;         /* [arm] */
 	const struct tarm **aa_vs;   /* [arm] */
 };
 
-/* Scratch room and the A/A originals of cell c (the rest filled by the
- * caller); finish frees the scratch. */
+/* Scratch room, the A/A originals and the rows of cell c (the rest
+ * filled by the caller); finish frees them. */
 void tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
     const struct tcell *c);
 void tally_cellwork_finish(struct tally_cellwork *cw);
@@ -132,10 +145,10 @@ void tally_cell_floor(const struct tally_cellwork *cw, double *floor,
 void tally_piece_build(struct tally_cellwork *cw, size_t i,
     struct tally_piece *p);
 
-/* The cell's object from its pieces (one per arm) and floor. */
+/* The cell's object from its pieces (one per arm), floor and rows. */
 json_t *tally_cell_json(const struct tally *t, const struct tcell *c,
     const struct tally_piece *pieces, const double *floor,
-    const bool *bias);
+    const bool *bias, const bool *shown);
 
 /* The report object around the cells' objects, their pieces' counts and
  * warnings (cells[i] and pieces[i] of t->cells[i]; NULL for a cell

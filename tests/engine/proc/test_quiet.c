@@ -57,8 +57,26 @@ cfg_of(double max, int window_ms, double timeout_s)
 		.max_foreign_cores = max,
 		.window_ms = window_ms,
 		.timeout_s = timeout_s,
+		/* No budget to end a wait, no pinned cpu's work to hold it:
+		 * the tests of those set them. */
+		.budget_s = 1e9,
+		.max_client_busy = 1e9,
+		.max_server_busy = 1e9,
 	};
 	return c;
+}
+
+/* quiet_wait, with the foreign figure it saw in *fg. */
+static enum quiet_result
+wait_fg(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
+    void *arg, double *fg)
+{
+	struct quiet_seen seen;
+	enum quiet_result r = quiet_wait(q, abort_fd, release_fd, emit, arg,
+	    &seen);
+
+	*fg = seen.foreign;
+	return r;
 }
 
 /* A process outside our tree, to root a gate that sees us as foreign. */
@@ -119,8 +137,8 @@ test_leg_own_child_is_not_foreign(void **state)
 	}
 	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
 	wall = clock_now() - t0;
-	f_mine = quiet_leg_end(mine);
-	f_other = quiet_leg_end(other);
+	f_mine = quiet_leg_end(mine, NULL);
+	f_other = quiet_leg_end(other, NULL);
 	leg_cores = ru_cpu(&ru) / wall;
 	print_message("leg %.2f cores; foreign: rooted at us %.3f, "
 	    "elsewhere %.3f\n", leg_cores, f_mine, f_other);
@@ -190,7 +208,7 @@ test_foreign_beside_own_leg(void **state)
 	while (read(done[0], &leg_cpu, sizeof leg_cpu) != sizeof leg_cpu)
 		tu_spin_for(0.01);
 	wall = clock_now() - t0;
-	f = quiet_leg_end(q);
+	f = quiet_leg_end(q, NULL);
 	print_message("leg %.2f cores in the gate's tree; foreign beside it "
 	    "%.3f\n", leg_cpu / wall, f);
 	kill(owner, SIGKILL);
@@ -221,7 +239,7 @@ test_wait_ok_when_threshold_generous(void **state)
 
 	(void)state;
 	assert_non_null(q);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	/* The window has to pass before it can be judged quiet. */
 	assert_true(clock_now() - t0 >= 0.3);
 	assert_true(clock_now() - t0 < 3);
@@ -256,11 +274,11 @@ test_short_leg_is_not_a_spike(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, NULL, NULL, &fg), QUIET_OK);
 	for (i = 0; i < 50; i++) {
 		quiet_leg_begin(q);
 		usleep(1000);
-		fg = quiet_leg_end(q);
+		fg = quiet_leg_end(q, NULL);
 		if (fg > worst)
 			worst = fg;
 	}
@@ -281,7 +299,7 @@ test_wait_timeout_throttled(void **state)
 	json_t *last;
 
 	(void)state;
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_TIMEOUT);
 	assert_true(clock_now() - t0 >= 1.0);
 	assert_true(clock_now() - t0 < 4.0);
 	/* About ten samples were taken; two were logged. */
@@ -306,11 +324,239 @@ test_wait_abort_fd(void **state)
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	assert_int_equal(write(fds[1], "x", 1), 1);
-	assert_int_equal(quiet_wait(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
+	assert_int_equal(wait_fg(q, fds[0], -1, NULL, NULL, &fg), QUIET_ABORTED);
 	assert_true(clock_now() - t0 < 1.0);
 	close(fds[0]);
 	close(fds[1]);
 	quiet_destroy(q);
+}
+
+/* budget_s bounds every wait of the round together: a gate that cannot
+ * open (any load is over a threshold of -1) ends the first wait at the
+ * budget, not at timeout_s, and then never waits again; a window that is
+ * quiet still says so.  quiet_release_all (the console's G) ends waiting
+ * the same way, reported as released. */
+static void
+test_wait_budget_and_release_all(void **state)
+{
+	struct quiet_params c = cfg_of(-1, 200, 300);
+	struct quiet *q;
+	struct quiet_seen seen;
+	struct events e = { json_array() };
+	double t0;
+	json_t *last;
+
+	(void)state;
+	c.budget_s = 0.6;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	assert_non_null(q);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &seen),
+	    QUIET_BUDGET);
+	assert_true(clock_now() - t0 >= 0.6);
+	assert_true(clock_now() - t0 < 3.0);
+	assert_true(seen.waited_s >= 0.6);
+	assert_true(quiet_spent(q) >= 0.6);
+	/* The countdown ran to the budget, not to timeout_s. */
+	last = json_array_get(e.list, json_array_size(e.list) - 1);
+	assert_true(json_is_true(json_object_get(last, "timed_out")));
+	assert_float_equal(json_number_value(json_object_get(last, "limit_s")),
+	    0.6, 1e-3);
+	/* Spent: no wait at all. */
+	t0 = clock_now();
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &seen),
+		    QUIET_BUDGET);
+		assert_true(seen.waited_s < 0.05);
+	}
+	assert_true(clock_now() - t0 < 0.5);
+	quiet_destroy(q);
+
+	/* A fresh budget, released for the rest of the round. */
+	c.budget_s = 100;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	quiet_release_all(q);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen),
+	    QUIET_RELEASED);
+	assert_true(clock_now() - t0 < 0.5);
+	quiet_destroy(q);
+
+	/* Spent, but the box is quiet (a threshold nothing reaches): OK. */
+	c = cfg_of(1000, 200, 300);
+	c.budget_s = 0;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	while (quiet_wait(q, -1, -1, NULL, NULL, &seen) != QUIET_OK)
+		clock_nap(-1, 50);    /* until the first window is in */
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen), QUIET_OK);
+	quiet_destroy(q);
+	json_decref(e.list);
+}
+
+/* A child that spins for secs pinned to cpu, at nice -10 as root so the
+ * other work on this shared box cannot starve it. */
+static pid_t
+start_pinned_hog(int cpu, double secs)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		cpu_set_t set;
+
+		child_init();
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		(void)sched_setaffinity(0, sizeof set, &set);
+		if (geteuid() == 0)
+			(void)setpriority(PRIO_PROCESS, 0, -10);
+		tu_spin_for(secs);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Until pid has had ms of cpu (utime + stime): a hog that has run that
+ * long fills a gate's window, whatever the box does meanwhile. */
+static void
+wait_cpu_ms(pid_t pid, long ms)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		char *p;
+		long ut = 0, st = 0;
+
+		if (f == NULL)
+			return;
+		buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+		fclose(f);
+		p = strrchr(buf, ')');
+		if (p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u "
+		    "%*u %*u %*u %*u %ld %ld", &ut, &st) == 2 &&
+		    (ut + st) * 1000 / hz >= ms)
+			return;
+		tu_nap_ms(20);
+	}
+}
+
+/* A pinned cpu busy with foreign work holds the gate even under a
+ * max_foreign_cores nothing reaches (client_busy over max_client_busy),
+ * and the same work of the round's own tree is not foreign there: over
+ * one interval, the gate rooted at us reads about the hog's worth less
+ * on the client cpu than one rooted elsewhere.  Decided by comparison,
+ * not by an absolute figure: the box is shared. */
+static void
+test_client_busy(void **state)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), x = ncpu - 1;
+	unsigned char *mask = calloc((size_t)ncpu, 1);
+	struct quiet_params c = cfg_of(1000, 300, 1.0);
+	pid_t sleeper = start_sleeper(), hog;
+	struct quiet *mine, *other, *gq;
+	struct quiet_seen sm, so, seen;
+	struct events e = { json_array() };
+	struct rusage ru;
+	double t0, hog_cores;
+	enum quiet_result res;
+	json_t *last;
+
+	(void)state;
+	mask[x] = 1;
+	c.max_client_busy = 0.1;
+	mine = quiet_create(&c, mask, ncpu, getpid(), NULL);
+	other = quiet_create(&c, mask, ncpu, sleeper, NULL);
+	gq = quiet_create(&c, mask, ncpu, sleeper, NULL);
+	tu_nap_ms(400);
+	quiet_leg_begin(mine);
+	quiet_leg_begin(other);
+	t0 = clock_now();
+	hog = start_pinned_hog(x, 2.5);
+	/* The hog is foreign to gq: once it fills a window its cpu is busy,
+	 * and the gate holds. */
+	wait_cpu_ms(hog, 400);
+	res = quiet_wait(gq, -1, -1, collect, &e, &seen);
+	assert_int_equal(wait4(hog, NULL, 0, &ru), hog);
+	hog_cores = ru_cpu(&ru) / (clock_now() - t0);
+	quiet_leg_end(mine, &sm);
+	quiet_leg_end(other, &so);
+	last = json_array_get(e.list, json_array_size(e.list) - 1);
+	print_message("hog %.2f cores on cpu %d; held at client_busy %.3f; "
+	    "during it: rooted at us %.3f, elsewhere %.3f\n", hog_cores, x,
+	    seen.client_busy, sm.client_busy, so.client_busy);
+	quiet_destroy(mine);
+	quiet_destroy(other);
+	quiet_destroy(gq);
+	stop_sleeper(sleeper);
+	free(mask);
+	if (hog_cores <= 0.3) {
+		json_decref(e.list);
+		print_message("skipped: the hog got %.2f cores\n", hog_cores);
+		skip();
+	}
+	assert_int_equal(res, QUIET_TIMEOUT);
+	assert_true(seen.client_busy > 0.1);
+	assert_true(json_number_value(json_object_get(last, "client_busy")) >
+	    0.1);
+	assert_true(json_number_value(json_object_get(last, "foreign")) < 1000);
+	assert_true(so.client_busy >= 0.6 * hog_cores);
+	assert_true(so.client_busy - sm.client_busy >= 0.5 * hog_cores);
+	json_decref(e.list);
+}
+
+/* The server's cpus likewise: a pinned server of the round's own tree
+ * (this process's child) spinning is not foreign to the gate that knows
+ * it as its server; to a gate rooted elsewhere (whose own server, idle,
+ * is pinned to the same cpu) it is, and that gate holds. */
+static void
+test_server_busy(void **state)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), x = 0;
+	unsigned char *mask = calloc((size_t)ncpu, 1);
+	struct quiet_params c = cfg_of(1000, 300, 1.0);
+	pid_t sleeper = start_sleeper(), srv;
+	struct quiet *mine, *other;
+	struct quiet_seen sm, so, seen;
+	struct rusage ru;
+	double t0, srv_cores;
+	enum quiet_result res;
+
+	(void)state;
+	mask[x] = 1;
+	c.max_server_busy = 0.1;
+	mine = quiet_create(&c, NULL, 0, getpid(), NULL);
+	other = quiet_create(&c, NULL, 0, sleeper, NULL);
+	tu_nap_ms(400);
+	t0 = clock_now();
+	srv = start_pinned_hog(x, 2.5);
+	quiet_set_server(mine, srv, mask, ncpu);
+	quiet_set_server(other, sleeper, mask, ncpu);
+	quiet_leg_begin(mine);
+	quiet_leg_begin(other);
+	wait_cpu_ms(srv, 400);
+	res = quiet_wait(other, -1, -1, NULL, NULL, &seen);
+	assert_int_equal(wait4(srv, NULL, 0, &ru), srv);
+	srv_cores = ru_cpu(&ru) / (clock_now() - t0);
+	quiet_leg_end(mine, &sm);
+	quiet_leg_end(other, &so);
+	print_message("server %.2f cores on cpu %d; held at server_busy %.3f; "
+	    "during it: its own gate %.3f, another %.3f\n", srv_cores, x,
+	    seen.server_busy, sm.server_busy, so.server_busy);
+	quiet_destroy(mine);
+	quiet_destroy(other);
+	stop_sleeper(sleeper);
+	free(mask);
+	if (srv_cores <= 0.3) {
+		print_message("skipped: the server got %.2f cores\n", srv_cores);
+		skip();
+	}
+	assert_int_equal(res, QUIET_TIMEOUT);
+	assert_true(seen.server_busy > 0.1);
+	assert_true(so.server_busy >= 0.6 * srv_cores);
+	assert_true(so.server_busy - sm.server_busy >= 0.5 * srv_cores);
 }
 
 /* A hog outside the gate's tree holds the gate while it runs, shows in
@@ -334,7 +580,7 @@ test_wait_holds_while_hog_runs(void **state)
 	probe = quiet_create(&c, NULL, 0, getpid(), NULL);
 	quiet_leg_begin(probe);
 	usleep(500000);
-	base = quiet_leg_end(probe);
+	base = quiet_leg_end(probe, NULL);
 	quiet_destroy(probe);
 	if (base > 0.7) {
 		/* Other work already keeps the cpus busier than the hog could
@@ -366,7 +612,7 @@ test_wait_holds_while_hog_runs(void **state)
 	}
 	c = cfg_of(base + 0.4, 300, 20);
 	q = quiet_create(&c, NULL, 0, sleeper, NULL);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	waited = clock_now() - t0;
 	assert_true(json_array_size(e.list) >= 2);
 	ev0 = json_array_get(e.list, 0);
@@ -429,8 +675,8 @@ test_smt_sibling_warning(void **state)
 	usleep(200000);
 	/* The hog is our child, so not foreign: the gate opens, but the
 	 * sibling is busy all the same. */
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
-	assert_int_equal(quiet_wait(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
+	assert_int_equal(wait_fg(q, -1, -1, collect, &e, &fg), QUIET_OK);
 	kill(hog, SIGKILL);
 	waitpid(hog, NULL, 0);
 	for (i = 0; i < json_array_size(e.list); i++) {
@@ -462,7 +708,10 @@ main(void)
 		cmocka_unit_test(test_short_leg_is_not_a_spike),
 		cmocka_unit_test(test_wait_timeout_throttled),
 		cmocka_unit_test(test_wait_abort_fd),
+		cmocka_unit_test(test_wait_budget_and_release_all),
 		cmocka_unit_test(test_wait_holds_while_hog_runs),
+		cmocka_unit_test(test_client_busy),
+		cmocka_unit_test(test_server_busy),
 		cmocka_unit_test(test_smt_sibling_warning),
 	};
 

@@ -34,23 +34,6 @@ static char demo[4096];
 static char dir[] = "/tmp/benchtui-test-server-XXXXXX";
 static char logpath[4200];
 
-/* A loopback port nobody listens on right now. */
-static int
-free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof sa;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
-}
-
 /* No process of ours (child or reparented orphan) is left. */
 static void
 assert_no_descendants(void)
@@ -95,7 +78,7 @@ static char port[16];	/* sserver.tcp_port in words, for a demo's argv */
 static void
 next_port(double timeout_s)
 {
-	sserver.tcp_port = free_port();
+	sserver.tcp_port = tu_free_port();
 	sserver.ready_timeout_s = timeout_s;
 	snprintf(port, sizeof port, "%d", sserver.tcp_port);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "counters.h"
 #include "digest.h"
 #include "spec.h"
 #include "testutil.h"
@@ -73,10 +74,13 @@ test_minimal_defaults(void **state)
 	assert_int_equal(s->nice, 0);
 	assert_true(s->settle_s == 0);
 	assert_true(s->timeout_s == 0);
-	assert_int_equal(s->ncounters, 2);
-	assert_string_equal(s->counters[0], "cycles");
-	assert_string_equal(s->counters[1], "instructions");
-	assert_null(s->counters[2]);
+	/* The machine's default: what it counts, never n/a by default. */
+	assert_false(s->counters_given);
+	assert_null(s->counters[s->ncounters]);
+	assert_null(counters_default()[s->ncounters]);
+	for (size_t i = 0; i < s->ncounters; i++)
+		assert_string_equal(s->counters[i], counters_default()[i]);
+	assert_true(s->ncounters == 2 || s->ncounters == 3);
 	assert_true(s->quiet.enabled);
 	assert_true(s->quiet.max_foreign_cores == 0.25);
 	assert_int_equal(s->quiet.window_ms, 1000);
@@ -162,6 +166,7 @@ test_optional_fields(void **state)
 	assert_true(s->settle_s == 0.5);
 	assert_true(s->timeout_s == 30);
 	assert_int_equal(s->ncounters, 2);
+	assert_true(s->counters_given);
 	assert_string_equal(s->counters[1], "page-faults");
 	assert_true(s->quiet.enabled);
 	assert_true(s->quiet.max_foreign_cores == 0.5);

@@ -273,6 +273,30 @@ test_verdict(void **state)
 	assert_near(stats_look_level(0.95, 5), 0.99, 1e-12);
 }
 
+/* SPEC.md's example: an interval of 10 reps 3.4% wide each side of its
+ * centre, at a margin of 1%. */
+static void
+test_mde(void **state)
+{
+	double lo = 0.97, hi = lo * 1.034 * 1.034;
+
+	(void)state;
+	assert_near(stats_mde(true, lo, hi), 0.034, 1e-12);
+	assert_near(stats_mde(true, 1 / 1.05, 1.05), 0.05, 1e-12);
+	assert_true(isnan(stats_mde(false, NAN, NAN)));
+	assert_true(isnan(stats_mde(true, 0, 1)));
+	/* 10 (ln 1.034 / ln 1.01)^2 = 112.9: 113 reps. */
+	assert_int_equal(stats_reps_for_margin(10, true, lo, hi, 0.01), 113);
+	/* Already narrower than the margin: the reps it has. */
+	assert_int_equal(stats_reps_for_margin(10, true, 0.999, 1.001, 0.01),
+	    10);
+	/* Twice the margin's width: four times the reps. */
+	assert_int_equal(stats_reps_for_margin(25, true, 1 / 1.0201, 1.0201,
+	    0.01), 100);
+	assert_int_equal(stats_reps_for_margin(10, false, NAN, NAN, 0.01), 0);
+	assert_int_equal(stats_reps_for_margin(10, true, lo, hi, 0), 0);
+}
+
 static void
 test_large(void **state)
 {
@@ -315,6 +339,7 @@ main(void)
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_two_sample),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_mde),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_ipc),
 	};

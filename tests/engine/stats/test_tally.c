@@ -243,9 +243,23 @@ test_verdicts_and_bias(void **state)
 	rep = tally_report(t);
 	assert_near(num(json_object_get(rep, "level")), 0.95, 0);
 	assert_near(num(json_object_get(rep, "margin")), 0.01, 0);
-	/* 6 arms against a, 4 metrics each (wall, cpu, cycles, instr). */
+	/* 6 arms against a, 2 metrics each (wall, cpu): cycles and
+	 * instructions no leg counted and nobody named take no row. */
 	assert_int_equal(json_integer_value(json_object_get(rep,
-	    "comparisons")), 24);
+	    "comparisons")), 12);
+	assert_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(json_object_get(json_object_get(rep, "cells"), "c"),
+	    "arms"), "up"), "metrics"), "cycles"));
+	/* What the interval can see, and the reps that would see 1%:
+	 * [1.25, 2] is sqrt(1.6) - 1 = 26.5% each way; 6 x (ln 1.2649 /
+	 * ln 1.01)^2 = 3346.7. */
+	assert_near(num(metric(rep, "c", "up", "wall", "mde")), sqrt(1.6) - 1,
+	    1e-12);
+	assert_int_equal(json_integer_value(metric(rep, "c", "up", "wall",
+	    "reps_for_margin")), 3347);
+	assert_true(json_is_null(metric(rep, "c", "zero", "wall", "mde")));
+	assert_true(json_is_null(metric(rep, "c", "zero", "wall",
+	    "reps_for_margin")));
 	/* The floor is a description: the A/A spread, 0.25. */
 	assert_near(num(cellfloor(rep, "c", "wall")), 0.25, 0);
 	assert_near(num(metric(rep, "c", "aa", "wall", "spread")), 0.25, 0);
@@ -343,6 +357,90 @@ test_leg_status(void **state)
 		json_decref(ev);
 	}
 	assert_int_equal(tally_leg_status(NULL), TALLY_LEG_NONE);
+}
+
+/* How the gate let a leg go: its "gate", or an earlier benchtui's flags;
+ * nothing said is NONE. */
+static void
+test_leg_gate(void **state)
+{
+	static const struct {
+		const char *line;
+		enum tally_gate want;
+	} cases[] = {
+		{ "{\"gate\":\"quiet\"}", TALLY_GATE_QUIET },
+		{ "{\"gate\":\"waived\"}", TALLY_GATE_WAIVED },
+		{ "{\"gate\":\"timeout\"}", TALLY_GATE_TIMEOUT },
+		{ "{\"gate\":\"budget\"}", TALLY_GATE_BUDGET },
+		{ "{\"gate\":\"nonsense\"}", TALLY_GATE_NONE },
+		{ "{\"gate\":\"quiet\",\"quiet_override\":true}", TALLY_GATE_QUIET },
+		{ "{\"quiet_override\":true}", TALLY_GATE_WAIVED },
+		{ "{\"quiet_timeout\":true}", TALLY_GATE_TIMEOUT },
+		{ "{\"quiet_timeout\":false}", TALLY_GATE_NONE },
+		{ "{\"wall\":1}", TALLY_GATE_NONE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *ev = json_loads(cases[i].line, 0, NULL);
+		assert_non_null(ev);
+		if (tally_leg_gate(ev) != cases[i].want)
+			fail_msg("%s: got \"%s\"", cases[i].line,
+			    tally_gate_name(tally_leg_gate(ev)));
+		json_decref(ev);
+	}
+	assert_int_equal(tally_leg_gate(NULL), TALLY_GATE_NONE);
+}
+
+/* The report's gate: per arm, the legs on a box that was not quiet, by
+ * why (the gate let them go on a busy one, or foreign or pinned work went
+ * over its threshold during them: noisy), the waits summed, the budget
+ * and a release of the round said; old lines count as quiet. */
+static void
+test_gate_counts(void **state)
+{
+	json_t *rep = report_of(
+	    "{\"t\":\"round\",\"name\":\"g\",\"quiet\":{\"max_client_busy\":0.2}}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"wait_s\":1.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"waived\",\"wait_s\":2.0}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"client_busy\":0.15}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":2,\"wall\":1,"
+	    "\"gate\":\"quiet\",\"client_busy\":0.25}\n"
+	    "{\"t\":\"gate\",\"kind\":\"budget\"}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"b\",\"rep\":1,\"wall\":1,"
+	    "\"gate\":\"budget\",\"wait_s\":0.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"a\",\"rep\":1,\"wall\":1,"
+	    "\"quiet_timeout\":true}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"a\",\"rep\":2,\"wall\":1,"
+	    "\"foreign\":0.9,\"threshold\":0.5}\n"
+	    "{\"t\":\"leg\",\"cell\":\"d\",\"arm\":\"b\",\"rep\":2,\"wall\":1}\n");
+	json_t *g = json_object_get(rep, "gate");
+	json_t *a = json_object_get(json_object_get(g, "arms"), "a");
+	json_t *b = json_object_get(json_object_get(g, "arms"), "b");
+
+	(void)state;
+	assert_near(num(json_object_get(g, "waited_s")), 4.0, 1e-9);
+	assert_true(json_is_true(json_object_get(g, "budget_spent")));
+	assert_true(json_is_false(json_object_get(g, "released")));
+	/* a: quiet, quiet (0.15 under the round's 0.2), timeout, noisy. */
+	assert_int_equal(json_integer_value(json_object_get(a, "legs")), 4);
+	assert_int_equal(json_integer_value(json_object_get(a, "not_quiet")), 2);
+	assert_int_equal(json_integer_value(json_object_get(a, "timeout")), 1);
+	assert_int_equal(json_integer_value(json_object_get(a, "noisy")), 1);
+	/* b: waived, pinned cpu over 0.2, budget, nothing said. */
+	assert_int_equal(json_integer_value(json_object_get(b, "not_quiet")), 3);
+	assert_int_equal(json_integer_value(json_object_get(b, "waived")), 1);
+	assert_int_equal(json_integer_value(json_object_get(b, "budget")), 1);
+	assert_int_equal(json_integer_value(json_object_get(b, "noisy")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(rep, "cells"), "d"), "legs"),
+	    "not_quiet")), 3);
+	assert_true(has_warning(rep, "spent its budget_s"));
+	assert_true(has_warning(rep, "a pinned cpu was busy"));
+	json_decref(rep);
 }
 
 static void
@@ -602,6 +700,61 @@ test_outside_plan_and_implausible(void **state)
 	json_decref(rep);
 }
 
+/* Rows follow what was counted and what was asked for: a counter no leg
+ * counted is left out unless the round file names it (then n/a), both
+ * from a round file and from a bare log's round event; bytes is a metric
+ * once a leg leaves some. */
+static void
+test_named_counters_and_bytes(void **state)
+{
+	static const char *const log =
+	    "{\"t\":\"round\",\"name\":\"r\",\"counters\":[\"cycles\","
+	    "\"page-faults\"]}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,"
+	    "\"status\":\"ok\",\"wall\":1,\"cpu\":1,\"cycles\":null,"
+	    "\"instructions\":null,\"bytes\":100,\"counters\":{\"cycles\":"
+	    "null,\"page-faults\":3}}\n"
+	    "{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":1,"
+	    "\"status\":\"ok\",\"wall\":1,\"cpu\":1,\"cycles\":null,"
+	    "\"instructions\":null,\"bytes\":50,\"counters\":{\"cycles\":"
+	    "null,\"page-faults\":3}}\n";
+	const char *round = "{\"name\": \"r\", \"reps\": 1, \"command\": "
+	    "[\"/bin/true\"], \"baseline\": \"a\", \"arms\": [{\"name\": "
+	    "\"a\"}, {\"name\": \"b\"}], \"cells\": [{\"name\": \"c\"}]}";
+	struct spec *s;
+	struct tally *t;
+	json_t *rep, *ms;
+
+	(void)state;
+	/* The round event names cycles: n/a, shown; instructions not. */
+	rep = report_of(log);
+	ms = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
+	assert_int_equal(json_integer_value(metric(rep, "c", "b", "cycles",
+	    "n")), 0);
+	assert_null(json_object_get(ms, "instructions"));
+	assert_near(num(metric(rep, "c", "b", "bytes", "median")), 0.5, 0);
+	assert_near(num(metric(rep, "c", "b", "bytes", "abs")), 50, 0);
+	assert_non_null(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "floor"), "cycles"));
+	json_decref(rep);
+	/* A round file without counters: the machine's default, so cycles
+	 * that never counted are left out whatever the log's event says. */
+	s = tu_spec(round, "/tmp/round.json");
+	t = tally_create();
+	tally_set_spec(t, s);
+	feed(t, log);
+	rep = tally_report(t);
+	ms = json_object_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(rep, "cells"), "c"), "arms"), "b"), "metrics");
+	assert_null(json_object_get(ms, "cycles"));
+	assert_non_null(json_object_get(ms, "page-faults"));
+	assert_non_null(json_object_get(ms, "wall"));
+	json_decref(rep);
+	tally_destroy(t);
+	spec_destroy(s);
+}
+
 int
 main(void)
 {
@@ -611,12 +764,15 @@ main(void)
 		cmocka_unit_test(test_aborted_replaced_and_duplicates),
 		cmocka_unit_test(test_verdicts_and_bias),
 		cmocka_unit_test(test_leg_status),
+		cmocka_unit_test(test_leg_gate),
+		cmocka_unit_test(test_gate_counts),
 		cmocka_unit_test(test_baseline_flag),
 		cmocka_unit_test(test_spec_vs_and_partial),
 		cmocka_unit_test(test_spec_after_feed),
 		cmocka_unit_test(test_counters_ipc_order),
 		cmocka_unit_test(test_summary_and_brief),
 		cmocka_unit_test(test_outside_plan_and_implausible),
+		cmocka_unit_test(test_named_counters_and_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

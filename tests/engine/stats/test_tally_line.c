@@ -86,6 +86,15 @@ static const char *const taken[] = {
 	"{\"t\":\"leg\",\"cell\":\"c1\",\"arm\":\"base\",\"rep\":-1}",
 	"{\"t\":\"leg\",\"cell\":\"c1\",\"arm\":\"base\",\"rep\":1.5}",
 	"{\"t\":\"leg\",\"cell\":5,\"arm\":\"base\",\"rep\":1}",
+	/* the gate's fields, and an earlier benchtui's flags */
+	"{\"t\":\"leg\",\"cell\":\"c3\",\"arm\":\"base\",\"rep\":1,\"status\":\"ok\","
+	"\"wall\":1,\"gate\":\"budget\",\"wait_s\":1.25,\"client_busy\":0.4,"
+	"\"server_busy\":null,\"foreign\":0.1}",
+	"{\"t\":\"leg\",\"cell\":\"c3\",\"arm\":\"fast\",\"rep\":1,\"status\":\"ok\","
+	"\"wall\":1,\"quiet_override\":true,\"quiet_timeout\":false,"
+	"\"gate\":7}",
+	"{\"t\":\"leg\",\"cell\":\"c3\",\"arm\":\"base\",\"rep\":2,\"status\":\"ok\","
+	"\"wall\":1,\"quiet_timeout\":true,\"server_busy\":0.3}",
 	/* a duplicate counted line */
 	"{\"t\":\"leg\",\"cell\":\"c1\",\"arm\":\"aa\",\"rep\":1,\"status\":\"ok\","
 	"\"wall\":0.52,\"foreign\":5}",

@@ -1,0 +1,69 @@
+/* The quiet gate's sampler: how busy the machine is with work that is not
+ * the round's, in the background all through the round.
+ *
+ * Foreign CPU is the CPU time the machine spent busy that belongs to no
+ * process of this round (benchtui's own tree: itself, its legs, its
+ * servers), from /proc/stat minus the tree's CPU time, in cores.  The
+ * pinned cpus (the legs' client cpus, the running server's) are also
+ * judged each on their own foreign work: a busy pinned cpu disturbs a leg
+ * more than any other load.  A thread takes a sample 10 times a second
+ * into a ring; readers ask for the newest span of a given length, or for
+ * the span since a moment (a leg's window).  Only quiet.c uses it. */
+#ifndef BENCHTUI_QUIETSAMP_H
+#define BENCHTUI_QUIETSAMP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* A sample every 100 ms costs some 50 us (two small /proc reads): 0.05%
+ * of a core. */
+#define QUIETSAMP_MS 100
+
+struct cgroup;
+struct quietsamp;
+
+/* What a span of samples shows, in cores. */
+struct quietsamp_view {
+	double t0, t1;        /* the span's ends, CLOCK_MONOTONIC seconds */
+	bool full;            /* it is as long as was asked */
+	double foreign;       /* the whole machine's foreign load */
+	double client_busy;   /* foreign work on the client cpus (NAN: no
+	                       * client cpus) */
+	double server_busy;   /* on the running server's cpus (NAN: no
+	                       * server pinned) */
+	double sib_busy;      /* anything on the client cpus' SMT siblings
+	                       * (NAN: none) */
+};
+
+/* Sample from now on, keeping at least span_s of samples.  root_pid roots
+ * the round's own tree; own (may be NULL) is a cgroup holding all of it,
+ * read instead of the tree's /proc files.  client is a mask of ncpus
+ * entries (the legs' cpus), or NULL.  NULL on failure. */
+struct quietsamp *quietsamp_create(pid_t root_pid, struct cgroup *own,
+    const unsigned char *client, int ncpus, double span_s);
+void quietsamp_destroy(struct quietsamp *s);
+
+/* The round's groups of legs and of servers (either may be NULL): their
+ * cpu.stat tells the legs' CPU from the servers' and benchtui's own. */
+void quietsamp_set_groups(struct quietsamp *s, struct cgroup *legs,
+    struct cgroup *servers);
+/* The server running now: pid (0: none) and its mask of ncpus entries
+ * (NULL: not pinned). */
+void quietsamp_set_server(struct quietsamp *s, pid_t pid,
+    const unsigned char *mask, int ncpus);
+
+/* The newest span_s (or all there is: full false); false when no sample
+ * is in yet. */
+bool quietsamp_last(struct quietsamp *s, double span_s,
+    struct quietsamp_view *v);
+/* From the last sample at or before t0 (further back when that spans less
+ * than min_s) to the newest: a leg's window, without a sample of its own.
+ * false when fewer than two samples are in. */
+bool quietsamp_since(struct quietsamp *s, double t0, double min_s,
+    struct quietsamp_view *v);
+
+/* The client cpus' SMT siblings ("3,5"), or NULL when there are none. */
+const char *quietsamp_siblings(const struct quietsamp *s);
+bool quietsamp_has_client(const struct quietsamp *s);
+
+#endif

@@ -1,0 +1,30 @@
+/* The round's "files": configuration the result depends on (an
+ * nginx.conf, a data set's manifest), kept with the round's evidence.
+ *
+ * Each is read once: its sha256 goes into environment.json ("files") and,
+ * up to SPEC_FILE_COPY_MAX, the very bytes hashed are copied into
+ * DIR/files/NAME before the first leg, through rfile (no symlink is
+ * followed), so the seal covers what was run.  A larger one is hashed,
+ * not copied. */
+#ifndef BENCHTUI_KEEPFILES_H
+#define BENCHTUI_KEEPFILES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "spec.h"
+
+/* Hash and copy every file of s into dir/files/ (made here).  The object
+ * environment.json records, {NAME: {"path", "sha256", "bytes",
+ * "copied"}}, or NULL with err naming the file. */
+json_t *keepfiles_keep(const struct spec *s, const char *dir, char *err,
+    size_t errlen);
+
+/* Take back what keepfiles_keep made (a round that could not start). */
+void keepfiles_unmake(const struct spec *s, const char *dir);
+
+/* The sha256 and size of path now, as keepfiles_keep would record them
+ * ({"sha256", "bytes"}), or NULL when it cannot be read. */
+json_t *keepfiles_hash(const char *path);
+
+#endif

@@ -1,0 +1,71 @@
+/* Inside the agent: what agent.c (the loop, hello, ping, bins) and
+ * agent_server.c (start, open, close, stop) share.  Not part of the
+ * engine's public surface. */
+#ifndef BENCHTUI_AGENT_INT_H
+#define BENCHTUI_AGENT_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "quiet.h"
+#include "wire.h"
+
+struct server;
+struct srvmeter;
+
+struct agent {
+	struct wire_in in;
+	int out;
+	/* Readable when a request arrives, the input closes or a signal
+	 * comes: the abort fd of the server's ready wait and of the gate. */
+	int wake;
+	int sig_rd;
+	const char *version;    /* what it says it is */
+	char *dir;              /* absolute; NULL when it could not be made */
+	char dir_err[512];
+	bool greeted;           /* hello answered */
+	bool quit;              /* input closed, a signal, or refused */
+	int exit_code;
+	char **counters;        /* the window's events (hello) */
+	int ncounters;
+	bool gate;              /* hello's quiet settings were given */
+	struct quiet_params qp;
+	struct quiet *quiet;
+	/* The server: one at a time. */
+	struct server *srv;
+	char cell[64];
+	struct srvmeter *meter; /* an open window */
+};
+
+/* A reply to req: {"id": its id (null when it had none), "ok": ok}. */
+json_t *agent_reply(const json_t *req, bool ok);
+/* A refusal: ok false, cause and the message. */
+json_t *agent_refuse(const json_t *req, const char *cause, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* The strings of array arr into *out (NULL-terminated, *n of them;
+ * freed by the caller also after a refusal).  NULL, or the refusal
+ * naming what. */
+json_t *agent_strv(const json_t *req, const json_t *arr, const char *what,
+    char ***out, size_t *n);
+/* One line out; a failed write (the client has gone) ends the agent. */
+void agent_send(struct agent *a, json_t *msg);
+/* A request's op, or NULL. */
+const char *agent_op(const json_t *req);
+/* Handle one request (op dispatch): its reply sent. */
+void agent_handle(struct agent *a, json_t *req);
+/* Whether a wait should end before it begins: a request is buffered
+ * already, or a signal came. */
+bool agent_interrupted(const struct agent *a);
+
+/* agent_server.c: the ops on the server; each returns its reply (new
+ * reference).  open may read the request that ended its gate (release,
+ * cancel) and answer it too. */
+json_t *agent_start(struct agent *a, const json_t *req);
+json_t *agent_open(struct agent *a, const json_t *req);
+json_t *agent_close(struct agent *a, const json_t *req);
+json_t *agent_stop(struct agent *a, const json_t *req);
+/* The server and its whole tree ended (grace_s between SIGTERM and
+ * SIGKILL), the window dropped. */
+void agent_end_server(struct agent *a, double grace_s);
+
+#endif

@@ -1,0 +1,667 @@
+/* The agent's client: ssh as a child (spawn.c, the one spawn path: its
+ * input a socket this end writes without SIGPIPE, its output a pipe, its
+ * stderr appended to a file), requests with increasing ids, replies read
+ * in order with the host's events passed on before them.  While a
+ * request waits, abort_fd sends "cancel" and release_fd "release" (each
+ * answered after it); the replies to those are read and dropped. */
+#include "remote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "legcmd.h"
+#include "rfile.h"
+#include "spawn.h"
+#include "wire.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+#define REMOTE_PINGS 5
+/* How long a request that does not wait on the server may take. */
+#define REMOTE_CALL_S 60.0
+/* How long ssh may linger once the agent's input is closed: the agent
+ * ends its server within 2 s, then exits. */
+#define REMOTE_LINGER_S 5.0
+
+struct remote {
+	char *host;
+	char *cmdline;
+	char *stderr_path;
+	off_t err_from;        /* where this connection's stderr begins */
+	pid_t ssh_pid;
+	bool reaped;
+	int status;
+	int to;                /* the agent's input (a socket) */
+	struct wire_in from;   /* its output */
+	long long next_id;
+	unsigned long requests, taken;
+	json_t *hello;
+	double rtt[REMOTE_PINGS];
+	int nrtt;
+	bool lost;
+	char why[1536];
+};
+
+const json_t *remote_hello(const struct remote *rm) { return rm->hello; }
+const char *remote_host(const struct remote *rm) { return rm->host; }
+pid_t remote_ssh_pid(const struct remote *rm) { return rm->ssh_pid; }
+const char *remote_cmdline(const struct remote *rm) { return rm->cmdline; }
+
+unsigned long
+remote_requests_take(struct remote *rm)
+{
+	unsigned long n = rm->requests - rm->taken;
+
+	rm->taken = rm->requests;
+	return n;
+}
+const char *remote_lost_why(const struct remote *rm) { return rm->why; }
+
+/* What this connection's ssh wrote on stderr: its last lines (at most 3
+ * of the last 600 bytes), joined by " / "; "" when it wrote nothing. */
+static void
+remote_stderr_tail(const struct remote *rm, char *out, size_t len)
+{
+	char buf[601], *line, *save = NULL;
+	const char *last[3] = { NULL, NULL, NULL };
+	int fd = open(rm->stderr_path, O_RDONLY | O_CLOEXEC);
+	off_t end;
+	ssize_t n = 0;
+	size_t k = 0;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	end = lseek(fd, 0, SEEK_END);
+	if (end > rm->err_from)
+		n = pread(fd, buf, 600, end - 600 > rm->err_from ? end - 600 :
+		    rm->err_from);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(buf, "\r\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\r\n", &save)) {
+		last[0] = last[1];
+		last[1] = last[2];
+		last[2] = line;
+	}
+	for (int i = 0; i < 3; i++)
+		if (last[i] != NULL && k + 4 < len)
+			k += (size_t)snprintf(out + k, len - k, "%s%s",
+			    k > 0 ? " / " : "", last[i]);
+}
+
+/* Wait up to s seconds for ssh to exit and reap it; then end it by pid. */
+static void
+remote_reap(struct remote *rm, double s)
+{
+	double deadline = clock_now() + s;
+
+	while (!rm->reaped) {
+		pid_t w = waitpid(rm->ssh_pid, &rm->status, WNOHANG);
+
+		if (w == rm->ssh_pid || (w < 0 && errno == ECHILD)) {
+			rm->reaped = true;
+			break;
+		}
+		if (clock_now() >= deadline) {
+			kill(rm->ssh_pid, SIGTERM);
+			if (!clock_nap(-1, 200) &&
+			    waitpid(rm->ssh_pid, &rm->status, WNOHANG) == 0) {
+				kill(rm->ssh_pid, SIGKILL);
+				(void)waitpid(rm->ssh_pid, &rm->status, 0);
+			}
+			rm->reaped = true;
+			break;
+		}
+		clock_nap(-1, 10);
+	}
+}
+
+/* How ssh ended, for a message. */
+static void
+remote_status(const struct remote *rm, char *out, size_t len)
+{
+	if (WIFEXITED(rm->status))
+		snprintf(out, len, "ssh exited %d", WEXITSTATUS(rm->status));
+	else if (WIFSIGNALED(rm->status))
+		snprintf(out, len, "ssh (pid %d) was killed by signal %d (%s)",
+		    (int)rm->ssh_pid, WTERMSIG(rm->status),
+		    strsignal(WTERMSIG(rm->status)));
+	else
+		snprintf(out, len, "ssh ended (wait status %d)", rm->status);
+}
+
+/* The connection is lost for good: why (after "HOST: "), then ssh's own
+ * words and how it ended; ssh is ended and reaped. */
+static void
+remote_fail(struct remote *rm, const char *fmt, ...)
+{
+	char what[768], tail[640], st[160];
+	va_list ap;
+
+	if (rm->lost)
+		return;
+	rm->lost = true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (rm->to >= 0)
+		close(rm->to);
+	rm->to = -1;
+	remote_reap(rm, 1.0);
+	remote_stderr_tail(rm, tail, sizeof tail);
+	remote_status(rm, st, sizeof st);
+	snprintf(rm->why, sizeof rm->why, "%.200s: %.600s; %.150s%s%.500s",
+	    rm->host, what, st, tail[0] ? "; it said: " : "", tail);
+}
+
+bool
+remote_lost(struct remote *rm, bool look)
+{
+	struct pollfd p = { .fd = rm->from.fd, .events = POLLIN };
+	char err[512];
+	json_t *m = NULL;
+
+	if (rm->lost || !look)
+		return rm->lost;
+	if (!wire_pending(&rm->from) && poll(&p, 1, 0) <= 0)
+		return false;
+	switch (wire_read(&rm->from, 0, -1, &m, err, sizeof err)) {
+	case WIRE_TIMEOUT:
+		break;
+	case WIRE_EOF:
+	case WIRE_IO:
+		remote_fail(rm, "the connection to the agent was lost");
+		break;
+	default:
+		remote_fail(rm, "the agent said something out of turn on its "
+		    "%s", m != NULL ? "output" : err);
+	}
+	json_decref(m);
+	return rm->lost;
+}
+
+json_t *
+remote_rtt(const struct remote *rm)
+{
+	double v[REMOTE_PINGS];
+	int n = rm->nrtt;
+
+	memcpy(v, rm->rtt, sizeof v);
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			double t = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	if (n == 0)
+		return json_pack("{s:n,s:n,s:i}", "min", "median", "n", 0);
+	return json_pack("{s:f,s:f,s:i}", "min", v[0], "median",
+	    n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, "n", n);
+}
+
+/* What the waiting side does while a request is out. */
+struct remote_wait {
+	double deadline;
+	int abort_fd, release_fd;
+	remote_event_fn fn;
+	void *arg;
+	int extra;             /* cancel and release sent: replies to drop */
+	bool give_up;          /* abort_fd loses the connection (no cancel:
+	                        * nothing is under way there yet) */
+};
+
+/* Send {"op": op, "id": N} with no more fields (cancel, release). */
+static void
+remote_send_bare(struct remote *rm, const char *op)
+{
+	json_t *m = json_pack("{s:s,s:I}", "op", op, "id",
+	    (json_int_t)rm->next_id++);
+
+	rm->requests++;
+	if (wire_write(rm->to, m) != 0)
+		remote_fail(rm, "the connection to the agent was lost (a write to "
+		    "ssh: %s)", strerror(errno));
+	json_decref(m);
+}
+
+/* A line from the agent that is not the reply awaited: an event (passed
+ * on), or the end of the conversation.  0 to go on reading. */
+static int
+remote_event(struct remote *rm, json_t *m, const struct remote_wait *w)
+{
+	json_t *ev = json_object_get(m, "event");
+
+	if (!json_is_object(ev)) {
+		remote_fail(rm, "the agent's line %lu is not a reply or an event",
+		    rm->from.line);
+		return -1;
+	}
+	json_object_set_new(ev, "host", json_string(rm->host));
+	if (w->fn != NULL)
+		w->fn(ev, w->arg);
+	return 0;
+}
+
+/* Wait for poll-worthy input: the agent's output, and the abort and
+ * release fds until each has been acted on.  0 when the output is
+ * readable, 1 to look again, -1 when the time ran out. */
+static int
+remote_poll(struct remote *rm, struct remote_wait *w)
+{
+	struct pollfd p[3] = { { .fd = rm->from.fd, .events = POLLIN },
+		{ .fd = w->abort_fd, .events = POLLIN },
+		{ .fd = w->release_fd, .events = POLLIN } };
+	double left = w->deadline - clock_now();
+
+	if (wire_pending(&rm->from))
+		return 0;
+	if (left <= 0)
+		return -1;
+	if (poll(p, 3, (int)(left * 1000.0) + 1) <= 0)
+		return 1;
+	if (w->abort_fd >= 0 && p[1].revents != 0 && w->give_up) {
+		remote_fail(rm, "the connection was given up (the round was "
+		    "aborted)");
+		return 1;
+	}
+	if (w->abort_fd >= 0 && p[1].revents != 0) {
+		remote_send_bare(rm, "cancel");
+		w->extra++;
+		w->abort_fd = -1;
+	}
+	if (w->release_fd >= 0 && p[2].revents != 0) {
+		remote_send_bare(rm, "release");
+		w->extra++;
+		w->release_fd = -1;
+	}
+	return p[0].revents != 0 ? 0 : 1;
+}
+
+/* Read up to the reply to id (events passed on on the way).  The reply,
+ * or NULL when the connection was lost (its why set). */
+static json_t *
+remote_await(struct remote *rm, long long id, const char *op,
+    struct remote_wait *w)
+{
+	char err[640];
+
+	while (!rm->lost) {
+		json_t *m = NULL, *rid;
+		int r = remote_poll(rm, w);
+
+		if (r < 0) {
+			remote_fail(rm, "no reply to %s from the agent in time",
+			    op);
+			break;
+		}
+		if (r > 0 || rm->lost)
+			continue;
+		switch (wire_read(&rm->from, 0, -1, &m, err, sizeof err)) {
+		case WIRE_MSG:
+			break;
+		case WIRE_TIMEOUT:
+			continue;
+		case WIRE_BAD:
+			remote_fail(rm, "the agent's %s", err);
+			continue;
+		default:
+			remote_fail(rm, "the connection to the agent was lost "
+			    "while it answered %s", op);
+			continue;
+		}
+		rid = json_object_get(m, "id");
+		if (rid == NULL) {
+			(void)remote_event(rm, m, w);
+			json_decref(m);
+			continue;
+		}
+		if (json_is_integer(rid) && json_integer_value(rid) == id)
+			return m;
+		remote_fail(rm, "the agent's line %lu answers request %s while "
+		    "%s (request %lld) waited", rm->from.line, json_is_integer(rid) ?
+		    "another" : "none", op, id);
+		json_decref(m);
+	}
+	return NULL;
+}
+
+/* Send req (its reference taken) with the next id and wait for its
+ * reply; then drop the replies to a cancel or release sent meanwhile.
+ * The reply, or NULL with the connection lost. */
+static json_t *
+remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
+{
+	long long id = rm->next_id++;
+	const char *op = json_string_value(json_object_get(req, "op"));
+	char opname[32];
+	json_t *reply;
+
+	snprintf(opname, sizeof opname, "%s", op != NULL ? op : "?");
+	json_object_set_new(req, "id", json_integer((json_int_t)id));
+	rm->requests++;
+	if (!rm->lost && wire_write(rm->to, req) != 0)
+		remote_fail(rm, "the connection to the agent was lost (a write to "
+		    "ssh: %s)", strerror(errno));
+	json_decref(req);
+	if (rm->lost)
+		return NULL;
+	reply = remote_await(rm, id, opname, w);
+	for (long long k = 1; reply != NULL && w->extra > 0; k++, w->extra--) {
+		json_t *x = remote_await(rm, id + k, opname, w);
+
+		if (x == NULL) {
+			json_decref(reply);
+			return NULL;
+		}
+		json_decref(x);
+	}
+	return reply;
+}
+
+/* A call that does not wait on the server or the gate. */
+static json_t *
+remote_call_plain(struct remote *rm, json_t *req, double timeout_s)
+{
+	struct remote_wait w = { .deadline = clock_now() + timeout_s,
+		.abort_fd = -1, .release_fd = -1 };
+
+	return remote_call(rm, req, &w);
+}
+
+/* A reply that says no: "HOST: the agent's message" into err. */
+static bool
+remote_refused(const struct remote *rm, const json_t *reply, char *err,
+    size_t errlen)
+{
+	const char *e = json_string_value(json_object_get(reply, "error"));
+
+	if (json_is_true(json_object_get(reply, "ok")))
+		return false;
+	snprintf(err, errlen, "%s: %s", rm->host, e != NULL ? e :
+	    "the agent refused without saying why");
+	return true;
+}
+
+/* ssh PREFIX HOST 'AGENT --dir DIR' started, its input and output ours.
+ * 0, or -1 with err. */
+static int
+remote_spawn(struct remote *rm, const struct remote_params *p, char *err,
+    size_t errlen)
+{
+	size_t ns = 0, na = 0, k = 0;
+	char **argv, **far, serr[512];
+	int in[2], out[2], efd;
+
+	while (p->ssh[ns] != NULL)
+		ns++;
+	while (p->agent[na] != NULL)
+		na++;
+	far = xcalloc(na + 3, sizeof *far);
+	memcpy(far, p->agent, na * sizeof *far);
+	far[na] = "--dir";
+	far[na + 1] = (char *)p->dir;
+	argv = xcalloc(ns + 3, sizeof *argv);
+	memcpy(argv, p->ssh, ns * sizeof *argv);
+	k = ns;
+	argv[k++] = (char *)p->host;
+	/* The one line the far user's shell reads: each word quoted. */
+	argv[k++] = legcmd_argv_line(far);
+	rm->cmdline = legcmd_argv_line(argv);
+	free(far);
+	if ((efd = rfile_open(p->stderr_path, O_WRONLY | O_CREAT | O_APPEND,
+	    0644)) < 0) {
+		snprintf(err, errlen, "%s: cannot open %s: %s", p->host,
+		    p->stderr_path, rfile_strerror(errno));
+		free(argv[ns + 1]);
+		free(argv);
+		return -1;
+	}
+	rm->err_from = lseek(efd, 0, SEEK_END);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
+	    pipe2(out, O_CLOEXEC) != 0)
+		xalloc_die(0);
+	{
+		struct spawn_req rq = { .path = p->ssh_path, .argv = argv,
+			.envp = environ, .in_fd = in[1], .out_fd = out[1],
+			.err_fd = efd, .cgroup_procs_fd = -1 };
+
+		rm->ssh_pid = spawn_run(&rq, NULL, serr, sizeof serr);
+	}
+	close(in[1]);
+	close(out[1]);
+	close(efd);
+	free(argv[ns + 1]);
+	free(argv);
+	rm->to = in[0];
+	wire_in_init(&rm->from, out[0]);
+	if (rm->ssh_pid < 0) {
+		snprintf(err, errlen, "%s: cannot start %s: %s", p->host,
+		    p->ssh_path, serr);
+		rm->reaped = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The handshake failed at ssh or the far shell: say which, in ssh's and
+ * the shell's own words, with the command line. */
+static void
+remote_connect_failed(struct remote *rm, char *err, size_t errlen)
+{
+	char tail[640], st[160];
+	int code = WIFEXITED(rm->status) ? WEXITSTATUS(rm->status) : -1;
+
+	remote_stderr_tail(rm, tail, sizeof tail);
+	remote_status(rm, st, sizeof st);
+	if (code == 127 || code == 126)
+		snprintf(err, errlen, "%s: benchtui is %s on that host (the far "
+		    "shell said: %s): install benchtui %s there (make install, "
+		    "or copy the benchtui binary into a folder on the PATH a "
+		    "non-interactive ssh command gets), or set the round's "
+		    "\"agent\" to its path there, e.g. [\"/usr/local/bin/"
+		    "benchtui\", \"agent\"] (%s; the command: %s)", rm->host,
+		    code == 127 ? "not installed, or not on the PATH," :
+		    "not executable", tail[0] ? tail : "nothing", wire_version(),
+		    st, rm->cmdline);
+	else
+		snprintf(err, errlen, "%s: %s (%s; the command: %s)", rm->host,
+		    tail[0] ? tail : "the agent ended before it answered", st,
+		    rm->cmdline);
+}
+
+/* hello: the version, the window's counters, the gate's settings. */
+static json_t *
+remote_hello_req(const struct remote_params *p)
+{
+	json_t *req = json_pack("{s:s,s:s}", "op", "hello", "version",
+	    wire_version()), *c = json_array();
+
+	for (size_t i = 0; p->counters != NULL && p->counters[i] != NULL; i++)
+		json_array_append_new(c, json_string(p->counters[i]));
+	json_object_set_new(req, "counters", c);
+	json_object_set_new(req, "quiet", p->quiet == NULL ? json_false() :
+	    json_pack("{s:f,s:i,s:f}", "max_foreign_cores",
+	    p->quiet->max_foreign_cores, "window_ms", p->quiet->window_ms,
+	    "timeout_s", p->quiet->timeout_s));
+	return req;
+}
+
+struct remote *
+remote_connect(const struct remote_params *p, char *err, size_t errlen)
+{
+	struct remote *rm = xcalloc(1, sizeof *rm);
+	struct remote_wait w = { .deadline = clock_now() + p->timeout_s,
+		.abort_fd = p->abort_fd, .release_fd = -1, .give_up = true };
+	json_t *reply;
+
+	rm->host = xstrdup(p->host);
+	rm->stderr_path = xstrdup(p->stderr_path);
+	rm->to = -1;
+	rm->next_id = 1;
+	if (remote_spawn(rm, p, err, errlen) != 0)
+		goto fail;
+	reply = remote_call(rm, remote_hello_req(p), &w);
+	if (reply == NULL && p->abort_fd >= 0 && clock_nap(p->abort_fd, 0)) {
+		snprintf(err, errlen, "%s: the connection was given up (the "
+		    "round was aborted)", rm->host);
+		goto fail;
+	}
+	if (reply == NULL) {
+		remote_connect_failed(rm, err, errlen);
+		goto fail;
+	}
+	if (remote_refused(rm, reply, err, errlen)) {
+		json_decref(reply);
+		goto fail;
+	}
+	rm->hello = reply;
+	for (int i = 0; i < REMOTE_PINGS; i++) {
+		double t0 = clock_now();
+
+		json_decref(remote_call_plain(rm, json_pack("{s:s}", "op",
+		    "ping"), REMOTE_CALL_S));
+		if (rm->lost) {
+			snprintf(err, errlen, "%s", rm->why);
+			goto fail;
+		}
+		rm->rtt[rm->nrtt++] = (clock_now() - t0) * 1e3;
+	}
+	return rm;
+fail:
+	remote_disconnect(rm);
+	return NULL;
+}
+
+json_t *
+remote_bins(struct remote *rm, const json_t *programs, char *err,
+    size_t errlen)
+{
+	json_t *req = json_pack("{s:s,s:O}", "op", "bins", "programs",
+	    programs);
+	json_t *reply = remote_call_plain(rm, req, 10 * REMOTE_CALL_S), *b;
+
+	if (reply == NULL) {
+		snprintf(err, errlen, "%s", rm->why);
+		return NULL;
+	}
+	b = json_incref(json_object_get(reply, "bins"));
+	json_decref(reply);
+	return b != NULL ? b : json_object();
+}
+
+/* The agent's start causes, as the static strings server.h names. */
+static const char *remote_cause(const json_t *reply);
+
+/* A server request's reply, or NULL with err (and *cause, when not
+ * NULL): "lost", or the agent's refusal and its cause. */
+static json_t *
+remote_server_reply(struct remote *rm, json_t *reply, const char **cause,
+    char *err, size_t errlen)
+{
+	if (reply == NULL) {
+		if (cause != NULL)
+			*cause = "lost";
+		snprintf(err, errlen, "%s", rm->why);
+		return NULL;
+	}
+	if (remote_refused(rm, reply, err, errlen)) {
+		if (cause != NULL)
+			*cause = remote_cause(reply);
+		json_decref(reply);
+		return NULL;
+	}
+	return reply;
+}
+
+/* The agent's start causes, as the static strings server.h names. */
+static const char *
+remote_cause(const json_t *reply)
+{
+	static const char *const known[] = { "port_taken", "died",
+	    "ready_timeout", "aborted", "failed", "busy", NULL };
+	const char *c = json_string_value(json_object_get(reply, "cause"));
+
+	for (size_t i = 0; c != NULL && known[i] != NULL; i++)
+		if (strcmp(c, known[i]) == 0)
+			return known[i];
+	return "failed";
+}
+
+json_t *
+remote_start(struct remote *rm, const struct remote_start *p,
+    const char **cause, char *err, size_t errlen)
+{
+	struct remote_wait w = { .deadline = clock_now() + p->ready_timeout_s +
+	    REMOTE_CALL_S, .abort_fd = p->abort_fd, .release_fd = -1 };
+	json_t *req = json_pack("{s:s,s:s,s:o,s:o,s:s?,s:i,s:f,s:s}", "op",
+	    "start", "cell", p->cell, "argv", legcmd_argv_json(p->argv),
+	    "env", p->env != NULL ? json_deep_copy(p->env) : json_object(),
+	    "cpus", p->cpus, "tcp_port", p->tcp_port, "ready_timeout_s",
+	    p->ready_timeout_s, "log", p->log);
+
+	return remote_server_reply(rm, remote_call(rm, req, &w), cause, err,
+	    errlen);
+}
+
+json_t *
+remote_open(struct remote *rm, bool gate, int abort_fd, int release_fd,
+    remote_event_fn fn, void *arg, char *err, size_t errlen)
+{
+	const json_t *q = json_object_get(rm->hello, "quiet");
+	double hold = json_is_object(q) ? json_number_value(json_object_get(q,
+	    "timeout_s")) : 0;
+	struct remote_wait w = { .deadline = clock_now() + (gate ? hold : 0) +
+	    REMOTE_CALL_S, .abort_fd = abort_fd, .release_fd = release_fd,
+	    .fn = fn, .arg = arg };
+
+	return remote_server_reply(rm, remote_call(rm, json_pack("{s:s,s:b}",
+	    "op", "open", "gate", gate), &w), NULL, err, errlen);
+}
+
+json_t *
+remote_close_window(struct remote *rm, char *err, size_t errlen)
+{
+	return remote_server_reply(rm, remote_call_plain(rm,
+	    json_pack("{s:s}", "op", "close"), REMOTE_CALL_S), NULL, err,
+	    errlen);
+}
+
+json_t *
+remote_stop(struct remote *rm, char *err, size_t errlen)
+{
+	return remote_server_reply(rm, remote_call_plain(rm,
+	    json_pack("{s:s}", "op", "stop"), REMOTE_CALL_S), NULL, err,
+	    errlen);
+}
+
+void
+remote_disconnect(struct remote *rm)
+{
+	if (rm == NULL)
+		return;
+	if (rm->to >= 0)
+		close(rm->to);
+	if (rm->ssh_pid > 0)
+		remote_reap(rm, REMOTE_LINGER_S);
+	wire_in_free(&rm->from);
+	if (rm->from.fd > 0)
+		close(rm->from.fd);
+	json_decref(rm->hello);
+	free(rm->host);
+	free(rm->cmdline);
+	free(rm->stderr_path);
+	free(rm);
+}

@@ -1,0 +1,113 @@
+/* The client of a remote server's agent (benchtui(1) REMOTE HOSTS).
+ *
+ * ssh is started with the round's argv prefix, the host as one argument
+ * (no shell on this machine ever reads it) and the agent's command line
+ * as the far shell reads it; then each request gets one reply (wire.h),
+ * with the host's events (its quiet gate) passed on before it.  A server
+ * on another host goes through the same steps as a local one (server.h,
+ * srvmeter.h): start and wait until ready, open and close a window
+ * around each leg, stop.  One server at a time per connection.
+ *
+ * Anything that ends the conversation (ssh's exit, a line that is not a
+ * message, no reply in time) makes the connection lost for good:
+ * remote_lost says so and why, naming the host, and ssh is ended. */
+#ifndef BENCHTUI_REMOTE_H
+#define BENCHTUI_REMOTE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "quiet.h"
+
+struct remote;
+
+struct remote_params {
+	const char *host;         /* as the round file spells it */
+	const char *ssh_path;     /* ssh[0] resolved */
+	char *const *ssh;         /* the argv prefix, ssh[0] first */
+	char *const *agent;       /* the far command, before --dir DIR */
+	const char *dir;          /* the agent's folder there */
+	char *const *counters;    /* the window's events */
+	const struct quiet_params *quiet; /* the host's gate, or NULL: off */
+	const char *stderr_path;  /* ssh's stderr (and the far side's),
+	                           * appended */
+	int abort_fd;             /* readable: give up waiting */
+	double timeout_s;         /* for the handshake */
+};
+
+/* Start ssh, say hello (the version handshake), measure the round trip.
+ * NULL with err when it failed: ssh's own words and the command line that
+ * failed; the far shell not finding benchtui (exit 127) is said so, with
+ * how to install it; a refusal is the agent's words (another version
+ * names both).  Nothing of it is left running then. */
+struct remote *remote_connect(const struct remote_params *p, char *err,
+    size_t errlen);
+
+/* The hello reply: version, pid, dir, host (the facts), quiet. */
+const json_t *remote_hello(const struct remote *rm);
+const char *remote_host(const struct remote *rm);
+pid_t remote_ssh_pid(const struct remote *rm);
+/* The command line started, quoted as a shell reads it (people only). */
+const char *remote_cmdline(const struct remote *rm);
+/* The handshake's round trips: {"min", "median", "n"} in ms (new). */
+json_t *remote_rtt(const struct remote *rm);
+/* Requests sent since the last call (the first: since the start),
+ * cancel and release included. */
+unsigned long remote_requests_take(struct remote *rm);
+
+/* Whether the connection is lost.  With look, a poll that does not wait
+ * first: nothing is due from the agent between requests, so anything on
+ * its output then (its end, or a stray line) loses it. */
+bool remote_lost(struct remote *rm, bool look);
+/* Why: "HOST: ..." with ssh's status and words. */
+const char *remote_lost_why(const struct remote *rm);
+
+/* The agent's host events ("quiet", "warning"), "host" set; borrowed. */
+typedef void (*remote_event_fn)(json_t *ev, void *arg);
+
+/* {path: sha256 or null} of each program as the agent resolves it.
+ * NULL with err when the connection was lost. */
+json_t *remote_bins(struct remote *rm, const json_t *programs, char *err,
+    size_t errlen);
+
+struct remote_start {
+	const char *cell;
+	char *const *argv;
+	const json_t *env;        /* {K: V} over the agent's environment */
+	const char *cpus;         /* or NULL */
+	int tcp_port;
+	double ready_timeout_s;
+	const char *log;          /* a file name in the agent's folder */
+	int abort_fd;
+};
+
+/* Start a server there and wait until ready.  Its start reply (new):
+ * pid, exec, sha256, log, warnings; or NULL with err and *cause: the
+ * agent's (port_taken, died, ready_timeout, aborted, failed, busy) or
+ * "lost". */
+json_t *remote_start(struct remote *rm, const struct remote_start *p,
+    const char **cause, char *err, size_t errlen);
+
+/* Open the server's window: with gate, the host's quiet gate first (its
+ * events through fn), release_fd letting it go, abort_fd giving up.  The
+ * reply (new): gate ("quiet", "timeout", "released", "off"), foreign,
+ * alive, death; or NULL with err (lost, or aborted: not lost). */
+json_t *remote_open(struct remote *rm, bool gate, int abort_fd,
+    int release_fd, remote_event_fn fn, void *arg, char *err,
+    size_t errlen);
+
+/* Close the window: server (the tree's block, as srvmeter_end gives),
+ * foreign, alive, death; or NULL with err (lost). */
+json_t *remote_close_window(struct remote *rm, char *err, size_t errlen);
+
+/* Stop the server by pid and its tree: state ("stopped", "died"), pid,
+ * death; or NULL with err (lost). */
+json_t *remote_stop(struct remote *rm, char *err, size_t errlen);
+
+/* Close the agent's input (it ends what runs and exits), wait for ssh,
+ * end it by pid when it lingers; free rm. */
+void remote_disconnect(struct remote *rm);
+
+#endif

@@ -1,0 +1,194 @@
+/* The round driver, the quiet gate before a leg: the wait (quiet.c), how
+ * it ended (quiet, waived, timeout, budget), the operator's g and G, and
+ * the warning when the round's budget of waiting is spent. */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "quiet.h"
+#include "round_int.h"
+#include "xalloc.h"
+
+static void
+round_gate_emit(json_t *ev, void *arg)
+{
+	round_emit(((struct run *)arg)->r, ev);
+}
+
+bool
+round_gate_keys(struct run *u)
+{
+	char buf[64];
+	ssize_t n;
+	bool all = false, any = false;
+
+	while ((n = read(u->r->gate_pipe[0], buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			any = true;
+			all |= buf[i] == 'G';
+		}
+	if (all && !u->gate_released_all) {
+		json_t *ev = event_new("gate");
+
+		u->gate_released_all = true;
+		if (u->quiet != NULL)
+			quiet_release_all(u->quiet);
+		json_object_set_new(ev, "kind", json_string("release"));
+		json_object_set_new(ev, "scope", json_string("round"));
+		round_emit_new(u, ev);
+	}
+	return any;
+}
+
+/* The budget is spent: said once, in the log (a gate event and a warning
+ * the console and the report show). */
+static void
+round_gate_budget_spent(struct run *u, const char *leg)
+{
+	const struct spec_quiet *q = &u->r->spec->quiet;
+	json_t *ev;
+
+	if (u->gate_budget_warned)
+		return;
+	u->gate_budget_warned = true;
+	ev = event_new("gate");
+	json_object_set_new(ev, "kind", json_string("budget"));
+	json_object_set_new(ev, "budget_s", json_real(q->budget_s));
+	json_object_set_new(ev, "spent_s", json_real(quiet_spent(u->quiet)));
+	round_emit_new(u, ev);
+	round_warn(u, "the quiet gate has waited its whole budget (budget_s "
+	    "%g s) by leg %s: the rest of the round runs without waiting for "
+	    "a quiet box; legs that run on a busy one are marked gate "
+	    "\"budget\" and counted in the report", q->budget_s, leg);
+}
+
+/* Before the round's first leg (of this session): the box's load over
+ * the last seconds, logged, and when it is already busier than
+ * max_foreign_cores, one warning that names the load and the busiest
+ * foreign processes.  The time it held the round is the first leg's wait
+ * (*waited), spent of the budget like any.  0, or -1 when aborted
+ * meanwhile. */
+static int
+round_gate_startup(struct run *u, double *waited)
+{
+	struct quiet_startup st;
+	json_t *ev;
+
+	u->gate_started = true;
+	if (quiet_startup(u->quiet, u->r->abort_pipe[0], &st) != 0)
+		return -1;
+	*waited = st.waited_s;
+	ev = quiet_startup_event(u->quiet, &st);
+	round_emit(u->r, ev);
+	if (st.busy)
+		round_warn(u, "%s; the gate holds each leg until the box is "
+		    "quiet, for at most budget_s (%g s) in all", json_string_value(
+		    json_object_get(ev, "msg")), u->r->spec->quiet.budget_s);
+	json_decref(ev);
+	return 0;
+}
+
+/* The probe's "auto" rule: a leg is probed unless every leg of its cell
+ * and arm before it used less than a quarter of a core over its wall.
+ * One that computes is slowed about as much as its cpu is; one that
+ * mostly waits (on I/O, a server, a sleep) is not, and is not probed.
+ * Before the first leg of a cell and arm nothing is known and the probe
+ * runs.  A quarter, and once is enough: on a busy box a leg that computes
+ * may get a third of its cpu, and its cpu/wall reads low. */
+#define ROUND_GATE_CPU_BOUND 0.25
+
+void
+round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
+    const struct leg_result *res)
+{
+	const struct spec *s = u->r->spec;
+	double cpu = (double)res->ru.ru_utime.tv_sec +
+	    (double)res->ru.ru_utime.tv_usec / 1e6 +
+	    (double)res->ru.ru_stime.tv_sec +
+	    (double)res->ru.ru_stime.tv_usec / 1e6;
+
+	if (u->quiet == NULL || s->quiet.probe != SPEC_PROBE_AUTO ||
+	    res->aborted || !(res->wall > 0))
+		return;
+	if (u->gate_bound == NULL)
+		u->gate_bound = xcalloc(s->ncells * s->narms, 1);
+	if (u->gate_bound[pl->cell * s->narms + pl->arm] != 1)
+		u->gate_bound[pl->cell * s->narms + pl->arm] =
+		    cpu >= ROUND_GATE_CPU_BOUND * res->wall ? 1 : 2;
+}
+
+static bool
+round_gate_probes(const struct run *u, const struct plan_leg *pl)
+{
+	const struct spec *s = u->r->spec;
+
+	if (s->quiet.probe == SPEC_PROBE_OFF)
+		return false;
+	if (s->quiet.probe == SPEC_PROBE_ON || u->gate_bound == NULL)
+		return true;
+	return u->gate_bound[pl->cell * s->narms + pl->arm] != 2;
+}
+
+int
+round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
+    struct round_gate_rec *g)
+{
+	const struct spec *s = u->r->spec;
+	struct quiet_seen seen;
+	enum quiet_result res;
+	double looked = 0;
+	bool key;
+
+	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF, .probe = NAN,
+	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
+	if (u->quiet == NULL)
+		return 0;
+	if (!u->gate_started && round_gate_startup(u, &looked) != 0)
+		return -1;
+	/* A g pressed while no leg was held is not kept for this one; a G
+	 * is. */
+	(void)round_gate_keys(u);
+	quiet_probe_next(u->quiet, round_gate_probes(u, pl));
+	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
+	    round_gate_emit, u, &seen);
+	g->wait_s = looked + seen.waited_s;
+	g->probe = seen.probe;
+	g->probe_us = seen.probe_us;
+	switch (res) {
+	case QUIET_ABORTED:
+		return -1;
+	case QUIET_OK:
+		g->how = ROUND_GATE_QUIET;
+		break;
+	case QUIET_RELEASED:
+		key = round_gate_keys(u);
+		g->how = ROUND_GATE_WAIVED;
+		if (key && !u->gate_released_all) {
+			json_t *ev = event_new("gate");
+
+			json_object_set_new(ev, "kind", json_string("release"));
+			json_object_set_new(ev, "scope", json_string("leg"));
+			json_object_set_new(ev, "leg", json_string(leg));
+			round_emit_new(u, ev);
+		}
+		break;
+	case QUIET_BUDGET:
+		g->how = ROUND_GATE_BUDGET;
+		round_gate_budget_spent(u, leg);
+		break;
+	case QUIET_TIMEOUT:
+		if (s->quiet.abort_on_timeout) {
+			snprintf(u->err, sizeof u->err, "the machine did not "
+			    "become quiet (%.2f foreign cores, threshold %.2f) "
+			    "within %g s before %s; the round stopped, "
+			    "resume continues it", seen.foreign,
+			    quiet_threshold(u->quiet), s->quiet.timeout_s, leg);
+			round_abort_internal(u->r, "quiet gate timed out");
+			return -1;
+		}
+		g->how = ROUND_GATE_TIMEOUT;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,259 @@
+/* The round driver, the servers' hosts: one agent per host the cells'
+ * servers name (server.host), connected through ssh before the first leg
+ * and kept for the round; their facts, binaries and gate settings for
+ * environment.json's hosts; a connection that drops stops the round
+ * resumably, naming the host. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "legcmd.h"
+#include "remote.h"
+#include "round_int.h"
+#include "xalloc.h"
+
+/* How long ssh and the handshake may take before a host counts as
+ * unreachable. */
+#define ROUND_REMOTE_CONNECT_S 60.0
+
+struct round_host {
+	const struct spec_server *sv;  /* the first cell's that names it */
+	struct remote *rm;
+	json_t *cells;                 /* the cells it serves */
+	json_t *bins;                  /* from its agent */
+	char err[1536];                /* why it could not be reached */
+};
+
+/* The hosts the cells' servers name, each once, in the cells' order. */
+static void
+round_remote_list(struct run *u)
+{
+	const struct spec *s = u->r->spec;
+
+	for (size_t c = 0; c < s->ncells; c++) {
+		const struct spec_server *sv = s->cells[c].server;
+		struct round_host *h = NULL;
+
+		if (!spec_server_remote(sv))
+			continue;
+		for (size_t i = 0; i < u->nhosts && h == NULL; i++)
+			if (strcmp(u->hosts[i].sv->host, sv->host) == 0)
+				h = &u->hosts[i];
+		if (h == NULL) {
+			u->hosts = xreallocarray(u->hosts, u->nhosts + 1,
+			    sizeof *u->hosts);
+			h = &u->hosts[u->nhosts++];
+			memset(h, 0, sizeof *h);
+			h->sv = sv;
+			h->cells = json_array();
+		}
+		json_array_append_new(h->cells, json_string(s->cells[c].name));
+	}
+}
+
+/* ssh's stderr for host: DIR/servers/ssh-HOST.log, the host's odd
+ * characters as '_'. */
+static char *
+round_remote_stderr(const struct run *u, const char *host)
+{
+	char *p = xasprintf("%s/servers/ssh-%s.log", u->r->dir, host);
+
+	for (char *c = p + strlen(u->r->dir) + strlen("/servers/ssh-");
+	    *c != '\0' && strcmp(c, ".log") != 0; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+			*c = '_';
+	return p;
+}
+
+/* The programs a host's servers run, as legcmd builds them (each arm's
+ * for a server per leg), for its agent to hash. */
+static json_t *
+round_remote_programs(const struct run *u, const char *host)
+{
+	const struct spec *s = u->r->spec;
+	json_t *progs = json_array();
+
+	for (size_t c = 0; c < s->ncells; c++) {
+		const struct spec_cell *cell = &s->cells[c];
+		bool per_leg = spec_server_per_leg(s, cell);
+
+		if (!spec_server_remote(cell->server) ||
+		    strcmp(cell->server->host, host) != 0)
+			continue;
+		for (size_t a = 0; a < (per_leg ? s->narms : 1); a++) {
+			struct legcmd lc;
+			char e[640];
+
+			if (legcmd_server(s, c, per_leg ? (int)a : -1, per_leg ?
+			    1 : 0, u->r->dir, &lc, e, sizeof e) == 0)
+				json_array_append_new(progs,
+				    json_string(lc.argv[0]));
+			legcmd_finish(&lc);
+		}
+	}
+	return progs;
+}
+
+/* Connect to one host: ssh, hello, its binaries. */
+static int
+round_remote_connect_one(struct run *u, struct round_host *h,
+    const char *ssh_path)
+{
+	const struct spec *s = u->r->spec;
+	struct quiet_params qp = { .max_foreign_cores =
+	    s->quiet.max_foreign_cores, .window_ms = s->quiet.window_ms,
+	    .timeout_s = s->quiet.timeout_s };
+	char *stderr_path = round_remote_stderr(u, h->sv->host);
+	struct remote_params p = { .host = h->sv->host, .ssh_path = ssh_path,
+		.ssh = s->ssh, .agent = s->agent, .dir = h->sv->dir,
+		.counters = s->counters, .quiet = s->quiet.enabled ? &qp : NULL,
+		.stderr_path = stderr_path, .abort_fd = u->r->abort_pipe[0],
+		.timeout_s = ROUND_REMOTE_CONNECT_S };
+	json_t *progs;
+
+	h->rm = remote_connect(&p, h->err, sizeof h->err);
+	free(stderr_path);
+	if (h->rm == NULL)
+		return -1;
+	progs = round_remote_programs(u, h->sv->host);
+	h->bins = remote_bins(h->rm, progs, h->err, sizeof h->err);
+	json_decref(progs);
+	/* A leg's count of requests starts after the handshake. */
+	(void)remote_requests_take(h->rm);
+	return h->bins != NULL ? 0 : -1;
+}
+
+int
+round_remote_connect(struct run *u)
+{
+	const struct spec *s = u->r->spec;
+	char *ssh_path = NULL;
+	int rc = 0;
+
+	round_remote_list(u);
+	if (u->nhosts == 0)
+		return 0;
+	if ((ssh_path = spec_resolve_program(s->ssh[0], s->workdir)) == NULL) {
+		snprintf(u->err, sizeof u->err, "ssh[0]: no program \"%s\" on "
+		    "PATH to reach the servers' hosts; install openssh-client, "
+		    "or set ssh; the round stopped, resume continues it",
+		    s->ssh[0]);
+		rc = -1;
+	}
+	for (size_t i = 0; rc == 0 && i < u->nhosts; i++)
+		if (round_remote_connect_one(u, &u->hosts[i], ssh_path) != 0) {
+			snprintf(u->err, sizeof u->err, "%.900s; no leg ran: the "
+			    "round stopped, resume connects again",
+			    u->hosts[i].err);
+			rc = -1;
+		}
+	free(ssh_path);
+	if (rc != 0 && !round_aborted(u)) {
+		u->stop_logged_err = true;
+		round_abort_internal(u->r, "a server's host could not be "
+		    "reached");
+	}
+	return rc;
+}
+
+struct remote *
+round_remote_for(struct run *u, const struct spec_server *sv)
+{
+	for (size_t i = 0; spec_server_remote(sv) && i < u->nhosts; i++)
+		if (strcmp(u->hosts[i].sv->host, sv->host) == 0)
+			return u->hosts[i].rm;
+	return NULL;
+}
+
+/* One remote host's entry of hosts[]. */
+static json_t *
+round_remote_entry(const struct run *u, const struct round_host *h)
+{
+	json_t *e = json_object();
+	const json_t *hello = h->rm != NULL ? remote_hello(h->rm) : NULL;
+
+	json_object_set_new(e, "host", json_string(h->sv->host));
+	json_object_set_new(e, "role", json_string("server"));
+	json_object_set_new(e, "cells", json_incref(h->cells));
+	json_object_set_new(e, "ssh", legcmd_argv_json(u->r->spec->ssh));
+	if (hello == NULL) {
+		json_object_set_new(e, "dir", json_string(h->sv->dir));
+		json_object_set_new(e, "error", h->err[0] != '\0' ?
+		    json_string(h->err) : json_null());
+		return e;
+	}
+	json_object_set_new(e, "dir", json_incref(json_object_get(hello,
+	    "dir")));
+	json_object_set_new(e, "hostname", json_incref(json_object_get(
+	    json_object_get(hello, "host"), "hostname")));
+	json_object_set_new(e, "agent", json_pack("{s:O,s:O,s:s}", "version",
+	    json_object_get(hello, "version"), "pid", json_object_get(hello,
+	    "pid"), "command", remote_cmdline(h->rm)));
+	json_object_set_new(e, "rtt_ms", remote_rtt(h->rm));
+	json_object_set_new(e, "facts", json_incref(json_object_get(hello,
+	    "host")));
+	json_object_set_new(e, "bins", h->bins != NULL ? json_incref(h->bins) :
+	    json_object());
+	json_object_set_new(e, "quiet", json_incref(json_object_get(hello,
+	    "quiet")));
+	return e;
+}
+
+void
+round_remote_add_hosts(const struct run *u, json_t *hosts)
+{
+	for (size_t i = 0; i < u->nhosts; i++)
+		json_array_append_new(hosts, round_remote_entry(u, &u->hosts[i]));
+}
+
+void
+round_remote_lost(struct run *u, struct remote *rm, const char *during)
+{
+	if (round_aborted(u))
+		return;
+	snprintf(u->err, sizeof u->err, "%.760s, %.180s; the round stopped, "
+	    "resume reconnects", remote_lost_why(rm), during);
+	u->stop_logged_err = true;
+	round_abort_internal(u->r, "a server's host was lost");
+}
+
+void
+round_remote_watch(struct run *u, const char *leg)
+{
+	for (size_t i = 0; i < u->nhosts; i++) {
+		struct remote *rm = u->hosts[i].rm;
+		char during[200];
+
+		if (rm == NULL || !remote_lost(rm, true))
+			continue;
+		snprintf(during, sizeof during, "during leg %s", leg);
+		round_remote_lost(u, rm, during);
+	}
+}
+
+size_t
+round_remote_keep(const struct run *u, pid_t *keep, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->nhosts && n < max; i++)
+		if (u->hosts[i].rm != NULL)
+			keep[n++] = remote_ssh_pid(u->hosts[i].rm);
+	return n;
+}
+
+void
+round_remote_end(struct run *u)
+{
+	for (size_t i = 0; i < u->nhosts; i++) {
+		remote_disconnect(u->hosts[i].rm);
+		json_decref(u->hosts[i].cells);
+		json_decref(u->hosts[i].bins);
+	}
+	free(u->hosts);
+	u->hosts = NULL;
+	u->nhosts = 0;
+}

@@ -1,0 +1,130 @@
+/* spec: a cell server on another host -- server.host and server.dir, and
+ * the round's ssh (the argv prefix that reaches a host) and agent (the
+ * command ssh runs there).  Nothing here reaches a host: the round file
+ * is only read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_int.h"
+#include "template.h"
+#include "xalloc.h"
+
+static const char *const spec_remote_ssh_default[] = { "ssh", "-o",
+	"BatchMode=yes", NULL };
+static const char *const spec_remote_agent_default[] = { "benchtui", "agent",
+	NULL };
+
+static char **
+spec_remote_copy(const char *const *from, size_t *n)
+{
+	size_t k = 0;
+	char **v;
+
+	while (from[k] != NULL)
+		k++;
+	v = xcalloc(k + 1, sizeof *v);
+	for (*n = 0; *n < k; (*n)++)
+		v[*n] = xstrdup(from[*n]);
+	return v;
+}
+
+bool
+spec_server_remote(const struct spec_server *sv)
+{
+	return sv != NULL && sv->host != NULL;
+}
+
+/* A host or a folder name passed to ssh as one argument: never through a
+ * shell here, so shell metacharacters are only characters; but a leading
+ * '-' would be read by ssh as an option, and a control character (a
+ * newline) has no place in a host name or a path. */
+static int
+spec_remote_word(struct parser *p, json_t *v, const char *path, char **out)
+{
+	if (spec_want_string(p, v, path, true, out) < 0)
+		return -1;
+	if ((*out)[0] == '-')
+		return spec_perr(p, path, "\"%s\" starts with '-', which ssh "
+		    "would read as an option", *out);
+	for (const char *c = *out; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return spec_perr(p, path, "holds a control character");
+	return 0;
+}
+
+int
+spec_parse_server_host(struct parser *p, json_t *j, const char *path,
+    struct spec_server *srv)
+{
+	char sub[256];
+	json_t *v;
+
+	spec_path_join(sub, sizeof sub, path, "host");
+	if ((v = json_object_get(j, "host")) != NULL &&
+	    spec_remote_word(p, v, sub, &srv->host) < 0)
+		return -1;
+	spec_path_join(sub, sizeof sub, path, "dir");
+	if ((v = json_object_get(j, "dir")) != NULL) {
+		if (srv->host == NULL)
+			return spec_perr(p, sub, "is the agent's folder on the "
+			    "server's host: it needs server.host");
+		if (spec_remote_word(p, v, sub, &srv->dir) < 0)
+			return -1;
+	} else if (srv->host != NULL) {
+		srv->dir = xstrdup(SPEC_AGENT_DIR);
+	}
+	return 0;
+}
+
+int
+spec_parse_remote(struct parser *p, json_t *root)
+{
+	struct spec *s = p->s;
+	json_t *v;
+
+	if ((v = json_object_get(root, "ssh")) != NULL) {
+		if (spec_want_argv(p, v, "ssh", &s->ssh, &s->nssh) < 0)
+			return -1;
+	} else {
+		s->ssh = spec_remote_copy(spec_remote_ssh_default, &s->nssh);
+	}
+	if ((v = json_object_get(root, "agent")) != NULL) {
+		if (spec_want_argv(p, v, "agent", &s->agent, &s->nagent) < 0)
+			return -1;
+	} else {
+		s->agent = spec_remote_copy(spec_remote_agent_default,
+		    &s->nagent);
+	}
+	return 0;
+}
+
+/* One agent serves a host for the whole round, in one folder: two cells
+ * that name the same host name the same folder. */
+int
+spec_check_hosts(struct parser *p)
+{
+	const struct spec *s = p->s;
+
+	for (size_t i = 0; i < s->ncells; i++) {
+		const struct spec_server *a = s->cells[i].server;
+
+		if (!spec_server_remote(a))
+			continue;
+		for (size_t k = 0; k < i; k++) {
+			const struct spec_server *b = s->cells[k].server;
+			char path[64];
+
+			if (!spec_server_remote(b) ||
+			    strcmp(a->host, b->host) != 0 ||
+			    strcmp(a->dir, b->dir) == 0)
+				continue;
+			snprintf(path, sizeof path, "cells[%zu].server.dir", i);
+			return spec_perr(p, path, "\"%s\" differs from "
+			    "cells[%zu].server.dir \"%s\" on the same host %s; "
+			    "one agent serves a host, in one folder", a->dir, k,
+			    b->dir, a->host);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,165 @@
+# Shared by the remote_* e2e tests (sourced, not run), on top of
+# hygiene_lib.sh: the ssh test host.  An sshd this test starts itself on
+# 127.0.0.1 at a free port, with a throw-away host key and user key and an
+# authorized_keys for root in the test's own folder, stopped by its pid at
+# the end.  No traffic leaves the machine.  Where the machine has no sshd
+# or will not run one (not root, no mount namespace and no /run/sshd), the
+# test exits 77 saying why.
+#
+# After remote_up:
+#   $RHOST      the host string a round names ("root@127.0.0.1")
+#   $RPORT      sshd's port
+#   $RKEY       the user key
+#   ssh_json    the round's "ssh" (a JSON array): this host's key, port
+#               and known_hosts, no user config
+#   remote_round FILE [JQ]  the demo's server cell with its server on the
+#               test host, the agent this build's benchtui, written to FILE
+. "$(dirname "${BASH_SOURCE[0]}")/hygiene_lib.sh"
+need ssh ssh-keygen
+SSHD=${SSHD:-/usr/sbin/sshd}
+[ -x "$SSHD" ] || { echo "SKIP: $SSHD is not installed (apt-get install openssh-server)"; exit 77; }
+
+RHOST=root@127.0.0.1
+RDIR=$T/ssh
+SSHD_PID=
+
+remote_cleanup() {
+	[ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
+	hygiene_cleanup
+}
+trap remote_cleanup EXIT
+
+# sshd wants its privilege separation folder, /run/sshd.  In a mount
+# namespace of its own a tmpfs over /run gives it one and leaves the
+# machine's /run alone; without one, an existing /run/sshd will do.  In
+# the foreground (-D), so its pid is the one started here.
+remote_sshd_start() {
+	if unshare -m true 2>/dev/null; then
+		unshare -m sh -c 'mount -t tmpfs -o mode=755 none /run &&
+			mkdir -m 755 /run/sshd && exec "$0" -D -e -f "$1"' \
+			"$SSHD" "$RDIR/sshd_config" >"$RDIR/sshd.log" 2>&1 &
+	elif [ -d /run/sshd ]; then
+		"$SSHD" -D -e -f "$RDIR/sshd_config" >"$RDIR/sshd.log" 2>&1 &
+	else
+		echo "SKIP: sshd needs /run/sshd, and this machine has neither it nor a mount namespace to give it one"
+		exit 77
+	fi
+	SSHD_PID=$!
+}
+
+remote_up() {
+	local sshv
+	[ "$(id -u)" = 0 ] || { echo "SKIP: the ssh test host logs in as root, and this test runs as $(id -un)"; exit 77; }
+	mkdir -p "$RDIR"
+	ssh-keygen -q -t ed25519 -N '' -f "$RDIR/host_key" -C benchtui-test-host ||
+		{ echo "SKIP: ssh-keygen failed"; exit 77; }
+	ssh-keygen -q -t ed25519 -N '' -f "$RDIR/user_key" -C benchtui-test-user
+	cp "$RDIR/user_key.pub" "$RDIR/authorized_keys"
+	RPORT=$(free_port)
+	RKEY=$RDIR/user_key
+	cat >"$RDIR/sshd_config" <<-EOF
+		Port $RPORT
+		ListenAddress 127.0.0.1
+		HostKey $RDIR/host_key
+		PidFile $RDIR/sshd.pid
+		AuthorizedKeysFile $RDIR/authorized_keys
+		PermitRootLogin prohibit-password
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		UsePAM no
+		StrictModes no
+		PrintMotd no
+		LogLevel ERROR
+	EOF
+	echo "[127.0.0.1]:$RPORT $(cut -d' ' -f1,2 "$RDIR/host_key.pub")" >"$RDIR/known_hosts"
+	remote_sshd_start
+	if ! wait_until 10 port_busy "$RPORT"; then
+		echo "SKIP: sshd did not start: $(tail -3 "$RDIR/sshd.log")"
+		exit 77
+	fi
+	mapfile -t sshv < <(ssh_json | jq -r '.[]')
+	if ! "${sshv[@]}" "$RHOST" true 2>"$RDIR/probe.err"; then
+		echo "SKIP: the ssh test host refuses a login: $(cat "$RDIR/probe.err")"
+		exit 77
+	fi
+	ok "ssh test host: sshd pid $SSHD_PID on 127.0.0.1:$RPORT"
+}
+
+ssh_json() {
+	jq -nc --arg port "$RPORT" --arg key "${1:-$RKEY}" --arg kh "$RDIR/known_hosts" \
+		'["ssh", "-F", "/dev/null", "-o", "BatchMode=yes",
+		  "-o", "IdentitiesOnly=yes", "-i", $key, "-p", $port,
+		  "-o", ("UserKnownHostsFile=" + $kh), "-o", "StrictHostKeyChecking=yes",
+		  "-o", "LogLevel=ERROR"]'
+}
+
+# remote_round FILE REQUESTS [JQ-ARGS... JQ]: the demo round cut to its
+# server cell (the client pinned nowhere, a free port), its server on the
+# test host, the agent this build's benchtui, its folder $T/agent; JQ
+# (with jq's own arguments before it) edits more.
+remote_round() {
+	local file=$1 requests=$2 edit=. port
+	local -a args=()
+	shift 2
+	if [ $# -gt 0 ]; then
+		edit=${!#}
+		args=("${@:1:$#-1}")
+	fi
+	port=$(free_port)
+	jq --arg port "$port" --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" \
+		--arg demo "$BENCHTUI_DEMO" --arg host "$RHOST" --arg dir "$T/agent" \
+		--arg wd "$BENCHTUI_SOURCE_DIR/assets/demo" --arg req "$requests" '
+		.bin = $demo | .workdir = $wd | del(.profile) | del(.cpus) |
+		.cells = [.cells[] | select(.server)] |
+		.cells[0].vars.ARGS = ["--port", $port, "--requests", $req] |
+		.cells[0].vars.PORT = $port |
+		.cells[0].server.cmd[3] = $port |
+		.cells[0].server.ready.tcp_port = ($port | tonumber) |
+		.cells[0].server.host = $host | .cells[0].server.dir = $dir |
+		.ssh = $ssh | .agent = [$b, "agent"] | .quiet = false' \
+		"$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" | jq "${args[@]}" "$edit" >"$file"
+}
+
+# tree_gone FILE: every pid listed in FILE is gone.
+tree_gone() {
+	local p
+	while read -r p; do
+		[ -n "$p" ] && alive "$p" && return 1
+	done <"$1"
+	return 0
+}
+
+# The seconds since the epoch, to the millisecond.
+now_s() { date +%s.%N; }
+# secs_under A B: A < B, both decimal seconds.
+secs_under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# The pids of the ready events' servers in a log, one a line.
+server_pids() {
+	jq -r 'select(.t == "server" and .state == "ready") | .pid' "$1"
+}
+
+# remote_tree_start: a round whose legs sleep while $T/long exists (the
+# first leg, cut short by the test), then load the server briefly, and whose
+# server forks a child (a tree), started in the background: $bpid, $log.
+# Waits for the first leg; the server's tree, one pid a line, in $T/tree.
+remote_tree_start() {
+	local spid
+	touch "$T/long"
+	remote_round "$T/r.json" 300 --arg long "$T/long" '
+		.reps = 2 |
+		.command = ["sh", "-c", "[ -e \"$1\" ] && sleep 30; exec \"$2\" client --port \"$3\" --requests 300",
+		            "leg", $long, "${BIN}", "${PORT}"] |
+		.cells[0].server.cmd = ["sh", "-c", "sleep 600 & exec \"$0\" serve --port \"$1\"",
+		                        "${BIN}", .cells[0].vars.PORT]'
+	log=$T/out/log.jsonl
+	"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 &
+	bpid=$!
+	OWN_PIDS+=("$bpid")
+	wait_until 30 grep -q '"t":"leg_start"' "$log" 2>/dev/null || fail "no leg started"
+	spid=$(server_pids "$log")
+	[ -n "$spid" ] || fail "no server pid in the ready event"
+	cat /proc/"$spid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . >"$T/tree"
+	echo "$spid" >>"$T/tree"
+	[ "$(wc -l <"$T/tree")" -ge 2 ] || fail "the server's tree is not two processes: $(cat "$T/tree")"
+}

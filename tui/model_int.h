@@ -1,0 +1,31 @@
+/* Inside the console's model: what model.c and model_gate.c share.  Not
+ * the model's public surface (model.h is). */
+#ifndef BENCHTUI_MODEL_INT_H
+#define BENCHTUI_MODEL_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "model.h"
+
+void model_copy_name(char dst[MODEL_NAME], const char *src);
+const char *model_get_str(const json_t *ev, const char *key);
+/* A number, or NAN when missing or null. */
+double model_get_num(const json_t *ev, const char *key);
+int model_get_int(const json_t *ev, const char *key, int dflt);
+
+/* Whether a gate holds a leg: this machine's, or a server's host's. */
+bool model_holding(const struct model *m);
+
+/* model_gate.c: the quiet gate's events and what the legs say of it. */
+void model_feed_quiet(struct model *m, const json_t *ev, double ts);
+/* A "gate" event (release, budget): MODEL_CHANGE_* bits. */
+unsigned model_feed_gate(struct model *m, const json_t *ev);
+/* The round event's "quiet" settings. */
+void model_gate_round(struct model *m, const json_t *ev);
+/* A leg line: its wait and how the gate let it go; counted (not a
+ * warm-up, not aborted), its wait is the ETA's. */
+void model_gate_leg(struct model *m, struct model_leg *l, const json_t *ev,
+    bool counted);
+
+#endif
