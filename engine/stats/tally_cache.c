@@ -188,15 +188,24 @@ tally_cache_piece_ok(const struct tally_cache *k, struct tally_ccell *cc,
 }
 
 /* Whether a slice stops before the next piece: never before its first;
- * past the deadline; or before a piece that needs a new k (the one long
- * step), which then starts the next slice. */
+ * past the deadline.  A piece that needs a new k (at n = 2000 the one
+ * long step) has it made alone, first in a slice, so a slice is never a
+ * k and a slice's worth of pieces on top. */
 static bool
-tally_cache_yield(struct tally_cellwork *cw, double deadline, bool worked,
+tally_cache_yield(struct tally_cellwork *cw, double deadline, bool *worked,
     size_t i, const struct tarm *b)
 {
-	if (deadline <= 0 || !worked)
+	if (deadline <= 0)
 		return false;
-	return clock_now() >= deadline || tally_piece_needs_k(cw, i, b);
+	if (*worked && clock_now() >= deadline)
+		return true;
+	if (!tally_piece_k(cw, i, b, false))
+		return false;
+	if (*worked)
+		return true;
+	(void)tally_piece_k(cw, i, b, true);
+	*worked = true;
+	return clock_now() >= deadline;
 }
 
 /* The cell's rows (cw->shown, made by tally_cellwork_init), and its
@@ -240,7 +249,7 @@ tally_cache_aa(struct tally_cache *k, struct tally_ccell *cc,
 		if (cw->aa_vs[i] == NULL || tally_cache_aa_ok(k, cw->reps, aa,
 		    &c->arms[i], cw->aa_vs[i]))
 			continue;
-		if (tally_cache_yield(cw, deadline, *worked, i, cw->aa_vs[i]))
+		if (tally_cache_yield(cw, deadline, worked, i, cw->aa_vs[i]))
 			return false;
 		tally_aa_build(cw, i, aa);
 		aa->valid = true;
@@ -266,7 +275,7 @@ tally_cache_pieces(const struct tally *t, struct tally_cache *k,
 		    c->arms[i].name, NULL));
 		if (tally_cache_piece_ok(k, cc, c, i, b, cw->reps))
 			continue;
-		if (tally_cache_yield(cw, deadline, *worked, i, b))
+		if (tally_cache_yield(cw, deadline, worked, i, b))
 			return false;
 		tally_piece_build(cw, i, p);
 		p->state_ver = cc->state_ver;

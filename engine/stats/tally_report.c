@@ -525,17 +525,23 @@ tally_cellwork_finish(struct tally_cellwork *cw)
 }
 
 bool
-tally_piece_needs_k(struct tally_cellwork *cw, size_t i, const struct tarm *b)
+tally_piece_k(struct tally_cellwork *cw, size_t i, const struct tarm *b,
+    bool make)
 {
 	const struct tarm *a = &cw->c->arms[i];
+	bool needed = false;
 
 	for (size_t m = 0; b != NULL && m < cw->nm; m++) {
 		size_t n = tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
 		    cw->vb);
-		if (n > 0 && !tally_k_known(cw->km, n))
-			return true;
+		if (n == 0 || tally_k_known(cw->km, n))
+			continue;
+		needed = true;
+		if (!make)
+			break;
+		(void)tally_k(cw->km, n);
 	}
-	return false;
+	return needed;
 }
 
 /* The A/A arms first: every verdict needs to know whether identical arms

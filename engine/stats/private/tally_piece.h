@@ -127,11 +127,12 @@ void tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
     const struct tcell *c);
 void tally_cellwork_finish(struct tally_cellwork *cw);
 
-/* The n of every metric arm i of the cell pairs with arm b (NULL: none),
- * into n[metric]; true when any of them needs a k not yet known (a
- * stats_wilcoxon_k to come, the one long step). */
-bool tally_piece_needs_k(struct tally_cellwork *cw, size_t i,
-    const struct tarm *b);
+/* Whether arm i of the cell against arm b (NULL: none) needs a k not
+ * known yet for the n of some metric (a stats_wilcoxon_k to come: at
+ * n = 2000 the one long step of a piece); with make, those k are made
+ * now (and remembered). */
+bool tally_piece_k(struct tally_cellwork *cw, size_t i, const struct tarm *b,
+    bool make);
 
 /* Build A/A arm i's state (arm i against cw->aa_vs[i]). */
 void tally_aa_build(struct tally_cellwork *cw, size_t i,
