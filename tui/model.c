@@ -369,25 +369,6 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 	m->state = MODEL_RUNNING;
 }
 
-/* The entry of a server's host by name, added when new (NULL past
- * MODEL_HOSTS_MAX). */
-static struct model_host *
-model_host(struct model *m, const char *name)
-{
-	struct model_host *h;
-
-	for (size_t i = 0; i < m->nhosts; i++)
-		if (strcmp(m->hosts[i].name, name) == 0)
-			return &m->hosts[i];
-	if (m->nhosts == MODEL_HOSTS_MAX)
-		return NULL;
-	h = &m->hosts[m->nhosts++];
-	model_copy_name(h->name, name);
-	h->foreign = NAN;
-	h->ok = true;
-	return h;
-}
-
 /* Whether a gate holds the next leg: this machine's or a host's. */
 bool
 model_holding(const struct model *m)
@@ -396,24 +377,6 @@ model_holding(const struct model *m)
 		if (m->hosts[i].holding)
 			return true;
 	return m->quiet_seen && !m->quiet_ok;
-}
-
-/* A sample of a server's host's gate: its line in the quiet box; while
- * it holds, the gate waits as it does here. */
-static void
-model_feed_host_quiet(struct model *m, struct model_host *h,
-    const json_t *ev, double ts)
-{
-	const json_t *ok = json_object_get(ev, "ok");
-
-	h->foreign = model_get_num(ev, "foreign");
-	h->ok = json_is_boolean(ok) ? json_is_true(ok) : true;
-	h->holding = !h->ok && !json_is_true(json_object_get(ev, "override")) &&
-	    !json_is_true(json_object_get(ev, "timed_out"));
-	if (h->holding && m->gate_wait_since == 0)
-		m->gate_wait_since = ts;
-	else if (!model_holding(m))
-		m->gate_wait_since = 0;
 }
 
 static void
@@ -612,9 +575,12 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		/* A warm-up leg is listed only; the current leg pane's median
 		 * of the arm moves with the leg's. */
 		model_feed_leg(m, ev, ts);
+		/* The quiet box counts legs that were not quiet, and a
+		 * server's host's line says how its gate let the leg go. */
 		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
-		    (m->nlegs > 0 && m->legs[m->nlegs - 1].unquiet ?
-		    MODEL_CHANGE_QUIET : 0) |
+		    ((m->nlegs > 0 && m->legs[m->nlegs - 1].unquiet) ||
+		    model_get_str(json_object_get(ev, "server"), "gate") !=
+		    NULL ? MODEL_CHANGE_QUIET : 0) |
 		    (model_get_int(ev, "warmup", 0) > 0 ? 0 :
 		    MODEL_CHANGE_PROGRESS | MODEL_CHANGE_PLAN);
 	} else if (strcmp(t, "pause") == 0) {

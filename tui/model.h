@@ -83,6 +83,12 @@ struct model_host {
 	double foreign;        /* NAN until a sample says */
 	bool ok;
 	bool holding;          /* its gate holds the next leg */
+	double server_busy;    /* its server's pinned cpus (NAN: not */
+	double server_max;     /* pinned), and their maximum */
+	double probe;          /* its probe's slowdown (NAN: none), and the */
+	double probe_max;      /* most that passes */
+	double waited, limit;  /* the hold's countdown (NAN) */
+	char last_gate[16];    /* how it let the last leg go ("" none yet) */
 };
 
 struct model {

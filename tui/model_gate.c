@@ -1,6 +1,6 @@
-/* model: the quiet gate's part of the reducer -- its samples, its
- * releases and budget, what each leg says the gate did -- and the ETA,
- * which counts the gate's waits. */
+/* model: the quiet gate's part of the reducer -- its samples (this
+ * machine's, and each server host's), its releases and budget, what each
+ * leg says the gates did -- and the ETA, which counts the gates' waits. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +57,50 @@ model_feed_quiet(struct model *m, const json_t *ev, double ts)
 	    m->quiet_ok };
 }
 
+struct model_host *
+model_host(struct model *m, const char *name)
+{
+	struct model_host *h;
+
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (strcmp(m->hosts[i].name, name) == 0)
+			return &m->hosts[i];
+	if (m->nhosts == MODEL_HOSTS_MAX)
+		return NULL;
+	h = &m->hosts[m->nhosts++];
+	model_copy_name(h->name, name);
+	h->foreign = h->server_busy = h->server_max = NAN;
+	h->probe = h->probe_max = h->waited = h->limit = NAN;
+	h->ok = true;
+	return h;
+}
+
+void
+model_feed_host_quiet(struct model *m, struct model_host *h,
+    const json_t *ev, double ts)
+{
+	const json_t *ok = json_object_get(ev, "ok");
+
+	h->foreign = model_get_num(ev, "foreign");
+	h->ok = json_is_boolean(ok) ? json_is_true(ok) : true;
+	h->holding = !h->ok && !json_is_true(json_object_get(ev, "override")) &&
+	    !json_is_true(json_object_get(ev, "timed_out"));
+	/* What it judges besides the foreign load: its server's pinned cpus
+	 * and its probe; and its countdown. */
+	h->server_busy = model_get_num(ev, "server_busy");
+	h->server_max = model_get_num(ev, "max_server_busy");
+	h->probe = model_get_num(ev, "probe");
+	h->probe_max = model_get_num(ev, "probe_max");
+	h->waited = model_get_num(ev, "waited_s");
+	h->limit = model_get_num(ev, "limit_s");
+	if (isnan(h->limit))
+		h->limit = model_get_num(ev, "timeout_s");
+	if (h->holding && m->gate_wait_since == 0)
+		m->gate_wait_since = ts;
+	else if (!model_holding(m))
+		m->gate_wait_since = 0;
+}
+
 unsigned
 model_feed_gate(struct model *m, const json_t *ev)
 {
@@ -89,8 +133,16 @@ void
 model_gate_leg(struct model *m, struct model_leg *l, const json_t *ev,
     bool counted)
 {
+	const json_t *srv = json_object_get(ev, "server");
+	const char *far = model_get_str(srv, "gate"),
+	    *host = model_get_str(srv, "host");
+	struct model_host *h;
+
 	l->gate = (unsigned char)tally_leg_gate(ev);
 	l->wait_s = model_get_num(ev, "wait_s");
+	/* How a server's host's gate let this leg go: its line says so. */
+	if (host != NULL && far != NULL && (h = model_host(m, host)) != NULL)
+		snprintf(h->last_gate, sizeof h->last_gate, "%s", far);
 	/* What the report counts as not quiet (its figure is the one the
 	 * quiet pane shows; this only says when the figure moved). */
 	l->unquiet = (l->gate != TALLY_GATE_NONE && l->gate !=

@@ -19,6 +19,13 @@ bool model_holding(const struct model *m);
 
 /* model_gate.c: the quiet gate's events and what the legs say of it. */
 void model_feed_quiet(struct model *m, const json_t *ev, double ts);
+/* The entry of a server's host by name, added when new (NULL past
+ * MODEL_HOSTS_MAX). */
+struct model_host *model_host(struct model *m, const char *name);
+/* A sample of a server's host's gate: its line in the quiet box; while
+ * it holds, the gate waits as it does here. */
+void model_feed_host_quiet(struct model *m, struct model_host *h,
+    const json_t *ev, double ts);
 /* A "gate" event (release, budget): MODEL_CHANGE_* bits. */
 unsigned model_feed_gate(struct model *m, const json_t *ev);
 /* The round event's "quiet" settings. */

@@ -100,25 +100,54 @@ pane_top_unquiet_line(WINDOW *w, struct model *m, int y, int cw)
 	return true;
 }
 
-/* One line per server's host, under this machine's gate: its foreign
- * cores and whether its gate holds, from row y down as rows allow.  The
- * row after them. */
+/* A server's host's line, what its gate does first (a narrow box cuts
+ * the rest): "HOST: holds 2 s, busy 0.03, cpus 0.95/0.10, probe
+ * 1.50/1.01" while its gate holds a leg; else how it let the last leg
+ * go when the host was not quiet ("budget", "waived", "timeout") or
+ * "noisy", then the figures. */
+static void
+pane_top_host_line(const struct model_host *o, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s: ", o->name);
+
+	if (isnan(o->foreign)) {
+		snprintf(buf + n, len - n, "no samples yet");
+		return;
+	}
+	if (o->holding && !isnan(o->limit) && !isnan(o->waited))
+		n += (size_t)snprintf(buf + n, len - n, "holds %.0f s, ",
+		    o->limit > o->waited ? o->limit - o->waited : 0);
+	else if (o->holding)
+		n += (size_t)snprintf(buf + n, len - n, "holds, ");
+	else if (o->last_gate[0] != '\0' && strcmp(o->last_gate, "quiet") != 0)
+		n += (size_t)snprintf(buf + n, len - n, "%s, ", o->last_gate);
+	else if (!o->ok)
+		n += (size_t)snprintf(buf + n, len - n, "noisy, ");
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "busy %.2f", o->foreign);
+	if (!isnan(o->server_busy) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", cpus %.2f/%.2f",
+		    o->server_busy, o->server_max);
+	if (!isnan(o->probe) && n < len)
+		snprintf(buf + n, len - n, ", probe %.2f/%.2f", o->probe,
+		    o->probe_max);
+}
+
+/* One line per server's host, under this machine's gate, from row y down
+ * as rows allow.  The row after them. */
 static int
 pane_top_hosts_draw(WINDOW *w, const struct model *m, int y, int h, int cw)
 {
-	char buf[160];
+	char buf[256];
 
 	for (size_t i = 0; i < m->nhosts && y <= h; i++, y++) {
 		const struct model_host *o = &m->hosts[i];
+		bool calm = o->ok && (o->last_gate[0] == '\0' ||
+		    strcmp(o->last_gate, "quiet") == 0);
 
-		if (isnan(o->foreign))
-			snprintf(buf, sizeof buf, "%s: no samples yet", o->name);
-		else
-			snprintf(buf, sizeof buf, "%s: busy %.2f%s", o->name,
-			    o->foreign, o->holding ? ", holds" : o->ok ? "" :
-			    ", noisy");
+		pane_top_host_line(o, buf, sizeof buf);
 		render_put(w, y, 1, cw, isnan(o->foreign) ? THEME_DIM :
-		    o->ok ? THEME_OK : THEME_WARN, buf);
+		    calm ? THEME_OK : THEME_WARN, buf);
 	}
 	return y;
 }

@@ -237,6 +237,18 @@ fail:
 	return NULL;
 }
 
+void
+probe_set_mask(struct probe *p, const unsigned char *mask, int ncpus)
+{
+	unsigned char *m = NULL;
+
+	if (mask != NULL && (m = calloc((size_t)p->ncpus, 1)) != NULL)
+		for (int c = 0; c < ncpus && c < p->ncpus; c++)
+			m[c] = mask[c];
+	free(p->mask);
+	p->mask = m;
+}
+
 long
 probe_iterations(const struct probe *p)
 {

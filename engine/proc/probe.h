@@ -46,6 +46,12 @@ struct probe *probe_create(const unsigned char *mask, int ncpus);
  * run. */
 int probe_run(struct probe *p, struct probe_result *r);
 
+/* Probe on the cpus of mask (ncpus entries; NULL: any cpu) from now on.
+ * Each cpu keeps its floor; a probe made with a NULL mask has seeded
+ * every cpu it may run on, so the new mask's floors are known already
+ * (the agent's probe follows its server's cpus). */
+void probe_set_mask(struct probe *p, const unsigned char *mask, int ncpus);
+
 /* Iterations of the loop per slice, for the record. */
 long probe_iterations(const struct probe *p);
 

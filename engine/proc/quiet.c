@@ -71,6 +71,13 @@ quiet_probe_next(struct quiet *q, bool on)
 	q->probe_next = on && q->probe != NULL;
 }
 
+void
+quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus)
+{
+	if (q->probe != NULL)
+		probe_set_mask(q->probe, mask, ncpus);
+}
+
 long
 quiet_probe_iterations(const struct quiet *q)
 {

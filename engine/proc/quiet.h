@@ -93,6 +93,10 @@ enum quiet_result quiet_wait(struct quiet *q, int abort_fd, int release_fd,
  * its floor by more than probe_margin, or with a gap (probe.h), holds the
  * leg as foreign load does.  The last probe's figures are in *seen. */
 void quiet_probe_next(struct quiet *q, bool on);
+/* Probe on the cpus of mask from now on (NULL: wherever the gate's
+ * thread runs): the agent's gate probes its server's cpus.  A gate made
+ * with no client cpus has seeded every cpu's floor already. */
+void quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus);
 /* The probe's loop length per slice (0: no probe), for the record. */
 long quiet_probe_iterations(const struct quiet *q);
 

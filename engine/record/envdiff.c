@@ -102,25 +102,131 @@ envdiff_keys(json_t *same, json_t *differ, const char *prefix,
 		}
 }
 
-json_t *
-envdiff_build(const json_t *env_a, const json_t *env_b,
-    const struct spec *a, const struct spec *b)
+/* The facts of one host (hostname, kernel, cpu_model, cpus, microcode,
+ * governor, benchtui_version), each keyed prefix + name. */
+static void
+envdiff_facts(json_t *same, json_t *differ, const char *prefix,
+    const json_t *fa, const json_t *fb)
 {
 	static const char *const facts[][2] = { { "hostname", "hostname" },
 	    { "kernel", "kernel" }, { "cpu_model", "cpu_model" },
 	    { "cpus", "cores_online" }, { "microcode", "microcode" } };
+	char *k;
+
+	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+		k = xasprintf("%s%s", prefix, facts[i][0]);
+		envdiff_put(same, differ, k, envdiff_fact(fa, facts[i][1]),
+		    envdiff_fact(fb, facts[i][1]));
+		free(k);
+	}
+	k = xasprintf("%sgovernor", prefix);
+	envdiff_put(same, differ, k,
+	    envdiff_governor(json_object_get(fa, "governor")),
+	    envdiff_governor(json_object_get(fb, "governor")));
+	free(k);
+	k = xasprintf("%sbenchtui_version", prefix);
+	envdiff_put(same, differ, k, envdiff_fact(fa, "benchtui_version"),
+	    envdiff_fact(fb, "benchtui_version"));
+	free(k);
+}
+
+/* The servers' hosts of environment.json's hosts (this machine's entry,
+ * the client, is the top level's), in order. */
+static json_t *
+envdiff_servers(const json_t *env)
+{
+	json_t *out = json_array(), *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(env, "hosts"), i, h)
+		if (json_is_string(json_object_get(h, "host")))
+			json_array_append(out, h);
+	return out;
+}
+
+static const char *
+envdiff_host_name(const json_t *h)
+{
+	return json_string_value(json_object_get(h, "host"));
+}
+
+/* One pair of servers' hosts (either may be NULL: a host the other round
+ * has not), keyed "host:NAME:" after A's name (B's where A has none):
+ * the name itself where the two differ, the facts its agent reported,
+ * each binary's sha256 hashed there. */
+static void
+envdiff_host_pair(json_t *same, json_t *differ, const json_t *ha,
+    const json_t *hb)
+{
+	const char *na = ha != NULL ? envdiff_host_name(ha) : NULL,
+	    *nb = hb != NULL ? envdiff_host_name(hb) : NULL;
+	char *prefix = xasprintf("host:%s:", na != NULL ? na : nb != NULL ?
+	    nb : "?");
+	char *k = xasprintf("%shost", prefix), *bins;
+
+	if (na == NULL || nb == NULL || strcmp(na, nb) != 0)
+		envdiff_put(same, differ, k, na != NULL ? json_string(na) :
+		    json_null(), nb != NULL ? json_string(nb) : json_null());
+	envdiff_facts(same, differ, prefix, json_object_get(ha, "facts"),
+	    json_object_get(hb, "facts"));
+	bins = xasprintf("%sbin", prefix);
+	envdiff_keys(same, differ, bins, json_object_get(ha, "bins"),
+	    json_object_get(hb, "bins"));
+	free(bins);
+	free(k);
+	free(prefix);
+}
+
+/* The servers' hosts side by side: paired by the name the round files
+ * give them, then those left in order (another machine serving the same
+ * cells), then a host one round has alone against nothing. */
+static void
+envdiff_hosts(json_t *same, json_t *differ, const json_t *env_a,
+    const json_t *env_b)
+{
+	json_t *sa = envdiff_servers(env_a), *sb = envdiff_servers(env_b),
+	    *left = json_array(), *ha;
+	size_t nb = json_array_size(sb), ib = 0, i;
+	char *used = xcalloc(nb + 1, 1);
+
+	json_array_foreach(sa, i, ha) {
+		const json_t *hb = NULL;
+
+		for (size_t j = 0; j < nb && hb == NULL; j++)
+			if (!used[j] && strcmp(envdiff_host_name(ha),
+			    envdiff_host_name(json_array_get(sb, j))) == 0) {
+				used[j] = 1;
+				hb = json_array_get(sb, j);
+			}
+		if (hb != NULL)
+			envdiff_host_pair(same, differ, ha, hb);
+		else
+			json_array_append(left, ha);
+	}
+	json_array_foreach(left, i, ha) {
+		while (ib < nb && used[ib])
+			ib++;
+		envdiff_host_pair(same, differ, ha, ib < nb ?
+		    json_array_get(sb, ib) : NULL);
+		if (ib < nb)
+			used[ib] = 1;
+	}
+	for (size_t j = 0; j < nb; j++)
+		if (!used[j])
+			envdiff_host_pair(same, differ, NULL, json_array_get(sb, j));
+	free(used);
+	json_decref(left);
+	json_decref(sa);
+	json_decref(sb);
+}
+
+json_t *
+envdiff_build(const json_t *env_a, const json_t *env_b,
+    const struct spec *a, const struct spec *b)
+{
 	json_t *same = json_object(), *differ = json_object(), *fa, *fb;
 
-	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
-		envdiff_put(same, differ, facts[i][0],
-		    envdiff_fact(env_a, facts[i][1]),
-		    envdiff_fact(env_b, facts[i][1]));
-	envdiff_put(same, differ, "governor",
-	    envdiff_governor(json_object_get(env_a, "governor")),
-	    envdiff_governor(json_object_get(env_b, "governor")));
-	envdiff_put(same, differ, "benchtui_version",
-	    envdiff_fact(env_a, "benchtui_version"),
-	    envdiff_fact(env_b, "benchtui_version"));
+	envdiff_facts(same, differ, "", env_a, env_b);
 	envdiff_put(same, differ, "confidence", json_real(a->confidence),
 	    json_real(b->confidence));
 	envdiff_put(same, differ, "margin", json_real(a->margin),
@@ -132,5 +238,6 @@ envdiff_build(const json_t *env_a, const json_t *env_b,
 	envdiff_keys(same, differ, "file", fa, fb);
 	json_decref(fa);
 	json_decref(fb);
+	envdiff_hosts(same, differ, env_a, env_b);
 	return json_pack("{soso}", "same", same, "differ", differ);
 }

@@ -13,8 +13,14 @@
  * microcode, governor (each CPU's, the distinct ones joined by ","),
  * benchtui_version, confidence and margin (the round files'), then
  * "bin:PATH" for every binary either round hashed (its sha256; null
- * where a round has none) and "file:NAME" for every `files` entry
- * either recorded.  A fact a round could not read is null. */
+ * where a round has none), "file:NAME" for every `files` entry either
+ * recorded, then each server's host of environment.json's hosts, keyed
+ * "host:NAME:" (the name the round file gives it): "host:NAME:host"
+ * where the paired hosts' names differ, its facts as above
+ * ("host:NAME:kernel", ...) and "host:NAME:bin:PATH" for every binary
+ * its agent hashed there.  Hosts pair by name, then those left in
+ * order; a host one round has alone is set against nulls.  A fact a
+ * round could not read is null. */
 json_t *envdiff_build(const json_t *env_a, const json_t *env_b,
     const struct spec *a, const struct spec *b);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent_int.h"
+#include "probe.h"
 #include "procs.h"
 #include "provenance.h"
 #include "quiet.h"
@@ -133,6 +134,48 @@ agent_make_dir(struct agent *a, const char *dir)
 	}
 }
 
+/* hello's "quiet": the round's gate settings for this host, or false.
+ * NULL, or the refusal. */
+static json_t *
+agent_hello_quiet(struct agent *a, const json_t *req, const json_t *q)
+{
+	static const char *const nums[] = { "max_foreign_cores", "window_ms",
+	    "timeout_s", "budget_s", "max_server_busy", "probe_margin" };
+	char why[256];
+
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+		if (!json_is_number(json_object_get(q, nums[i])))
+			return agent_refuse(req, "malformed", "hello: quiet needs "
+			    "max_foreign_cores, window_ms, timeout_s, budget_s, "
+			    "max_server_busy and probe_margin (numbers) and probe "
+			    "(true or false); %s is not a number", nums[i]);
+	if (!json_is_boolean(json_object_get(q, "probe")))
+		return agent_refuse(req, "malformed", "hello: quiet.probe must be "
+		    "true or false");
+	a->gate = true;
+	a->qp = (struct quiet_params){
+		.max_foreign_cores = json_number_value(json_object_get(q,
+		    "max_foreign_cores")),
+		.window_ms = (int)json_number_value(json_object_get(q,
+		    "window_ms")),
+		.timeout_s = json_number_value(json_object_get(q, "timeout_s")),
+		.budget_s = json_number_value(json_object_get(q, "budget_s")),
+		/* No leg runs here: only the server's cpus are pinned. */
+		.max_client_busy = 1e9,
+		.max_server_busy = json_number_value(json_object_get(q,
+		    "max_server_busy")),
+		.probe = json_is_true(json_object_get(q, "probe")),
+		.probe_margin = json_number_value(json_object_get(q,
+		    "probe_margin")) };
+	/* This host's clock decides whether its probe can be timed. */
+	a->probe_off[0] = '\0';
+	if (a->qp.probe && !probe_clock_stable(why, sizeof why)) {
+		a->qp.probe = false;
+		snprintf(a->probe_off, sizeof a->probe_off, "%s", why);
+	}
+	return NULL;
+}
+
 /* hello's "counters" (the window's events) and "quiet" (the gate's
  * settings, or false).  NULL, or the refusal. */
 static json_t *
@@ -155,24 +198,55 @@ agent_hello_settings(struct agent *a, const json_t *req)
 	a->ncounters = (int)n;
 	if (q == NULL || json_is_false(q) || json_is_null(q))
 		return NULL;
-	if (!json_is_number(json_object_get(q, "max_foreign_cores")) ||
-	    !json_is_integer(json_object_get(q, "window_ms")) ||
-	    !json_is_number(json_object_get(q, "timeout_s")))
-		return agent_refuse(req, "malformed", "hello: quiet needs "
-		    "max_foreign_cores, window_ms and timeout_s");
-	a->gate = true;
-	a->qp.max_foreign_cores = json_number_value(json_object_get(q,
-	    "max_foreign_cores"));
-	a->qp.window_ms = (int)json_integer_value(json_object_get(q,
-	    "window_ms"));
-	a->qp.timeout_s = json_number_value(json_object_get(q, "timeout_s"));
-	/* What the hello does not carry: the round's budget_s bounds the
-	 * waits of the round's own gate, not this host's; no cpus are
-	 * pinned here for the gate to judge, and no probe runs. */
-	a->qp.budget_s = 1e9;
-	a->qp.max_client_busy = a->qp.max_server_busy = 1e9;
-	a->qp.probe = false;
-	return NULL;
+	return agent_hello_quiet(a, req, q);
+}
+
+/* The protocol a request speaks: its "protocol", 1 where it has none
+ * (the first protocol had no number). */
+static long long
+agent_protocol_of(const json_t *req)
+{
+	const json_t *p = json_object_get(req, "protocol");
+
+	return json_is_integer(p) ? (long long)json_integer_value(p) : 1;
+}
+
+/* The version handshake: NULL when the client is this agent's version
+ * and protocol, else the refusal naming both (the agent then exits). */
+static json_t *
+agent_hello_version(struct agent *a, const json_t *req, const char *host)
+{
+	const char *v = json_string_value(json_object_get(req, "version"));
+	long long p = agent_protocol_of(req);
+
+	if (v != NULL && strcmp(v, a->version) == 0 && p == a->protocol)
+		return NULL;
+	a->quit = true;
+	a->exit_code = 2;
+	return agent_refuse(req, "version", "the client is benchtui %s "
+	    "(protocol %lld), the agent on %s is benchtui %s (protocol %d): "
+	    "the protocol is only spoken between equal versions; install "
+	    "benchtui %s on %s (or the agent's version here)",
+	    v != NULL ? v : "(no version)", p, host, a->version, a->protocol,
+	    v != NULL ? v : a->version, host);
+}
+
+/* The settings the gate here runs with, for the client's record. */
+static json_t *
+agent_quiet_json(const struct agent *a)
+{
+	json_t *q;
+
+	if (!a->gate)
+		return json_false();
+	q = json_pack("{s:f,s:i,s:f,s:f,s:f,s:b,s:f}", "max_foreign_cores",
+	    a->qp.max_foreign_cores, "window_ms", a->qp.window_ms, "timeout_s",
+	    a->qp.timeout_s, "budget_s", a->qp.budget_s, "max_server_busy",
+	    a->qp.max_server_busy, "probe", a->qp.probe, "probe_margin",
+	    a->qp.probe_margin);
+	if (a->probe_off[0] != '\0')
+		json_object_set_new(q, "probe_off", json_string(a->probe_off));
+	return q;
 }
 
 /* hello: the version handshake first of all, then the settings; the
@@ -180,26 +254,20 @@ agent_hello_settings(struct agent *a, const json_t *req)
 static json_t *
 agent_hello(struct agent *a, const json_t *req)
 {
-	const char *v = json_string_value(json_object_get(req, "version"));
 	char host[256] = "this host";
 	json_t *r;
 
 	if (a->greeted)
 		return agent_refuse(req, "malformed", "hello: said once already");
 	(void)gethostname(host, sizeof host - 1);
-	if (v == NULL || strcmp(v, a->version) != 0) {
-		a->quit = true;
-		a->exit_code = 2;
-		return agent_refuse(req, "version", "the client is benchtui %s, "
-		    "the agent on %s is benchtui %s: the protocol is only spoken "
-		    "between equal versions; install benchtui %s on %s (or the "
-		    "agent's version here)", v != NULL ? v : "(no version)",
-		    host, a->version, v != NULL ? v : a->version, host);
-	}
+	if ((r = agent_hello_version(a, req, host)) != NULL)
+		return r;
 	if (a->dir == NULL)
 		return agent_refuse(req, "dir", "%s on %s", a->dir_err, host);
 	if ((r = agent_hello_settings(a, req)) != NULL)
 		return r;
+	/* No client cpus here: a probe seeds every cpu's floor, and follows
+	 * the server's cpus once one is pinned. */
 	if (a->gate && (a->quiet = quiet_create(&a->qp, NULL, 0, getpid(),
 	    NULL)) == NULL)
 		return agent_refuse(req, "failed", "the quiet gate could not be "
@@ -207,12 +275,11 @@ agent_hello(struct agent *a, const json_t *req)
 	a->greeted = true;
 	r = agent_reply(req, true);
 	json_object_set_new(r, "version", json_string(a->version));
+	json_object_set_new(r, "protocol", json_integer(a->protocol));
 	json_object_set_new(r, "pid", json_integer(getpid()));
 	json_object_set_new(r, "dir", json_string(a->dir));
 	json_object_set_new(r, "host", provenance_host());
-	json_object_set_new(r, "quiet", a->gate ? json_pack("{s:f,s:i,s:f}",
-	    "max_foreign_cores", a->qp.max_foreign_cores, "window_ms",
-	    a->qp.window_ms, "timeout_s", a->qp.timeout_s) : json_false());
+	json_object_set_new(r, "quiet", agent_quiet_json(a));
 	return r;
 }
 
@@ -311,10 +378,13 @@ int
 agent_run(const char *dir, int in_fd, int out_fd)
 {
 	struct agent a = { .out = out_fd, .exit_code = 0 };
-	const char *forced = getenv(AGENT_VERSION_ENV);
+	const char *forced = getenv(AGENT_VERSION_ENV),
+	    *fproto = getenv(AGENT_PROTOCOL_ENV);
 	char err[1024];
 
 	a.version = forced != NULL && *forced != '\0' ? forced : wire_version();
+	a.protocol = fproto != NULL && *fproto != '\0' ? atoi(fproto) :
+	    WIRE_PROTOCOL;
 	wire_in_init(&a.in, in_fd);
 	agent_make_dir(&a, dir);
 	/* Servers that daemonize are reparented here, where their tree is

@@ -9,7 +9,7 @@
  * tree, and reports the host's facts and binaries (provenance.c).
  *
  * It writes only into dir (the servers' logs), refuses a client whose
- * version is not its own, and when in_fd closes (a dropped connection, a
+ * version or protocol is not its own, and when in_fd closes (a dropped connection, a
  * killed benchtui) or SIGTERM, SIGINT or SIGHUP comes, ends its server's
  * whole tree within AGENT_END_S and exits. */
 #ifndef BENCHTUI_AGENT_H
@@ -24,6 +24,8 @@
 /* For the test suite only: a version the agent says it is instead of its
  * own, so a refusal can be shown without a second build. */
 #define AGENT_VERSION_ENV "BENCHTUI_TEST_AGENT_VERSION"
+/* The same for the protocol's number (wire.h's WIRE_PROTOCOL). */
+#define AGENT_PROTOCOL_ENV "BENCHTUI_TEST_AGENT_PROTOCOL"
 
 /* Serve requests until in_fd closes.  dir is made (its last component)
  * when missing; a dir that cannot be made is said in the reply to

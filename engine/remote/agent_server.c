@@ -5,6 +5,7 @@
  * close (the window's reading), stop (by pid and its whole tree). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,12 @@ agent_start_run(struct agent *a, const json_t *req,
 		json_decref(warn);
 	} else {
 		snprintf(a->cell, sizeof a->cell, "%s", q->cell);
+		/* The gate judges the server's cpus on their own, and probes
+		 * them, as it would a local server's. */
+		if (a->quiet != NULL) {
+			quiet_set_server(a->quiet, server_pid(a->srv), mask, ncpus);
+			quiet_probe_cpus(a->quiet, mask, ncpus);
+		}
 		r = agent_reply(req, true);
 		json_object_set_new(r, "pid", json_integer(server_pid(a->srv)));
 		json_object_set_new(r, "exec", json_string(path));
@@ -220,63 +227,116 @@ agent_gate_woken(struct agent *a, json_t **next)
 	return op != NULL && strcmp(op, "release") == 0 ? "released" : NULL;
 }
 
-/* Hold until this host is quiet: the gate's word ("quiet", "timeout",
- * "released"), or NULL when the open stops; *next is a request that
- * came meanwhile, to be answered after the open. */
+/* The gate's word for how a wait ended; NULL when the open stops (a
+ * request that is not release woke it, or the input closed). */
 static const char *
-agent_gate(struct agent *a, double *foreign, json_t **next)
+agent_gate_word(struct agent *a, enum quiet_result res, json_t **next)
 {
-	struct quiet_seen seen;
-	enum quiet_result res;
-
-	if (agent_interrupted(a))
-		return agent_gate_woken(a, next);
-	res = quiet_wait(a->quiet, a->wake, -1, agent_emit, a, &seen);
-	*foreign = seen.foreign;
 	switch (res) {
 	case QUIET_OK:
 		return "quiet";
 	case QUIET_TIMEOUT:
 		return "timeout";
+	case QUIET_BUDGET:
+		return "budget";
+	case QUIET_RELEASED:
+		return "released";
 	default:
 		return agent_gate_woken(a, next);
 	}
 }
 
+/* open's gate settings for this leg: what is left of the round's budget
+ * (the client keeps the one budget both hosts spend), whether the round
+ * was released (G), whether this leg probes.  false when malformed. */
+static bool
+agent_gate_setup(struct agent *a, const json_t *req)
+{
+	const json_t *left = json_object_get(req, "budget_left_s"),
+	    *all = json_object_get(req, "release_all"),
+	    *pr = json_object_get(req, "probe");
+
+	if (!json_is_number(left) || !json_is_boolean(all) ||
+	    !json_is_boolean(pr))
+		return false;
+	quiet_set_spent(a->quiet, a->qp.budget_s - json_number_value(left));
+	if (json_is_true(all))
+		quiet_release_all(a->quiet);
+	quiet_probe_next(a->quiet, json_is_true(pr));
+	return true;
+}
+
+/* Hold until this host is quiet: the gate's word ("quiet", "timeout",
+ * "budget", "released"), or NULL when the open stops; *next is a request
+ * that came meanwhile, to be answered after the open.  *seen is what the
+ * gate saw, its wait and its probe. */
+static const char *
+agent_gate(struct agent *a, struct quiet_seen *seen, json_t **next)
+{
+	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
+	    .probe = NAN, .probe_us = NAN };
+	if (agent_interrupted(a))
+		return agent_gate_woken(a, next);
+	return agent_gate_word(a, quiet_wait(a->quiet, a->wake, -1,
+	    agent_emit, a, seen), next);
+}
+
+static json_t *
+agent_num(double x)
+{
+	return isnan(x) ? json_null() : json_real(x);
+}
+
+/* open's reply once the gate let the leg go: the window opens. */
+static json_t *
+agent_open_reply(struct agent *a, const json_t *req, const char *word,
+    const struct quiet_seen *seen)
+{
+	bool alive = server_alive(a->srv);
+	json_t *r = agent_reply(req, true);
+
+	json_object_set_new(r, "gate", json_string(word));
+	json_object_set_new(r, "wait_s", json_real(seen->waited_s));
+	json_object_set_new(r, "foreign", json_real(seen->foreign));
+	json_object_set_new(r, "server_busy", agent_num(seen->server_busy));
+	json_object_set_new(r, "probe", agent_num(seen->probe));
+	json_object_set_new(r, "probe_us", agent_num(seen->probe_us));
+	json_object_set_new(r, "alive", json_boolean(alive));
+	if (!alive)
+		json_object_set_new(r, "death", json_string(server_death(a->srv)));
+	else {
+		if (a->quiet != NULL)
+			quiet_leg_begin(a->quiet);
+		a->meter = srvmeter_begin(server_pid(a->srv),
+		    (const char *const *)a->counters, a->ncounters, NULL);
+	}
+	return r;
+}
+
 json_t *
 agent_open(struct agent *a, const json_t *req)
 {
+	struct quiet_seen seen = { .foreign = 0, .client_busy = NAN,
+	    .server_busy = NAN, .probe = NAN, .probe_us = NAN };
 	const char *word = "off";
+	bool gate = json_is_true(json_object_get(req, "gate"));
 	json_t *r, *next = NULL;
-	double f = 0;
 
 	if (a->srv == NULL)
 		return agent_refuse(req, "malformed", "open: no server is "
 		    "running");
+	if (gate && a->quiet != NULL && !agent_gate_setup(a, req))
+		return agent_refuse(req, "malformed", "open: a gate needs "
+		    "budget_left_s (a number), release_all and probe (true or "
+		    "false)");
 	srvmeter_destroy(a->meter);
 	a->meter = NULL;
-	if (json_is_true(json_object_get(req, "gate")) && a->quiet != NULL &&
-	    (word = agent_gate(a, &f, &next)) == NULL) {
+	if (gate && a->quiet != NULL && (word = agent_gate(a, &seen,
+	    &next)) == NULL)
 		r = agent_refuse(req, "aborted", "the gate was left before the "
 		    "window opened");
-	} else {
-		bool alive = server_alive(a->srv);
-
-		r = agent_reply(req, true);
-		json_object_set_new(r, "gate", json_string(word));
-		json_object_set_new(r, "foreign", json_real(f));
-		json_object_set_new(r, "alive", json_boolean(alive));
-		if (!alive)
-			json_object_set_new(r, "death",
-			    json_string(server_death(a->srv)));
-		else {
-			if (a->quiet != NULL)
-				quiet_leg_begin(a->quiet);
-			a->meter = srvmeter_begin(server_pid(a->srv),
-			    (const char *const *)a->counters, a->ncounters,
-			    NULL);
-		}
-	}
+	else
+		r = agent_open_reply(a, req, word, &seen);
 	if (next != NULL) {
 		agent_send(a, r);
 		agent_handle(a, next);
@@ -297,8 +357,17 @@ agent_close(struct agent *a, const json_t *req)
 	r = agent_reply(req, true);
 	json_object_set_new(r, "server", srvmeter_end(a->meter));
 	a->meter = NULL;
-	json_object_set_new(r, "foreign", a->quiet != NULL ?
-	    json_real(quiet_leg_end(a->quiet, NULL)) : json_null());
+	if (a->quiet != NULL) {
+		struct quiet_seen during;
+
+		json_object_set_new(r, "foreign", json_real(quiet_leg_end(
+		    a->quiet, &during)));
+		json_object_set_new(r, "server_busy",
+		    agent_num(during.server_busy));
+	} else {
+		json_object_set_new(r, "foreign", json_null());
+		json_object_set_new(r, "server_busy", json_null());
+	}
 	alive = server_alive(a->srv);
 	json_object_set_new(r, "alive", json_boolean(alive));
 	if (!alive)
@@ -327,6 +396,8 @@ agent_stop(struct agent *a, const json_t *req)
 		json_object_set_new(r, "death", json_string(server_death(a->srv)));
 	server_destroy(a->srv);
 	a->srv = NULL;
+	if (a->quiet != NULL)
+		quiet_set_server(a->quiet, 0, NULL, 0);
 	procs_reap_orphans(NULL, 0);
 	return r;
 }

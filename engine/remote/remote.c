@@ -482,21 +482,46 @@ remote_connect_failed(struct remote *rm, char *err, size_t errlen)
 		    rm->cmdline);
 }
 
-/* hello: the version, the window's counters, the gate's settings. */
+/* hello: the version and protocol, the window's counters, the gate's
+ * settings. */
 static json_t *
 remote_hello_req(const struct remote_params *p)
 {
-	json_t *req = json_pack("{s:s,s:s}", "op", "hello", "version",
-	    wire_version()), *c = json_array();
+	const struct quiet_params *q = p->quiet;
+	json_t *req = json_pack("{s:s,s:s,s:i}", "op", "hello", "version",
+	    wire_version(), "protocol", WIRE_PROTOCOL), *c = json_array();
 
 	for (size_t i = 0; p->counters != NULL && p->counters[i] != NULL; i++)
 		json_array_append_new(c, json_string(p->counters[i]));
 	json_object_set_new(req, "counters", c);
-	json_object_set_new(req, "quiet", p->quiet == NULL ? json_false() :
-	    json_pack("{s:f,s:i,s:f}", "max_foreign_cores",
-	    p->quiet->max_foreign_cores, "window_ms", p->quiet->window_ms,
-	    "timeout_s", p->quiet->timeout_s));
+	json_object_set_new(req, "quiet", q == NULL ? json_false() :
+	    json_pack("{s:f,s:i,s:f,s:f,s:f,s:b,s:f}", "max_foreign_cores",
+	    q->max_foreign_cores, "window_ms", q->window_ms, "timeout_s",
+	    q->timeout_s, "budget_s", q->budget_s, "max_server_busy",
+	    q->max_server_busy, "probe", q->probe, "probe_margin",
+	    q->probe_margin));
 	return req;
+}
+
+/* An agent that accepted the hello but speaks another protocol (one
+ * before protocol numbers has none: 1) would misread every open: said
+ * as the agent says a refusal, naming both.  true when so. */
+static bool
+remote_protocol_differs(const struct remote *rm, const json_t *reply,
+    char *err, size_t errlen)
+{
+	const json_t *p = json_object_get(reply, "protocol");
+	long long n = json_is_integer(p) ? (long long)json_integer_value(p) : 1;
+
+	if (n == WIRE_PROTOCOL)
+		return false;
+	snprintf(err, errlen, "%s: the agent there is benchtui %s (protocol "
+	    "%lld), this is benchtui %s (protocol %d): the protocol is only "
+	    "spoken between equal versions; install this benchtui on %s",
+	    rm->host, json_string_value(json_object_get(reply, "version")) ?
+	    json_string_value(json_object_get(reply, "version")) : "(no "
+	    "version)", n, wire_version(), WIRE_PROTOCOL, rm->host);
+	return true;
 }
 
 struct remote *
@@ -523,7 +548,8 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 		remote_connect_failed(rm, err, errlen);
 		goto fail;
 	}
-	if (remote_refused(rm, reply, err, errlen)) {
+	if (remote_refused(rm, reply, err, errlen) ||
+	    remote_protocol_differs(rm, reply, err, errlen)) {
 		json_decref(reply);
 		goto fail;
 	}
@@ -617,18 +643,29 @@ remote_start(struct remote *rm, const struct remote_start *p,
 }
 
 json_t *
-remote_open(struct remote *rm, bool gate, int abort_fd, int release_fd,
-    remote_event_fn fn, void *arg, char *err, size_t errlen)
+remote_open(struct remote *rm, const struct remote_gate *g, int abort_fd,
+    int release_fd, remote_event_fn fn, void *arg, char *err, size_t errlen)
 {
 	const json_t *q = json_object_get(rm->hello, "quiet");
-	double hold = json_is_object(q) ? json_number_value(json_object_get(q,
-	    "timeout_s")) : 0;
-	struct remote_wait w = { .deadline = clock_now() + (gate ? hold : 0) +
-	    REMOTE_CALL_S, .abort_fd = abort_fd, .release_fd = release_fd,
-	    .fn = fn, .arg = arg };
+	double hold = json_is_object(q) && g != NULL ?
+	    json_number_value(json_object_get(q, "timeout_s")) : 0;
+	struct remote_wait w = { .abort_fd = abort_fd,
+	    .release_fd = release_fd, .fn = fn, .arg = arg };
+	json_t *req = json_pack("{s:s,s:b}", "op", "open", "gate", g != NULL);
 
-	return remote_server_reply(rm, remote_call(rm, json_pack("{s:s,s:b}",
-	    "op", "open", "gate", gate), &w), NULL, err, errlen);
+	/* The far gate waits no longer than the budget's rest. */
+	if (g != NULL && g->budget_left_s < hold)
+		hold = g->budget_left_s > 0 ? g->budget_left_s : 0;
+	w.deadline = clock_now() + hold + REMOTE_CALL_S;
+	if (g != NULL) {
+		json_object_set_new(req, "budget_left_s",
+		    json_real(g->budget_left_s));
+		json_object_set_new(req, "release_all",
+		    json_boolean(g->release_all));
+		json_object_set_new(req, "probe", json_boolean(g->probe));
+	}
+	return remote_server_reply(rm, remote_call(rm, req, &w), NULL, err,
+	    errlen);
 }
 
 json_t *

@@ -40,12 +40,15 @@ struct remote_params {
 /* Start ssh, say hello (the version handshake), measure the round trip.
  * NULL with err when it failed: ssh's own words and the command line that
  * failed; the far shell not finding benchtui (exit 127) is said so, with
- * how to install it; a refusal is the agent's words (another version
- * names both).  Nothing of it is left running then. */
+ * how to install it; a refusal is the agent's words (another version or
+ * protocol names both), and an agent of another protocol that did not
+ * refuse (one older than protocol numbers) is refused here, naming
+ * both.  Nothing of it is left running then. */
 struct remote *remote_connect(const struct remote_params *p, char *err,
     size_t errlen);
 
-/* The hello reply: version, pid, dir, host (the facts), quiet. */
+/* The hello reply: version, protocol, pid, dir, host (the facts),
+ * quiet (the settings that host's gate runs with). */
 const json_t *remote_hello(const struct remote *rm);
 const char *remote_host(const struct remote *rm);
 pid_t remote_ssh_pid(const struct remote *rm);
@@ -90,16 +93,26 @@ struct remote_start {
 json_t *remote_start(struct remote *rm, const struct remote_start *p,
     const char **cause, char *err, size_t errlen);
 
-/* Open the server's window: with gate, the host's quiet gate first (its
- * events through fn), release_fd letting it go, abort_fd giving up.  The
- * reply (new): gate ("quiet", "timeout", "released", "off"), foreign,
+/* What the far gate is told before a leg: the round's one budget_s is
+ * spent by both hosts' waits, so the client says what is left of it. */
+struct remote_gate {
+	double budget_left_s;     /* of the round's budget_s */
+	bool release_all;         /* the operator released the round (G) */
+	bool probe;               /* this leg is probed (the auto rule) */
+};
+
+/* Open the server's window: with g, the host's quiet gate first (its
+ * events through fn), release_fd letting it go, abort_fd giving up; NULL:
+ * no gate.  The reply (new): gate ("quiet", "timeout", "budget",
+ * "released", "off"), wait_s, foreign, server_busy, probe, probe_us,
  * alive, death; or NULL with err (lost, or aborted: not lost). */
-json_t *remote_open(struct remote *rm, bool gate, int abort_fd,
-    int release_fd, remote_event_fn fn, void *arg, char *err,
+json_t *remote_open(struct remote *rm, const struct remote_gate *g,
+    int abort_fd, int release_fd, remote_event_fn fn, void *arg, char *err,
     size_t errlen);
 
 /* Close the window: server (the tree's block, as srvmeter_end gives),
- * foreign, alive, death; or NULL with err (lost). */
+ * foreign and server_busy (that host's, over the leg), alive, death; or
+ * NULL with err (lost). */
 json_t *remote_close_window(struct remote *rm, char *err, size_t errlen);
 
 /* Stop the server by pid and its tree: state ("stopped", "died"), pid,

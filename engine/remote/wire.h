@@ -50,4 +50,13 @@ int wire_write(int fd, const json_t *msg);
 /* This benchtui's version as the protocol compares it. */
 const char *wire_version(void);
 
+/* The protocol's own number, compared with the version at hello: two
+ * builds of one version that speak different messages must not talk.
+ * 1 (a hello without "protocol"): the far gate held by its own
+ * timeout_s alone.  2: hello's quiet carries the round's budget_s,
+ * max_server_busy and probe settings; open carries what is left of the
+ * budget, the round's release and the leg's probe; open and close answer
+ * the far gate's wait, server_busy and probe. */
+#define WIRE_PROTOCOL 2
+
 #endif

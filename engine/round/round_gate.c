@@ -1,12 +1,15 @@
 /* The round driver, the quiet gate before a leg: the wait (quiet.c), how
  * it ended (quiet, waived, timeout, budget), the operator's g and G, and
- * the warning when the round's budget of waiting is spent. */
+ * the warning when the round's budget of waiting is spent; and the gate
+ * of a server's host (its agent's), which spends the same budget and
+ * marks the leg the same way. */
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "event.h"
 #include "quiet.h"
+#include "remote.h"
 #include "round_int.h"
 #include "xalloc.h"
 
@@ -130,15 +133,79 @@ round_gate_probes(const struct run *u, const struct plan_leg *pl)
 	return u->gate_bound[pl->cell * s->narms + pl->arm] != 2;
 }
 
+/* A leg the operator's g let go: logged, unless a G released the round
+ * (logged as such already). */
+static void
+round_gate_released(struct run *u, const char *leg)
+{
+	bool key = round_gate_keys(u);
+	json_t *ev;
+
+	if (!key || u->gate_released_all)
+		return;
+	ev = event_new("gate");
+	json_object_set_new(ev, "kind", json_string("release"));
+	json_object_set_new(ev, "scope", json_string("leg"));
+	json_object_set_new(ev, "leg", json_string(leg));
+	round_emit_new(u, ev);
+}
+
+/* A gate that gave up (here, or on where: a server's host): the round
+ * stops when on_timeout says abort, else the leg is marked.  0, or -1
+ * with u->err. */
+static int
+round_gate_timed_out(struct run *u, const char *where, double foreign,
+    const char *leg, struct round_gate_rec *g)
+{
+	const struct spec_quiet *q = &u->r->spec->quiet;
+
+	if (q->abort_on_timeout) {
+		snprintf(u->err, sizeof u->err, "%s did not become quiet (%.2f "
+		    "foreign cores, threshold %.2f) within %g s before %s; the "
+		    "round stopped, resume continues it", where, foreign,
+		    q->max_foreign_cores, q->timeout_s, leg);
+		round_abort_internal(u->r, "quiet gate timed out");
+		return -1;
+	}
+	g->how = ROUND_GATE_TIMEOUT;
+	return 0;
+}
+
+/* Mark the leg as a gate let it go (how), the operator's release and the
+ * spent budget logged; a timeout stops the round when on_timeout says
+ * abort (where names the gate's host, foreign its load).  0, or -1 with
+ * u->err. */
+static int
+round_gate_mark(struct run *u, enum round_gate how, const char *where,
+    double foreign, const char *leg, struct round_gate_rec *g)
+{
+	switch (how) {
+	case ROUND_GATE_WAIVED:
+		round_gate_released(u, leg);
+		break;
+	case ROUND_GATE_BUDGET:
+		round_gate_budget_spent(u, leg);
+		break;
+	case ROUND_GATE_TIMEOUT:
+		return round_gate_timed_out(u, where, foreign, leg, g);
+	default:
+		break;
+	}
+	g->how = how;
+	return 0;
+}
+
 int
 round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
     struct round_gate_rec *g)
 {
-	const struct spec *s = u->r->spec;
+	static const enum round_gate how[] = { [QUIET_OK] = ROUND_GATE_QUIET,
+	    [QUIET_TIMEOUT] = ROUND_GATE_TIMEOUT,
+	    [QUIET_RELEASED] = ROUND_GATE_WAIVED,
+	    [QUIET_BUDGET] = ROUND_GATE_BUDGET };
 	struct quiet_seen seen;
 	enum quiet_result res;
 	double looked = 0;
-	bool key;
 
 	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF, .probe = NAN,
 	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
@@ -155,40 +222,38 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	g->wait_s = looked + seen.waited_s;
 	g->probe = seen.probe;
 	g->probe_us = seen.probe_us;
-	switch (res) {
-	case QUIET_ABORTED:
+	if (res == QUIET_ABORTED)
 		return -1;
-	case QUIET_OK:
-		g->how = ROUND_GATE_QUIET;
-		break;
-	case QUIET_RELEASED:
-		key = round_gate_keys(u);
-		g->how = ROUND_GATE_WAIVED;
-		if (key && !u->gate_released_all) {
-			json_t *ev = event_new("gate");
+	return round_gate_mark(u, how[res], "the machine", seen.foreign, leg,
+	    g);
+}
 
-			json_object_set_new(ev, "kind", json_string("release"));
-			json_object_set_new(ev, "scope", json_string("leg"));
-			json_object_set_new(ev, "leg", json_string(leg));
-			round_emit_new(u, ev);
-		}
-		break;
-	case QUIET_BUDGET:
-		g->how = ROUND_GATE_BUDGET;
-		round_gate_budget_spent(u, leg);
-		break;
-	case QUIET_TIMEOUT:
-		if (s->quiet.abort_on_timeout) {
-			snprintf(u->err, sizeof u->err, "the machine did not "
-			    "become quiet (%.2f foreign cores, threshold %.2f) "
-			    "within %g s before %s; the round stopped, "
-			    "resume continues it", seen.foreign,
-			    quiet_threshold(u->quiet), s->quiet.timeout_s, leg);
-			round_abort_internal(u->r, "quiet gate timed out");
-			return -1;
-		}
-		g->how = ROUND_GATE_TIMEOUT;
-		break;
+int
+round_gate_server(struct run *u, const struct plan_leg *pl,
+    const char *leg, struct round_srv *srv, struct round_gate_rec *g)
+{
+	const char *host = round_server_host(srv);
+	struct remote_gate rg = { .release_all = u->gate_released_all };
+	struct round_srv_gate far;
+	bool gated = host != NULL && u->quiet != NULL;
+	char where[300];
+
+	if (gated) {
+		rg.budget_left_s = u->r->spec->quiet.budget_s -
+		    quiet_spent(u->quiet);
+		rg.probe = round_gate_probes(u, pl);
 	}
-	return 0;
+	if (round_server_open(u, srv, gated ? &rg : NULL, leg, &far) != 0)
+		return -1;
+	if (!gated || far.how == ROUND_GATE_OFF)
+		return 0;
+	/* One budget for the round: the far wait is spent of it too. */
+	quiet_set_spent(u->quiet, quiet_spent(u->quiet) + far.wait_s);
+	g->wait_s += far.wait_s;
+	/* A leg the local gate let go on a busy box keeps its mark. */
+	if ((g->how != ROUND_GATE_QUIET && g->how != ROUND_GATE_OFF) ||
+	    far.how == ROUND_GATE_QUIET)
+		return 0;
+	snprintf(where, sizeof where, "the server's host %s", host);
+	return round_gate_mark(u, far.how, where, far.foreign, leg, g);
 }

@@ -282,51 +282,20 @@ round_leg_prepare(struct round_leg *l)
 	return RUN_LEG_GO;
 }
 
-/* The gate gave up on the server's host: the round stops when on_timeout
- * says abort, else the leg goes on marked (a leg the local gate let go on
- * a busy box keeps its mark). */
-static int
-round_leg_gate_timeout(struct round_leg *l, double f, const char *where)
-{
-	struct run *u = l->u;
-	const struct spec *s = u->r->spec;
-
-	if (s->quiet.abort_on_timeout) {
-		snprintf(u->err, sizeof u->err, "%s did not become quiet (%.2f "
-		    "foreign cores, threshold %.2f) within %g s before %s; the "
-		    "round stopped, resume continues it", where, f,
-		    s->quiet.max_foreign_cores, s->quiet.timeout_s, l->name);
-		round_abort_internal(u->r, "quiet gate timed out");
-		return RUN_LEG_STOP;
-	}
-	if (l->gate.how == ROUND_GATE_OFF || l->gate.how == ROUND_GATE_QUIET)
-		l->gate.how = ROUND_GATE_TIMEOUT;
-	return RUN_LEG_GO;
-}
-
-/* The server's window opens, on its host after that host's gate: the
- * far gate's verdict marks the leg as the local one does. */
+/* The server's window opens, on its host after that host's gate, which
+ * marks the leg as the local one does (round_gate_server). */
 static int
 round_leg_gate_server(struct round_leg *l)
 {
 	struct run *u = l->u;
-	struct round_srv_gate g;
-	char where[300];
 
 	if (l->srv == NULL)
 		return RUN_LEG_GO;
-	if (round_server_open(u, l->srv, true, l->name, &g) != 0)
+	if (round_gate_server(u, l->pl, l->name, l->srv, &l->gate) != 0)
 		return RUN_LEG_STOP;
 	/* The operator's keys that let the far gate go (a G lets the rest
 	 * of the round go here too). */
 	(void)round_gate_keys(u);
-	if (g.released && (l->gate.how == ROUND_GATE_OFF ||
-	    l->gate.how == ROUND_GATE_QUIET))
-		l->gate.how = ROUND_GATE_WAIVED;
-	snprintf(where, sizeof where, "the server's host %s",
-	    round_server_host(l->srv) != NULL ? round_server_host(l->srv) : "");
-	if (g.timed_out && round_leg_gate_timeout(l, g.foreign, where) != 0)
-		return RUN_LEG_STOP;
 	return round_server_gone(u, l->pl, l->srv) ? RUN_LEG_STOP : RUN_LEG_GO;
 }
 
@@ -422,6 +391,9 @@ round_leg_run(struct round_leg *l)
 		l->foreign = quiet_leg_end(u->quiet, &during);
 		l->gate.client_busy = during.client_busy;
 		l->gate.server_busy = during.server_busy;
+		/* A server elsewhere: its cpus are judged by its host's gate. */
+		if (round_server_host(l->srv) != NULL)
+			l->gate.server_busy = round_server_far_busy(l->srv);
 	}
 	if (l->srv != NULL && !l->res.aborted && !round_server_alive(l->srv))
 		l->died = true;

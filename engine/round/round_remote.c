@@ -97,15 +97,34 @@ round_remote_programs(const struct run *u, const char *host)
 	return progs;
 }
 
+/* A host whose clock cannot time the probe gates without it: said once
+ * (as for this machine). */
+static void
+round_remote_probe_off(struct run *u, const struct round_host *h)
+{
+	const char *why = json_string_value(json_object_get(json_object_get(
+	    remote_hello(h->rm), "quiet"), "probe_off"));
+
+	if (why != NULL)
+		round_warn(u, "%s: the quiet gate's probe is off there: %s",
+		    h->sv->host, why);
+}
+
 /* Connect to one host: ssh, hello, its binaries. */
 static int
 round_remote_connect_one(struct run *u, struct round_host *h,
     const char *ssh_path)
 {
 	const struct spec *s = u->r->spec;
+	/* The round's gate settings, for its gate there: the one budget
+	 * (what is left of it goes with each open), the server's pinned
+	 * cpus' maximum, and the probe (on the server's cpus there). */
 	struct quiet_params qp = { .max_foreign_cores =
 	    s->quiet.max_foreign_cores, .window_ms = s->quiet.window_ms,
-	    .timeout_s = s->quiet.timeout_s };
+	    .timeout_s = s->quiet.timeout_s, .budget_s = s->quiet.budget_s,
+	    .max_server_busy = s->quiet.max_server_busy,
+	    .probe = s->quiet.probe != SPEC_PROBE_OFF,
+	    .probe_margin = s->margin };
 	char *stderr_path = round_remote_stderr(u, h->sv->host);
 	struct remote_params p = { .host = h->sv->host, .ssh_path = ssh_path,
 		.ssh = s->ssh, .agent = s->agent, .dir = h->sv->dir,
@@ -118,6 +137,7 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	free(stderr_path);
 	if (h->rm == NULL)
 		return -1;
+	round_remote_probe_off(u, h);
 	progs = round_remote_programs(u, h->sv->host);
 	h->bins = remote_bins(h->rm, progs, h->err, sizeof h->err);
 	json_decref(progs);

@@ -4,6 +4,7 @@
  * cell; each change of state is a "server" event.  A server on another
  * host takes the same steps through its host's agent (remote.h): what
  * differs is here, so the leg loop and the profiles see one shape. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ struct round_srv {
 	char death[160];
 	struct srvmeter *meter;   /* a local one's open window */
 	bool window;              /* a remote one's open window */
+	struct round_srv_gate far; /* its host's gate before that window */
+	double far_busy;          /* its cpus' foreign work over the last
+	                           * closed one (NAN) */
 };
 
 /* A server event: the cell, and for a server per leg its arm and rep. */
@@ -141,6 +145,7 @@ round_server_start_here(struct run *u, const struct spec_cell *cell,
 
 	if (s != NULL) {
 		srv = xcalloc(1, sizeof *srv);
+		srv->far_busy = NAN;
 		srv->local = s;
 		srv->pid = server_pid(s);
 		/* The gate judges the server's cpus on their own from now
@@ -184,6 +189,7 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 	json_array_foreach(json_object_get(*started, "warnings"), i, w)
 		round_warn(u, "%s: %s", sv->host, json_string_value(w));
 	srv = xcalloc(1, sizeof *srv);
+	srv->far_busy = NAN;
 	srv->rm = rm;
 	srv->host = sv->host;
 	srv->pid = (pid_t)json_integer_value(json_object_get(*started, "pid"));
@@ -355,39 +361,93 @@ round_server_host_event(json_t *ev, void *arg)
 	round_emit(((struct run *)arg)->r, ev);
 }
 
+/* A number of a reply, or NAN where it is null or missing. */
+static double
+round_server_num(const json_t *reply, const char *key)
+{
+	const json_t *v = json_object_get(reply, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The far gate's word as the leg line's gate. */
+static enum round_gate
+round_server_far_how(const char *word)
+{
+	static const struct { const char *w; enum round_gate how; } m[] = {
+		{ "quiet", ROUND_GATE_QUIET }, { "released", ROUND_GATE_WAIVED },
+		{ "timeout", ROUND_GATE_TIMEOUT }, { "budget", ROUND_GATE_BUDGET },
+	};
+
+	for (size_t i = 0; word != NULL && i < sizeof m / sizeof m[0]; i++)
+		if (strcmp(word, m[i].w) == 0)
+			return m[i].how;
+	return ROUND_GATE_OFF;
+}
+
 int
-round_server_open(struct run *u, struct round_srv *srv, bool gate,
-    const char *leg, struct round_srv_gate *g)
+round_server_open(struct run *u, struct round_srv *srv,
+    const struct remote_gate *rg, const char *leg, struct round_srv_gate *g)
 {
 	const struct spec *s = u->r->spec;
 	json_t *reply;
-	const char *word;
 	char e[1024], during[200];
 
-	memset(g, 0, sizeof *g);
+	*g = (struct round_srv_gate){ .how = ROUND_GATE_OFF,
+	    .server_busy = NAN, .probe = NAN, .probe_us = NAN };
 	if (srv->local != NULL) {
 		srvmeter_destroy(srv->meter);
 		srv->meter = srvmeter_begin(srv->pid, (const char *const *)
 		    s->counters, (int)s->ncounters, u->cg_servers);
 		return 0;
 	}
-	reply = remote_open(srv->rm, gate && s->quiet.enabled,
-	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_server_host_event, u,
-	    e, sizeof e);
+	reply = remote_open(srv->rm, rg, u->r->abort_pipe[0],
+	    u->r->gate_pipe[0], round_server_host_event, u, e, sizeof e);
 	if (reply == NULL) {
 		snprintf(during, sizeof during, "before leg %s", leg);
 		if (remote_lost(srv->rm, false))
 			round_remote_lost(u, srv->rm, during);
 		return -1;
 	}
-	word = json_string_value(json_object_get(reply, "gate"));
-	g->timed_out = word != NULL && strcmp(word, "timeout") == 0;
-	g->released = word != NULL && strcmp(word, "released") == 0;
+	g->how = round_server_far_how(json_string_value(json_object_get(reply,
+	    "gate")));
+	g->wait_s = round_server_num(reply, "wait_s");
+	if (isnan(g->wait_s))
+		g->wait_s = 0;
 	g->foreign = json_number_value(json_object_get(reply, "foreign"));
+	g->server_busy = round_server_num(reply, "server_busy");
+	g->probe = round_server_num(reply, "probe");
+	g->probe_us = round_server_num(reply, "probe_us");
+	srv->far = *g;
 	round_server_remote_alive(srv, reply);
 	srv->window = !srv->dead;
 	json_decref(reply);
 	return 0;
+}
+
+double
+round_server_far_busy(const struct round_srv *srv)
+{
+	return srv != NULL ? srv->far_busy : NAN;
+}
+
+/* The far gate's part of a remote leg's server block: how it let the leg
+ * go, its wait and its probe (null where none ran). */
+static void
+round_server_far_block(const struct round_srv *srv, json_t *block)
+{
+	const struct round_srv_gate *g = &srv->far;
+
+	if (g->how == ROUND_GATE_OFF)
+		return;
+	json_object_set_new(block, "gate", json_string(round_gate_name(
+	    g->how)));
+	json_object_set_new(block, "wait_s", json_real(round(g->wait_s *
+	    1000.0) / 1000.0));
+	json_object_set_new(block, "probe", isnan(g->probe) ? json_null() :
+	    json_real(g->probe));
+	json_object_set_new(block, "probe_us", isnan(g->probe_us) ?
+	    json_null() : json_real(g->probe_us));
 }
 
 json_t *
@@ -402,6 +462,7 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 		srv->meter = NULL;
 		return block;
 	}
+	srv->far_busy = NAN;
 	if (!srv->window)
 		return NULL;
 	srv->window = false;
@@ -411,8 +472,10 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 		return NULL;
 	}
 	round_server_remote_alive(srv, reply);
+	srv->far_busy = round_server_num(reply, "server_busy");
 	block = json_incref(json_object_get(reply, "server"));
 	if (json_is_object(block)) {
+		round_server_far_block(srv, block);
 		json_object_set_new(block, "host", json_string(srv->host));
 		json_object_set(block, "foreign", json_object_get(reply,
 		    "foreign"));

@@ -98,12 +98,14 @@ net_cell() {
 
 # A CPU hog outside the round: a busy loop in its own process, at nice -10
 # when we are root so the other builds on this shared machine cannot starve
-# it.  Sets HOG to its pid.
+# it; with CPU, pinned to that cpu (taskset).  Sets HOG to its pid.
 start_hog() {
+	local -a pin=()
+	[ -z "${1:-}" ] || pin=(taskset -c "$1")
 	if [ "$(id -u)" = 0 ]; then
-		nice -n -10 timeout 60 sh -c 'while :; do :; done' &
+		"${pin[@]}" nice -n -10 timeout 60 sh -c 'while :; do :; done' &
 	else
-		timeout 60 sh -c 'while :; do :; done' &
+		"${pin[@]}" timeout 60 sh -c 'while :; do :; done' &
 	fi
 	HOG=$!
 	OWN_PIDS+=("$HOG")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The manual: mandoc -Tlint finds nothing at warning level or above in
-# either page, and no user-facing file (man/, README.md, assets/) points at
-# a contract file users do not have.
+# either page, and no file users or contributors read (man/, README.md,
+# HACKING.md, docs/, assets/) points at a contract file they do not have.
 set -u
 : "${BENCHTUI_SOURCE_DIR:?}"
 command -v mandoc >/dev/null || { echo "mandoc is required (make packages)"; exit 77; }
@@ -16,7 +16,8 @@ if [ -n "$out" ]; then
 else
 	echo "ok: mandoc -Tlint -W warning: clean"
 fi
-hits=$(grep -rn "SPEC\.md\|\.\./shared" "$src/man" "$src/README.md" "$src/assets" 2>/dev/null)
+hits=$(grep -rn "SPEC\.md\|STYLE\.md\|\.\./shared" "$src/man" "$src/README.md" \
+	"$src/HACKING.md" "$src/docs" "$src/assets" 2>/dev/null)
 if [ -n "$hits" ]; then
 	echo "FAIL: user-facing files refer to SPEC.md:"
 	echo "$hits"

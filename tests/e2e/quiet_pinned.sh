@@ -20,14 +20,7 @@ cat >"$T/round.json" <<EOF
  "quiet": {"max_foreign_cores": 100, "window_ms": 300, "timeout_s": 600,
            "budget_s": 3}}
 EOF
-if [ "$(id -u)" = 0 ]; then
-	taskset -c "$cpu" nice -n -10 timeout 60 sh -c 'while :; do :; done' &
-else
-	taskset -c "$cpu" timeout 60 sh -c 'while :; do :; done' &
-fi
-HOG=$!
-OWN_PIDS+=("$HOG")
-wait_until 10 hog_spinning || fail "the hog $HOG never ran"
+start_hog "$cpu"
 run_round 0
 stop_hog
 

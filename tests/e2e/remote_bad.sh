@@ -1,7 +1,8 @@
 #!/bin/bash
 # Bad remote input, each stopping the round resumably (exit 3) before any
-# leg, in words that say what to do: an agent of another version (refused
-# naming both versions); an unreachable host and a refused key (ssh's own
+# leg, in words that say what to do: an agent of another version or
+# protocol (refused naming both; one older than protocol numbers, which
+# does not refuse, is refused by the client); an unreachable host and a refused key (ssh's own
 # words and the command that failed); benchtui missing on the far host
 # (said so, with how to install it); a malformed agent message mid-round
 # (named by its line).  A host string with shell metacharacters reaches
@@ -9,6 +10,9 @@
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 version=$("$BENCHTUI" --version | awk '{ print $2 }')
+# The protocol this build speaks (engine/remote/wire.h).
+proto=$(sed -n 's/^#define WIRE_PROTOCOL \([0-9]*\).*/\1/p' "$BENCHTUI_SOURCE_DIR/engine/remote/wire.h")
+[ -n "$proto" ] || fail "no WIRE_PROTOCOL in engine/remote/wire.h"
 
 # bad NAME JQ-ARGS... JQ: the round with JQ's edits runs and stops with
 # exit 3 before any leg; its output is $T/NAME.out.
@@ -24,10 +28,40 @@ bad() {
 		fail "$name: no abort event"
 }
 
+# A fake agent, FAKE-AGENT VERSION PROTOCOL: it answers hello (with no
+# protocol when PROTOCOL is empty, as one older than protocol numbers),
+# ping and bins, and anything else with a line that is no message.
+cat >"$T/fake-agent" <<'EOF'
+#!/bin/sh
+proto=
+[ -z "$2" ] || proto="\"protocol\":$2,"
+while IFS= read -r line; do
+	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+	case "$line" in
+	*'"op":"hello"'*) printf '{"id":%s,"ok":true,"version":"%s",%s"pid":%d,"dir":"/x","host":{},"quiet":false}\n' "$id" "$1" "$proto" $$ ;;
+	*'"op":"ping"'*|*'"op":"bins"'*) printf '{"id":%s,"ok":true,"bins":{}}\n' "$id" ;;
+	*) echo 'Welcome to the far host!' ;;
+	esac
+done
+EOF
+
 bad version --arg b "$BENCHTUI" '.agent = ["env", "BENCHTUI_TEST_AGENT_VERSION=0.0.0-other", $b, "agent"]'
-grep -q "the client is benchtui $version, the agent on .* is benchtui 0.0.0-other" "$T/version.out" ||
+grep -q "the client is benchtui $version (protocol $proto), the agent on .* is benchtui 0.0.0-other (protocol $proto)" "$T/version.out" ||
 	fail "another version: $(grep -m1 benchtui: "$T/version.out")"
 ok "an agent of another version is refused, naming both ($version, 0.0.0-other)"
+
+# The same version speaking another protocol: the agent refuses it.
+bad protocol --arg b "$BENCHTUI" '.agent = ["env", "BENCHTUI_TEST_AGENT_PROTOCOL=1", $b, "agent"]'
+grep -q "the client is benchtui $version (protocol $proto), the agent on .* is benchtui $version (protocol 1)" "$T/protocol.out" ||
+	fail "another protocol: $(grep -m1 benchtui: "$T/protocol.out")"
+ok "an agent of the same version and another protocol is refused, naming both"
+
+# An agent from before protocol numbers accepts the hello (its version is
+# the same) and answers without one: the client refuses it, naming both.
+bad old --arg f "$T/fake-agent" --arg v "$version" '.agent = ["sh", $f, $v, ""]'
+grep -q "root@127.0.0.1: the agent there is benchtui $version (protocol 1), this is benchtui $version (protocol $proto)" "$T/old.out" ||
+	fail "an agent without a protocol: $(grep -m1 benchtui: "$T/old.out")"
+ok "an agent that speaks the first protocol is refused by the client, naming both"
 
 port=$(free_port)
 bad unreachable --arg p "$port" '.ssh |= (index("-p") as $i | .[$i + 1] = $p)'
@@ -53,18 +87,7 @@ ok "benchtui missing on the far host: said so, with how to install it"
 # An agent that answers the handshake, then says something that is no
 # message when the server should start (as a login script that prints a
 # greeting would).
-cat >"$T/fake-agent" <<'EOF'
-#!/bin/sh
-while IFS= read -r line; do
-	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-	case "$line" in
-	*'"op":"hello"'*) printf '{"id":%s,"ok":true,"version":"%s","pid":%d,"dir":"/x","host":{},"quiet":false}\n' "$id" "$1" $$ ;;
-	*'"op":"ping"'*|*'"op":"bins"'*) printf '{"id":%s,"ok":true,"bins":{}}\n' "$id" ;;
-	*) echo 'Welcome to the far host!' ;;
-	esac
-done
-EOF
-bad malformed --arg f "$T/fake-agent" --arg v "$version" '.agent = ["sh", $f, $v]'
+bad malformed --arg f "$T/fake-agent" --arg v "$version" --arg p "$proto" '.agent = ["sh", $f, $v, $p]'
 grep -q "root@127.0.0.1: the agent's line 8: not JSON .*: 'Welcome to the far host!'.*while the server started; the round stopped, resume reconnects" \
 	"$T/malformed.out" || fail "malformed: $(grep -m1 benchtui: "$T/malformed.out")"
 ok "a malformed agent message is named by its line; the round stops resumably"

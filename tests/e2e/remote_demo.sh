@@ -88,15 +88,5 @@ alive "$pid" && fail "server pid $pid still runs after the round"
 ok "the agent wrote only its folder; nothing is left running; verify passes"
 
 # The console's quiet box lists the host (a replay shows the live model).
-if command -v tmux >/dev/null; then
-	sock=$T/tmux.sock
-	tmux -S "$sock" new-session -d -x 140 -y 35 "$BENCHTUI --replay $T/out --instant; sleep 60"
-	if wait_until 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q '$RHOST: busy'"; then
-		ok "the quiet box lists $RHOST"
-	else
-		tmux -S "$sock" capture-pane -p | head -10
-		fail "the quiet box does not list $RHOST"
-	fi
-	tmux -S "$sock" kill-server 2>/dev/null
-fi
+replay_shows "$T/out" 140 "$RHOST: busy" "the quiet box lists $RHOST"
 finish

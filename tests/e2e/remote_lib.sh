@@ -163,3 +163,19 @@ remote_tree_start() {
 	echo "$spid" >>"$T/tree"
 	[ "$(wc -l <"$T/tree")" -ge 2 ] || fail "the server's tree is not two processes: $(cat "$T/tree")"
 }
+
+# replay_shows DIR WIDTH PATTERN WHAT: the console replaying DIR in a
+# terminal WIDTH columns wide shows a line matching PATTERN (grep) within
+# 10 s: ok WHAT, else the screen and fail.  No tmux: nothing is checked.
+replay_shows() {
+	local sock=$T/tmux.sock
+	command -v tmux >/dev/null || return 0
+	tmux -S "$sock" new-session -d -x "$2" -y 35 "$BENCHTUI --replay $1 --instant; sleep 60"
+	if wait_until 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q '$3'"; then
+		ok "$4"
+	else
+		tmux -S "$sock" capture-pane -p | head -12
+		fail "not shown: $4"
+	fi
+	tmux -S "$sock" kill-server 2>/dev/null
+}

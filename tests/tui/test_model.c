@@ -477,11 +477,49 @@ test_eta_gate_waits(void **state)
 	model_finish(&m);
 }
 
+/* A server's host's gate: its samples (held on its server's pinned cpus,
+ * with its countdown and its probe) and how it let each leg go. */
+static void
+test_host_gate(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"round\",\"ts\":\"2026-11-29T15:00:00.000Z\","
+		"\"name\":\"h\",\"legs_total\":4}",
+		"{\"t\":\"quiet\",\"ts\":\"2026-11-29T15:00:01.000Z\","
+		"\"host\":\"u@b\",\"foreign\":0.9,\"ok\":false,"
+		"\"server_busy\":0.95,\"max_server_busy\":0.1,\"probe\":1.5,"
+		"\"probe_max\":1.01,\"waited_s\":2,\"limit_s\":5}",
+		"{\"t\":\"leg\",\"ts\":\"2026-11-29T15:00:10.000Z\","
+		"\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,\"status\":\"ok\","
+		"\"wall\":1,\"gate\":\"budget\",\"wait_s\":5,"
+		"\"server\":{\"host\":\"u@b\",\"gate\":\"budget\"}}",
+	};
+	const struct model_host *h;
+	struct model m;
+
+	(void)state;
+	fed_model(&m, lines, 2);
+	assert_int_equal(m.nhosts, 1);
+	h = &m.hosts[0];
+	assert_string_equal(h->name, "u@b");
+	assert_true(h->holding);
+	assert_true(m.gate_wait_since > 0);
+	assert_float_equal(h->server_busy, 0.95, 1e-9);
+	assert_float_equal(h->server_max, 0.1, 1e-9);
+	assert_float_equal(h->probe, 1.5, 1e-9);
+	assert_float_equal(h->limit - h->waited, 3, 1e-9);
+	assert_string_equal(h->last_gate, "");
+	feed_text(&m, lines[2]);
+	assert_string_equal(h->last_gate, "budget");
+	model_finish(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eta_gate_waits),
+		cmocka_unit_test(test_host_gate),
 		cmocka_unit_test(test_whole_log),
 		cmocka_unit_test(test_profile_failed_logged),
 		cmocka_unit_test(test_ratios_match_tally),

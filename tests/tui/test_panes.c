@@ -72,6 +72,13 @@ static const struct {
 	    "\"status\":\"ok\",\"rc\":0,\"wall\":1.0,\"cpu\":1.0,"
 	    "\"gate\":\"budget\",\"wait_s\":0.0}", false,
 	    LEG | CUR | HDR | PLN | RAT | QUI },
+	/* One whose server's host's gate let it go: that host's line. */
+	{ "a leg with a server elsewhere", B_RUNNING, "{\"t\":\"leg\","
+	    "\"ts\":\"%s\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":1,"
+	    "\"seq\":1,\"status\":\"ok\",\"rc\":0,\"wall\":1.0,"
+	    "\"cpu\":1.0,\"gate\":\"quiet\",\"wait_s\":0.0,\"server\":"
+	    "{\"host\":\"u@b\",\"gate\":\"quiet\"}}", false,
+	    LEG | CUR | HDR | PLN | RAT | QUI },
 	{ "a warm-up leg", B_ROUND, "{\"t\":\"leg\",\"ts\":\"%s\",\"cell\":\"c\","
 	    "\"arm\":\"a\",\"rep\":0,\"warmup\":1,\"seq\":1,\"status\":\"ok\","
 	    "\"rc\":0,\"wall\":1.0,\"cpu\":1.0}", false, LEG | CUR | RAT },

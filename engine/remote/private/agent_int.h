@@ -21,6 +21,7 @@ struct agent {
 	int wake;
 	int sig_rd;
 	const char *version;    /* what it says it is */
+	int protocol;           /* and the protocol it speaks */
 	char *dir;              /* absolute; NULL when it could not be made */
 	char dir_err[512];
 	bool greeted;           /* hello answered */
@@ -30,6 +31,8 @@ struct agent {
 	int ncounters;
 	bool gate;              /* hello's quiet settings were given */
 	struct quiet_params qp;
+	char probe_off[256];    /* why this host cannot probe ("": it can,
+	                         * or it was not asked to) */
 	struct quiet *quiet;
 	/* The server: one at a time. */
 	struct server *srv;

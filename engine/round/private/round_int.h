@@ -301,21 +301,32 @@ const char *round_server_host(const struct round_srv *srv);
  * sentence on how it died. */
 bool round_server_alive(struct round_srv *srv);
 const char *round_server_death(const struct round_srv *srv);
-/* What the far host's gate said when a window opened. */
+/* What the far host's gate did when a window opened (how is OFF for a
+ * server here, or with no gate). */
 struct round_srv_gate {
-	bool timed_out, released;
-	double foreign;
+	enum round_gate how;
+	double wait_s;
+	double foreign;                   /* there, before the leg */
+	double server_busy;               /* its server's cpus (NAN: not
+	                                   * pinned) */
+	double probe, probe_us;           /* its probe (NAN: none ran) */
 };
+struct remote_gate;
 /* Open the server's window just before leg (its name, for messages): its
  * counters on every thread of its tree and the first CPU reading; on
- * another host first that host's quiet gate (when gate), its events
- * logged with "host".  0; -1 when the round stopped meanwhile (an abort,
- * or the connection lost: u->err names the host). */
-int round_server_open(struct run *u, struct round_srv *srv, bool gate,
-    const char *leg, struct round_srv_gate *g);
+ * another host first that host's quiet gate (when rg is not NULL), its
+ * events logged with "host".  0; -1 when the round stopped meanwhile (an
+ * abort, or the connection lost: u->err names the host). */
+int round_server_open(struct run *u, struct round_srv *srv,
+    const struct remote_gate *rg, const char *leg, struct round_srv_gate *g);
+/* The foreign work on a remote server's cpus over the last closed
+ * window (its host's gate), or NAN (here, not pinned, no gate). */
+double round_server_far_busy(const struct round_srv *srv);
 /* Close it after the leg: the leg line's "server" block (new; "host",
  * "foreign", "rtt_ms" and "requests" too for a remote one: the requests
- * to its agent since the last leg's close, this close included), or NULL
+ * to its agent since the last leg's close, this close included; and what
+ * its host's gate did before the leg: "gate", "wait_s", "probe",
+ * "probe_us"), or NULL
  * (no window, or the connection lost: the round stopped). */
 json_t *round_server_close(struct run *u, struct round_srv *srv,
     const char *leg);
@@ -342,6 +353,17 @@ void round_server_stop(struct run *u, const struct spec_cell *cell,
  * why). */
 int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
     struct round_gate_rec *g);
+/* The far gate: open the window of leg pl's server srv, on its host
+ * after that host's gate (told what is left of the round's one budget,
+ * whether the round was released, whether the leg probes), and mark g as
+ * the local gate marks it: its wait is the leg's too and spent of the
+ * budget, and a leg the far gate let go on a busy host is waived,
+ * timeout or budget (one the local gate marked so keeps its mark).  A
+ * server here just opens its window.  0 to go on; -1 when the round
+ * stops (aborted, the host lost, or its gate timed out with on_timeout
+ * "abort": u->err says why). */
+int round_gate_server(struct run *u, const struct plan_leg *pl,
+    const char *leg, struct round_srv *srv, struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round
  * from now on, and is logged.  Whether any key came. */

@@ -4,7 +4,8 @@
  * folder refused; a missing program and a dying server told by their
  * cause; the demo server started, measured over a window and stopped;
  * the gate released and cancelled by the requests that come while it
- * holds; and when the input closes, the server's tree gone within 2 s. */
+ * holds, bounded by the round's budget, probing and judging the server's
+ * pinned cpus; and when the input closes, the server's tree gone within 2 s. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,13 +117,32 @@ field(const json_t *r, const char *k)
 	return json_string_value(json_object_get(r, k));
 }
 
+/* hello with the round's gate settings: budget_s 600, the server's
+ * cpus at most 0.1 busy, with or without the probe. */
+static json_t *
+hello_probe(double max_foreign, double timeout_s, bool probe)
+{
+	return json_pack("{s:s,s:s,s:i,s:[s],s:{s:f,s:i,s:f,s:f,s:f,s:b,s:f}}",
+	    "op", "hello", "version", wire_version(), "protocol",
+	    WIRE_PROTOCOL, "counters", "task-clock", "quiet",
+	    "max_foreign_cores", max_foreign, "window_ms", 100, "timeout_s",
+	    timeout_s, "budget_s", 600.0, "max_server_busy", 0.1, "probe",
+	    probe, "probe_margin", 0.01);
+}
+
 static json_t *
 hello(double max_foreign, double timeout_s)
 {
-	return json_pack("{s:s,s:s,s:[s],s:{s:f,s:i,s:f}}", "op", "hello",
-	    "version", wire_version(), "counters", "task-clock", "quiet",
-	    "max_foreign_cores", max_foreign, "window_ms", 100, "timeout_s",
-	    timeout_s);
+	return hello_probe(max_foreign, timeout_s, false);
+}
+
+/* An open with the gate: what is left of the round's budget, whether
+ * the round was released, whether the leg probes. */
+static json_t *
+open_req(double left, bool all, bool probe)
+{
+	return json_pack("{s:s,s:b,s:f,s:b,s:b}", "op", "open", "gate", 1,
+	    "budget_left_s", left, "release_all", all, "probe", probe);
 }
 
 static void
@@ -151,10 +171,29 @@ test_handshake(void **state)
 	/* Refused: it exits 2 without waiting for its input to close. */
 	assert_int_equal(agent_down(&a), 2);
 
+	/* The same version of another protocol (one without a number is
+	 * protocol 1) is refused too, naming both protocols. */
+	agent_up(&a, "h0");
+	r = agent_call(&a, json_pack("{s:s,s:s}", "op", "hello", "version",
+	    wire_version()));
+	assert_false(ok(r));
+	assert_string_equal(field(r, "cause"), "version");
+	assert_non_null(strstr(field(r, "error"), "(protocol 1)"));
+	assert_non_null(strstr(field(r, "error"), "(protocol 2)"));
+	json_decref(r);
+	assert_int_equal(agent_down(&a), 2);
+
 	agent_up(&a, "h2");
 	r = agent_call(&a, hello(8, 5));
 	assert_true(ok(r));
 	assert_string_equal(field(r, "version"), wire_version());
+	assert_int_equal(json_integer_value(json_object_get(r, "protocol")),
+	    WIRE_PROTOCOL);
+	/* The settings its gate runs with, the round's budget among them. */
+	assert_true(json_number_value(json_object_get(json_object_get(r,
+	    "quiet"), "budget_s")) == 600.0);
+	assert_true(json_number_value(json_object_get(json_object_get(r,
+	    "quiet"), "max_server_busy")) == 0.1);
 	assert_non_null(json_object_get(json_object_get(r, "host"), "kernel"));
 	assert_non_null(strstr(field(r, "dir"), "/h2"));
 	json_decref(r);
@@ -206,25 +245,31 @@ test_start_refused(void **state)
 	assert_int_equal(agent_down(&a), 0);
 }
 
-/* The demo server started there: its pid. */
+/* The demo server started there, pinned to cpus (NULL: not): its pid. */
 static pid_t
-start_demo(struct agent_proc *a, int port)
+start_demo_on(struct agent_proc *a, int port, const char *cpus)
 {
 	char p[16];
 	json_t *r;
 	pid_t pid;
 
 	snprintf(p, sizeof p, "%d", port);
-	r = agent_call(a, json_pack("{s:s,s:s,s:[s,s,s,s],s:{s:s},s:i,s:f,s:s}",
-	    "op", "start", "cell", "net", "argv", demo, "serve", "--port", p,
-	    "env", "DEMO_CHUNK", "512", "tcp_port", port, "ready_timeout_s",
-	    10.0, "log", "t-net.log"));
+	r = agent_call(a, json_pack("{s:s,s:s,s:[s,s,s,s],s:{s:s},s:i,s:f,s:s,"
+	    "s:s?}", "op", "start", "cell", "net", "argv", demo, "serve",
+	    "--port", p, "env", "DEMO_CHUNK", "512", "tcp_port", port,
+	    "ready_timeout_s", 10.0, "log", "t-net.log", "cpus", cpus));
 	assert_true(ok(r));
 	assert_int_equal(strlen(field(r, "sha256")), 64);
 	pid = (pid_t)json_integer_value(json_object_get(r, "pid"));
 	json_decref(r);
 	assert_true(pid > 0);
 	return pid;
+}
+
+static pid_t
+start_demo(struct agent_proc *a, int port)
+{
+	return start_demo_on(a, port, NULL);
 }
 
 static void
@@ -241,9 +286,18 @@ test_server_window(void **state)
 	agent_up(&a, "w1");
 	json_decref(agent_call(&a, hello(8, 5)));
 	pid = start_demo(&a, tu_free_port());
+	/* A gate without the budget's rest is malformed. */
 	r = agent_call(&a, json_pack("{s:s,s:b}", "op", "open", "gate", 1));
+	assert_false(ok(r));
+	assert_non_null(strstr(field(r, "error"), "budget_left_s"));
+	json_decref(r);
+	r = agent_call(&a, open_req(600, false, false));
 	assert_true(ok(r));
 	assert_string_equal(field(r, "gate"), "quiet");
+	/* Not pinned, not probed: null. */
+	assert_true(json_is_null(json_object_get(r, "server_busy")));
+	assert_true(json_is_null(json_object_get(r, "probe")));
+	assert_true(json_is_number(json_object_get(r, "wait_s")));
 	assert_true(json_is_true(json_object_get(r, "alive")));
 	json_decref(r);
 	r = agent_call(&a, json_pack("{s:s}", "op", "close"));
@@ -267,8 +321,9 @@ test_server_window(void **state)
 static void
 send_open(struct agent_proc *a, int id)
 {
-	json_t *m = json_pack("{s:s,s:b,s:i}", "op", "open", "gate", 1, "id", id);
+	json_t *m = open_req(600, false, false);
 
+	json_object_set_new(m, "id", json_integer(id));
 	assert_int_equal(wire_write(a->fd, m), 0);
 	json_decref(m);
 }
@@ -307,6 +362,89 @@ test_gate_release(void **state)
 	assert_int_equal(agent_down(&a), 0);
 }
 
+/* An open's gate word and wait. */
+static double
+open_gate(struct agent_proc *a, json_t *req, const char *want)
+{
+	json_t *r = agent_call(a, req);
+	double w;
+
+	assert_true(ok(r));
+	assert_string_equal(field(r, "gate"), want);
+	w = json_number_value(json_object_get(r, "wait_s"));
+	json_decref(r);
+	return w;
+}
+
+/* The far gate spends the round's one budget: it waits no longer than
+ * what the client says is left of it (not its own timeout_s) and then
+ * answers "budget"; with nothing left it does not wait; a round
+ * released (G) goes at once.  Its server's pinned cpus are judged
+ * (server_busy over the leg); decided on a gate that can never open
+ * (max_foreign_cores 0), whatever the load. */
+static void
+test_gate_budget(void **state)
+{
+	struct agent_proc a;
+	json_t *r;
+	double w;
+
+	(void)state;
+	if (demo[0] == '\0')
+		skip();
+	agent_up(&a, "b1");
+	json_decref(agent_call(&a, hello(0, 60)));
+	(void)start_demo_on(&a, tu_free_port(), "0");
+	w = open_gate(&a, open_req(0.6, false, false), "budget");
+	assert_true(w >= 0.55 && w < 10);
+	r = agent_call(&a, json_pack("{s:s}", "op", "close"));
+	assert_true(json_is_number(json_object_get(r, "server_busy")));
+	json_decref(r);
+	w = open_gate(&a, open_req(0, false, false), "budget");
+	assert_true(w < 0.5);
+	json_decref(agent_call(&a, json_pack("{s:s}", "op", "close")));
+	w = open_gate(&a, open_req(600, true, false), "released");
+	assert_true(w < 0.5);
+	json_decref(agent_call(&a, json_pack("{s:s}", "op", "close")));
+	assert_int_equal(agent_down(&a), 0);
+}
+
+/* The probe runs there when the leg is probed: its slowdown and time in
+ * the open's reply; not when the leg is not. */
+static void
+test_gate_probe(void **state)
+{
+	struct agent_proc a;
+	json_t *r;
+
+	(void)state;
+	if (demo[0] == '\0')
+		skip();
+	agent_up(&a, "p1");
+	r = agent_call(&a, hello_probe(8, 5, true));
+	if (!json_is_true(json_object_get(json_object_get(r, "quiet"),
+	    "probe"))) {
+		/* This machine's clock cannot time a probe: said so. */
+		assert_non_null(field(json_object_get(r, "quiet"), "probe_off"));
+		json_decref(r);
+		agent_down(&a);
+		skip();
+	}
+	json_decref(r);
+	(void)start_demo_on(&a, tu_free_port(), "0");
+	r = agent_call(&a, open_req(600, false, true));
+	assert_true(ok(r));
+	assert_true(json_number_value(json_object_get(r, "probe")) > 0);
+	assert_true(json_number_value(json_object_get(r, "probe_us")) > 0);
+	json_decref(r);
+	json_decref(agent_call(&a, json_pack("{s:s}", "op", "close")));
+	r = agent_call(&a, open_req(600, false, false));
+	assert_true(json_is_null(json_object_get(r, "probe")));
+	json_decref(r);
+	json_decref(agent_call(&a, json_pack("{s:s}", "op", "close")));
+	assert_int_equal(agent_down(&a), 0);
+}
+
 static int
 setup(void **state)
 {
@@ -338,6 +476,8 @@ main(void)
 		cmocka_unit_test(test_start_refused),
 		cmocka_unit_test(test_server_window),
 		cmocka_unit_test(test_gate_release),
+		cmocka_unit_test(test_gate_budget),
+		cmocka_unit_test(test_gate_probe),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
