@@ -33,6 +33,10 @@ struct warns {
 	size_t count[W_KINDS];
 };
 
+/* A warning of a kind, listed if its kind is still under the cap. */
+void tally_warn(struct warns *w, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A piece's warnings, appended to the report's as if they had been made
  * there (the caps count across pieces). */
 void tally_warns_add(struct warns *w, const struct warns *piece);
@@ -146,7 +150,11 @@ void tally_cell_floor(const struct tally_cellwork *cw, double *floor,
 void tally_piece_build(struct tally_cellwork *cw, size_t i,
     struct tally_piece *p);
 
-/* The cell's object from its pieces (one per arm), floor and rows. */
+/* x as a json real, null when it is not finite. */
+json_t *tally_real(double x);
+
+/* The cell's object from its pieces (one per arm), floor and rows
+ * (tally_join.c, as tally_report_json). */
 json_t *tally_cell_json(const struct tally *t, const struct tcell *c,
     const struct tally_piece *pieces, const double *floor,
     const bool *bias, const bool *shown);
