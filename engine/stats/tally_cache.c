@@ -59,7 +59,8 @@ struct tally_cache {
 	uint64_t pass;                /* the tally's clock when it began */
 	uint64_t serial;              /* the pass's number */
 	json_t *report;               /* the last whole report, or NULL */
-	uint64_t report_pass;         /* the pass that made it */
+	uint64_t report_pass;         /* the clock when its pass began: it
+	                               * is up to date while the clock is */
 };
 
 static void
