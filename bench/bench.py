@@ -591,10 +591,13 @@ class Bench:
             return int(m.group(1)) if m else -1
 
         def wait(pred, timeout):
+            # A capture is a process and the box has 2 cores: a short
+            # nap between captures leaves the console its core.
             end = time.monotonic() + timeout
             while time.monotonic() < end:
                 if pred(screen()):
                     return time.monotonic()
+                time.sleep(0.002)
             die("console keys: no screen change within %g s" % timeout)
 
         subprocess.run(sess + ["-f", "/dev/null", "new-session", "-d", "-s",
