@@ -10,7 +10,8 @@ and the median of TRIALS trials reported.
 per-leg and fidelity benchmarks, in the same runs: before/after on a box
 whose load moves between two separate runs.
 
-Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time.
+Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time;
+the load benchmark also wrk and nginx (skipped without them).
 Prints one table (figure, reference, ratio, target) and writes
 bench/results/LATEST.json and a dated copy.  Not part of make check: it is
 a measurement, and it wants a quiet machine; on a busy one the figures say
@@ -24,6 +25,7 @@ import platform
 import random
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -673,6 +675,88 @@ class Bench:
                  rss / 1024, "MiB", 32, "target", "< 32 MiB", rss < 32 * 1024)
         return {"rss_kb": rss, "wall_s": wall}
 
+    def load(self):
+        """benchtui load against wrk on the nginx example's server (one
+        nginx worker, the 64 KiB file): the same connections, one thread,
+        the same duration, order rotated; benchtui checks every body's
+        sha256 and size, wrk checks nothing."""
+        nginx = "/usr/sbin/nginx"
+        if shutil.which("wrk") is None or not os.access(nginx, os.X_OK):
+            print("bench: load skipped: needs wrk and nginx "
+                  "(apt-get install wrk nginx-light)", file=sys.stderr)
+            return {"skipped": "wrk or nginx absent"}
+        secs = 2 if self.quick else 5
+        configs = [1, 8]
+        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = dict(os.environ, TMPDIR=self.tmp, SENDFILE="on")
+        srv = subprocess.Popen(["sh", os.path.join(
+            ROOT, "assets/rounds/nginx/serve.sh"), str(port)], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        url = "http://127.0.0.1:%d/f64k.txt" % port
+        f64k = os.path.join(self.tmp, "benchtui-nginx-%d" % port, "www",
+                            "f64k.txt")
+        res = {"seconds": secs}
+        try:
+            t_end = time.monotonic() + 20
+            while not os.path.exists(f64k) or subprocess.run(
+                    [BENCHTUI, "load", url, "--requests", "1", "--quiet"],
+                    stderr=subprocess.DEVNULL).returncode != 0:
+                if time.monotonic() > t_end or srv.poll() is not None:
+                    die("load: nginx did not start on %d" % port)
+                time.sleep(0.1)
+            for t in range(self.trials):
+                fns = []
+                for c in configs:
+                    fns.append(("wrk c%d" % c, lambda c=c: self.wrk_rps(
+                        url, c, secs)))
+                    fns.append(("benchtui c%d" % c, lambda c=c:
+                                self.load_rps(url, c, secs, f64k)))
+                for k, v in self.rotated(t, fns).items():
+                    res.setdefault(k, []).append(v)
+        finally:
+            os.killpg(srv.pid, 15)
+            srv.wait()
+        for c in configs:
+            b = statistics.median(res["benchtui c%d" % c])
+            w = statistics.median(res["wrk c%d" % c])
+            # Each trial's two runs are next to each other in time: their
+            # ratio moves less with the box's load than either median.
+            pairs = [x / y for x, y in zip(res["benchtui c%d" % c],
+                                           res["wrk c%d" % c])]
+            res["paired c%d" % c] = pairs
+            self.add("load_vs_wrk_c%d" % c, "load requests/s, nginx 64 KiB, "
+                     "%d conn, 1 thread, %d s, every body checked"
+                     % (c, secs), b, "req/s", w, "wrk -t1 -c%d -d%ds" %
+                     (c, secs), ">= 0.8x (paired)",
+                     statistics.median(pairs) >= 0.8,
+                     "ratio of each trial's pair: median %.2f (%.2f-%.2f)"
+                     % (statistics.median(pairs), min(pairs), max(pairs)))
+        return res
+
+    def wrk_rps(self, url, conns, secs):
+        p = subprocess.run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % secs,
+                            url], check=True, capture_output=True,
+                           text=True)
+        if "Non-2xx" in p.stdout or "Socket errors" in p.stdout:
+            die("load: wrk saw errors:\n" + p.stdout)
+        for line in p.stdout.splitlines():
+            if line.startswith("Requests/sec:"):
+                return float(line.split()[1])
+        die("load: no Requests/sec in wrk's output:\n" + p.stdout)
+
+    def load_rps(self, url, conns, secs, f64k):
+        m = os.path.join(self.tmp, "load-metrics.json")
+        subprocess.run([BENCHTUI, "load", url, "--connections", str(conns),
+                        "--threads", "1", "--duration", str(secs),
+                        "--expect-file", f64k, "--metrics", m, "--quiet"],
+                       check=True)
+        with open(m) as f:
+            return json.load(f)["rps"]
+
 
 def machine():
     info = {"cpus": os.cpu_count(), "kernel": platform.release()}
@@ -711,7 +795,7 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "keys,report,big_round,interval,compare")
+                    "keys,report,big_round,interval,compare,load")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -727,7 +811,7 @@ def main():
     load0 = busy_cores(1.0)
     try:
         for name in ("per_leg", "fidelity", "gate", "console", "keys",
-                     "report", "big_round", "interval", "compare"):
+                     "report", "big_round", "interval", "compare", "load"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)
@@ -749,6 +833,8 @@ def main():
             fmt(r["reference"]), fmt(r["ratio"]), r["target"] or "", met))
         print("%-62s %10s %10s" % ("", "", ("(" + r["reference_what"] + ")")
                                    if r["reference_what"] else ""))
+        if r.get("note"):
+            print("%-62s %s" % ("", r["note"]))
     print("\n%d trials, order rotated, medians; %.0f s; busy cores at the "
           "start %.2f; commit %s" % (args.trials, took, load0, commit))
     out = {"date": started.isoformat(timespec="seconds"), "commit": commit,
