@@ -12,29 +12,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "logread.h"
 #include "model.h"
 #include "spec.h"
 #include "tally.h"
 #include "testutil.h"
 
-struct evs {
-	json_t **ev;
-	size_t n;
-};
-
-static int
-collect(json_t *ev, size_t lineno, void *arg)
-{
-	struct evs *e = arg;
-
-	(void)lineno;
-	e->ev = realloc(e->ev, (e->n + 1) * sizeof *e->ev);
-	e->ev[e->n++] = json_incref(ev);
-	return 0;
-}
-
-static struct evs events;
+static json_t **events;
+static size_t nevents;
 static struct spec *spec;
 
 static int
@@ -46,10 +30,7 @@ setup(void **state)
 	(void)state;
 	snprintf(path, sizeof path, "%s/tests/data/tui/round/log.jsonl",
 	    src ? src : ".");
-	if (logread_file(path, collect, &events, NULL, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
+	events = tu_log_events(path, &nevents);
 	snprintf(path, sizeof path, "%s/tests/data/tui/round/round.json",
 	    src ? src : ".");
 	if (spec_load(path, NULL, &spec, err, sizeof err) != 0) {
@@ -63,9 +44,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < events.n; i++)
-		json_decref(events.ev[i]);
-	free(events.ev);
+	tu_events_free(events, nevents);
 	spec_destroy(spec);
 	return 0;
 }
@@ -95,12 +74,12 @@ test_slices_reach_the_report(void **state)
 	model_init(&m);
 	model_set_spec(&m, spec);
 	tally_set_spec(t, spec);
-	for (size_t i = 0; i < events.n; i++) {
+	for (size_t i = 0; i < nevents; i++) {
 		const json_t *before;
 		json_t *want;
 
-		model_feed(&m, events.ev[i]);
-		tally_feed(t, events.ev[i]);
+		model_feed(&m, events[i]);
+		tally_feed(t, events[i]);
 		(void)model_take_changes(&m);
 		before = model_ratios_shown(&m);
 		if (before != NULL)
@@ -140,13 +119,13 @@ test_restart_forgets_the_report(void **state)
 	(void)state;
 	model_init(&m);
 	model_set_spec(&m, spec);
-	for (size_t i = 0; i < events.n; i++)
-		model_feed(&m, events.ev[i]);
+	for (size_t i = 0; i < nevents; i++)
+		model_feed(&m, events[i]);
 	assert_non_null(model_ratios(&m));
 	model_restart(&m, spec);
 	assert_null(model_ratios_shown(&m));
-	for (size_t i = 0; i < events.n / 2; i++)
-		model_feed(&m, events.ev[i]);
+	for (size_t i = 0; i < nevents / 2; i++)
+		model_feed(&m, events[i]);
 	while (!model_ratios_advance(&m, 0))
 		;
 	assert_non_null(model_ratios_shown(&m));
