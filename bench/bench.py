@@ -216,9 +216,9 @@ class Bench:
                                capture_output=True, text=True)
             return json.loads(p.stdout)["mean_s"]
 
-        def benchtui(base=None, binary=None):
-            ev, _, cpu, _ = self.run_round(self.true_round(n), base=base,
-                                           binary=binary)
+        def benchtui(base=None, binary=None, counters=None):
+            ev, _, cpu, _ = self.run_round(self.true_round(
+                n, counters=counters), base=base, binary=binary)
             own = res["own_cpu_before" if binary else "own_cpu"]
             start = next(e for e in ev if e["t"] == "leg_start")
             legs = self.legs(ev)
@@ -233,7 +233,13 @@ class Bench:
 
         for t in range(self.trials):
             fns = [("hyperfine", hyperfine), ("spawnloop", spawnloop),
-                   ("benchtui", benchtui)]
+                   ("benchtui", benchtui),
+                   # Counting nothing, as hyperfine: where the default
+                   # counters are software events (no PMU), each leg
+                   # opens three perf events; cycles alone, where there
+                   # is no PMU, opens none (n/a after the first leg).
+                   ("benchtui_nocounters",
+                    lambda: benchtui(counters=["cycles"]))]
             if shm:
                 fns.append(("benchtui_tmpfs", lambda: benchtui(shm)))
             if self.before:
@@ -251,6 +257,11 @@ class Bench:
                  "per-leg elapsed, %d legs of true (counters on, gate off)"
                  % n, bt * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
                  "<= 1.0x", bt <= hf)
+        bn = statistics.median(res["benchtui_nocounters"])
+        self.add("per_leg_nocounters_vs_hyperfine",
+                 "per-leg elapsed, ext4, counters [cycles] (n/a w/o PMU)",
+                 bn * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
+                 "<= 1.0x", bn <= hf)
         he = statistics.median(res["hyperfine_elapsed"])
         self.add("per_leg_vs_hyperfine_elapsed",
                  "per-leg elapsed (same runs), against hyperfine's whole "

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "console.h"
 #include "console_loop.h"
+#include "escape.h"
 #include "event.h"
 #include "headless.h"
 #include "round.h"
@@ -145,7 +146,10 @@ console_start(struct console *c, const char *theme)
 
 	if (console_route_signals() < 0)
 		return -1;
-	setlocale(LC_ALL, "");
+	/* The terminal's character set only (ncurses draws UTF-8 by it): the
+	 * rest of the locale (LC_NUMERIC's decimal comma) would reach every
+	 * number printed and read, the engine's sealed files among them. */
+	setlocale(LC_CTYPE, "");
 	if (!atexit_done) {
 		atexit(console_atexit);
 		xalloc_set_fatal_hook(console_atexit);
@@ -201,37 +205,13 @@ console_stop(struct console *c)
 	}
 }
 
-/* One line of a leg's output made safe for the terminal: valid UTF-8 is
- * kept, a tab becomes a space, other control bytes and bytes that are not
- * UTF-8 (a binary leg's output) are shown as \xNN, never sent raw. */
+/* One line of a leg's output made safe for the terminal (escape.h): a
+ * tab becomes a space, control bytes and bytes that are not UTF-8 (a
+ * binary leg's output) are shown as \xNN, never sent raw. */
 static void
 console_escape_line(const char *in, size_t n, char *out, size_t outlen)
 {
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 5 < outlen;) {
-		unsigned char c = (unsigned char)in[i];
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
-		    (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && i + len <= n && !(len == 2 && c < 0xc2);
-
-		for (size_t k = 1; ok && k < len; k++)
-			ok = ((unsigned char)in[i + k] & 0xc0) == 0x80;
-		if (c == '\t') {
-			out[o++] = ' ';
-			i++;
-		} else if (!ok || (len == 1 && (c < 0x20 || c == 0x7f))) {
-			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
-			i++;
-		} else {
-			if (o + len >= outlen)
-				break;
-			memcpy(out + o, in + i, len);
-			o += len;
-			i += len;
-		}
-	}
-	out[o] = '\0';
+	(void)escape_text(in, n, out, outlen, ESCAPE_TAB_SPACE, NULL);
 }
 
 /* The last nlines lines of a leg's output file (its tail only), escaped,

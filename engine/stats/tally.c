@@ -322,27 +322,6 @@ tally_bad(const struct tleg *l)
 	return l->status == LEG_FAILED || l->status == LEG_TIMED_OUT;
 }
 
-bool
-tally_first_failed(const struct tally *t, const char *cell, const char *arm,
-    int n)
-{
-	const struct tcell *c = NULL;
-	const struct tarm *a = NULL;
-
-	for (size_t i = 0; i < t->ncells && !c; i++)
-		if (strcmp(t->cells[i].name, cell) == 0)
-			c = &t->cells[i];
-	for (size_t i = 0; c && i < c->narms && !a; i++)
-		if (strcmp(c->arms[i].name, arm) == 0)
-			a = &c->arms[i];
-	if (a == NULL || n < 1 || (size_t)n >= a->nlegs)
-		return false;
-	for (int r = 1; r <= n; r++)
-		if (!tally_bad(&a->legs[r]))
-			return false;
-	return true;
-}
-
 size_t
 tally_failed_legs(const struct tally *t, struct tally_failure *first,
     char *where, size_t wlen)

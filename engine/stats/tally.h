@@ -76,11 +76,6 @@ const char *tally_gate_name(enum tally_gate g);
  * resumed round has spent of its budget_s. */
 double tally_gate_waited(const struct tally *t);
 
-/* Whether arm's first n legs in cell (reps 1..n) are all counted and all
- * failed or timed out: fail_fast's condition. */
-bool tally_first_failed(const struct tally *t, const char *cell,
-    const char *arm, int n);
-
 /* Counted legs that failed or timed out, over every cell; *first (may be
  * NULL) the first of them in cell, rep and arm order, as cell, arm and rep
  * (borrowed names).  where gets "CELL N, CELL N" per cell. */

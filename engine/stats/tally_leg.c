@@ -212,8 +212,15 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 	r->wait_s = tally_num(json_object_get(ev, "wait_s"));
 	r->client_busy = tally_num(json_object_get(ev, "client_busy"));
 	r->server_busy = tally_num(json_object_get(ev, "server_busy"));
-	for (size_t m = 0; m < M_FIXED; m++)
-		r->fixed[m] = tally_num(json_object_get(ev, t->metrics[m]));
+	for (size_t m = 0; m < M_FIXED; m++) {
+		const json_t *x = json_object_get(ev, t->metrics[m]);
+
+		r->fixed[m] = tally_num(x);
+		if (x != NULL && !json_is_number(x) && !json_is_null(x))
+			r->badtype[m] = json_is_string(x) ? "a string" :
+			    json_is_boolean(x) ? "a boolean" : json_is_array(x) ?
+			    "an array" : "an object";
+	}
 	r->utime = tally_num(json_object_get(ev, "utime"));
 	r->stime = tally_num(json_object_get(ev, "stime"));
 	r->bytes = tally_num(json_object_get(ev, "bytes"));
@@ -419,6 +426,16 @@ tally_rec_values(struct tally *t, const struct tally_legrec *r, double *v,
 				    r->cell, r->arm, rep, t->metrics[m], v[m]);
 			t->nimplausible++;
 			v[m] = NAN;
+		}
+	/* A field of the wrong type is left out as loudly. */
+	for (size_t m = 0; m < M_FIXED; m++)
+		if (r->badtype[m] != NULL) {
+			if (t->nimplausible < TALLY_WARN_CAP)
+				t->implausible[t->nimplausible] = xasprintf(
+				    "%.60s %.60s rep %zu: %s (%s, not a number)",
+				    r->cell, r->arm, rep, t->metrics[m],
+				    r->badtype[m]);
+			t->nimplausible++;
 		}
 }
 

@@ -16,7 +16,7 @@ cat > "$tmp/warm.json" <<'EOF'
   "reps": 2,
   "warmup": 2,
   "prepare": ["/bin/sh", "-c", "echo prep $0 $1 $MARK >> prepared.log", "${ARM}", "${REP}"],
-  "command": ["/bin/sh", "-c", "echo ran $0 $1 >> ran.log", "${ARM}", "${REP}"],
+  "command": ["/bin/sh", "-c", "echo ran $0 $1 >> ran.log; echo out", "${ARM}", "${REP}"],
   "baseline": "a",
   "arms": [{"name": "a", "env": {"MARK": "env-a"}}, {"name": "b", "env": {"MARK": "env-b"}}],
   "cells": [{"name": "one"}, {"name": "two"}],

@@ -73,6 +73,10 @@ struct tally_legrec {
 	double wait_s, client_busy, server_busy;
 	double fixed[M_FIXED];  /* "wall", "cpu", "cycles", "instructions" */
 	double utime, stime;
+	/* A fixed metric's field present with a value that is no number
+	 * (nor null): its JSON type in words ("a string"), for a warning;
+	 * NULL when it is a number, null or absent. */
+	const char *badtype[M_FIXED];
 	double bytes;         /* "bytes": the scratch folder's (or a
 	                       * filter's output) size */
 	bool server;          /* "server" is an object */
