@@ -24,7 +24,7 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
         linux-perf strace mandoc nginx-light openssh-client openssh-server \
-        man-db lz4 gzip
+        man-db lz4 gzip time wrk
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
@@ -68,7 +68,8 @@ $(MESON_DIR)/build.ninja: | $(LP_PC)
 	@./tools/meson-setup $(MESON_DIR) --buildtype=debugoptimized -Dlibperf=enabled
 
 $(RAW_DIR)/build.ninja: | $(STAMP_PKGS)
-	@./tools/meson-setup $(RAW_DIR) --buildtype=debugoptimized -Dlibperf=disabled
+	@./tools/meson-setup $(RAW_DIR) --buildtype=debugoptimized -Dlibperf=disabled \
+		-Dglibc_np=false
 
 $(ASAN_DIR)/build.ninja: | $(LP_PC)
 	@./tools/meson-setup $(ASAN_DIR) --buildtype=debug -Dlibperf=enabled \
@@ -81,8 +82,9 @@ demo: build
 	./$(MESON_DIR)/tui/benchtui run assets/demo/demo.json
 
 # Two builds.  build/meson: every suite with libperf, and the tests of the
-# one file the raw perf_event_open backend differs in (counters.c: suite
-# 'counters') again against a raw copy of it built beside (NAME-raw);
+# files a machine without libperf or glibc's _np calls differs in
+# (counters.c, sysname.c: suite 'counters') again against copies of those
+# built beside (NAME-raw);
 # build/meson-asan: the unit and e2e suites under ASan and UBSan, but for
 # the statistical tests (suite 'measure') and the tests that run no line
 # the others do not (suite 'asan-covered').  Both are built first; then
@@ -94,7 +96,9 @@ demo: build
 # them).  tests/meson.build says which tests run alone, and in what order
 # the others start.  check-libperf and check-asan run one build's tests
 # the usual way (testlog.json only); check-raw (not part of check) is the
-# build of a machine without libperf, -Dlibperf=disabled.
+# build of a machine without libperf or glibc's _np calls (as on musl or
+# glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
+# unit suites.
 check: build build-asan check-alone check-alone-asan check-beside
 
 # (alone.json is make check's: removed, or .ci/run would count it again.)
@@ -103,8 +107,9 @@ check-libperf: build
 	$(MESON_TEST) -C $(MESON_DIR)
 
 check-raw: $(RAW_DIR)/build.ninja
+	@meson configure $(RAW_DIR) -Dglibc_np=false >/dev/null
 	@ninja -C $(RAW_DIR) -j$(JOBS)
-	$(MESON_TEST) -C $(RAW_DIR) --suite counters
+	$(MESON_TEST) -C $(RAW_DIR) --suite counters --suite unit
 
 build-asan: $(ASAN_DIR)/build.ninja
 	@ninja -C $(ASAN_DIR) -j$(JOBS)

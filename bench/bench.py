@@ -10,7 +10,8 @@ and the median of TRIALS trials reported.
 per-leg and fidelity benchmarks, in the same runs: before/after on a box
 whose load moves between two separate runs.
 
-Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time.
+Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time;
+the load benchmark also wrk and nginx (skipped without them).
 Prints one table (figure, reference, ratio, target) and writes
 bench/results/LATEST.json and a dated copy.  Not part of make check: it is
 a measurement, and it wants a quiet machine; on a busy one the figures say
@@ -21,7 +22,10 @@ import datetime
 import json
 import os
 import platform
+import random
+import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +40,8 @@ TRUE = os.path.realpath(shutil.which("true") or "/bin/true")
 SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
 INTERVAL = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
                         "bench-interval")
+RATIOS = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
+                      "bench-ratios")
 
 
 def die(msg):
@@ -210,9 +216,9 @@ class Bench:
                                capture_output=True, text=True)
             return json.loads(p.stdout)["mean_s"]
 
-        def benchtui(base=None, binary=None):
-            ev, _, cpu, _ = self.run_round(self.true_round(n), base=base,
-                                           binary=binary)
+        def benchtui(base=None, binary=None, counters=None):
+            ev, _, cpu, _ = self.run_round(self.true_round(
+                n, counters=counters), base=base, binary=binary)
             own = res["own_cpu_before" if binary else "own_cpu"]
             start = next(e for e in ev if e["t"] == "leg_start")
             legs = self.legs(ev)
@@ -227,7 +233,13 @@ class Bench:
 
         for t in range(self.trials):
             fns = [("hyperfine", hyperfine), ("spawnloop", spawnloop),
-                   ("benchtui", benchtui)]
+                   ("benchtui", benchtui),
+                   # Counting nothing, as hyperfine: where the default
+                   # counters are software events (no PMU), each leg
+                   # opens three perf events; cycles alone, where there
+                   # is no PMU, opens none (n/a after the first leg).
+                   ("benchtui_nocounters",
+                    lambda: benchtui(counters=["cycles"]))]
             if shm:
                 fns.append(("benchtui_tmpfs", lambda: benchtui(shm)))
             if self.before:
@@ -245,6 +257,11 @@ class Bench:
                  "per-leg elapsed, %d legs of true (counters on, gate off)"
                  % n, bt * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
                  "<= 1.0x", bt <= hf)
+        bn = statistics.median(res["benchtui_nocounters"])
+        self.add("per_leg_nocounters_vs_hyperfine",
+                 "per-leg elapsed, ext4, counters [cycles] (n/a w/o PMU)",
+                 bn * 1e3, "ms", hf * 1e3, "hyperfine -N, per run",
+                 "<= 1.0x", bn <= hf)
         he = statistics.median(res["hyperfine_elapsed"])
         self.add("per_leg_vs_hyperfine_elapsed",
                  "per-leg elapsed (same runs), against hyperfine's whole "
@@ -532,6 +549,134 @@ class Bench:
                      met=(secs <= 0.05) if target else None)
         return res
 
+    # The console's keys at n reps: a replay in tmux of a made-up round (3
+    # cells x 4 arms with an A/A arm; wall, cpu, three counters and a
+    # server's cpu) whose legs all come in at once but the last KEYS_TAIL,
+    # which come in KEYS_GAP s apart, each making the console compute
+    # the ratios again as in a live round.  Meanwhile ? opens and closes
+    # the help KEYS_PRESSES times a trial after a random pause, and the
+    # time from tmux send-keys to the screen that shows it is taken.
+    KEYS_TAIL = 240
+    KEYS_GAP = 0.05
+    KEYS_PRESSES = 20
+    KEYS_MARK = "same: within the margin"
+
+    def keys_folder(self, reps):
+        """A round folder of reps reps whose log's last KEYS_TAIL legs are
+        KEYS_GAP s apart and the rest at the start (no seal: the log is
+        rewritten)."""
+        d = os.path.join(self.tmp, "keys%d" % reps)
+        if os.path.isdir(d):
+            return d
+        subprocess.run([sys.executable, os.path.join(HERE, "gen-legs.py"),
+                        "--folder", d, "--legs", str(reps * 12), "--cells",
+                        "3", "--server"], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.remove(os.path.join(d, "SHA256SUMS"))
+        log = os.path.join(d, "log.jsonl")
+        with open(log) as f:
+            events = [json.loads(line) for line in f]
+        legs = [i for i, e in enumerate(events) if e.get("t") == "leg"]
+        tail = legs[-min(self.KEYS_TAIL, len(legs)):]
+        t0 = datetime.datetime(2026, 11, 29, 15, 0, 0)
+        for i, e in enumerate(events):
+            k = tail.index(i) + 1 if i >= tail[0] else 0
+            ts = t0 + datetime.timedelta(seconds=k * self.KEYS_GAP)
+            e["ts"] = ts.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (
+                ts.microsecond // 1000)
+        with open(log, "w") as f:
+            for e in events:
+                f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        return d
+
+    def keys_session(self, reps, rnd):
+        """One replay: the latencies of KEYS_PRESSES keys, in s, and
+        whether legs still came in after the last."""
+        d = self.keys_folder(reps)
+        sess = ["tmux", "-L", self.sock]
+
+        def screen():
+            return subprocess.run(sess + ["capture-pane", "-p", "-t", "keys"],
+                                  capture_output=True, text=True).stdout
+
+        def done_legs(s):
+            m = re.search(r"legs (\d+)/(\d+)", s)
+            return int(m.group(1)) if m else -1
+
+        def wait(pred, timeout):
+            # A capture is a process and the box has 2 cores: a short
+            # nap between captures leaves the console its core.
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                if pred(screen()):
+                    return time.monotonic()
+                time.sleep(0.002)
+            die("console keys: no screen change within %g s" % timeout)
+
+        subprocess.run(sess + ["-f", "/dev/null", "new-session", "-d", "-s",
+                               "keys", "-x", "160", "-y", "50",
+                               "cd %s && LANG=C.UTF-8 TERM=screen-256color "
+                               "%s --replay %s" % (self.tmp, BENCHTUI, d)],
+                       check=True)
+        total = reps * 12
+        wait(lambda s: done_legs(s) >= total - self.KEYS_TAIL + 10, 120)
+        lat = []
+        for k in range(2 * self.KEYS_PRESSES):
+            time.sleep(rnd.uniform(0, 2 * self.KEYS_GAP))
+            opening = k % 2 == 0
+            t0 = time.monotonic()
+            subprocess.run(sess + ["send-keys", "-t", "keys", "?"],
+                           check=True)
+            t1 = wait(lambda s: (self.KEYS_MARK in s) == opening, 10)
+            lat.append(t1 - t0)
+        live = done_legs(screen()) < total
+        subprocess.run(sess + ["kill-session", "-t", "keys"],
+                       stderr=subprocess.DEVNULL)
+        return lat, live
+
+    def keys(self):
+        """Console keypress latency at n = 2000 against n = 10 (the
+        harness's own: tmux, the polling of its screen), and what
+        bench-ratios says of the ratios' work at n = 2000."""
+        if not os.access(RATIOS, os.X_OK):
+            die("%s: not built (make build)" % RATIOS)
+        rnd = random.Random(2000)
+        big = 200 if self.quick else 2000
+        trials = min(self.trials, 3)
+        res = {"big": [], "small": [], "live": [], "trials": trials}
+        for t in range(trials):
+            fns = [("big", lambda: self.keys_session(big, rnd)),
+                   ("small", lambda: self.keys_session(10, rnd))]
+            for k, (lat, live) in self.rotated(t, fns).items():
+                res[k].extend(lat)
+                if k == "big":
+                    res["live"].append(live)
+        bmed, bmax = statistics.median(res["big"]), max(res["big"])
+        smed, smax = statistics.median(res["small"]), max(res["small"])
+        n = len(res["big"])
+        note = None if all(res["live"]) else \
+            "the replay's legs ended before the last key"
+        self.add("console_keys_%d_median" % big, "console keypress latency, "
+                 "n = %d, legs coming in (median of %d)" % (big, n),
+                 bmed * 1e3, "ms", smed * 1e3, "n = 10", note=note)
+        self.add("console_keys_%d_max" % big, "console keypress latency, "
+                 "n = %d, legs coming in (worst of %d)" % (big, n),
+                 bmax * 1e3, "ms", smax * 1e3, "n = 10", "<= 50 ms",
+                 bmax <= 0.05, note=note)
+        p = subprocess.run([RATIOS, self.keys_folder(big)], check=True,
+                           capture_output=True, text=True)
+        r = json.loads(p.stdout)
+        res["ratios"] = r
+        self.add("console_ratios_leg_%d" % big, "console ratios after one "
+                 "leg, n = %d (median of %d legs)" % (big, r["legs"]),
+                 r["leg_median_s"] * 1e3, "ms", r["whole_s"] * 1e3,
+                 "the whole report (as before)")
+        self.add("console_ratios_slice_%d" % big, "longest slice of the "
+                 "console's ratio work, n = %d" % big,
+                 r["slice_max_s"] * 1e3, "ms", target="<= 50 ms",
+                 met=r["slice_max_s"] <= 0.05)
+        return res
+
     def big_round(self):
         n = 2000 if self.quick else 10000
         ev, wall, cpu, rss = self.run_round(self.true_round(n))
@@ -540,6 +685,88 @@ class Bench:
         self.add("round_rss", "peak RSS of a %d-leg round (headless)" % n,
                  rss / 1024, "MiB", 32, "target", "< 32 MiB", rss < 32 * 1024)
         return {"rss_kb": rss, "wall_s": wall}
+
+    def load(self):
+        """benchtui load against wrk on the nginx example's server (one
+        nginx worker, the 64 KiB file): the same connections, one thread,
+        the same duration, order rotated; benchtui checks every body's
+        sha256 and size, wrk checks nothing."""
+        nginx = "/usr/sbin/nginx"
+        if shutil.which("wrk") is None or not os.access(nginx, os.X_OK):
+            print("bench: load skipped: needs wrk and nginx "
+                  "(apt-get install wrk nginx-light)", file=sys.stderr)
+            return {"skipped": "wrk or nginx absent"}
+        secs = 2 if self.quick else 5
+        configs = [1, 8]
+        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = dict(os.environ, TMPDIR=self.tmp, SENDFILE="on")
+        srv = subprocess.Popen(["sh", os.path.join(
+            ROOT, "assets/rounds/nginx/serve.sh"), str(port)], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        url = "http://127.0.0.1:%d/f64k.txt" % port
+        f64k = os.path.join(self.tmp, "benchtui-nginx-%d" % port, "www",
+                            "f64k.txt")
+        res = {"seconds": secs}
+        try:
+            t_end = time.monotonic() + 20
+            while not os.path.exists(f64k) or subprocess.run(
+                    [BENCHTUI, "load", url, "--requests", "1", "--quiet"],
+                    stderr=subprocess.DEVNULL).returncode != 0:
+                if time.monotonic() > t_end or srv.poll() is not None:
+                    die("load: nginx did not start on %d" % port)
+                time.sleep(0.1)
+            for t in range(self.trials):
+                fns = []
+                for c in configs:
+                    fns.append(("wrk c%d" % c, lambda c=c: self.wrk_rps(
+                        url, c, secs)))
+                    fns.append(("benchtui c%d" % c, lambda c=c:
+                                self.load_rps(url, c, secs, f64k)))
+                for k, v in self.rotated(t, fns).items():
+                    res.setdefault(k, []).append(v)
+        finally:
+            os.killpg(srv.pid, 15)
+            srv.wait()
+        for c in configs:
+            b = statistics.median(res["benchtui c%d" % c])
+            w = statistics.median(res["wrk c%d" % c])
+            # Each trial's two runs are next to each other in time: their
+            # ratio moves less with the box's load than either median.
+            pairs = [x / y for x, y in zip(res["benchtui c%d" % c],
+                                           res["wrk c%d" % c])]
+            res["paired c%d" % c] = pairs
+            self.add("load_vs_wrk_c%d" % c, "load requests/s, nginx 64 KiB, "
+                     "%d conn, 1 thread, %d s, every body checked"
+                     % (c, secs), b, "req/s", w, "wrk -t1 -c%d -d%ds" %
+                     (c, secs), ">= 0.8x (paired)",
+                     statistics.median(pairs) >= 0.8,
+                     "ratio of each trial's pair: median %.2f (%.2f-%.2f)"
+                     % (statistics.median(pairs), min(pairs), max(pairs)))
+        return res
+
+    def wrk_rps(self, url, conns, secs):
+        p = subprocess.run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % secs,
+                            url], check=True, capture_output=True,
+                           text=True)
+        if "Non-2xx" in p.stdout or "Socket errors" in p.stdout:
+            die("load: wrk saw errors:\n" + p.stdout)
+        for line in p.stdout.splitlines():
+            if line.startswith("Requests/sec:"):
+                return float(line.split()[1])
+        die("load: no Requests/sec in wrk's output:\n" + p.stdout)
+
+    def load_rps(self, url, conns, secs, f64k):
+        m = os.path.join(self.tmp, "load-metrics.json")
+        subprocess.run([BENCHTUI, "load", url, "--connections", str(conns),
+                        "--threads", "1", "--duration", str(secs),
+                        "--expect-file", f64k, "--metrics", m, "--quiet"],
+                       check=True)
+        with open(m) as f:
+            return json.load(f)["rps"]
 
 
 def machine():
@@ -579,7 +806,7 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "report,big_round,interval,compare")
+                    "keys,report,big_round,interval,compare,load")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -594,8 +821,8 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     load0 = busy_cores(1.0)
     try:
-        for name in ("per_leg", "fidelity", "gate", "console", "report",
-                     "big_round", "interval", "compare"):
+        for name in ("per_leg", "fidelity", "gate", "console", "keys",
+                     "report", "big_round", "interval", "compare", "load"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)
@@ -617,6 +844,8 @@ def main():
             fmt(r["reference"]), fmt(r["ratio"]), r["target"] or "", met))
         print("%-62s %10s %10s" % ("", "", ("(" + r["reference_what"] + ")")
                                    if r["reference_what"] else ""))
+        if r.get("note"):
+            print("%-62s %s" % ("", r["note"]))
     print("\n%d trials, order rotated, medians; %.0f s; busy cores at the "
           "start %.2f; commit %s" % (args.trials, took, load0, commit))
     out = {"date": started.isoformat(timespec="seconds"), "commit": commit,

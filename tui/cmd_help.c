@@ -12,12 +12,14 @@ struct help_opt {
 	const char *flag, *what;
 };
 
+#define HELP_MAX_OPTS 24
+
 struct help_cmd {
 	const char *name;
 	const char *synopsis;
 	const char *what;
 	const char *man;                 /* where the manual says more */
-	struct help_opt opts[16];
+	struct help_opt opts[HELP_MAX_OPTS];
 };
 
 static const struct help_cmd help_cmds[] = {
@@ -88,19 +90,28 @@ static const struct help_cmd help_cmds[] = {
 	    { "--help", "this text" } } },
 	{ "load", "benchtui load URL [options]",
 	  "A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).", "benchtui(1) LOAD",
-	  { { "--requests N", "requests in all" },
-	    { "--warmup N", "requests first, not measured" },
-	    { "--connections C", "persistent connections" },
+	  { { "--requests N", "counted requests (default 1000)" },
+	    { "--duration S", "send for S seconds instead of a count" },
+	    { "--warmup N", "requests first, checked, not measured" },
+	    { "--connections C", "C persistent connections, a request in "
+	      "flight on each" },
+	    { "--threads T", "threads driving them (default 1, at most C)" },
+	    { "--rate R", "R requests/s; latency counted from each one's due "
+	      "time" },
+	    { "--method M", "the method (default GET; POST with --body)" },
+	    { "--body FILE", "send FILE as every request's body" },
 	    { "--header K:V", "a request header (repeatable)" },
 	    { "--expect-status S", "the status every response must have "
 	      "(default 200)" },
 	    { "--expect-bytes N", "the body length every response must have" },
 	    { "--expect-sha256 HEX", "the body's sha256" },
-	    { "--expect-file PATH", "the body is this file's bytes" },
+	    { "--expect-file PATH", "the body is this file's bytes (its size "
+	      "and sha256)" },
 	    { "--evidence FILE", "one JSON line per request" },
 	    { "--metrics FILE", "requests, rps, bytes and latency "
 	      "percentiles as JSON" },
-	    { "--timeout S", "give up on a request after S seconds" },
+	    { "--timeout S", "each response whole within S s of sending "
+	      "(default 30)" },
 	    { "--quiet", "no summary line" },
 	    { "--help", "this text" } } },
 	{ "agent", "benchtui agent --dir DIR",
@@ -137,7 +148,8 @@ cmd_help_print(const char *name)
 	printf("usage: %s\n\n%s\n", c->synopsis, c->what);
 	if (c->opts[0].flag != NULL) {
 		printf("\noptions:\n");
-		for (size_t i = 0; i < 16 && c->opts[i].flag != NULL; i++)
+		for (size_t i = 0; i < HELP_MAX_OPTS && c->opts[i].flag != NULL;
+		    i++)
 			printf("  %-20s %s\n", c->opts[i].flag, c->opts[i].what);
 	}
 	printf("\nMore in the manual: %s (man benchtui).\n", c->man);

@@ -1,4 +1,4 @@
-/* load: a verified HTTP/1.1 keep-alive load (engine/httpload.c), usable as a
+/* load: a verified HTTP/1.1 keep-alive load (engine/load/), usable as a
  * leg's command through ${BENCHTUI}.
  *
  * Exit status: 0 every response passed its checks; 1 a check failed (the
@@ -10,14 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "digest.h"
 #include "httpload.h"
 
 static const char load_usage[] =
-    "usage: benchtui load URL [--requests N] [--warmup N] [--connections C]\n"
-    "           [--header K:V]... [--expect-status S] [--expect-bytes N]\n"
+    "usage: benchtui load URL [--requests N | --duration S] [--warmup N]\n"
+    "           [--connections C] [--threads T] [--rate R]\n"
+    "           [--method M] [--body FILE] [--header K:V]...\n"
+    "           [--expect-status S] [--expect-bytes N]\n"
     "           [--expect-sha256 HEX | --expect-file PATH]\n"
     "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n";
 
@@ -30,7 +33,36 @@ cmd_load_number(const char *s, long long lo, long long hi, long long *out)
 
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi ||
+	    (*s != '-' && (*s < '0' || *s > '9')))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A number of seconds or requests a second: digits with at most one '.',
+ * more than 0 and at most hi (read without the locale: "0.5" is a half
+ * wherever benchtui runs). */
+static int
+cmd_load_decimal(const char *s, double hi, double *out)
+{
+	double v = 0, scale = 1;
+	bool dot = false, digit = false;
+
+	for (const char *p = s; *p != '\0'; p++) {
+		if (*p == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return -1;
+		digit = true;
+		if (dot)
+			v += (scale /= 10) * (*p - '0');
+		else
+			v = v * 10 + (*p - '0');
+	}
+	if (!digit || !(v > 0) || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -49,9 +81,11 @@ cmd_load_hex(const char *s)
 }
 
 enum {
-	LOAD_REQUESTS = 1, LOAD_WARMUP, LOAD_CONNECTIONS, LOAD_STATUS,
-	LOAD_BYTES, LOAD_TIMEOUT,   /* the numbers, in cmd_load_nums' order */
+	LOAD_REQUESTS = 1, LOAD_WARMUP, LOAD_CONNECTIONS, LOAD_THREADS,
+	LOAD_STATUS, LOAD_BYTES,   /* whole numbers, in cmd_load_nums' order */
+	LOAD_TIMEOUT, LOAD_DURATION, LOAD_RATE, /* decimals, cmd_load_decs' */
 	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
+	LOAD_METHOD, LOAD_BODY,
 	LOAD_QUIET, LOAD_HELP = 'h',
 };
 
@@ -59,14 +93,19 @@ static const struct option cmd_load_options[] = {
 	{ "requests", required_argument, NULL, LOAD_REQUESTS },
 	{ "warmup", required_argument, NULL, LOAD_WARMUP },
 	{ "connections", required_argument, NULL, LOAD_CONNECTIONS },
+	{ "threads", required_argument, NULL, LOAD_THREADS },
 	{ "expect-status", required_argument, NULL, LOAD_STATUS },
 	{ "expect-bytes", required_argument, NULL, LOAD_BYTES },
 	{ "timeout", required_argument, NULL, LOAD_TIMEOUT },
+	{ "duration", required_argument, NULL, LOAD_DURATION },
+	{ "rate", required_argument, NULL, LOAD_RATE },
 	{ "header", required_argument, NULL, LOAD_HEADER },
 	{ "expect-sha256", required_argument, NULL, LOAD_SHA256 },
 	{ "expect-file", required_argument, NULL, LOAD_FILE },
 	{ "evidence", required_argument, NULL, LOAD_EVIDENCE },
 	{ "metrics", required_argument, NULL, LOAD_METRICS },
+	{ "method", required_argument, NULL, LOAD_METHOD },
+	{ "body", required_argument, NULL, LOAD_BODY },
 	{ "quiet", no_argument, NULL, LOAD_QUIET },
 	{ "help", no_argument, NULL, LOAD_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -80,31 +119,60 @@ static const struct {
 	{ "--requests", 1, 1000000000LL },
 	{ "--warmup", 0, 1000000000LL },
 	{ "--connections", 1, 1024 },
+	{ "--threads", 1, 64 },
 	{ "--expect-status", 100, 999 },
 	{ "--expect-bytes", 0, (long long)1 << 50 },
-	{ "--timeout", 1, 86400 },
 };
 
-/* A whole-number option into its field of o: 0, or a usage error's exit
+/* The decimal options' largest values, from LOAD_TIMEOUT on. */
+static const struct {
+	const char *name;
+	double hi;
+} cmd_load_decs[] = {
+	{ "--timeout", 86400 },
+	{ "--duration", 31536000 },
+	{ "--rate", 10000000 },
+};
+
+/* What the command line said beyond the options' fields. */
+struct cmd_load_args {
+	const char *file;           /* --expect-file */
+	bool quiet, requests, bytes;  /* --quiet; --requests, --expect-bytes given */
+};
+
+/* A number option into its field of o: 0, or a usage error's exit
  * status. */
 static int
-cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg)
+cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg,
+    struct cmd_load_args *a)
 {
 	size_t k = (size_t)(opt - LOAD_REQUESTS);
 	long long v;
+	double d;
 
+	if (opt >= LOAD_TIMEOUT) {
+		k = (size_t)(opt - LOAD_TIMEOUT);
+		if (cmd_load_decimal(arg, cmd_load_decs[k].hi, &d) != 0)
+			return cmd_usage_error("load", load_usage, "%s '%s': "
+			    "expected a number more than 0 and at most %g "
+			    "(digits and one '.')", cmd_load_decs[k].name, arg,
+			    cmd_load_decs[k].hi);
+		*(opt == LOAD_TIMEOUT ? &o->timeout_s : opt == LOAD_DURATION ?
+		    &o->duration_s : &o->rate) = d;
+		return 0;
+	}
 	if (cmd_load_number(arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi,
 	    &v) != 0)
 		return cmd_usage_error("load", load_usage, "%s '%s': expected "
 		    "a whole number from %lld to %lld", cmd_load_nums[k].name,
 		    arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi);
 	switch (opt) {
-	case LOAD_REQUESTS: o->requests = (long)v; break;
+	case LOAD_REQUESTS: o->requests = (long)v; a->requests = true; break;
 	case LOAD_WARMUP: o->warmup = (long)v; break;
 	case LOAD_CONNECTIONS: o->connections = (int)v; break;
+	case LOAD_THREADS: o->threads = (int)v; break;
 	case LOAD_STATUS: o->expect_status = (int)v; break;
-	case LOAD_BYTES: o->expect_bytes = v; break;
-	default: o->timeout_s = (double)v; break;
+	default: o->expect_bytes = v; a->bytes = true; break;
 	}
 	return 0;
 }
@@ -112,7 +180,7 @@ cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg)
 /* One option that is not a number: 0, or a usage error's exit status. */
 static int
 cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
-    const char **file)
+    struct cmd_load_args *a)
 {
 	const char *colon;
 
@@ -134,10 +202,16 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 		snprintf(o->expect_sha256, sizeof o->expect_sha256, "%s", arg);
 		return 0;
 	case LOAD_FILE:
-		*file = arg;
+		a->file = arg;
 		return 0;
 	case LOAD_EVIDENCE:
 		o->evidence = arg;
+		return 0;
+	case LOAD_METHOD:
+		o->method = arg;
+		return 0;
+	case LOAD_BODY:
+		o->body_file = arg;
 		return 0;
 	default:
 		o->metrics = arg;
@@ -145,11 +219,24 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 	}
 }
 
-/* The options into o (and --expect-file's path into file): -1 to go on,
- * or the exit status (0 after --help, 2 for bad usage). */
+/* The rules between options: 0, or a usage error's exit status. */
+static int
+cmd_load_combined(struct httpload_opts *o, const struct cmd_load_args *a)
+{
+	if (a->file != NULL && o->expect_sha256[0] != '\0')
+		return cmd_usage_error("load", load_usage,
+		    "--expect-sha256 and --expect-file both given");
+	if (a->requests && o->duration_s > 0)
+		return cmd_usage_error("load", load_usage, "--requests and "
+		    "--duration both given: the run is a count or a time");
+	return 0;
+}
+
+/* The options into o: -1 to go on, or the exit status (0 after --help, 2
+ * for bad usage). */
 static int
 cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
-    const char **file, bool *quiet)
+    struct cmd_load_args *a)
 {
 	int c, rc;
 
@@ -162,11 +249,11 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 			fputs(load_usage, stdout);
 			return 0;
 		} else if (c == LOAD_QUIET)
-			*quiet = true;
-		else if (c >= LOAD_REQUESTS && c <= LOAD_TIMEOUT)
-			rc = cmd_load_set_number(o, c, optarg);
-		else if (c >= LOAD_HEADER && c <= LOAD_METRICS)
-			rc = cmd_load_set_other(o, c, optarg, file);
+			a->quiet = true;
+		else if (c >= LOAD_REQUESTS && c <= LOAD_RATE)
+			rc = cmd_load_set_number(o, c, optarg, a);
+		else if (c >= LOAD_HEADER && c <= LOAD_BODY)
+			rc = cmd_load_set_other(o, c, optarg, a);
 		else
 			return cmd_usage_error("load", load_usage, "unknown or "
 			    "incomplete option '%s'", argv[optind - 1]);
@@ -176,10 +263,32 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 	if ((rc = cmd_operand(argc, argv, "load", load_usage, "no URL given",
 	    "more than one URL given ('%s')", &o->url)) != 0)
 		return rc;
-	if (*file != NULL && o->expect_sha256[0] != '\0')
-		return cmd_usage_error("load", load_usage,
-		    "--expect-sha256 and --expect-file both given");
+	if ((rc = cmd_load_combined(o, a)) != 0)
+		return rc;
 	return -1;
+}
+
+/* --expect-file: its sha256, and its size as the expected one (a body of
+ * another size fails before it is read).  0, or 2 with the message. */
+static int
+cmd_load_file(struct httpload_opts *o, const struct cmd_load_args *a)
+{
+	struct stat st;
+
+	if (stat(a->file, &st) != 0 || digest_file(a->file,
+	    o->expect_sha256) != 0) {
+		fprintf(stderr, "benchtui load: --expect-file %s: %s\n", a->file,
+		    strerror(errno));
+		return 2;
+	}
+	if (a->bytes && o->expect_bytes != (long long)st.st_size) {
+		fprintf(stderr, "benchtui load: --expect-bytes %lld, but "
+		    "--expect-file %s has %lld bytes\n", o->expect_bytes,
+		    a->file, (long long)st.st_size);
+		return 2;
+	}
+	o->expect_bytes = (long long)st.st_size;
+	return 0;
 }
 
 int
@@ -187,9 +296,8 @@ cmd_load(int argc, char **argv)
 {
 	struct httpload_opts o;
 	struct httpload_result r;
-	const char *file = NULL;
+	struct cmd_load_args a = { 0 };
 	char err[1024];
-	bool quiet = false;
 	int rc;
 
 	httpload_opts_init(&o);
@@ -197,24 +305,25 @@ cmd_load(int argc, char **argv)
 	 * leg, to attach between the warm-up and the counted requests. */
 	o.hold_after_warmup = getenv("BENCHTUI_LOAD_HOLD") != NULL &&
 	    strcmp(getenv("BENCHTUI_LOAD_HOLD"), "warmup") == 0;
-	if ((rc = cmd_load_parse(argc, argv, &o, &file, &quiet)) >= 0)
+	if ((rc = cmd_load_parse(argc, argv, &o, &a)) >= 0)
 		return rc;
-	if (file != NULL && digest_file(file, o.expect_sha256) != 0) {
-		fprintf(stderr, "benchtui load: --expect-file %s: %s\n", file,
-		    strerror(errno));
-		return 2;
-	}
+	if (a.file != NULL && (rc = cmd_load_file(&o, &a)) != 0)
+		return rc;
 	rc = httpload_run(&o, &r, err, sizeof err);
 	if (rc != 0) {
 		fprintf(stderr, "benchtui load: %s\n", err);
 		return rc;
 	}
-	if (!quiet)
+	if (!a.quiet)
 		printf("benchtui load: %ld requests in %.3f s over %d "
-		    "connection%s: %.1f requests/s, %lld body bytes; latency "
-		    "p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n",
-		    r.requests, r.seconds, o.connections,
-		    o.connections == 1 ? "" : "s", r.rps, r.bytes,
+		    "connection%s on %d thread%s: %.1f requests/s%s, %lld body "
+		    "bytes; latency%s p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
+		    "max %.3f ms\n", r.requests, r.seconds, o.connections,
+		    o.connections == 1 ? "" : "s", o.threads,
+		    o.threads == 1 ? "" : "s", r.rps,
+		    o.rate > 0 && r.rps < 0.95 * o.rate ? " (below --rate: the "
+		    "server fell behind and a queue built up)" : "", r.bytes,
+		    o.rate > 0 ? " (from each request's due time)" : "",
 		    r.lat_p50_ms, r.lat_p90_ms, r.lat_p99_ms, r.lat_max_ms);
 	return 0;
 }

@@ -9,13 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "round.h"
 #include "stats.h"
 #include "tally.h"
 #include "words.h"
 
 struct headless {
-	FILE *out;
+	/* stdout and stderr through the one escape rule (escape.h): what is
+	 * printed comes from a log, and --replay reads anyone's. */
+	FILE *out, *err;
+	bool own_out, own_err;     /* made here: closed by destroy */
 	struct tally *tally;
 	json_int_t legs_total;
 	json_int_t legs_shown;
@@ -43,11 +47,18 @@ headless_create(FILE *out, const struct spec *spec)
 
 	if (h == NULL)
 		return NULL;
-	h->out = out;
 	if ((h->tally = tally_create()) == NULL) {
 		free(h);
 		return NULL;
 	}
+	h->out = escape_stream(out);
+	h->err = escape_stream(stderr);
+	h->own_out = h->out != NULL;
+	h->own_err = h->err != NULL;
+	if (h->out == NULL)
+		h->out = out;
+	if (h->err == NULL)
+		h->err = stderr;
 	if (spec != NULL)
 		tally_set_spec(h->tally, spec);
 	return h;
@@ -106,7 +117,7 @@ headless_leg_marks(struct headless *h, const json_t *ev, const char *status)
 	if (strcmp(status, "ok") != 0)
 		fprintf(h->out, " %s", status);
 	if (json_is_string(json_object_get(ev, "exec_error")))
-		fprintf(h->out, " (exec: %s)", headless_str(ev, "exec_error"));
+		fprintf(h->out, " (%s)", headless_str(ev, "exec_error"));
 	g = tally_leg_gate(ev);
 	if (g != TALLY_GATE_NONE && g != TALLY_GATE_QUIET)
 		fprintf(h->out, " gate=%s", tally_gate_name(g));
@@ -242,17 +253,26 @@ headless_event(struct headless *h, const json_t *ev)
 	} else if (strcmp(t, "profile") == 0) {
 		headless_profile(h, ev);
 	} else if (strcmp(t, "warning") == 0) {
-		fprintf(stderr, "benchtui: warning: %s\n", headless_str(ev, "msg"));
+		fprintf(h->err, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {
 		headless_stop(h, "benchtui: round stopped: %s%s\n",
 		    headless_str(ev, "reason"), "");
 	} else if (strcmp(t, "log_cut") == 0) {
-		fprintf(stderr, "benchtui: log.jsonl: cut a torn last line "
+		fprintf(h->err, "benchtui: log.jsonl: cut a torn last line "
 		    "(%lld bytes)\n",
 		    (long long)json_integer_value(json_object_get(ev, "bytes")));
 	} else if (strcmp(t, "server") == 0 &&
 	    strcmp(headless_str(ev, "state"), "died") == 0) {
 		const char *cause = headless_str(ev, "cause");
+		const char *cell = headless_str(ev, "cell"), *msg =
+		    headless_str(ev, "msg");
+		size_t n = strlen(cell);
+
+		/* The message names the cell itself ("cell C: ..."): once. */
+		if (strncmp(msg, "cell ", 5) == 0 &&
+		    strncmp(msg + 5, cell, n) == 0 && msg[5 + n] == ':' &&
+		    msg[6 + n] == ' ')
+			msg += 7 + n;
 
 		headless_stop(h, strcmp(cause, "port_taken") == 0 ?
 		    "benchtui: cell %s: server not started, its port is "
@@ -260,8 +280,7 @@ headless_event(struct headless *h, const json_t *ev)
 		    "benchtui: cell %s: server not ready in time: %s\n" :
 		    strcmp(cause, "failed") == 0 ?
 		    "benchtui: cell %s: server could not start: %s\n" :
-		    "benchtui: cell %s: server died: %s\n",
-		    headless_str(ev, "cell"), headless_str(ev, "msg"));
+		    "benchtui: cell %s: server died: %s\n", cell, msg);
 	} else if (strcmp(t, "seal") == 0) {
 		h->sealed = true;
 		snprintf(h->seal, sizeof h->seal, "%s", headless_str(ev, "sha256"));
@@ -273,7 +292,7 @@ headless_finish(struct headless *h)
 {
 	json_t *rep = tally_report_brief(h->tally);
 
-	fputs(h->stops, stderr);
+	fputs(h->stops, h->err);
 	fputc('\n', h->out);
 	/* The same summary as report, summary.md and the console's. */
 	words_summary(rep, h->out, WORDS_TEXT);
@@ -289,6 +308,10 @@ headless_destroy(struct headless *h)
 	if (h == NULL)
 		return;
 	tally_destroy(h->tally);
+	if (h->own_out)
+		fclose(h->out);
+	if (h->own_err)
+		fclose(h->err);
 	free(h);
 }
 
@@ -353,11 +376,14 @@ headless_run_round(struct round *r)
 	sigaction(SIGHUP, &ohup, NULL);
 	headless_round = NULL;
 	headless_finish(h);
-	if (rc != ROUND_EXIT_OK)
-		fprintf(stderr, "benchtui: %s: %s\n", round_dir(r),
+	/* The abort event's reason may be err itself (fail_fast, a full
+	 * disk), said already with the stops: once is enough. */
+	if (rc != ROUND_EXIT_OK && (err[0] == '\0' || strstr(h->stops,
+	    err) == NULL))
+		fprintf(h->err, "benchtui: %s: %s\n", round_dir(r),
 		    err[0] != '\0' ? err : "the round did not complete");
 	if (rc == ROUND_EXIT_ABORTED)
-		fprintf(stderr, "benchtui: resume with: benchtui resume %s\n",
+		fprintf(h->err, "benchtui: resume with: benchtui resume %s\n",
 		    round_dir(r));
 	headless_destroy(h);
 	return rc;

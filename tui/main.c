@@ -22,7 +22,7 @@ static const char usage[] =
     "       benchtui seal DIR --partial [--sign KEY.pem]\n"
     "       benchtui check ROUND.json\n"
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
-    "       benchtui load URL [--requests N] [--connections C] [--expect-sha256 HEX] ...\n"
+    "       benchtui load URL [--requests N | --duration S] [--connections C] [--rate R] ...\n"
     "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
     "       benchtui --version | --help\n";
 

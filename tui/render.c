@@ -570,6 +570,12 @@ render_detail_output(struct detail *d, const struct render *r,
 	const json_t *ob = json_object_get(l->ev, "output_bytes");
 	char size[64] = "";
 
+	/* A leg that wrote nothing has no file (it is made at the first
+	 * byte). */
+	if (json_is_integer(ob) && json_integer_value(ob) == 0) {
+		render_detail_addf(d, "output: none (the leg wrote nothing)");
+		return;
+	}
 	if (json_is_integer(ob))
 		snprintf(size, sizeof size, " (%lld bytes%s)", (long long)
 		    json_integer_value(ob), json_is_true(json_object_get(

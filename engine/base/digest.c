@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,14 +39,65 @@ digest_buf(const void *buf, size_t len, char hex[DIGEST_HEX_LEN])
 	digest_hex(md, mdlen, hex);
 }
 
-int
-digest_file(const char *path, char hex[DIGEST_HEX_LEN])
+/* An EVP context that failed (out of memory inside OpenSSL) is marked, so
+ * finish reports an empty digest, which matches nothing, instead of a
+ * wrong one. */
+struct digest_ctx {
+	EVP_MD_CTX *ctx;
+	bool ok;
+};
+
+struct digest_ctx *
+digest_create(void)
+{
+	struct digest_ctx *d = xcalloc(1, sizeof *d);
+
+	d->ctx = EVP_MD_CTX_new();
+	if (d->ctx == NULL)
+		xalloc_die(sizeof(void *));
+	return d;
+}
+
+void
+digest_start(struct digest_ctx *d)
+{
+	d->ok = EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) == 1;
+}
+
+void
+digest_update(struct digest_ctx *d, const void *buf, size_t len)
+{
+	if (d->ok && len > 0)
+		d->ok = EVP_DigestUpdate(d->ctx, buf, len) == 1;
+}
+
+void
+digest_finish(struct digest_ctx *d, char hex[DIGEST_HEX_LEN])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
-	unsigned char *chunk = NULL;
-	EVP_MD_CTX *ctx = NULL;
-	int fd, rc = -1, saved = 0;
+
+	hex[0] = '\0';
+	if (d->ok && EVP_DigestFinal_ex(d->ctx, md, &mdlen) == 1)
+		digest_hex(md, mdlen, hex);
+	d->ok = false;
+}
+
+void
+digest_destroy(struct digest_ctx *d)
+{
+	if (d == NULL)
+		return;
+	EVP_MD_CTX_free(d->ctx);
+	free(d);
+}
+
+int
+digest_file(const char *path, char hex[DIGEST_HEX_LEN])
+{
+	struct digest_ctx *d;
+	unsigned char *chunk;
+	int fd, saved = 0;
 	ssize_t n;
 
 	hex[0] = '\0';
@@ -53,41 +105,29 @@ digest_file(const char *path, char hex[DIGEST_HEX_LEN])
 	if (fd < 0)
 		return -1;
 	chunk = xmalloc(DIGEST_CHUNK);
-	ctx = EVP_MD_CTX_new();
-	if (ctx == NULL) {
-		saved = ENOMEM;
-		goto out;
-	}
-	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		saved = EIO;
-		goto out;
-	}
+	d = digest_create();
+	digest_start(d);
 	for (;;) {
 		n = read(fd, chunk, DIGEST_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			saved = errno;
-			goto out;
-		}
-		if (n == 0)
+		if (n <= 0) {
+			saved = n < 0 ? errno : 0;
 			break;
-		if (!EVP_DigestUpdate(ctx, chunk, (size_t)n)) {
-			saved = EIO;
-			goto out;
 		}
+		digest_update(d, chunk, (size_t)n);
 	}
-	if (!EVP_DigestFinal_ex(ctx, md, &mdlen)) {
-		saved = EIO;
-		goto out;
+	if (saved == 0) {
+		digest_finish(d, hex);
+		if (hex[0] == '\0')
+			saved = EIO;
 	}
-	digest_hex(md, mdlen, hex);
-	rc = 0;
-out:
-	EVP_MD_CTX_free(ctx);
+	digest_destroy(d);
 	free(chunk);
 	close(fd);
-	if (rc != 0)
+	if (saved != 0) {
 		errno = saved;
-	return rc;
+		return -1;
+	}
+	return 0;
 }

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +11,61 @@
 #include <unistd.h>
 
 #include "rfile.h"
+
+/* Set once openat2 is known not to be there: ENOSYS (before Linux 5.6),
+ * E2BIG (a struct it does not know), or EPERM from a seccomp filter that
+ * refuses it (some container runtimes do). */
+static atomic_bool rfile_no_openat2;
+
+/* path under dirfd one folder at a time, each opened with O_NOFOLLOW and
+ * O_DIRECTORY (a symlink there fails: ENOTDIR, said as ELOOP), the last
+ * name with O_NOFOLLOW: openat2's RESOLVE_NO_SYMLINKS where it is
+ * missing.  fd, or -1 with errno. */
+static int
+rfile_walk(int dirfd, const char *path, int flags, mode_t mode)
+{
+	const int dirflags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char name[256];
+	const char *p = path;
+	int fd = openat(dirfd, path[0] == '/' ? "/" : ".", dirflags), next, e;
+
+	while (fd >= 0) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n >= sizeof name) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		while (*p == '/')
+			p++;
+		if (*p == '\0') /* the last name */
+			next = openat(fd, n > 0 ? name : ".", flags | O_NOFOLLOW |
+			    O_CLOEXEC, mode);
+		else
+			next = openat(fd, name, dirflags);
+		e = errno;
+		if (next < 0 && e == ENOTDIR && *p != '\0') {
+			struct stat st;
+
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				e = ELOOP;
+		}
+		close(fd);
+		errno = e;
+		if (next < 0 || *p == '\0')
+			return next;
+		fd = next;
+	}
+	return -1;
+}
 
 static int
 rfile_openat(int dirfd, const char *path, int flags, mode_t mode)
@@ -18,14 +75,20 @@ rfile_openat(int dirfd, const char *path, int flags, mode_t mode)
 		.mode = (flags & O_CREAT) ? mode : 0,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd;
+	long fd = -1;
 
-	do
-		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-	while (fd < 0 && errno == EAGAIN);
-	if (fd < 0 && (errno == ENOSYS || errno == E2BIG))
-		fd = openat(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-	return (int)fd;
+	if (!atomic_load(&rfile_no_openat2)) {
+		do
+			fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+		while (fd < 0 && errno == EAGAIN);
+		if (fd >= 0 || (errno != ENOSYS && errno != E2BIG &&
+		    errno != EPERM))
+			return (int)fd;
+		/* EPERM may also be a folder's own: ask the walk, which
+		 * says so again if it is. */
+		atomic_store(&rfile_no_openat2, true);
+	}
+	return rfile_walk(dirfd, path, flags, mode);
 }
 
 int
@@ -50,29 +113,31 @@ rfile_create_new(const char *path, int flags, mode_t mode)
 	};
 	long fd;
 
+	if (atomic_load(&rfile_no_openat2))
+		return -1;  /* the long way walks the path */
 	do
 		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 	while (fd < 0 && errno == EAGAIN);
 	return (int)fd;
 }
 
-int
-rfile_create(const char *path, int flags, mode_t mode)
+/* The folder holding path's last name, opened without a symlink on the
+ * way; *name points at that name in path.  fd, or -1 with errno (ELOOP:
+ * a link is in the way). */
+static int
+rfile_parent(const char *path, const char **name)
 {
 	const char *slash = strrchr(path, '/');
 	char parent[4096];
-	int dfd, fd, e;
+	int dfd;
 
 	if (slash == NULL || (size_t)(slash - path) >= sizeof parent) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = rfile_create_new(path, flags, mode)) >= 0)
-		return fd;
-	/* The folder, reached without a symlink; the name removed and made
-	 * again inside it (unlinkat never follows a link, it removes it). */
 	memcpy(parent, path, (size_t)(slash - path));
 	parent[slash - path] = '\0';
+	*name = slash + 1;
 	if ((dfd = rfile_openat(AT_FDCWD, parent[0] ? parent : "/",
 	    O_RDONLY | O_DIRECTORY, 0)) < 0) {
 		struct stat st;
@@ -84,18 +149,48 @@ rfile_create(const char *path, int flags, mode_t mode)
 			errno = ELOOP;
 		return -1;
 	}
-	if (unlinkat(dfd, slash + 1, 0) != 0 && errno != ENOENT) {
+	return dfd;
+}
+
+int
+rfile_create(const char *path, int flags, mode_t mode)
+{
+	const char *name;
+	int dfd, fd, e;
+
+	if ((fd = rfile_create_new(path, flags, mode)) >= 0)
+		return fd;
+	/* The folder, reached without a symlink; the name removed and made
+	 * again inside it (unlinkat never follows a link, it removes it). */
+	if ((dfd = rfile_parent(path, &name)) < 0)
+		return -1;
+	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT) {
 		e = errno;
 		close(dfd);
 		errno = e;
 		return -1;
 	}
-	fd = rfile_openat(dfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | flags,
+	fd = rfile_openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | flags,
 	    mode);
 	e = errno;
 	close(dfd);
 	errno = e;
 	return fd;
+}
+
+int
+rfile_remove(const char *path)
+{
+	const char *name;
+	int dfd, rc, e;
+
+	if ((dfd = rfile_parent(path, &name)) < 0)
+		return -1;
+	rc = unlinkat(dfd, name, 0);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return rc;
 }
 
 int

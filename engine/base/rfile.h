@@ -9,8 +9,10 @@
 #include <sys/types.h>
 
 /* open(2) of path with flags, refusing any symlink on the way (openat2
- * RESOLVE_NO_SYMLINKS; O_NOFOLLOW on kernels before 5.6).  O_CLOEXEC is
- * added.  fd, or -1 with errno (ELOOP: a symlink is in the way). */
+ * RESOLVE_NO_SYMLINKS; where openat2 is missing, before Linux 5.6 or
+ * refused by a seccomp filter, a walk of the path one folder at a time
+ * with O_NOFOLLOW, which refuses the same).  O_CLOEXEC is added.  fd, or
+ * -1 with errno (ELOOP: a symlink is in the way). */
 int rfile_open(const char *path, int flags, mode_t mode);
 
 /* A new file at path for writing (flags add to O_WRONLY | O_CREAT |
@@ -19,6 +21,9 @@ int rfile_open(const char *path, int flags, mode_t mode);
  * fd, or -1 with errno. */
 int rfile_create(const char *path, int flags, mode_t mode);
 
+/* Remove the file (or link) at path, no symlink followed on the way.  0,
+ * or -1 with errno (ENOENT: nothing was there). */
+int rfile_remove(const char *path);
 /* buf[0..len) as a new file at path (O_EXCL, no symlink on the way),
  * synced; a file left half-written is removed.  0, or -1 with errno and
  * *stage ("create", "write" or "sync"; errno 0 after a write of nothing:

@@ -1,566 +1,594 @@
-/* benchtui load: HTTP/1.1 GETs over persistent connections, one request in
- * flight per connection, every response checked before the next request on
- * that connection is sent.  One thread, one poll loop; latencies go into a
- * log-linear histogram (HDR-style, 128 sub-buckets per power of two, so a
- * percentile is within 0.8% of the true value) rather than a list, so memory
- * does not grow with --requests. */
+/* benchtui load: requests over persistent connections, one in flight on
+ * each, every response checked as it streams (load_resp.c) before the
+ * connection carries the next.  The connections are spread over --threads
+ * threads, each with its own epoll loop, read buffer and histogram; they
+ * share only the request numbers (an atomic counter, so "request N" counts
+ * in the order requests were sent), the first failure and the start of the
+ * measured phase.
+ *
+ * Closed loop (the default), a connection sends its next request as soon as
+ * the last bytes of its response are in hand, and checks those bytes after
+ * (the check off the path between the server's two answers).  With --rate, thread t of T sends its k-th
+ * request when it falls due, at t0 + (k*T + t)/R, on any idle connection,
+ * and its latency runs from that due time: a server that stalls makes the
+ * requests queued behind it late, and their latency says so (no
+ * coordinated omission).  Every request that fell due is sent, checked and
+ * counted, so a server slower than the rate makes the run longer.
+ *
+ * Warm-up requests (closed loop) end on every thread before the measured
+ * phase starts; the phase's clock starts when the last thread is ready. */
 #include "httpload.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <jansson.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "load_int.h"
 #include "xalloc.h"
 
-#define HIST_SUB_BITS 7
-#define HIST_SUB (1u << HIST_SUB_BITS)
-#define HIST_MAX_SHIFT 34           /* 2^41 ns: ~37 minutes */
-#define HIST_BUCKETS (HIST_SUB * (HIST_MAX_SHIFT + 2))
-#define LOAD_READ_CHUNK (64 * 1024)
-#define LOAD_MAX_HEADER (64 * 1024)
+/* One read takes up to this much; bodies pass through it and are gone. */
+#define LOAD_READ_BUF (256 * 1024)
+#define LOAD_EVENTS 64
 
-struct hist {
-	uint64_t count[HIST_BUCKETS];
-	uint64_t n, max;
-};
+struct load_thread;
 
-static size_t
-httpload_hist_index(uint64_t v)
-{
-	int msb, shift;
-	size_t idx;
-
-	if (v < 2 * HIST_SUB)
-		return (size_t)v;
-	msb = 63 - __builtin_clzll(v);
-	shift = msb - HIST_SUB_BITS;
-	if (shift > HIST_MAX_SHIFT)
-		return HIST_BUCKETS - 1;
-	idx = (size_t)HIST_SUB * (size_t)shift + (size_t)(v >> shift);
-	return idx < HIST_BUCKETS ? idx : HIST_BUCKETS - 1;
-}
-
-/* The middle of bucket idx, in the units recorded. */
-static double
-httpload_hist_value(size_t idx)
-{
-	size_t shift, top;
-	double lo, width;
-
-	if (idx < 2 * HIST_SUB)
-		return (double)idx;
-	shift = idx / HIST_SUB - 1;
-	top = idx - HIST_SUB * shift;   /* in [HIST_SUB, 2*HIST_SUB) */
-	lo = (double)((uint64_t)top << shift);
-	width = (double)((uint64_t)1 << shift);
-	return lo + width / 2;
-}
-
-static void
-httpload_hist_add(struct hist *h, uint64_t v)
-{
-	h->count[httpload_hist_index(v)]++;
-	h->n++;
-	if (v > h->max)
-		h->max = v;
-}
-
-/* The value at rank ceil(p * n), never above the largest seen. */
-static double
-httpload_hist_quantile(const struct hist *h, double p)
-{
-	uint64_t rank, seen = 0;
-	double v;
-
-	if (h->n == 0)
-		return 0;
-	rank = (uint64_t)(p * (double)h->n);
-	if ((double)rank < p * (double)h->n)
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	for (size_t i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->count[i];
-		if (seen >= rank) {
-			v = httpload_hist_value(i);
-			return v > (double)h->max ? (double)h->max : v;
-		}
-	}
-	return (double)h->max;
-}
-
-struct conn {
-	int fd;
-	int id;              /* 1-based, as messages name it */
-	int local_port;
-	long req;            /* the request in flight, 0 when idle */
-	long served;         /* responses received on it */
-	double t_sent;
-	char *buf;
-	size_t len, cap;
-	size_t hdr_len;      /* 0 until the header is complete */
-	long long clen;
-	int status;
+struct load_conn {
+	int fd, id, local_port;
+	long req;                     /* the request in flight, 0 when idle */
+	long served;                  /* responses on it so far */
+	bool counted;                 /* req is in the measured phase */
+	bool want_out;                /* EPOLLOUT armed: the request is not out */
+	double t_sent, t_due;
+	size_t sent;                  /* bytes of the request sent */
+	long pre_req;                 /* sent before req's last bytes were */
+	bool pre_counted;             /* checked (closed loop), or 0 */
+	double pre_t_sent;
+	struct load_resp resp;
+	struct load_conn *prev, *next; /* in flight, oldest first */
+	struct load_thread *th;
 };
 
 struct load {
 	const struct httpload_opts *o;
-	char host[256], port[16], hostport[300];
-	const char *path;
-	char *request;
-	size_t request_len;
-	struct conn *conns;
+	struct load_check chk;
+	struct load_target tgt;
+	struct load_conn *conns;
+	struct load_thread *threads;
+	int nthreads;
 	FILE *evidence;
-	struct hist *hist;
-	long long bytes;
+	atomic_long next_req;         /* request numbers taken so far */
+	atomic_bool stop;
+	int stop_fd;                  /* an eventfd: readable once stopped */
+	pthread_mutex_t mu;           /* the rest: the barrier, the failure */
+	pthread_cond_t cv;
+	int arrived, gen;
+	double t0;
+	int rc;
 	char *err;
 	size_t errlen;
 };
 
+struct load_thread {
+	struct load *l;
+	int id;
+	pthread_t tid;
+	bool started;
+	int ep, timer_fd;
+	double armed;                 /* the timer's due time, 0 disarmed */
+	struct load_conn **idle;
+	int nidle;
+	struct load_conn *head, *tail;
+	char *rbuf;
+	bool measuring;
+	long due_k, due_limit;        /* --rate: the next due index, the last */
+	struct load_hist hist;
+	struct load_ref ref;
+	long counted;
+	long long bytes;
+	double t_last;
+	char err[1024];
+};
+
+/* The run's first failure, kept; every thread is told to stop. */
 static int
-httpload_fail(struct load *l, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+httpload_stop(struct load *l, int rc, const char *err)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&l->mu);
+	if (l->rc == 0) {
+		l->rc = rc;
+		snprintf(l->err, l->errlen, "%s", err);
+	}
+	atomic_store(&l->stop, true);
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	if (write(l->stop_fd, &one, sizeof one) < 0) {
+		/* the counter cannot overflow from one write per thread */
+	}
+	return -1;
+}
 
 static int
-httpload_fail(struct load *l, int rc, const char *fmt, ...)
+httpload_thread_fail(struct load_thread *th, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+httpload_thread_fail(struct load_thread *th, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(l->err, l->errlen, fmt, ap);
+	vsnprintf(th->err, sizeof th->err, fmt, ap);
 	va_end(ap);
-	return rc;
+	return httpload_stop(th->l, 1, th->err);
 }
 
-/* http://HOST[:PORT][/PATH]: no userinfo, no TLS. */
-static int
-httpload_parse_url(struct load *l, const char *url)
+/* The next request number up to limit, or 0 when they are all taken. */
+static long
+httpload_take(struct load *l, long limit)
 {
-	const char *p, *slash, *colon, *hend;
-	size_t hlen;
+	long cur = atomic_load(&l->next_req);
 
-	if (strncmp(url, "http://", 7) != 0)
-		return httpload_fail(l, 2, "URL %s: only http:// URLs are "
-		    "supported", url);
-	p = url + 7;
-	slash = strchr(p, '/');
-	hend = slash ? slash : p + strlen(p);
-	if (memchr(p, '@', (size_t)(hend - p)) != NULL)
-		return httpload_fail(l, 2, "URL %s: user names are not supported",
-		    url);
-	if (*p == '[') {
-		const char *rb = memchr(p, ']', (size_t)(hend - p));
-
-		if (rb == NULL)
-			return httpload_fail(l, 2, "URL %s: unclosed '['", url);
-		hlen = (size_t)(rb - p - 1);
-		if (hlen == 0 || hlen >= sizeof l->host)
-			return httpload_fail(l, 2, "URL %s: bad host", url);
-		memcpy(l->host, p + 1, hlen);
-		l->host[hlen] = '\0';
-		colon = rb[1] == ':' ? rb + 1 : NULL;
-		if (rb + 1 != hend && colon == NULL)
-			return httpload_fail(l, 2, "URL %s: bad host", url);
-	} else {
-		colon = memchr(p, ':', (size_t)(hend - p));
-		hlen = (size_t)((colon ? colon : hend) - p);
-		if (hlen == 0 || hlen >= sizeof l->host)
-			return httpload_fail(l, 2, "URL %s: no host", url);
-		memcpy(l->host, p, hlen);
-		l->host[hlen] = '\0';
-	}
-	if (colon != NULL) {
-		size_t plen = (size_t)(hend - colon - 1);
-		char *end;
-		long port;
-
-		if (plen == 0 || plen >= sizeof l->port)
-			return httpload_fail(l, 2, "URL %s: bad port", url);
-		memcpy(l->port, colon + 1, plen);
-		l->port[plen] = '\0';
-		port = strtol(l->port, &end, 10);
-		if (*end != '\0' || port < 1 || port > 65535)
-			return httpload_fail(l, 2, "URL %s: bad port '%s'", url,
-			    l->port);
-	} else {
-		strcpy(l->port, "80");
-	}
-	snprintf(l->hostport, sizeof l->hostport, "%.*s",
-	    (int)(hend - p), p);
-	l->path = slash ? slash : "/";
+	while (cur < limit)
+		if (atomic_compare_exchange_weak(&l->next_req, &cur, cur + 1))
+			return cur + 1;
 	return 0;
 }
 
-static int
-httpload_build_request(struct load *l)
+/* Every thread ready for the measured phase (every warm-up response in);
+ * the last one stops the process first when told to (hold_after_warmup: a
+ * profiler attaches meanwhile), then starts the phase's clock.  false when
+ * the run stopped meanwhile. */
+static bool
+httpload_barrier(struct load *l)
 {
+	bool ok;
+	int gen;
+
+	pthread_mutex_lock(&l->mu);
+	gen = l->gen;
+	if (++l->arrived == l->nthreads) {
+		l->arrived = 0;
+		l->gen++;
+		if (l->o->hold_after_warmup && l->o->warmup > 0)
+			raise(SIGSTOP);
+		l->t0 = clock_now();
+		pthread_cond_broadcast(&l->cv);
+	} else {
+		while (gen == l->gen && !atomic_load(&l->stop))
+			pthread_cond_wait(&l->cv, &l->mu);
+	}
+	ok = !atomic_load(&l->stop);
+	pthread_mutex_unlock(&l->mu);
+	return ok;
+}
+
+/* When thread th's next --rate request is due, or 0 when it has none
+ * left. */
+static double
+httpload_due(const struct load_thread *th)
+{
+	const struct load *l = th->l;
 	const struct httpload_opts *o = l->o;
-	size_t cap = 256 + strlen(l->path) + strlen(l->hostport);
-	size_t n;
-	char *r;
+	double due;
 
-	for (int i = 0; i < o->nheaders; i++)
-		cap += strlen(o->headers[i]) + 2;
-	r = xmalloc(cap);
-	n = (size_t)snprintf(r, cap, "GET %s HTTP/1.1\r\nHost: %s\r\n"
-	    "User-Agent: benchtui-load\r\nAccept-Encoding: identity\r\n",
-	    l->path, l->hostport);
-	for (int i = 0; i < o->nheaders; i++)
-		n += (size_t)snprintf(r + n, cap - n, "%s\r\n", o->headers[i]);
-	n += (size_t)snprintf(r + n, cap - n, "\r\n");
-	l->request = r;
-	l->request_len = n;
-	return 0;
+	if (th->due_k >= th->due_limit)
+		return 0;
+	due = l->t0 + ((double)th->due_k * l->nthreads + th->id) / o->rate;
+	if (o->duration_s > 0 && due >= l->t0 + o->duration_s)
+		return 0;
+	return due;
 }
 
-static int
-httpload_connect(struct load *l, struct conn *c)
+/* The next request to send now: its number (0: none now) and due time. */
+static long
+httpload_next(struct load_thread *th, double now, double *due)
 {
-	struct addrinfo hints, *ai = NULL, *a;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	int fd = -1, gai, one = 1, saved = 0;
+	struct load *l = th->l;
+	const struct httpload_opts *o = l->o;
 
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	gai = getaddrinfo(l->host, l->port, &hints, &ai);
-	if (gai != 0)
-		return httpload_fail(l, 1, "cannot resolve %s: %s", l->host,
-		    gai_strerror(gai));
-	for (a = ai; a != NULL; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-		    a->ai_protocol);
-		if (fd < 0) {
-			saved = errno;
-			continue;
-		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		saved = errno;
-		close(fd);
-		fd = -1;
+	*due = now;
+	if (!th->measuring)
+		return httpload_take(l, o->warmup);
+	if (o->rate > 0) {
+		double d = httpload_due(th);
+
+		if (d == 0 || d > now)
+			return 0;
+		th->due_k++;
+		*due = d;
+		return httpload_take(l, LONG_MAX);
 	}
-	freeaddrinfo(ai);
-	if (fd < 0)
-		return httpload_fail(l, 1, "connection %d: cannot connect to %s: %s",
-		    c->id, l->hostport, strerror(saved));
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	c->fd = fd;
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
-		if (ss.ss_family == AF_INET)
-			c->local_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-		else if (ss.ss_family == AF_INET6)
-			c->local_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	}
-	return 0;
+	if (o->duration_s > 0)
+		return now < l->t0 + o->duration_s ?
+		    httpload_take(l, LONG_MAX) : 0;
+	return httpload_take(l, o->warmup + o->requests);
 }
 
-static int
-httpload_send(struct load *l, struct conn *c, long req)
+static void
+httpload_epoll_out(struct load_conn *c, bool want)
 {
-	size_t off = 0;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP |
+	    (want ? EPOLLOUT : 0), .data.ptr = c };
+
+	if (c->want_out != want)
+		(void)epoll_ctl(c->th->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	c->want_out = want;
+}
+
+/* Send what is left of c's request, as much as the socket takes. */
+static int
+httpload_send_more(struct load_conn *c)
+{
+	const struct load_target *t = &c->th->l->tgt;
 	ssize_t n;
 
-	c->req = req;
-	c->len = 0;
-	c->hdr_len = 0;
-	c->t_sent = clock_now();
-	/* One small request per connection with nothing else in flight: the
-	 * socket's send buffer is empty, so this does not block for long. */
-	while (off < l->request_len) {
-		n = send(c->fd, l->request + off, l->request_len - off,
-		    MSG_NOSIGNAL);
+	while (c->sent < t->request_len) {
+		n = send(c->fd, t->request + c->sent, t->request_len - c->sent,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			c->sent += (size_t)n;
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return httpload_fail(l, 1, "request %ld: cannot send on "
-			    "connection %d (%s): the server closed or reset it "
-			    "after %ld responses on it", req, c->id,
-			    strerror(errno), c->served);
-		off += (size_t)n;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			httpload_epoll_out(c, true);
+			return 0;
+		}
+		return httpload_thread_fail(c->th, "request %ld: cannot send on "
+		    "connection %d (%s): the server closed or reset it after "
+		    "%ld responses on it", c->pre_req ? c->pre_req : c->req, c->id,
+		    n < 0 ? strerror(errno) : "nothing sent", c->served);
 	}
+	httpload_epoll_out(c, false);
 	return 0;
 }
 
-/* Header value of name in hdr[0..len), or NULL; *vlen its length. */
-static const char *
-httpload_header(const char *hdr, size_t len, const char *name, size_t *vlen)
+/* c carries request req from now on: in flight, its response awaited. */
+static void
+httpload_start(struct load_thread *th, struct load_conn *c, long req,
+    bool counted, double t_sent, double due)
 {
-	size_t nl = strlen(name);
-	const char *p = memchr(hdr, '\n', len), *end = hdr + len;
-
-	while (p != NULL && p + 1 < end) {
-		const char *line = p + 1, *eol = memchr(line, '\n',
-		    (size_t)(end - line));
-		const char *v;
-
-		if (eol == NULL)
-			eol = end;
-		if ((size_t)(eol - line) > nl && line[nl] == ':' &&
-		    strncasecmp(line, name, nl) == 0) {
-			v = line + nl + 1;
-			while (v < eol && (*v == ' ' || *v == '\t'))
-				v++;
-			*vlen = (size_t)(eol - v);
-			while (*vlen > 0 && (v[*vlen - 1] == '\r' ||
-			    v[*vlen - 1] == ' ' || v[*vlen - 1] == '\t'))
-				(*vlen)--;
-			return v;
-		}
-		p = eol < end ? eol : NULL;
-	}
-	return NULL;
+	c->req = req;
+	c->counted = counted;
+	c->t_sent = t_sent;
+	c->t_due = due < t_sent ? due : t_sent;
+	load_resp_start(&c->resp, req, c->served);
+	c->next = NULL;
+	c->prev = th->tail;
+	if (th->tail != NULL)
+		th->tail->next = c;
+	else
+		th->head = c;
+	th->tail = c;
 }
 
-/* Whether the comma list v[0..len) holds token (case-insensitive). */
-static bool
-httpload_has_token(const char *v, size_t len, const char *token)
-{
-	size_t tl = strlen(token);
-
-	for (size_t i = 0; i + tl <= len; i++)
-		if (strncasecmp(v + i, token, tl) == 0 &&
-		    (i == 0 || v[i - 1] == ',' || v[i - 1] == ' ') &&
-		    (i + tl == len || v[i + tl] == ',' || v[i + tl] == ' '))
-			return true;
-	return false;
-}
-
-/* The header is complete in c->buf: check what it says before the body. */
 static int
-httpload_check_header(struct load *l, struct conn *c)
+httpload_send(struct load_thread *th, struct load_conn *c, long req,
+    double due)
 {
-	const char *h = c->buf, *v;
-	size_t hl = c->hdr_len, vl;
-	bool http10;
-	char *end;
-	long long clen;
+	c->sent = 0;
+	httpload_start(th, c, req, th->measuring, clock_now(), due);
+	return httpload_send_more(c);
+}
 
-	if (hl < 12 || strncmp(h, "HTTP/1.", 7) != 0 ||
-	    (h[7] != '0' && h[7] != '1') || h[8] != ' ')
-		return httpload_fail(l, 1, "request %ld: connection %d: not an "
-		    "HTTP/1.x response: '%.*s'", c->req, c->id,
-		    (int)strcspn(h, "\r\n") > 60 ? 60 : (int)strcspn(h, "\r\n"),
-		    h);
-	http10 = h[7] == '0';
-	c->status = (int)strtol(h + 9, &end, 10);
-	if (end != h + 12)
-		return httpload_fail(l, 1, "request %ld: bad status line '%.*s'",
-		    c->req, (int)strcspn(h, "\r\n"), h);
-	if (c->status != l->o->expect_status)
-		return httpload_fail(l, 1, "request %ld: status %d, expected %d",
-		    c->req, c->status, l->o->expect_status);
-	if ((v = httpload_header(h, hl, "Content-Encoding", &vl)) != NULL &&
-	    !(vl == 8 && strncasecmp(v, "identity", 8) == 0))
-		return httpload_fail(l, 1, "request %ld: Content-Encoding: %.*s, "
-		    "expected none (the body is checked as sent)", c->req,
-		    (int)vl, v);
-	if ((v = httpload_header(h, hl, "Transfer-Encoding", &vl)) != NULL)
-		return httpload_fail(l, 1, "request %ld: Transfer-Encoding: %.*s, "
-		    "expected a Content-Length", c->req, (int)vl, v);
-	if ((v = httpload_header(h, hl, "Content-Length", &vl)) == NULL)
-		return httpload_fail(l, 1, "request %ld: no Content-Length",
-		    c->req);
-	clen = strtoll(v, &end, 10);
-	if (end != v + vl || vl == 0 || clen < 0)
-		return httpload_fail(l, 1, "request %ld: bad Content-Length '%.*s'",
-		    c->req, (int)vl, v);
-	c->clen = clen;
-	v = httpload_header(h, hl, "Connection", &vl);
-	if (v != NULL && httpload_has_token(v, vl, "close"))
-		return httpload_fail(l, 1, "request %ld: the server closes "
-		    "connection %d after this response (Connection: close, "
-		    "after %ld responses on it); the load needs it kept open",
-		    c->req, c->id, c->served + 1);
-	if (http10 && (v == NULL || !httpload_has_token(v, vl, "keep-alive")))
-		return httpload_fail(l, 1, "request %ld: the server answered "
-		    "HTTP/1.0 without keep-alive, so it closes connection %d "
-		    "after each response; the load needs a persistent "
-		    "connection", c->req, c->id);
+/* Closed loop: the rest of c's response is in hand, so its next request
+ * goes out now, before those last bytes are checked: the check then runs
+ * while the server works, not between the two.  A failed check still
+ * ends the run (the early request's answer is never counted). */
+static int
+httpload_presend(struct load_thread *th, struct load_conn *c)
+{
+	double due;
+	long req;
+
+	if (th->l->o->rate > 0 || c->pre_req != 0 ||
+	    c->sent < th->l->tgt.request_len ||
+	    (req = httpload_next(th, clock_now(), &due)) == 0)
+		return 0;
+	c->pre_req = req;
+	c->pre_counted = th->measuring;
+	c->pre_t_sent = clock_now();
+	c->sent = 0;
+	return httpload_send_more(c);
+}
+
+/* c's response is complete and a request already went out after it. */
+static void
+httpload_adopt(struct load_thread *th, struct load_conn *c)
+{
+	long req = c->pre_req;
+
+	c->pre_req = 0;
+	httpload_start(th, c, req, c->pre_counted, c->pre_t_sent,
+	    c->pre_t_sent);
+}
+
+/* Requests on the idle connections, as many as are to be sent now. */
+static int
+httpload_fill(struct load_thread *th)
+{
+	double due;
+	long req;
+
+	while (th->nidle > 0 &&
+	    (req = httpload_next(th, clock_now(), &due)) != 0)
+		if (httpload_send(th, th->idle[--th->nidle], req, due) != 0)
+			return -1;
 	return 0;
 }
 
 static void
-httpload_evidence(struct load *l, const struct conn *c, double lat,
-    const char *hex)
+httpload_evidence(struct load_thread *th, const struct load_conn *c,
+    double lat)
 {
-	if (l->evidence == NULL)
-		return;
-	fprintf(l->evidence, "{\"req\":%ld,\"conn\":%d,\"local_port\":%d,"
+	const struct load_resp *r = &c->resp;
+
+	fprintf(th->l->evidence, "{\"req\":%ld,\"conn\":%d,\"local_port\":%d,"
 	    "\"warmup\":%s,\"status\":%d,\"bytes\":%lld,\"sha256\":\"%s\","
 	    "\"lat_ms\":%.6f}\n", c->req, c->id, c->local_port,
-	    c->req <= l->o->warmup ? "true" : "false", c->status, c->clen,
-	    hex, lat * 1e3);
+	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
+	    lat * 1e3);
 }
 
-/* The body is complete: check it and record the response. */
+/* c's response passed: record it, and c is idle again. */
 static int
-httpload_finish(struct load *l, struct conn *c, double now)
+httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 {
-	const struct httpload_opts *o = l->o;
-	const char *body = c->buf + c->hdr_len;
-	size_t blen = c->len - c->hdr_len;
-	char hex[DIGEST_HEX_LEN] = "";
-	double lat = now - c->t_sent;
+	const struct httpload_opts *o = th->l->o;
+	double lat;
 
-	if ((long long)blen > c->clen)
-		return httpload_fail(l, 1, "request %ld: %zu bytes past the "
-		    "Content-Length of %lld on connection %d", c->req,
-		    blen - (size_t)c->clen, c->clen, c->id);
-	if (o->expect_bytes >= 0 && c->clen != o->expect_bytes)
-		return httpload_fail(l, 1, "request %ld: body is %lld bytes, "
-		    "expected %lld", c->req, c->clen, o->expect_bytes);
-	if (o->expect_sha256[0] != '\0' || l->evidence != NULL)
-		digest_buf(body, blen, hex);
-	if (o->expect_sha256[0] != '\0' &&
-	    strcasecmp(hex, o->expect_sha256) != 0)
-		return httpload_fail(l, 1, "request %ld: body sha256 is %s, "
-		    "expected %s", c->req, hex, o->expect_sha256);
-	httpload_evidence(l, c, lat, hex);
-	if (c->req > o->warmup) {
-		double ns = lat * 1e9;
-
-		httpload_hist_add(l->hist, ns > 0 ? (uint64_t)ns : 0);
-		l->bytes += c->clen;
+	if (c->pre_req == 0 && c->sent < th->l->tgt.request_len)
+		return httpload_thread_fail(th, "request %ld: the server answered "
+		    "(status %d) before the request was sent whole (%zu of %zu "
+		    "bytes) on connection %d", c->req, c->resp.status, c->sent,
+		    th->l->tgt.request_len, c->id);
+	lat = now - (o->rate > 0 && c->counted ? c->t_due : c->t_sent);
+	if (th->l->evidence != NULL)
+		httpload_evidence(th, c, lat);
+	if (c->counted) {
+		load_hist_add(&th->hist, lat);
+		th->bytes += c->resp.clen;
+		th->counted++;
+		th->t_last = now;
 	}
 	c->served++;
 	c->req = 0;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		th->head = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	else
+		th->tail = c->prev;
+	if (c->pre_req != 0) {
+		httpload_adopt(th, c);
+		return 0;
+	}
+	th->idle[th->nidle++] = c;
 	return 0;
 }
 
-int
-httpload_check_response(const char *buf, size_t len,
-    const struct httpload_opts *o, char *err, size_t errlen)
+/* Bytes off c, fed to its response; 0, or -1 when the run failed. */
+static int
+httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
+    double now)
 {
-	struct httpload_opts dflt;
-	struct load l;
-	struct conn c;
-	struct hist h;
-	const char *e;
+	size_t off = 0, used;
 	int rc;
 
-	if (o == NULL) {
-		httpload_opts_init(&dflt);
-		o = &dflt;
-	}
-	memset(&l, 0, sizeof l);
-	memset(&c, 0, sizeof c);
-	memset(&h, 0, sizeof h);
-	l.o = o;
-	l.err = err;
-	l.errlen = errlen;
-	l.hist = &h;
-	c.id = 1;
-	c.req = 1;
-	/* The header parser reads a NUL-terminated buffer, as httpload_read
-	 * keeps it. */
-	c.buf = xmalloc(len + 1);
-	memcpy(c.buf, buf, len);
-	c.buf[len] = '\0';
-	c.len = c.cap = len;
-	if ((e = memmem(c.buf, len, "\r\n\r\n", 4)) == NULL) {
-		rc = len > LOAD_MAX_HEADER ? httpload_fail(&l, 1, "response header "
-		    "longer than %d bytes", LOAD_MAX_HEADER) : 2;
-		goto out;
-	}
-	c.hdr_len = (size_t)(e - c.buf) + 4;
-	if ((rc = httpload_check_header(&l, &c)) != 0)
-		goto out;
-	if ((long long)(c.len - c.hdr_len) < c.clen) {
-		rc = 2;
-		goto out;
-	}
-	rc = httpload_finish(&l, &c, clock_now());
-out:
-	free(c.buf);
-	return rc;
-}
-
-/* Read what has arrived on c.  1 when its response is complete, 0 when
- * more is to come, -1 on a failed check. */
-static int
-httpload_read(struct load *l, struct conn *c, double *now)
-{
-	ssize_t n;
-
-	if (c->cap - c->len < LOAD_READ_CHUNK) {
-		c->cap = xgrow(c->cap, c->cap + 1, 2 * LOAD_READ_CHUNK);
-		c->buf = xrealloc(c->buf, c->cap);
-	}
-	n = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, MSG_DONTWAIT);
-	*now = clock_now();
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n < 0)
-		return httpload_fail(l, -1, "request %ld: connection %d failed: %s "
-		    "(after %ld responses on it)", c->req, c->id,
-		    strerror(errno), c->served);
-	if (n == 0) {
-		if (c->len == 0)
-			return httpload_fail(l, -1, "request %ld: the server closed "
-			    "connection %d after %ld responses on it, without "
-			    "answering; the load needs it kept open", c->req,
-			    c->id, c->served);
-		return httpload_fail(l, -1, "request %ld: the server closed "
-		    "connection %d in the middle of the response (%zu bytes "
-		    "of it received)", c->req, c->id, c->len);
-	}
-	c->len += (size_t)n;
-	c->buf[c->len] = '\0';
-	if (c->hdr_len == 0) {
-		char *e = memmem(c->buf, c->len, "\r\n\r\n", 4);
-
-		if (e == NULL) {
-			if (c->len > LOAD_MAX_HEADER)
-				return httpload_fail(l, -1, "request %ld: response "
-				    "header longer than %d bytes", c->req,
-				    LOAD_MAX_HEADER);
-			return 0;
-		}
-		c->hdr_len = (size_t)(e - c->buf) + 4;
-		if (httpload_check_header(l, c) != 0)
+	while (off < n) {
+		if (c->req == 0)
+			return httpload_thread_fail(th, "after request %ld: %zu "
+			    "unexpected bytes on connection %d with no request in "
+			    "flight", c->resp.req, n - off, c->id);
+		rc = load_resp_header(&c->resp, th->rbuf + off, n - off, &used,
+		    th->err, sizeof th->err);
+		off += used;
+		if (rc < 0)
+			return httpload_stop(th->l, 1, th->err);
+		if (rc == 0)
+			continue;
+		if (load_resp_left(&c->resp) <= (long long)(n - off) &&
+		    httpload_presend(th, c) != 0)
+			return -1;
+		rc = load_resp_feed(&c->resp, th->rbuf + off, n - off, &used,
+		    th->err, sizeof th->err);
+		off += used;
+		if (rc < 0)
+			return httpload_stop(th->l, 1, th->err);
+		if (rc == 1 && off < n)
+			return httpload_thread_fail(th, "request %ld: %zu bytes past "
+			    "the end of the response (Content-Length %lld) on "
+			    "connection %d", c->req, n - off, c->resp.clen, c->id);
+		if (rc == 1 && httpload_complete(th, c, now) != 0)
 			return -1;
 	}
-	if ((long long)(c->len - c->hdr_len) < c->clen)
-		return 0;
-	return httpload_finish(l, c, *now) == 0 ? 1 : -1;
+	return 0;
+}
+
+/* The server ended c (EOF, or an error). */
+static int
+httpload_closed(struct load_thread *th, struct load_conn *c, int e)
+{
+	if (e != 0)
+		return httpload_thread_fail(th, "request %ld: connection %d "
+		    "failed: %s (after %ld responses on it)", c->req != 0 ? c->req :
+		    c->resp.req, c->id, strerror(e), c->served);
+	if (c->req == 0)
+		return httpload_thread_fail(th, "after request %ld: the server "
+		    "closed connection %d (after %ld responses on it); the load "
+		    "needs it kept open", c->resp.req, c->id, c->served);
+	if (c->resp.received == 0)
+		return httpload_thread_fail(th, "request %ld: the server closed "
+		    "connection %d after %ld responses on it, without answering; "
+		    "the load needs it kept open", c->req, c->id, c->served);
+	return httpload_thread_fail(th, "request %ld: the server closed "
+	    "connection %d in the middle of the response (%zu bytes of it "
+	    "received)", c->req, c->id, c->resp.received);
+}
+
+/* c is readable: read until the socket is drained (a few reads at most,
+ * so one connection cannot starve the others). */
+static int
+httpload_readable(struct load_thread *th, struct load_conn *c)
+{
+	for (int i = 0; i < 8; i++) {
+		ssize_t n = recv(c->fd, th->rbuf, LOAD_READ_BUF, MSG_DONTWAIT);
+		double now = clock_now();
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return httpload_closed(th, c, n < 0 ? errno : 0);
+		if (httpload_consume(th, c, (size_t)n, now) != 0)
+			return -1;
+		if ((size_t)n < LOAD_READ_BUF)
+			return 0;
+	}
+	return 0;
+}
+
+/* --rate: wake when the next request falls due, if a connection is idle
+ * to send it. */
+static void
+httpload_arm(struct load_thread *th)
+{
+	double due = th->measuring && th->l->o->rate > 0 && th->nidle > 0 ?
+	    httpload_due(th) : 0;
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (due == th->armed || th->timer_fd < 0)
+		return;
+	its.it_value.tv_sec = (time_t)due;
+	its.it_value.tv_nsec = (long)((due - (double)(time_t)due) * 1e9);
+	if (due != 0 && its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;
+	(void)timerfd_settime(th->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	th->armed = due;
+}
+
+/* Whether thread th has requests still to send in this phase (none in
+ * flight and none to send now). */
+static bool
+httpload_more(const struct load_thread *th)
+{
+	return th->measuring && th->l->o->rate > 0 && httpload_due(th) != 0;
+}
+
+/* Wait for the sockets, the timer or a stop, and serve what woke. */
+static int
+httpload_wait(struct load_thread *th)
+{
+	struct epoll_event ev[LOAD_EVENTS];
+	double timeout = th->l->o->timeout_s, now, left;
+	int n, ms = -1;
+
+	if (th->head != NULL) {
+		left = th->head->t_sent + timeout - clock_now();
+		ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+	}
+	n = epoll_wait(th->ep, ev, LOAD_EVENTS, ms);
+	if (n < 0 && errno != EINTR)
+		return httpload_thread_fail(th, "epoll_wait: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		struct load_conn *c = ev[i].data.ptr;
+		uint64_t x;
+
+		if (c == NULL) {            /* the timer */
+			if (read(th->timer_fd, &x, sizeof x) < 0) {
+				/* already read: nothing to clear */
+			}
+			th->armed = 0;
+			continue;
+		}
+		if (c == (void *)th->l)     /* the stop */
+			return -1;
+		if ((ev[i].events & EPOLLOUT) && c->want_out &&
+		    httpload_send_more(c) != 0)
+			return -1;
+		if ((ev[i].events & ~(uint32_t)EPOLLOUT) &&
+		    httpload_readable(th, c) != 0)
+			return -1;
+	}
+	now = clock_now();
+	if (th->head != NULL && now >= th->head->t_sent + timeout)
+		return httpload_thread_fail(th, "request %ld: no complete "
+		    "response within %g s (--timeout; %zu bytes of it received "
+		    "on connection %d)", th->head->req, timeout,
+		    th->head->resp.received, th->head->id);
+	return 0;
+}
+
+/* One phase (warm-up, or the measured one) on thread th. */
+static int
+httpload_phase(struct load_thread *th, bool measuring)
+{
+	th->measuring = measuring;
+	for (;;) {
+		if (atomic_load(&th->l->stop))
+			return -1;
+		if (httpload_fill(th) != 0)
+			return -1;
+		if (th->head == NULL && !httpload_more(th))
+			return 0;
+		httpload_arm(th);
+		if (httpload_wait(th) != 0)
+			return -1;
+	}
+}
+
+static void *
+httpload_thread(void *arg)
+{
+	struct load_thread *th = arg;
+
+	if (httpload_phase(th, false) == 0 && httpload_barrier(th->l))
+		(void)httpload_phase(th, true);
+	return NULL;
 }
 
 /* After the last response: a connection the server has closed (or is
- * closing) was not kept open. */
+ * closing) was not kept open, and none has bytes nobody asked for. */
 static int
 httpload_check_open(struct load *l, long last)
 {
 	for (int i = 0; i < l->o->connections; i++) {
-		struct conn *c = &l->conns[i];
+		struct load_conn *c = &l->conns[i];
 		struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
 		char b;
 
 		if (poll(&p, 1, 0) != 1)
 			continue;
 		if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) ||
-		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
-			return httpload_fail(l, 1, "after request %ld: the server "
-			    "closed connection %d (after %ld responses on it); "
-			    "the load needs it kept open", last, c->id,
+		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			return load_fail(l->err, l->errlen, 1, "after request %ld: "
+			    "the server closed connection %d (after %ld responses "
+			    "on it); the load needs it kept open", last, c->id,
 			    c->served);
-		return httpload_fail(l, 1, "after request %ld: unexpected bytes "
-		    "on connection %d with no request in flight", last, c->id);
+		return load_fail(l->err, l->errlen, 1, "after request %ld: "
+		    "unexpected bytes on connection %d with no request in "
+		    "flight", last, c->id);
 	}
 	return 0;
 }
@@ -576,13 +604,38 @@ httpload_write_metrics(struct load *l, const struct httpload_result *r)
 	int rc;
 
 	if (m == NULL)
-		return httpload_fail(l, 1, "out of memory");
+		return load_fail(l->err, l->errlen, 1, "out of memory");
 	rc = json_dump_file(m, l->o->metrics, JSON_COMPACT);
 	json_decref(m);
 	if (rc != 0)
-		return httpload_fail(l, 1, "cannot write the metrics file %s",
-		    l->o->metrics);
+		return load_fail(l->err, l->errlen, 1, "cannot write the metrics "
+		    "file %s", l->o->metrics);
 	return 0;
+}
+
+/* The counted requests' figures, over every thread. */
+static void
+httpload_result(struct load *l, struct httpload_result *res)
+{
+	struct load_hist *h = xcalloc(1, sizeof *h);
+	double t_last = l->t0;
+
+	for (int i = 0; i < l->nthreads; i++) {
+		struct load_thread *th = &l->threads[i];
+
+		load_hist_merge(h, &th->hist);
+		res->requests += th->counted;
+		res->bytes += th->bytes;
+		if (th->t_last > t_last)
+			t_last = th->t_last;
+	}
+	res->seconds = t_last - l->t0;
+	res->rps = res->seconds > 0 ? (double)res->requests / res->seconds : 0;
+	res->lat_p50_ms = load_hist_quantile(h, 0.50) / 1e6;
+	res->lat_p90_ms = load_hist_quantile(h, 0.90) / 1e6;
+	res->lat_p99_ms = load_hist_quantile(h, 0.99) / 1e6;
+	res->lat_max_ms = (double)h->max / 1e6;
+	free(h);
 }
 
 void
@@ -591,119 +644,162 @@ httpload_opts_init(struct httpload_opts *o)
 	memset(o, 0, sizeof *o);
 	o->requests = 1000;
 	o->connections = 1;
+	o->threads = 1;
 	o->expect_status = 200;
 	o->expect_bytes = -1;
 	o->timeout_s = 30;
 }
 
-/* Requests sent and not yet answered. */
 static int
-httpload_in_flight(const struct load *l)
+httpload_validate(const struct httpload_opts *o, char *err, size_t errlen)
 {
-	int n = 0;
-
-	for (int i = 0; i < l->o->connections; i++)
-		n += l->conns[i].req != 0;
-	return n;
+	if ((o->requests < 1 && !(o->duration_s > 0)) || o->warmup < 0 ||
+	    o->connections < 1)
+		return load_fail(err, errlen, 2, "--requests and --connections "
+		    "must be at least 1, --warmup at least 0");
+	if (o->threads < 1 || o->threads > o->connections)
+		return load_fail(err, errlen, 2, "--threads %d: from 1 to the "
+		    "--connections (%d): each thread drives connections of its "
+		    "own", o->threads, o->connections);
+	if (!(o->rate >= 0) || !(o->duration_s >= 0) || !(o->timeout_s > 0))
+		return load_fail(err, errlen, 2, "--rate and --duration must be "
+		    "positive, --timeout more than 0");
+	return 0;
 }
 
-/* Whether request next may go now: with hold_after_warmup, the first
- * counted request waits for the warm-up's last responses, and then this
- * process stops itself (a profiler attaches to the server meanwhile). */
-static bool
-httpload_may_send(struct load *l, long next, bool *held)
-{
-	const struct httpload_opts *o = l->o;
-
-	if (next != o->warmup + 1 || o->warmup <= 0 || !o->hold_after_warmup ||
-	    *held)
-		return true;
-	if (httpload_in_flight(l) > 0)
-		return false;
-	*held = true;
-	raise(SIGSTOP);
-	return true;
-}
-
-/* The loop: every idle connection gets the next request; poll waits for
- * any response.  O(connections) per wake-up, and --connections is small. */
+/* Thread id's loop: its epoll set, its timer (--rate), its buffers. */
 static int
-httpload_loop(struct load *l, struct httpload_result *res)
+httpload_thread_init(struct load *l, struct load_thread *th, int id)
 {
 	const struct httpload_opts *o = l->o;
-	long total = o->warmup + o->requests, next = 1, done = 0;
-	int nc = o->connections;
-	struct pollfd *pfd = xcalloc((size_t)nc, sizeof *pfd);
-	double t0 = 0, t1 = 0, now = 0;
-	int rc = 0;
-	bool held = false;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
+	int n = o->connections / l->nthreads + 1;
 
-	while (done < total) {
-		int np = 0, pr;
-
-		for (int i = 0; i < nc; i++) {
-			struct conn *c = &l->conns[i];
-
-			if (c->req == 0 && next <= total &&
-			    httpload_may_send(l, next, &held)) {
-				if (next == o->warmup + 1)
-					t0 = clock_now();
-				if ((rc = httpload_send(l, c, next++)) != 0)
-					goto out;
-			}
-			if (c->req != 0) {
-				pfd[np].fd = c->fd;
-				pfd[np].events = POLLIN;
-				pfd[np].revents = 0;
-				np++;
-			}
-		}
-		pr = poll(pfd, (nfds_t)np, (int)(o->timeout_s * 1000));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			long oldest = 0;
-
-			for (int i = 0; i < nc; i++)
-				if (l->conns[i].req != 0 &&
-				    (oldest == 0 || l->conns[i].req < oldest))
-					oldest = l->conns[i].req;
-			rc = httpload_fail(l, 1, "request %ld: no response within "
-			    "%g s", oldest, o->timeout_s);
-			goto out;
-		}
-		for (int i = 0, k = 0; i < nc; i++) {
-			struct conn *c = &l->conns[i];
-			int r;
-
-			if (c->req == 0)
-				continue;
-			if (pfd[k++].revents == 0)
-				continue;
-			r = httpload_read(l, c, &now);
-			if (r < 0) {
-				rc = 1;
-				goto out;
-			}
-			if (r == 1) {
-				done++;
-				t1 = now;
-			}
-		}
+	th->l = l;
+	th->id = id;
+	th->timer_fd = -1;
+	th->rbuf = xmalloc(LOAD_READ_BUF);
+	th->idle = xcalloc((size_t)n, sizeof *th->idle);
+	load_ref_init(&th->ref);
+	th->due_limit = LONG_MAX;
+	if (o->rate > 0 && !(o->duration_s > 0))
+		th->due_limit = o->requests > id ?
+		    (o->requests - id + l->nthreads - 1) / l->nthreads : 0;
+	th->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (th->ep < 0 || epoll_ctl(th->ep, EPOLL_CTL_ADD, l->stop_fd, &ev) != 0)
+		return load_fail(l->err, l->errlen, 1, "epoll: %s",
+		    strerror(errno));
+	if (o->rate > 0) {
+		ev.data.ptr = NULL;
+		th->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+		    TFD_NONBLOCK | TFD_CLOEXEC);
+		if (th->timer_fd < 0 || epoll_ctl(th->ep, EPOLL_CTL_ADD,
+		    th->timer_fd, &ev) != 0)
+			return load_fail(l->err, l->errlen, 1, "timerfd: %s",
+			    strerror(errno));
 	}
-	if ((rc = httpload_check_open(l, total)) != 0)
-		goto out;
-	res->requests = o->requests;
-	res->seconds = t1 - t0;
-	res->rps = res->seconds > 0 ? (double)o->requests / res->seconds : 0;
-	res->bytes = l->bytes;
-	res->lat_p50_ms = httpload_hist_quantile(l->hist, 0.50) / 1e6;
-	res->lat_p90_ms = httpload_hist_quantile(l->hist, 0.90) / 1e6;
-	res->lat_p99_ms = httpload_hist_quantile(l->hist, 0.99) / 1e6;
-	res->lat_max_ms = (double)l->hist->max / 1e6;
-out:
-	free(pfd);
-	return rc;
+	return 0;
+}
+
+/* The threads, and the connections opened and handed out among them. */
+static int
+httpload_setup(struct load *l)
+{
+	const struct httpload_opts *o = l->o;
+	int rc;
+
+	l->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->stop_fd < 0)
+		return load_fail(l->err, l->errlen, 1, "eventfd: %s",
+		    strerror(errno));
+	l->nthreads = o->threads;
+	l->threads = xcalloc((size_t)l->nthreads, sizeof *l->threads);
+	for (int i = 0; i < l->nthreads; i++)
+		l->threads[i].ep = l->threads[i].timer_fd = -1;
+	for (int i = 0; i < l->nthreads; i++)
+		if ((rc = httpload_thread_init(l, &l->threads[i], i)) != 0)
+			return rc;
+	l->conns = xcalloc((size_t)o->connections, sizeof *l->conns);
+	for (int i = 0; i < o->connections; i++)
+		l->conns[i].fd = -1;
+	for (int i = 0; i < o->connections; i++) {
+		struct load_conn *c = &l->conns[i];
+		struct load_thread *th = &l->threads[i % l->nthreads];
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+		    .data.ptr = c };
+
+		c->id = i + 1;
+		c->th = th;
+		load_resp_init(&c->resp, &l->chk, &th->ref, c->id);
+		c->fd = load_connect(&l->tgt, c->id, o->timeout_s,
+		    &c->local_port, l->err, l->errlen);
+		if (c->fd < 0)
+			return 1;
+		if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+			return load_fail(l->err, l->errlen, 1, "epoll: %s",
+			    strerror(errno));
+		th->idle[th->nidle++] = c;
+	}
+	return 0;
+}
+
+/* Run the threads to the end; 0 with res, or the first failure's status. */
+static int
+httpload_go(struct load *l, struct httpload_result *res)
+{
+	char msg[256];
+	int e;
+
+	for (int i = 0; i < l->nthreads; i++) {
+		struct load_thread *th = &l->threads[i];
+
+		if ((e = pthread_create(&th->tid, NULL, httpload_thread, th)) != 0) {
+			snprintf(msg, sizeof msg, "cannot start thread %d: %s",
+			    i + 1, strerror(e));
+			httpload_stop(l, 1, msg);
+			break;
+		}
+		th->started = true;
+	}
+	for (int i = 0; i < l->nthreads; i++)
+		if (l->threads[i].started)
+			pthread_join(l->threads[i].tid, NULL);
+	if (l->rc != 0)
+		return l->rc;
+	if (httpload_check_open(l, atomic_load(&l->next_req)) != 0)
+		return 1;
+	httpload_result(l, res);
+	return 0;
+}
+
+static void
+httpload_teardown(struct load *l)
+{
+	if (l->conns != NULL)
+		for (int i = 0; i < l->o->connections; i++) {
+			if (l->conns[i].fd >= 0)
+				close(l->conns[i].fd);
+			load_resp_finish(&l->conns[i].resp);
+		}
+	if (l->threads != NULL)
+		for (int i = 0; i < l->nthreads; i++) {
+			struct load_thread *th = &l->threads[i];
+
+			if (th->ep >= 0)
+				close(th->ep);
+			if (th->timer_fd >= 0)
+				close(th->timer_fd);
+			load_ref_finish(&th->ref);
+			free(th->rbuf);
+			free(th->idle);
+		}
+	if (l->stop_fd >= 0)
+		close(l->stop_fd);
+	free(l->conns);
+	free(l->threads);
+	load_target_finish(&l->tgt);
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->cv);
 }
 
 int
@@ -718,43 +814,31 @@ httpload_run(const struct httpload_opts *o, struct httpload_result *res,
 	l.o = o;
 	l.err = err;
 	l.errlen = errlen;
-	if (o->requests < 1 || o->warmup < 0 || o->connections < 1)
-		return httpload_fail(&l, 2, "--requests and --connections must be "
-		    "at least 1, --warmup at least 0");
-	if ((rc = httpload_parse_url(&l, o->url)) != 0)
+	l.stop_fd = -1;
+	if ((rc = httpload_validate(o, err, errlen)) != 0)
 		return rc;
-	if ((rc = httpload_build_request(&l)) != 0)
-		return rc;
-	l.hist = xcalloc(1, sizeof *l.hist);
-	l.conns = xcalloc((size_t)o->connections, sizeof *l.conns);
-	for (int i = 0; i < o->connections; i++) {
-		l.conns[i].fd = -1;
-		l.conns[i].id = i + 1;
-	}
+	load_check_init(&l.chk, o);
+	pthread_mutex_init(&l.mu, NULL);
+	pthread_cond_init(&l.cv, NULL);
+	atomic_init(&l.next_req, 0);
+	atomic_init(&l.stop, false);
+	if ((rc = load_target_init(&l.tgt, o, err, errlen)) != 0)
+		goto out;
 	if (o->evidence != NULL &&
 	    (l.evidence = fopen(o->evidence, "we")) == NULL) {
-		rc = httpload_fail(&l, 2, "cannot write the evidence file %s: %s",
-		    o->evidence, strerror(errno));
+		rc = load_fail(err, errlen, 2, "cannot write the evidence file "
+		    "%s: %s", o->evidence, strerror(errno));
 		goto out;
 	}
-	for (int i = 0; i < o->connections; i++)
-		if ((rc = httpload_connect(&l, &l.conns[i])) != 0)
-			goto out;
-	rc = httpload_loop(&l, res);
+	if ((rc = httpload_setup(&l)) != 0)
+		goto out;
+	rc = httpload_go(&l, res);
 	if (rc == 0 && o->metrics != NULL)
 		rc = httpload_write_metrics(&l, res);
 out:
 	if (l.evidence != NULL && fclose(l.evidence) != 0 && rc == 0)
-		rc = httpload_fail(&l, 1, "cannot write the evidence file %s: %s",
-		    o->evidence, strerror(errno));
-	if (l.conns != NULL)
-		for (int i = 0; i < o->connections; i++) {
-			if (l.conns[i].fd >= 0)
-				close(l.conns[i].fd);
-			free(l.conns[i].buf);
-		}
-	free(l.conns);
-	free(l.hist);
-	free(l.request);
+		rc = load_fail(err, errlen, 1, "cannot write the evidence file "
+		    "%s: %s", o->evidence, strerror(errno));
+	httpload_teardown(&l);
 	return rc;
 }

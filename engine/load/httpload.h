@@ -1,11 +1,13 @@
 /* A verified HTTP/1.1 keep-alive load: `benchtui load URL`.
  *
- * GET URL over a fixed set of persistent connections, each with one request
- * in flight, until warmup + requests responses have arrived.  Every response
- * is checked (status, Content-Length against the body, no content coding,
- * the body's size and sha256 when expected, and that the server kept the
- * connection open); the first failed check ends the run.  No TLS: http://
- * only. */
+ * Requests to URL over a fixed set of persistent connections, each with one
+ * request in flight, on one or more threads: a count of them or for a
+ * duration, as fast as the responses come or at a constant rate.  Every
+ * response is checked (status, Content-Length against the body, no content
+ * coding, the body's size and sha256 when expected, and that the server
+ * kept the connection open); the first failed check ends the run.  Bodies
+ * are checked as they stream, never held whole; a size the check forbids
+ * ends the run before the body is read.  No TLS: http:// only. */
 #ifndef BENCHTUI_HTTPLOAD_H
 #define BENCHTUI_HTTPLOAD_H
 
@@ -18,9 +20,14 @@
 
 struct httpload_opts {
 	const char *url;            /* http://HOST[:PORT]/PATH */
-	long requests;              /* counted requests (>= 1) */
-	long warmup;                /* checked, not counted */
+	long requests;              /* counted requests (>= 1), unless duration */
+	double duration_s;          /* > 0: send for this long instead */
+	long warmup;                /* checked, not counted, before either */
 	int connections;            /* persistent connections (>= 1) */
+	int threads;                /* 1 .. connections */
+	double rate;                /* requests/s over all; 0: closed loop */
+	const char *method;         /* NULL: GET, or POST with a body */
+	const char *body_file;      /* the request body, or NULL */
 	const char *headers[HTTPLOAD_MAX_HEADERS]; /* "K: V" lines */
 	int nheaders;
 	int expect_status;
@@ -28,7 +35,7 @@ struct httpload_opts {
 	char expect_sha256[DIGEST_HEX_LEN]; /* "" : any */
 	const char *evidence;       /* path or NULL */
 	const char *metrics;        /* path or NULL */
-	double timeout_s;           /* per response, with no progress */
+	double timeout_s;           /* whole response, from its first byte sent */
 	/* Stop (SIGSTOP to itself) once every warm-up response is in and
 	 * before the first counted request is sent, so that a profiler can
 	 * attach to the server between the two (a round's syscalls and
@@ -46,22 +53,23 @@ struct httpload_result {
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
 };
 
-/* Defaults: 1 connection, 1000 requests, status 200, 30 s timeout. */
+/* Defaults: 1 connection on 1 thread, 1000 requests, GET, status 200,
+ * closed loop, 30 s timeout. */
 void httpload_opts_init(struct httpload_opts *o);
 
 /* Run the load.  0 with res filled (and the metrics file written); 1 when a
  * check failed or the server could not be reached, err naming the request
- * number and what differed; 2 when the options are wrong (a bad URL, an
- * unwritable evidence file). */
+ * number and what differed; 2 when the options are wrong (a bad URL or
+ * method, an unreadable body, an unwritable evidence file). */
 int httpload_run(const struct httpload_opts *o, struct httpload_result *res,
     char *err, size_t errlen);
 
-/* The checks of one response held whole in buf[0..len) (header and body,
- * as it came off a connection with one request in flight), without a
+/* The checks of one response held in buf[0..len) (header and body, as it
+ * came off a connection with one request in flight), fed to the same
+ * reader the load uses in pieces of chunk bytes (0: whole), without a
  * network: 0 it passes (o's status, size and digest, none if o is NULL:
- * defaults), 1 a check failed (err says which), 2 it is incomplete.  The
- * load runs these same checks; the fuzz target feeds it. */
-int httpload_check_response(const char *buf, size_t len,
+ * defaults), 1 a check failed (err says which), 2 it is incomplete. */
+int httpload_check_response(const char *buf, size_t len, size_t chunk,
     const struct httpload_opts *o, char *err, size_t errlen);
 
 #endif

@@ -411,6 +411,25 @@ cgroup_add(struct cgroup *cg, pid_t pid)
 	return write(cg->procs_fd, num, (size_t)len) == len ? 0 : -1;
 }
 
+size_t
+cgroup_pids(const struct cgroup *cg, pid_t *pids, size_t max)
+{
+	char buf[8192];
+	size_t n = 0;
+
+	if (cgroup_read(cg, "cgroup.procs", buf, sizeof buf) <= 0)
+		return 0;
+	for (char *p = buf, *end; *p != '\0' && n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0)
+			pids[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
 bool
 cgroup_populated(const struct cgroup *cg)
 {

@@ -54,6 +54,10 @@ int cgroup_dir_fd(const struct cgroup *cg);
 /* Move pid (and so its future children) into the group.  0 or -1. */
 int cgroup_add(struct cgroup *cg, pid_t pid);
 
+/* The pids in the group's own cgroup.procs (not its child groups'), up
+ * to max.  How many (0 when it cannot be read). */
+size_t cgroup_pids(const struct cgroup *cg, pid_t *pids, size_t max);
+
 /* Whether any process is left in the group or below it (cgroup.events
  * "populated").  true when it cannot be read. */
 bool cgroup_populated(const struct cgroup *cg);

@@ -320,8 +320,15 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 		e->evsel = NULL;
 		return -rc;
 	}
+	/* The number libperf took, unless another thread took it first:
+	 * then it has its flag already (benchtui opens its files
+	 * close-on-exec) and the scan finds the perf fd.  No readlink of
+	 * /proc/self/fd to make sure (three of those a leg cost more than
+	 * the rest of the open): at worst a perf fd stays open across an
+	 * exec, and the one spawn path closes every fd above 2 before its
+	 * exec anyway (spawn_child.c). */
 	flags = fcntl(lowest, F_GETFD);
-	if (flags >= 0 && !(flags & FD_CLOEXEC) && counters_is_perf_fd(lowest))
+	if (flags >= 0 && !(flags & FD_CLOEXEC))
 		fcntl(lowest, F_SETFD, flags | FD_CLOEXEC);
 	else
 		*rescan = true;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -112,6 +113,9 @@ leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 {
 	struct leg_spec quiet = { .abort_fd = -1, .out = ls->out };
 
+	/* By pid too: a leg ended just after its release may not have made
+	 * its own group yet (its setsid). */
+	kill(pgid, SIGTERM);
 	kill(-pgid, SIGTERM);
 	/* A stopped leg acts on the SIGTERM once it runs again. */
 	kill(-pgid, SIGCONT);
@@ -119,7 +123,19 @@ leg_end_group(const struct leg_spec *ls, pid_t pgid, int pidfd)
 		leg_wait(pidfd, -1, clock_now() + LEG_GRACE_MS / 1000.0,
 		    &quiet, pgid);
 	/* Whether or not the leader went, the rest of its group may not have. */
+	kill(pgid, SIGKILL);
 	kill(-pgid, SIGKILL);
+}
+
+/* The moment the leader's exit was seen, on the clock of files' mtime:
+ * what the leg wrote is older, what its leftovers write later is newer. */
+static void
+leg_ended(struct leg_result *res)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		res->ended = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* From the release to the reap: the wall, the rusage and how it ended.
@@ -137,6 +153,7 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 	 * times as well; the clone before it is not the leg's. */
 	t0 = clock_now();
 	spawn_release(sp, &res->exec_errno);
+	res->exec_step = sp->fail_step;
 	why = sp->pidfd >= 0 ? leg_wait(sp->pidfd, ls->abort_fd,
 	    ls->timeout_s > 0 ? t0 + ls->timeout_s : 0, ls, pid) : 1;
 	if (why != 1) {
@@ -145,6 +162,7 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 		leg_end_group(ls, pid, sp->pidfd);
 	}
 	res->wall = clock_now() - t0;
+	leg_ended(res);
 	while (wait4(pid, &status, 0, &res->ru) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "wait4 %d: %s", (int)pid,
@@ -152,14 +170,25 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 			return -1;
 		}
 	}
-	if (why == 1 && sp->pidfd < 0)
+	if (why == 1 && sp->pidfd < 0) {
 		res->wall = clock_now() - t0;
+		leg_ended(res);
+	}
+	spawn_reaped(sp, &res->exec_errno);
+	res->exec_step = sp->fail_step;
 	if (WIFEXITED(status)) {
 		res->rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
 		res->rc = -1;
 		res->signal = WTERMSIG(status);
 	}
+	/* A stand-in that ended by SIGKILL as the program did reaped it
+	 * first; one the program outlived (reparented to us, subreaper) was
+	 * killed from outside while it ran: by the program, whose parent it
+	 * was (neither a timeout nor an abort sent it alone). */
+	if (sp->program > 0 && res->signal == SIGKILL && why == 1)
+		res->killed_parent = waitpid(sp->program, NULL, 0) ==
+		    sp->program;
 	return 0;
 }
 
@@ -171,7 +200,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 		.path = ls->path != NULL ? ls->path : ls->argv[0],
 		.argv = ls->argv, .envp = ls->envp, .cwd = ls->cwd,
 		.out_fd = -1, .cpus = ls->cpus, .ncpus = ls->ncpus,
-		.nice = ls->nice,
+		.nice = ls->nice, .stand_in = ls->stand_in,
 		.cgroup_procs_fd = ls->cg != NULL ? cgroup_procs_fd(ls->cg) : -1,
 		.cgroup_dir_fd = ls->cg != NULL ? cgroup_dir_fd(ls->cg) : -1,
 	};

@@ -34,6 +34,8 @@ struct leg_spec {
 	const unsigned char *cpus; /* mask of ncpus, or NULL: no pinning */
 	int ncpus;
 	int nice;                /* applied with setpriority in the child */
+	bool stand_in;           /* run under a stand-in parent
+	                          * (spawn_req.stand_in) */
 	double timeout_s;        /* 0: none */
 	struct counters *ctr;    /* may be NULL */
 	struct cgroup *cg;       /* the group the leg runs in (joined before
@@ -57,13 +59,21 @@ struct leg_result {
 	int signal;              /* terminating signal, or 0 */
 	bool timed_out;
 	bool aborted;            /* ended because abort_fd fired */
-	int exec_errno;          /* exec failed in the child (rc is 127) */
+	int exec_errno;          /* a step before the program ran failed in
+	                          * the child (rc is 127) */
+	int exec_step;           /* which (enum spawn_step), or 0 */
 	double wall;             /* seconds */
+	double ended;            /* when the leader was seen to exit: epoch
+	                          * seconds, CLOCK_REALTIME, the clock of
+	                          * files' mtime (0: unknown) */
 	struct rusage ru;
 	long long mem_peak_kb;   /* the group's memory.peak over the leg, or
 	                          * -1 (no group, or no per-leg peak here) */
 	size_t strays;           /* processes left in the group after the
 	                          * leader was reaped, killed (cgroup only) */
+	bool killed_parent;      /* stand_in: the stand-in parent was
+	                          * SIGKILLed while the program still ran (it
+	                          * outlived it): the program's doing */
 };
 
 /* Called in the parent once the child exists and its counters are open,

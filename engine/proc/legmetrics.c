@@ -41,7 +41,8 @@ legmetrics_name_ok(const char *name)
 }
 
 json_t *
-legmetrics_read(const char *path, bool *absent, char *why, size_t whylen)
+legmetrics_read(const char *path, double not_after, bool *absent, char *why,
+    size_t whylen)
 {
 	json_error_t jerr;
 	struct stat st;
@@ -67,6 +68,13 @@ legmetrics_read(const char *path, bool *absent, char *why, size_t whylen)
 	    st.st_size > LEGMETRICS_MAX_BYTES) {
 		snprintf(why, whylen, "is not a regular file of at most %d "
 		    "bytes", LEGMETRICS_MAX_BYTES);
+		close(fd);
+		return NULL;
+	}
+	if (not_after > 0 && (double)st.st_mtim.tv_sec +
+	    st.st_mtim.tv_nsec * 1e-9 > not_after + 1e-3) {
+		snprintf(why, whylen, "was written after the leg exited (by a "
+		    "process it left running), so it is not the leg's");
 		close(fd);
 		return NULL;
 	}

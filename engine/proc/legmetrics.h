@@ -21,8 +21,11 @@ bool legmetrics_name_ok(const char *name);
 /* Read the file at path.  The object (new reference) when it is a good
  * one; NULL with *absent true when there is no file; NULL with why set
  * (one sentence) when it is not JSON, not an object of finite numbers,
- * or uses a name it may not. */
-json_t *legmetrics_read(const char *path, bool *absent, char *why,
-    size_t whylen);
+ * uses a name it may not, or was last written after not_after (epoch
+ * seconds of CLOCK_REALTIME, the clock of a file's mtime, with a
+ * millisecond's margin; 0: no such check): by a process the leg left
+ * behind, after the leg exited. */
+json_t *legmetrics_read(const char *path, double not_after, bool *absent,
+    char *why, size_t whylen);
 
 #endif

@@ -26,10 +26,12 @@
 
 struct legout {
 	int rd, wr;           /* the pipe; rd is non-blocking */
-	int file;             /* the output file, or -1 */
+	int file;             /* the output file, or -1 (not made yet) */
+	char *path;           /* where it is made at the first byte, or NULL
+	                       * (keep "none") */
 	long long max, kept, total;
 	bool keep;
-	bool file_err;
+	int werr;             /* the first failed write's errno, or 0 */
 	bool eof;
 };
 
@@ -38,8 +40,16 @@ legout_keep(struct legout *o, const char *buf, size_t n)
 {
 	size_t want, off = 0;
 
-	if (o->file < 0 || o->file_err || o->kept >= o->max)
+	if (o->path == NULL || o->werr != 0 || o->kept >= o->max)
 		return;
+	/* Made at the first byte: a leg that writes nothing costs no inode
+	 * (its leg line says output_bytes 0).  Never through a link a leg
+	 * planted under legs/ (rfile.h). */
+	if (o->file < 0 && (o->file = rfile_create(o->path, O_CLOEXEC,
+	    0644)) < 0) {
+		o->werr = errno;
+		return;
+	}
 	want = (size_t)(o->max - o->kept) < n ? (size_t)(o->max - o->kept) : n;
 	while (off < want) {
 		ssize_t w = write(o->file, buf + off, want - off);
@@ -47,8 +57,9 @@ legout_keep(struct legout *o, const char *buf, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			/* Disk full: the output is lost, the leg is not. */
-			o->file_err = true;
+			/* The write's own error (ENOSPC, EIO, EFBIG): the
+			 * output is cut, and the caller is told why. */
+			o->werr = w < 0 ? errno : ENOSPC;
 			return;
 		}
 		off += (size_t)w;
@@ -74,16 +85,11 @@ legout_create(const char *path, bool keep, long long max_bytes, char *err,
 	o->wr = p[1];
 	(void)fcntl(o->rd, F_SETFL, O_NONBLOCK);
 	(void)fcntl(o->wr, F_SETPIPE_SZ, LEGOUT_PIPE);
-	/* Never through a link a leg planted under legs/ (rfile.h). */
-	if (keep && path != NULL && (o->file = rfile_create(path, O_CLOEXEC,
-	    0644)) < 0) {
-		snprintf(err, errlen, "%s: cannot create the leg's output file: "
-		    "%s", path, rfile_strerror(errno));
-		goto fail;
-	}
+	if (keep && path != NULL)
+		o->path = xstrdup(path);
 	return o;
 fail:
-	legout_finish(o, NULL, NULL);
+	legout_finish(o, NULL, NULL, NULL);
 	return NULL;
 }
 
@@ -137,8 +143,11 @@ legout_drain(struct legout *o)
 }
 
 void
-legout_finish(struct legout *o, long long *bytes, bool *truncated)
+legout_finish(struct legout *o, long long *bytes, bool *truncated,
+    int *werr)
 {
+	if (werr != NULL)
+		*werr = 0;
 	if (o == NULL)
 		return;
 	if (o->wr >= 0) {
@@ -151,9 +160,12 @@ legout_finish(struct legout *o, long long *bytes, bool *truncated)
 		*bytes = o->total;
 	if (truncated != NULL)
 		*truncated = o->keep && o->total > o->kept;
+	if (werr != NULL)
+		*werr = o->werr;
 	if (o->rd >= 0)
 		close(o->rd);
 	if (o->file >= 0)
 		close(o->file);
+	free(o->path);
 	free(o);
 }

@@ -14,8 +14,9 @@
 
 struct legout;
 
-/* Ready to drain into path (created or truncated; NULL or !keep: nothing
- * is written).  NULL with err. */
+/* Ready to drain into path, made (replacing whatever holds the name)
+ * only when the first byte arrives: a leg that writes nothing leaves no
+ * file.  NULL or !keep: nothing is written.  NULL with err. */
 struct legout *legout_create(const char *path, bool keep,
     long long max_bytes, char *err, size_t errlen);
 
@@ -32,8 +33,12 @@ bool legout_pump(struct legout *o);
 
 /* After the leg and what it left behind have ended: close our write end,
  * drain to EOF (giving up a moment after the last byte when something
- * outside the leg still holds the pipe), and say what the leg wrote and
- * whether some of it was dropped.  Frees o (NULL: no-op). */
-void legout_finish(struct legout *o, long long *bytes, bool *truncated);
+ * outside the leg still holds the pipe), and say what the leg wrote,
+ * whether some of it was dropped, and *werr the errno of the first write
+ * to the file (or of its creation) that failed (ENOSPC: the disk filled),
+ * 0 when none did.
+ * Any of the three may be NULL.  Frees o (NULL: no-op). */
+void legout_finish(struct legout *o, long long *bytes, bool *truncated,
+    int *werr);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -24,6 +25,32 @@ struct procs_table {
 	size_t n;
 	size_t cap;
 };
+
+bool
+procs_can_nice(int nice)
+{
+	char buf[4096], *p;
+	struct rlimit rl;
+	ssize_t n;
+	int fd;
+
+	if (nice >= 0)
+		return true;
+	if (getrlimit(RLIMIT_NICE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY ||
+	    20 - (long long)rl.rlim_cur <= nice))
+		return true;
+	/* CapEff, bit 23: CAP_SYS_NICE. */
+	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) < 0)
+		return geteuid() == 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return geteuid() == 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "CapEff:")) == NULL)
+		return geteuid() == 0;
+	return (strtoull(p + 7, NULL, 16) >> 23) & 1;
+}
 
 void
 procs_become_subreaper(void)
@@ -535,9 +562,7 @@ procs_each(bool (*fn)(const struct procs_stat *st, void *arg), void *arg)
 	return stopped;
 }
 
-/* Reap orphans until none of pids is alive or wait_s has passed, napping
- * nap_ms between looks. */
-static void
+void
 procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep, size_t nkeep,
     double wait_s, int nap_ms)
 {

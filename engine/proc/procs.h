@@ -27,6 +27,11 @@ int procs_stat(pid_t pid, struct procs_stat *st);
 bool procs_each(bool (*fn)(const struct procs_stat *st, void *arg),
     void *arg);
 
+/* Whether this process may set a nice value as low as nice (< 0 needs
+ * CAP_SYS_NICE, which root has unless it was dropped, or an RLIMIT_NICE
+ * of at least 20 - nice). */
+bool procs_can_nice(int nice);
+
 /* Make this process a child subreaper, so orphaned grandchildren of legs and
  * servers are reparented to us and can be reaped and ended. */
 void procs_become_subreaper(void);
@@ -93,6 +98,12 @@ void procs_kill_group(pid_t pgid);
  * Returns how many processes it found to end. */
 size_t procs_end_descendants(pid_t root, const pid_t *keep, size_t nkeep,
     double grace_s);
+
+/* Wait until none of pids[0..n) is alive (a zombie counts as gone) or
+ * wait_s has passed, reaping our exited children but the kept ones
+ * meanwhile and napping nap_ms between looks. */
+void procs_wait_gone(const pid_t *pids, size_t n, const pid_t *keep,
+    size_t nkeep, double wait_s, int nap_ms);
 
 /* Reap, without blocking, every child of ours that has exited except the
  * pids in keep (servers, whose status their owner reads).  Orphans of legs

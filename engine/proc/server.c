@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "clock.h"
 #include "procs.h"
 #include "rfile.h"
@@ -35,6 +36,8 @@ struct server {
 	bool dead;
 	int status;        /* wait status, valid when dead */
 	char death[96];
+	struct cgroup *cg; /* its group (server_params.cg), or NULL */
+	double started;    /* the pid's start (procs_stat), or -1 */
 };
 
 /* "servers/CELL.log" out of DIR/servers/CELL.log: the name the user sees in
@@ -95,22 +98,101 @@ server_port_accepts(int port, int wait_ms)
 	return ok;
 }
 
-/* End the server, its group and any descendant that left the group (setsid),
- * and reap it. */
+/* pids[0..n) without root and without repeats, in place.  How many are
+ * left.  O(n^2), n <= SERVER_MAX_DESC. */
+static size_t
+server_unique(pid_t root, pid_t *pids, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = pids[i] == root;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = pids[j] == pids[i];
+		if (!seen)
+			pids[k++] = pids[i];
+	}
+	return k;
+}
+
+/* What server_members looks for beyond the root's tree. */
+struct server_escaped {
+	pid_t self, root;
+	double since;
+	pid_t *pids;
+	size_t n, max;
+};
+
+/* procs_each: benchtui's children started after the server: in a later
+ * clock tick, or in its tick with a later pid (start times count ticks of
+ * 10 ms; pids grow but for a wrap at pid_max). */
+static bool
+server_escaped_each(const struct procs_stat *st, void *arg)
+{
+	struct server_escaped *e = arg;
+
+	if (st->ppid == e->self && (st->started > e->since ||
+	    (st->started == e->since && st->pid > e->root)) &&
+	    st->state != 'Z' && st->state != 'X' && e->n < e->max)
+		e->pids[e->n++] = st->pid;
+	return false;
+}
+
+/* The processes of the server rooted at root (but root): its tree, and
+ * what escaped it (a double fork reparented to benchtui, its subreaper):
+ * with a group, the group's members; else benchtui's children started
+ * no earlier than root (started: root's start, -1 unknown) and their
+ * trees.  How many (up to max).  O(the host's processes). */
+static size_t
+server_members(pid_t root, struct cgroup *cg, double started, pid_t *pids,
+    size_t max)
+{
+	size_t n = procs_descendants(root, pids, max), k;
+	struct server_escaped e = { .self = getpid(), .root = root,
+		.since = started,
+		.pids = pids + n, .max = max - n };
+
+	if (cg != NULL) {
+		e.n = cgroup_pids(cg, e.pids, e.max);
+	} else if (started >= 0) {
+		(void)procs_each(server_escaped_each, &e);
+		/* Their own children (reparented ones are counted above). */
+		for (k = n, n += e.n; k < n && n < max; k++)
+			if (pids[k] != root)
+				n += procs_descendants(pids[k], pids + n, max - n);
+		return server_unique(root, pids, n);
+	}
+	return server_unique(root, pids, n + e.n);
+}
+
+/* SIGKILL pids[0..n) and wait until they are gone (reaping ours), at most
+ * 2 s: a killed process holds its sockets until it has exited (tearing
+ * down a large memory takes a while), and the next server on the port
+ * must not find them.  With a group, everything in it too. */
 static void
-server_kill_all(pid_t pid)
+server_kill_wait(struct cgroup *cg, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (procs_alive(pids[i]))
+			(void)kill(pids[i], SIGKILL);
+	if (cg != NULL)
+		(void)cgroup_kill(cg, 2.0);
+	procs_wait_gone(pids, n, NULL, 0, 2.0, 5);
+}
+
+/* End the server, its group and every process of its own, and reap it. */
+static void
+server_kill_all(pid_t pid, struct cgroup *cg, double started)
 {
 	pid_t desc[SERVER_MAX_DESC];
-	size_t n, i;
+	size_t n;
 
-	n = procs_descendants(pid, desc, SERVER_MAX_DESC);
+	n = server_members(pid, cg, started, desc, SERVER_MAX_DESC);
 	(void)kill(pid, SIGKILL);
-	for (i = 0; i < n; i++)
-		(void)kill(desc[i], SIGKILL);
 	procs_kill_group(pid);
 	(void)waitpid(pid, NULL, 0);
-	for (i = 0; i < n; i++)
-		(void)waitpid(desc[i], NULL, WNOHANG);
+	server_kill_wait(cg, desc, n);
 }
 
 #define SERVER_MAX_INODES 16
@@ -188,13 +270,15 @@ server_pid_holds(pid_t pid, const unsigned long *inodes, size_t n)
 	return found;
 }
 
-/* How many of the sockets the server's tree (root and its descendants)
- * holds; the rest belong to someone else. */
+/* How many of the sockets the server's processes (root and its members)
+ * hold; the rest belong to someone else. */
 static size_t
-server_tree_holds(pid_t root, const unsigned long *inodes, size_t n)
+server_tree_holds(pid_t root, struct cgroup *cg, double started,
+    const unsigned long *inodes, size_t n)
 {
 	pid_t desc[SERVER_MAX_DESC];
-	size_t nd = procs_descendants(root, desc, SERVER_MAX_DESC), held = 0;
+	size_t nd = server_members(root, cg, started, desc, SERVER_MAX_DESC);
+	size_t held = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		bool mine = server_pid_holds(root, &inodes[i], 1);
@@ -277,8 +361,8 @@ server_spawn(const struct server_params *p, char *err, size_t errlen)
 	struct spawn_req rq = { .path = p->path != NULL ? p->path : p->argv[0],
 		.argv = p->argv, .envp = p->envp != NULL ? p->envp : environ,
 		.cwd = p->cwd, .out_fd = logfd, .cpus = p->cpus,
-		.ncpus = p->ncpus, .cgroup_procs_fd = p->cgroup_procs_fd > 0 ?
-		    p->cgroup_procs_fd : -1 };
+		.ncpus = p->ncpus, .cgroup_procs_fd = p->cg != NULL ?
+		    cgroup_procs_fd(p->cg) : -1 };
 
 	pid = spawn_run(&rq, NULL, serr, sizeof serr);
 	close(logfd);
@@ -293,8 +377,8 @@ server_spawn(const struct server_params *p, char *err, size_t errlen)
  * why not (a server_start cause: it died, someone else took the port, the
  * time ran out, the wait was aborted; nothing of it is left running). */
 static const char *
-server_wait_ready(const struct server_params *p, pid_t pid, char *err,
-    size_t errlen)
+server_wait_ready(const struct server_params *p, pid_t pid, double started,
+    char *err, size_t errlen)
 {
 	double deadline = clock_now() + p->ready_timeout_s;
 	unsigned long inodes[SERVER_MAX_INODES];
@@ -305,8 +389,9 @@ server_wait_ready(const struct server_params *p, pid_t pid, char *err,
 	for (;;) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			server_describe(status, how, sizeof how);
-			/* Its children may still hold the group. */
-			procs_kill_group(pid);
+			/* Its children may still hold the group, or the
+			 * port. */
+			server_kill_all(pid, p->cg, started);
 			snprintf(err, errlen, "cell %s: server %s before it was "
 			    "ready; see %s", p->cell, how,
 			    server_log_name(p->log_path));
@@ -314,16 +399,17 @@ server_wait_ready(const struct server_params *p, pid_t pid, char *err,
 		}
 		n = server_listen_inodes(p->tcp_port, inodes, SERVER_MAX_INODES);
 		if (n > 0) {
-			if (server_tree_holds(pid, inodes, n) < n) {
+			if (server_tree_holds(pid, p->cg, started, inodes,
+			    n) < n) {
 				server_foreign(p, true, err, errlen);
-				server_kill_all(pid);
+				server_kill_all(pid, p->cg, started);
 				return "port_taken";
 			}
 			if (server_port_accepts(p->tcp_port, SERVER_POLL_MS))
 				return NULL;
 		}
 		if (clock_now() >= deadline) {
-			server_kill_all(pid);
+			server_kill_all(pid, p->cg, started);
 			snprintf(err, errlen, "cell %s: server did not accept on "
 			    "127.0.0.1:%d within %g s; see %s", p->cell,
 			    p->tcp_port, p->ready_timeout_s,
@@ -331,7 +417,7 @@ server_wait_ready(const struct server_params *p, pid_t pid, char *err,
 			return "ready_timeout";
 		}
 		if (clock_nap(p->abort_fd, SERVER_POLL_MS)) {
-			server_kill_all(pid);
+			server_kill_all(pid, p->cg, started);
 			snprintf(err, errlen, "cell %s: server start aborted "
 			    "before it was ready", p->cell);
 			return "aborted";
@@ -346,6 +432,8 @@ server_start(const struct server_params *p, const char **cause, char *err,
 	unsigned long inodes[SERVER_MAX_INODES];
 	const char *why = "failed";
 	struct server *srv;
+	struct procs_stat st;
+	double started;
 	pid_t pid;
 
 	if (p->argv == NULL || p->argv[0] == NULL) {
@@ -360,11 +448,15 @@ server_start(const struct server_params *p, const char **cause, char *err,
 		why = "port_taken";
 		goto fail;
 	}
-	if ((pid = server_spawn(p, err, errlen)) < 0 ||
-	    (why = server_wait_ready(p, pid, err, errlen)) != NULL)
+	if ((pid = server_spawn(p, err, errlen)) < 0)
+		goto fail;
+	started = procs_stat(pid, &st) == 0 ? st.started : -1;
+	if ((why = server_wait_ready(p, pid, started, err, errlen)) != NULL)
 		goto fail;
 	srv = xcalloc(1, sizeof *srv);
 	srv->pid = pid;
+	srv->cg = p->cg;
+	srv->started = started;
 	return srv;
 fail:
 	if (cause != NULL)
@@ -415,13 +507,16 @@ server_stop(struct server *srv, double grace_s)
 	double deadline;
 	int status;
 
+	/* Descendants that left the group (setsid), and what escaped the
+	 * tree, are ended by pid. */
+	n = server_members(srv->pid, srv->cg, srv->started, desc,
+	    SERVER_MAX_DESC);
 	if (!server_alive(srv)) {
-		/* Whatever it left in its group goes too. */
+		/* Whatever it left goes too. */
 		procs_kill_group(srv->pid);
+		server_kill_wait(srv->cg, desc, n);
 		return "died";
 	}
-	/* Descendants that left the group (setsid) are ended by pid. */
-	n = procs_descendants(srv->pid, desc, SERVER_MAX_DESC);
 	(void)kill(srv->pid, SIGTERM);
 	(void)kill(-srv->pid, SIGTERM);
 	for (i = 0; i < n; i++)
@@ -434,13 +529,10 @@ server_stop(struct server *srv, double grace_s)
 		if (waitpid(srv->pid, &status, 0) == srv->pid)
 			server_reaped(srv, status);
 	}
-	/* The rest of the group had the same grace; what is left is killed. */
+	/* The rest of the group had the same grace; what is left is killed,
+	 * and waited for. */
 	procs_end_group(srv->pid, grace_s > 0.2 ? 0.2 : grace_s);
-	for (i = 0; i < n; i++) {
-		if (procs_alive(desc[i]))
-			(void)kill(desc[i], SIGKILL);
-		(void)waitpid(desc[i], NULL, WNOHANG);
-	}
+	server_kill_wait(srv->cg, desc, n);
 	return "stopped";
 }
 

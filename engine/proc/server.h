@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct cgroup;
 struct server;
 
 /* What a server is started with: plain values, so any caller (a cell's
@@ -27,13 +28,18 @@ struct server_params {
 	int tcp_port;                 /* ready: ours listens and it accepts */
 	double ready_timeout_s;
 	int abort_fd;                 /* readable: stop waiting; or -1 */
-	int cgroup_procs_fd;          /* > 0: its cgroup.procs, joined before
-	                               * the exec; 0 or -1: none */
+	struct cgroup *cg;            /* the group it runs in, alone (joined
+	                               * before its exec; what it forks, however
+	                               * it escapes, stays there), or NULL */
 };
 
 /* Start a server and wait until it is ready: a socket listening on
- * tcp_port belongs to the server's process tree (its inode is among the
- * tree's fds) and 127.0.0.1:tcp_port accepts.  A port that already has a
+ * tcp_port belongs to the server's processes (its inode is among their
+ * fds) and 127.0.0.1:tcp_port accepts.  The server's processes are its
+ * tree and what escaped it (a daemon's double fork, reparented to
+ * benchtui as subreaper): with a cgroup the group's members, else
+ * benchtui's children started no earlier than the server, and their
+ * trees.  A port that already has a
  * listener before the start, or that another process takes while we wait,
  * is an error naming the port and that process when /proc shows it.  NULL
  * with err naming the cell, the exit status or the timeout, and the log
@@ -59,8 +65,11 @@ bool server_alive(struct server *srv);
  * "killed by signal 9"), valid after server_alive returned false. */
 const char *server_death(const struct server *srv);
 
-/* Stop it by pid and its process group: SIGTERM, grace_s, SIGKILL.  Returns
- * "stopped" or "died" (had already exited) for the log. */
+/* Stop it by pid and its process group: SIGTERM, grace_s, SIGKILL; then
+ * every process of the server's that is left (see server_start) gets
+ * SIGKILL, and the stop waits until they are gone, so the port is free
+ * for the next server.  Returns "stopped" or "died" (had already exited)
+ * for the log. */
 const char *server_stop(struct server *srv, double grace_s);
 
 void server_destroy(struct server *srv);

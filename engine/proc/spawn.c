@@ -1,13 +1,18 @@
-/* The one spawn path: clone3 (or clone) with CLONE_VM on a private stack,
- * held until released, execve of a resolved path.
+/* The one spawn path, the parent's side: clone3 (or clone) with CLONE_VM
+ * on a private stack, held until released, execve of a resolved path (the
+ * child's side is spawn_child.c).
  *
  * Sharing the address space means the child must not touch anything the
  * parent may be changing: it reads the request in place (the parent keeps
- * it until the exec is over) and writes only its own stack.  It also shares
- * the parent thread's TLS, so its errno is the parent's: the parent is
- * blocked in a read of the child's pipes whenever the child can make a call
- * fail, and never reads errno of its own across that wait. */
-#include "spawn.h"
+ * it until the child has exec'd or died) and writes only its own stack and
+ * the spawn's fail slot.  A leg's release does not wait for the exec: the
+ * parent goes on to wait for the leg's end, and learns of a step that
+ * failed from that slot once it has reaped the child (no pipe made,
+ * written and closed, and no wake-up at the exec, for every leg).  Where
+ * the address space is copied (the sanitizer build, a stand-in parent) and
+ * where the caller asks to know at once (spawn_run), a close-on-exec pipe
+ * carries it instead. */
+#include "spawn_int.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -38,6 +43,15 @@
 #define SPAWN_CLONE_VM CLONE_VM
 #endif
 
+/* A stand-in parent outlives its release, waiting for the program: it
+ * gets a copy of the address space (fork's cost, for the rare leg that
+ * runs so), not the parent's memory and the stack the next spawn reuses. */
+static unsigned long
+spawn_vm(const struct spawn_req *req)
+{
+	return req->stand_in ? 0 : SPAWN_CLONE_VM;
+}
+
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -50,138 +64,89 @@
  * a kill instead of a pipe made, written and closed for every spawn. */
 #define SPAWN_RELEASE_SIG SIGRTMAX
 
-/* What the child needs beyond the request, at a fixed place: the error
- * pipe's ends, the release signal and the parent's pid. */
-struct spawn_child_args {
-	const struct spawn *sp;
-	int err_wr;    /* the child's end of the error pipe */
-	int err_rd;
-	int rel_sig;   /* SPAWN_RELEASE_SIG, and the set holding it alone */
-	sigset_t rel_set;
-	pid_t parent;
-};
+/* Whether the child reports a failed step through the spawn's fail slot
+ * (shared memory) rather than a pipe, and its release does not wait for
+ * the exec. */
+static bool
+spawn_async(const struct spawn_req *req)
+{
+	return spawn_vm(req) != 0 && !req->wait_exec;
+}
+
+/* What this kernel, and a seccomp filter over us, let the spawn path use,
+ * asked once through libc's syscall(): close_range (Linux 5.9; without
+ * it the child closes what /proc/self/fd lists) and pidfds (pidfd_open,
+ * Linux 5.3; without them a thread waits for each leg and closes a pipe
+ * that stands in for its pidfd, so timeouts, aborts and output draining
+ * work the same). */
+static struct {
+	bool close_range, pidfd;
+} spawn_feat;
+static pthread_once_t spawn_feat_once = PTHREAD_ONCE_INIT;
+
+static void
+spawn_probe(void)
+{
+	int fd;
+
+	/* One fd that cannot be open: a no-op where the call exists. */
+	spawn_feat.close_range = syscall(SYS_close_range, ~0U, ~0U, 0U) == 0;
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	spawn_feat.pidfd = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+}
 
 /* One stack per thread, reused leg after leg: an mmap and munmap per leg
  * would cost a TLB shootdown each on a busy multi-threaded benchtui. */
 static _Thread_local void *spawn_cached_stack;
 static _Thread_local bool spawn_cached_busy;
 
-/* --- child side: async-signal-safe only --------------------------------- */
-
-static void
-spawn_child_say(const char *what, const char *arg, int e)
-{
-	const char *parts[] = { "benchtui: ", what, arg ? " " : "",
-		arg ? arg : "", ": ", strerrordesc_np(e), "\n" };
-	char buf[1024];
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		const char *p = parts[i] ? parts[i] : "?";
-
-		while (*p != '\0' && n < sizeof buf - 1)
-			buf[n++] = *p++;
-	}
-	if (write(2, buf, n) < 0)
-		return;
-}
-
-static __attribute__((noreturn)) void
-spawn_child_fail(int errfd, const char *what, const char *arg, int e)
-{
-	spawn_child_say(what, arg, e);
-	if (write(errfd, &e, sizeof e) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Close every fd from 3 up except keep. */
-static void
-spawn_child_close_fds(int keep)
-{
-	if (keep > 3)
-		syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U);
-	syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
-}
-
-/* glibc's sigaction refuses the signals it keeps for itself (32 and 33),
- * yet a parent may have left one ignored, and an ignored signal survives
- * exec: ask the kernel directly.  A raw system call is async-signal-safe. */
-static void
-spawn_child_default(int sig)
-{
-	struct {
-		void *handler;
-		unsigned long flags;
-		void *restorer;
-		unsigned long mask;
-	} ksa = { .handler = SIG_DFL };
-
-	(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof ksa.mask);
-}
-
-static int
-spawn_child(void *arg)
-{
-	const struct spawn_child_args *ca = arg;
-	const struct spawn *sp = ca->sp;
-	const struct spawn_req *rq = sp->req;
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t none;
-	int nullfd, efd = ca->err_wr;
-
-	/* Held: nothing may fail (and so write errno) before the release,
-	 * while the parent runs on.  None of these can: it dies with the
-	 * parent (also while held), and it waits for the release signal,
-	 * blocked like every other, so no handler can interrupt the wait. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != ca->parent) /* the parent died before the prctl */
-		_exit(127);
-	while (syscall(SYS_rt_sigtimedwait, &ca->rel_set, NULL, NULL,
-	    (size_t)(_NSIG / 8)) != ca->rel_sig)
-		;
-	close(ca->err_rd);
-
-	/* A session of its own: its own process group, and no controlling
-	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
-	 * instead of stopping on SIGTTIN for ever or drawing over the
-	 * console.  First, so that no signal of the terminal's reaches it
-	 * once it unblocks them. */
-	(void)setsid();
-
-	/* The parent's handlers and ignored signals are not the child's.
-	 * Every other signal is at its default already. */
-	sigemptyset(&dfl.sa_mask);
-	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-		if (sp->sigs & (1ULL << (sig - 1)) && sig != SIGKILL &&
-		    sig != SIGSTOP && sigaction(sig, &dfl, NULL) != 0)
-			spawn_child_default(sig);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-
-	nullfd = open("/dev/null", O_RDWR);
-	if (nullfd < 0)
-		spawn_child_fail(efd, "open", "/dev/null", errno);
-	if (dup2(rq->in_fd > 0 ? rq->in_fd : nullfd, 0) < 0)
-		spawn_child_fail(efd, "dup2", "stdin", errno);
-	if (rq->out_fd >= 0 ? dup2(rq->out_fd, 1) < 0 || dup2(rq->out_fd, 2) < 0 :
-	    dup2(nullfd, 1) < 0 || dup2(nullfd, 2) < 0)
-		spawn_child_fail(efd, "dup2", "stdout", errno);
-	if (rq->err_fd > 0 && dup2(rq->err_fd, 2) < 0)
-		spawn_child_fail(efd, "dup2", "stderr", errno);
-	spawn_child_close_fds(efd);
-
-	if (procs_pin_self(rq->cpus, rq->ncpus) < 0)
-		spawn_child_fail(efd, "sched_setaffinity", NULL, errno);
-	if (rq->nice != 0 && setpriority(PRIO_PROCESS, 0, rq->nice) < 0)
-		spawn_child_fail(efd, "setpriority", NULL, errno);
-	if (rq->cwd != NULL && chdir(rq->cwd) < 0)
-		spawn_child_fail(efd, "chdir", rq->cwd, errno);
-	execve(rq->path, rq->argv, rq->envp);
-	spawn_child_fail(efd, "exec", rq->path, errno);
-}
-
 /* --- parent side --------------------------------------------------------- */
+
+void
+spawn_step_words(int step, int e, const char *path, const char *cwd,
+    int nice, char *buf, size_t len)
+{
+	const char *hint = "";
+	char what[600];
+
+	switch (step) {
+	case SPAWN_STEP_STDIN:
+		snprintf(what, sizeof what, "open or dup2 of stdin (/dev/null "
+		    "or the round's stdin file)");
+		break;
+	case SPAWN_STEP_OUTPUT:
+		snprintf(what, sizeof what, "dup2 of the output onto stdout and "
+		    "stderr");
+		break;
+	case SPAWN_STEP_AFFINITY:
+		snprintf(what, sizeof what, "sched_setaffinity to the cpus it is "
+		    "pinned to");
+		break;
+	case SPAWN_STEP_NICE:
+		snprintf(what, sizeof what, "setpriority (nice %d)", nice);
+		if (nice < 0 && (e == EPERM || e == EACCES))
+			hint = "; a negative nice needs root or CAP_SYS_NICE";
+		break;
+	case SPAWN_STEP_CHDIR:
+		snprintf(what, sizeof what, "chdir to %.500s", cwd ? cwd : "?");
+		break;
+	case SPAWN_STEP_FORK:
+		snprintf(what, sizeof what, "fork under a stand-in parent");
+		break;
+	default:
+		snprintf(what, sizeof what, "exec of %.500s", path ? path : "?");
+		if (e == ENOEXEC)
+			hint = " (not a program: a script needs a #! line)";
+		break;
+	}
+	if (step == SPAWN_STEP_EXEC || step == SPAWN_STEP_NONE)
+		snprintf(buf, len, "%s failed: %s%s", what, strerror(e), hint);
+	else
+		snprintf(buf, len, "%s failed before the exec of %.500s: %s%s",
+		    what, path ? path : "?", strerror(e), hint);
+}
 
 /* The signals this process catches or ignores (bit sig-1), read from
  * /proc/self/status (SigIgn, SigCgt) with one pread instead of 64
@@ -335,7 +300,8 @@ spawn_clone_into(const struct spawn_req *req, void *top, void *ca,
 #if SPAWN_HAVE_CLONE3
 	static _Atomic bool unsupported;
 	struct spawn_clone_args cl = {
-		.flags = SPAWN_CLONE_VM | CLONE_PIDFD | CLONE_INTO_CGROUP,
+		.flags = spawn_vm(req) | (spawn_feat.pidfd ? CLONE_PIDFD : 0) |
+		    CLONE_INTO_CGROUP,
 		.pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
 		.stack = (uint64_t)(uintptr_t)top,
 		.cgroup = (uint64_t)req->cgroup_dir_fd,
@@ -387,11 +353,12 @@ spawn_clone(const struct spawn_req *req, struct spawn *sp,
 	if (pid > 0) {
 		*moved = true;
 	} else {
-		pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
-		    CLONE_PIDFD | SIGCHLD, ca, pidfd);
-		if (pid < 0 && errno == EINVAL) { /* no CLONE_PIDFD */
+		pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
+		    (spawn_feat.pidfd ? CLONE_PIDFD : 0) | SIGCHLD, ca, pidfd);
+		if (pid < 0 && errno == EINVAL && spawn_feat.pidfd) {
+			/* no CLONE_PIDFD (Linux 5.2 has pidfd_open later) */
 			*pidfd = -1;
-			pid = clone(spawn_child, (char *)ca - 64, SPAWN_CLONE_VM |
+			pid = clone(spawn_child, (char *)ca - 64, spawn_vm(req) |
 			    SIGCHLD, ca);
 			if (pid > 0)
 				*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -401,6 +368,59 @@ spawn_clone(const struct spawn_req *req, struct spawn *sp,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = e;
 	return pid;
+}
+
+/* A pidfd's stand-in where the kernel has none: a thread waits for pid's
+ * exit (leaving it to be reaped) and closes a pipe's write end, so the
+ * read end polls readable at the exit as a pidfd does.  The read end, or
+ * -1 with errno. */
+struct spawn_watch_arg {
+	pid_t pid;
+	int wr;
+};
+
+static void *
+spawn_watch_main(void *arg)
+{
+	struct spawn_watch_arg *w = arg;
+	siginfo_t si;
+
+	/* ECHILD once someone else reaped it: gone either way. */
+	while (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOWAIT) < 0 &&
+	    errno == EINTR)
+		;
+	close(w->wr);
+	free(w);
+	return NULL;
+}
+
+static int
+spawn_watch(pid_t pid)
+{
+	struct spawn_watch_arg *w = malloc(sizeof *w);
+	sigset_t all, old;
+	pthread_t t;
+	int p[2], rc;
+
+	if (w == NULL || pipe2(p, O_CLOEXEC) < 0) {
+		free(w);
+		return -1;
+	}
+	*w = (struct spawn_watch_arg){ .pid = pid, .wr = p[1] };
+	/* The thread takes no signal of ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, NULL, spawn_watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		close(p[0]);
+		close(p[1]);
+		free(w);
+		errno = rc;
+		return -1;
+	}
+	pthread_detach(t);
+	return p[0];
 }
 
 /* Move the held child into the cgroup through cgroup.procs.  0, or -1
@@ -431,16 +451,18 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	bool moved;
 	pid_t pid;
 
+	pthread_once(&spawn_feat_once, spawn_probe);
 	memset(sp, 0, sizeof *sp);
 	sp->pid = -1;
 	sp->pidfd = sp->err_fd = -1;
 	sp->req = req;
 	sp->sigs = spawn_changed_signals();
+	sp->program = -1;
 	if (req->path == NULL || req->argv == NULL || req->argv[0] == NULL) {
 		snprintf(err, errlen, "spawn: no program to run");
 		return -1;
 	}
-	if (pipe2(errp, O_CLOEXEC) < 0) {
+	if (!spawn_async(req) && pipe2(errp, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -454,7 +476,7 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 	ca = (struct spawn_child_args *)((char *)sp->stack + sp->stack_size) - 1;
 	*ca = (struct spawn_child_args){ .sp = sp, .err_wr = errp[1],
 		.err_rd = errp[0], .rel_sig = SPAWN_RELEASE_SIG,
-		.parent = getpid() };
+		.parent = getpid(), .close_range = spawn_feat.close_range };
 	sigemptyset(&ca->rel_set);
 	sigaddset(&ca->rel_set, ca->rel_sig);
 	if ((pid = spawn_clone(req, sp, ca, &pidfd, &moved)) < 0) {
@@ -462,11 +484,19 @@ spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
 		goto fail;
 	}
 	sp->pid = pid;
-	sp->pidfd = pidfd;
+	sp->pidfd = pidfd >= 0 ? pidfd : spawn_watch(pid);
+	if (sp->pidfd < 0) {
+		snprintf(err, errlen, "spawn: this kernel has no pidfd, and no "
+		    "thread could watch the child instead: %s", strerror(errno));
+		spawn_cancel(sp);
+		spawn_finish(sp);
+		return -1;
+	}
 	/* The child makes its session (and so its group) itself, before its
 	 * exec and so before spawn_release returns: a setpgid here would make
 	 * it a group leader, which setsid refuses. */
-	close(errp[1]);
+	if (errp[1] >= 0)
+		close(errp[1]);
 	sp->held = true;
 	sp->err_fd = errp[0];
 	return moved ? 0 : spawn_join_cgroup(req, sp, err, errlen);
@@ -484,31 +514,56 @@ spawn_release(struct spawn *sp, int *exec_errno)
 {
 	sigset_t all, old;
 	ssize_t n;
-	int e = 0;
+	int msg[2] = { 0, 0 };
 
 	*exec_errno = 0;
-	/* No handler of ours may run on this thread while the child can
-	 * write errno (its errno is this thread's). */
+	sp->fail_step = SPAWN_STEP_NONE;
+	/* Not reaped yet, so the pid is still the child's. */
+	if (sp->err_fd < 0) {
+		if (kill(sp->pid, SPAWN_RELEASE_SIG) != 0)
+			(void)kill(sp->pid, SIGKILL);
+		sp->held = false;
+		return 0;
+	}
+	/* No handler of ours may run on this thread while a child that
+	 * shares our memory is past its release (the sanitizer build's does
+	 * not). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	/* Not reaped yet, so the pid is still the child's. */
 	if (kill(sp->pid, SPAWN_RELEASE_SIG) != 0)
 		(void)kill(sp->pid, SIGKILL);
 	sp->held = false;
 	/* EOF: the exec succeeded (the pipe is close-on-exec), or the child
 	 * died without a word. */
-	do
-		n = read(sp->err_fd, &e, sizeof e);
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		do
+			n = read(sp->err_fd, msg, sizeof msg);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof msg || msg[0] != SPAWN_MSG_PROGRAM)
+			break;
+		sp->program = msg[1];
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (n == (ssize_t)sizeof e)
-		*exec_errno = e;
+	if (n == (ssize_t)sizeof msg) {
+		sp->fail_step = msg[0];
+		*exec_errno = msg[1];
+	}
 	close(sp->err_fd);
 	sp->err_fd = -1;
 	/* The child is past its exec, or gone: its stack is free again. */
 	spawn_stack_put(sp->stack, sp->stack_size);
 	sp->stack = NULL;
 	return 0;
+}
+
+void
+spawn_reaped(struct spawn *sp, int *exec_errno)
+{
+	/* The child wrote the slot before it exited; the reap is after. */
+	if (sp->fail[0] != SPAWN_STEP_NONE) {
+		sp->fail_step = sp->fail[0];
+		*exec_errno = sp->fail[1];
+	}
 }
 
 void
@@ -541,19 +596,22 @@ spawn_finish(struct spawn *sp)
 pid_t
 spawn_run(const struct spawn_req *req, int *pidfd, char *err, size_t errlen)
 {
+	struct spawn_req sync = *req;
 	struct spawn sp;
 	pid_t pid;
 	int e;
 
 	if (pidfd != NULL)
 		*pidfd = -1;
-	if (spawn_create(req, &sp, err, errlen) != 0)
+	/* It must know at once whether the program runs: a pipe. */
+	sync.wait_exec = true;
+	if (spawn_create(&sync, &sp, err, errlen) != 0)
 		return -1;
 	spawn_release(&sp, &e);
 	pid = sp.pid;
 	if (e != 0) {
-		snprintf(err, errlen, "cannot run %s: %s", req->path,
-		    strerror(e));
+		spawn_step_words(sp.fail_step, e, req->path, req->cwd, req->nice,
+		    err, errlen);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		spawn_finish(&sp);

@@ -17,10 +17,10 @@
  * terminal), resets to SIG_DFL the signals benchtui catches or ignores
  * (and only those), unblocks every signal, sets PR_SET_PDEATHSIG, points
  * fds 0/1/2 at /dev/null (or in_fd) and the output fd (stderr: or
- * err_fd), closes every other fd, pins
- * itself, nices itself and chdirs.  A failure there, or of the exec,
- * reaches the parent through a close-on-exec pipe and is also written to
- * the child's stderr. */
+ * err_fd), closes every other fd, pins itself, nices itself and chdirs.
+ * A failure there, or of the exec, reaches the parent as the step that
+ * failed and its errno (through the spawn's fail slot, or a close-on-exec
+ * pipe: spawn_release), and is also written to the child's stderr. */
 #ifndef BENCHTUI_SPAWN_H
 #define BENCHTUI_SPAWN_H
 
@@ -46,7 +46,36 @@ struct spawn_req {
 	                            * in it (clone3 CLONE_INTO_CGROUP) where
 	                            * the kernel allows, else moved through
 	                            * cgroup_procs_fd; -1 (or 0): none */
+	bool wait_exec;            /* spawn_release waits until the program
+	                            * runs (or a step failed) and says which;
+	                            * else that is known once it is reaped
+	                            * (spawn_reaped) */
+	bool stand_in;             /* the program runs as the child's child,
+	                            * the child a stand-in parent that waits
+	                            * for it and exits as it did: a program
+	                            * that kills its parent (kill -9 $PPID)
+	                            * kills the stand-in, not benchtui */
 };
+
+/* The steps between clone and exec that can fail, as spawn_release
+ * reports them (spawn.fail_step). */
+enum spawn_step {
+	SPAWN_STEP_NONE = 0,
+	SPAWN_STEP_STDIN,     /* open of /dev/null as stdin */
+	SPAWN_STEP_OUTPUT,    /* dup2 of the output onto stdout and stderr */
+	SPAWN_STEP_AFFINITY,  /* sched_setaffinity to the cpus */
+	SPAWN_STEP_NICE,      /* setpriority to the nice value */
+	SPAWN_STEP_CHDIR,     /* chdir to the working folder */
+	SPAWN_STEP_EXEC,      /* the execve itself */
+	SPAWN_STEP_FORK,      /* the stand-in parent's fork */
+};
+
+/* What failed, in words a user can act on: "setpriority (nice -5)",
+ * "chdir to /w", "exec of /bin/true", with the errno's words and, where
+ * one helps, a hint ("a negative nice needs root or CAP_SYS_NICE").
+ * path, cwd and nice are what the request had. */
+void spawn_step_words(int step, int e, const char *path, const char *cwd,
+    int nice, char *buf, size_t len);
 
 /* A child between spawn_create and its release or cancel.  Caller-owned
  * (init/finish style): spawn_create fills it. */
@@ -59,6 +88,12 @@ struct spawn {
 	size_t stack_size;
 	const struct spawn_req *req; /* the child reads it until it execs */
 	unsigned long long sigs;   /* the signals to reset (bit sig-1) */
+	int fail_step;             /* enum spawn_step that failed, after
+	                            * spawn_release; 0 when it exec'd */
+	pid_t program;             /* with stand_in, after spawn_release: the
+	                            * program's pid (the child's child) */
+	volatile int fail[2];      /* step and errno, written by a child that
+	                            * shares our memory before it exits 127 */
 };
 
 /* Create the child, held before its exec.  The request and everything it
@@ -67,11 +102,18 @@ struct spawn {
 int spawn_create(const struct spawn_req *req, struct spawn *sp, char *err,
     size_t errlen);
 
-/* Let the child go on to exec and wait until it has (or has failed to).
- * Returns 0 with *exec_errno 0 when the program runs, or the errno of the
- * step that failed (the child has then exited with status 127).  The pid
- * stays the caller's to reap; the pidfd stays open until spawn_finish. */
+/* Let the child go on to exec.  With req->wait_exec (or where the child
+ * does not share our memory) wait until it has, or has failed to: 0 with
+ * *exec_errno 0 when the program runs, or the errno of the step that
+ * failed, sp->fail_step (the child has then exited with status 127).
+ * Otherwise return at once with *exec_errno 0, and spawn_reaped says it
+ * once the child is reaped.  The pid stays the caller's to reap; the pidfd
+ * stays open until spawn_finish. */
 int spawn_release(struct spawn *sp, int *exec_errno);
+
+/* After the released child was reaped: a step that failed before its exec
+ * (*exec_errno and sp->fail_step; both left as they are when none did). */
+void spawn_reaped(struct spawn *sp, int *exec_errno);
 
 /* Give up on a held child: it exits without running anything and is
  * reaped.  Then finish. */
@@ -86,8 +128,8 @@ void spawn_finish(struct spawn *sp);
 void spawn_signals_refresh(void);
 
 /* The whole thing for callers that have nothing to do in between (servers,
- * profiles): create, release, finish.  The pid, or -1 with err; a failed
- * exec is reported as an error naming the path (the child is reaped).
+ * profiles): create, release, finish.  The pid, or -1 with err; a step
+ * that failed is named (spawn_step_words), the child reaped.
  * *pidfd, when not NULL, gets the child's pidfd (or -1), the caller's to
  * close. */
 pid_t spawn_run(const struct spawn_req *req, int *pidfd, char *err,

@@ -248,6 +248,12 @@ logw_sync(struct logw *lw)
 		if (e == 0 && gen > lw->synced)
 			lw->synced = gen;
 		clock_gettime(CLOCK_MONOTONIC, &lw->last);
+		/* A background sync that failed before this one: the kernel
+		 * reports a writeback error once, so this sync may succeed
+		 * over lines that never reached the disk. */
+		if (e == 0)
+			e = lw->sync_errno;
+		lw->sync_errno = 0;
 		pthread_mutex_unlock(&lw->mu);
 	}
 	if (e != 0) {

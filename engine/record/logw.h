@@ -30,7 +30,8 @@ struct logw *logw_open(const char *path, char *err, size_t errlen);
  * that failed since the last call is reported here. */
 int logw_append(struct logw *lw, const json_t *ev, char *err, size_t errlen);
 
-/* fdatasync now.  0 or -1. */
+/* fdatasync now.  0, or -1 with errno: this sync's error, or one a
+ * background sync met since the last call (each is reported once). */
 int logw_sync(struct logw *lw);
 
 /* Whether a written line still waits for its fdatasync. */

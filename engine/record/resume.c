@@ -50,6 +50,7 @@ struct resume_state {
 	json_t *server_starting; /* {cell: ts of its "starting" line} */
 	json_t *decided;    /* {cell: rep of the look that decided it} */
 	json_t *cgroups;    /* the "cgroup" events' paths: earlier runs' groups */
+	json_t *died;       /* {leg key: true}: benchtui died while it ran */
 };
 
 static double
@@ -164,6 +165,18 @@ resume_on_leg(struct resume_state *rs, const json_t *ev)
 		(void)resume_add_done(rs, key);
 }
 
+/* The leg key's unfinished starts (not a server's, not the ledger's):
+ * benchtui died while that leg ran. */
+static void
+resume_mark_died(struct resume_state *rs, const char *key)
+{
+	for (size_t i = 0; i < rs->nprocs; i++)
+		if (!rs->procs[i].server && !rs->procs[i].ledger &&
+		    (key == NULL || strcmp(rs->procs[i].key, key) == 0))
+			json_object_set_new(rs->died, rs->procs[i].key,
+			    json_true());
+}
+
 /* A leg_start line: its process, which may outlive a killed benchtui. */
 static void
 resume_on_leg_start(struct resume_state *rs, const json_t *ev)
@@ -174,6 +187,9 @@ resume_on_leg_start(struct resume_state *rs, const json_t *ev)
 
 	if (resume_leg_key(ev, key, sizeof key) != 0 || !json_is_integer(pid))
 		return;
+	/* An earlier start of this leg that never ended: benchtui died
+	 * while it ran. */
+	resume_mark_died(rs, key);
 	p = resume_add_proc(rs);
 	p->pid = (pid_t)json_integer_value(pid);
 	/* The leg forks, its counters open, then the line is logged. */
@@ -336,6 +352,27 @@ resume_check_folder(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* The env event names the file of the round's host facts and binaries'
+ * sha256 (environment.json): one deleted since is evidence lost, so the
+ * round is not carried on (nor sealed) without it.  true with err. */
+static bool
+resume_env_missing(const struct resume_state *rs, char *err, size_t errlen)
+{
+	const char *file = json_string_value(json_object_get(rs->env, "file"));
+	char path[4096];
+
+	if (file == NULL || strchr(file, '/') != NULL)
+		return false;
+	snprintf(path, sizeof path, "%s/%s", rs->dir, file);
+	if (access(path, F_OK) == 0 || errno != ENOENT)
+		return false;
+	snprintf(err, errlen, "%s: missing, though the round's env event "
+	    "names it: the round's host facts and binaries' sha256 are part "
+	    "of its evidence, so it is neither carried on nor sealed without "
+	    "them; put the file back", path);
+	return true;
+}
+
 /* A torn last line cut off the log at path (good bytes stay), unless the
  * round is sealed: a sealed log is evidence, never cut (a torn tail there
  * is tampering, and verify reports it).  0, or -1 with err. */
@@ -405,7 +442,8 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	rs->dir = xstrdup(dir);
 	if ((rs->events = json_array()) == NULL ||
 	    (rs->server_starting = json_object()) == NULL ||
-	    (rs->decided = json_object()) == NULL) {
+	    (rs->decided = json_object()) == NULL ||
+	    (rs->died = json_object()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		goto fail;
 	}
@@ -423,12 +461,27 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 	}
 	if (resume_cut_torn(rs, path, &info, err, errlen) != 0)
 		goto fail;
+	if (resume_env_missing(rs, err, errlen))
+		goto fail;
+	resume_mark_died(rs, NULL);
 	resume_env_workdir(rs);
 	*out = rs;
 	return 0;
 fail:
 	resume_destroy(rs);
 	return -1;
+}
+
+bool
+resume_leg_died(const struct resume_state *rs, const char *cell,
+    const char *arm, int rep)
+{
+	char key[160];
+
+	if (snprintf(key, sizeof key, "%s\x1f%s\x1f%d", cell, arm, rep) >=
+	    (int)sizeof key)
+		return false;
+	return json_object_get(rs->died, key) != NULL;
 }
 
 const char *
@@ -675,6 +728,7 @@ resume_destroy(struct resume_state *rs)
 	json_decref(rs->events);
 	json_decref(rs->server_starting);
 	json_decref(rs->decided);
+	json_decref(rs->died);
 	free(rs->dir);
 	free(rs);
 }

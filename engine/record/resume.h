@@ -49,6 +49,12 @@ bool resume_leg_done(const struct resume_state *rs, const char *cell,
     const char *arm, int rep);
 size_t resume_legs_done(const struct resume_state *rs);
 
+/* Whether benchtui died (killed, crashed) while (cell, arm, rep) ran, in
+ * any earlier run: a leg_start of it that no leg line followed.  Warm-up
+ * legs are rep 0. */
+bool resume_leg_died(const struct resume_state *rs, const char *cell,
+    const char *arm, int rep);
+
 /* Bytes cut from a torn last line (0 when the log was whole). */
 size_t resume_torn_bytes(const struct resume_state *rs);
 

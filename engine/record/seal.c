@@ -31,6 +31,7 @@
 #include <openssl/pem.h>
 
 #include "digest.h"
+#include "escape.h"
 #include "seal.h"
 #include "rfile.h"
 #include "xalloc.h"
@@ -252,9 +253,12 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 	}
 	close(fd);
 	if (rename(tpath, path) != 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "%s: cannot rename to %s: %s", tpath, name,
-		    strerror(errno));
+		    strerror(e));
 		unlink(tpath);
+		errno = e;
 		return -1;
 	}
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
@@ -262,10 +266,14 @@ seal_write_atomic(const char *dir, const char *tmp, const char *name,
 		close(dfd);
 	}
 	return 0;
-fail:
+fail: {
+	int e = errno;  /* the caller tells a full disk by it */
+
 	close(fd);
 	unlink(tpath);
+	errno = e;
 	return -1;
+}
 }
 
 /* "RSA", "EC", ... for messages. */
@@ -470,37 +478,24 @@ seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
 		memcpy(sums_sha256, hex, DIGEST_HEX_LEN);
 	seal_make_readonly(dir, &l);
 	rc = 0;
-out:
+out: {
+	int e = errno;  /* a failure's, for the caller */
+
 	free(b.p);
 	seal_list_free(&l);
+	errno = e;
 	return rc;
 }
+}
 
-/* A path as verify shows it: newline and backslash escaped the way
- * sha256sum escapes them, and every other control byte (a CR would move
- * the cursor back over the line) as \r, \t or \xNN, so one report line
+/* A path as verify shows it (escape.h): newline and backslash escaped the
+ * way sha256sum escapes them, and every other control byte (a CR would
+ * move the cursor back over the line) as \r or \xNN, so one report line
  * is one file and what is printed is what is there.  Cut to fit buf. */
 static const char *
 seal_escape(const char *rel, char *buf, size_t len)
 {
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)rel;
-	    *p != '\0' && n + 5 < len; p++) {
-		if (*p == '\n')
-			n += (size_t)snprintf(buf + n, len - n, "\\n");
-		else if (*p == '\r')
-			n += (size_t)snprintf(buf + n, len - n, "\\r");
-		else if (*p == '\t')
-			n += (size_t)snprintf(buf + n, len - n, "\\t");
-		else if (*p == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\\\");
-		else if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
-		else
-			buf[n++] = (char)*p;
-	}
-	buf[n] = '\0';
+	(void)escape_text(rel, strlen(rel), buf, len, ESCAPE_BACKSLASH, NULL);
 	return buf;
 }
 

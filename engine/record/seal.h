@@ -12,7 +12,8 @@
 
 /* Write DIR/SHA256SUMS (and DIR/SHA256SUMS.sig when sign_key names an
  * Ed25519 private key PEM), then make every file read-only.  sums_sha256
- * gets the sha256 of SHA256SUMS for the "seal" event.  0, or -1 with err. */
+ * gets the sha256 of SHA256SUMS for the "seal" event.  0, or -1 with err
+ * and errno (ENOSPC: the disk is full). */
 int seal_write(const char *dir, const char *sign_key, char sums_sha256[65],
     char *err, size_t errlen);
 

@@ -141,8 +141,7 @@ agent_start_run(struct agent *a, const json_t *req,
 	struct server_params sp = { .cell = q->cell, .path = path,
 		.argv = q->argv, .envp = envp, .cwd = a->dir, .cpus = mask,
 		.ncpus = ncpus, .tcp_port = q->tcp_port,
-		.ready_timeout_s = q->ready_timeout_s, .abort_fd = a->wake,
-		.cgroup_procs_fd = -1 };
+		.ready_timeout_s = q->ready_timeout_s, .abort_fd = a->wake };
 
 	sp.log_path = log = xasprintf("%s/%s", a->dir, q->log);
 	snprintf(err, sizeof err, "cell %s: server start aborted before it "

@@ -63,16 +63,25 @@ static int
 round_close_failed_legs(struct run *u)
 {
 	struct tally_failure first;
-	char where[512];
+	char where[512], out[PATH_MAX], tail[480];
 	size_t n = tally_failed_legs(u->r->tally, &first, where, sizeof where);
 
 	if (n == 0)
 		return ROUND_EXIT_OK;
+	snprintf(out, sizeof out, "%s/legs/%s-%s-r%d.out", u->r->dir,
+	    first.cell, first.arm, first.rep);
+	/* A leg's file is made at its first byte (and never with keep:
+	 * none): named only when it is there. */
+	if (access(out, F_OK) == 0)
+		snprintf(tail, sizeof tail, "the first failing leg's output: "
+		    "%.400s", out);
+	else
+		snprintf(tail, sizeof tail, "the first failing leg (%.60s %.60s "
+		    "r%d) left no output file", first.cell, first.arm,
+		    first.rep);
 	snprintf(u->err, sizeof u->err, "the round is complete and sealed, "
-	    "but %zu leg%s failed or timed out (%s; left out of the ratios); "
-	    "the first failing leg's output: %s/legs/%s-%s-r%d.out", n,
-	    n == 1 ? "" : "s", where, u->r->dir, first.cell, first.arm,
-	    first.rep);
+	    "but %zu leg%s failed or timed out (%.400s; left out of the "
+	    "ratios); %.460s", n, n == 1 ? "" : "s", where, tail);
 	return ROUND_EXIT_LEGS_FAILED;
 }
 
@@ -140,12 +149,27 @@ round_seal(struct run *u, bool partial, char sums[65])
 	 * vouch for a round that never ran. */
 	if (round_close_spec_intact(u) != 0)
 		return -1;
+	/* Every line of the log on the disk before anything vouches for
+	 * it: this sync's error, or one a background sync met. */
+	if (logw_sync(r->log) != 0) {
+		int e = errno;
+
+		snprintf(u->err, sizeof u->err, "%s/log.jsonl: cannot sync it to "
+		    "the disk (%s): lines of the log may not have reached it; not "
+		    "sealed", r->dir, strerror(e));
+		errno = e;
+		return -1;
+	}
 	rep = tally_report(r->tally);
 	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
-	json_decref(rep);
-	if (rc != 0)
+	if (rc != 0) {
+		int e = errno;
+
+		json_decref(rep);
+		errno = e;
 		return -1;
-	logw_sync(r->log);
+	}
+	json_decref(rep);
 	return seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err);
 }
 
@@ -168,8 +192,20 @@ round_close_done(struct run *u, bool log_done)
 			return ROUND_EXIT_ABORTED;
 		}
 	}
-	if (round_seal(u, false, sums) != 0)
+	if (round_seal(u, false, sums) != 0) {
+		/* The round is complete: a disk that filled before the seal
+		 * was written is no reason to lose it, and resume seals it
+		 * (nothing runs again). */
+		if (errno == ENOSPC || errno == EDQUOT) {
+			size_t n = strlen(u->err);
+
+			snprintf(u->err + n, sizeof u->err - n, "; the round is "
+			    "complete but not sealed: resume seals it once the "
+			    "disk has room");
+			return ROUND_EXIT_ABORTED;
+		}
 		return ROUND_EXIT_FAIL;
+	}
 	ev = round_close_seal_event(sums);
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -22,7 +21,10 @@
 #include "legout.h"
 #include "procs.h"
 #include "quiet.h"
+#include "rfile.h"
 #include "round_int.h"
+#include "spawn.h"
+#include "sysname.h"
 #include "template.h"
 #include "xalloc.h"
 
@@ -40,6 +42,7 @@ struct round_leg {
 	struct legcmd cmd;
 	int prepare_rc;          /* the prepare argv's exit code, or -1 */
 	struct legout *out;      /* the output drain while a process runs */
+	bool stand_in;           /* it ran under a stand-in parent */
 	long long out_bytes;     /* what the leg wrote, or -1 */
 	bool out_truncated;
 	char name[160];          /* "cell arm r3" or "cell arm w1", for messages */
@@ -62,7 +65,7 @@ enum {
 static const char *
 round_leg_sig_abbrev(int sig)
 {
-	const char *a = sigabbrev_np(sig);
+	const char *a = sysname_sigabbrev(sig);
 
 	return a != NULL ? a : "?";
 }
@@ -218,9 +221,36 @@ round_leg_setup(struct round_leg *l)
 	 * aborted is not this leg's. */
 	if (u->metrics_named)
 		(void)unlink(l->cmd.metrics);
+	/* Nor is its output file: the file is made at the leg's first byte,
+	 * so a rerun that writes nothing would leave the old one. */
+	if (u->r->rs != NULL && l->cmd.out_abs != NULL)
+		(void)rfile_remove(l->cmd.out_abs);
 	if (round_leg_scratch(u, &w, &l->cmd) != 0)
 		return RUN_LEG_STOP;
 	return RUN_LEG_GO;
+}
+
+/* A write to the leg's output file failed (werr): the harness's file, not
+ * the leg.  The leg is not recorded (as "failed", for good) but runs
+ * again on resume; the round stops resumably, naming the file and the
+ * write's own error.  RUN_LEG_STOP. */
+static int
+round_leg_out_failed(struct round_leg *l, int werr, const char *what)
+{
+	struct run *u = l->u;
+	const char *name = sysname_errname(werr);
+
+	/* Its partial output is no evidence (the leg runs again), and on a
+	 * full disk it holds the room the log needs to say so. */
+	(void)rfile_remove(l->cmd.out_abs);
+	snprintf(u->err, sizeof u->err, "%s: %s (%s) while writing the output "
+	    "of %s %s; the leg is not recorded, and the round stopped: resume "
+	    "runs it again once %s", l->cmd.out_abs, rfile_strerror(werr),
+	    name != NULL ? name : "?", what, l->name, werr == ENOSPC ||
+	    werr == EDQUOT ? "the disk has room" : "this is fixed");
+	round_abort_internal(u->r, werr == ENOSPC || werr == EDQUOT ?
+	    "the disk is full" : "the leg's output could not be written");
+	return RUN_LEG_STOP;
 }
 
 /* Prepare: the round's prepare argv, with the leg's env, cwd and output
@@ -245,6 +275,12 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_legs,
 	};
 
+	/* benchtui died while this leg ran before: perhaps its doing (kill
+	 * -9 $PPID), which would end every resume the same way.  It runs
+	 * under a stand-in parent now, which it would kill instead. */
+	ls.stand_in = !prepare && u->r->rs != NULL &&
+	    resume_leg_died(u->r->rs, l->cell->name, l->arm->name,
+	    l->warmup > 0 ? 0 : l->pl->rep);
 	if (!prepare) {
 		ls.in_path = l->cmd.stdin_path;
 		ls.ctr = u->ctr;
@@ -256,6 +292,8 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL)
 		return -1;
 	ls.out = l->out;
+	if (!prepare)
+		l->stand_in = ls.stand_in;
 	return leg_run(&ls, res, prepare ? NULL : round_leg_started, l, u->err,
 	    sizeof u->err) != 0 ? -1 : 0;
 }
@@ -264,6 +302,8 @@ static int
 round_leg_prepare(struct round_leg *l)
 {
 	struct leg_result res;
+	long long bytes;
+	int werr;
 
 	if (l->cmd.prepare == NULL)
 		return RUN_LEG_GO;
@@ -273,12 +313,17 @@ round_leg_prepare(struct round_leg *l)
 		return RUN_LEG_STOP;
 	}
 	round_leg_end_leftovers(l);
-	legout_finish(l->out, NULL, NULL);
+	legout_finish(l->out, &bytes, NULL, &werr);
 	l->out = NULL;
 	if (res.aborted)
 		return RUN_LEG_STOP;
+	if (werr != 0)
+		return round_leg_out_failed(l, werr, "the prepare of");
 	l->prepare_rc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
 	    (res.signal != 0 ? res.signal : 9);
+	/* The file is the leg's once it runs (a failed prepare's stays). */
+	if (l->prepare_rc == 0 && bytes > 0)
+		(void)rfile_remove(l->cmd.out_abs);
 	return RUN_LEG_GO;
 }
 
@@ -312,21 +357,6 @@ round_leg_gate(struct round_leg *l)
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
 	return round_leg_gate_server(l);
-}
-
-/* Whether the file system holding path is full: less than 64 KiB left
- * to us (root may use the blocks kept for it). */
-static bool
-round_leg_disk_full(const char *path)
-{
-	struct statvfs sv;
-	unsigned long long avail;
-
-	if (statvfs(path, &sv) != 0 || sv.f_blocks == 0)
-		return false;
-	avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
-	    sv.f_bavail) * sv.f_frsize;
-	return avail < 64 * 1024;
 }
 
 /* The pids a leg's leftovers are ended around: the server's, and ssh's
@@ -363,6 +393,7 @@ round_leg_run(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
+	int werr;
 
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not
@@ -399,23 +430,13 @@ round_leg_run(struct round_leg *l)
 		l->died = true;
 	round_leg_end_leftovers(l);
 	/* Only now can the pipe reach EOF: the leftovers held it too. */
-	legout_finish(l->out, &l->out_bytes, &l->out_truncated);
+	legout_finish(l->out, &l->out_bytes, &l->out_truncated, &werr);
 	l->out = NULL;
-	/* The harness writes the leg's output into the round folder: a disk
-	 * that filled meanwhile failed the harness's file, not the leg, so
-	 * the leg is not recorded (as "failed", for good) but runs again on
-	 * resume.  A leg that wrote nothing had nothing cut short: no check
-	 * (a statvfs a leg); a disk full by then fails the leg line's own
-	 * append, which stops the round as resumably. */
-	if (!l->res.aborted && l->cmd.out_abs != NULL && l->out_bytes > 0 &&
-	    round_leg_disk_full(l->cmd.out_abs)) {
-		snprintf(u->err, sizeof u->err, "%s: No space left on device "
-		    "(the disk filled while leg %s ran, so its output may be cut "
-		    "short); the round stopped, resume runs the leg again once "
-		    "there is room", l->cmd.out_abs, l->name);
-		round_abort_internal(u->r, "the disk is full");
-		return RUN_LEG_STOP;
-	}
+	/* The write's own error, whatever the disk looks like by now (a
+	 * leg may fill it and free it again): never an "ok" leg whose
+	 * output was lost. */
+	if (!l->res.aborted && werr != 0)
+		return round_leg_out_failed(l, werr, "leg");
 	/* A filter (a round that feeds stdin and has no scratch folder,
 	 * "lz4 -c") makes its output: its bytes are what it wrote. */
 	if (s->stdin_path != NULL && s->scratch == NULL)
@@ -443,7 +464,7 @@ round_leg_metrics(struct run *u, const struct round_leg *l,
 	bool absent;
 	json_t *m;
 
-	if ((m = legmetrics_read(l->cmd.metrics, &absent, why,
+	if ((m = legmetrics_read(l->cmd.metrics, res->ended, &absent, why,
 	    sizeof why)) != NULL)
 		return m;
 	if (absent && (!u->metrics_in_command ||
@@ -483,6 +504,12 @@ round_leg_warnings(const struct round_leg *l, const char *ran, int tsig)
 {
 	struct run *u = l->u;
 
+	if (l->res.killed_parent)
+		round_warn(u, "leg %s killed its parent: benchtui died while it "
+		    "ran before, so it ran again under a stand-in parent, and "
+		    "that was killed (SIGKILL) while the leg ran; it is recorded "
+		    "as failed, so resume goes on.  A leg must not signal its "
+		    "parent (kill $PPID)", l->name);
 	if (tsig != 0)
 		round_warn(u, "leg %s: process %d of the round's own tree "
 		    "sent benchtui SIG%s; that is the leg's doing, not an "
@@ -493,9 +520,13 @@ round_leg_warnings(const struct round_leg *l, const char *ran, int tsig)
 	if (l->prepare_rc > 0)
 		round_warn(u, "leg %s: prepare exited %d; the leg did not run (its "
 		    "output is in %s)", l->name, l->prepare_rc, l->cmd.out_rel);
-	if (l->res.exec_errno != 0)
-		round_warn(u, "leg %s: cannot run %s: %s", l->name, ran,
-		    strerror(l->res.exec_errno));
+	if (l->res.exec_errno != 0) {
+		char why[1200];
+
+		spawn_step_words(l->res.exec_step, l->res.exec_errno, ran,
+		    l->cmd.cwd, u->r->spec->nice, why, sizeof why);
+		round_warn(u, "leg %s: %s", l->name, why);
+	}
 }
 
 /* Record: the leg line, its warnings, and a server that died during it. */
@@ -536,6 +567,10 @@ round_leg_record(struct round_leg *l)
 	if (l->prepare_rc >= 0)
 		json_object_set_new(ev, "prepare_rc",
 		    json_integer(l->prepare_rc));
+	if (l->stand_in)
+		json_object_set_new(ev, "stand_in_parent", json_true());
+	if (l->res.killed_parent)
+		json_object_set_new(ev, "killed_parent", json_true());
 	if (l->out_bytes >= 0) {
 		json_object_set_new(ev, "output_bytes",
 		    json_integer(l->out_bytes));
@@ -554,6 +589,8 @@ round_leg_record(struct round_leg *l)
 		json_object_set_new(ev, "signalled_by",
 		    json_integer(atomic_load(&u->r->tree_pid)));
 	}
+	u->last_leg_bad = tally_leg_status(ev) == TALLY_LEG_FAILED ||
+	    tally_leg_status(ev) == TALLY_LEG_TIMED_OUT;
 	round_emit_new(u, ev);
 	round_leg_warnings(l, ran, tsig);
 	if (l->died) {
@@ -615,7 +652,7 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 		round_ledger_note(u);
 	if (own != NULL)
 		round_server_stop(u, l.cell, own);
-	legout_finish(l.out, NULL, NULL);
+	legout_finish(l.out, NULL, NULL, NULL);
 	legcmd_finish(&l.cmd);
 	json_decref(l.srvblock);
 	if (rc == RUN_LEG_FAIL)

@@ -267,7 +267,7 @@ round_prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
 	json_t *m, *r;
 	size_t i;
 
-	if ((m = legmetrics_read(metrics, &absent, why, sizeof why)) !=
+	if ((m = legmetrics_read(metrics, 0, &absent, why, sizeof why)) !=
 	    NULL && json_is_number(json_object_get(m, "requests")))
 		requests = json_number_value(json_object_get(m, "requests"));
 	json_decref(m);

@@ -9,6 +9,8 @@
 #include "counters.h"
 #include "event.h"
 #include "round_int.h"
+#include "spawn.h"
+#include "sysname.h"
 
 void
 round_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
@@ -79,8 +81,8 @@ round_record_leg_result(json_t *ev, const struct spec *s,
 	    json_string(round_record_status(s, res, server_died)));
 	json_object_set_new(ev, "rc", res->signal == 0 && res->rc >= 0 ?
 	    json_integer(res->rc) : json_null());
-	if (res->signal != 0 && sigabbrev_np(res->signal) != NULL) {
-		snprintf(sig, sizeof sig, "SIG%s", sigabbrev_np(res->signal));
+	if (res->signal != 0 && sysname_sigabbrev(res->signal) != NULL) {
+		snprintf(sig, sizeof sig, "SIG%s", sysname_sigabbrev(res->signal));
 		json_object_set_new(ev, "signal", json_string(sig));
 	} else {
 		json_object_set_new(ev, "signal", res->signal != 0 ?
@@ -167,9 +169,13 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 	jbin = bin != NULL ? json_string(bin) : NULL;
 	json_object_set_new(ev, "bin", jbin != NULL ? jbin : json_null());
 	json_object_set_new(ev, "pid", json_integer(res->pid));
-	if (res->exec_errno != 0)
-		json_object_set_new(ev, "exec_error",
-		    json_string(strerror(res->exec_errno)));
+	if (res->exec_errno != 0) {
+		char why[1200];
+
+		spawn_step_words(res->exec_step, res->exec_errno, bin,
+		    u->r->spec->workdir, u->r->spec->nice, why, sizeof why);
+		json_object_set_new(ev, "exec_error", json_string(why));
+	}
 	/* What the gate did before the leg (absent with the gate off). */
 	if (gate->how != ROUND_GATE_OFF) {
 		json_object_set_new(ev, "gate",

@@ -1,6 +1,7 @@
 /* The round driver, the plan loop: the opening events, then cell by cell
  * its server and the legs of the plan still to run, then the closing. */
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "counters.h"
+#include "escape.h"
 #include "event.h"
 #include "probe.h"
 #include "procs.h"
@@ -53,8 +55,8 @@ round_run_leg_todo(const struct round *r, const struct plan_leg *pl)
 }
 
 /* The last lines of a leg's output file (at most 5 lines of its last 600
- * bytes), each on a line of its own starting "    | ", control bytes shown
- * as '?'; "" when it is empty or unreadable. */
+ * bytes), each on a line of its own starting "    | ", escaped as the
+ * console shows them (escape.h); "" when it is empty or unreadable. */
 static void
 round_run_output_tail(const char *path, char *out, size_t len)
 {
@@ -79,41 +81,110 @@ round_run_output_tail(const char *path, char *out, size_t len)
 	for (start = n; start > 0; start--)
 		if (buf[start - 1] == '\n' && ++lines == 5)
 			break;
-	for (size_t i = start; i < n && k + 9 < len; i++) {
-		if (i == start || buf[i] == '\n') {
-			k += (size_t)snprintf(out + k, len - k, "\n    | ");
-			if (buf[i] == '\n')
-				continue;
-		}
-		out[k++] = (unsigned char)buf[i] < 0x20 && buf[i] != '\t' ?
-		    '?' : buf[i];
+	for (size_t i = start; i < n && k + 9 < len;) {
+		size_t end = i;
+
+		while (end < n && buf[end] != '\n')
+			end++;
+		k += (size_t)snprintf(out + k, len - k, "\n    | ");
+		if (k < len)
+			k += escape_text(buf + i, end - i, out + k, len - k,
+			    ESCAPE_TAB_SPACE, NULL);
+		i = end + 1;
 	}
-	out[k] = '\0';
 }
 
-/* fail_fast: the arm's first N legs in this cell all failed.  true (the
- * round stops, resumably) with u->err naming the arm, the cell and the
- * end of the leg's output. */
+/* Whether a leg of the plan after index i is still to run. */
 static bool
-round_run_fail_fast(struct run *u, const struct plan_leg *pl)
+round_run_legs_left(const struct round *r, size_t i)
+{
+	/* O(legs), and only when fail_fast would stop the round. */
+	for (size_t k = i + 1; k < r->plan.n; k++)
+		if (round_run_leg_todo(r, &r->plan.legs[k]))
+			return true;
+	return false;
+}
+
+/* fail_fast: the arm's first N legs in this cell that this run (or
+ * resume) recorded all failed, and the round has legs left to run (with
+ * none, stopping would leave nothing for a resume to do).  true (the round
+ * stops, resumably) with u->err naming the arm, the cell and the end of
+ * the leg's output. */
+static bool
+round_run_fail_fast(struct run *u, size_t i)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
+	const struct plan_leg *pl = &r->plan.legs[i];
 	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
-	char path[4096], tail[400];
+	size_t k = pl->cell * s->narms + pl->arm;
+	char path[4096], tail[400], end[800];
 
-	if (s->fail_fast <= 0 || pl->rep < s->fail_fast ||
-	    !tally_first_failed(r->tally, cell, arm, s->fail_fast))
+	if (s->fail_fast <= 0)
+		return false;
+	u->ff_seen[k]++;
+	u->ff_bad[k] += u->last_leg_bad;
+	if (u->ff_seen[k] != s->fail_fast || u->ff_bad[k] != s->fail_fast ||
+	    !round_run_legs_left(r, i))
 		return false;
 	snprintf(path, sizeof path, "%s/legs/%s-%s-r%d.out", r->dir, cell, arm,
 	    pl->rep);
 	round_run_output_tail(path, tail, sizeof tail);
+	if (!s->output_keep)
+		snprintf(end, sizeof end, "; its output was not kept (output.keep "
+		    "is \"none\")");
+	else if (tail[0] == '\0')
+		snprintf(end, sizeof end, "; its last leg wrote no output");
+	else
+		snprintf(end, sizeof end, ". The end of %.300s:%.399s", path,
+		    tail);
 	snprintf(u->err, sizeof u->err, "fail_fast: arm %s failed its first "
-	    "%d legs in cell %s; the round stopped (resume continues it once "
-	    "this is fixed). The end of %.300s:%s", arm, s->fail_fast, cell, path,
-	    tail[0] ? tail : " (empty)");
+	    "%d legs in cell %s%s; the round stopped (resume continues it once "
+	    "this is fixed)%s", arm, s->fail_fast, cell, r->rs != NULL ?
+	    " since this resume" : "", end);
 	u->stop_logged_err = true;
 	round_abort_internal(r, "fail_fast");
+	return true;
+}
+
+/* A warm-up leg failed (or timed out): it counts for nothing, but its
+ * counted legs will likely fail the same way, so say so at once. */
+static void
+round_run_warmup_failed(struct run *u, const struct plan_leg *pl, int k)
+{
+	const struct spec *s = u->r->spec;
+	const char *cell = s->cells[pl->cell].name, *arm = s->arms[pl->arm].name;
+	char path[4096], rel[160];
+
+	snprintf(rel, sizeof rel, "legs/%s-%s-w%d.out", cell, arm, k);
+	snprintf(path, sizeof path, "%s/%s", u->r->dir, rel);
+	round_warn(u, "warm-up leg %s %s w%d failed; it is not counted, but "
+	    "the arm's counted legs may fail the same way (%s%s)", cell, arm,
+	    k, !s->output_keep ? "its output was not kept" :
+	    access(path, F_OK) == 0 ? "its output is in " : "it wrote no "
+	    "output", s->output_keep && access(path, F_OK) == 0 ? rel : "");
+}
+
+/* Warm-up legs first, in the order of the cell's first rep.  A resumed
+ * cell warms up again: the restart left its caches cold.  false when the
+ * round stops. */
+static bool
+round_run_warmups(struct run *u, size_t c, struct round_srv *srv,
+    bool *failed)
+{
+	const struct round *r = u->r;
+
+	for (int k = 1; k <= r->spec->warmup; k++)
+		for (size_t i = 0; i < r->plan.n; i++) {
+			const struct plan_leg *pl = &r->plan.legs[i];
+
+			if (pl->cell != c || pl->rep != 1)
+				continue;
+			if (round_leg(u, pl, k, srv, failed) != 0)
+				return false;
+			if (u->last_leg_bad)
+				round_run_warmup_failed(u, pl, k);
+		}
 	return true;
 }
 
@@ -152,16 +223,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 			round_server_stop(u, cell, srv);
 		return false;
 	}
-	/* Warm-up legs first, in the order of the cell's first rep.  A
-	 * resumed cell warms up again: the restart left its caches cold. */
-	for (int k = 1; k <= r->spec->warmup && !stop; k++)
-		for (size_t i = 0; i < r->plan.n && !stop; i++) {
-			const struct plan_leg *pl = &r->plan.legs[i];
-
-			if (pl->cell == c && pl->rep == 1 &&
-			    round_leg(u, pl, k, srv, failed) != 0)
-				stop = true;
-		}
+	stop = !round_run_warmups(u, c, srv, failed);
 	for (size_t i = 0, ran = 0; i < r->plan.n && !stop; i++) {
 		const struct plan_leg *pl = &r->plan.legs[i];
 
@@ -169,7 +231,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 			continue;
 		if (round_run_leg_todo(r, pl)) {
 			if (round_leg(u, pl, 0, srv, failed) != 0 ||
-			    round_run_fail_fast(u, pl)) {
+			    round_run_fail_fast(u, i)) {
 				stop = true;
 				break;
 			}
@@ -306,9 +368,16 @@ round_run(struct round *r, char *err, size_t errlen)
 {
 	struct run u = { .r = r, .scratch_lock = -1 };
 	const struct spec *s = r->spec;
+	/* The sealed files read and print numbers in the C locale whatever
+	 * the front end set for itself (a decimal comma would reach
+	 * summary.md, and perf's "12.34%" would not parse): this thread
+	 * only, for the round. */
+	locale_t c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0), old = 0;
 	bool failed = false;
 	int rc;
 
+	if (c_loc != (locale_t)0)
+		old = uselocale(c_loc);
 	procs_become_subreaper();
 	/* The front end has set its handlers by now: the children reset
 	 * those (read once here, not for every leg). */
@@ -318,6 +387,8 @@ round_run(struct round *r, char *err, size_t errlen)
 	u.ctr = counters_create((const char *const *)s->counters,
 	    (int)s->ncounters);
 	u.ctr_warned = xcalloc(s->ncounters + 1, sizeof *u.ctr_warned);
+	u.ff_seen = xcalloc(s->ncells * s->narms + 1, sizeof *u.ff_seen);
+	u.ff_bad = xcalloc(s->ncells * s->narms + 1, sizeof *u.ff_bad);
 	round_metrics_plan(&u);
 
 	if (r->rs != NULL && resume_completed(r->rs)) {
@@ -360,6 +431,12 @@ round_run(struct round *r, char *err, size_t errlen)
 	round_run_cgroup_end(&u);
 	counters_destroy(u.ctr);
 	free(u.ctr_warned);
+	free(u.ff_seen);
+	free(u.ff_bad);
 	free(u.client_mask);
+	if (c_loc != (locale_t)0) {
+		uselocale(old);
+		freelocale(c_loc);
+	}
 	return rc;
 }

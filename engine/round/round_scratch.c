@@ -32,65 +32,6 @@
 
 #define SCRATCH_MARKER ".benchtui-scratch"
 
-/* Folders that are never scratch, nor inside scratch. */
-static const char *const scratch_system[] = {
-	"/", "/bin", "/boot", "/dev", "/dev/shm", "/etc", "/home", "/lib",
-	"/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc",
-	"/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr",
-	"/usr/local", "/var", "/var/tmp",
-};
-/* Folders nothing inside of which is scratch (/dev/shm aside). */
-static const char *const scratch_system_trees[] = {
-	"/bin", "/boot", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
-	"/proc", "/sbin", "/sys", "/usr",
-};
-
-/* Whether dir is inside (or is) the folder top; both canonical. */
-static bool
-round_scratch_path_within(const char *dir, const char *top)
-{
-	size_t n = strlen(top);
-
-	if (strcmp(top, "/") == 0)
-		return true;
-	return strncmp(dir, top, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
-}
-
-/* Whether the canonical scratch folder sp holds (or is) path p, which is
- * canonicalised when it exists (a path that does not exist holds nothing
- * to lose). */
-static bool
-round_scratch_holds(const char *sp, const char *p)
-{
-	char *rp = p != NULL ? realpath(p, NULL) : NULL;
-	bool in = rp != NULL && round_scratch_path_within(rp, sp);
-
-	free(rp);
-	return in;
-}
-
-/* Why the canonical folder sp may not be scratch, or NULL. */
-static const char *
-round_scratch_system(const char *sp)
-{
-	const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
-
-	for (size_t i = 0; i < sizeof scratch_system / sizeof *scratch_system;
-	    i++)
-		if (round_scratch_path_within(scratch_system[i], sp))
-			return "is or holds a system folder";
-	for (size_t i = 0; i < sizeof scratch_system_trees /
-	    sizeof *scratch_system_trees; i++)
-		if (round_scratch_path_within(sp, scratch_system_trees[i]))
-			return "is inside a system folder";
-	if (strncmp(sp, "/dev/", 5) == 0 && strncmp(sp, "/dev/shm/", 9) != 0)
-		return "is inside a system folder";
-	if ((home != NULL && round_scratch_holds(sp, home)) ||
-	    (tmp != NULL && round_scratch_holds(sp, tmp)))
-		return "is or holds $HOME or $TMPDIR";
-	return NULL;
-}
-
 /* mkdir -p, 0755. */
 static int
 round_scratch_mkdirs(const char *path)
@@ -491,7 +432,7 @@ round_scratch_empty(struct run *u, const char *path, char *const *keep,
 		 * folder. */
 		int e = errno;
 
-		if (e == ENOENT && (why = round_scratch_system(path)) != NULL) {
+		if (e == ENOENT && (why = spec_scratch_system(path)) != NULL) {
 			snprintf(err, errlen, "scratch: %s %s; refusing to make "
 			    "it", path, why);
 			return -1;
@@ -515,15 +456,15 @@ round_scratch_empty(struct run *u, const char *path, char *const *keep,
 		snprintf(err, errlen, "scratch: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((why = round_scratch_system(sp)) == NULL) {
-		if (round_scratch_holds(sp, s->workdir))
+	if ((why = spec_scratch_system(sp)) == NULL) {
+		if (spec_path_holds(sp, s->workdir))
 			why = "holds the workdir", held = s->workdir;
-		else if (round_scratch_holds(sp, u->r->dir))
+		else if (spec_path_holds(sp, u->r->dir))
 			why = "holds the round folder", held = u->r->dir;
-		else if (round_scratch_holds(sp, s->path))
+		else if (spec_path_holds(sp, s->path))
 			why = "holds the round file", held = s->path;
 		for (size_t i = 0; why == NULL && i < nkeep; i++)
-			if (round_scratch_holds(sp, keep[i]))
+			if (spec_path_holds(sp, keep[i]))
 				why = i == 0 ? "holds the leg's program or a path "
 				    "its command names" : "holds a path the leg's "
 				    "command names", held = keep[i];

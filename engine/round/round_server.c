@@ -137,9 +137,7 @@ round_server_start_here(struct run *u, const struct spec_cell *cell,
 		.argv = cmd->argv, .envp = cmd->envp, .cwd = cmd->cwd,
 		.log_path = cmd->out_abs, .cpus = mask, .ncpus = u->ncpus,
 		.tcp_port = sv->tcp_port, .ready_timeout_s = sv->ready_timeout_s,
-		.abort_fd = u->r->abort_pipe[0],
-		.cgroup_procs_fd = u->cg_servers != NULL ?
-		    cgroup_procs_fd(u->cg_servers) : -1 };
+		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_servers };
 	struct server *s = server_start(&sp, cause, u->err, sizeof u->err);
 	struct round_srv *srv = NULL;
 

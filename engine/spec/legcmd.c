@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "legcmd.h"
+#include "procs.h"
 #include "xalloc.h"
 
 /* Programs already resolved, so that a cell and arm's program is looked up
@@ -108,6 +110,7 @@ legcmd_finish(struct legcmd *c)
 	free(c->metrics);
 	free(c->metrics_rel);
 	free(c->env_own);
+	free(c->server_bin);
 	memset(c, 0, sizeof *c);
 }
 
@@ -314,7 +317,14 @@ legcmd_server(const struct spec *s, size_t ci, int arm, int rep,
 		ctx.arm_vars = a->vars;
 		ctx.narm_vars = a->nvars;
 		ctx.rep = rep;
-		ctx.server_bin = a->server_bin;
+		/* server_bin may hold templates, as bin may. */
+		if (a->server_bin != NULL && (c->server_bin = template_expand(
+		    a->server_bin, &ctx, terr, sizeof terr)) == NULL) {
+			snprintf(err, errlen, "arms[%d].server_bin: %s", arm,
+			    terr);
+			return -1;
+		}
+		ctx.server_bin = c->server_bin;
 		/* server.env, and the arm's server_env over it. */
 		c->env_own = xcalloc(sv->nenv + a->nserver_env + 1,
 		    sizeof *c->env_own);
@@ -592,6 +602,14 @@ int
 legcmd_lint(const struct spec *s, legcmd_warn_fn warn, void *arg)
 {
 	struct lint l = { .warn = warn, .arg = arg };
+
+	/* Every leg sets it before its exec: without the right, every leg
+	 * would fail there. */
+	if (!procs_can_nice(s->nice))
+		legcmd_say(&l, "nice is %d: a negative nice needs root or "
+		    "CAP_SYS_NICE (or an RLIMIT_NICE of at least %d), which uid "
+		    "%d lacks, so every leg would fail at setpriority before "
+		    "it runs", s->nice, 20 - s->nice, (int)geteuid());
 
 	for (size_t c = 0; c < s->ncells; c++)
 		for (size_t a = 0; a < s->narms; a++) {

@@ -67,6 +67,8 @@ struct legcmd {
 	                         * warm-up leg; prof-CELL-ARM for rep 0,
 	                         * sys-CELL-ARM for rep -1) */
 	struct spec_kv *env_own; /* a per-leg server's merged env (owned) */
+	char *server_bin;       /* a per-leg server's arm's server_bin as
+	                         * expanded (its templates, as bin's), or NULL */
 };
 
 /* Build leg w into caller-owned c (legcmd_finish frees it, also after a

@@ -334,6 +334,7 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 	struct spec *s = p->s;
 	struct spec_cell *cell = &s->cells[i];
 	char sub[256];
+	size_t k;
 	json_t *v;
 
 	s->ncells = i + 1;
@@ -347,10 +348,9 @@ spec_parse_cell(struct parser *p, json_t *c, const char *path, size_t i,
 		return spec_perr(p, sub, "missing (every cell needs a name)");
 	if (spec_want_name(p, v, sub, &cell->name) < 0)
 		return -1;
-	for (size_t k = 0; k < i && !named_later; k++)
-		if (strcmp(s->cells[k].name, cell->name) == 0)
-			return spec_perr(p, sub, "\"%s\" is already the name of "
-			    "cells[%zu]", cell->name, k);
+	if (!named_later && spec_cell_name_taken(p, cell->name, i, &k))
+		return spec_perr(p, sub, "\"%s\" is already the name of "
+		    "cells[%zu]", cell->name, k);
 	spec_path_join(sub, sizeof sub, path, "vars");
 	if ((v = json_object_get(c, "vars")) != NULL &&
 	    spec_want_kv(p, v, sub, KV_VARS, &cell->vars, &cell->nvars) < 0)
@@ -497,6 +497,7 @@ spec_parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		char *tmpl = xstrdup(json_string_value(json_object_get(c,
 		    "name")));
 		char path[64], npath[80];
+		size_t k;
 		int bad;
 
 		/* Parsed under a stand-in name, then named by the template;
@@ -511,13 +512,12 @@ spec_parse_cells(struct parser *p, json_t *cells, json_t *matrix)
 		free(tmpl);
 		if (bad)
 			goto out;
-		for (size_t k = 0; k < n0 + i; k++)
-			if (strcmp(s->cells[k].name, s->cells[n0 + i].name) == 0) {
-				spec_perr(p, npath, "\"%s\" is already the name "
-				    "of cells[%zu]; the name template must use "
-				    "every matrix variable", s->cells[k].name, k);
-				goto out;
-			}
+		if (spec_cell_name_taken(p, s->cells[n0 + i].name, n0 + i, &k)) {
+			spec_perr(p, npath, "\"%s\" is already the name of "
+			    "cells[%zu]; the name template must use every "
+			    "matrix variable", s->cells[k].name, k);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
@@ -823,7 +823,7 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
-	    spec_check_hosts(p) < 0)
+	    spec_check_adaptive_metric(p) < 0 || spec_check_hosts(p) < 0)
 		return -1;
 	return 0;
 }
@@ -875,6 +875,7 @@ spec_parse(const char *text, size_t len, const char *path,
 	s = NULL;
 	rc = 0;
 out:
+	json_decref(p.cell_names);
 	json_decref(root);
 	spec_destroy(s);
 	return rc;

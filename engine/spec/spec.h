@@ -231,6 +231,16 @@ int spec_cell_index(const struct spec *s, const char *name);
  * when the round has no bin and the command names its program directly. */
 const char *spec_arm_bin(const struct spec *s, const struct spec_arm *arm);
 
+/* Whether dir is inside (or is) the folder top; both canonical. */
+bool spec_path_within(const char *dir, const char *top);
+/* Whether the canonical folder sp holds (or is) path p, canonicalised
+ * when it exists (a path that does not exist holds nothing to lose). */
+bool spec_path_holds(const char *sp, const char *p);
+/* Why the canonical folder sp may never be a scratch folder ("is or holds
+ * a system folder", "is inside a system folder", "is or holds $HOME or
+ * $TMPDIR"), or NULL: the one rule, for check and for run. */
+const char *spec_scratch_system(const char *sp);
+
 /* Whether the cell's server runs once per leg (started with the leg's arm
  * and stopped after it) rather than once for the cell: the cell has a
  * server, and some arm sets server_bin or server_env, or server.cmd uses

@@ -229,6 +229,11 @@ spec_cmds_check(struct parser *p)
 				    &ctx, terr, sizeof terr);
 
 				rc = x != NULL ? spec_check_scratch(p, x) : 0;
+				/* The machine's own folders: once, unless the
+				 * folder varies with the leg. */
+				if (rc == 0 && x != NULL && (ci + ai == 0 ||
+				    strstr(s->scratch, "${") != NULL))
+					rc = spec_check_scratch_system(p, x);
 				free(x);
 			}
 			/* The kernel's exec limits, on each element as it

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legmetrics.h"
+#include "suggest.h"
 #include "spec_int.h"
 #include "xalloc.h"
 
@@ -208,6 +210,63 @@ spec_order_name(enum spec_order o)
 	case SPEC_ORDER_MIRROR:  break;
 	}
 	return "mirror";
+}
+
+/* Whether name is one of the round's own metrics: wall, cpu, bytes, a
+ * counter, and with a server server_cpu and server_COUNTER. */
+static bool
+spec_stats_builtin_metric(const struct spec *s, const char *name,
+    bool server)
+{
+	if (strcmp(name, "wall") == 0 || strcmp(name, "cpu") == 0 ||
+	    strcmp(name, "bytes") == 0 ||
+	    (server && strcmp(name, "server_cpu") == 0))
+		return true;
+	if (server && strncmp(name, "server_", 7) == 0)
+		name += 7;
+	for (size_t i = 0; i < s->ncounters; i++)
+		if (strcmp(name, s->counters[i]) == 0)
+			return true;
+	return false;
+}
+
+int
+spec_check_adaptive_metric(struct parser *p)
+{
+	const struct spec *s = p->s;
+	const char *m = s->adaptive.metric;
+	const char *names[64] = { "wall", "cpu", "bytes" };
+	char list[1024], hint[128];
+	size_t n = 0, nn = 3;
+	bool server = false, own;
+
+	if (!s->adaptive.on || m == NULL)
+		return 0;
+	for (size_t c = 0; c < s->ncells; c++)
+		server = server || s->cells[c].server != NULL;
+	if (spec_stats_builtin_metric(s, m, server))
+		return 0;
+	/* A leg's own numbers come from ${METRICS}, whose names only the
+	 * legs know (as round_metrics_plan, any spelling of it counts). */
+	own = s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) != NULL;
+	if (own && legmetrics_name_ok(m))
+		return 0;
+	n += (size_t)snprintf(list, sizeof list, "wall, cpu, bytes");
+	for (size_t i = 0; i < s->ncounters && n < sizeof list; i++) {
+		n += (size_t)snprintf(list + n, sizeof list - n, ", %s",
+		    s->counters[i]);
+		if (nn < sizeof names / sizeof names[0])
+			names[nn++] = s->counters[i];
+	}
+	if (server && n < sizeof list)
+		n += (size_t)snprintf(list + n, sizeof list - n, ", server_cpu "
+		    "and server_ with a counter");
+	return spec_perr(p, "reps.metric", "\"%s\" is not a metric of this "
+	    "round%s, so no look could decide on it and every cell would run "
+	    "to max; its metrics are %s%s", m, suggest_hint(hint, sizeof hint,
+	    m, names, nn), list, own ? ", or a name a leg writes to ${METRICS} "
+	    "([a-z][a-z0-9_]*)" : " (a leg's own names need ${METRICS} in the "
+	    "command)");
 }
 
 const char *

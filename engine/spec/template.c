@@ -182,8 +182,7 @@ template_walk_builtin(struct walk *w, const char *name, struct xbuf *out)
 			const char *name, *why;
 		} whys[] = {
 			{ "BIN", "neither the arm nor the round sets bin" },
-			{ "SCRATCH", "the round sets no scratch (and a cell "
-			  "server never sees it)" },
+			{ "SCRATCH", "the round sets no scratch" },
 			{ "ARM", "a cell's server serves every arm" },
 			{ "REP", "a cell's server serves every rep" },
 			{ "CELL", "this is outside any cell" },
@@ -199,6 +198,11 @@ template_walk_builtin(struct walk *w, const char *name, struct xbuf *out)
 		for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
 			if (strcmp(whys[i].name, name) == 0)
 				why = whys[i].why;
+		/* The round has one, but not for whatever outlives a leg. */
+		if (strcmp(name, "SCRATCH") == 0 && c->spec != NULL &&
+		    c->spec->scratch != NULL)
+			why = "the scratch folder is a leg's, emptied before "
+			    "each leg, and a cell's server outlives its legs";
 		template_walk_error(w, "${%s} has no value here: %s", name, why);
 		return -1;
 	}

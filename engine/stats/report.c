@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "escape.h"
 #include "profdiff.h"
 #include "csvout.h"
 #include "profile.h"
@@ -688,30 +689,56 @@ report_print(const json_t *rep, enum report_format fmt, FILE *out)
 	return report_print_lists(rep, fmt, out, NULL);
 }
 
+/* The formats a person reads (text, csv, markdown) into out through the
+ * one escape rule (escape.h): names, warnings and symbols come from a log
+ * anyone may have crafted.  json needs none (jansson escapes control
+ * bytes itself). */
+static int
+report_print_human(const json_t *rep, enum report_format fmt, FILE *out,
+    const struct report_lists *lists)
+{
+	FILE *esc = escape_stream(out);
+	FILE *to = esc != NULL ? esc : out;
+	int rc;
+
+	switch (fmt) {
+	case REPORT_TEXT:
+		report_text(rep, to);
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_TEXT,
+		    PROFILE_TOP, to);
+		break;
+	case REPORT_CSV:
+		report_csv(rep, to, lists);
+		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_CSV,
+		    0, to);
+		break;
+	default:
+		report_markdown(rep, to);
+		profdiff_print(json_object_get(rep, "profiles"),
+		    PROFDIFF_MARKDOWN, PROFILE_TOP, to);
+		break;
+	}
+	rc = ferror(to) ? -1 : 0;
+	if (esc != NULL && fclose(esc) != 0)
+		rc = -1;
+	return rc;
+}
+
 int
 report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists)
 {
 	switch (fmt) {
 	case REPORT_TEXT:
-		report_text(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_TEXT,
-		    PROFILE_TOP, out);
+	case REPORT_CSV:
+	case REPORT_MARKDOWN:
+		if (report_print_human(rep, fmt, out, lists) != 0)
+			return -1;
 		break;
 	case REPORT_JSON:
 		if (report_json_lists(rep, out, lists) != 0)
 			return -1;
 		fputc('\n', out);
-		break;
-	case REPORT_CSV:
-		report_csv(rep, out, lists);
-		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_CSV,
-		    0, out);
-		break;
-	case REPORT_MARKDOWN:
-		report_markdown(rep, out);
-		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
-		    PROFILE_TOP, out);
 		break;
 	default:
 		return -1;
@@ -751,10 +778,8 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 		if (json_dumpf(rep, f, REPORT_JSON_FLAGS) != 0)
 			goto werr;
 		fputc('\n', f);
-	} else {
-		report_markdown(rep, f);
-		profdiff_print(json_object_get(rep, "profiles"), PROFDIFF_MARKDOWN,
-		    PROFILE_TOP, f);
+	} else if (report_print_human(rep, REPORT_MARKDOWN, f, NULL) != 0) {
+		goto werr;
 	}
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
 		goto werr;
@@ -772,14 +797,18 @@ report_write_file(const char *dir, const char *name, const json_t *rep,
 	goto out;
 werr:
 	snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
-out:
+out: {
+	int e = errno;  /* a failure's, for the caller (a full disk) */
+
 	if (f)
 		fclose(f);
 	if (rc != 0 && tmp)
 		unlink(tmp);
 	free(path);
 	free(tmp);
+	errno = e;
 	return rc;
+}
 }
 
 int

@@ -45,7 +45,8 @@ void report_wrap(FILE *out, int indent, const char *text);
 void report_wrap_at(FILE *out, int width, int indent, const char *text);
 
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an
- * aborted round sealed on purpose.  0, or -1 with err. */
+ * aborted round sealed on purpose.  0, or -1 with err and errno (ENOSPC:
+ * the disk is full). */
 int report_write_summary(const char *dir, const json_t *rep, bool partial,
     char *err, size_t errlen);
 

@@ -212,8 +212,15 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 	r->wait_s = tally_num(json_object_get(ev, "wait_s"));
 	r->client_busy = tally_num(json_object_get(ev, "client_busy"));
 	r->server_busy = tally_num(json_object_get(ev, "server_busy"));
-	for (size_t m = 0; m < M_FIXED; m++)
-		r->fixed[m] = tally_num(json_object_get(ev, t->metrics[m]));
+	for (size_t m = 0; m < M_FIXED; m++) {
+		const json_t *x = json_object_get(ev, t->metrics[m]);
+
+		r->fixed[m] = tally_num(x);
+		if (x != NULL && !json_is_number(x) && !json_is_null(x))
+			r->badtype[m] = json_is_string(x) ? "a string" :
+			    json_is_boolean(x) ? "a boolean" : json_is_array(x) ?
+			    "an array" : "an object";
+	}
 	r->utime = tally_num(json_object_get(ev, "utime"));
 	r->stime = tally_num(json_object_get(ev, "stime"));
 	r->bytes = tally_num(json_object_get(ev, "bytes"));
@@ -420,6 +427,16 @@ tally_rec_values(struct tally *t, const struct tally_legrec *r, double *v,
 			t->nimplausible++;
 			v[m] = NAN;
 		}
+	/* A field of the wrong type is left out as loudly. */
+	for (size_t m = 0; m < M_FIXED; m++)
+		if (r->badtype[m] != NULL) {
+			if (t->nimplausible < TALLY_WARN_CAP)
+				t->implausible[t->nimplausible] = xasprintf(
+				    "%.60s %.60s rep %zu: %s (%s, not a number)",
+				    r->cell, r->arm, rep, t->metrics[m],
+				    r->badtype[m]);
+			t->nimplausible++;
+		}
 }
 
 /* The record of rep r in a, grown (zeroed) as needed. */
@@ -495,6 +512,7 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {
 		c->aborted_seen++;
+		c->ver = ++t->clock;
 		return;
 	}
 	tally_rec_metrics(t, r);
@@ -504,6 +522,10 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	}
 	l = tally_leg_slot(a, rep);
+	a->ver = ++t->clock;
+	a->change_ver[a->nchanges % TALLY_RECENT] = a->ver;
+	a->change_rep[a->nchanges % TALLY_RECENT] = (uint32_t)rep;
+	a->nchanges++;
 	if (l->status != LEG_NONE)
 		l->flags |= TLEG_DUP;
 	l->flags &= TLEG_DUP;

@@ -508,9 +508,14 @@ tally_line_field(struct tline *s, struct tally_legrec *r, struct tline_seen *see
 		return tally_line_server(s, r);
 	if (!tally_line_value(s, 1, &v))
 		return false;
-	if ((x = tally_line_numfield(r, key)) != NULL)
+	if ((x = tally_line_numfield(r, key)) != NULL) {
 		*x = tally_line_num(&v);
-	else
+		if (x >= r->fixed && x < r->fixed + M_FIXED &&
+		    v.type != TV_NUMBER && v.type != TV_NULL)
+			r->badtype[x - r->fixed] = v.type == TV_STRING ?
+			    "a string" : v.type == TV_ARRAY ? "an array" :
+			    v.type == TV_OBJECT ? "an object" : "a boolean";
+	} else
 		tally_line_set(s, r, seen, key, &v);
 	return true;
 }

@@ -76,8 +76,9 @@ import json, os, sys
 def close(a, b):
     return a is not None and b is not None and abs(a - b) <= 1e-12 * abs(a)
 def same_ci(w, g):
-    return (w is None) == (g is None) and (w is None or all(
-        close(x, y) for x, y in zip(w, g)))
+    # zip stops at the shorter list: the lengths are compared first.
+    return (w is None) == (g is None) and (w is None or (
+        len(w) == len(g) and all(close(x, y) for x, y in zip(w, g))))
 nbad = 0
 for case in sys.argv[2:]:
     base = "%s/%s." % (sys.argv[1], case)

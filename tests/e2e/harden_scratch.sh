@@ -59,10 +59,24 @@ rm "$T/mine/notes.txt"
 [ -f "$T/mine/.benchtui-scratch" ] || fail "no marker in a claimed scratch folder"
 check_sealed "$T/d4"
 
-# 5. A system folder (one that holds nothing to lose if this test is wrong).
+# 5. A system folder (one that holds nothing to lose if this test is
+# wrong): refused when the round file is read, by check and by run (exit
+# 2), before any folder is made, templated scratch too (its expansion).
 round "$T/r5.json" s5 "/proc/sys"
+"$BENCHTUI" check "$T/r5.json" >"$T/o5c" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q 'scratch: "/proc/sys" is inside a system folder' "$T/o5c" ||
+	{ cat "$T/o5c"; fail "system: check exit $rc, expected 2 naming the system folder"; }
 "$BENCHTUI" run "$T/r5.json" --out "$T/d5" --headless >"$T/o5" 2>&1
-expect_refused system $? "$T/o5" "system folder" "$T/d5"
+rc=$?
+[ $rc -eq 2 ] && grep -q "system folder" "$T/o5" && [ ! -e "$T/d5" ] ||
+	{ cat "$T/o5"; fail "system: run exit $rc, expected 2 and no folder"; }
+jq '.scratch = "${SYS}" | .vars = {"SYS": "/etc/benchtui-scratch"}' "$T/r5.json" >"$T/r5t.json"
+"$BENCHTUI" run "$T/r5t.json" --out "$T/d5t" --headless >"$T/o5t" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q 'scratch: "/etc/benchtui-scratch" is inside a system folder' "$T/o5t" ||
+	{ cat "$T/o5t"; fail "system, templated: exit $rc, expected 2"; }
+[ ! -e /etc/benchtui-scratch ] || fail "a scratch folder was made in /etc"
 
 # 6. A symlink.
 mkdir -p "$T/real"; echo keep >"$T/real/k"; ln -s "$T/real" "$T/link"

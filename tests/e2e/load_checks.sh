@@ -27,6 +27,10 @@ jq -e '.requests == 40 and .rps > 0 and .bytes == 40 * 65536 and
 	.lat_p90_ms <= .lat_p99_ms and .lat_p99_ms <= .lat_max_ms' "$T/m.json" \
 	>/dev/null || fail "metrics: $(cat "$T/m.json")"
 
+"$BENCHTUI" load "$url" --requests 3 --quiet >"$T/stdout" 2>"$T/stderr" ||
+	fail "--quiet: exit $?"
+[ ! -s "$T/stdout" ] && [ ! -s "$T/stderr" ] || fail "--quiet printed something"
+
 # Several connections, each persistent.
 "$BENCHTUI" load "$url" --requests 30 --connections 3 --expect-sha256 "$FILE_SHA" \
 	--evidence "$T/ev3.jsonl" >"$T/stdout" 2>&1 || fail "3 connections exited $?"
@@ -66,4 +70,22 @@ for bad in "https://x/" "--requests 0 http://x/" "http://x/ --bogus 1" ""; do
 	"$BENCHTUI" load $bad >"$T/stdout" 2>&1
 	[ $? = 2 ] || fail "'load $bad' did not exit 2"
 done
+
+# Every option load --help lists is the program's and is in the manual's
+# LOAD section; the usage line names each too.
+man=$(sed -n '/^\.SH LOAD/,/^\.SH /p' "$BENCHTUI_SOURCE_DIR/man/benchtui.1")
+"$BENCHTUI" load --help >"$T/help"
+"$BENCHTUI" load >/dev/null 2>"$T/usage"
+n=0
+for flag in $(grep -o '^  --[a-z0-9-]*' "$T/help"); do
+	[ "$flag" = --help ] && continue
+	n=$((n + 1))
+	grep -qF -- "${flag//-/\\-}" <<<"$man" ||
+		fail "$flag is not in benchtui(1) LOAD"
+	grep -qF -- "$flag" "$T/usage" || fail "$flag is not in load's usage"
+	"$BENCHTUI" load "$flag" >"$T/stdout" 2>&1
+	grep -q "unknown or incomplete option '$flag'" "$T/stdout" ||
+		[ "$flag" = --quiet ] || fail "$flag: $(cat "$T/stdout")"
+done
+[ "$n" -ge 17 ] || fail "load --help lists $n options"
 echo ok

@@ -24,3 +24,29 @@ start_http() {
 	done
 	fail "python3 -m http.server did not listen on $port"
 }
+
+# start_load_server: tests/e2e/load_server.py (a server whose paths are
+# the behaviours the load tests need) on a port the kernel picked; waits
+# until it listens.  Sets LS_PID and LS (its base URL).
+start_load_server() {
+	python3 "$BENCHTUI_SOURCE_DIR/tests/e2e/load_server.py" "$T/ls.port" \
+		>"$T/ls.log" 2>&1 &
+	LS_PID=$!
+	disown "$LS_PID"
+	OWN_PIDS+=("$LS_PID")
+	wait_until 20 test -s "$T/ls.port" ||
+		fail "load_server.py did not start: $(cat "$T/ls.log")"
+	LS="http://127.0.0.1:$(cat "$T/ls.port")"
+}
+
+# timed_load NAME ARGS...: benchtui load ARGS under GNU time; its exit
+# status in $rc, its output in $T/NAME.out, wall seconds in $wall and peak
+# RSS (KiB) in $rss.
+timed_load() {
+	local name=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$T/$name.time" "$BENCHTUI" load "$@" \
+		>"$T/$name.out" 2>&1
+	rc=$?
+	read -r wall rss < <(tail -n 1 "$T/$name.time")
+}

@@ -40,4 +40,26 @@ events warning | jq -r .msg | grep -q 'none-good-r1.metrics.json was not written
 jq -e '.cells.ok.arms.twice.metrics.score.n == 2 and
 	.cells.ok.arms.twice.metrics.n_items.median == 1' "$T/report.json" >/dev/null ||
 	fail "report: score / n_items are not metrics"
+
+# Late metrics: a process the leg set loose (setsid, ignoring SIGTERM, so
+# the /proc way of ending leftovers gives it its grace) writes ${METRICS}
+# 0.3 s after the leg exited.  It is not the leg's: no metrics, and
+# without a cgroup a warning saying why (with one, the writer is killed
+# at once and the file never written).
+cat >"$T/late.json" <<'EOF2'
+{"name": "late", "reps": 1, "baseline": "a",
+ "command": ["sh", "-c", "setsid sh -c 'trap \"\" TERM; sleep 0.3; echo {\\\"score\\\": 9} >\"$0\"' \"$0\" & sleep 0.1; exit 0", "${METRICS}"],
+ "arms": [{"name": "a"}], "cells": [{"name": "c"}], "quiet": false,
+ "counters": ["task-clock"]}
+EOF2
+for cg in "" 1; do
+	cp "$T/late.json" "$T/round.json"
+	rm -rf "$T/out"
+	BENCHTUI_NO_CGROUP=$cg run_round 0
+	events leg | jq -se 'length == 1 and all(.[]; has("metrics") | not)' >/dev/null ||
+		fail "cgroup=${cg:-yes}: metrics written after the leg exited were recorded: $(events leg | jq -c .metrics)"
+	[ -z "$cg" ] || events warning | jq -r .msg |
+		grep -q 'leg c a r1: metrics file legs/c-a-r1.metrics.json was written after the leg exited' ||
+		fail "cgroup=${cg:-yes}: no warning about the late metrics: $(events warning | jq -r .msg)"
+done
 echo ok

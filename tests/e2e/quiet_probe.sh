@@ -52,6 +52,8 @@ rm -rf "$T/out"
 round busy '"auto"' "$work"
 "$BENCHTUI" run "$T/busy.json" --out "$T/out" --headless >"$T/stdout" 2>&1 ||
 	fail "run busy: exit $?"
+# (With no leg lines at all the any() below would pass.)
+[ "$(events leg | grep -c .)" = 6 ] || fail "busy: $(events leg | grep -c .) leg lines, not 6"
 events leg | jq -se 'any(.[]; .probe == null)' >/dev/null &&
 	fail "auto left a CPU-bound leg unprobed"
 echo "ok: auto"

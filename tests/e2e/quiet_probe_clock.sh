@@ -34,6 +34,8 @@ grep -q "on.json: quiet.probe: true, but .*clocksource jiffies" "$T/check.err" |
 	fail "run auto on jiffies: exit $?"
 events warning | grep -q "probe is off: .*clocksource jiffies" ||
 	fail "no warning that the probe is off"
+# (With no leg lines at all the any() below would pass.)
+[ "$(events leg | grep -c .)" = 6 ] || fail "jiffies: $(events leg | grep -c .) leg lines, not 6"
 events leg | jq -se 'any(.[]; .probe != null)' >/dev/null &&
 	fail "a leg was probed on a clock that cannot time it"
 echo "ok"

@@ -37,7 +37,7 @@ jq -se 'map(select(.t == "leg")) | .[0].status == "ok" and .[1].status == "faile
     fail "legs: $(jq -c 'select(.t == "leg")' "$log")"
 # The program is resolved once per cell and arm, so the warning names the
 # path that was exec'd.
-grep -Eq "warning: leg c base r2: cannot run (/.*/)?tools/vanish: No such file" "$tmp/stderr" &&
+grep -Eq "warning: leg c base r2: exec of (/.*/)?tools/vanish failed: No such file" "$tmp/stderr" &&
     ok "the warning names the leg and the binary" ||
     fail "stderr: $(cat "$tmp/stderr")"
 jq -se --arg b "tools/vanish" 'map(select(.t == "warning" and

@@ -138,6 +138,12 @@ struct run {
 	/* The abort event's reason is u->err (fail_fast), not the short
 	 * abort reason. */
 	bool stop_logged_err;
+	/* fail_fast: per cell and arm (cell * narms + arm), the legs this
+	 * run (or resume) recorded and how many of them failed or timed
+	 * out: legs failed before a resume (before the cause was fixed) do
+	 * not count again.  last_leg_bad: the last leg line's. */
+	int *ff_seen, *ff_bad;
+	bool last_leg_bad;
 	/* The gate: the operator released the rest of the round (G); the
 	 * budget's warning is out. */
 	bool gate_released_all, gate_budget_warned;
@@ -531,8 +537,9 @@ void round_replay(struct round *r);
 /* The round stopped early: the abort event; the exit status (FAIL when
  * failed, else ABORTED). */
 int round_close_stopped(struct run *u, bool failed);
-/* The summaries (marked partial or not), then SHA256SUMS, its sha256 in
- * sums; round.json checked first.  0, or -1 with u->err. */
+/* The log synced, the summaries (marked partial or not), then SHA256SUMS,
+ * its sha256 in sums; round.json checked first.  0, or -1 with u->err and
+ * errno (ENOSPC: the disk is full). */
 int round_seal(struct run *u, bool partial, char sums[65]);
 /* done (when log_done), the summaries, the seal.  The exit status. */
 int round_close_done(struct run *u, bool log_done);

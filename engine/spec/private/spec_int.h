@@ -49,7 +49,14 @@ struct parser {
 	char *err;
 	size_t errlen;
 	struct spec *s;
+	json_t *cell_names;  /* {name: index} of the cells named so far: a
+	                      * 10,000-cell matrix is checked in linear time */
 };
+
+/* Whether name is already cells[*k]'s; else it is recorded as cells[i]'s.
+ * O(1) on average. */
+bool spec_cell_name_taken(struct parser *p, const char *name, size_t i,
+    size_t *k);
 
 /* "FILE: PATH: " + the message into p->err; always -1. */
 int spec_perr(struct parser *p, const char *path, const char *fmt, ...)
@@ -116,6 +123,11 @@ int spec_check_hosts(struct parser *p);
 /* Checks across fields, once they are all read. */
 int spec_check_cpu_overlap(struct parser *p);
 int spec_check_scratch(struct parser *p, const char *sc);
+/* sc (expanded) is no system folder, $HOME or $TMPDIR (the rule of
+ * spec_scratch_system), made absolute against the workdir. */
+int spec_check_scratch_system(struct parser *p, const char *sc);
 int spec_check_leg_files(struct parser *p);
+/* reps.metric names a metric the round has (spec_stats.c). */
+int spec_check_adaptive_metric(struct parser *p);
 
 #endif

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -272,6 +274,60 @@ test_signals_reset(void **state)
 	assert_non_null(strstr(st, "SigBlk:\t0000000000000000"));
 }
 
+/* Whether pid's /proc state is 'T' (stopped). */
+static bool
+is_stopped(pid_t pid)
+{
+	struct procs_stat st;
+
+	return procs_stat(pid, &st) == 0 && st.state == 'T';
+}
+
+/* A held child shares this thread's errno (CLONE_VM): stopped and
+ * continued while held (its wait for the release then fails with EINTR),
+ * it must leave that errno alone.  And signals sent to it while held (a
+ * Ctrl-C to benchtui's process group, which it is still in) are not the
+ * leg's: released, it runs its program and exits 7, not by SIGINT. */
+static void
+test_held_signals(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "exit 7", NULL };
+	struct spawn_req rq = { .path = argv[0], .argv = argv,
+		.envp = base_env, .cwd = tmpdir, .out_fd = -1 };
+	struct spawn sp;
+	char err[256];
+	int e, status;
+
+	(void)state;
+	assert_int_equal(spawn_create(&rq, &sp, err, sizeof err), 0);
+	for (int i = 0; i < 10; i++) {
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+
+		assert_int_equal(kill(sp.pid, SIGSTOP), 0);
+		for (int k = 0; k < 500 && !is_stopped(sp.pid); k++)
+			tu_nap_ms(2);
+		assert_true(is_stopped(sp.pid));
+		errno = 4242;
+		kill(sp.pid, SIGCONT);
+		nanosleep(&nap, NULL);
+		e = errno;
+		if (e != 4242)
+			fail_msg("round %d: the held child set our errno to %d", i,
+			    e);
+	}
+	assert_int_equal(kill(sp.pid, SIGINT), 0);
+	assert_int_equal(kill(sp.pid, SIGHUP), 0);
+	assert_int_equal(kill(sp.pid, SIGTERM), 0);
+	assert_int_equal(spawn_release(&sp, &e), 0);
+	assert_int_equal(e, 0);
+	assert_int_equal(waitpid(sp.pid, &status, 0), sp.pid);
+	spawn_finish(&sp);
+	if (!WIFEXITED(status))
+		fail_msg("the released child was killed by signal %d",
+		    WTERMSIG(status));
+	assert_int_equal(WEXITSTATUS(status), 7);
+}
+
 static void
 test_bad_output_path(void **state)
 {
@@ -334,6 +390,7 @@ main(void)
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_no_path_search_no_shell),
 		cmocka_unit_test(test_signals_reset),
+		cmocka_unit_test(test_held_signals),
 		cmocka_unit_test(test_bad_output_path),
 		cmocka_unit_test(test_rusage_and_counters),
 	};

@@ -193,7 +193,7 @@ test_cannot_exec(void **state)
 {
 	char *argv[] = { "/nonexistent/benchtui-no-such-server", NULL };
 	const char *const want[] = {
-		"cannot run /nonexistent/benchtui-no-such-server", NULL };
+		"exec of /nonexistent/benchtui-no-such-server failed", NULL };
 
 	(void)state;
 	start_fails(argv, 10, want);

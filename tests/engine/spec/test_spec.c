@@ -646,6 +646,33 @@ test_size_limits(void **state)
 	free(text);
 }
 
+/* reps.metric: the round's own metrics pass; a leg's own name passes
+ * where the round names ${METRICS} (the misspelt ones are in the bad
+ * table). */
+static void
+test_adaptive_metric(void **state)
+{
+	static const char *const good[] = {
+		"{\"name\":\"r\",\"reps\":{\"min\":6,\"max\":9,\"until\":"
+		"\"decided\",\"metric\":\"task-clock\"},\"counters\":[\"task-clock\"],"
+		"\"command\":[\"x\"],\"baseline\":\"a\",\"arms\":[{\"name\":\"a\"}],"
+		"\"cells\":[{\"name\":\"c\"}]}",
+		"{\"name\":\"r\",\"reps\":{\"min\":6,\"max\":9,\"until\":"
+		"\"decided\",\"metric\":\"rps\"},\"command\":[\"x\",\"${METRICS}\"],"
+		"\"baseline\":\"a\",\"arms\":[{\"name\":\"a\"}],"
+		"\"cells\":[{\"name\":\"c\"}]}",
+		"{\"name\":\"r\",\"reps\":{\"min\":6,\"max\":9,\"until\":"
+		"\"decided\",\"metric\":\"server_cpu\"},\"command\":[\"x\"],"
+		"\"baseline\":\"a\",\"arms\":[{\"name\":\"a\"}],"
+		"\"cells\":[{\"name\":\"c\",\"server\":{\"cmd\":[\"y\"],"
+		"\"ready\":{\"tcp_port\":9}}}]}",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		spec_destroy(tu_spec(good[i], "/tmp/r.json"));
+}
+
 int
 main(void)
 {
@@ -664,6 +691,7 @@ main(void)
 		cmocka_unit_test(test_host_check),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_size_limits),
+		cmocka_unit_test(test_adaptive_metric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,6 +218,8 @@ case("fail-fast-negative", "fail_fast:", solo(fail_fast=-1))
 case("reps-until", 'reps.until: must be "decided"', solo(reps={"min": 6, "max": 10, "until": "forever"}))
 case("reps-max-below-min", "reps.max: (5) is below reps.min (6)", solo(reps={"min": 6, "max": 5, "until": "decided"}))
 case("reps-unknown-key", "reps", solo(reps={"min": 6, "max": 10, "until": "decided", "step": 2}))
+case("reps-metric-misspelt", 'reps.metric: "wal" is not a metric of this round (did you mean "wall"?), so no look could decide on it and every cell would run to max; its metrics are wall, cpu, bytes, task-clock (a leg\'s own names need ${METRICS} in the command)', solo(reps={"min": 6, "max": 10, "until": "decided", "metric": "wal"}, counters=["task-clock"]))
+case("reps-metric-own-no-metrics", 'reps.metric: "rps" is not a metric of this round, so no look could decide on it and every cell would run to max; its metrics are wall, cpu, bytes, task-clock', solo(reps={"min": 6, "max": 10, "until": "decided", "metric": "rps"}, counters=["task-clock"]))
 # What a leg reads and what counts as ok: ok_rc, stdin, files, a cell's
 # setup and cleanup.
 case("ok-rc-empty", "ok_rc: must be a non-empty array", setp(["ok_rc"], []))

@@ -1,0 +1,130 @@
+/* What the files of benchtui load share, bottom to top: the latency
+ * histogram (load_hist.c), one response read and checked as it streams
+ * (load_resp.c), the URL, the request and the connections (load_net.c);
+ * httpload.c runs them on threads. */
+#ifndef BENCHTUI_LOAD_INT_H
+#define BENCHTUI_LOAD_INT_H
+
+#include <netdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "digest.h"
+#include "httpload.h"
+
+/* A response header may be this long, the blank line included, however it
+ * arrives (one read or many). */
+#define LOAD_MAX_HEADER (64 * 1024)
+/* A body up to this size is kept once per thread after it passed, so a
+ * later body is compared with it byte for byte instead of hashed again. */
+#define LOAD_REF_MAX (1024 * 1024)
+
+/* --- load_hist.c: latencies in ns, log-linear (HDR-style, 128 sub-buckets
+ * per power of two: a percentile within 0.8% of the true value), so
+ * memory does not grow with the requests. */
+#define LOAD_HIST_SUB_BITS 7
+#define LOAD_HIST_SUB (1u << LOAD_HIST_SUB_BITS)
+#define LOAD_HIST_MAX_SHIFT 34      /* 2^41 ns: ~37 minutes */
+#define LOAD_HIST_BUCKETS (LOAD_HIST_SUB * (LOAD_HIST_MAX_SHIFT + 2))
+
+struct load_hist {
+	uint64_t count[LOAD_HIST_BUCKETS];
+	uint64_t n, max;
+};
+
+void load_hist_add(struct load_hist *h, double seconds);
+void load_hist_merge(struct load_hist *into, const struct load_hist *h);
+/* The value (ns) at rank ceil(p * n), never above the largest seen. */
+double load_hist_quantile(const struct load_hist *h, double p);
+
+/* --- load_resp.c: what every response must be (read-only, shared by the
+ * threads). */
+struct load_check {
+	int expect_status;
+	long long expect_bytes;        /* -1: any */
+	const char *expect_sha256;     /* "": any */
+	bool head;                     /* HEAD: the response has no body */
+	bool digest;                   /* hash every body (expected, or evidence) */
+};
+
+void load_check_init(struct load_check *k, const struct httpload_opts *o);
+
+/* A body that passed, kept (LOAD_REF_MAX at most) so an identical later
+ * one need not be hashed: one per thread. */
+struct load_ref {
+	unsigned char *body;
+	size_t len, cap;
+	bool set;
+	char hex[DIGEST_HEX_LEN];
+	long long good_len;            /* a body with the expected sha256 had
+	                                * this length; -1 none yet */
+};
+
+enum load_resp_state { LOAD_RESP_HEADER, LOAD_RESP_BODY, LOAD_RESP_DONE };
+
+/* One response of a connection, read as it arrives: the header gathered
+ * (only while it is incomplete) and checked, then the body hashed or
+ * compared piece by piece and never held. */
+struct load_resp {
+	const struct load_check *chk;
+	struct load_ref *ref;
+	enum load_resp_state state;
+	long req;                      /* for messages */
+	int conn;
+	long served;                   /* responses before this one on conn */
+	char *hbuf;                    /* the header so far, when split */
+	size_t hlen, hcap;
+	size_t received;               /* bytes of this response so far */
+	int status;
+	long long clen;                /* the body's length */
+	long long got;                 /* body bytes so far */
+	bool matching, hashing, capture;
+	struct digest_ctx *dctx;
+	char hex[DIGEST_HEX_LEN];      /* the finished body's, "" unhashed */
+};
+
+void load_resp_init(struct load_resp *r, const struct load_check *chk,
+    struct load_ref *ref, int conn);
+/* Expect the response to request req. */
+void load_resp_start(struct load_resp *r, long req, long served);
+/* Feed data[0..n): *used bytes taken.  0 more is to come, 1 the response
+ * is complete (and passed; data past *used is not part of it), -1 a check
+ * failed (err says which). */
+int load_resp_feed(struct load_resp *r, const char *data, size_t n,
+    size_t *used, char *err, size_t errlen);
+/* The header alone, from data[0..n): as load_resp_feed, 1 once the
+ * header is whole and passed (at once when it already was), no body byte
+ * taken. */
+int load_resp_header(struct load_resp *r, const char *data, size_t n,
+    size_t *used, char *err, size_t errlen);
+/* Body bytes still to come, once the header is in; -1 before. */
+long long load_resp_left(const struct load_resp *r);
+void load_resp_finish(struct load_resp *r);
+void load_ref_init(struct load_ref *ref);
+void load_ref_finish(struct load_ref *ref);
+
+/* --- load_net.c */
+struct load_target {
+	char host[256], port[16], hostport[300];
+	const char *path;
+	struct addrinfo *ai;           /* resolved once */
+	char *request;                 /* the whole request, body included */
+	size_t request_len;
+};
+
+/* 0, or 2 with err naming what is wrong with the URL, the method or the
+ * body file; 1 when the host does not resolve. */
+int load_target_init(struct load_target *t, const struct httpload_opts *o,
+    char *err, size_t errlen);
+void load_target_finish(struct load_target *t);
+/* A non-blocking connected socket within timeout_s, or -1 with err;
+ * *local_port its port. */
+int load_connect(const struct load_target *t, int id, double timeout_s,
+    int *local_port, char *err, size_t errlen);
+
+/* snprintf into err (messages share this). */
+int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif
