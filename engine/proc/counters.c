@@ -68,8 +68,10 @@ struct counters_event {
 	bool multiplexed;
 	uint64_t value;   /* scaled */
 	int fd;           /* raw backend */
+	int kept_fd;      /* the last leg's, read, closed at the next open */
 #if HAVE_LIBPERF
 	struct perf_evsel *evsel;
+	struct perf_evsel *kept_evsel;
 #endif
 };
 
@@ -146,7 +148,7 @@ counters_create(const char *const *names, int n)
 	for (int i = 0; i < n; i++) {
 		struct counters_event *e = &c->ev[i];
 
-		e->fd = -1;
+		e->fd = e->kept_fd = -1;
 		e->name = strdup(names[i] != NULL ? names[i] : "");
 		if (e->name == NULL)
 			goto fail;
@@ -327,12 +329,33 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 }
 
 static void
+counters_close_evsel(struct perf_evsel **evsel)
+{
+	if (*evsel == NULL)
+		return;
+	perf_evsel__close(*evsel);
+	perf_evsel__delete(*evsel);
+	*evsel = NULL;
+}
+
+static void
 counters_close_one(struct counters_event *e)
 {
-	if (e->evsel == NULL)
-		return;
-	perf_evsel__close(e->evsel);
-	perf_evsel__delete(e->evsel);
+	counters_close_evsel(&e->evsel);
+}
+
+static void
+counters_close_kept_one(struct counters_event *e)
+{
+	counters_close_evsel(&e->kept_evsel);
+}
+
+/* The event, read, kept open until the next leg's has opened. */
+static void
+counters_keep_one(struct counters_event *e)
+{
+	counters_close_kept_one(e);
+	e->kept_evsel = e->evsel;
 	e->evsel = NULL;
 }
 
@@ -369,10 +392,31 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 }
 
 static void
+counters_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void
 counters_close_one(struct counters_event *e)
 {
-	if (e->fd >= 0)
-		close(e->fd);
+	counters_close_fd(&e->fd);
+}
+
+static void
+counters_close_kept_one(struct counters_event *e)
+{
+	counters_close_fd(&e->kept_fd);
+}
+
+/* The event, read, kept open until the next leg's has opened. */
+static void
+counters_keep_one(struct counters_event *e)
+{
+	counters_close_kept_one(e);
+	e->kept_fd = e->fd;
 	e->fd = -1;
 }
 
@@ -401,6 +445,14 @@ counters_close_all(struct counters *c)
 		counters_close_one(&c->ev[i]);
 		c->ev[i].open = false;
 	}
+}
+
+/* The last leg's events, kept open while the next leg's opened. */
+static void
+counters_close_kept(struct counters *c)
+{
+	for (int i = 0; i < c->n; i++)
+		counters_close_kept_one(&c->ev[i]);
 }
 
 /* The machine lacks the event: no later leg will open it either, so a
@@ -466,10 +518,12 @@ again:
 	if (rescan)
 		counters_cloexec_perf_fds();
 #endif
+	/* Only now: this leg's events hold the kernel's switches on. */
+	counters_close_kept(c);
 }
 
 void
-counters_read_close(struct counters *c)
+counters_read(struct counters *c)
 {
 	if (c == NULL)
 		return;
@@ -480,9 +534,18 @@ counters_read_close(struct counters *c)
 		 * dereference its missing fd array. */
 		if (e->open)
 			e->counted = counters_read_one(e);
-		counters_close_one(e);
+		counters_keep_one(e);
 		e->open = false;
 	}
+}
+
+void
+counters_read_close(struct counters *c)
+{
+	if (c == NULL)
+		return;
+	counters_read(c);
+	counters_close_kept(c);
 }
 
 int
@@ -538,6 +601,7 @@ counters_destroy(struct counters *c)
 		return;
 	if (c->ev != NULL) {
 		counters_close_all(c);
+		counters_close_kept(c);
 		for (int i = 0; i < c->n; i++)
 			free(c->ev[i].name);
 		free(c->ev);

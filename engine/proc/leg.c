@@ -255,7 +255,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	ret = 0;
 out:
 	if (counting)
-		counters_read_close(ls->ctr);
+		counters_read(ls->ctr);
 	if (own_fd >= 0)
 		close(own_fd);
 	if (in_fd >= 0)
