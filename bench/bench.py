@@ -22,6 +22,8 @@ import datetime
 import json
 import os
 import platform
+import random
+import re
 import shutil
 import socket
 import statistics
@@ -38,6 +40,8 @@ TRUE = os.path.realpath(shutil.which("true") or "/bin/true")
 SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
 INTERVAL = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
                         "bench-interval")
+RATIOS = os.path.join(os.path.dirname(BENCHTUI), "..", "bench",
+                      "bench-ratios")
 
 
 def die(msg):
@@ -566,6 +570,134 @@ class Bench:
                      met=(secs <= 0.05) if target else None)
         return res
 
+    # The console's keys at n reps: a replay in tmux of a made-up round (3
+    # cells x 4 arms with an A/A arm; wall, cpu, three counters and a
+    # server's cpu) whose legs all come in at once but the last KEYS_TAIL,
+    # which come in KEYS_GAP s apart, each making the console compute
+    # the ratios again as in a live round.  Meanwhile ? opens and closes
+    # the help KEYS_PRESSES times a trial after a random pause, and the
+    # time from tmux send-keys to the screen that shows it is taken.
+    KEYS_TAIL = 240
+    KEYS_GAP = 0.05
+    KEYS_PRESSES = 20
+    KEYS_MARK = "same: within the margin"
+
+    def keys_folder(self, reps):
+        """A round folder of reps reps whose log's last KEYS_TAIL legs are
+        KEYS_GAP s apart and the rest at the start (no seal: the log is
+        rewritten)."""
+        d = os.path.join(self.tmp, "keys%d" % reps)
+        if os.path.isdir(d):
+            return d
+        subprocess.run([sys.executable, os.path.join(HERE, "gen-legs.py"),
+                        "--folder", d, "--legs", str(reps * 12), "--cells",
+                        "3", "--server"], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.remove(os.path.join(d, "SHA256SUMS"))
+        log = os.path.join(d, "log.jsonl")
+        with open(log) as f:
+            events = [json.loads(line) for line in f]
+        legs = [i for i, e in enumerate(events) if e.get("t") == "leg"]
+        tail = legs[-min(self.KEYS_TAIL, len(legs)):]
+        t0 = datetime.datetime(2026, 11, 29, 15, 0, 0)
+        for i, e in enumerate(events):
+            k = tail.index(i) + 1 if i >= tail[0] else 0
+            ts = t0 + datetime.timedelta(seconds=k * self.KEYS_GAP)
+            e["ts"] = ts.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (
+                ts.microsecond // 1000)
+        with open(log, "w") as f:
+            for e in events:
+                f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        return d
+
+    def keys_session(self, reps, rnd):
+        """One replay: the latencies of KEYS_PRESSES keys, in s, and
+        whether legs still came in after the last."""
+        d = self.keys_folder(reps)
+        sess = ["tmux", "-L", self.sock]
+
+        def screen():
+            return subprocess.run(sess + ["capture-pane", "-p", "-t", "keys"],
+                                  capture_output=True, text=True).stdout
+
+        def done_legs(s):
+            m = re.search(r"legs (\d+)/(\d+)", s)
+            return int(m.group(1)) if m else -1
+
+        def wait(pred, timeout):
+            # A capture is a process and the box has 2 cores: a short
+            # nap between captures leaves the console its core.
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                if pred(screen()):
+                    return time.monotonic()
+                time.sleep(0.002)
+            die("console keys: no screen change within %g s" % timeout)
+
+        subprocess.run(sess + ["-f", "/dev/null", "new-session", "-d", "-s",
+                               "keys", "-x", "160", "-y", "50",
+                               "cd %s && LANG=C.UTF-8 TERM=screen-256color "
+                               "%s --replay %s" % (self.tmp, BENCHTUI, d)],
+                       check=True)
+        total = reps * 12
+        wait(lambda s: done_legs(s) >= total - self.KEYS_TAIL + 10, 120)
+        lat = []
+        for k in range(2 * self.KEYS_PRESSES):
+            time.sleep(rnd.uniform(0, 2 * self.KEYS_GAP))
+            opening = k % 2 == 0
+            t0 = time.monotonic()
+            subprocess.run(sess + ["send-keys", "-t", "keys", "?"],
+                           check=True)
+            t1 = wait(lambda s: (self.KEYS_MARK in s) == opening, 10)
+            lat.append(t1 - t0)
+        live = done_legs(screen()) < total
+        subprocess.run(sess + ["kill-session", "-t", "keys"],
+                       stderr=subprocess.DEVNULL)
+        return lat, live
+
+    def keys(self):
+        """Console keypress latency at n = 2000 against n = 10 (the
+        harness's own: tmux, the polling of its screen), and what
+        bench-ratios says of the ratios' work at n = 2000."""
+        if not os.access(RATIOS, os.X_OK):
+            die("%s: not built (make build)" % RATIOS)
+        rnd = random.Random(2000)
+        big = 200 if self.quick else 2000
+        trials = min(self.trials, 3)
+        res = {"big": [], "small": [], "live": [], "trials": trials}
+        for t in range(trials):
+            fns = [("big", lambda: self.keys_session(big, rnd)),
+                   ("small", lambda: self.keys_session(10, rnd))]
+            for k, (lat, live) in self.rotated(t, fns).items():
+                res[k].extend(lat)
+                if k == "big":
+                    res["live"].append(live)
+        bmed, bmax = statistics.median(res["big"]), max(res["big"])
+        smed, smax = statistics.median(res["small"]), max(res["small"])
+        n = len(res["big"])
+        note = None if all(res["live"]) else \
+            "the replay's legs ended before the last key"
+        self.add("console_keys_%d_median" % big, "console keypress latency, "
+                 "n = %d, legs coming in (median of %d)" % (big, n),
+                 bmed * 1e3, "ms", smed * 1e3, "n = 10", note=note)
+        self.add("console_keys_%d_max" % big, "console keypress latency, "
+                 "n = %d, legs coming in (worst of %d)" % (big, n),
+                 bmax * 1e3, "ms", smax * 1e3, "n = 10", "<= 50 ms",
+                 bmax <= 0.05, note=note)
+        p = subprocess.run([RATIOS, self.keys_folder(big)], check=True,
+                           capture_output=True, text=True)
+        r = json.loads(p.stdout)
+        res["ratios"] = r
+        self.add("console_ratios_leg_%d" % big, "console ratios after one "
+                 "leg, n = %d (median of %d legs)" % (big, r["legs"]),
+                 r["leg_median_s"] * 1e3, "ms", r["whole_s"] * 1e3,
+                 "the whole report (as before)")
+        self.add("console_ratios_slice_%d" % big, "longest slice of the "
+                 "console's ratio work, n = %d" % big,
+                 r["slice_max_s"] * 1e3, "ms", target="<= 50 ms",
+                 met=r["slice_max_s"] <= 0.05)
+        return res
+
     def big_round(self):
         n = 2000 if self.quick else 10000
         ev, wall, cpu, rss = self.run_round(self.true_round(n))
@@ -695,7 +827,7 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "report,big_round,interval,compare,load")
+                    "keys,report,big_round,interval,compare,load")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -710,8 +842,8 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     load0 = busy_cores(1.0)
     try:
-        for name in ("per_leg", "fidelity", "gate", "console", "report",
-                     "big_round", "interval", "compare", "load"):
+        for name in ("per_leg", "fidelity", "gate", "console", "keys",
+                     "report", "big_round", "interval", "compare", "load"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)

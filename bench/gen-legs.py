@@ -7,9 +7,12 @@ line and three counters.  Deterministic (seeded), so runs compare.
 With --folder, OUT is a sealed round folder instead (round.json,
 environment.json, log.jsonl and SHA256SUMS), for the compare benchmark:
 --seed and --slow make a second round that differs from the first.
+With --server, every leg line carries a server block (its cpu), as a
+server round's do: one more metric, server_cpu.
 
-usage: gen-legs.py OUT.jsonl [--legs N] [--cells C]
+usage: gen-legs.py OUT.jsonl [--legs N] [--cells C] [--server]
        gen-legs.py --folder DIR [--legs N] [--cells C] [--seed S] [--slow F]
+                   [--server]
 """
 import argparse
 import hashlib
@@ -28,6 +31,8 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--slow", type=float, default=1.08,
                     help="the slow arm's factor")
+    ap.add_argument("--server", action="store_true",
+                    help="a server block (its cpu) on every leg line")
     args = ap.parse_args()
 
     arms = [("base", 1.00), ("fast", 0.93), ("slow", args.slow), ("aa", 1.00)]
@@ -53,6 +58,9 @@ def main():
                     ut, st = wall * 0.8, wall * 0.1
                     cyc = int(wall * 3e9)
                     ins = int(cyc * (1.8 + rnd.random() * 0.1))
+                    srv = ('"server":{"cpu":%.6f},' % (wall * 0.4 *
+                           (1 + rnd.gauss(0, 0.02)))
+                           if args.server else "")
                     f.write(
                         '{"t":"leg","ts":"2026-11-29T15:%02d:%02d.%03dZ","cell":"%s",'
                         '"arm":"%s","rep":%d,"seq":%d,"status":"ok","rc":0,'
@@ -60,12 +68,12 @@ def main():
                         '"stime":%.6f,"cpu":%.6f,"maxrss_kb":%d,"minflt":%d,'
                         '"majflt":0,"cycles":%d,"instructions":%d,"counters":'
                         '{"cycles":%d,"instructions":%d,"task-clock":%d},'
-                        '"bytes":%d,"foreign":%.3f,"bin":"/usr/bin/zstd"}\n'
+                        '"bytes":%d,%s"foreign":%.3f,"bin":"/usr/bin/zstd"}\n'
                         % (seq // 60000 % 60, seq // 1000 % 60, seq % 1000, cell,
                            arm, r, seq, wall, ut, st, ut + st,
                            10000 + rnd.randrange(500), 2000 + rnd.randrange(50),
                            cyc, ins, cyc, ins, int(wall * 1e9),
-                           1 << 20, rnd.random() * 0.2))
+                           1 << 20, srv, rnd.random() * 0.2))
     if args.folder:
         seal(args.out)
     print("%s: %d leg lines (%d cells x %d arms x %d reps)"

@@ -1,7 +1,12 @@
 /* console: the ncurses loop.  One poll over the keyboard, the engine's
  * event pipe, a self-pipe for signals and a timeout; redraws by dirty flags
- * at most RENDER_HZ times a second, and about once a second while nothing
- * but a clock changes. */
+ * at most 4 times a second (REDRAW_MIN_S), and about once a second while
+ * nothing but a clock changes; a key's change is drawn at once.
+ *
+ * Nothing long runs between two polls: the ratios are brought up to date
+ * in slices of WORK_SLICE_S (model_ratios_advance) and a replay seeks in
+ * slices too, so a key waits for one slice at most, never for a whole
+ * report. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +32,7 @@
 
 #define REDRAW_MIN_S 0.25  /* at most 4 redraws a second */
 #define CLOCK_S 1.0        /* the clock's tick while a leg runs */
+#define WORK_SLICE_S 0.01  /* the ratios' work between two polls */
 
 static volatile sig_atomic_t sig_winch, sig_term, sig_int;
 static int sig_pipe[2] = { -1, -1 };
@@ -457,6 +463,36 @@ console_draw(struct console *c, double mono_now)
 	c->last_draw = mono_now;
 }
 
+/* The ratios' next slice, unless the source is catching up (a replay's
+ * seek: the legs it feeds would make the work stale at once); true while
+ * more remains. */
+static bool
+console_work(struct console *c)
+{
+	if (c->src->seeking(c))
+		return true;
+	return !model_ratios_advance(&c->m, clock_now() + WORK_SLICE_S);
+}
+
+/* The poll's timeout in ms: none while work remains, else until the next
+ * draw, clock tick or event due (-1: none). */
+static int
+console_timeout(struct console *c, double now, double last_clock, bool work)
+{
+	double wait_s = -1, rt;
+
+	if (work)
+		return 0;
+	if (c->r.dirty)
+		wait_s = REDRAW_MIN_S - (now - c->last_draw);
+	else if (c->src->clock_moves(c))
+		wait_s = CLOCK_S - (now - last_clock);
+	if ((rt = c->src->due_in(c, now)) >= 0 &&
+	    (wait_s < 0 || rt < wait_s))
+		wait_s = rt;
+	return wait_s < 0 ? -1 : (int)(wait_s * 1000) + 1;
+}
+
 /* After the screen is gone, what the round found stays on the terminal:
  * the summary headless and report print (words_summary). */
 static void
@@ -472,12 +508,13 @@ int
 console_loop(struct console *c)
 {
 	double last_clock = clock_now();
+	bool work = true, keyed = false;
 
 	render_touch_all(&c->r);
 	while (!c->quit) {
 		struct pollfd pfd[3];
 		nfds_t n = 0;
-		double now = clock_now(), wait_s = -1, rt;
+		double now = clock_now();
 		int timeout, key;
 		char drain[64];
 
@@ -486,16 +523,10 @@ console_loop(struct console *c)
 			render_touch_clock(&c->r, &c->m);
 			last_clock = now;
 		}
-		if (c->r.dirty && now - c->last_draw >= REDRAW_MIN_S)
+		if (c->r.dirty && (keyed || now - c->last_draw >= REDRAW_MIN_S))
 			console_draw(c, now);
-		if (c->r.dirty)
-			wait_s = REDRAW_MIN_S - (now - c->last_draw);
-		else if (c->src->clock_moves(c))
-			wait_s = CLOCK_S - (now - last_clock);
-		if ((rt = c->src->due_in(c, now)) >= 0 &&
-		    (wait_s < 0 || rt < wait_s))
-			wait_s = rt;
-		timeout = wait_s < 0 ? -1 : (int)(wait_s * 1000) + 1;
+		keyed = false;
+		timeout = console_timeout(c, now, last_clock, work);
 
 		pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
@@ -519,9 +550,17 @@ console_loop(struct console *c)
 			sig_term = SIGHUP; /* the terminal went away */
 			break;
 		}
-		while ((key = getch()) != ERR)
+		while ((key = getch()) != ERR) {
 			console_handle_key(c, key);
+			keyed = true;
+		}
+		if (keyed) {
+			/* Drawn before any more work: what the key changed. */
+			work = true;
+			continue;
+		}
 		c->src->feed(c, clock_now());
+		work = console_work(c);
 	}
 	if (c->src->running(c)) {
 		/* SIGTERM, SIGHUP, a lost terminal or a failed poll: stop
@@ -626,10 +665,18 @@ console_live_status(struct console *c)
 	(void)c;
 }
 
+static bool
+console_live_seeking(const struct console *c)
+{
+	(void)c;
+	return false;
+}
+
 static const struct console_source console_live_source = {
 	.fd = console_live_fd,
 	.due_in = console_live_due_in,
 	.feed = console_live_feed,
+	.seeking = console_live_seeking,
 	.clock = console_live_clock,
 	.clock_moves = console_live_clock_moves,
 	.running = console_round_live,

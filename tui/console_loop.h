@@ -22,6 +22,8 @@ struct console_replay {
 	double speed;
 	double due;              /* monotonic time the next event is due */
 	double fed_at;           /* monotonic time the last event was fed */
+	size_t target;           /* where a key asked to go (fed in slices) */
+	bool seeking;            /* pos is on its way to target */
 	const struct spec *spec; /* the round folder's round.json, or NULL */
 };
 
@@ -36,8 +38,12 @@ struct console_source {
 	/* Seconds until events fall due without an fd (a replay's pace), or
 	 * -1: none. */
 	double (*due_in)(struct console *c, double now);
-	/* Feed the model what arrived on the fd or fell due by now. */
+	/* Feed the model what arrived on the fd or fell due by now (a
+	 * slice of it at most: the loop polls again in between). */
 	void (*feed)(struct console *c, double now);
+	/* Whether it is catching up (a replay seeking a position in
+	 * slices): the ratios wait until it is there. */
+	bool (*seeking)(const struct console *c);
 	/* The log's clock now (now is monotonic), for the times on screen. */
 	double (*clock)(struct console *c, double now);
 	/* Whether a clock on screen moves (a leg runs, the gate waits). */

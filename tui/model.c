@@ -80,7 +80,6 @@ model_init(struct model *m)
 	m->gate_budget_s = NAN;
 	m->client_busy = m->server_busy = m->client_max = m->server_max = NAN;
 	m->tally = tally_create();
-	m->report_stale = true;
 }
 
 void
@@ -248,7 +247,6 @@ model_set_spec(struct model *m, const struct spec *s)
 	tally_set_spec(m->tally, s);
 	if (!m->name[0])
 		model_copy_name(m->name, s->name);
-	m->report_stale = true;
 	m->changed |= MODEL_CHANGE_ALL;
 }
 
@@ -687,7 +685,6 @@ model_feed(struct model *m, const json_t *ev)
 	    strcmp(t, "profile") == 0 || strcmp(t, "look") == 0 ||
 	    strcmp(t, "gate") == 0) {
 		tally_feed(m->tally, ev);
-		m->report_stale = true;
 		ch |= MODEL_CHANGE_RATIOS;
 	}
 	if (ts > m->last_ts) {
@@ -779,11 +776,31 @@ model_set_dir(struct model *m, const char *dir)
 const json_t *
 model_ratios(struct model *m)
 {
-	if (m->report_stale || !m->report) {
+	if (m->report == NULL || tally_report_stale(m->tally)) {
 		json_decref(m->report);
-		m->report = tally_report(m->tally);
-		m->report_stale = false;
+		m->report = tally_report_cached(m->tally);
 	}
+	return m->report;
+}
+
+bool
+model_ratios_advance(struct model *m, double deadline)
+{
+	json_t *rep;
+
+	if (m->report != NULL && !tally_report_stale(m->tally))
+		return true;
+	if ((rep = tally_report_advance(m->tally, deadline)) == NULL)
+		return false;
+	json_decref(m->report);
+	m->report = rep;
+	m->changed |= MODEL_CHANGE_RATIOS;
+	return !tally_report_stale(m->tally);
+}
+
+const json_t *
+model_ratios_shown(const struct model *m)
+{
 	return m->report;
 }
 

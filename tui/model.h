@@ -170,8 +170,8 @@ struct model {
 	bool plan_fixed;       /* from a spec: not grown by events */
 
 	struct tally *tally;
-	json_t *report;        /* tally_report, refreshed by model_ratios */
-	bool report_stale;
+	json_t *report;        /* the last complete tally report (what the
+	                        * ratios pane shows), or NULL */
 	unsigned changed;      /* enum model_change bits since
 	                        * model_take_changes */
 };
@@ -228,9 +228,21 @@ void model_set_dir(struct model *m, const char *dir);
  * taking the plan from s again (s may be NULL). */
 void model_restart(struct model *m, const struct spec *s);
 
-/* The ratios: tally_report of the legs so far (borrowed; refreshed only
- * when legs changed). */
+/* The ratios: tally_report of the legs so far (borrowed), up to date:
+ * computed now when legs came in since, but only the parts of it the new
+ * legs changed (tally_report_cached). */
 const json_t *model_ratios(struct model *m);
+
+/* The same in slices, for the console's loop: work on the ratios until
+ * clock_now() passes deadline (at least one piece of the report), then
+ * return; true when they are up to date.  A report completed marks
+ * MODEL_CHANGE_RATIOS. */
+bool model_ratios_advance(struct model *m, double deadline);
+
+/* What the ratios pane draws: the last complete report (borrowed), behind
+ * the legs while model_ratios_advance works on the next one; NULL before
+ * the first.  Never computes. */
+const json_t *model_ratios_shown(const struct model *m);
 
 /* Derived figures for the header and current leg; now is the clock the
  * screen shows (wall clock live, the log's clock in replay). */

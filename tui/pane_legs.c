@@ -570,7 +570,10 @@ static void
 pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m,
     double now)
 {
-	const json_t *rep = model_ratios(m), *cells = json_object_get(rep, "cells");
+	/* What the last complete report says: the console's loop brings it
+	 * up to date in slices (model_ratios_advance), never a draw. */
+	const json_t *rep = model_ratios_shown(m);
+	const json_t *cells = json_object_get(rep, "cells");
 	struct pane_legs_ratios v = { .r = r, .w = w, .h = getmaxy(w) - 2,
 	    .cw = getmaxx(w) - 2, .y = 1 };
 
@@ -580,8 +583,9 @@ pane_legs_ratios_draw(struct render *r, WINDOW *w, struct model *m,
 		return;
 	}
 	if (!json_is_object(cells) || json_object_size(cells) == 0) {
-		render_put(w, 1, 1, v.cw, THEME_DIM, "no ratios yet (they need a "
-		    "leg of each arm)");
+		render_put(w, 1, 1, v.cw, THEME_DIM, rep == NULL && m->nlegs > 0 ?
+		    "computing the ratios" : "no ratios yet (they need a leg of "
+		    "each arm)");
 		return;
 	}
 	v.min_n = stats_min_n(pane_legs_num(rep, "level"));

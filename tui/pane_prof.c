@@ -17,7 +17,8 @@
 int
 pane_prof_headlines(struct model *m, char (*lines)[160], int n)
 {
-	const json_t *profiles = json_object_get(model_ratios(m), "profiles");
+	const json_t *profiles = json_object_get(model_ratios_shown(m),
+	    "profiles");
 	const json_t *c, *a, *p;
 	const char *cell, *arm, *kind;
 	int k = 0;
@@ -179,7 +180,8 @@ pane_prof_callers(const json_t *p, const char *arm, char (*lines)[200],
 void
 pane_prof_draw(struct render *r, WINDOW *w, struct model *m)
 {
-	const json_t *profiles = json_object_get(model_ratios(m), "profiles");
+	const json_t *profiles = json_object_get(model_ratios_shown(m),
+	    "profiles");
 	const json_t *c, *a, *p, *row;
 	const char *cell, *arm, *kind;
 	int h = getmaxy(w) - 2, cw = getmaxx(w) - 2, line = 0, y = 1;

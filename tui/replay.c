@@ -26,6 +26,7 @@
 #include "xalloc.h"
 
 #define REPLAY_GAP_MAX 5.0
+#define REPLAY_SLICE_S 0.01  /* events fed between two polls, at most */
 #define REPLAY_SPEED_MIN (1.0 / 64)
 #define REPLAY_SPEED_MAX 4096.0
 
@@ -128,28 +129,55 @@ replay_is_leg(const json_t *ev)
 	return t && strcmp(t, "leg") == 0;
 }
 
-/* Feed events until pos reaches target. */
-static void
-replay_feed_to(struct console *c, size_t target)
+/* Feed the next event; true when the slice that began at t0 is over
+ * (the clock is read every 64 events). */
+static bool
+replay_feed_one(struct console *c, double t0)
 {
 	struct console_replay *p = c->replay;
 
-	while (p->pos < target && p->pos < p->n) {
-		model_feed(&c->m, p->ev[p->pos++]);
-		render_touch_replay(&c->r);
-	}
+	model_feed(&c->m, p->ev[p->pos++]);
+	return (p->pos & 63) == 0 && clock_now() - t0 >= REPLAY_SLICE_S;
 }
 
-/* Going backwards: rebuild the model from the start. */
+/* Go to target: the events are fed in slices by replay_advance (a
+ * thousand-rep log is tens of thousands of them), so keys are read in
+ * between.  Going backwards rebuilds the model from the start. */
 static void
-replay_rebuild(struct console *c, size_t target)
+replay_seek(struct console *c, size_t target)
 {
 	struct console_replay *p = c->replay;
 
-	model_restart(&c->m, p->spec);
-	p->pos = 0;
-	c->r.sel_leg = 0;
-	replay_feed_to(c, target);
+	if (target > p->n)
+		target = p->n;
+	if (target < p->pos) {
+		model_restart(&c->m, p->spec);
+		p->pos = 0;
+		c->r.sel_leg = 0;
+	}
+	p->target = target;
+	p->seeking = p->pos < target;
+	render_touch_replay(&c->r);
+}
+
+/* Where the player is, or is going. */
+static size_t
+replay_at(const struct console_replay *p)
+{
+	return p->seeking ? p->target : p->pos;
+}
+
+/* One slice of a seek. */
+static void
+replay_seek_slice(struct console *c)
+{
+	struct console_replay *p = c->replay;
+	double t0 = clock_now();
+
+	while (p->pos < p->target && !replay_feed_one(c, t0))
+		;
+	p->seeking = p->pos < p->target;
+	render_touch_replay(&c->r);
 }
 
 static void
@@ -171,6 +199,8 @@ replay_due_in(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
 
+	if (p->seeking)
+		return 0;
 	if (!p->playing || p->pos >= p->n)
 		return -1;
 	return p->due > now ? p->due - now : 0;
@@ -180,9 +210,14 @@ static void
 replay_advance(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
+	bool over = false;
 
-	while (p->playing && p->pos < p->n && now >= p->due) {
-		model_feed(&c->m, p->ev[p->pos++]);
+	if (p->seeking) {
+		replay_seek_slice(c);
+		return;
+	}
+	while (p->playing && p->pos < p->n && now >= p->due && !over) {
+		over = replay_feed_one(c, now);
 		render_touch_replay(&c->r);
 		p->fed_at = p->due > now - 1 ? p->due : now;
 		replay_schedule(c, p->fed_at);
@@ -226,30 +261,30 @@ replay_key(struct console *c, int key)
 		p->speed = p->speed / 2 < REPLAY_SPEED_MIN ? REPLAY_SPEED_MIN : p->speed / 2;
 		break;
 	case KEY_RIGHT: case 'l':
-		for (i = p->pos; i < p->n && !replay_is_leg(p->ev[i]); i++)
+		for (i = replay_at(p); i < p->n && !replay_is_leg(p->ev[i]); i++)
 			;
-		replay_feed_to(c, i < p->n ? i + 1 : p->n);
 		p->playing = false;
+		replay_seek(c, i < p->n ? i + 1 : p->n);
 		break;
 	case KEY_LEFT: case 'h': {
 		/* Back to just after the leg before the last one shown. */
 		size_t seen = 0, target = 0;
-		for (i = p->pos; i > 0; i--)
+		for (i = replay_at(p); i > 0; i--)
 			if (replay_is_leg(p->ev[i - 1]) && ++seen == 2) {
 				target = i;
 				break;
 			}
 		p->playing = false;
-		replay_rebuild(c, target);
+		replay_seek(c, target);
 		break;
 	}
 	case KEY_HOME:
 		p->playing = false;
-		replay_rebuild(c, 0);
+		replay_seek(c, 0);
 		break;
 	case KEY_END:
 		p->playing = false;
-		replay_feed_to(c, p->n);
+		replay_seek(c, p->n);
 		break;
 	default:
 		return 0;
@@ -264,6 +299,12 @@ replay_fd(const struct console *c)
 {
 	(void)c;
 	return -1;
+}
+
+static bool
+replay_seeking(const struct console *c)
+{
+	return c->replay->seeking;
 }
 
 static bool
@@ -301,6 +342,7 @@ const struct console_source replay_source = {
 	.fd = replay_fd,
 	.due_in = replay_due_in,
 	.feed = replay_advance,
+	.seeking = replay_seeking,
 	.clock = replay_clock,
 	.clock_moves = replay_clock_moves,
 	.running = replay_running,
@@ -348,9 +390,13 @@ console_replay(const char *log_path, double speed, bool instant,
 		goto out;
 	}
 	c.r.replay = true;
-	if (instant)
-		replay_feed_to(&c, p.n);
-	else {
+	if (instant) {
+		/* The end, ratios and all, on the first screen: a start, no key
+		 * waits for it. */
+		while (p.pos < p.n)
+			model_feed(&c.m, p.ev[p.pos++]);
+		(void)model_ratios(&c.m);
+	} else {
 		p.playing = true;
 		p.due = clock_now();
 	}

@@ -58,6 +58,7 @@ tally_cell(struct tally *t, const char *name, bool create)
 	memset(c, 0, sizeof *c);
 	c->name = xstrdup(name);
 	t->last_cell = t->ncells++;
+	tally_reshape(t);
 	return c;
 }
 
@@ -81,6 +82,7 @@ tally_arm(struct tally *t, struct tcell *c, const char *name, bool create)
 	memset(a, 0, sizeof *a);
 	a->name = xstrdup(name);
 	t->last_arm = c->narms++;
+	tally_reshape(t);
 	return a;
 }
 
@@ -164,6 +166,7 @@ tally_spec_order(struct tally *t, const struct spec *s)
 	t->cells = cells;
 	t->ncells = s->ncells;
 	t->last_cell = t->last_arm = 0;
+	tally_reshape(t);
 }
 
 static void
@@ -228,6 +231,7 @@ tally_set_spec(struct tally *t, const struct spec *s)
 void
 tally_set_name(struct tally *t, const char *name)
 {
+	t->clock++;
 	if (t->name == NULL && name != NULL)
 		t->name = xstrdup(name);
 }
@@ -242,6 +246,7 @@ tally_set_baseline(struct tally *t, const char *arm)
 			return -2;
 	free(t->baseline);
 	t->baseline = xstrdup(arm);
+	tally_reshape(t);
 	return 0;
 }
 
@@ -265,7 +270,15 @@ tally_add_aa(struct tally *t, const char *arm, const char *of)
 	t->aa[t->naa].aa_of = xstrdup(of);
 	t->aa[t->naa].vs = NULL;
 	t->naa++;
+	tally_reshape(t);
 	return 0;
+}
+
+void
+tally_reshape(struct tally *t)
+{
+	t->gen++;
+	t->clock++;
 }
 
 size_t
@@ -277,6 +290,7 @@ tally_metric(struct tally *t, const char *name)
 	t->metrics = xreallocarray(t->metrics, t->nmetrics + 1,
 	    sizeof *t->metrics);
 	t->metrics[t->nmetrics] = xstrdup(name);
+	tally_reshape(t);
 	return t->nmetrics++;
 }
 
@@ -348,6 +362,7 @@ tally_set_stats(struct tally *t, double level, double margin)
 	t->level = level;
 	t->margin = margin;
 	t->stats_set = true;
+	tally_reshape(t);
 }
 
 /* Whether a round event's counters were the machine's default: marked
@@ -373,6 +388,7 @@ tally_feed_round(struct tally *t, const json_t *ev)
 {
 	const json_t *reps = json_object_get(ev, "reps");
 
+	tally_reshape(t);
 	if (t->name == NULL && json_is_string(json_object_get(ev, "name")))
 		t->name = xstrdup(json_string_value(
 		    json_object_get(ev, "name")));
@@ -425,6 +441,7 @@ tally_feed_look(struct tally *t, const json_t *ev)
 		return;
 	json_decref(c->look);
 	c->look = json_incref((json_t *)ev);
+	c->ver = ++t->clock;
 	if (json_is_true(json_object_get(ev, "decided")) &&
 	    json_is_integer(rep) && json_integer_value(rep) > 0 &&
 	    json_integer_value(rep) <= TALLY_MAX_REP)
@@ -436,6 +453,7 @@ tally_feed(struct tally *t, const json_t *ev)
 {
 	const char *type = json_string_value(json_object_get(ev, "t"));
 
+	t->clock++;  /* any event may change the report (see tally_int.h) */
 	if (type == NULL) {
 		/* An earlier harness's row, if logread did not tag it. */
 		if (json_object_get(ev, "cell") && json_object_get(ev, "arm") &&
@@ -477,8 +495,10 @@ tally_feed_line(struct tally *t, const char *line, size_t len)
 
 	if (!tally_line_scan(line, len, &t->rec, &t->scratch, &t->scap, &fed))
 		return TALLY_LINE_PASS;
-	if (fed)
+	if (fed) {
+		t->clock++;
 		tally_feed_rec(t, &t->rec);
+	}
 	return TALLY_LINE_LEG;
 }
 
@@ -499,6 +519,7 @@ tally_destroy(struct tally *t)
 {
 	if (t == NULL)
 		return;
+	tally_cache_destroy(t->cache);
 	profdiff_destroy(t->prof);
 	for (size_t i = 0; i < TALLY_WARN_CAP; i++) {
 		free(t->ignored_names[i]);

@@ -116,6 +116,27 @@ json_t *tally_report_brief(const struct tally *t);
  * legs then never hold every list at once. */
 json_t *tally_report_deferred(const struct tally *t);
 
+/* tally_report, kept by the tally from call to call for a reader that
+ * asks again and again as legs come in (the console).  Only the pieces of
+ * the report that read an arm with a new leg are computed again: in the
+ * leg's own cell, the arm itself, the arms compared with it, and the
+ * cell's A/A floor and biased metrics when it is an A/A arm or its
+ * original.  The same object as tally_report's, up to date.  A new
+ * reference to an object that shares its parts with the tally's cache:
+ * read it, never change it. */
+json_t *tally_report_cached(struct tally *t);
+
+/* tally_report_cached in slices, for a caller that must not wait long: work
+ * on the cached report until clock_now() passes deadline (at least one
+ * piece; deadline <= 0: one piece), then return.  A new reference to the
+ * report when it is complete, NULL while more remains.  A leg fed while
+ * a report is under way is taken in by the next one. */
+json_t *tally_report_advance(struct tally *t, double deadline);
+
+/* Whether the tally was fed since the report tally_report_cached or
+ * tally_report_advance last completed (true before the first). */
+bool tally_report_stale(const struct tally *t);
+
 /* The "ratios" list tally_report gives metric of arm in cell, into *buf
  * (room for *cap values a list, grown as needed; the caller frees it).
  * Its length; 0 when there is no such list. */

@@ -512,6 +512,7 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {
 		c->aborted_seen++;
+		c->ver = ++t->clock;
 		return;
 	}
 	tally_rec_metrics(t, r);
@@ -521,6 +522,10 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		return;
 	}
 	l = tally_leg_slot(a, rep);
+	a->ver = ++t->clock;
+	a->change_ver[a->nchanges % TALLY_RECENT] = a->ver;
+	a->change_rep[a->nchanges % TALLY_RECENT] = (uint32_t)rep;
+	a->nchanges++;
 	if (l->status != LEG_NONE)
 		l->flags |= TLEG_DUP;
 	l->flags &= TLEG_DUP;

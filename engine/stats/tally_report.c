@@ -1,6 +1,9 @@
 /* Tally: the report (see tally.h): every (cell, arm) against its
  * comparison arm, per metric, with the warnings a reader needs.  All
- * arithmetic through stats.h. */
+ * arithmetic through stats.h.  This file builds the pieces
+ * (tally_piece.h): an arm's part of its cell, an A/A arm's state;
+ * tally_join.c puts them together, tally_cache.c decides which to build
+ * and keeps them. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -10,8 +13,8 @@
 
 #include "stats.h"
 #include "stats_floor.h"
-#include "profdiff.h"
 #include "tally_int.h"
+#include "tally_piece.h"
 #include "xalloc.h"
 
 static double
@@ -20,21 +23,11 @@ tally_val(const struct tarm *a, const struct tleg *l, size_t m)
 	return m < l->nvals ? a->vals[l->off + m] : NAN;
 }
 
-static json_t *
+json_t *
 tally_real(double x)
 {
 	return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
-
-/* Warnings, with each kind listed one by one up to TALLY_WARN_CAP and then
- * counted, so a million failed legs do not make a million lines. */
-enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OUTSIDE,
-    W_OTHER, W_KINDS };
-static const char *const warn_kind[W_KINDS] = {
-	"too few paired reps for an interval", "failed legs", "timed-out legs",
-	"multiplexed counters", "legs with foreign CPU above the threshold",
-	"duplicate counted leg lines", "leg lines outside the plan", "other",
-};
 
 size_t
 tally_plan_reps(const struct tally *t)
@@ -48,12 +41,20 @@ tally_in_plan(size_t reps, size_t r)
 	return reps == 0 || (r >= 1 && r <= reps);
 }
 
-struct warns {
-	json_t *list;
-	size_t count[W_KINDS];
-};
+static void
+tally_warn_list(struct warns *w, int kind, json_t *msg)
+{
+	size_t n = json_array_size(w->list);
 
-static void __attribute__((format(printf, 3, 4)))
+	if (n == w->cap) {
+		w->cap = xgrow(w->cap, n + 1, 8);
+		w->kind = xrealloc(w->kind, w->cap);
+	}
+	w->kind[n] = (unsigned char)kind;
+	json_array_append_new(w->list, msg);
+}
+
+void
 tally_warn(struct warns *w, int kind, const char *fmt, ...)
 {
 	char buf[512];
@@ -64,7 +65,34 @@ tally_warn(struct warns *w, int kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	json_array_append_new(w->list, json_string(buf));
+	tally_warn_list(w, kind, json_string(buf));
+}
+
+void
+tally_warns_add(struct warns *w, const struct warns *piece)
+{
+	size_t seen[W_KINDS] = { 0 };
+	const json_t *msg;
+	size_t j;
+
+	/* The piece lists the first TALLY_WARN_CAP of each kind it made; the
+	 * report lists those the report's own count still leaves room for. */
+	json_array_foreach(piece->list, j, msg) {
+		int k = piece->kind[j];
+		if (k == W_OTHER || w->count[k] + seen[k] < TALLY_WARN_CAP)
+			tally_warn_list(w, k, json_incref((json_t *)msg));
+		seen[k]++;
+	}
+	for (int k = 0; k < W_KINDS; k++)
+		w->count[k] += piece->count[k];
+}
+
+void
+tally_warns_clear(struct warns *w)
+{
+	json_decref(w->list);
+	free(w->kind);
+	memset(w, 0, sizeof *w);
 }
 
 static bool
@@ -121,6 +149,26 @@ tally_find_arm(const struct tcell *c, const char *name)
 	return NULL;
 }
 
+bool
+tally_changes_unpaired(const struct tarm *b, uint64_t since_ver,
+    const struct tarm *a, size_t reps)
+{
+	size_t kept = b->nchanges < TALLY_RECENT ? b->nchanges : TALLY_RECENT;
+	bool seen_since = b->nchanges <= TALLY_RECENT;
+
+	for (size_t j = b->nchanges - kept; j < b->nchanges; j++) {
+		size_t r = b->change_rep[j % TALLY_RECENT];
+		if (b->change_ver[j % TALLY_RECENT] <= since_ver) {
+			seen_since = true;
+			continue;
+		}
+		if (r < a->nlegs && a->legs[r].status == LEG_OK &&
+		    tally_in_plan(reps, r))
+			return false;
+	}
+	return seen_since;
+}
+
 /* Paired ratios of metric m, a against b, in rep order into out (room for
  * max(a, b) reps), and the pairs' values into va and vb, compacted the same
  * way; returns n. */
@@ -147,16 +195,14 @@ tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
 	return k;
 }
 
-/* stats_wilcoxon_k remembered by n: the exact distribution costs about
- * 30 ms at n = 2000, and every metric of every arm in a cell usually has
- * the same n. */
-#define KMEMO 8
-struct kmemo {
-	double level;
-	size_t n[KMEMO];
-	uint64_t k[KMEMO];
-	size_t used, next;
-};
+bool
+tally_k_known(const struct kmemo *km, size_t n)
+{
+	for (size_t j = 0; j < km->used; j++)
+		if (km->n[j] == n)
+			return true;
+	return false;
+}
 
 static uint64_t
 tally_k(struct kmemo *km, size_t n)
@@ -173,20 +219,6 @@ tally_k(struct kmemo *km, size_t n)
 		km->used++;
 	return km->k[i];
 }
-
-/* One metric of one arm by one estimator: what SPEC.md's report lists,
- * with the verdict left for the caller (it needs the cell's biased
- * flag). */
-struct tally_est {
-	double est, lo, hi;
-	bool has_ci;
-};
-
-/* Both estimators of one metric, indexed by enum spec_estimator: the
- * round's decides the verdict, the other is reported beside it ("alt"). */
-struct tally_ests {
-	struct tally_est by[2];
-};
 
 static void
 tally_estimate(struct kmemo *km, const double *ratios, const double *va,
@@ -239,13 +271,6 @@ tally_alt_json(const struct tally_ests *e, enum spec_estimator chosen,
 	    &e->by[other], margin)));
 	return o;
 }
-
-/* How a report carries the per-rep ratio lists. */
-enum tally_lists {
-	TALLY_LISTS,       /* as json arrays */
-	TALLY_NO_LISTS,    /* left out (text, markdown, the console) */
-	TALLY_DEFERRED,    /* null, for report_print_lists to fill in */
-};
 
 static json_t *
 tally_metric_json(const double *ratios, const double *va, const double *vb,
@@ -306,14 +331,7 @@ tally_arm_ipc(const struct tarm *a, size_t reps, double *buf)
 	return stats_median(buf, n);
 }
 
-/* Per-leg warnings and counts of one arm. */
-/* Legs of an arm that ran on a box that was not quiet: the gate let them
- * go on a busy one (the operator's g or G, timeout_s, the budget), or the
- * foreign load or a pinned cpu's went over its threshold during them. */
-struct tally_unquiet {
-	size_t legs, waived, timeout, budget, noisy;
-};
-
+/* Count a leg in q (struct tally_unquiet). */
 static void
 tally_unquiet_add(struct tally_unquiet *q, const struct tleg *l, bool noisy)
 {
@@ -330,71 +348,7 @@ tally_unquiet_add(struct tally_unquiet *q, const struct tleg *l, bool noisy)
 		q->noisy++;
 }
 
-static size_t
-tally_unquiet_n(const struct tally_unquiet *q)
-{
-	return q->waived + q->timeout + q->budget + q->noisy;
-}
-
-/* Add q to arm's entry of the report's gate.arms (made at its first
- * cell). */
-static void
-tally_unquiet_json(json_t *arms, const char *arm, const struct tally_unquiet *q)
-{
-	static const char *const keys[] = { "legs", "not_quiet", "waived",
-	    "timeout", "budget", "noisy" };
-	size_t v[] = { q->legs, tally_unquiet_n(q), q->waived, q->timeout,
-	    q->budget, q->noisy };
-	json_t *o = json_object_get(arms, arm);
-
-	if (o == NULL) {
-		o = json_object();
-		json_object_set_new(arms, arm, o);
-	}
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-		json_object_set_new(o, keys[k], json_integer((json_int_t)
-		    (json_integer_value(json_object_get(o, keys[k])) +
-		    (json_int_t)v[k])));
-}
-
-/* The gate's warnings: it stopped waiting (its budget was spent, or the
- * operator released the rest of the round), with how many legs ran on a
- * box that was not quiet. */
-static void
-tally_gate_warnings(const struct tally *t, const json_t *arms,
-    struct warns *w)
-{
-	const char *name;
-	json_t *o;
-	json_int_t n = 0;
-
-	json_object_foreach((json_t *)arms, name, o)
-		n += json_integer_value(json_object_get(o, "not_quiet"));
-	if (t->gate_budget_spent)
-		tally_warn(w, W_OTHER, "the quiet gate spent its budget_s of "
-		    "waiting: the rest of the round did not wait for a quiet "
-		    "box (%lld legs in all ran on a busy one; see gate)",
-		    (long long)n);
-	if (t->gate_released)
-		tally_warn(w, W_OTHER, "the operator let the rest of the round "
-		    "past the quiet gate (G): %lld legs in all ran on a busy "
-		    "box (see gate)", (long long)n);
-}
-
-/* The report's "gate": what the quiet gate did over the whole round. */
-static json_t *
-tally_gate_json(const struct tally *t, json_t *arms)
-{
-	json_t *g = json_object();
-
-	json_object_set_new(g, "waited_s", json_real(round(t->gate_wait_s *
-	    1000.0) / 1000.0));
-	json_object_set_new(g, "budget_spent", json_boolean(t->gate_budget_spent));
-	json_object_set_new(g, "released", json_boolean(t->gate_released));
-	json_object_set_new(g, "arms", arms);
-	return g;
-}
-
+/* Per-leg warnings and counts of one arm. */
 static void
 tally_arm_legs(const struct tally *t, const struct tcell *c,
     const struct tarm *a, struct warns *w, size_t *counted, size_t *failed,
@@ -448,32 +402,8 @@ tally_arm_legs(const struct tally *t, const struct tcell *c,
 	}
 }
 
-/* What building one cell's object needs, allocated once per cell. */
-struct tally_cellwork {
-	const struct tally *t;
-	const struct tcell *c;
-	struct kmemo *km;
-	struct warns *w;
-	enum tally_lists lists;
-	size_t nm, reps;
-	double *ratios, *va, *vb;    /* room for the most reps of an arm */
-	double *floor;               /* [m]: the A/A floor */
-	bool *bias;                  /* [m]: the A/A arms disagree */
-	bool *shown;                 /* [m]: a row of this cell (wall, cpu,
-	                              * a value in some leg of the cell, or a
-	                              * counter the user named) */
-	/* [arm * nm + m]: an A/A arm's estimate against its original, made
-	 * once for the floor and the bias and used again for its verdicts
-	 * (the estimate is most of a report's arithmetic). */
-	struct tally_ests *aa_est;
-	const struct tarm **aa_vs;   /* [arm]: that original, or NULL */
-	json_t *gate_arms;           /* the report's gate.arms, summed over
-	                              * the cells */
-};
-
 /* Which metrics cell c shows: a server's or a load's numbers are not
- * rows of a cell without them.  O(legs x metrics) of the cell, once per
- * report. */
+ * rows of a cell without them.  O(legs x metrics) of the cell. */
 static void
 tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
 {
@@ -490,100 +420,116 @@ tally_cell_shown(const struct tally *t, const struct tcell *c, bool *shown)
 	}
 }
 
-static void
+void
 tally_cellwork_init(struct tally_cellwork *cw, const struct tally *t,
     const struct tcell *c)
 {
-	size_t maxreps = 0, nm = t->nmetrics;
+	size_t maxreps = 0;
+	const char *of;
 
 	for (size_t i = 0; i < c->narms; i++)
 		if (c->arms[i].nlegs > maxreps)
 			maxreps = c->arms[i].nlegs;
 	cw->t = t;
 	cw->c = c;
-	cw->nm = nm;
+	cw->nm = t->nmetrics;
 	cw->reps = tally_plan_reps(t);
-	cw->floor = xreallocarray(NULL, nm, sizeof *cw->floor);
-	cw->bias = xreallocarray(NULL, nm, sizeof *cw->bias);
-	cw->shown = xreallocarray(NULL, nm + 1, sizeof *cw->shown);
+	cw->shown = xreallocarray(NULL, cw->nm + 1, sizeof *cw->shown);
 	tally_cell_shown(t, c, cw->shown);
 	cw->ratios = xreallocarray(NULL, maxreps + 1, sizeof *cw->ratios);
 	cw->va = xreallocarray(NULL, maxreps + 1, sizeof *cw->va);
 	cw->vb = xreallocarray(NULL, maxreps + 1, sizeof *cw->vb);
-	cw->aa_est = xreallocarray(NULL, c->narms * nm + 1,
-	    sizeof *cw->aa_est);
 	cw->aa_vs = xcalloc(c->narms + 1, sizeof *cw->aa_vs);
+	for (size_t i = 0; i < c->narms; i++)
+		if (tally_is_aa(t, c->arms[i].name, &of))
+			cw->aa_vs[i] = tally_find_arm(c, of);
 }
 
-static void
+void
 tally_cellwork_finish(struct tally_cellwork *cw)
 {
-	free(cw->floor);
-	free(cw->bias);
 	free(cw->shown);
 	free(cw->ratios);
 	free(cw->va);
 	free(cw->vb);
-	free(cw->aa_est);
 	free(cw->aa_vs);
 }
 
+bool
+tally_piece_k(struct tally_cellwork *cw, size_t i, const struct tarm *b,
+    bool make)
+{
+	const struct tarm *a = &cw->c->arms[i];
+	bool needed = false;
+
+	for (size_t m = 0; b != NULL && m < cw->nm; m++) {
+		size_t n = tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb);
+		if (n == 0 || tally_k_known(cw->km, n))
+			continue;
+		needed = true;
+		if (!make)
+			break;
+		(void)tally_k(cw->km, n);
+	}
+	return needed;
+}
+
 /* The A/A arms first: every verdict needs to know whether identical arms
- * read differently (biased), and the floor describes the cell. */
-static void
-tally_cell_floor(struct tally_cellwork *cw)
+ * read differently (biased), and the floor describes the cell.  Each A/A
+ * arm's estimate against its original is made once here and used again
+ * for its own verdicts (the estimate is most of a report's arithmetic). */
+void
+tally_aa_build(struct tally_cellwork *cw, size_t i, struct tally_aa *aa)
+{
+	const struct tarm *a = &cw->c->arms[i], *b = cw->aa_vs[i];
+
+	for (size_t m = 0; m < cw->nm; m++) {
+		size_t n = tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
+		    cw->vb);
+		aa->spread[m] = stats_spread(cw->ratios, n);
+		tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
+		    &aa->est[m]);
+	}
+	aa->ver_a = a->ver;
+	aa->ver_b = b->ver;
+}
+
+void
+tally_cell_floor(const struct tally_cellwork *cw, double *floor, bool *bias)
 {
 	const struct tcell *c = cw->c;
-	const char *of;
 
-	for (size_t i = 0; i < c->narms; i++)
-		if (tally_is_aa(cw->t, c->arms[i].name, &of))
-			cw->aa_vs[i] = tally_find_arm(c, of);
 	for (size_t m = 0; m < cw->nm; m++) {
-		cw->floor[m] = NAN;
-		cw->bias[m] = false;
+		floor[m] = NAN;
+		bias[m] = false;
 		for (size_t i = 0; i < c->narms; i++) {
-			struct tally_ests *es = &cw->aa_est[i * cw->nm + m];
-			const struct tally_est *e = &es->by[cw->t->estimator];
-			size_t n;
+			const struct tally_est *e;
 			double f;
 			if (cw->aa_vs[i] == NULL)
 				continue;
-			n = tally_pair(&c->arms[i], cw->aa_vs[i], m, cw->reps,
-			    cw->ratios, cw->va, cw->vb);
-			f = stats_spread(cw->ratios, n);
-			if (!isnan(f) && (isnan(cw->floor[m]) || f > cw->floor[m]))
-				cw->floor[m] = f;
-			tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
-			    es);
+			f = cw->aa[i].spread[m];
+			e = &cw->aa[i].est[m].by[cw->t->estimator];
+			if (!isnan(f) && (isnan(floor[m]) || f > floor[m]))
+				floor[m] = f;
 			if (e->has_ci && (e->lo > 1 || e->hi < 1))
-				cw->bias[m] = true;
+				bias[m] = true;
 		}
 	}
 }
 
-/* The biased metrics' names, sorted, as the report promises. */
-static json_t *
-tally_biased_json(const struct tally_cellwork *cw)
+/* The A/A estimate of arm i against b made for the floor, when it is of
+ * the legs both have now; else NULL. */
+static const struct tally_ests *
+tally_aa_est(const struct tally_cellwork *cw, size_t i, const struct tarm *b,
+    size_t m)
 {
-	const struct tally *t = cw->t;
-	size_t *idx = xreallocarray(NULL, cw->nm + 1, sizeof *idx), nb = 0;
-	json_t *biased = json_array();
+	const struct tally_aa *aa = &cw->aa[i];
 
-	for (size_t m = 0; m < cw->nm; m++)
-		if (cw->bias[m]) {
-			size_t k = nb++;
-			while (k > 0 && strcmp(t->metrics[idx[k - 1]],
-			    t->metrics[m]) > 0) {
-				idx[k] = idx[k - 1];
-				k--;
-			}
-			idx[k] = m;
-		}
-	for (size_t k = 0; k < nb; k++)
-		json_array_append_new(biased, json_string(t->metrics[idx[k]]));
-	free(idx);
-	return biased;
+	if (b == NULL || b != cw->aa_vs[i] || !aa->valid ||
+	    aa->ver_a != cw->c->arms[i].ver || aa->ver_b != b->ver)
+		return NULL;
+	return &aa->est[m];
 }
 
 /* Arm i's object against its comparison arm vs; *ncmp counts the
@@ -602,6 +548,7 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	json_object_set_new(aj, "vs", json_string(vs));
 	json_object_set_new(aj, "aa_of", aa ? json_string(of) : json_null());
 	for (size_t m = 0; m < cw->nm; m++) {
+		const struct tally_ests *made;
 		size_t n;
 		struct tally_ests e;
 
@@ -611,8 +558,8 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 		    cw->vb) : 0;
 		if (n > maxn)
 			maxn = n;
-		if (b != NULL && b == cw->aa_vs[i])
-			e = cw->aa_est[i * cw->nm + m];
+		if ((made = tally_aa_est(cw, i, b, m)) != NULL)
+			e = *made;
 		else
 			tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
 			    &e);
@@ -631,159 +578,31 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	return aj;
 }
 
-/* The cell's last look, the keys a reader needs. */
-static json_t *
-tally_look_json(const json_t *look)
-{
-	static const char *const keys[] = { "rep", "look", "looks", "level",
-	    "decided", "verdicts" };
-	json_t *lk = json_object();
-
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-		json_t *v = json_object_get(look, keys[k]);
-		if (v != NULL)
-			json_object_set(lk, keys[k], v);
-	}
-	return lk;
-}
-
-static json_t *
-tally_cell_json(struct tally_cellwork *cw, size_t *planned, size_t *ncmp)
+void
+tally_piece_build(struct tally_cellwork *cw, size_t i, struct tally_piece *p)
 {
 	const struct tally *t = cw->t;
 	const struct tcell *c = cw->c;
-	json_t *cj = json_object(), *floors = json_object(), *arms = json_object();
-	json_t *legs = json_object(), *ipcs = json_object();
-	size_t counted = 0, failed = 0, tout = 0, unquiet = 0;
+	const struct tarm *a = &c->arms[i], *b;
+	const char *vs;
 
-	tally_cell_floor(cw);
-	for (size_t m = 0; m < cw->nm; m++)
-		if (cw->shown[m])
-			json_object_set_new(floors, t->metrics[m],
-			    tally_real(cw->floor[m]));
-	json_object_set_new(cj, "floor", floors);
-	json_object_set_new(cj, "biased", tally_biased_json(cw));
-	for (size_t i = 0; i < c->narms; i++) {
-		const struct tarm *a = &c->arms[i];
-		const char *vs = tally_vs(t, c, a->name, cw->w);
-		double ipc = tally_arm_ipc(a, cw->reps, cw->ratios);
-
-		struct tally_unquiet uq = { 0 };
-
-		json_object_set_new(ipcs, a->name, tally_real(ipc));
-		tally_arm_legs(t, c, a, cw->w, &counted, &failed, &tout, planned,
-		    &uq);
-		unquiet += tally_unquiet_n(&uq);
-		tally_unquiet_json(cw->gate_arms, a->name, &uq);
-		if (vs != NULL)
-			json_object_set_new(arms, a->name, tally_arm_json(cw, i,
-			    vs, ipc, ncmp));
-	}
-	json_object_set_new(cj, "arms", arms);
-	json_object_set_new(legs, "counted", json_integer((json_int_t)counted));
-	json_object_set_new(legs, "failed", json_integer((json_int_t)failed));
-	json_object_set_new(legs, "timed_out", json_integer((json_int_t)tout));
-	json_object_set_new(legs, "aborted_seen",
-	    json_integer((json_int_t)c->aborted_seen));
-	json_object_set_new(legs, "not_quiet", json_integer((json_int_t)unquiet));
-	json_object_set_new(cj, "legs", legs);
-	json_object_set_new(cj, "ipc", ipcs);
-	if (c->look != NULL)
-		json_object_set_new(cj, "look", tally_look_json(c->look));
-	return cj;
-}
-
-/* The warnings of the whole log, after the cells' own. */
-static void
-tally_log_warnings(const struct tally *t, struct warns *w)
-{
-	const json_t *pw;
-	size_t i;
-
-	if (t->ignored)
-		tally_warn(w, W_OTHER, "%zu leg lines name a cell or arm that "
-		    "is not in round.json and were ignored", t->ignored);
-	for (size_t i = 0; i < t->ignored && i < TALLY_WARN_CAP; i++)
-		tally_warn(w, W_OTHER, "%s: a leg line of a cell or arm that is "
-		    "not in round.json; not counted", t->ignored_names[i]);
-	for (size_t i = 0; i < t->nimplausible && i < TALLY_WARN_CAP; i++)
-		tally_warn(w, W_OTHER, "%s is not a value a leg can have; left "
-		    "out of every figure", t->implausible[i]);
-	if (t->nimplausible > TALLY_WARN_CAP)
-		tally_warn(w, W_OTHER, "... and %zu more values no leg can have",
-		    t->nimplausible - TALLY_WARN_CAP);
-	if (t->unusable)
-		tally_warn(w, W_OTHER, "%zu leg lines without a usable cell, "
-		    "arm or rep were ignored", t->unusable);
-	json_array_foreach(profdiff_warnings(t->prof), i, pw)
-		tally_warn(w, W_OTHER, "%s", json_string_value(pw));
-	for (size_t k = 0; k < W_OTHER; k++)
-		if (w->count[k] > TALLY_WARN_CAP)
-			tally_warn(w, W_OTHER, "... and %zu more warnings of "
-			    "the same kind (%s)", w->count[k] - TALLY_WARN_CAP,
-			    warn_kind[k]);
-}
-
-/* "partial" and "legs_total": known with a round file. */
-static void
-tally_plan_json(const struct tally *t, json_t *rep, size_t planned)
-{
-	size_t total = 0;
-
-	if (!t->have_spec) {
-		json_object_set_new(rep, "partial", json_null());
-		json_object_set_new(rep, "legs_total", json_null());
-		return;
-	}
-	/* An adaptive cell decided at a look plans no reps past it. */
-	for (size_t i = 0; i < t->ncells; i++)
-		total += (size_t)(t->cells[i].stopped_rep ?
-		    t->cells[i].stopped_rep : t->reps) * t->nsarms;
-	json_object_set_new(rep, "partial", json_boolean(planned < total));
-	json_object_set_new(rep, "legs_total", json_integer((json_int_t)total));
-}
-
-static json_t *
-tally_report_lists(const struct tally *t, enum tally_lists lists)
-{
-	json_t *rep = json_object(), *cells = json_object();
-	struct warns w = { .list = json_array() };
-	struct kmemo km = { .level = t->level };
-	size_t planned = 0, counted = 0, ncmp = 0;
-	json_t *gate_arms = json_object();
-
-	json_object_set_new(rep, "round",
-	    t->name ? json_string(t->name) : json_null());
-	json_object_set_new(rep, "level", json_real(t->level));
-	json_object_set_new(rep, "margin", json_real(t->margin));
-	json_object_set_new(rep, "estimator", json_string(
-	    spec_estimator_name(t->estimator)));
-	for (size_t i = 0; i < t->ncells; i++) {
-		struct tally_cellwork cw = { .km = &km, .w = &w,
-		    .lists = lists, .gate_arms = gate_arms };
-		json_t *cj;
-		if (t->cells[i].narms == 0)
-			continue;
-		tally_cellwork_init(&cw, t, &t->cells[i]);
-		cj = tally_cell_json(&cw, &planned, &ncmp);
-		tally_cellwork_finish(&cw);
-		counted += (size_t)json_integer_value(json_object_get(
-		    json_object_get(cj, "legs"), "counted"));
-		json_object_set_new(cells, t->cells[i].name, cj);
-	}
-	json_object_set_new(rep, "comparisons", json_integer((json_int_t)ncmp));
-	json_object_set_new(rep, "cells", cells);
-	json_object_set_new(rep, "gate", tally_gate_json(t, gate_arms));
-	tally_gate_warnings(t, gate_arms, &w);
-	/* Profiles explain a ratio but are never in one: beside the cells. */
-	if (profdiff_any(t->prof))
-		json_object_set_new(rep, "profiles", profdiff_json(t->prof,
-		    cells));
-	tally_log_warnings(t, &w);
-	json_object_set_new(rep, "warnings", w.list);
-	tally_plan_json(t, rep, planned);
-	json_object_set_new(rep, "legs_counted", json_integer((json_int_t)counted));
-	return rep;
+	json_decref(p->arm);
+	tally_warns_clear(&p->w);
+	p->w.list = json_array();
+	p->counted = p->failed = p->timed_out = p->planned = p->ncmp = 0;
+	memset(&p->uq, 0, sizeof p->uq);
+	cw->w = &p->w;
+	vs = tally_vs(t, c, a->name, cw->w);
+	b = tally_find_arm(c, vs);
+	p->ipc = tally_arm_ipc(a, cw->reps, cw->ratios);
+	tally_arm_legs(t, c, a, cw->w, &p->counted, &p->failed,
+	    &p->timed_out, &p->planned, &p->uq);
+	p->arm = vs != NULL ? tally_arm_json(cw, i, vs, p->ipc, &p->ncmp) :
+	    NULL;
+	p->ver_a = a->ver;
+	p->ver_b = b != NULL ? b->ver : 0;
+	p->stopped_rep = c->stopped_rep;
+	p->valid = true;
 }
 
 json_t *

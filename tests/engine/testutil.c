@@ -13,12 +13,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "logread.h"
 #include "spec.h"
 #include "testutil.h"
 
@@ -89,6 +91,44 @@ tu_spec(const char *text, const char *path)
 	    sizeof err) != 0 || spec_check_commands(s, err, sizeof err) != 0)
 		fail_msg("unexpected error: %s\nin: %s", err, text);
 	return s;
+}
+
+struct tu_events {
+	json_t **ev;
+	size_t n;
+};
+
+static int
+tu_collect(json_t *ev, size_t lineno, void *arg)
+{
+	struct tu_events *e = arg;
+
+	(void)lineno;
+	e->ev = realloc(e->ev, (e->n + 1) * sizeof *e->ev);
+	if (e->ev == NULL)
+		fail_msg("out of memory");
+	e->ev[e->n++] = json_incref(ev);
+	return 0;
+}
+
+json_t **
+tu_log_events(const char *path, size_t *n)
+{
+	struct tu_events e = { NULL, 0 };
+	char err[512];
+
+	if (logread_file(path, tu_collect, &e, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	*n = e.n;
+	return e.ev;
+}
+
+void
+tu_events_free(json_t **ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(ev[i]);
+	free(ev);
 }
 
 bool

@@ -29,6 +29,12 @@ int tu_rmtree(const char *dir);
  * with the parser's message. */
 struct spec *tu_spec(const char *text, const char *path);
 
+/* Every event of the log at path (as logread hands them on), new
+ * references, *n of them; or the test failed with logread's message.
+ * tu_events_free lets them go. */
+json_t **tu_log_events(const char *path, size_t *n);
+void tu_events_free(json_t **ev, size_t n);
+
 /* Whether a string of the array holds a, and b too when b is not NULL. */
 bool tu_has_string(const json_t *arr, const char *a, const char *b);
 

@@ -20,6 +20,7 @@ enum { M_WALL, M_CPU, M_CYCLES, M_INSTRUCTIONS, M_FIXED };
 #define TALLY_WARN_CAP 10        /* warnings of one kind listed one by one */
 #define TALLY_LEVEL 0.95
 #define TALLY_MARGIN 0.01
+#define TALLY_RECENT 8           /* changes of an arm remembered */
 
 enum {
 	LEG_NONE = TALLY_LEG_NONE, LEG_OK = TALLY_LEG_OK,
@@ -98,6 +99,14 @@ struct tarm {
 	size_t nlegs;
 	double *vals;
 	size_t nvals, capvals;
+	uint64_t ver;       /* the tally's clock when a leg line last changed
+	                     * a leg of this arm (tally_cache.c's key) */
+	/* Its last TALLY_RECENT changes: the ver each gave and its rep (a
+	 * ring; nchanges counts them all).  A piece comparing another arm
+	 * with this one asks whether a change touched a rep they pair. */
+	uint64_t change_ver[TALLY_RECENT];
+	uint32_t change_rep[TALLY_RECENT];
+	size_t nchanges;
 };
 
 struct tcell {
@@ -108,6 +117,8 @@ struct tcell {
 	int stopped_rep;     /* an adaptive look decided the cell at this
 	                      * rep (its plan ends there); 0 when none */
 	json_t *look;        /* the cell's last look event, or NULL */
+	uint64_t ver;        /* the clock when the look, stopped_rep or
+	                      * aborted_seen last changed */
 };
 
 struct tspec_arm {
@@ -161,6 +172,14 @@ struct tally {
 	struct tally_legrec rec;     /* the line being fed, its room reused */
 	char *scratch;               /* the line reader's string copies */
 	size_t scap;
+
+	/* What the cached report (tally_cache.c) needs to know what changed.
+	 * clock moves with every call that may change the report; gen with
+	 * every change of shape (a cell, arm or metric added, the spec, the
+	 * baseline and A/A pairs, level, margin, estimator, the plan's reps),
+	 * after which nothing cached is used again. */
+	uint64_t clock, gen;
+	struct tally_cache *cache;   /* NULL until tally_report_cached */
 };
 
 
@@ -194,6 +213,18 @@ void tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
  * fuzz/fuzz_tally_line.c). */
 const char *tally_rec_diff(const struct tally_legrec *a,
     const struct tally_legrec *b);
+
+/* Whether every change of arm b since its version was since_ver falls
+ * on a rep a has no counted ok leg at (in the plan of reps), so what a
+ * and b pair is as it was; false when the changes since are not all
+ * remembered. */
+bool tally_changes_unpaired(const struct tarm *b, uint64_t since_ver,
+    const struct tarm *a, size_t reps);
+
+/* A change of shape (see struct tally's gen). */
+void tally_reshape(struct tally *t);
+/* The cached report's storage (tally_cache.c), for tally_destroy. */
+void tally_cache_destroy(struct tally_cache *c);
 
 /* Shared by tally.c and tally_leg.c. */
 double tally_num(const json_t *v);         /* NAN when not a number */
