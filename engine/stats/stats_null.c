@@ -186,14 +186,28 @@ stats_null_reset(struct stats_null_dist *d)
 	d->w[0] = 1.0;
 }
 
-/* Room for step i, whose new middle is nhi: the window must reach from lo
- * - i (the fold reads p(t - i) for t >= lo) up to nhi.  When it does not,
- * the values [lo, hi] are moved (or copied to a larger window) so that it
- * starts 2i below lo and ends a quarter past nhi: at n = 2000 a move of
- * 8 sd (210,000 doubles) about every 50 steps, each of which folds as
- * many. */
+/* The doubles a window needs at step n (lo - 2n up to M/2, lo about the
+ * cut), and a quarter more: so a build to n allocates once and then
+ * only moves its values down the window as the cut moves up. */
+static size_t
+stats_null_room(size_t n)
+{
+	double top = (double)n * (double)(n + 1) / 2, lo;
+
+	lo = floor(top / 2 - STATS_NULL_CUT * sqrt(top * (double)(2 * n + 1) /
+	    12)) - (double)n;
+	return (size_t)((top / 2 - (lo > 0 ? lo : 0) + (double)(2 * n + 1)) *
+	    1.25);
+}
+
+/* Room for step i of a build to n, whose new middle is nhi: the window
+ * must reach from lo - i (the fold reads p(t - i) for t >= lo) up to
+ * nhi.  When it does not, the values [lo, hi] are moved (to a larger
+ * window when needed, room for n) so that it starts 2i below lo: at n =
+ * 2000 a move of 8 sd (210,000 doubles) about every 50 steps, each of
+ * which folds as many. */
 static void
-stats_null_window(struct stats_null_dist *d, size_t i, size_t nhi)
+stats_null_window(struct stats_null_dist *d, size_t i, size_t nhi, size_t n)
 {
 	ptrdiff_t need = (ptrdiff_t)d->lo - (ptrdiff_t)i, off;
 	size_t len, keep = d->hi >= d->lo ? d->hi - d->lo + 1 : 0;
@@ -204,8 +218,11 @@ stats_null_window(struct stats_null_dist *d, size_t i, size_t nhi)
 	off = need - (ptrdiff_t)i;
 	len = (size_t)((ptrdiff_t)nhi - off) + 1;
 	len += len / 4;
-	if (len > d->cap)
+	if (len > d->cap) {
+		if (len < stats_null_room(n))
+			len = stats_null_room(n);
 		w = xreallocarray(NULL, len, sizeof *w);
+	}
 	memmove(w + ((ptrdiff_t)d->lo - off), d->w + stats_null_x(d, d->lo),
 	    keep * sizeof *w);
 	memset(w, 0, (size_t)((ptrdiff_t)d->lo - off) * sizeof *w);
@@ -229,7 +246,7 @@ stats_null_grow(struct stats_null_dist *d, size_t n)
 		size_t nlo, lo = d->lo;
 		double sd, cut, *w;
 
-		stats_null_window(d, i, nhi);
+		stats_null_window(d, i, nhi, n);
 		w = d->w;
 		/* The previous step's values past its middle, by symmetry. */
 		for (size_t t = d->hi + 1; t <= nhi; t++)
