@@ -25,10 +25,12 @@ jq_plan() {
 }
 
 check_round() {
-	local round=$1 expected=$2 name
+	local round=$1 expected=$2 name rc
 	name=$(basename "$round" .json)
-	if ! "$BENCHTUI" check "$round" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
-		fail "check $round exited $? ($(cat "$tmp/$name.err"))"
+	"$BENCHTUI" check "$round" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "check $round exited $rc ($(cat "$tmp/$name.err"))"
 		return
 	fi
 	# Below 6 reps check warns (no interval); nothing else may go there.

@@ -67,8 +67,9 @@ bad = []
 def close(a, b):
     return a is not None and b is not None and abs(a - b) <= 1e-12 * abs(a)
 def same_ci(w, g):
-    return (w is None) == (g is None) and (w is None or all(
-        close(x, y) for x, y in zip(w, g)))
+    # zip stops at the shorter list: the lengths are compared first.
+    return (w is None) == (g is None) and (w is None or (
+        len(w) == len(g) and all(close(x, y) for x, y in zip(w, g))))
 if got.get("estimator") != json.load(open(sys.argv[1]))["x"]["estimator"]:
     bad.append("report estimator %r" % got.get("estimator"))
 for a, w in want.items():

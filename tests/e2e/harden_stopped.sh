@@ -14,7 +14,7 @@ bt=$!
 wait_until 10 grep -q 'stopped (SIGSTOP)' "$T/o"
 grep -q 'c a r1 stopped (SIGSTOP): it waits to be continued; an abort (Ctrl-C) ends it' "$T/o" ||
 	{ kill -9 $bt; cat "$T/o"; fail "the headless line does not show the leg as stopped"; }
-jq -e 'select(.t == "leg_state" and .state == "stopped" and .signal == "SIGSTOP")' "$T/d/log.jsonl" >/dev/null ||
+jq -se 'any(.[]; .t == "leg_state" and .state == "stopped" and .signal == "SIGSTOP")' "$T/d/log.jsonl" >/dev/null ||
 	{ kill -9 $bt; fail "no leg_state stopped event in the log"; }
 kill -INT $bt
 wait_until 10 eval "! kill -0 $bt 2>/dev/null" ||

@@ -112,12 +112,25 @@ start_hog() {
 	wait_until 10 hog_spinning || fail "the hog $HOG never ran"
 }
 
-# Whether the hog's loop (the child of timeout) has had cpu time.
-hog_spinning() {
-	local c
+# The cpu time the hog's loop (the child of timeout) has had, in clock
+# ticks; 0 before it runs.
+hog_ticks() {
+	local c t
 	c=$(pgrep -P "$HOG" | head -1)
-	[ -n "$c" ] && [ "$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' \
-	    "/proc/$c/stat" 2>/dev/null || echo 0)" -gt 0 ]
+	[ -n "$c" ] && t=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' \
+	    "/proc/$c/stat" 2>/dev/null)
+	echo "${t:-0}"
+}
+
+# Whether the hog's loop has had cpu time.
+hog_spinning() { [ "$(hog_ticks)" -gt 0 ]; }
+
+# hog_share TICKS0 SECS0: the share of one cpu the hog's loop has had
+# since hog_ticks said TICKS0 at date +%s.%N SECS0, read from /proc (not
+# from what benchtui measured of it).
+hog_share() {
+	awk -v a="$1" -v b="$(hog_ticks)" -v s="$2" -v e="$(date +%s.%N)" \
+	    -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz / (e - s) }'
 }
 
 stop_hog() {

@@ -113,13 +113,17 @@ PY
 man1=$BENCHTUI_SOURCE_DIR/man/benchtui.1
 for c in run resume replay report verify seal check load; do
 	"$BENCHTUI" "$c" --help | grep -oE '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$tmp/help"
+	# Found nothing, the loops below would check nothing.
+	[ -s "$tmp/help" ] || fail "$c --help lists no option"
 	while read -r opt; do
 		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; benchtui(1) does not"
 	done <"$tmp/help"
 	name=$c
 	[ "$c" = replay ] && name='\\-\\-replay'
-	awk -v cmd=".B benchtui $name" '$0 == cmd || index($0, cmd "\n") { p = 1; next }
-	    p && /^\.br/ { exit } p' "$man1" | grep -oE '\\-\\-[a-z]+(\\-[a-z]+)*' |
+	awk -v cmd=".B benchtui $name" '$0 == cmd { p = 1; next }
+	    p && /^\.br/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
+		fail "benchtui(1) SYNOPSIS has no '.B benchtui $name' line"
+	grep -oE '\\-\\-[a-z]+(\\-[a-z]+)*' "$tmp/synopsis" |
 	    sed 's/\\-/-/g' | sort -u >"$tmp/syn"
 	while read -r opt; do
 		grep -qx -- "$opt" "$tmp/help" || fail "benchtui(1) SYNOPSIS gives $c $opt; $c --help does not"

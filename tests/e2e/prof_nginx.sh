@@ -61,7 +61,8 @@ log=$T/out/log.jsonl
 
 for a in a b; do
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "syscalls")' "$log")
-	[ -n "$ev" ] || fail "no syscalls profile of $a"
+	# One event: of several lines, each jq -e below would judge the last.
+	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one syscalls profile of $a: $ev"
 	echo "$ev" | jq -e '.status == "ok"' >/dev/null || fail "$a: $ev"
 	# the master and both workers, every task of them
 	echo "$ev" | jq -e '.traced_processes == 3 and .traced_threads >= 3 and
@@ -78,7 +79,7 @@ for a in a b; do
 	awk -v x="$spr" 'BEGIN { exit !(x >= 0.98 && x <= 1.02) }' ||
 		fail "$a: sendfile per request is $spr, not 1 within 2%"
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "server_perf")' "$log")
-	[ -n "$ev" ] || fail "no server_perf profile of $a"
+	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile of $a: $ev"
 	echo "$ev" | jq -e '.status == "ok" and .processes == 3 and .samples > 0 and
 		(.check | test("an HTTP request")) and (.contaminated == false)' >/dev/null ||
 		fail "$a: server_perf: $ev"

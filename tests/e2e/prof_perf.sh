@@ -164,6 +164,8 @@ grep -q 'command\[2\]: ${REP} is 0 in the profile legs' "$T/check3" ||
 "$BENCHTUI" run "$T/short.json" --headless --out "$T/out3" >"$T/stdout3" 2>&1 ||
 	fail "the short round failed: $(cat "$T/stdout3")"
 ev=$(jq -c 'select(.t == "profile")' "$T/out3/log.jsonl")
+# One event: of several lines, the jq -e below would judge the last.
+[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one profile of the short leg: $ev"
 echo "1 ms leg: $(echo "$ev" | jq -c '[.samples, .runs, .stopped, .wall]') (samples, runs, stopped, seconds)"
 echo "$ev" | jq -e '.status == "ok" and .runs > 50 and .wall < 8 + 10 and
 	((.samples >= 300 and .stopped == "samples") or

@@ -37,7 +37,8 @@ events profile
 
 for a in a b; do
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "syscalls")' "$log")
-	[ -n "$ev" ] || fail "no syscalls profile of $a"
+	# One event: of several lines, each jq -e below would judge the last.
+	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one syscalls profile of $a: $ev"
 	echo "$ev" | jq -e '.status == "ok"' >/dev/null || fail "$a: $ev"
 	# every thread traced, then none; the server alive and answering
 	echo "$ev" | jq -e '.traced_threads >= 1 and .detach.server_alive and

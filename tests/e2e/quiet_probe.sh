@@ -53,6 +53,8 @@ rm -rf "$T/out"
 round busy '"auto"' "$work"
 "$BENCHTUI" run "$T/busy.json" --out "$T/out" --headless >"$T/stdout" 2>&1 ||
 	fail "run busy: exit $?"
+# (With no leg lines at all the any() below would pass.)
+[ "$(events leg | grep -c .)" = 6 ] || fail "busy: $(events leg | grep -c .) leg lines, not 6"
 events leg | jq -se 'any(.[]; .probe == null)' >/dev/null &&
 	fail "auto left a CPU-bound leg unprobed"
 echo "ok: auto"
@@ -71,6 +73,7 @@ grep -q "on.json: quiet.probe: true, but .*clocksource jiffies" "$T/check.err" |
 	fail "run auto on jiffies: exit $?"
 events warning | grep -q "probe is off: .*clocksource jiffies" ||
 	fail "no warning that the probe is off"
+[ "$(events leg | grep -c .)" = 6 ] || fail "jiffies: $(events leg | grep -c .) leg lines, not 6"
 events leg | jq -se 'any(.[]; .probe != null)' >/dev/null &&
 	fail "a leg was probed on a clock that cannot time it"
 echo "ok"

@@ -34,8 +34,12 @@ fi
 [ $rc -eq 0 ] || fail "run exited $rc"
 log=$T/out/log.jsonl
 far_waits=$(events leg | jq -s 'map(.server.wait_s // 0) | add')
-if awk -v w="$far_waits" 'BEGIN { exit !(w < 1) }'; then
-	echo "SKIP: the local gate spent the budget before the far one waited ($far_waits s there): this box is too busy to tell"
+# A leg's wait_s is the local wait (the start-up look's too) and the
+# far one.  Skipped only when the local gate itself spent the budget: a
+# far gate that never held must fail below, not skip.
+local_waits=$(events leg | jq -s 'map(.wait_s - (.server.wait_s // 0)) | add')
+if awk -v w="$far_waits" -v l="$local_waits" 'BEGIN { exit !(w < 1 && l >= 4) }'; then
+	echo "SKIP: the local gate spent the budget ($local_waits s) before the far one waited ($far_waits s there): this box is too busy to tell"
 	exit 77
 fi
 events quiet | jq -se --arg h "$RHOST" 'any(.[]; .host == $h and .ok == false and
@@ -71,12 +75,15 @@ remote_round "$T/r2.json" 300 --arg cpu "$cpu" '.reps = 2 |
 	.quiet = {"max_foreign_cores": 100, "window_ms": 300, "timeout_s": 600,
 	          "budget_s": 3, "probe": false}'
 start_hog "$cpu"
+ticks0=$(hog_ticks) secs0=$(date +%s.%N)
 "$BENCHTUI" run "$T/r2.json" --headless --out "$T/out2" >"$T/stdout" 2>&1
 rc=$?
+# The hog's own cpu time (not what the far gate saw of it): a far gate
+# blind to it fails rather than skips.
+share=$(hog_share "$ticks0" "$secs0")
 stop_hog
 [ $rc -eq 0 ] || fail "run exited $rc"
 log=$T/out2/log.jsonl
-share=$(jq -s --arg h "$RHOST" 'map(select(.t == "quiet" and .host == $h) | .server_busy // 0) | max // 0' "$log")
 if awk -v s="$share" 'BEGIN { exit !(s < 0.3) }'; then
 	echo "SKIP: the hog got only $share of cpu $cpu there"
 	exit 77

@@ -36,8 +36,9 @@ grep -q "resume with: benchtui resume $tmp/ff" "$tmp/ff.err" ||
 legs=$(jq -c 'select(.t == "leg")' "$tmp/ff/log.jsonl" | wc -l)
 # mirror: rep 1 runs a, b; rep 2 runs b first.
 [ "$legs" -eq 3 ] || fail "fail_fast: $legs legs ran, want 3 (a1 b1 b2)"
-jq -e 'select(.t == "abort") | .reason | test("fail_fast: arm b")' \
-	"$tmp/ff/log.jsonl" >/dev/null || fail "fail_fast: no abort event naming it"
+jq -se '[.[] | select(.t == "abort")] | length == 1 and
+	(.[0].reason | test("fail_fast: arm b"))' "$tmp/ff/log.jsonl" >/dev/null ||
+	fail "fail_fast: not one abort event naming it: $(jq -c 'select(.t == "abort")' "$tmp/ff/log.jsonl")"
 
 # fail_fast 0: never stops; all 12 legs, sealed, exit 5.
 jq '.fail_fast = 0' "$tmp/ff.json" >"$tmp/ff0.json"

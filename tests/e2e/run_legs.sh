@@ -91,7 +91,9 @@ echo "$leg" | jq -e '.status == "timed_out" and .timed_out == true and
     .wall < 2.5' > /dev/null && ok "leg timed_out: $(echo "$leg" | jq -c '[.signal, .wall]')" ||
     fail "timeout leg: $leg"
 pgid=$(echo "$leg" | jq -r .pid)
-if [ -n "$pgid" ] && [ "$pgid" != null ] && pgrep -g "$pgid" > /dev/null; then
+if ! [[ "$pgid" =~ ^[0-9]+$ ]]; then
+	fail "the timed-out leg's line names no pid: $leg"
+elif pgrep -g "$pgid" > /dev/null; then
 	fail "process group $pgid still has members: $(pgrep -g "$pgid")"
 else
 	ok "process group $pgid is gone"

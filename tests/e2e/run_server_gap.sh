@@ -23,7 +23,8 @@ grep -q "cell net: the server died" "$T/stdout" || fail "the message does not na
 [ -n "$(events abort)" ] || fail "no abort event"
 [ "$(events server | jq -c 'select(.state == "died")' | grep -c .)" = 1 ] ||
     fail "expected exactly one server event with state died"
-events server | jq -e 'select(.state == "died") | .msg | test("exited|signal")' >/dev/null ||
+events server | jq -se 'map(select(.state == "died")) | length == 1 and
+    (.[0].msg | test("exited|signal"))' >/dev/null ||
     fail "the died event has no cause"
 assert_gone "$T/server.pid"
 

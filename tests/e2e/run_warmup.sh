@@ -73,8 +73,9 @@ cat > "$tmp/prepfail.json" <<'EOF'
 EOF
 "$BENCHTUI" run --headless --out "$tmp/pf" "$tmp/prepfail.json" > "$tmp/pfout" 2>&1
 rc=$?
-jq -e 'select(.t == "done")' "$tmp/pf/log.jsonl" > /dev/null &&
-    ok "failing prepare: the round completes (exit $rc)" || { fail "failing prepare: exit $rc"; cat "$tmp/pfout"; }
+[ "$rc" -eq 5 ] && jq -se 'map(select(.t == "done")) | length == 1' "$tmp/pf/log.jsonl" > /dev/null &&
+    ok "failing prepare: the round completes (exit 5)" ||
+    { fail "failing prepare: exit $rc, want 5 and one done event"; cat "$tmp/pfout"; }
 [ "$(jq -s '[.[] | select(.t == "leg" and .status == "failed" and .prepare_rc == 3 and .wall == null)] | length' "$tmp/pf/log.jsonl")" = 2 ] &&
     ok "legs failed with prepare_rc 3, nothing measured" ||
     fail "legs: $(jq -c 'select(.t == "leg")' "$tmp/pf/log.jsonl")"

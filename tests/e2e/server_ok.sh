@@ -25,7 +25,8 @@ states=$(events server | jq -r .state | tr '\n' ' ')
 [ "$states" = "starting ready stopped " ] || fail "server states: $states"
 pid=$(events server | jq -r 'select(.pid != null) | .pid' | sort -u)
 [ "$(echo "$pid" | grep -c .)" = 1 ] || fail "the server events name several pids: $pid"
-events server | jq -e '.cell == "net"' >/dev/null || fail "server events lack the cell"
+events server | jq -se 'length == 3 and all(.[]; .cell == "net")' >/dev/null ||
+	fail "a server event lacks the cell: $(events server | jq -c '[.state, .cell]')"
 alive "$pid" && fail "the server $pid is still running"
 grep -q listening "$T/out/servers/net.log" || fail "servers/net.log lacks the server's output"
 [ "$(events leg | jq -r .status | sort -u)" = ok ] || fail "legs did not all succeed"

@@ -63,8 +63,10 @@ for a, w in want.items():
         bad.append("%s n %r != %r" % (a, g["n"], w["n"]))
     if not close(w["estimate"], g["estimate"]):
         bad.append("%s estimate %r != %r" % (a, g["estimate"], w["estimate"]))
-    if (w["ci"] is None) != (g["ci"] is None) or (w["ci"] and not all(
-            close(x, y) for x, y in zip(w["ci"], g["ci"]))):
+    # zip stops at the shorter list: the lengths are compared first.
+    if (w["ci"] is None) != (g["ci"] is None) or (w["ci"] and (
+            len(w["ci"]) != len(g["ci"]) or not all(
+            close(x, y) for x, y in zip(w["ci"], g["ci"])))):
         bad.append("%s ci %r != %r (k %d)" % (a, g["ci"], w["ci"], w["k"]))
     if g["verdict"] != w["verdict"]:
         bad.append("%s verdict %r != %r" % (a, g["verdict"], w["verdict"]))

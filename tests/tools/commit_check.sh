@@ -32,8 +32,11 @@ git reset -q --hard HEAD~1
 commit "spawn: no body"
 check && fail "a commit without a body passed"
 grep -q 'no body' "$tmp/out" || fail "no body named: $(cat "$tmp/out")"
+# A missing base: the commits there are are checked, so the one without
+# a body is named (an exit 1 for the range alone would not be).
 "$src/tools/commit-check" "0123456789abcdef0123456789abcdef01234567..HEAD" >"$tmp/out" 2>&1 &&
 	fail "a missing base checked nothing"
+grep -q 'no body' "$tmp/out" || fail "a missing base: the commits were not checked: $(cat "$tmp/out")"
 git reset -q --hard HEAD~1
 check || fail "the good history again: $(cat "$tmp/out")"
 [ $bad = 0 ] && echo "commit-check: all passed"
