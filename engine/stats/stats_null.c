@@ -150,7 +150,6 @@ stats_null_fold(double *p, size_t lo, size_t hi, size_t i)
 	}
 }
 
-
 /* The distribution's lower half after n steps, kept in a window: w[x] is
  * p(x + off) for x in [0, cap).  p(t) is kept for t in [lo, hi], hi =
  * M/2; the window holds 0 from its start up to lo (the values below the
