@@ -568,6 +568,15 @@ class Bench:
                      "estimate, interval; median of 7)" % n, secs * 1e3,
                      "ms", target=target,
                      met=(secs <= 0.05) if target else None)
+        # k at n just after k at n - 1 (a live round's next rep): one
+        # step on the distribution kept, against k from nothing above.
+        p = subprocess.run([INTERVAL, "--next"], check=True,
+                           capture_output=True, text=True)
+        nxt = json.loads(p.stdout)
+        for n, secs in sorted(nxt.items(), key=lambda kv: int(kv[0])):
+            self.add("interval_next_%s" % n, "k at n = %s just after k at "
+                     "n - 1 (median of 7)" % n, secs * 1e3, "ms")
+        res["next"] = nxt
         return res
 
     # The console's keys at n reps: a replay in tmux of a made-up round (3
