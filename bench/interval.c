@@ -5,6 +5,9 @@
  *
  * usage: bench-interval [N...]         (default 500 1000 2000 5000)
  *        bench-interval --two NA [NB]
+ *        bench-interval --next [N...]  (default 500 1000 2000)
+ * --next times k alone at n when k at n - 1 was asked just before (a
+ * console whose reps reach n): one step on the distribution kept.
  * Prints one JSON object: {"N": seconds, ...}, each the median of 7 runs
  * after one untimed run.  Made by meson beside benchtui, so it is the
  * same code with the same flags; make bench runs it. */
@@ -46,12 +49,28 @@ bench_fill(double *r, size_t n, unsigned seed, double effect)
 		r[i] = effect * exp(0.03 * ((double)rand() / RAND_MAX - 0.5));
 }
 
+/* Nothing kept from the run before: k from nothing, as first met. */
 static double
 bench_paired(const double *r, size_t n)
 {
-	double est, lo, hi, t0 = bench_now();
+	double est, lo, hi, t0;
 
+	stats_wilcoxon_forget();
+	t0 = bench_now();
 	stats_interval(r, n, stats_wilcoxon_k(n, 0.95), &est, &lo, &hi);
+	return bench_now() - t0;
+}
+
+/* k at n just after k at n - 1. */
+static double
+bench_next(size_t n)
+{
+	double t0;
+
+	stats_wilcoxon_forget();
+	stats_wilcoxon_k(n - 1, 0.95);
+	t0 = bench_now();
+	stats_wilcoxon_k(n, 0.95);
 	return bench_now() - t0;
 }
 
@@ -64,9 +83,11 @@ bench_two(const double *a, size_t na, const double *b, size_t nb)
 	return bench_now() - t0;
 }
 
+enum bench_case { BENCH_PAIRED, BENCH_TWO, BENCH_NEXT };
+
 /* The median of BENCH_RUNS timings of case n (after one untimed). */
 static double
-bench_median(size_t n, size_t nb, bool two)
+bench_median(size_t n, size_t nb, enum bench_case c)
 {
 	double *a = malloc((n + 1) * sizeof *a), *b = malloc((nb + 1) *
 	    sizeof *b), t[BENCH_RUNS];
@@ -78,7 +99,8 @@ bench_median(size_t n, size_t nb, bool two)
 	bench_fill(a, n, 1, 1.0);
 	bench_fill(b, nb, 2, 1.02);
 	for (int r = -1; r < BENCH_RUNS; r++) {
-		double s = two ? bench_two(a, n, b, nb) : bench_paired(b, nb);
+		double s = c == BENCH_TWO ? bench_two(a, n, b, nb) :
+		    c == BENCH_NEXT ? bench_next(nb) : bench_paired(b, nb);
 		if (r >= 0)
 			t[r] = s;
 	}
@@ -92,19 +114,27 @@ int
 main(int argc, char **argv)
 {
 	static const size_t dflt[] = { 500, 1000, 2000, 5000 };
+	enum bench_case c = BENCH_PAIRED;
+	int first = 1, nd = 4;
 
 	if (argc >= 3 && strcmp(argv[1], "--two") == 0) {
 		size_t na = strtoul(argv[2], NULL, 10);
 		size_t nb = argc > 3 ? strtoul(argv[3], NULL, 10) : na;
 		printf("{\"%zux%zu\": %.6f}\n", na, nb, bench_median(na, nb,
-		    true));
+		    BENCH_TWO));
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "--next") == 0) {
+		c = BENCH_NEXT;
+		first = 2;
+		nd = 3;
+	}
 	printf("{");
-	for (int i = 1; i < (argc > 1 ? argc : 5); i++) {
-		size_t n = argc > 1 ? strtoul(argv[i], NULL, 10) : dflt[i - 1];
-		printf("%s\"%zu\": %.6f", i > 1 ? ", " : "", n,
-		    bench_median(n, n, false));
+	for (int i = first; i < (argc > first ? argc : first + nd); i++) {
+		size_t n = argc > first ? strtoul(argv[i], NULL, 10) :
+		    dflt[i - first];
+		printf("%s\"%zu\": %.6f", i > first ? ", " : "", n,
+		    bench_median(n, n, c));
 		fflush(stdout);
 	}
 	printf("}\n");

@@ -166,15 +166,58 @@ event_put_int(struct xbuf *b, json_int_t v)
 	xbuf_add(b, tmp + n, sizeof tmp - n);
 }
 
+/* A whole number of millionths (event_real_micro) as %.15g writes it,
+ * without printf (most of a leg line's reals, a printf each): from 1e-4
+ * up %g writes fixed notation, and 15 significant digits are every digit
+ * of k / 1e6 (|k| < 1e15), so the text is k's digits with the point six
+ * from the right and the trailing zeros dropped (".0" for a whole
+ * number, as jansson adds).  false below 1e-4 (%g's exponent form). */
+static bool
+event_put_micro(struct xbuf *b, double v)
+{
+	char tmp[32];
+	size_t n = sizeof tmp;
+	unsigned long long u, ip;
+	unsigned long fr;
+	int dec = 6;
+
+	if (v != 0.0 && fabs(v) < 1e-4)
+		return false;
+	u = (unsigned long long)nearbyint(fabs(v) * 1e6);
+	ip = u / 1000000ULL;
+	fr = (unsigned long)(u % 1000000ULL);
+	if (fr == 0) {
+		tmp[--n] = '0';
+	} else {
+		while (fr % 10 == 0) {
+			fr /= 10;
+			dec--;
+		}
+		for (int i = 0; i < dec; i++, fr /= 10)
+			tmp[--n] = (char)('0' + fr % 10);
+	}
+	tmp[--n] = '.';
+	do
+		tmp[--n] = (char)('0' + ip % 10);
+	while ((ip /= 10) != 0);
+	if (signbit(v))
+		tmp[--n] = '-';
+	xbuf_add(b, tmp + n, sizeof tmp - n);
+	return true;
+}
+
 /* jansson's jsonp_dtostr: %.*g, ".0" when it reads as an integer, no '+'
  * and no leading zeros in the exponent. */
 static bool
 event_put_real(struct xbuf *b, double v, int prec)
 {
 	char buf[64], *start, *end;
-	int r = snprintf(buf, sizeof buf, "%.*g", prec, v);
+	int r;
 	size_t len;
 
+	if (prec == 15 && event_real_micro(v) && event_put_micro(b, v))
+		return true;
+	r = snprintf(buf, sizeof buf, "%.*g", prec, v);
 	if (r < 0 || (size_t)r + 3 >= sizeof buf)
 		return false;
 	len = (size_t)r;

@@ -68,6 +68,15 @@ static const struct counters_event_def counters_defs[] = {
 #undef SW
 #define COUNTERS_NDEFS (sizeof(counters_defs) / sizeof(counters_defs[0]))
 
+/* An opened event: libperf's evsel, or the raw backend's fd. */
+#if COUNTERS_LIBPERF
+typedef struct perf_evsel *counters_handle;
+#define COUNTERS_NONE NULL
+#else
+typedef int counters_handle;
+#define COUNTERS_NONE (-1)
+#endif
+
 struct counters_event {
 	const struct counters_event_def *def; /* NULL: unknown name */
 	char *name;
@@ -76,10 +85,9 @@ struct counters_event {
 	bool counted;     /* read gave a value */
 	bool multiplexed;
 	uint64_t value;   /* scaled */
-	int fd;           /* raw backend */
-#if COUNTERS_LIBPERF
-	struct perf_evsel *evsel;
-#endif
+	counters_handle h;    /* this leg's, or COUNTERS_NONE */
+	counters_handle kept; /* the last leg's, read, closed at the next
+	                       * open */
 };
 
 struct counters {
@@ -155,7 +163,7 @@ counters_create(const char *const *names, int n)
 	for (int i = 0; i < n; i++) {
 		struct counters_event *e = &c->ev[i];
 
-		e->fd = -1;
+		e->h = e->kept = COUNTERS_NONE;
 		e->name = strdup(names[i] != NULL ? names[i] : "");
 		if (e->name == NULL)
 			goto fail;
@@ -306,18 +314,18 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 
 	(void)pid;
 	counters_attr_def(&attr, e->def, c->user_only, true);
-	e->evsel = perf_evsel__new(&attr);
-	if (e->evsel == NULL)
+	e->h = perf_evsel__new(&attr);
+	if (e->h == NULL)
 		return ENOMEM;
 	lowest = fcntl(0, F_DUPFD_CLOEXEC, 0);
 	if (lowest >= 0)
 		close(lowest);
 	else
 		lowest = 0; /* fd 0 itself is free */
-	rc = perf_evsel__open(e->evsel, NULL, c->threads);
+	rc = perf_evsel__open(e->h, NULL, c->threads);
 	if (rc < 0) {
-		perf_evsel__delete(e->evsel);
-		e->evsel = NULL;
+		perf_evsel__delete(e->h);
+		e->h = NULL;
 		return -rc;
 	}
 	/* The number libperf took, unless another thread took it first:
@@ -336,13 +344,13 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 }
 
 static void
-counters_close_one(struct counters_event *e)
+counters_close_handle(counters_handle *h)
 {
-	if (e->evsel == NULL)
+	if (*h == NULL)
 		return;
-	perf_evsel__close(e->evsel);
-	perf_evsel__delete(e->evsel);
-	e->evsel = NULL;
+	perf_evsel__close(*h);
+	perf_evsel__delete(*h);
+	*h = NULL;
 }
 
 static bool
@@ -350,10 +358,10 @@ counters_read_one(struct counters_event *e)
 {
 	struct perf_counts_values v;
 
-	if (e->evsel == NULL)
+	if (e->h == NULL)
 		return false;
 	memset(&v, 0, sizeof(v));
-	if (perf_evsel__read(e->evsel, 0, 0, &v) < 0)
+	if (perf_evsel__read(e->h, 0, 0, &v) < 0)
 		return false;
 	return counters_scale_event(e, v.val, v.ena, v.run);
 }
@@ -373,16 +381,16 @@ counters_open_one(struct counters *c, struct counters_event *e, pid_t pid,
 	    PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	e->fd = (int)fd;
+	e->h = (int)fd;
 	return 0;
 }
 
 static void
-counters_close_one(struct counters_event *e)
+counters_close_handle(counters_handle *h)
 {
-	if (e->fd >= 0)
-		close(e->fd);
-	e->fd = -1;
+	if (*h >= 0)
+		close(*h);
+	*h = -1;
 }
 
 static bool
@@ -391,10 +399,10 @@ counters_read_one(struct counters_event *e)
 	uint64_t buf[3]; /* value, time_enabled, time_running */
 	ssize_t n;
 
-	if (e->fd < 0)
+	if (e->h < 0)
 		return false;
 	do
-		n = read(e->fd, buf, sizeof(buf));
+		n = read(e->h, buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(buf))
 		return false;
@@ -404,12 +412,41 @@ counters_read_one(struct counters_event *e)
 #endif
 
 static void
+counters_close_one(struct counters_event *e)
+{
+	counters_close_handle(&e->h);
+}
+
+static void
+counters_close_kept_one(struct counters_event *e)
+{
+	counters_close_handle(&e->kept);
+}
+
+/* The event, read, kept open until the next leg's has opened. */
+static void
+counters_keep_one(struct counters_event *e)
+{
+	counters_close_kept_one(e);
+	e->kept = e->h;
+	e->h = COUNTERS_NONE;
+}
+
+static void
 counters_close_all(struct counters *c)
 {
 	for (int i = 0; i < c->n; i++) {
 		counters_close_one(&c->ev[i]);
 		c->ev[i].open = false;
 	}
+}
+
+/* The last leg's events, kept open while the next leg's opened. */
+static void
+counters_close_kept(struct counters *c)
+{
+	for (int i = 0; i < c->n; i++)
+		counters_close_kept_one(&c->ev[i]);
 }
 
 /* The machine lacks the event: no later leg will open it either, so a
@@ -475,10 +512,12 @@ again:
 	if (rescan)
 		counters_cloexec_perf_fds();
 #endif
+	/* Only now: this leg's events hold the kernel's switches on. */
+	counters_close_kept(c);
 }
 
 void
-counters_read_close(struct counters *c)
+counters_read(struct counters *c)
 {
 	if (c == NULL)
 		return;
@@ -489,9 +528,18 @@ counters_read_close(struct counters *c)
 		 * dereference its missing fd array. */
 		if (e->open)
 			e->counted = counters_read_one(e);
-		counters_close_one(e);
+		counters_keep_one(e);
 		e->open = false;
 	}
+}
+
+void
+counters_read_close(struct counters *c)
+{
+	if (c == NULL)
+		return;
+	counters_read(c);
+	counters_close_kept(c);
 }
 
 int
@@ -547,6 +595,7 @@ counters_destroy(struct counters *c)
 		return;
 	if (c->ev != NULL) {
 		counters_close_all(c);
+		counters_close_kept(c);
 		for (int i = 0; i < c->n; i++)
 			free(c->ev[i].name);
 		free(c->ev);

@@ -64,7 +64,16 @@ struct counters *counters_create(const char *const *names, int n);
  * whole: per-event failures are kept (counters_errno). */
 void counters_open(struct counters *c, pid_t pid);
 
-/* Read every opened event (after the leg has been reaped) and close the fds. */
+/* Read every opened event (after the leg has been reaped).  Their fds
+ * stay open until the next counters_open has opened its own (or
+ * counters_read_close, counters_destroy): the kernel turns a software
+ * event's hooks off when the last event of its kind closes, and on again
+ * at the next open, patching its code on every cpu each time (some 50 us
+ * of cross-cpu interrupts a switch on this VM, two switches an event and
+ * a leg); a set reused leg after leg keeps them on instead. */
+void counters_read(struct counters *c);
+
+/* counters_read, then close every fd now. */
 void counters_read_close(struct counters *c);
 
 int counters_count(const struct counters *c);

@@ -149,8 +149,9 @@ leg_measure(const struct leg_spec *ls, struct spawn *sp,
 	double t0;
 
 	/* The window opens at the release: what the child does from here
-	 * (its last set-up, the exec) is what a bare posix_spawn loop
-	 * times as well; the clone before it is not the leg's. */
+	 * (it unblocks its signals and execs) a bare posix_spawn loop
+	 * times as well; the clone and the child's set-up before it are
+	 * not the leg's. */
 	t0 = clock_now();
 	spawn_release(sp, &res->exec_errno);
 	res->exec_step = sp->fail_step;
@@ -255,7 +256,7 @@ leg_run(const struct leg_spec *ls, struct leg_result *res,
 	ret = 0;
 out:
 	if (counting)
-		counters_read_close(ls->ctr);
+		counters_read(ls->ctr);
 	if (own_fd >= 0)
 		close(own_fd);
 	if (in_fd >= 0)

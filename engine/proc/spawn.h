@@ -12,15 +12,18 @@
  * The child starts in the request's cgroup (clone3 CLONE_INTO_CGROUP,
  * x86_64) or is moved there through cgroup.procs while it is held.
  *
- * Between clone and exec the child uses only async-signal-safe calls: it
- * takes its own session and process group (setsid: no controlling
- * terminal), resets to SIG_DFL the signals benchtui catches or ignores
- * (and only those), unblocks every signal, sets PR_SET_PDEATHSIG, points
- * fds 0/1/2 at /dev/null (or in_fd) and the output fd (stderr: or
- * err_fd), closes every other fd, pins itself, nices itself and chdirs.
- * A failure there, or of the exec, reaches the parent as the step that
- * failed and its errno (through the spawn's fail slot, or a close-on-exec
- * pipe: spawn_release), and is also written to the child's stderr. */
+ * Between clone and exec the child uses only async-signal-safe calls.
+ * While held it sets PR_SET_PDEATHSIG, takes its own session and process
+ * group (setsid: no controlling terminal), resets to SIG_DFL the signals
+ * benchtui catches or ignores (and only those), points fds 0/1/2 at
+ * /dev/null (or in_fd) and the output fd (stderr: or err_fd), closes
+ * every other fd, pins itself, nices itself and chdirs: the harness's
+ * work, out of the leg's window and beside the parent's last steps
+ * before the release.  Released, it drops the signals that came while it
+ * was held, unblocks every signal and execs.  A failure of a step, or of
+ * the exec, reaches the parent after the release as the step that failed
+ * and its errno (through the spawn's fail slot, or a close-on-exec pipe:
+ * spawn_release), and is also written to the child's stderr. */
 #ifndef BENCHTUI_SPAWN_H
 #define BENCHTUI_SPAWN_H
 

@@ -81,17 +81,15 @@ spawn_child_say(const char *what, const char *arg, int e)
 	(void)spawn_raw(SYS_write, 2, (long)buf, (long)n, 0);
 }
 
-/* A step failed (e: a positive errno): say so on stderr, tell the parent
+/* A step failed (e: a positive errno) and was said: tell the parent
  * which and why (one write of both to the pipe, so it arrives whole, or
  * into the spawn's fail slot, which the parent reads once it has reaped
  * us), exit 127. */
 static __attribute__((noreturn)) void
-spawn_child_fail(const struct spawn_child_args *ca, int step,
-    const char *arg, int e)
+spawn_child_report(const struct spawn_child_args *ca, int step, int e)
 {
 	int msg[2] = { step, e };
 
-	spawn_child_say(spawn_child_verbs[step], arg, e);
 	if (ca->err_wr >= 0) {
 		(void)spawn_raw(SYS_write, ca->err_wr, (long)msg,
 		    (long)sizeof msg, 0);
@@ -100,6 +98,16 @@ spawn_child_fail(const struct spawn_child_args *ca, int step,
 		ca->sp->fail[0] = step;
 	}
 	_exit(127);
+}
+
+/* A step failed after the release: say so on stderr, tell the parent,
+ * exit 127. */
+static __attribute__((noreturn)) void
+spawn_child_fail(const struct spawn_child_args *ca, int step,
+    const char *arg, int e)
+{
+	spawn_child_say(spawn_child_verbs[step], arg, e);
+	spawn_child_report(ca, step, e);
 }
 
 /* struct linux_dirent64 of getdents64(2). */
@@ -276,28 +284,92 @@ spawn_child_stand_in(const struct spawn_child_args *ca,
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
-/* Its own session, signals as the program should find them: the pending
- * ones dropped, benchtui's handlers and ignored ones reset, none
- * blocked. */
+/* Its own session, and benchtui's handlers and ignored signals reset
+ * (every other signal is at its default already); every signal stays
+ * blocked until the release. */
 static void
-spawn_child_signals(const struct spawn *sp)
+spawn_child_session(const struct spawn *sp)
 {
-	unsigned long none = 0;
-
 	/* A session of its own: its own process group, and no controlling
 	 * terminal, so a leg that opens /dev/tty fails at once (ENXIO)
 	 * instead of stopping on SIGTTIN for ever or drawing over the
 	 * console.  First, so that no signal of the terminal's reaches it
-	 * once it unblocks them. */
+	 * from here on. */
 	(void)spawn_raw(SYS_setsid, 0, 0, 0, 0);
-	spawn_child_drop_pending();
-	/* Every other signal is at its default already. */
 	for (int sig = 1; sig <= 64; sig++)
 		if (sp->sigs & (1ULL << (sig - 1)) && sig != SIGKILL &&
 		    sig != SIGSTOP)
 			spawn_child_action(sig, SIG_DFL);
+}
+
+/* Released: the signals that came while it was held dropped, none
+ * blocked, as the program should find them. */
+static void
+spawn_child_unblock(void)
+{
+	unsigned long none = 0;
+
+	spawn_child_drop_pending();
 	(void)spawn_raw(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0,
 	    (long)sizeof none);
+}
+
+/* The set-up, done while held: its session and signals, fds 0, 1 and 2,
+ * no other fd, its cpus, nice and folder.  Work of the harness, not of
+ * the leg: done before the release, it is out of the measured window,
+ * and it runs beside the parent's last steps before the release (the
+ * counters' opens, leg_start) instead of after them.  0, or the step
+ * that failed with its errno in *e and what it was about in *what. */
+static int
+spawn_child_setup(const struct spawn_child_args *ca,
+    const struct spawn_req *rq, int *e, const char **what)
+{
+	long nullfd, r;
+
+	if (ca->err_rd >= 0)
+		(void)spawn_raw(SYS_close, ca->err_rd, 0, 0, 0);
+	spawn_child_session(ca->sp);
+	nullfd = spawn_raw(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDWR, 0);
+	*what = "/dev/null";
+	if ((r = nullfd) < 0)
+		goto stdin_failed;
+	*what = "stdin";
+	if ((r = spawn_child_dup(rq->in_fd > 0 ? rq->in_fd : (int)nullfd,
+	    0)) < 0)
+		goto stdin_failed;
+	r = rq->out_fd >= 0 ? spawn_child_dup(rq->out_fd, 1) :
+	    spawn_child_dup((int)nullfd, 1);
+	if (r >= 0)
+		r = spawn_child_dup(rq->out_fd >= 0 ? rq->out_fd : (int)nullfd,
+		    2);
+	if (r >= 0 && rq->err_fd > 0)
+		r = spawn_child_dup(rq->err_fd, 2);
+	*what = "stdout";
+	if (r < 0) {
+		*e = (int)-r;
+		return SPAWN_STEP_OUTPUT;
+	}
+	spawn_child_close_fds(ca, ca->err_wr);
+	*what = NULL;
+	if ((r = spawn_child_pin(rq)) < 0) {
+		*e = (int)-r;
+		return SPAWN_STEP_AFFINITY;
+	}
+	if (rq->nice != 0 && (r = spawn_raw(SYS_setpriority, PRIO_PROCESS, 0,
+	    rq->nice, 0)) < 0) {
+		*e = (int)-r;
+		return SPAWN_STEP_NICE;
+	}
+	*what = rq->cwd;
+	if (rq->cwd != NULL && (r = spawn_raw(SYS_chdir, (long)rq->cwd, 0, 0,
+	    0)) < 0) {
+		*e = (int)-r;
+		return SPAWN_STEP_CHDIR;
+	}
+	return SPAWN_STEP_NONE;
+stdin_failed:
+	*e = (int)-r;
+	return SPAWN_STEP_STDIN;
 }
 
 int
@@ -306,47 +378,27 @@ spawn_child(void *arg)
 	const struct spawn_child_args *ca = arg;
 	const struct spawn *sp = ca->sp;
 	const struct spawn_req *rq = sp->req;
-	long nullfd, r;
+	const char *what = NULL;
+	int step, e = 0;
+	long r;
 
-	/* Held: it dies with the parent (also while held), and it waits for
-	 * the release signal, blocked like every other, so no handler can
-	 * interrupt the wait (a stop and continue can: EINTR, and it waits
-	 * again). */
+	/* It dies with the parent (also while held). */
 	(void)spawn_raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
 	if (spawn_raw(SYS_getppid, 0, 0, 0, 0) != ca->parent)
 		_exit(127);  /* the parent died before the prctl */
+	/* A step that fails is said at once and reported after the
+	 * release, so the parent meets a held child either way. */
+	if ((step = spawn_child_setup(ca, rq, &e, &what)) != SPAWN_STEP_NONE)
+		spawn_child_say(spawn_child_verbs[step], what, e);
+	/* Held: it waits for the release signal, blocked like every other,
+	 * so no handler can interrupt the wait (a stop and continue can:
+	 * EINTR, and it waits again). */
 	while (spawn_raw(SYS_rt_sigtimedwait, (long)&ca->rel_set, 0, 0,
 	    (long)(_NSIG / 8)) != ca->rel_sig)
 		;
-	if (ca->err_rd >= 0)
-		(void)spawn_raw(SYS_close, ca->err_rd, 0, 0, 0);
-	spawn_child_signals(sp);
-
-	nullfd = spawn_raw(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDWR, 0);
-	if (nullfd < 0)
-		spawn_child_fail(ca, SPAWN_STEP_STDIN, "/dev/null", (int)-nullfd);
-	if ((r = spawn_child_dup(rq->in_fd > 0 ? rq->in_fd : (int)nullfd,
-	    0)) < 0)
-		spawn_child_fail(ca, SPAWN_STEP_STDIN, "stdin", (int)-r);
-	r = rq->out_fd >= 0 ? spawn_child_dup(rq->out_fd, 1) : 
-	    spawn_child_dup((int)nullfd, 1);
-	if (r >= 0)
-		r = spawn_child_dup(rq->out_fd >= 0 ? rq->out_fd : (int)nullfd,
-		    2);
-	if (r >= 0 && rq->err_fd > 0)
-		r = spawn_child_dup(rq->err_fd, 2);
-	if (r < 0)
-		spawn_child_fail(ca, SPAWN_STEP_OUTPUT, "stdout", (int)-r);
-	spawn_child_close_fds(ca, ca->err_wr);
-
-	if ((r = spawn_child_pin(rq)) < 0)
-		spawn_child_fail(ca, SPAWN_STEP_AFFINITY, NULL, (int)-r);
-	if (rq->nice != 0 && (r = spawn_raw(SYS_setpriority, PRIO_PROCESS, 0,
-	    rq->nice, 0)) < 0)
-		spawn_child_fail(ca, SPAWN_STEP_NICE, NULL, (int)-r);
-	if (rq->cwd != NULL && (r = spawn_raw(SYS_chdir, (long)rq->cwd, 0, 0,
-	    0)) < 0)
-		spawn_child_fail(ca, SPAWN_STEP_CHDIR, rq->cwd, (int)-r);
+	if (step != SPAWN_STEP_NONE)
+		spawn_child_report(ca, step, e);
+	spawn_child_unblock();
 	if (rq->stand_in)
 		spawn_child_stand_in(ca, rq);
 	r = spawn_raw(SYS_execve, (long)rq->path, (long)rq->argv,

@@ -42,6 +42,7 @@ struct round_leg {
 	struct legcmd cmd;
 	int prepare_rc;          /* the prepare argv's exit code, or -1 */
 	struct legout *out;      /* the output drain while a process runs */
+	json_t *start;           /* its leg_start, made before the clone */
 	bool stand_in;           /* it ran under a stand-in parent */
 	long long out_bytes;     /* what the leg wrote, or -1 */
 	bool out_truncated;
@@ -103,19 +104,38 @@ round_leg_tick(void *arg)
 	round_remote_watch(l->u, l->name);
 }
 
-/* leg_run's callback once the leg runs: its leg_start event. */
-static void
-round_leg_started(pid_t pid, void *arg)
+/* The leg's leg_start event, made before its process is: all but the
+ * pid (0 here) and the time.  The held child waits for what is done
+ * between its clone and its release, so that is kept short. */
+static json_t *
+round_leg_start_made(const struct round_leg *l)
 {
-	struct round_leg *l = arg;
-	json_t *ev = round_leg_start_event(l->u->r->spec, l->pl, l->warmup, pid,
+	json_t *ev = round_leg_start_event(l->u->r->spec, l->pl, l->warmup, 0,
 	    l->cmd.out_rel);
 
 	/* What readers show as the leg's command is what ran. */
 	json_object_set_new(ev, "argv", legcmd_argv_json(l->cmd.argv));
 	json_object_set_new(ev, "env", legcmd_env_json(&l->cmd));
 	json_object_set_new(ev, "cwd", json_string(l->cmd.cwd));
-	round_emit_new(l->u, ev);
+	return ev;
+}
+
+/* leg_run's callback once the leg's process exists: its leg_start
+ * event, with its pid and the time now. */
+static void
+round_leg_started(pid_t pid, void *arg)
+{
+	struct round_leg *l = arg;
+	char ts[EVENT_TS_LEN];
+
+	if (l->start == NULL)
+		l->start = round_leg_start_made(l);
+	event_timestamp(ts);
+	json_string_set(json_object_get(l->start, "ts"), ts);
+	json_integer_set(json_object_get(l->start, "pid"), pid);
+	round_emit(l->u->r, l->start);
+	json_decref(l->start);
+	l->start = NULL;
 }
 
 /* What emptying the scratch folder must never take: the leg's program,
@@ -287,6 +307,7 @@ round_leg_exec(struct round_leg *l, bool prepare, struct leg_result *res)
 		ls.state_fn = round_leg_state;
 		ls.tick_fn = round_leg_tick;
 		ls.state_arg = l;
+		l->start = round_leg_start_made(l);
 	}
 	if ((l->out = legout_create(l->cmd.out_abs, s->output_keep,
 	    s->output_max_bytes, u->err, sizeof u->err)) == NULL)
@@ -653,6 +674,7 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 	if (own != NULL)
 		round_server_stop(u, l.cell, own);
 	legout_finish(l.out, NULL, NULL, NULL);
+	json_decref(l.start);
 	legcmd_finish(&l.cmd);
 	json_decref(l.srvblock);
 	if (rc == RUN_LEG_FAIL)

@@ -1,8 +1,10 @@
-/* Statistics: SPEC.md's arithmetic, as pure functions (no I/O, no state).
+/* Statistics: SPEC.md's arithmetic, as pure functions (no I/O).
  *
  * The live ratios pane, report and the seal's summary all reach these
  * through tally, so the numbers never disagree.  A missing value is NAN
- * throughout: callers pass NAN for "no value" and get NAN for "undefined". */
+ * throughout: callers pass NAN for "no value" and get NAN for "undefined".
+ * No state, but for what stats_wilcoxon_k keeps to answer the next n
+ * sooner (the answer is the same with or without it). */
 #ifndef BENCHTUI_STATS_H
 #define BENCHTUI_STATS_H
 
@@ -49,11 +51,18 @@ double stats_spread(const double *ratios, size_t n);
 /* k of the Wilcoxon signed-rank interval [W(k), W(M+1-k)] over the
  * M = n(n+1)/2 sorted Walsh averages: the largest k with
  * P(T <= k-1) <= (1-level)/2 for the signed-rank statistic T under the null,
- * exact for n <= STATS_EXACT_MAX (about n^2.5 / 10 steps, 30 ms at 2000:
- * callers memoise by n), else floor(M/2 - z sqrt(n(n+1)(2n+1)/24)).  k
- * depends on n and level only: ties and zeros enter the Walsh averages as
- * they fall.  0 when no k >= 1 exists (n < 6 at 0.95). */
+ * exact for n <= STATS_EXACT_MAX, else floor(M/2 - z sqrt(n(n+1)(2n+1)/24)).
+ * k depends on n and level only: ties and zeros enter the Walsh averages
+ * as they fall.  0 when no k >= 1 exists (n < 6 at 0.95).  The exact
+ * distribution costs about n^2.5 / 10 steps (28 ms at 2000) from nothing
+ * but is kept (two of them, about 2 MiB each at n = 2000), so k for n
+ * after k for any n' <= n costs the steps n' + 1 .. n (0.2 ms a step at
+ * 2000): callers still memoise by n (and level).  Thread-safe. */
 uint64_t stats_wilcoxon_k(size_t n, double level);
+
+/* Let the distributions stats_wilcoxon_k keeps go (their memory back):
+ * the next k is built from nothing, as a benchmark's first one wants. */
+void stats_wilcoxon_forget(void);
 
 /* The fewest reps with an interval at level: P(T <= 0) = 2^-n, so the
  * smallest n with 2^-n <= (1-level)/2 (6 at 0.95, 8 at 0.99). */

@@ -27,8 +27,8 @@ struct spawn_child_args {
 	bool close_range;  /* the kernel has close_range (else /proc) */
 };
 
-/* The child: held until the release signal, then its set-up and the
- * exec (or the stand-in parent's fork).  Never returns. */
+/* The child: its set-up, held until the release signal, then the exec
+ * (or the stand-in parent's fork).  Never returns. */
 int spawn_child(void *arg);
 
 #endif

@@ -42,4 +42,15 @@ double stats_select(const struct stats_set *s, uint64_t k);
  * when size is even. */
 double stats_select_median(const struct stats_set *s);
 
+/* What stats_wilcoxon_k did with its kept distributions (stats_null.c)
+ * since the program started: how many k were built from nothing, on a
+ * kept distribution of a smaller n, or read from one of the same n; the
+ * steps taken in all; how many were built in a distribution of the
+ * caller's own (every kept one busy); how many needed the whole
+ * distribution (the cut too close to call).  For the tests. */
+struct stats_null_use {
+	uint64_t built, extended, reused, steps, unkept, full;
+};
+void stats_null_used(struct stats_null_use *out);
+
 #endif

@@ -110,6 +110,74 @@ test_reals_read_back_exactly(void **state)
 	json_decref(ev);
 }
 
+/* The bytes jansson writes for ev at the precision event_line picks. */
+static char *
+event_jansson(const json_t *ev, int prec)
+{
+	char *s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(prec));
+	size_t n = strlen(s);
+
+	s = realloc(s, n + 2);
+	memcpy(s + n, "\n", 2);
+	return s;
+}
+
+/* A whole number of millionths (a leg line's seconds) is written without
+ * printf, and must read as jansson writes it at 15 digits: fixed from
+ * 1e-4 up, the exponent form below, signs, zeros, every length of k. */
+static void
+test_micro_reals_as_jansson(void **state)
+{
+	static const long long fixed[] = { 0, 1, 9, 10, 99, 100, 101, 909,
+		999, 1000, 1001, 86000, 100000, 999999, 1000000, 1000001,
+		1234567, 10000000, 123456789012LL, 999999999999999LL,
+		100000000000000LL, 5000000LL };
+	unsigned long long x = 88172645463325252ULL;
+	int checked = 0;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		long long k;
+		json_t *ev = json_object();
+		char *line, *want;
+		double v;
+
+		if (i < (int)(sizeof fixed / sizeof fixed[0]) * 2) {
+			k = fixed[i / 2] * (i % 2 ? -1 : 1);
+		} else {
+			/* xorshift: k of every length up to 15 digits */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			k = (long long)(x % 1000000000000000ULL);
+			k /= (long long)1 << (x >> 58);
+			if (x & 1)
+				k = -k;
+		}
+		v = (double)k / 1e6;
+		json_object_set_new(ev, "wall", json_real(v));
+		line = event_line(ev, NULL);
+		want = event_jansson(ev, 15);
+		assert_string_equal(line, want);
+		checked++;
+		free(line);
+		free(want);
+		json_decref(ev);
+	}
+	{
+		json_t *ev = json_pack("{s:f}", "z", -0.0);
+		char *line = event_line(ev, NULL), *want = event_jansson(ev, 15);
+
+		assert_string_equal(line, want);
+		assert_string_equal(line, "{\"z\":-0.0}\n");
+		free(line);
+		free(want);
+		json_decref(ev);
+	}
+	assert_true(checked == 200000);
+}
+
 static void
 test_type_legacy_row(void **state)
 {
@@ -133,6 +201,7 @@ main(void)
 		cmocka_unit_test(test_new_has_type_and_ts),
 		cmocka_unit_test(test_line_is_one_line),
 		cmocka_unit_test(test_reals_read_back_exactly),
+		cmocka_unit_test(test_micro_reals_as_jansson),
 		cmocka_unit_test(test_type_legacy_row),
 	};
 

@@ -66,7 +66,8 @@ struct leg_result {
  * with argv; with argv NULL it touches 4 MiB and exits without an exec.
  * No cmocka asserts here: a forked helper uses it too.  0, or -1. */
 static int
-gated_child(struct counters *c, char *const *argv, int *status)
+gated_child_read(struct counters *c, char *const *argv, int *status,
+    void (*read_fn)(struct counters *))
 {
 	int gate[2];
 	pid_t pid;
@@ -98,8 +99,14 @@ gated_child(struct counters *c, char *const *argv, int *status)
 	close(gate[1]);
 	if (waitpid(pid, status, 0) != pid)
 		return -1;
-	counters_read_close(c);
+	read_fn(c);
 	return 0;
+}
+
+static int
+gated_child(struct counters *c, char *const *argv, int *status)
+{
+	return gated_child_read(c, argv, status, counters_read_close);
 }
 
 /* A leg of ourselves in work mode (mb MiB touched, iter iterations, in a
@@ -279,21 +286,15 @@ test_unknown_never_opened(void **state)
 	counters_destroy(NULL);
 }
 
-/* No counter fd may reach a child: every perf fd is close-on-exec. */
-static void
-test_fds_cloexec(void **state)
+/* How many perf event fds this process holds; each must be
+ * close-on-exec. */
+static int
+perf_fd_count(void)
 {
-	static const char *const names[] = { "task-clock", "page-faults",
-		"context-switches" };
-	struct counters *c = counters_create(names, 3);
-	int perf_fds = 0, open_ok = 0;
+	int perf_fds = 0;
 	struct dirent *de;
 	DIR *d;
 
-	(void)state;
-	counters_open(c, getpid());
-	for (int i = 0; i < 3; i++)
-		open_ok += counters_errno(c, i) == 0;
 	d = opendir("/proc/self/fd");
 	assert_non_null(d);
 	while ((de = readdir(d)) != NULL) {
@@ -314,10 +315,64 @@ test_fds_cloexec(void **state)
 		assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	}
 	closedir(d);
-	assert_int_equal(perf_fds, open_ok);
+	return perf_fds;
+}
+
+/* No counter fd may reach a child: every perf fd is close-on-exec. */
+static void
+test_fds_cloexec(void **state)
+{
+	static const char *const names[] = { "task-clock", "page-faults",
+		"context-switches" };
+	struct counters *c = counters_create(names, 3);
+	int open_ok = 0;
+
+	(void)state;
+	counters_open(c, getpid());
+	for (int i = 0; i < 3; i++)
+		open_ok += counters_errno(c, i) == 0;
+	assert_int_equal(perf_fd_count(), open_ok);
 	assert_int_equal(open_ok, 3);
 	counters_read_close(c);
+	assert_int_equal(perf_fd_count(), 0);
 	counters_destroy(c);
+}
+
+/* A set reused leg after leg keeps the last leg's events open until the
+ * next leg's have opened (so the kernel's software-event switches stay
+ * on between legs), and never holds more than that: after a read, its
+ * events; after the next open, only the new ones; none once destroyed. */
+static void
+test_kept_until_next_open(void **state)
+{
+	static const char *const names[] = { "task-clock", "page-faults",
+		"context-switches" };
+	struct counters *c = counters_create(names, 3);
+	uint64_t first = 0, second = 0;
+
+	(void)state;
+	for (int leg = 0; leg < 3; leg++) {
+		char *argv[] = { "test-counters", "work",
+			leg == 0 ? "16" : "1", "0", NULL };
+		int st;
+
+		assert_int_equal(gated_child_read(c, argv, &st, counters_read),
+		    0);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(counters_errno(c, i), 0);
+		/* Read, and still open. */
+		assert_int_equal(perf_fd_count(), 3);
+		assert_true(counters_value(c, 1, leg == 0 ? &first : &second));
+	}
+	/* Fresh values each leg, not a sum with the kept events'. */
+	assert_true(first > second + 3000);
+	counters_open(c, getpid());
+	assert_int_equal(perf_fd_count(), 3);
+	counters_read(c);
+	assert_int_equal(perf_fd_count(), 3);
+	counters_destroy(c);
+	assert_int_equal(perf_fd_count(), 0);
 }
 
 /* A set is reused leg after leg with fresh values each time. */
@@ -462,6 +517,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_hardware_counts_or_errno),
 		cmocka_unit_test(test_unknown_never_opened),
 		cmocka_unit_test(test_fds_cloexec),
+		cmocka_unit_test(test_kept_until_next_open),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_user_only_fallback),
 	};

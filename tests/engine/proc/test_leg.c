@@ -328,6 +328,82 @@ test_held_signals(void **state)
 	assert_int_equal(WEXITSTATUS(status), 7);
 }
 
+/* Whether the held child pid has done its set-up: its own session and
+ * process group, and cwd its folder. */
+static bool
+held_set_up(pid_t pid, const char *cwd)
+{
+	struct procs_stat st;
+	char link[64], at[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+	if (procs_stat(pid, &st) != 0 || st.pgrp != pid ||
+	    (n = readlink(link, at, sizeof at - 1)) <= 0)
+		return false;
+	at[n] = '\0';
+	return strcmp(at, cwd) == 0;
+}
+
+/* The child's set-up (session, signals, fds, cpus, nice, folder) is the
+ * harness's work, done while it is held: out of the leg's measured
+ * window, and beside the parent's last steps before the release.  A
+ * step that fails then is said at once, and the child waits for its
+ * release to report it: the parent meets a held child either way. */
+static void
+test_setup_while_held(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "exit 7", NULL };
+	char missing[PATH_MAX], out[PATH_MAX], err[256], real[PATH_MAX];
+	struct spawn_req rq = { .path = argv[0], .argv = argv,
+		.envp = base_env, .cwd = tmpdir, .out_fd = -1 };
+	struct spawn sp;
+	int e, status, fd, k;
+	const char *said = NULL;
+
+	(void)state;
+	assert_non_null(realpath(tmpdir, real));
+	assert_int_equal(spawn_create(&rq, &sp, err, sizeof err), 0);
+	for (k = 0; k < 2500 && !held_set_up(sp.pid, real); k++)
+		tu_nap_ms(2);
+	assert_true(held_set_up(sp.pid, real));
+	assert_true(sp.held);
+	assert_int_equal(spawn_release(&sp, &e), 0);
+	assert_int_equal(waitpid(sp.pid, &status, 0), sp.pid);
+	spawn_reaped(&sp, &e);
+	spawn_finish(&sp);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	assert_int_equal(e, 0);
+
+	/* A folder that is not there: said while held, reported once
+	 * released. */
+	snprintf(missing, sizeof missing, "%s/not-there", tmpdir);
+	snprintf(out, sizeof out, "%s/held-chdir.out", tmpdir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	rq.cwd = missing;
+	rq.out_fd = fd;
+	assert_int_equal(spawn_create(&rq, &sp, err, sizeof err), 0);
+	for (k = 0; k < 2500; k++) {
+		said = tu_slurp(tmpdir, "held-chdir.out", NULL);
+		if (said != NULL && strstr(said, "not-there") != NULL)
+			break;
+		tu_nap_ms(2);
+	}
+	assert_non_null(said);
+	assert_non_null(strstr(said, "chdir"));
+	/* Still held, not gone. */
+	assert_int_equal(waitpid(sp.pid, &status, WNOHANG), 0);
+	assert_int_equal(spawn_release(&sp, &e), 0);
+	assert_int_equal(waitpid(sp.pid, &status, 0), sp.pid);
+	spawn_reaped(&sp, &e);
+	spawn_finish(&sp);
+	close(fd);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+	assert_int_equal(e, ENOENT);
+	assert_int_equal(sp.fail_step, SPAWN_STEP_CHDIR);
+}
+
 static void
 test_bad_output_path(void **state)
 {
@@ -391,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_no_path_search_no_shell),
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_held_signals),
+		cmocka_unit_test(test_setup_while_held),
 		cmocka_unit_test(test_bad_output_path),
 		cmocka_unit_test(test_rusage_and_counters),
 	};
