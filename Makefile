@@ -33,13 +33,20 @@ export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(P
 TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
 MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS)
 
-.PHONY: all demo check check-libperf check-raw check-asan build deps \
-        packages libperf bench install clean distclean
+# What the sanitizer build runs (tests/meson.build's suites), and how.
+ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covered
+ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all demo check check-libperf check-raw check-asan build build-asan \
+        check-alone check-alone-asan check-beside deps packages libperf \
+        bench install clean distclean
 
 all: build
 
-# The configurations share fixed loopback ports and the machine's quiet: one
-# at a time, whatever -j says.
+# One target at a time, whatever -j says: the tests that run alone must
+# have the machine to themselves (check-beside runs the two builds' other
+# tests at once, itself).
 .NOTPARALLEL:
 
 # `make packages` checks again; the stamp keeps the other targets from
@@ -74,17 +81,29 @@ build: $(MESON_DIR)/build.ninja
 demo: build
 	./$(MESON_DIR)/tui/benchtui run assets/demo/demo.json
 
-# Every suite with libperf; with the raw perf_event_open backend and glibc's
-# _np calls hidden (as on musl or glibc < 2.32: engine/base/sysname.c's
-# tables answer) the tests of counters.c (suite 'counters') and the unit
-# suite; the
-# unit and e2e suites under ASan and UBSan, but for the statistical tests
-# (suite 'measure') and the tests that run no line the others do not
-# (suite 'asan-covered').  tests/meson.build says which tests run beside
-# others, and in what order.
-check: check-libperf check-raw check-asan
+# Two builds.  build/meson: every suite with libperf, and the tests of the
+# files a machine without libperf or glibc's _np calls differs in
+# (counters.c, sysname.c: suite 'counters') again against copies of those
+# built beside (NAME-raw);
+# build/meson-asan: the unit and e2e suites under ASan and UBSan, but for
+# the statistical tests (suite 'measure') and the tests that run no line
+# the others do not (suite 'asan-covered').  Both are built first; then
+# the tests that run alone (suite 'alone': the gate's and a few timed
+# ones), one at a time, libperf's then ASan's; then every other test of
+# both builds at once (check-beside), which keeps both cores busy to the
+# end instead of each build's longest tests running on their own.  Each
+# build's meson-logs hold alone.json and testlog.json (.ci/run totals
+# them).  tests/meson.build says which tests run alone, and in what order
+# the others start.  check-libperf and check-asan run one build's tests
+# the usual way (testlog.json only); check-raw (not part of check) is the
+# build of a machine without libperf or glibc's _np calls (as on musl or
+# glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
+# unit suites.
+check: build build-asan check-alone check-alone-asan check-beside
 
+# (alone.json is make check's: removed, or .ci/run would count it again.)
 check-libperf: build
+	@rm -f $(MESON_DIR)/meson-logs/alone.json
 	$(MESON_TEST) -C $(MESON_DIR)
 
 check-raw: $(RAW_DIR)/build.ninja
@@ -92,12 +111,34 @@ check-raw: $(RAW_DIR)/build.ninja
 	@ninja -C $(RAW_DIR) -j$(JOBS)
 	$(MESON_TEST) -C $(RAW_DIR) --suite counters --suite unit
 
-check-asan: $(ASAN_DIR)/build.ninja
+build-asan: $(ASAN_DIR)/build.ninja
 	@ninja -C $(ASAN_DIR) -j$(JOBS)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(MESON_TEST) -C $(ASAN_DIR) --suite unit --suite e2e \
-		--no-suite measure --no-suite asan-covered
+
+check-asan: build-asan
+	@rm -f $(ASAN_DIR)/meson-logs/alone.json
+	$(ASAN_ENV) $(MESON_TEST) -C $(ASAN_DIR) $(ASAN_TESTS)
+
+check-alone: build
+	$(MESON_TEST) -C $(MESON_DIR) --suite alone --logbase alone
+
+# ASan's selection, alone: 'alone' but for the console tests ('tui').
+check-alone-asan: build-asan
+	$(ASAN_ENV) $(MESON_TEST) -C $(ASAN_DIR) --suite alone --no-suite tui \
+		--no-suite measure --no-suite asan-covered --logbase alone
+
+# Both builds' other tests at once, each meson with BESIDE_JOBS processes;
+# the ASan run's lines follow the libperf run's.  Fails when either does.
+BESIDE_JOBS ?= $(TEST_JOBS)
+check-beside: build build-asan
+	@rc=0; \
+	$(ASAN_ENV) meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
+		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
+		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
+	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
+		-C $(MESON_DIR) --no-suite alone || rc=1; \
+	wait $$asan || rc=1; \
+	echo "--- $(ASAN_DIR):"; cat $(ASAN_DIR)/meson-logs/beside.txt; \
+	exit $$rc
 
 # The program, its man pages (so `man benchtui` works) and its themes
 # under PREFIX, staged under DESTDIR when packaging.  A build directory of

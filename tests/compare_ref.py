@@ -8,6 +8,7 @@ larger than n), every difference listed and sorted, the normal quantile
 from Python's statistics module.  tests/engine/stats/stats_two_ref.py and
 the compare tests check engine/stats against it.
 """
+import functools
 import math
 from fractions import Fraction
 from statistics import NormalDist
@@ -17,10 +18,12 @@ from stats_ref import verdict  # noqa: F401  (the same rule as a round's)
 EXACT_MAX = 50
 
 
+@functools.lru_cache(maxsize=None)
 def u_counts(m, n):
     """How many of the C(m+n, m) arrangements give U = u, for every u:
     the coefficients of the Gaussian binomial [m+n choose m]_q, built by
-    q-Pascal: [N, K] = [N-1, K-1] + q^K [N-1, K]."""
+    q-Pascal: [N, K] = [N-1, K-1] + q^K [N-1, K].  A tuple, computed once
+    for each (m, n) whatever asks for it again (every level)."""
     # g[N][K] as coefficient lists; only K <= m is needed.
     prev = [[1]]  # N = 0: [0, 0] = 1
     for big_n in range(1, m + n + 1):
@@ -36,7 +39,7 @@ def u_counts(m, n):
                 c[i + k] += x
             cur.append(c)
         prev = cur
-    return prev[m]
+    return tuple(prev[m])
 
 
 def ties_sum(values):

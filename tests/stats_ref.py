@@ -6,6 +6,7 @@ counting, every Walsh average listed and sorted, the normal quantile from
 Python's statistics module.  tests/e2e/stats_ref.sh and report_random.sh
 compare `benchtui report --format json` with it.
 """
+import functools
 import math
 from fractions import Fraction
 from statistics import NormalDist
@@ -27,15 +28,17 @@ def median(v):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
+@functools.lru_cache(maxsize=None)
 def null_counts(n):
-    """How many of the 2^n sign patterns give T = t, for every t."""
+    """How many of the 2^n sign patterns give T = t, for every t (a
+    tuple: computed once for each n, whatever asks for it again)."""
     c = [1]
     for i in range(1, n + 1):
         nxt = c + [0] * i
         for t, x in enumerate(c):
             nxt[t + i] += x
         c = nxt
-    return c
+    return tuple(c)
 
 
 def wilcoxon_k(n, level):
@@ -66,13 +69,19 @@ def walsh(x):
     return w
 
 
+@functools.lru_cache(maxsize=4)
+def walsh_of_logs(rs):
+    """The sorted Walsh averages of the logs of ratios rs (a tuple): the
+    same ratios at another level are not listed and sorted again."""
+    return walsh(sorted(math.log(r) for r in rs))
+
+
 def interval(rs, level):
     """(estimate, [lo, hi] or None) of ratios rs, as ratios."""
     n = len(rs)
     if n == 0:
         return None, None
-    x = sorted(math.log(r) for r in rs)
-    w = walsh(x)
+    w = walsh_of_logs(tuple(rs))
     m = len(w)
     est = w[m // 2] if m % 2 else (w[m // 2 - 1] + w[m // 2]) / 2
     k = wilcoxon_k(n, level)

@@ -5,6 +5,15 @@
 
 #include "counters.h"
 
+/* The libperf backend where the build has libperf, but in the copy of
+ * this file the build compiles a second time with COUNTERS_RAW (the raw
+ * backend's tests run beside the others, from the same build). */
+#if HAVE_LIBPERF && !defined(COUNTERS_RAW)
+#define COUNTERS_LIBPERF 1
+#else
+#define COUNTERS_LIBPERF 0
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 #include <perf/core.h>
 #include <perf/cpumap.h>
 #include <perf/evsel.h>
@@ -60,7 +69,7 @@ static const struct counters_event_def counters_defs[] = {
 #define COUNTERS_NDEFS (sizeof(counters_defs) / sizeof(counters_defs[0]))
 
 /* An opened event: libperf's evsel, or the raw backend's fd. */
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 typedef struct perf_evsel *counters_handle;
 #define COUNTERS_NONE NULL
 #else
@@ -85,7 +94,7 @@ struct counters {
 	int n;
 	struct counters_event *ev;
 	bool user_only;
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 	struct perf_thread_map *threads;
 #endif
 };
@@ -93,7 +102,7 @@ struct counters {
 const char *
 counters_backend(void)
 {
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 	return "libperf";
 #else
 	return "perf_event_open";
@@ -228,7 +237,7 @@ counters_scale_event(struct counters_event *e, uint64_t val, uint64_t ena,
 	return counters_scale(val, ena, run, &e->value);
 }
 
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 
 static int
 counters_libperf_print(enum libperf_print_level level, const char *fmt,
@@ -455,7 +464,7 @@ counters_open(struct counters *c, pid_t pid)
 
 	if (c == NULL)
 		return;
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 	pthread_once(&counters_libperf_once, counters_libperf_init);
 	if (c->threads == NULL)
 		c->threads = perf_thread_map__new_array(1, &pid);
@@ -499,7 +508,7 @@ again:
 		e->err = err;
 		e->open = err == 0;
 	}
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 	if (rescan)
 		counters_cloexec_perf_fds();
 #endif
@@ -591,7 +600,7 @@ counters_destroy(struct counters *c)
 			free(c->ev[i].name);
 		free(c->ev);
 	}
-#if HAVE_LIBPERF
+#if COUNTERS_LIBPERF
 	if (c->threads != NULL)
 		perf_thread_map__put(c->threads);
 #endif

@@ -2,9 +2,11 @@
  * on (inherit + enable_on_exec), nothing of the harness.
  *
  * Two backends, chosen at build time: libperf (HAVE_LIBPERF) or the raw
- * perf_event_open(2) syscall.  Each event is opened on its own, so one the
- * machine lacks (ENOENT, EOPNOTSUPP, ...) is recorded as unsupported with its
- * errno and the others still count.  Where EACCES comes from
+ * perf_event_open(2) syscall; a build with libperf compiles this file a
+ * second time raw (COUNTERS_RAW), for the raw backend's tests.  Each
+ * event is opened on its own, so one the machine lacks (ENOENT,
+ * EOPNOTSUPP, ...) is recorded as unsupported with its errno and the
+ * others still count.  Where EACCES comes from
  * perf_event_paranoid, the open is retried user-space only (exclude_kernel)
  * and counters_user_only() says so. */
 #ifndef BENCHTUI_COUNTERS_H

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -371,6 +373,31 @@ procs_alive(pid_t pid)
 	if (pid <= 0 || procs_stat(pid, &e) != 0)
 		return false;
 	return e.state != 'Z' && e.state != 'X';
+}
+
+pid_t
+procs_flock_owner(int fd)
+{
+	struct stat st;
+	char line[256], type[16];
+	unsigned int maj, min;
+	unsigned long ino;
+	pid_t owner = -1;
+	int pid;
+	FILE *f;
+
+	if (fstat(fd, &st) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
+		return -1;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF"; a waiter's
+	 * line has "->" where the type is. */
+	while (owner < 0 && fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", type, &pid,
+		    &maj, &min, &ino) == 5 && strcmp(type, "FLOCK") == 0 &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    ino == (unsigned long)st.st_ino)
+			owner = pid;
+	fclose(f);
+	return owner;
 }
 
 /* Reap every exited child of ours in the group; zombies still count as group

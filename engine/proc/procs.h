@@ -77,6 +77,12 @@ int procs_cpulist_parse(const char *list, unsigned char *mask, int ncpus);
 /* Whether pid is alive (and not a zombie). */
 bool procs_alive(pid_t pid);
 
+/* The process that took the flock held on fd's file, from /proc/locks, or
+ * -1 when none is listed (or /proc/locks cannot be read).  The lock lives
+ * on while any descriptor of it is open: a child holding a copy keeps it
+ * after the taker died, and this still names the taker. */
+pid_t procs_flock_owner(int fd);
+
 /* End a process group: SIGTERM, wait up to grace_s for the group to empty,
  * then SIGKILL; reap what are our children.  Safe when the group is gone. */
 void procs_end_group(pid_t pgid, double grace_s);

@@ -17,9 +17,11 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "clock.h"
 #include "digest.h"
 #include "event.h"
 #include "keepfiles.h"
+#include "procs.h"
 #include "provenance.h"
 #include "round_int.h"
 #include "seal.h"
@@ -193,6 +195,28 @@ round_unmake(struct round *r)
 	r->made = 0;
 }
 
+/* The log's flock.  Held by a live benchtui: refused at once.  Held
+ * though the benchtui that took it is gone: asked again for up to
+ * ROUND_LOCK_WAIT_MS, since a benchtui killed a moment ago may have left a
+ * leg's child held between clone and execve with a copy of the log's
+ * descriptor, until its parent-death signal ends it (a resume right after
+ * a kill -9 was refused, on a busy machine). */
+#define ROUND_LOCK_WAIT_MS 2000
+#define ROUND_LOCK_NAP_MS 20
+
+static bool
+round_lock_take(int fd)
+{
+	for (int waited = 0;; waited += ROUND_LOCK_NAP_MS) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return true;
+		if (errno != EWOULDBLOCK || waited >= ROUND_LOCK_WAIT_MS ||
+		    procs_alive(procs_flock_owner(fd)))
+			return false;
+		(void)clock_nap(-1, ROUND_LOCK_NAP_MS);
+	}
+}
+
 /* Hold an exclusive flock on DIR/log.jsonl for as long as the round lives
  * (a new round creates it, and only it: a log already there means another
  * run took the folder).  -2 with err when another benchtui has it, -1 on
@@ -218,7 +242,7 @@ round_lock(struct round *r, bool create, char *err, size_t errlen)
 	}
 	if (create)
 		r->made |= ROUND_MADE_LOG;
-	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+	if (!round_lock_take(r->lock_fd)) {
 		snprintf(err, errlen, "%s: another benchtui is running this round "
 		    "(it holds the log's lock); abort it first", path);
 		return -2;

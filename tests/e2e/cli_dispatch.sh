@@ -9,6 +9,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 $B --version | grep -Eq '^benchtui [0-9.]+ \(counters: (libperf|perf_event_open)\)$' ||
 	fail "--version does not name the counter backend"
+# The backend this build's copy of the test is for (tests/meson.build).
+[ -z "${BENCHTUI_COUNTERS_BACKEND:-}" ] ||
+	$B --version | grep -qF "(counters: $BENCHTUI_COUNTERS_BACKEND)" ||
+	fail "--version does not name $BENCHTUI_COUNTERS_BACKEND: $($B --version)"
 $B --help >/dev/null || fail "--help exit $?"
 $B frobnicate 2>/dev/null; [ $? -eq 2 ] || fail "unknown command is not exit 2"
 $B 2>/dev/null; [ $? -eq 2 ] || fail "no command is not exit 2"

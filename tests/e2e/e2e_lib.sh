@@ -28,6 +28,17 @@ need_hup() {
 	fi
 }
 
+# BENCHTUI_COUNTERS_BACKEND (meson sets it for the counters' tests and
+# their raw copies): $BENCHTUI counts with that backend, or the test
+# would check the other one unseen.
+if [ -n "${BENCHTUI_COUNTERS_BACKEND:-}" ]; then
+	case $("$BENCHTUI" --version) in
+	*"(counters: $BENCHTUI_COUNTERS_BACKEND)") ;;
+	*) echo "FAIL: $BENCHTUI does not count with $BENCHTUI_COUNTERS_BACKEND: $("$BENCHTUI" --version)"
+	   exit 1 ;;
+	esac
+fi
+
 tmp=$(mktemp -d /tmp/benchtui-e2e.XXXXXX)
 # A sealed round's files are read-only: made writable to be removed.
 e2e_cleanup() {

@@ -13,31 +13,37 @@ cp /bin/sleep "$T/legescapee"  # and this the legs'
 port=$(free_port) || fail "no free port"
 cat >"$T/r.json" <<EOF
 {"name": "orphans", "reps": 1, "quiet": false, "counters": ["task-clock"],
- "command": ["/bin/sh", "-c", "setsid -f $T/legescapee 3001; sleep 0.6; exec $BENCHTUI_DEMO client --port \$0 --requests 200", "\${PORT}"],
+ "command": ["/bin/sh", "-c", "setsid -f $T/legescapee 3001; while [ ! -e $T/go ]; do sleep 0.05; done; exec $BENCHTUI_DEMO client --port \$0 --requests 200", "\${PORT}"],
  "baseline": "a", "arms": [{"name": "a"}, {"name": "b"}],
  "cells": [{"name": "s", "vars": {"PORT": "$port"},
    "server": {"cmd": ["/bin/sh", "-c", "setsid -f $T/escapee 3000; exec $BENCHTUI_DEMO serve --port $port"],
               "ready": {"tcp_port": $port, "timeout_s": 10}}}]}
 EOF
-escapees() {
-	local p n=0 e
-	for p in /proc/[0-9]*; do
-		e=$(readlink "$p/exe" 2>/dev/null)
-		[ "$e" = "$T/escapee" ] || { [ "$e" = "$T/legescapee" ] && [ -z "${BENCHTUI_NO_CGROUP:-}" ]; } || continue
-		grep -q '^State:.*Z' "$p/status" 2>/dev/null && continue
-		n=$((n + 1))
+# running_as EXE...: the /proc folders of the live (not zombie) processes
+# whose exe is one of EXE, one a line (one find over /proc, not a
+# readlink per process).
+running_as() {
+	local e p
+	local -a names=()
+	for e in "$@"; do
+		names+=(${names[0]+-o} -lname "$e")
 	done
-	echo $n
+	find /proc -mindepth 2 -maxdepth 2 -name exe \( "${names[@]}" \) 	    -printf '%h\n' 2>/dev/null |
+	while read -r p; do
+		grep -q '^State:.*Z' "$p/status" 2>/dev/null || echo "$p"
+	done
+}
+escapees() {
+	if [ -z "${BENCHTUI_NO_CGROUP:-}" ]; then
+		running_as "$T/escapee" "$T/legescapee"
+	else
+		running_as "$T/escapee"
+	fi | grep -c .
 }
 # Whether the running leg's escapee is up (resume ended the ones before it
 # before it started the leg).
 leg_escapee_up() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/legescapee" ] &&
-			! grep -q '^State:.*Z' "$p/status" 2>/dev/null && return 0
-	done
-	return 1
+	[ -n "$(running_as "$T/legescapee")" ]
 }
 life_cleanup_hooks+=('for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in "$T/escapee"|"$T/legescapee") kill -9 ${p#/proc/} 2>/dev/null;; esac; done')
 
@@ -50,10 +56,14 @@ starts() {
 
 campaign() {
 	dir=$T/round-$1
+	# A leg waits for $T/go: each kill lands inside the run's first
+	# leg however slow the machine, and the final resume's legs run
+	# through.
+	rm -f "$T/go"
 	for k in 1 2 3; do
-		# Killed during the run's first leg (0.6 s long), while the
-		# server's escapee lives (without a cgroup benchtui ends it as
-		# a leftover after that leg).
+		# Killed during the run's first leg, while the server's
+		# escapee lives (without a cgroup benchtui ends it as a
+		# leftover after that leg).
 		want=$(( $(starts "$dir/log.jsonl") + 1 ))
 		if [ $k -eq 1 ]; then
 			"$BENCHTUI" run "$T/r.json" --out "$dir" --headless >>"$T/out" 2>&1 &
@@ -72,6 +82,7 @@ campaign() {
 		sleep 0.2
 		[ "$(escapees)" -gt 0 ] || fail "$1: setup: no escapee outlived the kill -9 of run $k"
 	done
+	touch "$T/go"
 	"$BENCHTUI" resume "$dir" --headless >>"$T/out" 2>&1 || { tail -20 "$T/out"; fail "the final resume failed"; }
 	left=$(escapees)
 	[ "$left" -eq 0 ] || fail "$1: $left escaped processes of the killed runs are still alive after the final resume"

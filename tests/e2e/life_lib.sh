@@ -172,12 +172,14 @@ check_log_whole() {
 	[ -s "$log" ] || fail "$log is empty"
 	[ "$(tail -c 1 "$log" | od -An -c | tr -d ' ')" = '\n' ] ||
 		fail "$log: last line has no newline (torn)"
-	local n=0 line
-	while IFS= read -r line; do
-		n=$((n + 1))
-		printf '%s\n' "$line" | jq -e 'type == "object"' >/dev/null 2>&1 ||
-			fail "$log:$n: not a JSON object: $line"
-	done <"$log"
+	# One jq over the lines (not one a line): the first that is not one
+	# JSON object, with its number.
+	local bad
+	bad=$(jq -R -r '(try fromjson catch null) as $v |
+	    if ($v | type) == "object" then empty
+	    else "\(input_line_number): not a JSON object: \(.)" end' "$log" |
+	    head -n 1)
+	[ -z "$bad" ] || fail "$log:$bad"
 }
 
 # Exactly one counted leg line for each of the EXPECTED planned legs.

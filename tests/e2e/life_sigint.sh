@@ -45,6 +45,24 @@ check_aborted "$dir"
 counted=$(jq -s '[.[] | select(.t == "leg" and .status != "aborted")] | length' "$log")
 echo "aborted after $counted counted legs"
 
+# A lock that only a dead benchtui's child still holds (the child of a
+# run killed a moment ago, between clone and execve with a copy of the
+# log's descriptor): resume and seal --partial wait for it to go rather
+# than refuse.  Here the taker exits at once and its child holds the lock
+# 1 s more.
+cp -a "$dir" "$T/orphan"
+python3 - "$T/orphan/log.jsonl" <<'PY'
+import fcntl, os, sys, time
+f = open(sys.argv[1])
+fcntl.flock(f, fcntl.LOCK_EX)
+if os.fork() == 0:
+    time.sleep(1)
+    os._exit(0)
+os._exit(0)
+PY
+"$BENCHTUI" seal "$T/orphan" --partial >"$T/orphan.out" 2>&1 ||
+	{ cat "$T/orphan.out"; fail "seal --partial refused a lock its taker no longer held"; }
+
 # A changed round file: resume refuses and names it.
 cp -a "$dir" "$T/changed"
 printf ' ' >>"$T/changed/round.json"

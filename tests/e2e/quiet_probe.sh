@@ -5,10 +5,9 @@
 # from that, not from the load.  (1) "probe": true holds the first leg
 # until the probe is back at its floor, and every leg line carries the
 # probe's slowdown and time.  (2) "auto" probes CPU-bound legs each time,
-# legs that mostly wait only the first time of each cell and arm.  (3) A
-# clock that cannot time a probe (clocksource jiffies, faked): "probe":
-# true is a check error naming the field, "auto" runs without a probe and
-# says so.
+# legs that mostly wait only the first time of each cell and arm.  A
+# clock that cannot time a probe is quiet_probe_clock's, which needs no
+# quiet machine.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
@@ -60,20 +59,3 @@ events leg | jq -se 'any(.[]; .probe == null)' >/dev/null &&
 echo "ok: auto"
 rm -rf "$T/out"
 
-# (3) a clock that cannot time it.
-echo jiffies >"$T/clocksource"
-export BENCHTUI_SYSFS_CLOCKSOURCE=$T/clocksource
-"$BENCHTUI" check "$T/on.json" >"$T/check.out" 2>"$T/check.err"
-rc=$?
-[ "$rc" = 2 ] || fail "check of probe true on jiffies: exit $rc"
-grep -q "on.json: quiet.probe: true, but .*clocksource jiffies" "$T/check.err" ||
-	fail "check does not name quiet.probe and the clock: $(cat "$T/check.err")"
-"$BENCHTUI" check "$T/busy.json" >/dev/null 2>&1 || fail "check of auto on jiffies failed"
-"$BENCHTUI" run "$T/busy.json" --out "$T/out" --headless >"$T/stdout" 2>&1 ||
-	fail "run auto on jiffies: exit $?"
-events warning | grep -q "probe is off: .*clocksource jiffies" ||
-	fail "no warning that the probe is off"
-[ "$(events leg | grep -c .)" = 6 ] || fail "jiffies: $(events leg | grep -c .) leg lines, not 6"
-events leg | jq -se 'any(.[]; .probe != null)' >/dev/null &&
-	fail "a leg was probed on a clock that cannot time it"
-echo "ok"

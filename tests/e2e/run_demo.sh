@@ -16,6 +16,13 @@ jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
     (.cells[].vars.ARGS) |= map(if . == "47311" then ($p | tostring) else . end) |
     .bin = $b | .quiet = false | .reps = 3' \
     "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$tmp/demo.json" || exit 1
+# DEMO_PROFILE_SAMPLES (the raw backend's copy, run_demo-raw, sets it): the
+# profiles' min_samples.  perf(1) takes the profiles, not counters.c, the
+# one file that copy is for; nothing here reads their size.
+if [ -n "${DEMO_PROFILE_SAMPLES:-}" ]; then
+	jq --argjson n "$DEMO_PROFILE_SAMPLES" '.profile.perf.min_samples = $n' \
+	    "$tmp/demo.json" > "$tmp/demo1.json" && mv "$tmp/demo1.json" "$tmp/demo.json"
+fi
 grep -q 47311 "$tmp/demo.json" && { echo "FAIL: port not rewritten"; exit 1; }
 
 out="$tmp/out"

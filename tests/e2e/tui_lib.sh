@@ -14,13 +14,16 @@ cleanup() {
 trap cleanup EXIT
 
 # demo_round FILE [MIB]: the demo round with our binary, the gate off, its
-# server on a free port, 3 reps (18 legs, short), and optionally a heavier
-# work cell (longer legs, for pausing and aborting).
+# server on a free port, 3 reps (18 legs, short), its two profiles cut to
+# 200 samples (7 s of 9 at the demo's 2000; no console test reads their
+# size, run_demo runs them whole), and optionally a heavier work cell
+# (longer legs, for pausing and aborting).
 demo_round() {
 	local mib=${2:-48} port
 	port=$(free_port)
 	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" --argjson port "$port" \
 	    '.bin = $b | .quiet = false | .reps = 3 |
+	     .profile.perf.min_samples = 200 |
 	     .cells[0].vars.ARGS = ["--mib", $mib] |
 	     .cells[1].vars.ARGS |= map(if . == "47311" then ($port | tostring) else . end) |
 	     .cells[1].server.cmd = (.cells[1].server.cmd | map(if . == "47311" then ($port | tostring) else . end)) |

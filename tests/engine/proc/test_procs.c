@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -321,6 +323,57 @@ test_end_descendants_escaped_and_kept(void **state)
 	assert_int_equal(procs_end_descendants(getpid(), NULL, 0, 0.1), 0);
 }
 
+/* procs_flock_owner names the process that took a flock, also once it
+ * has died and a child of its holds the lock on; none for a file nobody
+ * locks. */
+static void
+test_flock_owner_after_taker_died(void **state)
+{
+	char path[] = "/tmp/benchtui-test-flock-XXXXXX";
+	int fd = mkstemp(path), said[2], hold[2], st;
+	pid_t taker, holder = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(procs_flock_owner(fd), -1);
+	/* said: the taker tells us its child's pid; hold: the child holds
+	 * the lock until we close hold's write end. */
+	assert_int_equal(pipe(said), 0);
+	assert_int_equal(pipe(hold), 0);
+	taker = fork();
+	assert_true(taker >= 0);
+	if (taker == 0) {
+		int lfd = open(path, O_RDONLY);
+		pid_t h;
+
+		if (lfd < 0 || flock(lfd, LOCK_EX) != 0)
+			_exit(1);
+		if ((h = fork()) == 0) {
+			char b;
+
+			close(hold[1]);
+			_exit(read(hold[0], &b, 1) < 0);
+		}
+		_exit(write(said[1], &h, sizeof h) != sizeof h);
+	}
+	close(said[1]);
+	close(hold[0]);
+	assert_int_equal(read(said[0], &holder, sizeof holder), sizeof holder);
+	assert_int_equal(waitpid(taker, &st, 0), taker);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* The taker is gone, its lock is not. */
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);
+	assert_int_equal(procs_flock_owner(fd), taker);
+	assert_false(procs_alive(procs_flock_owner(fd)));
+	close(hold[1]);
+	close(said[0]);
+	/* The holder is our grandchild, reparented to us (a subreaper). */
+	assert_int_equal(waitpid(holder, NULL, 0), holder);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	close(fd);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -334,6 +387,7 @@ main(void)
 		cmocka_unit_test(test_end_group_stubborn),
 		cmocka_unit_test(test_end_group_quick_when_terminable),
 		cmocka_unit_test(test_end_descendants_escaped_and_kept),
+		cmocka_unit_test(test_flock_owner_after_taker_died),
 	};
 
 	/* Orphaned grandchildren come back to us, as they do to benchtui. */
