@@ -24,6 +24,10 @@ check && fail "an 87-character subject passed"
 grep -q 'subject is 87 characters' "$tmp/out" || fail "no length named: $(cat "$tmp/out")"
 git reset -q --hard HEAD~1
 
+commit "spawn, leg: an area of two modules" "Why."
+check || fail "a two-module area refused: $(cat "$tmp/out")"
+git reset -q --hard HEAD~1
+
 commit "hold the child until released, with no area" "Why."
 check && fail "a subject without an area passed"
 grep -q "not 'area: what changed'" "$tmp/out" || fail "no area named: $(cat "$tmp/out")"
