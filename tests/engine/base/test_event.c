@@ -151,7 +151,9 @@ test_micro_reals_as_jansson(void **state)
 			x ^= x >> 7;
 			x ^= x << 17;
 			k = (long long)(x % 1000000000000000ULL);
-			k /= (long long)1 << (x >> 58);
+			/* a power of two up to 2^47 (k < 2^50): a shift of
+			 * 63 would not fit a long long */
+			k /= (long long)1 << ((x >> 58) % 48);
 			if (x & 1)
 				k = -k;
 		}
