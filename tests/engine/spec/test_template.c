@@ -166,7 +166,7 @@ test_depth_limit(void **state)
 	/* A chain of 40 distinct variables has no cycle but is past the
 	 * depth limit. */
 	struct spec_kv kv[40] = { 0 };
-	char names[40][8], vals[40][16];
+	char names[40][16], vals[40][16];
 	struct spec sp = { .vars = kv, .nvars = 40 };
 	struct template_ctx ctx = { .spec = &sp };
 	char err[256], *v;
@@ -242,7 +242,7 @@ static void
 test_bounds(void **state)
 {
 	static char vals[2][12][128];
-	static char names[2][12][8];
+	static char names[2][12][16];
 	struct spec_kv kv[2][12] = { 0 };
 	char err[512];
 	struct timespec t0, t1;
