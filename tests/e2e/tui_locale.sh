@@ -51,11 +51,15 @@ LC_ALL=de_DE.UTF-8 "$BENCHTUI" run "$tmp/round.json" --out "$tmp/head" \
 
 # Measured digits masked; the folders' own paths as DIR; the profiles
 # left out (which kernel symbols a sampling catches varies from run to
-# run: they are compared below, and checked for commas with the rest).
+# run: they are compared below, and checked for commas with the rest),
+# and so are context switches and migrations: a leg may have none, and a
+# ratio to 0 is undefined (null, no row of figures) in one run and not
+# in the other.
 mask() {
 	case $1 in
-	*.json) jq 'del(.profiles)' "$1" ;;
-	*) sed '/^### Profiles/,$d' "$1" ;;
+	*.json) jq 'del(.profiles) | walk(if type == "object"
+		then del(.["context-switches"], .["cpu-migrations"]) else . end)' "$1" ;;
+	*) sed -e '/^### Profiles/,$d' -e '/| context-switches |/d' -e '/| cpu-migrations |/d' "$1" ;;
 	esac | sed -E -e "s#$tmp/[a-z]*#DIR#g" -e 's/[0-9]+(\.[0-9]+)?/N/g'
 }
 for f in summary.json summary.md; do
