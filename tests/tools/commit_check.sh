@@ -1,8 +1,9 @@
 #!/bin/bash
 # tools/commit-check passes a commit written as HACKING.md's History asks,
 # and fails, naming the commit, a long subject, a subject without its
-# area, and a commit without a body; a range whose base is missing (a
-# shallow clone) still checks the commits there are.
+# area, a commit without a body, and a merge with a long subject (a merge
+# whose subject fits passes, without an area or a body); a range whose
+# base is missing (a shallow clone) still checks the commits there are.
 set -u
 src=${BENCHTUI_SOURCE_DIR:?}
 tmp=$(mktemp -d) || exit 1
@@ -22,6 +23,16 @@ check || fail "a good commit refused: $(cat "$tmp/out")"
 commit "spawn: $(printf 'x%.0s' $(seq 80))" "Why."
 check && fail "an 87-character subject passed"
 grep -q 'subject is 87 characters' "$tmp/out" || fail "no length named: $(cat "$tmp/out")"
+git reset -q --hard HEAD~1
+
+# A merge: held to the length, not to the area or a body.
+git checkout -q -b side HEAD~1 && commit "spawn: on a side branch" "Why."
+git checkout -q - && git merge -q --no-ff -m "Merge branch 'side': a side line" side
+check || fail "a merge whose subject fits refused: $(cat "$tmp/out")"
+git reset -q --hard HEAD~1
+git merge -q --no-ff -m "Merge branch 'side': $(printf 'x%.0s' $(seq 70))" side
+check && fail "a merge with a 91-character subject passed"
+grep -q 'subject is 91 characters' "$tmp/out" || fail "no merge length named: $(cat "$tmp/out")"
 git reset -q --hard HEAD~1
 
 commit "spawn, leg: an area of two modules" "Why."
