@@ -411,13 +411,15 @@ cgroup_add(struct cgroup *cg, pid_t pid)
 	return write(cg->procs_fd, num, (size_t)len) == len ? 0 : -1;
 }
 
-size_t
-cgroup_pids(const struct cgroup *cg, pid_t *pids, size_t max)
+/* The pids in the folder dir's cgroup.procs (its first 8 KiB: 4096 pids
+ * at most), up to max into pids.  How many. */
+static size_t
+cgroup_pids_at(const char *dir, pid_t *pids, size_t max)
 {
 	char buf[8192];
 	size_t n = 0;
 
-	if (cgroup_read(cg, "cgroup.procs", buf, sizeof buf) <= 0)
+	if (cgroup_read_at(dir, "cgroup.procs", buf, sizeof buf) <= 0)
 		return 0;
 	for (char *p = buf, *end; *p != '\0' && n < max; p = end) {
 		long pid = strtol(p, &end, 10);
@@ -428,6 +430,12 @@ cgroup_pids(const struct cgroup *cg, pid_t *pids, size_t max)
 			pids[n++] = (pid_t)pid;
 	}
 	return n;
+}
+
+size_t
+cgroup_pids(const struct cgroup *cg, pid_t *pids, size_t max)
+{
+	return cgroup_pids_at(cg->path, pids, max);
 }
 
 bool
@@ -453,21 +461,14 @@ cgroup_populated(const struct cgroup *cg)
 static void
 cgroup_kill_procs(void *arg, const char *path)
 {
-	char buf[8192];
-	size_t *n = arg;
+	pid_t pids[4096];
+	size_t *n = arg, k = cgroup_pids_at(path, pids, 4096);
 
-	if (cgroup_read_at(path, "cgroup.procs", buf, sizeof buf) <= 0)
-		return;
-	for (char *p = buf, *end; *p != '\0'; p = end) {
-		long pid = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (pid > 1) {
-			(void)kill((pid_t)pid, SIGKILL);
+	for (size_t i = 0; i < k; i++)
+		if (pids[i] > 1) {
+			(void)kill(pids[i], SIGKILL);
 			(*n)++;
 		}
-	}
 }
 
 /* SIGKILL each pid listed in the group's and its child groups'

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,21 +311,6 @@ procs_tree_ticks(pid_t root)
 	long long user, sys;
 
 	return procs_tree_cpu(root, &user, &sys) == 0 ? user + sys : -1;
-}
-
-
-int
-procs_pin_self(const unsigned char *mask, int ncpus)
-{
-	cpu_set_t set;
-
-	if (mask == NULL || ncpus <= 0)
-		return 0;
-	CPU_ZERO(&set);
-	for (int i = 0; i < ncpus && i < CPU_SETSIZE; i++)
-		if (mask[i])
-			CPU_SET(i, &set);
-	return sched_setaffinity(0, sizeof set, &set);
 }
 
 int

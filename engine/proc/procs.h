@@ -65,11 +65,6 @@ bool procs_has_child_except(const pid_t *keep, size_t nkeep);
  * (up to max).  Returns how many. */
 size_t procs_descendants(pid_t root, pid_t *pids, size_t max);
 
-/* Pin the calling process to the cpus set in mask (ncpus entries); a NULL
- * mask or ncpus 0 leaves it as it is.  Safe between fork and exec: no
- * allocation.  0, or -1 with errno. */
-int procs_pin_self(const unsigned char *mask, int ncpus);
-
 /* Parse a cpu list ("0-3,6") into a mask of ncpus entries.  0, or -1 (bad
  * syntax, or a cpu >= ncpus). */
 int procs_cpulist_parse(const char *list, unsigned char *mask, int ncpus);

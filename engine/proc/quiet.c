@@ -78,12 +78,6 @@ quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus)
 		probe_set_mask(q->probe, mask, ncpus);
 }
 
-long
-quiet_probe_iterations(const struct quiet *q)
-{
-	return q->probe != NULL ? probe_iterations(q->probe) : 0;
-}
-
 void
 quiet_set_groups(struct quiet *q, struct cgroup *legs, struct cgroup *servers)
 {

@@ -97,8 +97,6 @@ void quiet_probe_next(struct quiet *q, bool on);
  * thread runs): the agent's gate probes its server's cpus.  A gate made
  * with no client cpus has seeded every cpu's floor already. */
 void quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus);
-/* The probe's loop length per slice (0: no probe), for the record. */
-long quiet_probe_iterations(const struct quiet *q);
 
 /* The operator released the rest of the round: no wait from now on. */
 void quiet_release_all(struct quiet *q);

@@ -31,7 +31,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procs.h"
 
 /* Under AddressSanitizer the child would run the sanitizer's interceptors
  * (read, close, sigaction) on the parent's thread state in the shared
