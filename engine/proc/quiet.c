@@ -309,6 +309,7 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 		h.limit = left;
 	for (;;) {
 		bool have;
+		int nap_ms;
 
 		h.waited = clock_now() - start;
 		have = quiet_look(q, &h, emit, arg);
@@ -332,10 +333,15 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 			    QUIET_BUDGET : QUIET_TIMEOUT;
 			break;
 		}
-		/* Quiet but for the probe: probe again soon. */
-		if ((res = quiet_nap(abort_fd, release_fd, h.probed &&
-		    quiet_window_ok(q, &h.v) && h.quick++ < QUIET_PROBE_QUICK ?
-		    QUIET_PROBE_RETRY_MS : QUIETSAMP_MS)) == QUIET_ABORTED)
+		/* A look probes only a quiet window: held by the probe alone,
+		 * probe again soon. */
+		nap_ms = QUIETSAMP_MS;
+		if (h.probed && h.quick < QUIET_PROBE_QUICK) {
+			h.quick++;
+			nap_ms = QUIET_PROBE_RETRY_MS;
+		}
+		if ((res = quiet_nap(abort_fd, release_fd, nap_ms)) ==
+		    QUIET_ABORTED)
 			break;
 		if (res == QUIET_RELEASED) {
 			h.waited = clock_now() - start;
