@@ -199,14 +199,15 @@ cmd_check_print_io(const struct spec *s)
 	putchar('\n');
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct spec_file *f = &s->files[i];
-		bool big = stat(f->abs, &st) == 0 &&
-		    st.st_size > SPEC_FILE_COPY_MAX;
+		bool seen = stat(f->abs, &st) == 0;
+		bool big = seen && st.st_size > SPEC_FILE_COPY_MAX;
 
 		printf("files %s ", f->as);
 		cmd_check_print_arg(stdout, f->abs);
-		printf(" %s: %s\n", words_bytes(size, sizeof size,
-		    (double)st.st_size), big ? "hashed into environment.json, "
-		    "not copied (over 16 MiB)" : "hashed and copied into files/");
+		printf(" %s: %s\n", seen ? words_bytes(size, sizeof size,
+		    (double)st.st_size) : "(size unknown)", big ?
+		    "hashed into environment.json, not copied (over 16 MiB)" :
+		    "hashed and copied into files/");
 	}
 }
 
