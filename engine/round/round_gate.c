@@ -167,7 +167,7 @@ round_gate_timed_out(struct run *u, const char *where, double foreign,
 		round_abort_internal(u->r, "quiet gate timed out");
 		return -1;
 	}
-	g->how = ROUND_GATE_TIMEOUT;
+	g->how = TALLY_GATE_TIMEOUT;
 	return 0;
 }
 
@@ -176,17 +176,17 @@ round_gate_timed_out(struct run *u, const char *where, double foreign,
  * abort (where names the gate's host, foreign its load).  0, or -1 with
  * u->err. */
 static int
-round_gate_mark(struct run *u, enum round_gate how, const char *where,
+round_gate_mark(struct run *u, enum tally_gate how, const char *where,
     double foreign, const char *leg, struct round_gate_rec *g)
 {
 	switch (how) {
-	case ROUND_GATE_WAIVED:
+	case TALLY_GATE_WAIVED:
 		round_gate_released(u, leg);
 		break;
-	case ROUND_GATE_BUDGET:
+	case TALLY_GATE_BUDGET:
 		round_gate_budget_spent(u, leg);
 		break;
-	case ROUND_GATE_TIMEOUT:
+	case TALLY_GATE_TIMEOUT:
 		return round_gate_timed_out(u, where, foreign, leg, g);
 	default:
 		break;
@@ -199,15 +199,15 @@ int
 round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
     struct round_gate_rec *g)
 {
-	static const enum round_gate how[] = { [QUIET_OK] = ROUND_GATE_QUIET,
-	    [QUIET_TIMEOUT] = ROUND_GATE_TIMEOUT,
-	    [QUIET_RELEASED] = ROUND_GATE_WAIVED,
-	    [QUIET_BUDGET] = ROUND_GATE_BUDGET };
+	static const enum tally_gate how[] = { [QUIET_OK] = TALLY_GATE_QUIET,
+	    [QUIET_TIMEOUT] = TALLY_GATE_TIMEOUT,
+	    [QUIET_RELEASED] = TALLY_GATE_WAIVED,
+	    [QUIET_BUDGET] = TALLY_GATE_BUDGET };
 	struct quiet_seen seen;
 	enum quiet_result res;
 	double looked = 0;
 
-	*g = (struct round_gate_rec){ .how = ROUND_GATE_OFF, .probe = NAN,
+	*g = (struct round_gate_rec){ .how = TALLY_GATE_NONE, .probe = NAN,
 	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
 	if (u->quiet == NULL)
 		return 0;
@@ -245,14 +245,14 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	}
 	if (round_server_open(u, srv, gated ? &rg : NULL, leg, &far) != 0)
 		return -1;
-	if (!gated || far.how == ROUND_GATE_OFF)
+	if (!gated || far.how == TALLY_GATE_NONE)
 		return 0;
 	/* One budget for the round: the far wait is spent of it too. */
 	quiet_set_spent(u->quiet, quiet_spent(u->quiet) + far.wait_s);
 	g->wait_s += far.wait_s;
 	/* A leg the local gate let go on a busy box keeps its mark. */
-	if ((g->how != ROUND_GATE_QUIET && g->how != ROUND_GATE_OFF) ||
-	    far.how == ROUND_GATE_QUIET)
+	if ((g->how != TALLY_GATE_QUIET && g->how != TALLY_GATE_NONE) ||
+	    far.how == TALLY_GATE_QUIET)
 		return 0;
 	snprintf(where, sizeof where, "the server's host %s", host);
 	return round_gate_mark(u, far.how, where, far.foreign, leg, g);

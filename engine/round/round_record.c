@@ -135,19 +135,6 @@ round_record_leg_counters(json_t *ev, const struct run *u)
 	json_object_set_new(ev, "multiplexed", mux);
 }
 
-const char *
-round_gate_name(enum round_gate how)
-{
-	switch (how) {
-	case ROUND_GATE_QUIET: return "quiet";
-	case ROUND_GATE_WAIVED: return "waived";
-	case ROUND_GATE_TIMEOUT: return "timeout";
-	case ROUND_GATE_BUDGET: return "budget";
-	case ROUND_GATE_OFF: break;
-	}
-	return NULL;
-}
-
 json_t *
 round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
@@ -177,9 +164,9 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 		json_object_set_new(ev, "exec_error", json_string(why));
 	}
 	/* What the gate did before the leg (absent with the gate off). */
-	if (gate->how != ROUND_GATE_OFF) {
+	if (gate->how != TALLY_GATE_NONE) {
 		json_object_set_new(ev, "gate",
-		    json_string(round_gate_name(gate->how)));
+		    json_string(tally_gate_name(gate->how)));
 		json_object_set_new(ev, "wait_s", round_record_secs(
 		    (double)(long long)(gate->wait_s * 1000.0 + 0.5) / 1000.0));
 		/* The probe's slowdown and time, just before the leg (null

@@ -369,18 +369,18 @@ round_server_num(const json_t *reply, const char *key)
 }
 
 /* The far gate's word as the leg line's gate. */
-static enum round_gate
+static enum tally_gate
 round_server_far_how(const char *word)
 {
-	static const struct { const char *w; enum round_gate how; } m[] = {
-		{ "quiet", ROUND_GATE_QUIET }, { "released", ROUND_GATE_WAIVED },
-		{ "timeout", ROUND_GATE_TIMEOUT }, { "budget", ROUND_GATE_BUDGET },
+	static const struct { const char *w; enum tally_gate how; } m[] = {
+		{ "quiet", TALLY_GATE_QUIET }, { "released", TALLY_GATE_WAIVED },
+		{ "timeout", TALLY_GATE_TIMEOUT }, { "budget", TALLY_GATE_BUDGET },
 	};
 
 	for (size_t i = 0; word != NULL && i < sizeof m / sizeof m[0]; i++)
 		if (strcmp(word, m[i].w) == 0)
 			return m[i].how;
-	return ROUND_GATE_OFF;
+	return TALLY_GATE_NONE;
 }
 
 int
@@ -391,7 +391,7 @@ round_server_open(struct run *u, struct round_srv *srv,
 	json_t *reply;
 	char e[1024], during[200];
 
-	*g = (struct round_srv_gate){ .how = ROUND_GATE_OFF,
+	*g = (struct round_srv_gate){ .how = TALLY_GATE_NONE,
 	    .server_busy = NAN, .probe = NAN, .probe_us = NAN };
 	if (srv->local != NULL) {
 		srvmeter_destroy(srv->meter);
@@ -436,9 +436,9 @@ round_server_far_block(const struct round_srv *srv, json_t *block)
 {
 	const struct round_srv_gate *g = &srv->far;
 
-	if (g->how == ROUND_GATE_OFF)
+	if (g->how == TALLY_GATE_NONE)
 		return;
-	json_object_set_new(block, "gate", json_string(round_gate_name(
+	json_object_set_new(block, "gate", json_string(tally_gate_name(
 	    g->how)));
 	json_object_set_new(block, "wait_s", json_real(round(g->wait_s *
 	    1000.0) / 1000.0));

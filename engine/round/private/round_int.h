@@ -231,26 +231,15 @@ void round_leg_ident(json_t *ev, const struct spec *s,
  * output file (relative to DIR). */
 json_t *round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
     int warmup, pid_t pid, const char *out);
-/* How the gate let a leg go (the leg line's "gate"). */
-enum round_gate {
-	ROUND_GATE_OFF,      /* "quiet": false: no gate, no field */
-	ROUND_GATE_QUIET,    /* the box was quiet */
-	ROUND_GATE_WAIVED,   /* the operator's g or G, on a busy box */
-	ROUND_GATE_TIMEOUT,  /* timeout_s, with on_timeout "proceed" */
-	ROUND_GATE_BUDGET,   /* the round's budget_s was spent */
-};
 
 /* What the gate did before a leg (its wait and its probe), and what its
  * sampler saw of the pinned cpus during it. */
 struct round_gate_rec {
-	enum round_gate how;
+	enum tally_gate how;              /* NONE: the gate is off, no field */
 	double wait_s;
 	double probe, probe_us;           /* NAN: no probe */
 	double client_busy, server_busy;  /* NAN: not pinned */
 };
-
-/* "quiet", "waived", "timeout", "budget"; NULL for OFF. */
-const char *round_gate_name(enum round_gate how);
 
 /* The leg line: every field SPEC.md names, then extras.  bin is the
  * program that ran (may be NULL); gate what the gate did before it. */
@@ -307,10 +296,10 @@ const char *round_server_host(const struct round_srv *srv);
  * sentence on how it died. */
 bool round_server_alive(struct round_srv *srv);
 const char *round_server_death(const struct round_srv *srv);
-/* What the far host's gate did when a window opened (how is OFF for a
+/* What the far host's gate did when a window opened (how is NONE for a
  * server here, or with no gate). */
 struct round_srv_gate {
-	enum round_gate how;
+	enum tally_gate how;
 	double wait_s;
 	double foreign;                   /* there, before the leg */
 	double server_busy;               /* its server's cpus (NAN: not
