@@ -56,12 +56,6 @@ round_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
 }
 
 pid_t
-round_server_pid(const struct round_srv *srv)
-{
-	return srv->pid;
-}
-
-pid_t
 round_server_local_pid(const struct round_srv *srv)
 {
 	return srv != NULL && srv->local != NULL ? srv->pid : 0;

@@ -285,8 +285,7 @@ void round_remote_end(struct run *u);
  * was aborted meanwhile). */
 struct round_srv *round_server_start(struct run *u,
     const struct spec_cell *cell, const struct spec_arm *arm, int rep);
-/* Its pid (on its host); 0 for local_pid when it runs elsewhere. */
-pid_t round_server_pid(const struct round_srv *srv);
+/* Its pid; 0 when it runs on another host (or srv is NULL). */
 pid_t round_server_local_pid(const struct round_srv *srv);
 /* The server.c object of a local server, or NULL (another host). */
 struct server *round_server_here(const struct round_srv *srv);
