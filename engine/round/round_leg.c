@@ -110,7 +110,7 @@ round_leg_tick(void *arg)
 static json_t *
 round_leg_start_made(const struct round_leg *l)
 {
-	json_t *ev = round_leg_start_event(l->u->r->spec, l->pl, l->warmup, 0,
+	json_t *ev = round_leg_start_event(l->u->r->spec, l->pl, l->warmup,
 	    l->cmd.out_rel);
 
 	/* What readers show as the leg's command is what ran. */
@@ -120,16 +120,15 @@ round_leg_start_made(const struct round_leg *l)
 	return ev;
 }
 
-/* leg_run's callback once the leg's process exists: its leg_start
- * event, with its pid and the time now. */
+/* leg_run's callback once the leg's process exists (once a leg, and
+ * only for the command, whose leg_start round_leg_exec made before): its
+ * leg_start event, with its pid and the time now. */
 static void
 round_leg_started(pid_t pid, void *arg)
 {
 	struct round_leg *l = arg;
 	char ts[EVENT_TS_LEN];
 
-	if (l->start == NULL)
-		l->start = round_leg_start_made(l);
 	event_timestamp(ts);
 	json_string_set(json_object_get(l->start, "ts"), ts);
 	json_integer_set(json_object_get(l->start, "pid"), pid);

@@ -28,12 +28,13 @@ round_leg_ident(json_t *ev, const struct spec *s, const struct plan_leg *pl,
 
 json_t *
 round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
-    int warmup, pid_t pid, const char *out)
+    int warmup, const char *out)
 {
 	json_t *ev = event_new("leg_start");
 
 	round_leg_ident(ev, s, pl, warmup);
-	json_object_set_new(ev, "pid", json_integer(pid));
+	/* Its place in the line; the pid is set once the process exists. */
+	json_object_set_new(ev, "pid", json_integer(0));
 	json_object_set_new(ev, "out", json_string(out));
 	return ev;
 }

@@ -227,10 +227,10 @@ char *round_abspath(const char *p, const char *base);
  * leg K, with "warmup": K). */
 void round_leg_ident(json_t *ev, const struct spec *s,
     const struct plan_leg *pl, int warmup);
-/* The leg_start event for pl (warm-up leg K when warmup > 0), its pid and
- * output file (relative to DIR). */
+/* The leg_start event for pl (warm-up leg K when warmup > 0) and its
+ * output file (relative to DIR); its "pid" is 0 until the caller sets it. */
 json_t *round_leg_start_event(const struct spec *s, const struct plan_leg *pl,
-    int warmup, pid_t pid, const char *out);
+    int warmup, const char *out);
 
 /* What the gate did before a leg (its wait and its probe), and what its
  * sampler saw of the pinned cpus during it. */
