@@ -609,8 +609,9 @@ round_leg_record(struct round_leg *l)
 		json_object_set_new(ev, "signalled_by",
 		    json_integer(atomic_load(&u->r->tree_pid)));
 	}
-	u->last_leg_bad = tally_leg_status(ev) == TALLY_LEG_FAILED ||
-	    tally_leg_status(ev) == TALLY_LEG_TIMED_OUT;
+	enum tally_leg_status st = tally_leg_status(ev);
+
+	u->last_leg_bad = st == TALLY_LEG_FAILED || st == TALLY_LEG_TIMED_OUT;
 	round_emit_new(u, ev);
 	round_leg_warnings(l, ran, tsig);
 	if (l->died) {
