@@ -86,6 +86,12 @@ round_emit_new(struct run *u, json_t *ev)
 }
 
 void
+round_emit_cb(json_t *ev, void *arg)
+{
+	round_emit(((struct run *)arg)->r, ev);
+}
+
+void
 round_warn(struct run *u, const char *fmt, ...)
 {
 	json_t *ev = event_new("warning");

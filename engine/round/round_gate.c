@@ -13,12 +13,6 @@
 #include "round_int.h"
 #include "xalloc.h"
 
-static void
-round_gate_emit(json_t *ev, void *arg)
-{
-	round_emit(((struct run *)arg)->r, ev);
-}
-
 bool
 round_gate_keys(struct run *u)
 {
@@ -218,7 +212,7 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	(void)round_gate_keys(u);
 	quiet_probe_next(u->quiet, round_gate_probes(u, pl));
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
-	    round_gate_emit, u, &seen);
+	    round_emit_cb, u, &seen);
 	g->wait_s = looked + seen.waited_s;
 	g->probe = seen.probe;
 	g->probe_us = seen.probe_us;

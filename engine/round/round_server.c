@@ -347,12 +347,6 @@ round_server_wont_start(struct run *u)
 	round_abort_internal(u->r, "the cell's server would not start");
 }
 
-static void
-round_server_host_event(json_t *ev, void *arg)
-{
-	round_emit(((struct run *)arg)->r, ev);
-}
-
 /* A number of a reply, or NAN where it is null or missing. */
 static double
 round_server_num(const json_t *reply, const char *key)
@@ -394,7 +388,7 @@ round_server_open(struct run *u, struct round_srv *srv,
 		return 0;
 	}
 	reply = remote_open(srv->rm, rg, u->r->abort_pipe[0],
-	    u->r->gate_pipe[0], round_server_host_event, u, e, sizeof e);
+	    u->r->gate_pipe[0], round_emit_cb, u, e, sizeof e);
 	if (reply == NULL) {
 		snprintf(during, sizeof during, "before leg %s", leg);
 		if (remote_lost(srv->rm, false))

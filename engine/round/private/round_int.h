@@ -194,6 +194,9 @@ void round_abort_internal(struct round *r, const char *reason);
 bool round_aborted(const struct run *u);
 /* round_emit, then drop our reference. */
 void round_emit_new(struct run *u, json_t *ev);
+/* round_emit as the callback of a wait that logs events of its own (the
+ * quiet gate's, a server host's agent's); arg is the struct run. */
+void round_emit_cb(json_t *ev, void *arg);
 void round_warn(struct run *u, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Wait seconds (< 0: forever) for an abort, or with ctl for a steering
