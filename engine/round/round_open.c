@@ -125,18 +125,24 @@ round_open_host_entry(const json_t *hosts, const char *host)
 	return NULL;
 }
 
+/* The facts of a host (this machine's, a server's) a resumed round
+ * checks against when it began. */
+static const char *const round_open_host_keys[] = { "kernel", "hostname",
+    "cpu_model", NULL };
+
 /* One key of a host's facts (or its binaries) as the round began (a)
- * and now (b): a warning when they differ. */
+ * and now (b): a warning when they differ.  host NULL: this machine, the
+ * warning naming none. */
 static void
 round_open_host_diff(struct run *u, const char *host, const char *what,
     const json_t *a, const json_t *b)
 {
 	if (a == NULL || b == NULL || json_equal(a, b))
 		return;
-	round_warn(u, "resume: %s: %s differs from when the round started "
-	    "(%s now, %s then)", host, what, json_string_value(b) ?
-	    json_string_value(b) : "?", json_string_value(a) ?
-	    json_string_value(a) : "?");
+	round_warn(u, "resume: %s%s%s differs from when the round started "
+	    "(%s now, %s then)", host != NULL ? host : "", host != NULL ?
+	    ": " : "", what, json_string_value(b) ? json_string_value(b) :
+	    "?", json_string_value(a) ? json_string_value(a) : "?");
 }
 
 /* On resume: the servers' hosts as their agents say now, into the
@@ -146,8 +152,7 @@ round_open_host_diff(struct run *u, const char *host, const char *what,
 static void
 round_open_resume_hosts(struct run *u, json_t *ev, const json_t *rec)
 {
-	static const char *const keys[] = { "kernel", "hostname", "cpu_model",
-	    NULL };
+	const char *const *keys = round_open_host_keys;
 	const json_t *rhosts = json_object_get(rec, "hosts");
 	json_t *now = json_array(), *e;
 	bool unreached = false;
@@ -232,21 +237,14 @@ round_open_log_resume(struct run *u)
 	round_emit_new(u, ev);
 
 	if (rec != NULL) {
-		const char *keys[] = { "kernel", "hostname", "cpu_model", NULL };
+		const char *const *keys = round_open_host_keys;
 		const json_t *rhost = json_object_get(rec, "host");
 
 		if (rhost == NULL)
 			rhost = rec;
-		for (int i = 0; keys[i] != NULL; i++) {
-			json_t *a = json_object_get(rhost, keys[i]),
-			    *b = json_object_get(host, keys[i]);
-
-			if (a != NULL && b != NULL && !json_equal(a, b))
-				round_warn(u, "resume: %s differs from when the round "
-				    "started (%s now, %s then)", keys[i],
-				    json_string_value(b) ? json_string_value(b) : "?",
-				    json_string_value(a) ? json_string_value(a) : "?");
-		}
+		for (int i = 0; keys[i] != NULL; i++)
+			round_open_host_diff(u, NULL, keys[i], json_object_get(
+			    rhost, keys[i]), json_object_get(host, keys[i]));
 		bins = provenance_bins(u->r->spec);
 		rbins = json_object_get(rec, "bins");
 		json_object_foreach(bins, k, v) {
