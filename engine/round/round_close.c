@@ -85,18 +85,17 @@ round_close_failed_legs(struct run *u)
 	return ROUND_EXIT_LEGS_FAILED;
 }
 
-/* A complete round with a verdict that matches a fail_on rule exits 6,
- * naming each match with its interval (after what rc already says, when
- * legs failed too); else rc. */
+/* A complete round with a verdict that matches a fail_on rule in rep
+ * (its report, as sealed) exits 6, naming each match with its interval
+ * (after what rc already says, when legs failed too); else rc. */
 static int
-round_close_fail_on(struct run *u, int rc)
+round_close_fail_on(struct run *u, const json_t *rep, int rc)
 {
-	json_t *rep, *msgs;
+	json_t *msgs;
 	size_t n, len;
 
 	if (u->r->fail_on.n == 0)
 		return rc;
-	rep = tally_report_brief(u->r->tally);
 	msgs = json_array();
 	if ((n = failon_match(&u->r->fail_on, rep, msgs)) > 0) {
 		len = rc == ROUND_EXIT_OK ? 0 : strlen(u->err);
@@ -108,7 +107,6 @@ round_close_fail_on(struct run *u, int rc)
 		rc = ROUND_EXIT_FAIL_ON;
 	}
 	json_decref(msgs);
-	json_decref(rep);
 	return rc;
 }
 
@@ -138,11 +136,11 @@ round_seal_event(const char *dir, json_t *ts)
 }
 
 int
-round_seal(struct run *u, bool partial, char sums[65])
+round_seal(struct run *u, bool partial, char sums[65], json_t **report)
 {
 	struct round *r = u->r;
 	json_t *rep;
-	int rc;
+	int rc, e;
 
 	/* round.json is read-only from the start, but its owner can still
 	 * change it: a seal over another round file than the one run would
@@ -162,15 +160,16 @@ round_seal(struct run *u, bool partial, char sums[65])
 	}
 	rep = tally_report(r->tally);
 	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
-	if (rc != 0) {
-		int e = errno;
-
+	if (rc == 0)
+		rc = seal_write(r->dir, r->sign_key, sums, u->err,
+		    sizeof u->err);
+	e = errno;
+	if (rc == 0 && report != NULL)
+		*report = rep;
+	else
 		json_decref(rep);
-		errno = e;
-		return -1;
-	}
-	json_decref(rep);
-	return seal_write(r->dir, r->sign_key, sums, u->err, sizeof u->err);
+	errno = e;
+	return rc != 0 ? -1 : 0;
 }
 
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
@@ -181,7 +180,8 @@ round_close_done(struct run *u, bool log_done)
 {
 	struct round *r = u->r;
 	char sums[65];
-	json_t *ev;
+	json_t *ev, *rep;
+	int rc;
 
 	if (log_done) {
 		ev = event_new("done");
@@ -192,7 +192,7 @@ round_close_done(struct run *u, bool log_done)
 			return ROUND_EXIT_ABORTED;
 		}
 	}
-	if (round_seal(u, false, sums) != 0) {
+	if (round_seal(u, false, sums, &rep) != 0) {
 		/* The round is complete: a disk that filled before the seal
 		 * was written is no reason to lose it, and resume seals it
 		 * (nothing runs again). */
@@ -210,5 +210,7 @@ round_close_done(struct run *u, bool log_done)
 	if (r->on_event != NULL)
 		r->on_event(ev, r->arg);
 	json_decref(ev);
-	return round_close_fail_on(u, round_close_failed_legs(u));
+	rc = round_close_fail_on(u, rep, round_close_failed_legs(u));
+	json_decref(rep);
+	return rc;
 }

@@ -26,7 +26,7 @@ round_seal_partial(const char *dir, const char *sign_key,
 	if (r->fatal) {
 		snprintf(err, errlen, "%s", r->fatal_err);
 		code = ROUND_EXIT_FAIL;
-	} else if (round_seal(&u, true, out->sha256) != 0) {
+	} else if (round_seal(&u, true, out->sha256, NULL) != 0) {
 		snprintf(err, errlen, "%s", u.err);
 		code = ROUND_EXIT_FAIL;
 	} else {

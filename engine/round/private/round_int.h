@@ -529,9 +529,10 @@ void round_replay(struct round *r);
  * failed, else ABORTED). */
 int round_close_stopped(struct run *u, bool failed);
 /* The log synced, the summaries (marked partial or not), then SHA256SUMS,
- * its sha256 in sums; round.json checked first.  0, or -1 with u->err and
- * errno (ENOSPC: the disk is full). */
-int round_seal(struct run *u, bool partial, char sums[65]);
+ * its sha256 in sums; round.json checked first.  0, with the report the
+ * summaries hold in *report when report is not NULL (the caller's to
+ * drop); or -1 with u->err and errno (ENOSPC: the disk is full). */
+int round_seal(struct run *u, bool partial, char sums[65], json_t **report);
 /* done (when log_done), the summaries, the seal.  The exit status. */
 int round_close_done(struct run *u, bool log_done);
 
