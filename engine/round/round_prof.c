@@ -219,16 +219,23 @@ round_prof_server_where(const struct spec_cell *cell,
 }
 
 bool
-round_prof_hold(const struct legcmd *cmd)
+round_prof_is_load(const struct legcmd *cmd)
 {
 	const char *self = template_self_path();
+
+	return self != NULL && cmd->exec_path != NULL &&
+	    strcmp(cmd->exec_path, self) == 0 && cmd->argc >= 2 &&
+	    strcmp(cmd->argv[1], "load") == 0;
+}
+
+bool
+round_prof_hold(const struct legcmd *cmd)
+{
 	long warmup = 0;
 
 	/* benchtui load with a warm-up: it can stop between the warm-up
 	 * and the counted requests (BENCHTUI_LOAD_HOLD) */
-	if (self == NULL || cmd->exec_path == NULL ||
-	    strcmp(cmd->exec_path, self) != 0 || cmd->argc < 2 ||
-	    strcmp(cmd->argv[1], "load") != 0)
+	if (!round_prof_is_load(cmd))
 		return false;
 	for (size_t i = 2; i < cmd->argc; i++) {
 		if (strcmp(cmd->argv[i], "--warmup") == 0 && i + 1 < cmd->argc)

@@ -203,16 +203,14 @@ round_prof_load(struct prof_load *pl)
 static char **
 round_prof_request_argv(const struct legcmd *cmd)
 {
-	const char *self = template_self_path();
 	char **argv;
 	size_t k = 0;
 
-	if (self == NULL || cmd->exec_path == NULL ||
-	    strcmp(cmd->exec_path, self) != 0 || cmd->argc < 3 ||
-	    strcmp(cmd->argv[1], "load") != 0)
+	/* Its URL is checked below: a load with none has no request. */
+	if (!round_prof_is_load(cmd))
 		return NULL;
 	argv = xcalloc(cmd->argc + 8, sizeof *argv);
-	argv[k++] = (char *)self;
+	argv[k++] = (char *)template_self_path();
 	argv[k++] = "load";
 	for (size_t i = 2; i < cmd->argc; i++) {
 		const char *a = cmd->argv[i];

@@ -457,6 +457,8 @@ int round_prof_ready(struct run *u, const struct spec_cell *cell,
  * cannot attach to (not running, or on another host). */
 const char *round_prof_server_where(const struct spec_cell *cell,
     const struct round_srv *srv, char *buf, size_t len);
+/* Whether the leg's command is benchtui load (this program, "load"). */
+bool round_prof_is_load(const struct legcmd *cmd);
 /* Whether the leg is benchtui load with a warm-up, which can stop between
  * its warm-up and its counted requests. */
 bool round_prof_hold(const struct legcmd *cmd);
