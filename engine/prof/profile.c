@@ -223,7 +223,8 @@ const char *
 profile_blocked_by(const char *kind, int paranoid, int ptrace_scope,
     bool root, char *buf, size_t len)
 {
-	if (strcmp(kind, "perf") == 0) {
+	/* strace attaches (ptrace); every other kind is perf's. */
+	if (strcmp(kind, "syscalls") != 0) {
 		/* 3 and above (a Debian patch) refuse perf_event_open to
 		 * every user but root. */
 		if (!root && paranoid >= 3) {

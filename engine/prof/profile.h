@@ -19,8 +19,9 @@
  * "ptrace_scope": N|null}.  Runs `perf --version` and `strace -V`. */
 json_t *profile_tools(void);
 
-/* Why the kernel would refuse this kind of profile ("perf" or "syscalls")
- * to this process, or NULL when nothing blocks it.  The string is buf. */
+/* Why the kernel would refuse this kind of profile to this process, or
+ * NULL when nothing blocks it: "syscalls" by the ptrace rule, any other
+ * kind ("perf", "server_perf") by perf's.  The string is buf. */
 const char *profile_blocked(const char *kind, char *buf, size_t len);
 
 /* The rule profile_blocked applies, on given settings (-1000: the kernel

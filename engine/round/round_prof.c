@@ -173,8 +173,7 @@ round_prof_ready(struct run *u, const struct spec_cell *cell,
     const char *path, int rep, struct legcmd *cmd)
 {
 	char why[512], missing[64];
-	const char *blocked = profile_blocked(strcmp(kind, "syscalls") == 0 ?
-	    "syscalls" : "perf", why, sizeof why);
+	const char *blocked = profile_blocked(kind, why, sizeof why);
 	int rc;
 
 	if (blocked != NULL || path == NULL) {

@@ -170,6 +170,8 @@ test_blocked(void **state)
 		{ "perf", -1, 0, false, false, NULL },
 		{ "perf", 3, 0, false, true, "perf_event_paranoid is 3" },
 		{ "perf", 4, 0, true, false, NULL },
+		{ "server_perf", 3, 0, false, true, "perf_event_paranoid is 3" },
+		{ "server_perf", 2, 1, false, false, NULL },
 		{ "syscalls", 2, 0, false, false, NULL },
 		{ "syscalls", 2, -1000, false, false, NULL },
 		{ "syscalls", 2, 1, false, true, "only to its own descendants" },
