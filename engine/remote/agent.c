@@ -201,23 +201,13 @@ agent_hello_settings(struct agent *a, const json_t *req)
 	return agent_hello_quiet(a, req, q);
 }
 
-/* The protocol a request speaks: its "protocol", 1 where it has none
- * (the first protocol had no number). */
-static long long
-agent_protocol_of(const json_t *req)
-{
-	const json_t *p = json_object_get(req, "protocol");
-
-	return json_is_integer(p) ? (long long)json_integer_value(p) : 1;
-}
-
 /* The version handshake: NULL when the client is this agent's version
  * and protocol, else the refusal naming both (the agent then exits). */
 static json_t *
 agent_hello_version(struct agent *a, const json_t *req, const char *host)
 {
 	const char *v = json_string_value(json_object_get(req, "version"));
-	long long p = agent_protocol_of(req);
+	long long p = wire_protocol_of(req);
 
 	if (v != NULL && strcmp(v, a->version) == 0 && p == a->protocol)
 		return NULL;
@@ -239,11 +229,7 @@ agent_quiet_json(const struct agent *a)
 
 	if (!a->gate)
 		return json_false();
-	q = json_pack("{s:f,s:i,s:f,s:f,s:f,s:b,s:f}", "max_foreign_cores",
-	    a->qp.max_foreign_cores, "window_ms", a->qp.window_ms, "timeout_s",
-	    a->qp.timeout_s, "budget_s", a->qp.budget_s, "max_server_busy",
-	    a->qp.max_server_busy, "probe", a->qp.probe, "probe_margin",
-	    a->qp.probe_margin);
+	q = wire_quiet_json(&a->qp);
 	if (a->probe_off[0] != '\0')
 		json_object_set_new(q, "probe_off", json_string(a->probe_off));
 	return q;

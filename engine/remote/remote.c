@@ -22,6 +22,7 @@
 #include "legcmd.h"
 #include "rfile.h"
 #include "spawn.h"
+#include "stats.h"
 #include "wire.h"
 #include "xalloc.h"
 
@@ -54,7 +55,6 @@ struct remote {
 };
 
 const json_t *remote_hello(const struct remote *rm) { return rm->hello; }
-const char *remote_host(const struct remote *rm) { return rm->host; }
 pid_t remote_ssh_pid(const struct remote *rm) { return rm->ssh_pid; }
 const char *remote_cmdline(const struct remote *rm) { return rm->cmdline; }
 
@@ -195,21 +195,12 @@ remote_lost(struct remote *rm, bool look)
 json_t *
 remote_rtt(const struct remote *rm)
 {
-	double v[REMOTE_PINGS];
 	int n = rm->nrtt;
 
-	memcpy(v, rm->rtt, sizeof v);
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
-			double t = v[k];
-
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
 	if (n == 0)
 		return json_pack("{s:n,s:n,s:i}", "min", "median", "n", 0);
-	return json_pack("{s:f,s:f,s:i}", "min", v[0], "median",
-	    n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, "n", n);
+	return json_pack("{s:f,s:f,s:i}", "min", stats_min(rm->rtt, n),
+	    "median", stats_median(rm->rtt, n), "n", n);
 }
 
 /* What the waiting side does while a request is out. */
@@ -487,19 +478,12 @@ remote_connect_failed(struct remote *rm, char *err, size_t errlen)
 static json_t *
 remote_hello_req(const struct remote_params *p)
 {
-	const struct quiet_params *q = p->quiet;
 	json_t *req = json_pack("{s:s,s:s,s:i}", "op", "hello", "version",
-	    wire_version(), "protocol", WIRE_PROTOCOL), *c = json_array();
+	    wire_version(), "protocol", WIRE_PROTOCOL);
 
-	for (size_t i = 0; p->counters != NULL && p->counters[i] != NULL; i++)
-		json_array_append_new(c, json_string(p->counters[i]));
-	json_object_set_new(req, "counters", c);
-	json_object_set_new(req, "quiet", q == NULL ? json_false() :
-	    json_pack("{s:f,s:i,s:f,s:f,s:f,s:b,s:f}", "max_foreign_cores",
-	    q->max_foreign_cores, "window_ms", q->window_ms, "timeout_s",
-	    q->timeout_s, "budget_s", q->budget_s, "max_server_busy",
-	    q->max_server_busy, "probe", q->probe, "probe_margin",
-	    q->probe_margin));
+	json_object_set_new(req, "counters", legcmd_argv_json(p->counters));
+	json_object_set_new(req, "quiet", p->quiet == NULL ? json_false() :
+	    wire_quiet_json(p->quiet));
 	return req;
 }
 
@@ -510,8 +494,7 @@ static bool
 remote_protocol_differs(const struct remote *rm, const json_t *reply,
     char *err, size_t errlen)
 {
-	const json_t *p = json_object_get(reply, "protocol");
-	long long n = json_is_integer(p) ? (long long)json_integer_value(p) : 1;
+	long long n = wire_protocol_of(reply);
 
 	if (n == WIRE_PROTOCOL)
 		return false;

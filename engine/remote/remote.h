@@ -50,7 +50,6 @@ struct remote *remote_connect(const struct remote_params *p, char *err,
 /* The hello reply: version, protocol, pid, dir, host (the facts),
  * quiet (the settings that host's gate runs with). */
 const json_t *remote_hello(const struct remote *rm);
-const char *remote_host(const struct remote *rm);
 pid_t remote_ssh_pid(const struct remote *rm);
 /* The command line started, quoted as a shell reads it (people only). */
 const char *remote_cmdline(const struct remote *rm);

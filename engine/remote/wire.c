@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "quiet.h"
 #include "xalloc.h"
 
 /* How much of a bad line a message quotes. */
@@ -44,6 +45,24 @@ const char *
 wire_version(void)
 {
 	return BENCHTUI_VERSION;
+}
+
+json_t *
+wire_quiet_json(const struct quiet_params *q)
+{
+	return json_pack("{s:f,s:i,s:f,s:f,s:f,s:b,s:f}", "max_foreign_cores",
+	    q->max_foreign_cores, "window_ms", q->window_ms, "timeout_s",
+	    q->timeout_s, "budget_s", q->budget_s, "max_server_busy",
+	    q->max_server_busy, "probe", q->probe, "probe_margin",
+	    q->probe_margin);
+}
+
+long long
+wire_protocol_of(const json_t *hello)
+{
+	const json_t *p = json_object_get(hello, "protocol");
+
+	return json_is_integer(p) ? (long long)json_integer_value(p) : 1;
 }
 
 /* The start of a bad line for its message: control bytes as '?'. */

@@ -50,6 +50,16 @@ int wire_write(int fd, const json_t *msg);
 /* This benchtui's version as the protocol compares it. */
 const char *wire_version(void);
 
+struct quiet_params;
+
+/* hello's quiet object: the settings a gate runs with, as the client
+ * asks for them and the agent answers what it runs (a new object). */
+json_t *wire_quiet_json(const struct quiet_params *q);
+
+/* The protocol a hello speaks: its "protocol", 1 where it has none (the
+ * first protocol had no number). */
+long long wire_protocol_of(const json_t *hello);
+
 /* The protocol's own number, compared with the version at hello: two
  * builds of one version that speak different messages must not talk.
  * 1 (a hello without "protocol"): the far gate held by its own
