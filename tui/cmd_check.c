@@ -359,6 +359,7 @@ cmd_check_host_look(const struct spec *s)
 {
 	int ncpus = get_nprocs_conf();
 	unsigned char *mask = NULL;
+	struct quiet_params qp = spec_quiet_params(s);
 	struct quiet *q;
 	struct quiet_startup st;
 	char line[1024];
@@ -370,13 +371,7 @@ cmd_check_host_look(const struct spec *s)
 			mask = NULL;
 		}
 	}
-	q = quiet_create(&(struct quiet_params){
-	    .max_foreign_cores = s->quiet.max_foreign_cores,
-	    .window_ms = s->quiet.window_ms, .timeout_s = s->quiet.timeout_s,
-	    .budget_s = s->quiet.budget_s,
-	    .max_client_busy = s->quiet.max_client_busy,
-	    .max_server_busy = s->quiet.max_server_busy }, mask, ncpus,
-	    getpid(), NULL);
+	q = quiet_create(&qp, mask, ncpus, getpid(), NULL);
 	if (q == NULL || quiet_startup(q, -1, &st) != 0) {
 		printf("host: cannot sample the box's load (/proc/stat)\n");
 	} else {

@@ -118,13 +118,9 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	const struct spec *s = u->r->spec;
 	/* The round's gate settings, for its gate there: the one budget
 	 * (what is left of it goes with each open), the server's pinned
-	 * cpus' maximum, and the probe (on the server's cpus there). */
-	struct quiet_params qp = { .max_foreign_cores =
-	    s->quiet.max_foreign_cores, .window_ms = s->quiet.window_ms,
-	    .timeout_s = s->quiet.timeout_s, .budget_s = s->quiet.budget_s,
-	    .max_server_busy = s->quiet.max_server_busy,
-	    .probe = s->quiet.probe != SPEC_PROBE_OFF,
-	    .probe_margin = s->margin };
+	 * cpus' maximum, and the probe (on the server's cpus there; that
+	 * host's clock decides). */
+	struct quiet_params qp = spec_quiet_params(s);
 	char *stderr_path = round_remote_stderr(u, h->sv->host);
 	struct remote_params p = { .host = h->sv->host, .ssh_path = ssh_path,
 		.ssh = s->ssh, .agent = s->agent, .dir = h->sv->dir,
@@ -133,6 +129,7 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 		.timeout_s = ROUND_REMOTE_CONNECT_S };
 	json_t *progs;
 
+	qp.probe = s->quiet.probe != SPEC_PROBE_OFF;
 	h->rm = remote_connect(&p, h->err, sizeof h->err);
 	free(stderr_path);
 	if (h->rm == NULL)

@@ -342,16 +342,13 @@ round_run_begin(struct run *u)
 
 	u->client_mask = round_run_mask(u, s->client_cpus, "client");
 	round_run_cgroup_begin(u);
-	if (s->quiet.enabled)
-		u->quiet = quiet_create(&(struct quiet_params){
-		    .max_foreign_cores = s->quiet.max_foreign_cores,
-		    .window_ms = s->quiet.window_ms,
-		    .timeout_s = s->quiet.timeout_s,
-		    .budget_s = s->quiet.budget_s,
-		    .max_client_busy = s->quiet.max_client_busy,
-		    .max_server_busy = s->quiet.max_server_busy,
-		    .probe = round_run_probe(u), .probe_margin = s->margin },
-		    u->client_mask, u->ncpus, getpid(), u->cg);
+	if (s->quiet.enabled) {
+		struct quiet_params qp = spec_quiet_params(s);
+
+		qp.probe = round_run_probe(u);
+		u->quiet = quiet_create(&qp, u->client_mask, u->ncpus, getpid(),
+		    u->cg);
+	}
 	if (u->quiet != NULL)
 		quiet_set_groups(u->quiet, u->cg_legs, u->cg_servers);
 	if (u->quiet == NULL && s->quiet.enabled)

@@ -270,6 +270,14 @@ size_t spec_looks(const struct spec *s, int *at, size_t cap);
  * them: {"enabled": false}, or every field with its value in force. */
 json_t *spec_quiet_json(const struct spec_quiet *q);
 
+struct quiet_params;
+
+/* The gate's settings the round file gives (quiet.h): its quiet numbers
+ * and the round's margin as the probe's.  probe is false: whether a
+ * probe runs is the caller's to say (this host's clock, or the far
+ * host's). */
+struct quiet_params spec_quiet_params(const struct spec *s);
+
 /* The name of an order: "mirror", "seed", "shuffle". */
 const char *spec_order_name(enum spec_order o);
 

@@ -2,6 +2,7 @@
  * JSON form of them (environment.json's settings, the round event). */
 #include <string.h>
 
+#include "quiet.h"
 #include "spec.h"
 #include "spec_int.h"
 
@@ -93,4 +94,15 @@ spec_quiet_json(const struct spec_quiet *q)
 	json_object_set_new(o, "probe", q->probe == SPEC_PROBE_AUTO ?
 	    json_string("auto") : json_boolean(q->probe == SPEC_PROBE_ON));
 	return o;
+}
+
+struct quiet_params
+spec_quiet_params(const struct spec *s)
+{
+	const struct spec_quiet *q = &s->quiet;
+
+	return (struct quiet_params){ .max_foreign_cores = q->max_foreign_cores,
+	    .window_ms = q->window_ms, .timeout_s = q->timeout_s,
+	    .budget_s = q->budget_s, .max_client_busy = q->max_client_busy,
+	    .max_server_busy = q->max_server_busy, .probe_margin = s->margin };
 }
