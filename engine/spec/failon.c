@@ -23,19 +23,6 @@ failon_verdict_known(const char *v)
 	return false;
 }
 
-/* An arm's name: [A-Za-z][A-Za-z0-9_-]{0,48} (benchtui-round(5)). */
-static bool
-failon_name(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 49 || !((*s >= 'A' && *s <= 'Z') ||
-	    (*s >= 'a' && *s <= 'z')))
-		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_-") == n;
-}
-
 int
 failon_add(struct failon *f, const char *text, char *err, size_t errlen)
 {
@@ -56,7 +43,7 @@ failon_add(struct failon *f, const char *text, char *err, size_t errlen)
 	r.arm = slash ? xasprintf("%.*s", (int)(slash - text), text) : NULL;
 	r.metric = xasprintf("%.*s", (int)(colon - (slash ? slash + 1 : text)),
 	    slash ? slash + 1 : text);
-	if (r.arm != NULL && !failon_name(r.arm))
+	if (r.arm != NULL && !spec_name_valid(r.arm))
 		snprintf(err, errlen, "'%s': '%s' is not an arm's name", text,
 		    r.arm);
 	else if (r.metric[0] == '\0' || strpbrk(r.metric, " \t\n") != NULL)
