@@ -789,13 +789,7 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	} else {
 		/* What this machine counts: no n/a-only counter nobody
 		 * asked for. */
-		const char *const *def = counters_default();
-
-		while (def[s->ncounters] != NULL)
-			s->ncounters++;
-		s->counters = xcalloc(s->ncounters + 1, sizeof *s->counters);
-		for (size_t i = 0; i < s->ncounters; i++)
-			s->counters[i] = xstrdup(def[i]);
+		s->counters = spec_strv_copy(counters_default(), &s->ncounters);
 	}
 	if ((v = json_object_get(root, "quiet")) != NULL &&
 	    spec_parse_quiet(p, v) < 0)

@@ -147,6 +147,20 @@ spec_want_strv(struct parser *p, json_t *j, const char *path, char ***out,
 	return spec_fields_want_strings(p, j, path, false, out, n);
 }
 
+char **
+spec_strv_copy(const char *const *from, size_t *n)
+{
+	size_t k = 0;
+	char **v;
+
+	while (from[k] != NULL)
+		k++;
+	v = xcalloc(k + 1, sizeof *v);
+	for (*n = 0; *n < k; (*n)++)
+		v[*n] = xstrdup(from[*n]);
+	return v;
+}
+
 int
 spec_want_kv(struct parser *p, json_t *j, const char *path, enum kv_kind kind,
     struct spec_kv **out, size_t *n)

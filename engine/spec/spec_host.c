@@ -97,13 +97,14 @@ static int
 spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 {
 	const struct spec_profile *pr = s->profile;
-	const char *tool[3] = { pr && pr->perf ? "perf" : NULL,
+	/* In spec_profile_kinds' order. */
+	const char *tool[SPEC_PROFILE_KINDS] = { pr && pr->perf ? "perf" : NULL,
 		pr && pr->server_perf ? "perf" : NULL,
 		pr && pr->syscalls ? "strace" : NULL };
-	const char *pkg[3] = { "linux-perf", "linux-perf", "strace" };
-	const char *field[3] = { "perf", "server_perf", "syscalls" };
+	const char *pkg[SPEC_PROFILE_KINDS] = { "linux-perf", "linux-perf",
+		"strace" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < SPEC_PROFILE_KINDS; i++) {
 		char *found;
 
 		if (tool[i] == NULL)
@@ -114,7 +115,7 @@ spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 		}
 		snprintf(err, errlen, "%s: profile.%s: %s is not installed (not "
 		    "found in PATH); install the %s package", s->path,
-		    field[i], tool[i], pkg[i]);
+		    spec_profile_kinds[i], tool[i], pkg[i]);
 		return -1;
 	}
 	return 0;

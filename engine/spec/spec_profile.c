@@ -22,18 +22,6 @@ const char *const spec_profile_kinds[SPEC_PROFILE_KINDS] = { "perf",
 static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
 	NULL };
 
-static void
-spec_profile_strv(const char *const *from, char ***out, size_t *n)
-{
-	size_t k = 0;
-
-	while (from[k] != NULL)
-		k++;
-	*out = xcalloc(k + 1, sizeof **out);
-	for (*n = 0; *n < k; (*n)++)
-		(*out)[*n] = xstrdup(from[*n]);
-}
-
 /* profile.perf, profile.server_perf or profile.syscalls (path): an object
  * whose keys are among keys; *given gets the value of keys[0] (the list),
  * and without it *out is a copy of dflt (*given NULL).  -1 with the error
@@ -49,7 +37,7 @@ spec_profile_kind(struct parser *p, json_t *j, const char *path,
 	if (spec_check_keys(p, j, path, keys) < 0)
 		return -1;
 	if ((*given = json_object_get(j, keys[0])) == NULL)
-		spec_profile_strv(dflt, out, n);
+		*out = spec_strv_copy(dflt, n);
 	return 0;
 }
 

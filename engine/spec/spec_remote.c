@@ -15,20 +15,6 @@ static const char *const spec_remote_ssh_default[] = { "ssh", "-o",
 static const char *const spec_remote_agent_default[] = { "benchtui", "agent",
 	NULL };
 
-static char **
-spec_remote_copy(const char *const *from, size_t *n)
-{
-	size_t k = 0;
-	char **v;
-
-	while (from[k] != NULL)
-		k++;
-	v = xcalloc(k + 1, sizeof *v);
-	for (*n = 0; *n < k; (*n)++)
-		v[*n] = xstrdup(from[*n]);
-	return v;
-}
-
 bool
 spec_server_remote(const struct spec_server *sv)
 {
@@ -87,13 +73,13 @@ spec_parse_remote(struct parser *p, json_t *root)
 		if (spec_want_argv(p, v, "ssh", &s->ssh, &s->nssh) < 0)
 			return -1;
 	} else {
-		s->ssh = spec_remote_copy(spec_remote_ssh_default, &s->nssh);
+		s->ssh = spec_strv_copy(spec_remote_ssh_default, &s->nssh);
 	}
 	if ((v = json_object_get(root, "agent")) != NULL) {
 		if (spec_want_argv(p, v, "agent", &s->agent, &s->nagent) < 0)
 			return -1;
 	} else {
-		s->agent = spec_remote_copy(spec_remote_agent_default,
+		s->agent = spec_strv_copy(spec_remote_agent_default,
 		    &s->nagent);
 	}
 	return 0;

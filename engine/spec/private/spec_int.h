@@ -78,6 +78,8 @@ int spec_want_argv(struct parser *p, json_t *j, const char *path,
 /* An array of strings, which may be empty. */
 int spec_want_strv(struct parser *p, json_t *j, const char *path,
     char ***out, size_t *n);
+/* A copy of a NULL-terminated list (a field's default), *n its length. */
+char **spec_strv_copy(const char *const *from, size_t *n);
 /* KV_VARS values may be strings or arrays of strings (spec_kv.list). */
 enum kv_kind { KV_ENV, KV_VARS };
 int spec_want_kv(struct parser *p, json_t *j, const char *path,
