@@ -11,45 +11,27 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "logread.h"
 #include "model.h"
 #include "spec.h"
 #include "tally.h"
+#include "testutil.h"
 
-struct evs {
-	json_t **ev;
-	size_t n;
-};
-
-static int
-collect(json_t *ev, size_t lineno, void *arg)
-{
-	struct evs *e = arg;
-
-	(void)lineno;
-	e->ev = realloc(e->ev, (e->n + 1) * sizeof *e->ev);
-	e->ev[e->n++] = json_incref(ev);
-	return 0;
-}
-
-static struct evs events;
+static json_t **events;
+static size_t nevents;
 static char round_path[4096];
 
 static int
 setup(void **state)
 {
 	const char *src = getenv("BENCHTUI_SOURCE_DIR");
-	char log[4096], err[256];
+	char log[4096];
 
 	(void)state;
 	snprintf(log, sizeof log, "%s/tests/data/tui/round/log.jsonl",
 	    src ? src : ".");
 	snprintf(round_path, sizeof round_path,
 	    "%s/tests/data/tui/round/round.json", src ? src : ".");
-	if (logread_file(log, collect, &events, NULL, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
+	events = tu_log_events(log, &nevents);
 	return 0;
 }
 
@@ -57,9 +39,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < events.n; i++)
-		json_decref(events.ev[i]);
-	free(events.ev);
+	tu_events_free(events, nevents);
 	return 0;
 }
 
@@ -86,7 +66,7 @@ fed_model(struct model *m, const char *const *lines, size_t n)
 static const char *
 type_of(size_t i)
 {
-	return json_string_value(json_object_get(events.ev[i], "t"));
+	return json_string_value(json_object_get(events[i], "t"));
 }
 
 /* Feed events until (and including) the nth event of type t; returns the
@@ -94,13 +74,13 @@ type_of(size_t i)
 static size_t
 feed_until(struct model *m, size_t from, const char *t, int nth)
 {
-	for (size_t i = from; i < events.n; i++) {
-		model_feed(m, events.ev[i]);
+	for (size_t i = from; i < nevents; i++) {
+		model_feed(m, events[i]);
 		if (strcmp(type_of(i), t) == 0 && --nth == 0)
 			return i + 1;
 	}
 	fail_msg("no %s event", t);
-	return events.n;
+	return nevents;
 }
 
 static void
@@ -110,8 +90,8 @@ test_whole_log(void **state)
 
 	(void)state;
 	model_init(&m);
-	for (size_t i = 0; i < events.n; i++)
-		model_feed(&m, events.ev[i]);
+	for (size_t i = 0; i < nevents; i++)
+		model_feed(&m, events[i]);
 	assert_int_equal(m.state, MODEL_COMPLETE);
 	assert_string_equal(m.name, "fixture");
 	assert_int_equal(m.legs_total, 18);
@@ -159,9 +139,9 @@ test_ratios_match_tally(void **state)
 	(void)state;
 	/* Bare log: both compare with the first arm seen. */
 	model_init(&m);
-	for (size_t i = 0; i < events.n; i++) {
-		model_feed(&m, events.ev[i]);
-		tally_feed(t, events.ev[i]);
+	for (size_t i = 0; i < nevents; i++) {
+		model_feed(&m, events[i]);
+		tally_feed(t, events[i]);
 	}
 	want = tally_report(t);
 	assert_true(json_equal((json_t *)model_ratios(&m), want));
@@ -176,10 +156,10 @@ test_ratios_match_tally(void **state)
 	tally_set_spec(t, s);
 	model_init(&m);
 	model_set_spec(&m, s);
-	for (size_t i = 0; i < events.n; i++) {
-		model_feed(&m, events.ev[i]);
-		tally_feed(t, events.ev[i]);
-		if (i == events.n / 2) { /* and midway, while legs arrive */
+	for (size_t i = 0; i < nevents; i++) {
+		model_feed(&m, events[i]);
+		tally_feed(t, events[i]);
+		if (i == nevents / 2) { /* and midway, while legs arrive */
 			want = tally_report(t);
 			assert_true(json_equal((json_t *)model_ratios(&m), want));
 			json_decref(want);
@@ -236,10 +216,10 @@ test_current_leg_and_states(void **state)
 	assert_true(model_eta(&m) > 0);
 
 	/* The noisy gate: a not-ok sample starts the wait. */
-	while (i < events.n && !(strcmp(type_of(i), "quiet") == 0 &&
-	    json_is_false(json_object_get(events.ev[i], "ok"))))
-		model_feed(&m, events.ev[i++]);
-	model_feed(&m, events.ev[i++]);
+	while (i < nevents && !(strcmp(type_of(i), "quiet") == 0 &&
+	    json_is_false(json_object_get(events[i], "ok"))))
+		model_feed(&m, events[i++]);
+	model_feed(&m, events[i++]);
 	assert_false(m.quiet_ok);
 	assert_true(m.gate_wait_since > 0);
 	assert_true(fabs(m.quiet_now - 0.9) < 1e-9);
