@@ -17,28 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "stats.h"
 
 #define BENCH_RUNS 7
-
-static double
-bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-bench_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Ratios with a 2% effect and 3% noise, the same every run. */
 static void
@@ -56,9 +39,9 @@ bench_paired(const double *r, size_t n)
 	double est, lo, hi, t0;
 
 	stats_wilcoxon_forget();
-	t0 = bench_now();
+	t0 = clock_now();
 	stats_interval(r, n, stats_wilcoxon_k(n, 0.95), &est, &lo, &hi);
-	return bench_now() - t0;
+	return clock_now() - t0;
 }
 
 /* k at n just after k at n - 1. */
@@ -69,18 +52,18 @@ bench_next(size_t n)
 
 	stats_wilcoxon_forget();
 	stats_wilcoxon_k(n - 1, 0.95);
-	t0 = bench_now();
+	t0 = clock_now();
 	stats_wilcoxon_k(n, 0.95);
-	return bench_now() - t0;
+	return clock_now() - t0;
 }
 
 static double
 bench_two(const double *a, size_t na, const double *b, size_t nb)
 {
-	double est, lo, hi, t0 = bench_now();
+	double est, lo, hi, t0 = clock_now();
 
 	stats_interval2(a, na, b, nb, 0.95, &est, &lo, &hi);
-	return bench_now() - t0;
+	return clock_now() - t0;
 }
 
 enum bench_case { BENCH_PAIRED, BENCH_TWO, BENCH_NEXT };
@@ -106,7 +89,7 @@ bench_median(size_t n, size_t nb, enum bench_case c)
 	}
 	free(a);
 	free(b);
-	qsort(t, BENCH_RUNS, sizeof t[0], bench_cmp);
+	stats_sort(t, BENCH_RUNS);
 	return t[BENCH_RUNS / 2];
 }
 

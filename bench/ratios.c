@@ -27,6 +27,7 @@
 #include "model.h"
 #include "render.h"
 #include "spec.h"
+#include "stats.h"
 #include "tally.h"
 
 #define BENCH_TAIL 48
@@ -62,14 +63,6 @@ bench_collect(json_t *ev, size_t lineno, void *arg)
 	return 0;
 }
 
-static int
-bench_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A model with the round file, fed events [0, upto). */
 static void
 bench_model(struct model *m, const struct spec *s,
@@ -95,10 +88,12 @@ bench_slices(const struct spec *s, const struct bench_events *e, size_t from)
 
 		model_feed(&m, e->ev[i]);
 		while (!done) {
-			double t0 = clock_now();
+			double t0 = clock_now(), took;
+
 			done = model_ratios_advance(&m, t0 + BENCH_SLICE_S);
-			if (clock_now() - t0 > worst)
-				worst = clock_now() - t0;
+			took = clock_now() - t0;
+			if (took > worst)
+				worst = took;
 		}
 	}
 	model_finish(&m);
@@ -133,7 +128,7 @@ bench_draw(struct model *m)
 	delscreen(scr);
 	fclose(out);
 	fclose(in);
-	qsort(t, BENCH_WHOLE, sizeof *t, bench_cmp);
+	stats_sort(t, BENCH_WHOLE);
 	return t[BENCH_WHOLE / 2];
 }
 
@@ -181,9 +176,8 @@ main(int argc, char **argv)
 	}
 	draw = bench_draw(&m);
 	model_finish(&m);
-	qsort(leg, k, sizeof *leg, bench_cmp);
-	qsort(whole, k < BENCH_WHOLE ? k : BENCH_WHOLE, sizeof *whole,
-	    bench_cmp);
+	stats_sort(leg, k);
+	stats_sort(whole, k < BENCH_WHOLE ? k : BENCH_WHOLE);
 	printf("{\"legs\": %zu, \"leg_median_s\": %.6f, \"leg_max_s\": %.6f, "
 	    "\"whole_s\": %.6f, \"slice_max_s\": %.6f, \"first_s\": %.6f, "
 	    "\"draw_s\": %.6f}\n", k, leg[k / 2], leg[k - 1],
