@@ -47,6 +47,7 @@ sys.path.insert(0, HERE)
 from bench import busy_cores, iso_s  # noqa: E402  (make bench's own)
 BENCHTUI = os.environ.get("BENCHTUI",
                           os.path.join(ROOT, "build/meson/tui/benchtui"))
+LOOP = os.path.join(os.path.dirname(BENCHTUI), "..", "bench", "loop")
 NCPU = os.cpu_count() or 1
 
 
@@ -88,10 +89,6 @@ class Gate:
         self.tmp = tempfile.mkdtemp(prefix="benchtui-gate.")
         self.n = 0
         self.rows = []
-        cc = shutil.which("cc") or die("no cc")
-        self.loop = os.path.join(self.tmp, "loop")
-        subprocess.run([cc, "-O2", "-o", self.loop,
-                        os.path.join(HERE, "loop.c")], check=True)
         self.iters = self.calibrate(10.0)
 
     def close(self):
@@ -104,14 +101,14 @@ class Gate:
         best = None
         for _ in range(7):
             t0 = time.monotonic()
-            subprocess.run([self.loop, "4000000"], check=True)
+            subprocess.run([LOOP, "4000000"], check=True)
             t = time.monotonic() - t0
             best = t if best is None or t < best else best
         return int(4e6 * ms / 1e3 / best)
 
     def round(self, name, reps, arms=("a", "b"), quiet=None, cpus=None):
         rnd = {"name": name, "reps": reps, "baseline": arms[0],
-               "command": [self.loop, str(self.iters)],
+               "command": [LOOP, str(self.iters)],
                "arms": [{"name": a} for a in arms],
                "cells": [{"name": "c"}], "quiet": quiet or {}}
         if cpus is not None:
@@ -319,6 +316,8 @@ def main():
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
+    if not os.access(LOOP, os.X_OK):
+        die("%s: not built (make build)" % LOOP)
     if shutil.which("taskset") is None:
         die("taskset is not installed")
     load0 = busy_cores(1.0)
