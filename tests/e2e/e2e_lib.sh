@@ -1,7 +1,7 @@
 # Shared by the e2e tests (sourced, not a test itself; life_lib.sh and
 # hygiene_lib.sh build on it): the binary meson names, a private temporary
 # folder $tmp removed on exit, failures counted (fail, ok, finish), the
-# tools a test needs, and free loopback ports.
+# tools a test needs, free loopback ports and the demo round on one.
 [ -z "${E2E_LIB:-}" ] || return 0   # sourced once, whichever lib asks
 E2E_LIB=1
 set -u
@@ -92,4 +92,20 @@ free_port() {
 	done
 	echo "no free port" >&2
 	return 1
+}
+
+# demo_json FILTER [JQ-ARGS...]: the demo round (assets/demo/demo.json) on
+# stdout, with $BENCHTUI_DEMO as its binary and its server on a free port
+# instead of the demo's 47311 (other builds' tests may run the demo round
+# on this machine at the same moment), then the caller's jq FILTER, given
+# JQ-ARGS (--arg NAME VALUE ...).
+demo_json() {
+	local filter=$1 port
+	shift
+	port=$(free_port) || return 1
+	jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" "$@" '
+	    (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
+	        .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
+	    (.cells[].vars.ARGS) |= map(if . == "47311" then ($p | tostring) else . end) |
+	    .bin = $b | '"$filter" "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json"
 }

@@ -9,13 +9,8 @@
 : "${BENCHTUI_DEMO:?}"
 need jq
 
-port=$(free_port) || exit 1
-jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
-    (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
-        .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
-    (.cells[].vars.ARGS) |= map(if . == "47311" then ($p | tostring) else . end) |
-    .bin = $b | .quiet.max_foreign_cores = 0 | .reps = 2 | del(.profile)' \
-    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" >"$tmp/demo.json" || exit 1
+demo_json '.quiet.max_foreign_cores = 0 | .reps = 2 | del(.profile)' \
+    >"$tmp/demo.json" || exit 1
 budget=$(jq '.quiet.budget_s' "$tmp/demo.json")
 [ "$budget" != null ] && ok "the demo sets budget_s ($budget)" ||
 	fail "the demo's quiet gate has no budget_s"

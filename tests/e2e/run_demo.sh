@@ -7,15 +7,7 @@
 . "$(dirname "$0")/e2e_lib.sh"
 : "${BENCHTUI_DEMO:?}"
 
-# Another port than the demo's own: other builds' tests may run the demo
-# round on this machine at the same moment.
-port=$(free_port) || exit 1
-jq --arg b "$BENCHTUI_DEMO" --argjson p "$port" '
-    (.cells[].server | select(. != null)) |= (.ready.tcp_port = $p |
-        .cmd |= map(if . == "47311" then ($p | tostring) else . end)) |
-    (.cells[].vars.ARGS) |= map(if . == "47311" then ($p | tostring) else . end) |
-    .bin = $b | .quiet = false | .reps = 3' \
-    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$tmp/demo.json" || exit 1
+demo_json '.quiet = false | .reps = 3' > "$tmp/demo.json" || exit 1
 # DEMO_PROFILE_SAMPLES (the raw backend's copy, run_demo-raw, sets it): the
 # profiles' min_samples.  perf(1) takes the profiles, not counters.c, the
 # one file that copy is for; nothing here reads their size.

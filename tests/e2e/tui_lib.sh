@@ -19,16 +19,9 @@ trap cleanup EXIT
 # size, run_demo runs them whole), and optionally a heavier work cell
 # (longer legs, for pausing and aborting).
 demo_round() {
-	local mib=${2:-48} port
-	port=$(free_port)
-	jq --arg b "$BENCHTUI_DEMO" --arg mib "$mib" --argjson port "$port" \
-	    '.bin = $b | .quiet = false | .reps = 3 |
-	     .profile.perf.min_samples = 200 |
-	     .cells[0].vars.ARGS = ["--mib", $mib] |
-	     .cells[1].vars.ARGS |= map(if . == "47311" then ($port | tostring) else . end) |
-	     .cells[1].server.cmd = (.cells[1].server.cmd | map(if . == "47311" then ($port | tostring) else . end)) |
-	     .cells[1].server.ready.tcp_port = $port' \
-	    "$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" > "$1"
+	demo_json '.quiet = false | .reps = 3 |
+	    .profile.perf.min_samples = 200 |
+	    .cells[0].vars.ARGS = ["--mib", $mib]' --arg mib "${2:-48}" > "$1"
 }
 
 # start W H CMD...: run CMD in a fresh session; its exit status lands in
