@@ -18,22 +18,8 @@ cat >"$T/brief.json" <<EOF
  "command": ["/bin/sh", "-c", "if [ \${ARM}\${REP} = b1 ] && rm $T/flag 2>/dev/null; then dd if=/dev/zero of=$mnt/fill bs=4k >/dev/null 2>&1; echo written while full; sleep 0.3; rm -f $mnt/fill; fi; echo done"],
  "baseline": "a", "arms": [{"name": "a"}, {"name": "b"}], "cells": [{"name": "c"}]}
 EOF
-touch "$T/flag"
-"$BENCHTUI" run "$T/brief.json" --out "$mnt/d1" --headless >"$T/o1" 2>&1
-rc=$?
-[ $rc -eq 3 ] || { cat "$T/o1"; fail "a leg's output hit a full disk: exit $rc, expected 3"; }
-grep -q 'legs/c-b-r1.out: No space left on device (ENOSPC)' "$T/o1" ||
-	{ cat "$T/o1"; fail "the stop does not name the output file and ENOSPC"; }
-log=$mnt/d1/log.jsonl
-check_log_whole "$log"
-[ "$(jq -s '[.[] | select(.t == "leg" and .arm == "b" and .rep == 1 and .status != "aborted")] | length' "$log")" -eq 0 ] ||
-	fail "the leg whose output was lost was recorded: $(grep '"arm":"b","rep":1' "$log")"
-echo "ok: stopped with: $(grep -o 'legs/c-b-r1.out: No space[^;]*' "$T/o1" | head -1)"
-"$BENCHTUI" resume "$mnt/d1" --headless >"$T/o1r" 2>&1 ||
-	{ cat "$T/o1r"; fail "resume after the disk had room again failed"; }
-check_exactly_once "$log" 4
+check_output_fills_disk "$T/brief.json" "$mnt/d1" 'No space left on device (ENOSPC)'
 grep -qx done "$mnt/d1/legs/c-b-r1.out" || fail "the rerun leg's output is not whole"
-check_sealed "$mnt/d1"
 chmod -R u+w "$mnt/d1"
 rm -rf "$mnt/d1"
 echo "ok: resume ran the leg again, sealed"

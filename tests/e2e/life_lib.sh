@@ -139,6 +139,32 @@ mount_tmpfs() {
 	life_cleanup_hooks+=("umount -l '$1' 2>/dev/null")
 }
 
+# check_output_fills_disk ROUND DIR MESSAGE: ROUND (cell c, arms a and b,
+# 2 reps) run into DIR, on a small tmpfs, with $T/flag there, while which
+# its leg c b r1 fills the disk writing its output: the round stops
+# resumably (exit 3) naming legs/c-b-r1.out and MESSAGE, its log whole,
+# that leg not counted; then, $T/flag gone, resume runs it again, every
+# leg counted once, and seals.
+check_output_fills_disk() {
+	local round=$1 dir=$2 msg=$3 out=$T/${2##*/}.out rc
+	local log=$dir/log.jsonl
+	touch "$T/flag"
+	"$BENCHTUI" run "$round" --out "$dir" --headless >"$out" 2>&1
+	rc=$?
+	[ $rc -eq 3 ] || { cat "$out"; fail "a leg's output filled the disk: exit $rc, expected 3"; }
+	grep -q "legs/c-b-r1.out: $msg" "$out" ||
+		{ cat "$out"; fail "the stop does not name the output file and $msg"; }
+	check_log_whole "$log"
+	[ "$(jq -s '[.[] | select(.t == "leg" and .arm == "b" and .rep == 1 and .status != "aborted")] | length' "$log")" -eq 0 ] ||
+		fail "the leg whose output hit the full disk was recorded: $(grep '"arm":"b","rep":1' "$log")"
+	echo "ok: stopped with: $(grep -o 'legs/c-b-r1.out: No space[^;]*' "$out" | head -1)"
+	rm -f "$T/flag"
+	"$BENCHTUI" resume "$dir" --headless >"$out.resume" 2>&1 ||
+		{ cat "$out.resume"; fail "resume after the disk had room again failed"; }
+	check_exactly_once "$log" 4
+	check_sealed "$dir"
+}
+
 # check_complete DIR N: the round in DIR completed with its N planned legs
 # counted exactly once, every log line whole, no leg process left, and the
 # seal holds.
