@@ -156,7 +156,8 @@ main(int argc, char **argv)
 	if (tail < 1 || tail > e.nlegs)
 		tail = e.nlegs;
 	from = e.legs[e.nlegs - tail];
-	leg = calloc(tail + 1, sizeof *leg);
+	/* A time per event fed from the first timed leg on (other events too). */
+	leg = calloc(e.n - from + 1, sizeof *leg);
 	bench_model(&m, s, &e, from);
 	t0 = clock_now();
 	(void)model_ratios(&m);
