@@ -794,7 +794,8 @@ model_ratios_advance(struct model *m, double deadline)
 		return false;
 	json_decref(m->report);
 	m->report = rep;
-	m->changed |= MODEL_CHANGE_RATIOS;
+	/* The quiet pane's "not quiet" line is drawn from the report too. */
+	m->changed |= MODEL_CHANGE_RATIOS | MODEL_CHANGE_QUIET;
 	return !tally_report_stale(m->tally);
 }
 

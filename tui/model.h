@@ -236,7 +236,8 @@ const json_t *model_ratios(struct model *m);
 /* The same in slices, for the console's loop: work on the ratios until
  * clock_now() passes deadline (at least one piece of the report), then
  * return; true when they are up to date.  A report completed marks
- * MODEL_CHANGE_RATIOS. */
+ * MODEL_CHANGE_RATIOS and MODEL_CHANGE_QUIET (the quiet pane's "not quiet"
+ * line). */
 bool model_ratios_advance(struct model *m, double deadline);
 
 /* What the ratios pane draws: the last complete report (borrowed), behind

@@ -76,10 +76,12 @@ pane_top_pinned_line(WINDOW *w, struct model *m, int y, int cw)
  * report (the one count the report prints too): "not quiet: base 2/6,
  * fast 3/6".  false when every leg so far ran on a quiet one. */
 static bool
-pane_top_unquiet_line(WINDOW *w, struct model *m, int y, int cw)
+pane_top_unquiet_line(WINDOW *w, const struct model *m, int y, int cw)
 {
-	const json_t *arms = json_object_get(json_object_get(model_ratios(m),
-	    "gate"), "arms"), *o;
+	/* The last complete report: a draw never builds one (see
+	 * model_ratios_advance). */
+	const json_t *arms = json_object_get(json_object_get(
+	    model_ratios_shown(m), "gate"), "arms"), *o;
 	const char *arm;
 	char buf[256];
 	size_t n = 0;
