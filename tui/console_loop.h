@@ -22,8 +22,8 @@ struct console_replay {
 	double speed;
 	double due;              /* monotonic time the next event is due */
 	double fed_at;           /* monotonic time the last event was fed */
-	size_t target;           /* where a key asked to go (fed in slices) */
-	bool seeking;            /* pos is on its way to target */
+	size_t target;           /* where a key asked to go (fed in slices):
+	                          * seeking while pos < target */
 	const struct spec *spec; /* the round folder's round.json, or NULL */
 };
 

@@ -156,7 +156,6 @@ replay_seek(struct console *c, size_t target)
 		c->r.sel_leg = 0;
 	}
 	p->target = target;
-	p->seeking = p->pos < target;
 	render_touch_replay(&c->r);
 }
 
@@ -164,7 +163,7 @@ replay_seek(struct console *c, size_t target)
 static size_t
 replay_at(const struct console_replay *p)
 {
-	return p->seeking ? p->target : p->pos;
+	return p->pos < p->target ? p->target : p->pos;
 }
 
 /* One slice of a seek. */
@@ -176,7 +175,6 @@ replay_seek_slice(struct console *c)
 
 	while (p->pos < p->target && !replay_feed_one(c, t0))
 		;
-	p->seeking = p->pos < p->target;
 	render_touch_replay(&c->r);
 }
 
@@ -199,7 +197,7 @@ replay_due_in(struct console *c, double now)
 {
 	struct console_replay *p = c->replay;
 
-	if (p->seeking)
+	if (p->pos < p->target)
 		return 0;
 	if (!p->playing || p->pos >= p->n)
 		return -1;
@@ -212,7 +210,7 @@ replay_advance(struct console *c, double now)
 	struct console_replay *p = c->replay;
 	bool over = false;
 
-	if (p->seeking) {
+	if (p->pos < p->target) {
 		replay_seek_slice(c);
 		return;
 	}
@@ -304,7 +302,7 @@ replay_fd(const struct console *c)
 static bool
 replay_seeking(const struct console *c)
 {
-	return c->replay->seeking;
+	return c->replay->pos < c->replay->target;
 }
 
 static bool
