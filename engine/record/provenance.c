@@ -75,68 +75,49 @@ provenance_file_int(const char *path)
 	return json_integer(v);
 }
 
-static json_t *
-provenance_cpu_model(void)
+/* What /proc/cpuinfo says of the CPU, in one read: "cpu_model" (x86 says
+ * "model name", other architectures use other keys: the first value of
+ * the earliest of them there is) and "microcode" (x86's first "microcode"
+ * line, else cpu0's sysfs version).  Each null where nothing says. */
+static void
+provenance_cpuinfo(json_t *host)
 {
-	/* x86 says "model name"; other architectures use other keys. */
 	static const char *const keys[] = { "model name", "Model", "cpu model",
 		"Processor", "Hardware", NULL };
-	char line[512];
-	char *found = NULL;
+	char line[512], *model = NULL, *microcode = NULL;
 	int best = INT_MAX;
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
-	if (f == NULL)
-		return json_null();
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *colon = strchr(line, ':');
-		char *v;
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		char *colon = strchr(line, ':'), *v;
 
 		if (colon == NULL)
 			continue;
+		v = colon + 1 + strspn(colon + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		if (*v == '\0')
+			continue;
+		if (microcode == NULL && strncmp(line, "microcode", 9) == 0)
+			microcode = xstrdup(v);
 		for (int k = 0; keys[k] != NULL && k < best; k++) {
 			size_t kl = strlen(keys[k]);
 
 			if (strncmp(line, keys[k], kl) != 0 ||
 			    (line[kl] != ' ' && line[kl] != '\t' && line[kl] != ':'))
 				continue;
-			v = colon + 1;
-			v += strspn(v, " \t");
-			v[strcspn(v, "\n")] = '\0';
-			if (*v == '\0')
-				continue;
-			free(found);
-			found = xstrdup(v);
+			free(model);
+			model = xstrdup(v);
 			best = k;
 		}
 	}
-	fclose(f);
-	return provenance_string_or_null(found);
-}
-
-/* The CPU's microcode revision: /proc/cpuinfo's "microcode" (x86), else
- * cpu0's sysfs version; null where neither says. */
-static json_t *
-provenance_microcode(void)
-{
-	char line[512], *found = NULL;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	while (f != NULL && found == NULL && fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':'), *v;
-		if (strncmp(line, "microcode", 9) != 0 || colon == NULL)
-			continue;
-		v = colon + 1 + strspn(colon + 1, " \t");
-		v[strcspn(v, "\n")] = '\0';
-		if (*v != '\0')
-			found = xstrdup(v);
-	}
 	if (f != NULL)
 		fclose(f);
-	if (found == NULL)
-		found = provenance_read_line(
+	if (microcode == NULL)
+		microcode = provenance_read_line(
 		    "/sys/devices/system/cpu/cpu0/microcode/version");
-	return provenance_string_or_null(found);
+	json_object_set_new(host, "cpu_model", provenance_string_or_null(model));
+	json_object_set_new(host, "microcode",
+	    provenance_string_or_null(microcode));
 }
 
 static void
@@ -408,8 +389,7 @@ provenance_host(void)
 	} else {
 		json_object_set_new(host, "hostname", json_null());
 	}
-	json_object_set_new(host, "cpu_model", provenance_cpu_model());
-	json_object_set_new(host, "microcode", provenance_microcode());
+	provenance_cpuinfo(host);
 	json_object_set_new(host, "cores_online",
 	    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(host, "cores_configured",
