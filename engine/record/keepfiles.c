@@ -13,56 +13,58 @@
 #include "rfile.h"
 #include "xalloc.h"
 
-/* path's bytes, up to max + 1 of them (so a file past max shows), into
- * *buf (malloc'd); its length, or -1 with errno. */
+/* path's bytes, hashed into hex as they are read and kept in *buf
+ * (malloc'd) when there are at most max of them, else *buf is NULL: how
+ * many there are, or -1 with errno (EIO: the hash failed). */
 static ssize_t
-keepfiles_read(const char *path, size_t max, char **buf)
+keepfiles_read(const char *path, size_t max, char **buf,
+    char hex[DIGEST_HEX_LEN])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	size_t len = 0, cap = 0, total = 0; /* (*buf)[0..len) not hashed yet */
+	struct digest_ctx *d;
+	ssize_t n;
 
 	*buf = NULL;
 	if (fd < 0)
 		return -1;
+	d = digest_create();
+	digest_start(d);
 	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			if (cap > max)
-				break;
+		if (len == cap && cap > max) {
+			/* Past max: the buffer only carries the rest to the
+			 * hash. */
+			digest_update(d, *buf, len);
+			total += len;
+			len = 0;
+		} else if (len == cap) {
 			cap = xgrow(cap, len + 1, 64 * 1024);
 			*buf = xrealloc(*buf, cap);
 		}
 		n = read(fd, *buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			free(*buf);
-			*buf = NULL;
-			errno = e;
-			return -1;
-		}
-		if (n == 0)
+		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
+	e = n < 0 ? errno : 0;
 	close(fd);
-	return (ssize_t)len;
-}
-
-json_t *
-keepfiles_hash(const char *path)
-{
-	char hex[DIGEST_HEX_LEN];
-	struct stat st;
-
-	if (stat(path, &st) != 0 || digest_file(path, hex) != 0)
-		return NULL;
-	return json_pack("{s:s, s:I}", "sha256", hex, "bytes",
-	    (json_int_t)st.st_size);
+	digest_update(d, *buf, len);
+	total += len;
+	digest_finish(d, hex);
+	digest_destroy(d);
+	if (e == 0 && hex[0] == '\0')
+		e = EIO;
+	if (e != 0 || total > max) {
+		free(*buf);
+		*buf = NULL;
+	}
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	return (ssize_t)total;
 }
 
 /* One file: hashed, and copied when small enough.  Its record, or NULL
@@ -71,23 +73,16 @@ static json_t *
 keepfiles_one(const struct spec_file *f, const char *dir, char *err,
     size_t errlen)
 {
-	char hex[DIGEST_HEX_LEN], *buf = NULL, *dst;
-	ssize_t len = keepfiles_read(f->abs, (size_t)SPEC_FILE_COPY_MAX, &buf);
+	char hex[DIGEST_HEX_LEN], *buf, *dst;
+	ssize_t len = keepfiles_read(f->abs, (size_t)SPEC_FILE_COPY_MAX, &buf,
+	    hex);
 	bool copy = len >= 0 && len <= SPEC_FILE_COPY_MAX;
-	json_t *rec, *big = NULL;
+	json_t *rec;
 	const char *stage;
 
 	if (len < 0) {
 		snprintf(err, errlen, "files: %s: cannot read: %s", f->abs,
 		    strerror(errno));
-		return NULL;
-	}
-	if (copy)
-		digest_buf(buf, (size_t)len, hex);
-	else if ((big = keepfiles_hash(f->abs)) == NULL) {
-		snprintf(err, errlen, "files: %s: cannot read: %s", f->abs,
-		    strerror(errno));
-		free(buf);
 		return NULL;
 	}
 	dst = xasprintf("%s/files/%s", dir, f->as);
@@ -98,11 +93,8 @@ keepfiles_one(const struct spec_file *f, const char *dir, char *err,
 		free(buf);
 		return NULL;
 	}
-	rec = json_pack("{s:s, s:s, s:I, s:b}", "path", f->abs, "sha256",
-	    copy ? hex : json_string_value(json_object_get(big, "sha256")),
-	    "bytes", copy ? (json_int_t)len : json_integer_value(
-	    json_object_get(big, "bytes")), "copied", copy);
-	json_decref(big);
+	rec = json_pack("{s:s, s:s, s:I, s:b}", "path", f->abs, "sha256", hex,
+	    "bytes", (json_int_t)len, "copied", copy);
 	free(dst);
 	free(buf);
 	return rec;

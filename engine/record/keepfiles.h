@@ -23,8 +23,4 @@ json_t *keepfiles_keep(const struct spec *s, const char *dir, char *err,
 /* Take back what keepfiles_keep made (a round that could not start). */
 void keepfiles_unmake(const struct spec *s, const char *dir);
 
-/* The sha256 and size of path now, as keepfiles_keep would record them
- * ({"sha256", "bytes"}), or NULL when it cannot be read. */
-json_t *keepfiles_hash(const char *path);
-
 #endif
