@@ -185,7 +185,7 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 {
 	struct xbuf b = { 0 };
 	const char *method = "GET";
-	char *body, line[512];
+	char *body;
 	size_t blen;
 	int rc;
 
@@ -197,14 +197,9 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 		    "Transfer-Encoding are benchtui load's own (from --body)");
 	if ((rc = load_net_body(o->body_file, &body, &blen, err, errlen)) != 0)
 		return rc;
-	snprintf(line, sizeof line, "%s ", method);
-	xbuf_add(&b, line, strlen(line));
-	xbuf_add(&b, t->path, strlen(t->path));
-	xbuf_add(&b, " HTTP/1.1\r\n", 11);
-	if (!load_net_has(o, "Host")) {
-		snprintf(line, sizeof line, "Host: %s\r\n", t->hostport);
-		xbuf_add(&b, line, strlen(line));
-	}
+	xbuf_printf(&b, "%s %s HTTP/1.1\r\n", method, t->path);
+	if (!load_net_has(o, "Host"))
+		xbuf_printf(&b, "Host: %s\r\n", t->hostport);
 	if (!load_net_has(o, "User-Agent"))
 		xbuf_add(&b, "User-Agent: benchtui-load\r\n", 27);
 	if (!load_net_has(o, "Accept-Encoding"))
@@ -213,10 +208,8 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 		xbuf_add(&b, o->headers[i], strlen(o->headers[i]));
 		xbuf_add(&b, "\r\n", 2);
 	}
-	if (o->body_file != NULL) {
-		snprintf(line, sizeof line, "Content-Length: %zu\r\n", blen);
-		xbuf_add(&b, line, strlen(line));
-	}
+	if (o->body_file != NULL)
+		xbuf_printf(&b, "Content-Length: %zu\r\n", blen);
 	xbuf_add(&b, "\r\n", 2);
 	if (blen > 0)
 		xbuf_add(&b, body, blen);
