@@ -67,23 +67,35 @@ rfile_walk(int dirfd, const char *path, int flags, mode_t mode)
 	return -1;
 }
 
+/* openat2 resolving no symlink anywhere on the way, asked again while it
+ * says EAGAIN (a rename or mount raced the lookup).  fd, or -1 with
+ * errno. */
 static int
-rfile_openat(int dirfd, const char *path, int flags, mode_t mode)
+rfile_openat2(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
 		.mode = (flags & O_CREAT) ? mode : 0,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = -1;
+	long fd;
+
+	do
+		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+	while (fd < 0 && errno == EAGAIN);
+	return (int)fd;
+}
+
+static int
+rfile_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int fd;
 
 	if (!atomic_load(&rfile_no_openat2)) {
-		do
-			fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-		while (fd < 0 && errno == EAGAIN);
+		fd = rfile_openat2(dirfd, path, flags, mode);
 		if (fd >= 0 || (errno != ENOSYS && errno != E2BIG &&
 		    errno != EPERM))
-			return (int)fd;
+			return fd;
 		/* EPERM may also be a folder's own: ask the walk, which
 		 * says so again if it is. */
 		atomic_store(&rfile_no_openat2, true);
@@ -105,20 +117,10 @@ rfile_open(const char *path, int flags, mode_t mode)
 static int
 rfile_create_new(const char *path, int flags, mode_t mode)
 {
-	struct open_how how = {
-		.flags = (unsigned long long)(O_WRONLY | O_CREAT | O_EXCL |
-		    flags | O_NOFOLLOW | O_CLOEXEC),
-		.mode = mode,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
-
 	if (atomic_load(&rfile_no_openat2))
 		return -1;  /* the long way walks the path */
-	do
-		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-	while (fd < 0 && errno == EAGAIN);
-	return (int)fd;
+	return rfile_openat2(AT_FDCWD, path,
+	    O_WRONLY | O_CREAT | O_EXCL | flags, mode);
 }
 
 /* The folder holding path's last name, opened without a symlink on the
