@@ -69,7 +69,17 @@ resume_ts(const json_t *ev)
 	return (double)timegm(&tm) + ms / 1000.0;
 }
 
-/* "cell\x1farm\x1frep": the identity of a leg.  -1 when a field is missing. */
+/* "cell\x1farm\x1frep": the identity of a leg, into key.  -1 when it does
+ * not fit. */
+static int
+resume_key(char *key, size_t len, const char *cell, const char *arm,
+    long long rep)
+{
+	return snprintf(key, len, "%s\x1f%s\x1f%lld", cell, arm, rep) >=
+	    (int)len ? -1 : 0;
+}
+
+/* A leg line's key.  -1 when a field is missing or it does not fit. */
 static int
 resume_leg_key(const json_t *ev, char *key, size_t len)
 {
@@ -79,10 +89,8 @@ resume_leg_key(const json_t *ev, char *key, size_t len)
 
 	if (cell == NULL || arm == NULL || !json_is_integer(rep))
 		return -1;
-	if (snprintf(key, len, "%s\x1f%s\x1f%lld", cell, arm,
-	    (long long)json_integer_value(rep)) >= (int)len)
-		return -1;
-	return 0;
+	return resume_key(key, len, cell, arm,
+	    (long long)json_integer_value(rep));
 }
 
 /* Index of key in the sorted done list, or where it would go (*found
@@ -478,8 +486,7 @@ resume_leg_died(const struct resume_state *rs, const char *cell,
 {
 	char key[160];
 
-	if (snprintf(key, sizeof key, "%s\x1f%s\x1f%d", cell, arm, rep) >=
-	    (int)sizeof key)
+	if (resume_key(key, sizeof key, cell, arm, rep) != 0)
 		return false;
 	return json_object_get(rs->died, key) != NULL;
 }
@@ -544,10 +551,11 @@ resume_leg_done(const struct resume_state *rs, const char *cell,
     const char *arm, int rep)
 {
 	char key[160];
-
 	bool found;
 
-	snprintf(key, sizeof key, "%s\x1f%s\x1f%d", cell, arm, rep);
+	/* A key that does not fit was never recorded (resume_leg_key). */
+	if (resume_key(key, sizeof key, cell, arm, rep) != 0)
+		return false;
 	resume_find_done(rs, key, &found);
 	return found;
 }
