@@ -39,7 +39,7 @@ static void
 envdiff_put(json_t *same, json_t *differ, const char *key, json_t *a,
     json_t *b)
 {
-	if (json_equal(a, b) || (json_is_null(a) && json_is_null(b))) {
+	if (json_equal(a, b)) {
 		json_object_set_new(same, key, a);
 		json_decref(b);
 	} else
