@@ -89,7 +89,8 @@ report_percent(char *buf, size_t len, const json_t *x)
 	return buf;
 }
 
-void
+/* report_wrap_at at the report's own width. */
+static void
 report_wrap(FILE *out, int indent, const char *text)
 {
 	report_wrap_at(out, REPORT_WIDTH, indent, text);

@@ -39,9 +39,8 @@ struct report_lists {
 int report_print_lists(const json_t *rep, enum report_format fmt, FILE *out,
     const struct report_lists *lists);
 
-/* What compare's formats (compare.h) share: text wrapped at 100 columns
- * (or at width), continuation lines indented by indent + 2. */
-void report_wrap(FILE *out, int indent, const char *text);
+/* What compare's formats (compare.h) share: text wrapped at width,
+ * continuation lines indented by indent + 2. */
 void report_wrap_at(FILE *out, int width, int indent, const char *text);
 
 /* Write DIR/summary.json and DIR/summary.md for rep; partial marks an

@@ -8,7 +8,8 @@
 #include "stats_int.h"
 #include "xalloc.h"
 
-int
+/* qsort's comparison of doubles, ascending. */
+static int
 stats_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -7,9 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* qsort's comparison of doubles, ascending. */
-int stats_cmp(const void *a, const void *b);
-
 /* log(v[i]) for i in [0, n), sorted ascending; malloc'd, NULL when n == 0.
  * Every v[i] must be > 0. */
 double *stats_sorted_logs(const double *v, size_t n);
