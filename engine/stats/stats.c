@@ -39,16 +39,21 @@ stats_sorted(const double *v, size_t n)
 }
 
 double
+stats_median_sorted(const double *s, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
+}
+
+double
 stats_median(const double *v, size_t n)
 {
 	double *s, m;
 
 	if ((s = stats_sorted(v, n)) == NULL)
 		return NAN;
-	if (n % 2)
-		m = s[n / 2];
-	else
-		m = (s[n / 2 - 1] + s[n / 2]) / 2.0;
+	m = stats_median_sorted(s, n);
 	free(s);
 	return m;
 }

@@ -31,6 +31,9 @@ void stats_sort(double *v, size_t n);
  * mean of the two middle values for even n; NAN when n == 0. */
 double stats_median(const double *v, size_t n);
 
+/* stats_median of s[0..n) already sorted ascending. */
+double stats_median_sorted(const double *s, size_t n);
+
 /* Smallest and largest value; NAN when n == 0. */
 double stats_min(const double *v, size_t n);
 double stats_max(const double *v, size_t n);

@@ -74,15 +74,31 @@ stats_floor_min_n(double level)
 }
 
 bool
-stats_floor_interval(const double *a, const double *b, size_t n,
-    double level, double *est, double *lo, double *hi)
+stats_floor_sorted(const double *sa, const double *sb, size_t n, size_t u,
+    double *est, double *lo, double *hi)
 {
-	size_t v = stats_floor_rank(n), u;
-	double *sa, *sb;
+	size_t v = stats_floor_rank(n);
 
 	*est = *lo = *hi = NAN;
 	if (n == 0)
 		return false;
+	*est = sa[v - 1] / sb[v - 1];
+	if (u != 0) {
+		*lo = sa[v - 1] / sb[u - 1];
+		*hi = sa[u - 1] / sb[v - 1];
+	}
+	return u != 0;
+}
+
+bool
+stats_floor_interval(const double *a, const double *b, size_t n,
+    double level, double *est, double *lo, double *hi)
+{
+	double *sa, *sb;
+	bool has_ci;
+
+	if (n == 0)
+		return stats_floor_sorted(a, b, 0, 0, est, lo, hi);
 	/* O(n log n): two sorted copies. */
 	sa = xreallocarray(NULL, 2 * n, sizeof *sa);
 	sb = sa + n;
@@ -90,11 +106,8 @@ stats_floor_interval(const double *a, const double *b, size_t n,
 	memcpy(sb, b, n * sizeof *sb);
 	stats_sort(sa, n);
 	stats_sort(sb, n);
-	*est = sa[v - 1] / sb[v - 1];
-	if ((u = stats_floor_u(n, level)) != 0) {
-		*lo = sa[v - 1] / sb[u - 1];
-		*hi = sa[u - 1] / sb[v - 1];
-	}
+	has_ci = stats_floor_sorted(sa, sb, n, stats_floor_u(n, level), est,
+	    lo, hi);
 	free(sa);
-	return u != 0;
+	return has_ci;
 }

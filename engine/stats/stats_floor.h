@@ -47,4 +47,10 @@ size_t stats_floor_min_n(double level);
 bool stats_floor_interval(const double *a, const double *b, size_t n,
     double level, double *est, double *lo, double *hi);
 
+/* stats_floor_interval of sa[0..n) and sb[0..n) already sorted ascending,
+ * with u = stats_floor_u(n, level) passed in (so a caller that has sorted
+ * them for their medians sorts once, and can memoise u). */
+bool stats_floor_sorted(const double *sa, const double *sb, size_t n,
+    size_t u, double *est, double *lo, double *hi);
+
 #endif

@@ -204,33 +204,61 @@ tally_k_known(const struct kmemo *km, size_t n)
 	return false;
 }
 
-static uint64_t
-tally_k(struct kmemo *km, size_t n)
+/* n's place in km, its k and u made when n is new. */
+static size_t
+tally_kslot(struct kmemo *km, size_t n)
 {
 	size_t i = km->next;
 
 	for (size_t j = 0; j < km->used; j++)
 		if (km->n[j] == n)
-			return km->k[j];
+			return j;
 	km->n[i] = n;
 	km->k[i] = stats_wilcoxon_k(n, km->level);
+	km->u[i] = stats_floor_u(n, km->level);
 	km->next = (i + 1) % KMEMO;
 	if (km->used < KMEMO)
 		km->used++;
-	return km->k[i];
+	return i;
 }
 
+static uint64_t
+tally_k(struct kmemo *km, size_t n)
+{
+	return km->k[tally_kslot(km, n)];
+}
+
+static size_t
+tally_floor_u(struct kmemo *km, size_t n)
+{
+	return km->u[tally_kslot(km, n)];
+}
+
+/* Paired ratios as tally_pair, with the pairs' values cw->va and cw->vb
+ * sorted: their medians and the floor estimator are all that read them. */
+static size_t
+tally_pair_sorted(struct tally_cellwork *cw, const struct tarm *a,
+    const struct tarm *b, size_t m)
+{
+	size_t n = tally_pair(a, b, m, cw->reps, cw->ratios, cw->va, cw->vb);
+
+	stats_sort(cw->va, n);
+	stats_sort(cw->vb, n);
+	return n;
+}
+
+/* Both estimators of ratios[0..n), sa and sb their pairs' values sorted. */
 static void
-tally_estimate(struct kmemo *km, const double *ratios, const double *va,
-    const double *vb, size_t n, struct tally_ests *e)
+tally_estimate(struct kmemo *km, const double *ratios, const double *sa,
+    const double *sb, size_t n, struct tally_ests *e)
 {
 	struct tally_est *p = &e->by[SPEC_ESTIMATOR_PAIRED];
 	struct tally_est *f = &e->by[SPEC_ESTIMATOR_FLOOR];
 
 	p->has_ci = stats_interval(ratios, n, n ? tally_k(km, n) : 0, &p->est,
 	    &p->lo, &p->hi);
-	f->has_ci = stats_floor_interval(va, vb, n, km->level, &f->est,
-	    &f->lo, &f->hi);
+	f->has_ci = stats_floor_sorted(sa, sb, n, n ? tally_floor_u(km, n) : 0,
+	    &f->est, &f->lo, &f->hi);
 }
 
 static json_t *
@@ -272,8 +300,9 @@ tally_alt_json(const struct tally_ests *e, enum spec_estimator chosen,
 	return o;
 }
 
+/* sa and sb: the pairs' values, sorted. */
 static json_t *
-tally_metric_json(const double *ratios, const double *va, const double *vb,
+tally_metric_json(const double *ratios, const double *sa, const double *sb,
     size_t n, const struct tally_ests *es, enum spec_estimator chosen,
     bool aa, double margin, bool suspect, enum tally_lists lists)
 {
@@ -293,8 +322,9 @@ tally_metric_json(const double *ratios, const double *va, const double *vb,
 		json_object_set_new(o, "ratios", list);
 	} else if (lists == TALLY_DEFERRED)
 		json_object_set_new(o, "ratios", json_null());
-	json_object_set_new(o, "abs", tally_real(stats_median(va, n)));
-	json_object_set_new(o, "vs_abs", tally_real(stats_median(vb, n)));
+	json_object_set_new(o, "abs", tally_real(stats_median_sorted(sa, n)));
+	json_object_set_new(o, "vs_abs", tally_real(stats_median_sorted(sb,
+	    n)));
 	json_object_set_new(o, "estimate", tally_real(e->est));
 	json_object_set_new(o, "ci", tally_ci_json(e));
 	json_object_set_new(o, "spread", aa ? tally_real(stats_spread(ratios,
@@ -485,8 +515,7 @@ tally_aa_build(struct tally_cellwork *cw, size_t i, struct tally_aa *aa)
 	const struct tarm *a = &cw->c->arms[i], *b = cw->aa_vs[i];
 
 	for (size_t m = 0; m < cw->nm; m++) {
-		size_t n = tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb);
+		size_t n = tally_pair_sorted(cw, a, b, m);
 		aa->spread[m] = stats_spread(cw->ratios, n);
 		tally_estimate(cw->km, cw->ratios, cw->va, cw->vb, n,
 		    &aa->est[m]);
@@ -554,8 +583,7 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 
 		if (!cw->shown[m])
 			continue;
-		n = b ? tally_pair(a, b, m, cw->reps, cw->ratios, cw->va,
-		    cw->vb) : 0;
+		n = b ? tally_pair_sorted(cw, a, b, m) : 0;
 		if (n > maxn)
 			maxn = n;
 		if ((made = tally_aa_est(cw, i, b, m)) != NULL)
@@ -570,8 +598,8 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 	}
 	json_object_set_new(aj, "metrics", mj);
 	json_object_set_new(aj, "ipc", tally_real(ipc));
-	if (t->estimator == SPEC_ESTIMATOR_FLOOR ? stats_floor_u(maxn,
-	    cw->km->level) == 0 : tally_k(cw->km, maxn) == 0)
+	if (t->estimator == SPEC_ESTIMATOR_FLOOR ? tally_floor_u(cw->km,
+	    maxn) == 0 : tally_k(cw->km, maxn) == 0)
 		tally_warn(cw->w, W_FEW, "%s %s vs %s: only %zu paired reps, "
 		    "too few for an interval at level %g; its verdicts are "
 		    "unknown", cw->c->name, a->name, vs, maxn, cw->km->level);

@@ -53,12 +53,14 @@ enum tally_lists {
  * 30 ms at n = 2000 from nothing (0.1 ms on from n - 1's, which
  * stats_null.c keeps), its scan 0.1 ms, and every metric of every arm in
  * a cell usually has the same n.  A cache keeps it from report to
- * report. */
+ * report.  Beside it the floor estimator's u (stats_floor_u), which also
+ * depends on n and level only. */
 #define KMEMO 16
 struct kmemo {
 	double level;
 	size_t n[KMEMO];
 	uint64_t k[KMEMO];
+	size_t u[KMEMO];
 	size_t used, next;
 };
 
