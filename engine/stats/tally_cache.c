@@ -5,7 +5,8 @@
  * comparison with its original (the floor and the biased metrics) and each
  * arm's part.  Each piece notes the versions of the arms it read; a piece
  * whose arms have not changed since is used again as it is (its json by
- * reference), and a cell none of whose pieces changed keeps its object.
+ * reference), and a cell none of whose pieces changed keeps its object;
+ * a cell that saw nothing since a pass went through it is not looked at.
  * A leg therefore costs the pieces of its own cell that read its arm: its
  * own, those compared with it, and the A/A state when it is an A/A arm or
  * an original.  A change of shape (tally_int.h's gen) drops everything.
@@ -44,6 +45,8 @@ struct tally_ccell {
 	uint64_t pass;                /* the serial of the pass it was last
 	                               * done for (its pieces may be of legs
 	                               * before) */
+	uint64_t seen;                /* the clock when the last pass that
+	                               * went through it began */
 	bool dirty;                   /* a piece was built since */
 	json_t *json;                 /* the cell's object, or NULL */
 	struct tally_cache_counts n;
@@ -287,7 +290,25 @@ tally_cache_pieces(const struct tally *t, struct tally_cache *k,
 	return true;
 }
 
-/* Bring cell i up to date for the pass; false when the slice ends first. */
+/* Whether cell c saw nothing since the clock seen: no leg line of any of
+ * its arms (ver), no look, stop or aborted leg (the cell's ver).  Every
+ * other input of its pieces, floor and object moves gen. */
+static bool
+tally_cache_unchanged(const struct tcell *c, uint64_t seen)
+{
+	if (c->ver > seen)
+		return false;
+	for (size_t i = 0; i < c->narms; i++)
+		if (c->arms[i].ver > seen)
+			return false;
+	return true;
+}
+
+/* Bring cell i up to date for the pass; false when the slice ends first.
+ * A cell a pass went through whole, that saw nothing since that pass
+ * began, is as that pass left it: going through it again would build
+ * nothing (each piece's and A/A state's versions are its arms' still,
+ * its floor and rows the same), so it is not looked at. */
 static bool
 tally_cache_cell(const struct tally *t, struct tally_cache *k, size_t i,
     double deadline, bool *worked)
@@ -298,9 +319,13 @@ tally_cache_cell(const struct tally *t, struct tally_cache *k, size_t i,
 	    .bias = cc->bias, .aa = cc->aa };
 	bool done;
 
-	if (c->narms == 0 || (cc->json != NULL && !cc->dirty &&
-	    cc->pass == k->serial))
+	if (c->narms == 0)
 		return true;
+	if (cc->json != NULL && !cc->dirty && (cc->pass == k->serial ||
+	    tally_cache_unchanged(c, cc->seen))) {
+		cc->pass = k->serial;
+		return true;
+	}
 	tally_cellwork_init(&cw, t, c);
 	done = tally_cache_aa(k, cc, &cw, deadline, worked);
 	if (done) {
@@ -315,8 +340,10 @@ tally_cache_cell(const struct tally *t, struct tally_cache *k, size_t i,
 		cc->dirty = false;
 		cc->n.cells++;
 	}
-	if (done)
+	if (done) {
 		cc->pass = k->serial;
+		cc->seen = k->pass;
+	}
 	tally_cellwork_finish(&cw);
 	return done;
 }
