@@ -48,6 +48,9 @@ wait_for 'replay stopped x200 ' 5 && ok "+ doubles the speed" || fail "+"
 tm send-keys -
 wait_for 'replay stopped x100 ' 5 && ok "- halves the speed" || fail "-"
 tm send-keys End
+# The seek is fed in slices, with keys handled between them: the plan's
+# last leg is drawn only once it is at the end.
+wait_for 'legs 18/18' 5 || fail "End (again)"
 # The plan pane fits (3 arms): scrolling it may not push arms out of view.
 # Keys are handled in order: once the + after the j's shows (x200), the
 # j's were handled too.
