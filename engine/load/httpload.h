@@ -42,6 +42,17 @@ struct httpload_opts {
 	 * server_perf profiles: BENCHTUI_LOAD_HOLD=warmup).  Nothing
 	 * without a warm-up. */
 	bool hold_after_warmup;
+	/* https:// (load_tls.c): the certificate verified against the
+	 * system's store, or cacert's, unless insecure; resumed sessions on
+	 * the connections opened after the first (tls_resume). */
+	const char *cacert;
+	bool insecure, tls_resume;
+	/* A new connection (and handshake) for every request. */
+	bool new_connection;
+	/* HTTP/2 (load_h2.c): ALPN h2 over TLS, else prior knowledge; each
+	 * connection carries up to streams requests at once. */
+	bool h2;
+	int streams;
 };
 
 /* The figures of a finished run (the counted requests only). */
@@ -51,6 +62,10 @@ struct httpload_result {
 	double rps;
 	long long bytes;
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
+	long connects;              /* connections opened, warm-up's too */
+	bool tls;                   /* the rest: over TLS only */
+	long handshakes, resumed;   /* full and resumed TLS handshakes */
+	char tls_version[32], tls_cipher[96]; /* the first handshake's */
 };
 
 /* Defaults: 1 connection on 1 thread, 1000 requests, GET, status 200,

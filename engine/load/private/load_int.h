@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "digest.h"
 #include "httpload.h"
@@ -107,6 +109,7 @@ void load_ref_finish(struct load_ref *ref);
 /* --- load_net.c */
 struct load_target {
 	char host[256], port[16], hostport[300];
+	bool https;
 	const char *path;
 	struct addrinfo *ai;           /* resolved once */
 	char *request;                 /* the whole request, body included */
@@ -122,6 +125,42 @@ void load_target_finish(struct load_target *t);
  * *local_port its port. */
 int load_connect(const struct load_target *t, int id, double timeout_s,
     int *local_port, char *err, size_t errlen);
+
+/* --- load_tls.c: a connection's transport, the socket or TLS over it. */
+struct load_tls;                   /* the run's: context, session, counts */
+struct ssl_st;
+
+/* A read or write that must wait for the socket (want_write says for
+ * which way). */
+#define LOAD_IO_AGAIN (-2)
+
+struct load_io {
+	int fd;
+	struct ssl_st *ssl;            /* NULL: the socket itself */
+	struct load_tls *tls;
+	bool shaken;                   /* the TLS handshake is done */
+	bool resumed;                  /* ... and resumed a session */
+	bool want_write;               /* the last AGAIN waits for POLLOUT */
+	bool more;                     /* a read filled the buffer: read on */
+	char why[256];                 /* the last failure, as a reason */
+};
+
+/* The TLS of a run to host: 0, 2 with err (--cacert unreadable), 1. */
+int load_tls_create(struct load_tls **out, const struct httpload_opts *o,
+    const char *host, char *err, size_t errlen);
+void load_tls_destroy(struct load_tls *tls);
+/* The handshakes so far and what the first agreed, into res. */
+void load_tls_summary(struct load_tls *tls, struct httpload_result *res);
+/* fd's transport (TLS when tls is not NULL): 0, or -1 with io->why. */
+int load_io_open(struct load_io *io, struct load_tls *tls, int fd);
+void load_io_close(struct load_io *io);
+/* The evidence line's TLS fields (a leading comma, no brace). */
+void load_tls_evidence(FILE *f, const struct load_io *io);
+/* Bytes written (> 0), LOAD_IO_AGAIN, or -1 with io->why. */
+ssize_t load_io_send(struct load_io *io, const void *buf, size_t n);
+/* Bytes read (> 0; io->more when more may be waiting), 0 the server
+ * closed, LOAD_IO_AGAIN, or -1 with io->why (and errno). */
+ssize_t load_io_recv(struct load_io *io, void *buf, size_t n);
 
 /* snprintf into err (messages share this). */
 int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
