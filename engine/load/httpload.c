@@ -47,6 +47,13 @@
 
 struct load_thread;
 
+/* Requests in flight on each connection: --streams with --h2, else 1. */
+static int
+httpload_streams(const struct httpload_opts *o)
+{
+	return o->h2 && o->streams > 1 ? o->streams : 1;
+}
+
 struct load_conn {
 	int fd, id, local_port;
 	long req;                     /* the request in flight, 0 when idle */
@@ -55,6 +62,12 @@ struct load_conn {
 	bool want_out;                /* EPOLLOUT armed: the request is not out */
 	bool send_waits_read;         /* TLS: the request waits for a read */
 	struct load_io io;            /* what c reads and writes through */
+	/* --h2: c is stream slot h2_idx of h2_owner's connection (the slot
+	 * that holds the socket, the transport and h2). */
+	struct load_h2 *h2;
+	struct load_conn *h2_owner;
+	int h2_idx;
+	bool h2_drop;                 /* --new-connection: close after the read */
 	double t_sent, t_due;
 	size_t sent;                  /* bytes of the request sent */
 	long pre_req;                 /* sent before req's last bytes were */
@@ -70,6 +83,7 @@ struct load {
 	struct load_check chk;
 	struct load_target tgt;
 	struct load_conn *conns;
+	int nslots;                   /* conns: connections x streams (--h2) */
 	struct load_thread *threads;
 	int nthreads;
 	FILE *evidence;
@@ -236,6 +250,8 @@ httpload_epoll_out(struct load_conn *c, bool want)
 	c->want_out = want;
 }
 
+static int httpload_h2_done(void *slot, double now);
+
 /* c's connection (again, with --new-connection): connected, in its
  * thread's epoll set, its transport started.  0, or 1 with l->err. */
 static int
@@ -257,6 +273,9 @@ httpload_open(struct load *l, struct load_conn *c)
 	if (load_io_open(&c->io, l->tls, c->fd) != 0)
 		return load_fail(l->err, l->errlen, 1, "connection %d: %s", c->id,
 		    c->io.why);
+	if (l->o->h2)
+		c->h2 = load_h2_create(&l->tgt, l->o, &c->io, c->id,
+		    httpload_h2_done);
 	return 0;
 }
 
@@ -264,6 +283,13 @@ httpload_open(struct load *l, struct load_conn *c)
 static void
 httpload_drop(struct load_conn *c)
 {
+	if (c->h2_owner != NULL && c->h2_owner != c) {
+		c->h2 = NULL;             /* the owner's to end */
+		c->fd = -1;
+		return;
+	}
+	load_h2_destroy(c->h2);
+	c->h2 = NULL;
 	load_io_close(&c->io);
 	if (c->fd >= 0)
 		close(c->fd);
@@ -324,6 +350,28 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 
 static int httpload_open(struct load *l, struct load_conn *c);
 
+/* --h2: whether c's connection waits for POLLOUT, after h2 wrote (rc 0)
+ * or failed (-1: the run stops). */
+static int
+httpload_h2_after(struct load_conn *c, int rc)
+{
+	struct load_conn *o = c->h2_owner, *r = c->th->head;
+	const char *why;
+
+	if (rc != 0) {
+		why = load_h2_why(o->h2);
+		if (strncmp(why, "request ", 8) == 0)
+			return httpload_thread_fail(c->th, "%s", why);
+		/* The connection's trouble: name its oldest request. */
+		while (r != NULL && r->h2_owner != o)
+			r = r->next;
+		return httpload_thread_fail(c->th, "request %ld: %s",
+		    r != NULL ? r->req : c->resp.req, why);
+	}
+	httpload_epoll_out(o, load_h2_wants_write(o->h2));
+	return 0;
+}
+
 static int
 httpload_send(struct load_thread *th, struct load_conn *c, long req,
     double due)
@@ -339,6 +387,11 @@ httpload_send(struct load_thread *th, struct load_conn *c, long req,
 	}
 	c->sent = 0;
 	httpload_start(th, c, req, th->measuring, now, due);
+	if (c->h2 != NULL) {
+		c->sent = th->l->tgt.request_len;   /* the h2 layer sends it */
+		return httpload_h2_after(c, load_h2_submit(c->h2, c->h2_idx, c,
+		    &c->resp, req));
+	}
 	return httpload_send_more(c);
 }
 
@@ -399,8 +452,12 @@ httpload_evidence(struct load_thread *th, const struct load_conn *c,
 	    "\"lat_ms\":%.6f", c->req, c->id, c->local_port,
 	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
 	    lat * 1e3);
-	if (c->io.ssl != NULL)
-		load_tls_evidence(th->l->evidence, &c->io);
+	if (c->h2 != NULL)
+		fprintf(th->l->evidence, ",\"stream\":%d",
+		    (int)load_h2_stream(c->h2, c->h2_idx));
+	if (c->h2_owner != NULL ? c->h2_owner->io.ssl != NULL : c->io.ssl != NULL)
+		load_tls_evidence(th->l->evidence,
+		    c->h2_owner != NULL ? &c->h2_owner->io : &c->io);
 	fputs("}\n", th->l->evidence);
 }
 
@@ -427,7 +484,9 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 	}
 	c->served++;
 	c->req = 0;
-	if (o->new_connection)
+	if (o->new_connection && c->h2 != NULL)
+		c->h2_drop = true;        /* nghttp2 is still reading from it */
+	else if (o->new_connection)
 		httpload_drop(c);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
@@ -443,6 +502,33 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 	}
 	th->idle[th->nidle++] = c;
 	return 0;
+}
+
+/* --h2: slot's response passed; in the closed loop the next request
+ * goes out on it at once (with the rest of what the read brought). */
+static int
+httpload_h2_done(void *slot, double now)
+{
+	struct load_conn *c = slot;
+
+	if (httpload_complete(c->th, c, now) != 0)
+		return -1;
+	return c->h2_drop ? 0 : httpload_fill(c->th);
+}
+
+/* --h2: c's connection can be read or written (or waits for either). */
+static int
+httpload_h2_event(struct load_thread *th, struct load_conn *c)
+{
+	if (load_h2_flush(c->h2) != 0 ||
+	    load_h2_read(c->h2, th->rbuf, LOAD_READ_BUF, clock_now) != 0)
+		return httpload_h2_after(c, -1);
+	if (c->h2_drop) {
+		c->h2_drop = false;
+		httpload_drop(c);
+		return 0;
+	}
+	return httpload_h2_after(c, 0);
 }
 
 /* Bytes off c, fed to its response; 0, or -1 when the run failed. */
@@ -587,6 +673,11 @@ httpload_wait(struct load_thread *th)
 		}
 		if (c == (void *)th->l)     /* the stop */
 			return -1;
+		if (c->h2 != NULL) {
+			if (httpload_h2_event(th, c) != 0)
+				return -1;
+			continue;
+		}
 		if (((ev[i].events & EPOLLOUT) && c->want_out) ||
 		    ((ev[i].events & EPOLLIN) && c->send_waits_read))
 			if (httpload_send_more(c) != 0)
@@ -638,14 +729,16 @@ httpload_thread(void *arg)
 static int
 httpload_check_open(struct load *l, long last)
 {
-	for (int i = 0; i < l->o->connections; i++) {
+	for (int i = 0; i < l->nslots; i++) {
 		struct load_conn *c = &l->conns[i];
 		struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
 		bool closed;
 		ssize_t n = 0;
 		char b;
 
-		if (c->fd < 0 || poll(&p, 1, 0) != 1)
+		/* An HTTP/2 connection may carry frames of its own (pings,
+		 * settings) between requests: its streams were checked. */
+		if (c->fd < 0 || c->h2 != NULL || poll(&p, 1, 0) != 1)
 			continue;
 		closed = (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 		/* TLS: what is readable may be no data (a session ticket). */
@@ -744,8 +837,10 @@ httpload_validate(const struct httpload_opts *o, char *err, size_t errlen)
 		return load_fail(err, errlen, 2, "--threads %d: from 1 to the "
 		    "--connections (%d): each thread drives connections of its "
 		    "own", o->threads, o->connections);
-	if (o->h2)
-		return load_fail(err, errlen, 2, "--h2: HTTP/2 is not built in");
+	if (o->h2 && o->new_connection && httpload_streams(o) > 1)
+		return load_fail(err, errlen, 2, "--new-connection with --streams "
+		    "%d: a connection per request carries one stream",
+		    o->streams);
 	if (!(o->rate >= 0) || !(o->duration_s >= 0) || !(o->timeout_s > 0))
 		return load_fail(err, errlen, 2, "--rate and --duration must be "
 		    "positive, --timeout more than 0");
@@ -758,7 +853,7 @@ httpload_thread_init(struct load *l, struct load_thread *th, int id)
 {
 	const struct httpload_opts *o = l->o;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
-	int n = o->connections / l->nthreads + 1;
+	int n = (o->connections / l->nthreads + 1) * httpload_streams(o);
 
 	th->l = l;
 	th->id = id;
@@ -791,7 +886,7 @@ static int
 httpload_setup(struct load *l)
 {
 	const struct httpload_opts *o = l->o;
-	int rc;
+	int rc, s;
 
 	l->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (l->stop_fd < 0)
@@ -804,18 +899,29 @@ httpload_setup(struct load *l)
 	for (int i = 0; i < l->nthreads; i++)
 		if ((rc = httpload_thread_init(l, &l->threads[i], i)) != 0)
 			return rc;
-	l->conns = xcalloc((size_t)o->connections, sizeof *l->conns);
-	for (int i = 0; i < o->connections; i++)
+	s = httpload_streams(o);
+	l->nslots = o->connections * s;
+	l->conns = xcalloc((size_t)l->nslots, sizeof *l->conns);
+	for (int i = 0; i < l->nslots; i++)
 		l->conns[i].fd = -1;
-	for (int i = 0; i < o->connections; i++) {
+	for (int i = 0; i < l->nslots; i++) {
 		struct load_conn *c = &l->conns[i];
-		struct load_thread *th = &l->threads[i % l->nthreads];
+		struct load_thread *th = &l->threads[i / s % l->nthreads];
 
-		c->id = i + 1;
+		c->id = i / s + 1;
 		c->th = th;
 		load_resp_init(&c->resp, &l->chk, &th->ref, c->id);
-		if ((rc = httpload_open(l, c)) != 0)
+		if (o->h2) {
+			c->h2_owner = &l->conns[i - i % s];
+			c->h2_idx = i % s;
+		}
+		if (i % s == 0 && (rc = httpload_open(l, c)) != 0)
 			return rc;
+		if (i % s != 0) {
+			c->fd = c->h2_owner->fd;
+			c->local_port = c->h2_owner->local_port;
+			c->h2 = c->h2_owner->h2;
+		}
 		th->idle[th->nidle++] = c;
 	}
 	return 0;
@@ -854,7 +960,7 @@ static void
 httpload_teardown(struct load *l)
 {
 	if (l->conns != NULL)
-		for (int i = 0; i < l->o->connections; i++) {
+		for (int i = l->nslots - 1; i >= 0; i--) {
 			httpload_drop(&l->conns[i]);
 			load_resp_finish(&l->conns[i].resp);
 		}

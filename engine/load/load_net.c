@@ -217,6 +217,7 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 	free(body);
 	t->request = b.p;
 	t->request_len = b.len;
+	t->body_len = blen;
 	return 0;
 }
 

@@ -11,24 +11,6 @@ set -u
 [ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed (apt-get install nginx-light)"; exit 77; }
 command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (apt-get install openssl)"; exit 77; }
 
-# start_nginx_tls [H2C]: nginx over TLS on a free port ($port), and with
-# H2C HTTP/2 by prior knowledge on a second one ($h2c); $run its prefix.
-start_nginx_tls() {
-	port=$(free_port)
-	h2c=
-	[ -z "${1:-}" ] || h2c=$(free_port)
-	run=$T/benchtui-nginx-tls-$port
-	# nginx's worker runs as another user: it must see into the folder.
-	chmod 755 "$T"
-	TMPDIR=$T setsid sh "$BENCHTUI_SOURCE_DIR/assets/rounds/nginx-tls/serve.sh" \
-		"$port" $h2c >"$T/nginx.log" 2>&1 &
-	OWN_PIDS+=("-$!")
-	disown "$!"
-	wait_until 20 port_busy "$port" || fail "nginx did not listen: $(cat "$T/nginx.log")"
-	[ -z "$h2c" ] || wait_until 20 port_busy "$h2c" || fail "nginx h2c: $(cat "$T/nginx.log")"
-}
-[ "${LOAD_TLS_LIB:-}" = 1 ] && return 0
-
 start_nginx_tls
 url=https://127.0.0.1:$port/f64k.txt
 file=$run/www/f64k.txt
@@ -86,6 +68,18 @@ for ca in "--cacert $T/other.pem" ""; do
 		"$T/bad.out" || fail "a wrong CA: $(cat "$T/bad.out")"
 done
 ok "a wrong CA and the system store fail at request 1 with OpenSSL's reason"
+
+# --new-connection on http:// too: a port per request.
+hp=$(free_port)
+start_http "$hp" HTTP/1.1
+"$BENCHTUI" load "http://127.0.0.1:$hp/f.bin" --requests 20 --new-connection \
+	--expect-sha256 "$FILE_SHA" --evidence "$T/hp.jsonl" --metrics "$T/hp.json" \
+	>"$T/hp.out" 2>&1 || fail "--new-connection on http://: $(cat "$T/hp.out")"
+jq -e '.requests == 20 and .connects == 20 and (has("handshakes") | not)' "$T/hp.json" \
+	>/dev/null || fail "--new-connection on http:// metrics: $(cat "$T/hp.json")"
+[ "$(jq -r .local_port "$T/hp.jsonl" | sort -u | grep -c .)" = 20 ] ||
+	fail "--new-connection on http://: not a port per request"
+ok "--new-connection on http://: 20 connections, 20 bodies checked"
 
 # --insecure takes the self-signed certificate.
 "$BENCHTUI" load "https://127.0.0.1:$port/f64k.txt" --insecure --requests 3 \

@@ -114,6 +114,7 @@ struct load_target {
 	struct addrinfo *ai;           /* resolved once */
 	char *request;                 /* the whole request, body included */
 	size_t request_len;
+	size_t body_len;               /* the body: request's last bytes */
 };
 
 /* 0, or 2 with err naming what is wrong with the URL, the method or the
@@ -161,6 +162,33 @@ ssize_t load_io_send(struct load_io *io, const void *buf, size_t n);
 /* Bytes read (> 0; io->more when more may be waiting), 0 the server
  * closed, LOAD_IO_AGAIN, or -1 with io->why (and errno). */
 ssize_t load_io_recv(struct load_io *io, void *buf, size_t n);
+
+/* --- load_h2.c: one HTTP/2 connection, --streams requests at once. */
+struct load_h2;
+/* A stream's response passed: slot (the caller's) is free again; 0, or -1
+ * when the run stops. */
+typedef int (*load_h2_done_fn)(void *slot, double now);
+
+/* Over io (connected; TLS or not), for conn's messages. */
+struct load_h2 *load_h2_create(const struct load_target *t,
+    const struct httpload_opts *o, struct load_io *io, int conn,
+    load_h2_done_fn done);
+void load_h2_destroy(struct load_h2 *h);
+/* Request req on stream slot idx (0 .. --streams - 1), its response into
+ * resp: sent at once, or after the read under way.  0, or -1 (why). */
+int load_h2_submit(struct load_h2 *h, int idx, void *slot,
+    struct load_resp *resp, long req);
+/* Write what is owed, as much as the socket takes: 0, or -1 (why). */
+int load_h2_flush(struct load_h2 *h);
+/* Read what came (into buf), handle it, flush: 0, or -1 (why). */
+int load_h2_read(struct load_h2 *h, char *buf, size_t size,
+    double (*now)(void));
+/* Whether the unsent bytes wait for POLLOUT, or for a read (TLS). */
+bool load_h2_wants_write(const struct load_h2 *h);
+bool load_h2_waits_read(const struct load_h2 *h);
+const char *load_h2_why(const struct load_h2 *h);
+/* The stream slot idx's request went on (its last). */
+int32_t load_h2_stream(const struct load_h2 *h, int idx);
 
 /* snprintf into err (messages share this). */
 int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
