@@ -446,19 +446,24 @@ httpload_evidence(struct load_thread *th, const struct load_conn *c,
     double lat)
 {
 	const struct load_resp *r = &c->resp;
+	const struct load_io *io = c->h2_owner != NULL ? &c->h2_owner->io :
+	    &c->io;
+	char line[1024];
+	int n;
 
-	fprintf(th->l->evidence, "{\"req\":%ld,\"conn\":%d,\"local_port\":%d,"
-	    "\"warmup\":%s,\"status\":%d,\"bytes\":%lld,\"sha256\":\"%s\","
-	    "\"lat_ms\":%.6f", c->req, c->id, c->local_port,
+	/* One write per line: the threads share the file. */
+	n = snprintf(line, sizeof line, "{\"req\":%ld,\"conn\":%d,"
+	    "\"local_port\":%d,\"warmup\":%s,\"status\":%d,\"bytes\":%lld,"
+	    "\"sha256\":\"%s\",\"lat_ms\":%.6f", c->req, c->id, c->local_port,
 	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
 	    lat * 1e3);
 	if (c->h2 != NULL)
-		fprintf(th->l->evidence, ",\"stream\":%d",
+		n += snprintf(line + n, sizeof line - (size_t)n, ",\"stream\":%d",
 		    (int)load_h2_stream(c->h2, c->h2_idx));
-	if (c->h2_owner != NULL ? c->h2_owner->io.ssl != NULL : c->io.ssl != NULL)
-		load_tls_evidence(th->l->evidence,
-		    c->h2_owner != NULL ? &c->h2_owner->io : &c->io);
-	fputs("}\n", th->l->evidence);
+	if (io->ssl != NULL)
+		n += load_tls_evidence(line + n, sizeof line - (size_t)n, io);
+	snprintf(line + n, sizeof line - (size_t)n, "}\n");
+	fputs(line, th->l->evidence);
 }
 
 /* c's response passed: record it, and c is idle again. */
@@ -595,7 +600,9 @@ httpload_closed(struct load_thread *th, struct load_conn *c, int e)
 static int
 httpload_readable(struct load_thread *th, struct load_conn *c)
 {
-	for (int i = 0; i < 8; i++) {
+	/* TLS reads on while it says there is more: records read ahead are
+	 * in OpenSSL's buffer, not the socket, and epoll would not wake. */
+	for (int i = 0; i < 8 || (c->io.ssl != NULL && c->io.more); i++) {
 		ssize_t n = load_io_recv(&c->io, th->rbuf, LOAD_READ_BUF);
 		double now = clock_now();
 

@@ -457,7 +457,8 @@ load_h2_read(struct load_h2 *h, char *buf, size_t size, double (*now)(void))
 {
 	ssize_t n, used;
 
-	for (int i = 0; i < 8; i++) {
+	/* TLS reads on while it says there is more (load_tls.c). */
+	for (int i = 0; i < 8 || (h->io->ssl != NULL && h->io->more); i++) {
 		n = load_io_recv(h->io, buf, size);
 		if (n == LOAD_IO_AGAIN) {
 			h->want_write = h->want_write || h->io->want_write;

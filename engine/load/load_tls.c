@@ -28,9 +28,11 @@
 #include "xalloc.h"
 
 /* The largest plaintext a TLS record carries: a read stops once less room
- * than this is left, so OpenSSL never holds a decrypted record back (the
- * socket, which epoll watches, holds the rest). */
+ * than this is left, and says there may be more (io->more): records
+ * OpenSSL read ahead are not in the socket, so epoll would not say so. */
 #define LOAD_TLS_RECORD 16384
+/* What OpenSSL reads from the socket at once, per connection. */
+#define LOAD_TLS_READ_AHEAD (64 * 1024)
 
 struct load_tls {
 	SSL_CTX *ctx;
@@ -87,6 +89,11 @@ load_tls_create(struct load_tls **out, const struct httpload_opts *o,
 	/* A server that closes without close_notify ends the stream as a
 	 * plain close would: the framing says whether a body was cut. */
 	SSL_CTX_set_options(tls->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	/* Several records a read(2) (a 64 KiB body is four): what is left
+	 * decrypted past a full buffer is read on (io->more), never left
+	 * waiting for the socket. */
+	SSL_CTX_set_read_ahead(tls->ctx, 1);
+	SSL_CTX_set_default_read_buffer_len(tls->ctx, LOAD_TLS_READ_AHEAD);
 	if (tls->verify) {
 		SSL_CTX_set_verify(tls->ctx, SSL_VERIFY_PEER, NULL);
 		if (o->cacert != NULL ?
@@ -183,10 +190,11 @@ load_io_open(struct load_io *io, struct load_tls *tls, int fd)
 	return 0;
 }
 
-void
-load_tls_evidence(FILE *f, const struct load_io *io)
+int
+load_tls_evidence(char *buf, size_t len, const struct load_io *io)
 {
-	fprintf(f, ",\"tls\":\"%s\",\"cipher\":\"%s\",\"resumed\":%s",
+	return snprintf(buf, len, ",\"tls\":\"%s\",\"cipher\":\"%s\","
+	    "\"resumed\":%s",
 	    SSL_get_version(io->ssl), SSL_get_cipher_name(io->ssl),
 	    io->resumed ? "true" : "false");
 }

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "digest.h"
@@ -155,8 +154,9 @@ void load_tls_summary(struct load_tls *tls, struct httpload_result *res);
 /* fd's transport (TLS when tls is not NULL): 0, or -1 with io->why. */
 int load_io_open(struct load_io *io, struct load_tls *tls, int fd);
 void load_io_close(struct load_io *io);
-/* The evidence line's TLS fields (a leading comma, no brace). */
-void load_tls_evidence(FILE *f, const struct load_io *io);
+/* The evidence line's TLS fields into buf (a leading comma, no brace):
+ * snprintf's count (the line has room: the names are short). */
+int load_tls_evidence(char *buf, size_t len, const struct load_io *io);
 /* Bytes written (> 0), LOAD_IO_AGAIN, or -1 with io->why. */
 ssize_t load_io_send(struct load_io *io, const void *buf, size_t n);
 /* Bytes read (> 0; io->more when more may be waiting), 0 the server
