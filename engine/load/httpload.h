@@ -1,4 +1,4 @@
-/* A verified HTTP/1.1 keep-alive load: `benchtui load URL`.
+/* A verified HTTP load: `benchtui load URL`.
  *
  * Requests to URL over a fixed set of persistent connections, each with one
  * request in flight, on one or more threads: a count of them or for a
@@ -7,7 +7,8 @@
  * coding, the body's size and sha256 when expected, and that the server
  * kept the connection open); the first failed check ends the run.  Bodies
  * are checked as they stream, never held whole; a size the check forbids
- * ends the run before the body is read.  No TLS: http:// only. */
+ * ends the run before the body is read.  http:// or https:// (TLS), and
+ * HTTP/2 with h2 (several requests at once on a connection, streams). */
 #ifndef BENCHTUI_HTTPLOAD_H
 #define BENCHTUI_HTTPLOAD_H
 
@@ -19,7 +20,7 @@
 #define HTTPLOAD_MAX_HEADERS 32
 
 struct httpload_opts {
-	const char *url;            /* http://HOST[:PORT]/PATH */
+	const char *url;            /* http[s]://HOST[:PORT]/PATH */
 	long requests;              /* counted requests (>= 1), unless duration */
 	double duration_s;          /* > 0: send for this long instead */
 	long warmup;                /* checked, not counted, before either */
