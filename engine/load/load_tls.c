@@ -6,10 +6,11 @@
  * (--new-connection) pays for its handshake in that request's latency.
  *
  * The certificate is verified (the system's store, or --cacert) and the
- * URL's host checked against it, unless --insecure.  With --tls-resume the
- * latest session the server gave is offered on every connection opened
- * after it (the TLS 1.3 ticket arrives after the handshake, so the
- * connections opened together at the start are full handshakes). */
+ * URL's host checked against it, unless --insecure.  With --tls-resume a
+ * session the server gave (the newest unused) is offered on every
+ * connection opened after it (the TLS 1.3 ticket arrives after the
+ * handshake, so the connections opened together at the start are full
+ * handshakes). */
 #include "load_int.h"
 
 #include <arpa/inet.h>
@@ -31,6 +32,11 @@
  * than this is left, and says there may be more (io->more): records
  * OpenSSL read ahead are not in the socket, so epoll would not say so. */
 #define LOAD_TLS_RECORD 16384
+/* --tls-resume: sessions kept to be resumed, newest last.  OpenSSL's
+ * client offers a TLS 1.3 ticket once (RFC 8446 C.4), so connections
+ * opened at once each need one of their own; the server gives two a
+ * connection. */
+#define LOAD_TLS_SESSIONS 64
 /* What OpenSSL reads from the socket at once, per connection. */
 #define LOAD_TLS_READ_AHEAD (64 * 1024)
 
@@ -39,23 +45,28 @@ struct load_tls {
 	char host[256];
 	bool ip;                       /* the host is an address literal */
 	bool verify, resume, h2;
-	pthread_mutex_t mu;            /* the session, the first handshake's */
-	SSL_SESSION *session;          /* the latest the server gave, to resume */
+	pthread_mutex_t mu;            /* the sessions, the first handshake's */
+	SSL_SESSION *sessions[LOAD_TLS_SESSIONS]; /* the server's, unused yet */
+	int nsessions;
 	char version[32], cipher[96];  /* of the first handshake done */
 	atomic_long handshakes, resumed;
 };
 
-/* --tls-resume: keep the server's newest session (the callback owns it
- * once it returns 1). */
+/* --tls-resume: keep the server's session (the callback owns it once it
+ * returns 1), the oldest making room when the pool is full. */
 static int
 load_tls_new_session(SSL *ssl, SSL_SESSION *sess)
 {
 	struct load_tls *tls = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
 
 	pthread_mutex_lock(&tls->mu);
-	if (tls->session != NULL)
-		SSL_SESSION_free(tls->session);
-	tls->session = sess;
+	if (tls->nsessions == LOAD_TLS_SESSIONS) {
+		SSL_SESSION_free(tls->sessions[0]);
+		memmove(tls->sessions, tls->sessions + 1,
+		    (LOAD_TLS_SESSIONS - 1) * sizeof tls->sessions[0]);
+		tls->nsessions--;
+	}
+	tls->sessions[tls->nsessions++] = sess;
 	pthread_mutex_unlock(&tls->mu);
 	return 1;
 }
@@ -130,8 +141,8 @@ load_tls_destroy(struct load_tls *tls)
 {
 	if (tls == NULL)
 		return;
-	if (tls->session != NULL)
-		SSL_SESSION_free(tls->session);
+	for (int i = 0; i < tls->nsessions; i++)
+		SSL_SESSION_free(tls->sessions[i]);
 	SSL_CTX_free(tls->ctx);
 	pthread_mutex_destroy(&tls->mu);
 	free(tls);
@@ -180,10 +191,16 @@ load_io_open(struct load_io *io, struct load_tls *tls, int fd)
 	if (!tls->ip)
 		SSL_set_tlsext_host_name(ssl, tls->host);
 	if (tls->resume) {
+		SSL_SESSION *sess = NULL;
+
 		pthread_mutex_lock(&tls->mu);
-		if (tls->session != NULL)
-			SSL_set_session(ssl, tls->session);
+		if (tls->nsessions > 0)
+			sess = tls->sessions[--tls->nsessions];
 		pthread_mutex_unlock(&tls->mu);
+		if (sess != NULL) {
+			SSL_set_session(ssl, sess);   /* its own reference */
+			SSL_SESSION_free(sess);
+		}
 	}
 	SSL_set_connect_state(ssl);
 	io->ssl = ssl;
