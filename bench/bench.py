@@ -90,27 +90,10 @@ class BenchTls:
             return {"skipped": "absent: " + " ".join(missing)}
         secs = 2 if self.quick else 5
         configs = [1, 8]
-        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        env = dict(os.environ, TMPDIR=self.tmp)
-        srv = subprocess.Popen(["sh", os.path.join(
-            ROOT, "assets/rounds/nginx-tls/serve.sh"), str(port)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        url = "https://127.0.0.1:%d/f64k.txt" % port
-        f64k = os.path.join(self.tmp, "benchtui-nginx-tls-%d" % port, "www",
-                            "f64k.txt")
+        srv, url, f64k = self.nginx_up("nginx-tls", "https", {},
+                                       ["--insecure"])
         res = {"seconds": secs}
         try:
-            t_end = time.monotonic() + 20
-            while not os.path.exists(f64k) or subprocess.run(
-                    [BENCHTUI, "load", url, "--insecure", "--requests", "1",
-                     "--quiet"], stderr=subprocess.DEVNULL).returncode != 0:
-                if time.monotonic() > t_end or srv.poll() is not None:
-                    die("load_tls: nginx did not start on %d" % port)
-                time.sleep(0.1)
             for t in range(self.trials):
                 fns = []
                 for c in configs:
@@ -149,6 +132,33 @@ class BenchTls:
                          "(%.2f-%.2f)" % (statistics.median(pairs),
                                           min(pairs), max(pairs)))
         return res
+
+    def nginx_up(self, name, scheme, env, load_args):
+        """assets/rounds/NAME/serve.sh on a free port, in its own session,
+        once it answers benchtui load: the process, the 64 KiB file's URL
+        and the file."""
+        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        srv = subprocess.Popen(["sh", os.path.join(
+            ROOT, "assets/rounds", name, "serve.sh"), str(port)],
+            env=dict(os.environ, TMPDIR=self.tmp, **env),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        url = "%s://127.0.0.1:%d/f64k.txt" % (scheme, port)
+        f64k = os.path.join(self.tmp, "benchtui-%s-%d" % (name, port), "www",
+                            "f64k.txt")
+        t_end = time.monotonic() + 20
+        while not os.path.exists(f64k) or subprocess.run(
+                [BENCHTUI, "load", url, "--requests", "1", "--quiet"] +
+                load_args, stderr=subprocess.DEVNULL).returncode != 0:
+            if time.monotonic() > t_end or srv.poll() is not None:
+                os.killpg(srv.pid, 15)
+                srv.wait()
+                die("%s: nginx did not start on %d" % (name, port))
+            time.sleep(0.1)
+        return srv, url, f64k
 
     def h2load_rps(self, url, conns, secs):
         p = subprocess.run(["h2load", "-t1", "-c%d" % conns, "-m1",
@@ -825,27 +835,10 @@ class Bench(BenchTls):
             return {"skipped": "wrk or nginx absent"}
         secs = 2 if self.quick else 5
         configs = [1, 8]
-        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        env = dict(os.environ, TMPDIR=self.tmp, SENDFILE="on")
-        srv = subprocess.Popen(["sh", os.path.join(
-            ROOT, "assets/rounds/nginx/serve.sh"), str(port)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        url = "http://127.0.0.1:%d/f64k.txt" % port
-        f64k = os.path.join(self.tmp, "benchtui-nginx-%d" % port, "www",
-                            "f64k.txt")
+        srv, url, f64k = self.nginx_up("nginx", "http", {"SENDFILE": "on"},
+                                       [])
         res = {"seconds": secs}
         try:
-            t_end = time.monotonic() + 20
-            while not os.path.exists(f64k) or subprocess.run(
-                    [BENCHTUI, "load", url, "--requests", "1", "--quiet"],
-                    stderr=subprocess.DEVNULL).returncode != 0:
-                if time.monotonic() > t_end or srv.poll() is not None:
-                    die("load: nginx did not start on %d" % port)
-                time.sleep(0.1)
             for t in range(self.trials):
                 fns = []
                 for c in configs:
