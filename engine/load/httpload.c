@@ -348,8 +348,6 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	th->tail = c;
 }
 
-static int httpload_open(struct load *l, struct load_conn *c);
-
 /* --h2: whether c's connection waits for POLLOUT, after h2 wrote (rc 0)
  * or failed (-1: the run stops). */
 static int
