@@ -151,6 +151,15 @@ bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
 	snprintf(name, sizeof name, "bisect-%02zu-%.7s", k, cand);
 	snprintf(rel, sizeof rel, "steps/%02zu-%.7s", k, cand);
 	memset(v, 0, sizeof *v);
+	/* The base is built already in this run, but not after a resume. */
+	if ((built = bisect_tree_build(b->dir, b->repo, b->build, base, err,
+	    errlen)) != 0) {
+		if (built == 1)
+			snprintf(err, errlen, "%.12s, built before, does not "
+			    "build now (see %s/builds/%s.log)", base, b->dir,
+			    base);
+		return 1;
+	}
 	if ((built = bisect_tree_build(b->dir, b->repo, b->build, cand, err,
 	    errlen)) < 0)
 		return 1;
@@ -200,6 +209,9 @@ bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
 	if (mark != NULL)
 		json_object_set_new(st, "mark", json_string(mark));
 	json_array_append_new(json_object_get(b->doc, "steps"), st);
+	if (strcmp(kind, "ends") == 0 && (strcmp(v->verdict, "above") == 0 ||
+	    strcmp(v->verdict, "below") == 0))
+		b->r.mark[idx] = BISECT_BAD;
 	if (strcmp(kind, "step") == 0)
 		b->r.mark[idx] = strcmp(mark, "bad") == 0 ? BISECT_BAD :
 		    strcmp(mark, "good") == 0 ? BISECT_GOOD : BISECT_SKIP;
