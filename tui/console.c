@@ -498,7 +498,8 @@ console_timeout(struct console *c, double now, double last_clock, bool work)
 static void
 console_print_summary(struct console *c)
 {
-	if (c->m.nlegs == 0)
+	/* A bisect's step is said in a line of its own. */
+	if (c->m.nlegs == 0 || c->end_quits)
 		return;
 	words_summary(model_ratios(&c->m), stdout, WORDS_TEXT);
 	fflush(stdout);

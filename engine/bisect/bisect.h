@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct round;
 
@@ -60,5 +61,12 @@ int bisect_run(const struct bisect_opts *o, char *err, size_t errlen);
 
 /* Whether dir is a bisect folder (holds bisect.json). */
 bool bisect_is_folder(const char *dir);
+
+/* verify of a bisect folder whose own seal holds: each step's round
+ * checked against its own seal too (a line per mismatch on out).  0 with
+ * *rounds the number checked, 4 on a mismatch, 2 with err when
+ * bisect.json cannot be read or a step's round is not sealed. */
+int bisect_verify_steps(const char *dir, FILE *out, size_t *rounds,
+    char *err, size_t errlen);
 
 #endif

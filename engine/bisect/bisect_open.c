@@ -29,6 +29,45 @@ bisect_is_folder(const char *dir)
 }
 
 int
+bisect_verify_steps(const char *dir, FILE *out, size_t *rounds, char *err,
+    size_t errlen)
+{
+	char *path = xasprintf("%s/bisect.json", dir);
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *st;
+	int rc = 0;
+	size_t i;
+
+	*rounds = 0;
+	if (doc == NULL) {
+		snprintf(err, errlen, "%s: %s", path, je.text);
+		free(path);
+		return 2;
+	}
+	free(path);
+	json_array_foreach(json_object_get(doc, "steps"), i, st) {
+		const char *rel = json_string_value(json_object_get(st, "round"));
+		char *sub;
+		int one;
+
+		if (rel == NULL)
+			continue;
+		sub = xasprintf("%s/%s", dir, rel);
+		one = seal_verify(sub, NULL, out, err, errlen);
+		free(sub);
+		if (one == 2) {
+			rc = 2;
+			break;
+		}
+		if (one != 0)
+			rc = 4;
+		(*rounds)++;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+int
 bisect_save(struct bisect *b, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/bisect.json", b->dir);

@@ -38,6 +38,7 @@ done
 [ "$(grep -c '^step ' "$tmp/out")" -eq "$n" ] || fail "want one line per step ($n)"
 grep -q "^culprit: $culprit" "$tmp/out" || fail "no culprit line"
 "$BENCHTUI" verify "$tmp/b" >"$tmp/v" 2>&1 || fail "verify: $(cat "$tmp/v")"
+grep -q "OK: .* files, $n step rounds" "$tmp/v" || fail "verify: $(cat "$tmp/v")"
 # Tamper with a step's verdict: verify names it.
 chmod u+w "$tmp/b/steps" "$tmp/b/bisect.json"
 echo ' ' >>"$tmp/b/bisect.json"
