@@ -24,7 +24,7 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
         linux-perf strace mandoc nginx-light openssh-client openssh-server \
-        man-db lz4 gzip time wrk
+        man-db lz4 gzip time wrk git
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 

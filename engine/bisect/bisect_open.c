@@ -14,6 +14,7 @@
 #include "bisect_int.h"
 #include "rfile.h"
 #include "seal.h"
+#include "spec.h"
 #include "xalloc.h"
 
 #define BISECT_ROUND "bisect-round.json"
@@ -165,6 +166,29 @@ out:
 	return rc;
 }
 
+/* A step's round made from the round file parses (the builds' folders
+ * stand-ins: no program is looked up), so a bad field is named before
+ * anything is built. */
+static int
+bisect_open_parse(struct bisect *b, const char *path, char *err,
+    size_t errlen)
+{
+	json_t *s = bisect_step_spec(b->tmpl, b->workdir, "bisect-check",
+	    "/GOOD", "/CANDIDATE", b->metric);
+	char *text = json_dumps(s, JSON_COMPACT), why[1024];
+	struct spec *sp = NULL;
+	int rc;
+
+	rc = spec_parse(text, strlen(text), path, b->workdir, &sp, why,
+	    sizeof why);
+	if (rc != 0)
+		snprintf(err, errlen, "%s (a step's round made from it)", why);
+	spec_destroy(sp);
+	free(text);
+	json_decref(s);
+	return rc;
+}
+
 /* The round file: JSON that names ${OUT}; its workdir made absolute (the
  * step rounds are written elsewhere). */
 static int
@@ -197,7 +221,7 @@ bisect_open_round(struct bisect *b, const char *path, char *err,
 		b->workdir = xstrdup(wd);
 	else
 		b->workdir = xasprintf("%s/%s", real, wd);
-	return 0;
+	return bisect_open_parse(b, path, err, errlen);
 }
 
 /* mkdir -p of path's folders and path itself (0755). */
@@ -293,6 +317,7 @@ bisect_open_new(struct bisect *b, const struct bisect_opts *o, char *err,
 	    NULL };
 	char why[512];
 
+	b->metric = xstrdup(o->metric != NULL ? o->metric : "cpu");
 	if (bisect_open_round(b, o->round_path, err, errlen) != 0 ||
 	    bisect_open_repo(b, o->repo, err, errlen) != 0 ||
 	    bisect_open_rev(b, "--good", o->good, b->good, err, errlen) != 0 ||
@@ -313,7 +338,6 @@ bisect_open_new(struct bisect *b, const struct bisect_opts *o, char *err,
 		return 2;
 	}
 	b->build = xstrdup(o->build);
-	b->metric = xstrdup(o->metric != NULL ? o->metric : "cpu");
 	if (bisect_open_range(b, err, errlen) != 0)
 		return 1;
 	if (bisect_open_dir(b, o->out_dir, err, errlen) != 0)

@@ -180,14 +180,14 @@ void
 bisect_tree_clean(const char *dir, const char *repo)
 {
 	char *work = xasprintf("%s/work", dir);
-	const char *prune[] = { "worktree", "prune", NULL };
 	char err[512];
 	DIR *d = opendir(work);
 	struct dirent *de;
 
-	/* Say goodbye through git first, so its record of the worktree goes
-	 * with the folder; then whatever is left (the builds, a tree git no
-	 * longer knows). */
+	/* Through git first, so its record of the worktree goes with the
+	 * folder; then whatever is left (the builds, a tree git no longer
+	 * knows).  No "git worktree prune": the repository's other records
+	 * are not bisect's to tidy. */
 	while (d != NULL && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -202,6 +202,5 @@ bisect_tree_clean(const char *dir, const char *repo)
 	if (d != NULL)
 		closedir(d);
 	nftw(work, bisect_tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	bisect_git(repo, prune, NULL, err, sizeof err);
 	free(work);
 }

@@ -38,6 +38,9 @@ bad "not a repository" "--repo $tmp/plain: not a git repository" "$tmp/round.jso
 jq '.bin = "/bin/true"' "$tmp/round.json" >"$tmp/noout.json"
 bad "no \${OUT}" "$tmp/noout.json: the round file does not use \${OUT}" "$tmp/noout.json" \
 	--repo "$tmp/repo" --good c0 --bad c24 --build "$build"
+jq '.margin = "wide"' "$tmp/round.json" >"$tmp/badfield.json"
+bad "a bad field" "$tmp/badfield.json: margin" "$tmp/badfield.json" \
+	--repo "$tmp/repo" --good c0 --bad c24 --build "$build"
 bad "missing --build" "missing --build" "$tmp/round.json" --repo "$tmp/repo" \
 	--good c0 --bad c24
 [ "$(git -C "$tmp/repo" worktree list | wc -l)" -eq 1 ] || fail "a worktree was made"

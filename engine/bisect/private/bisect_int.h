@@ -84,7 +84,7 @@ char *bisect_tree_out(const char *dir, const char *rev);
 int bisect_tree_build(const char *dir, const char *repo, const char *build,
     const char *rev, char *err, size_t errlen);
 /* Remove every worktree and build of DIR/work (git worktree remove, then
- * the folder), and prune git's record of them. */
+ * the folder). */
 void bisect_tree_clean(const char *dir, const char *repo);
 
 /* bisect_step.c: the round file of a step from the user's (tmpl, its
