@@ -124,26 +124,91 @@ bisect_mark_of(const struct bisect *b, const char *verdict)
 	return "skip";
 }
 
+/* A built step's round written, run and read back into v: -1, or an
+ * exit status. */
+static int
+bisect_step_round(struct bisect *b, const char *name, const char *rel,
+    const char *base, const struct bisect_hunt *h, struct bisect_verdict *v,
+    char *err, size_t errlen)
+{
+	enum bisect_ran ran;
+	char *spec = NULL, *dir;
+	int rc;
+
+	if (bisect_spec_write(b, name, base, h->rev, &spec, err, errlen) != 0) {
+		free(spec);
+		return 1;
+	}
+	ran = bisect_round(b, rel, spec, h, err, errlen);
+	free(spec);
+	if (ran != BISECT_RAN_OK)
+		return ran == BISECT_RAN_STOP ? ROUND_EXIT_ABORTED : 1;
+	dir = xasprintf("%s/%s", b->dir, rel);
+	rc = bisect_step_read(dir, b->metric, b->worse[0] ? b->worse : NULL, v,
+	    err, errlen);
+	free(dir);
+	return rc == 0 ? -1 : 1;
+}
+
+/* A step's line in bisect.json (st, completed here), the candidate's
+ * mark, and the line said.  -1, or 1 when bisect.json cannot be
+ * written. */
+static int
+bisect_step_note(struct bisect *b, json_t *st, long idx, const char *mark,
+    const struct bisect_verdict *v, double t0, char *err, size_t errlen)
+{
+	const char *kind = json_string_value(json_object_get(st, "kind"));
+	struct bisect_next nx;
+	char est[96] = "";
+
+	json_object_set_new(st, "verdict", json_string(v->verdict));
+	json_object_set_new(st, "estimate", v->estimate > 0 ?
+	    json_real(v->estimate) : json_null());
+	json_object_set_new(st, "ci", v->lo > 0 ? json_pack("[ff]", v->lo,
+	    v->hi) : json_null());
+	json_object_set_new(st, "reps", json_integer(v->reps));
+	json_object_set_new(st, "wall_s", json_real(clock_now() - t0));
+	if (mark != NULL)
+		json_object_set_new(st, "mark", json_string(mark));
+	json_array_append_new(json_object_get(b->doc, "steps"), st);
+	if (strcmp(kind, "ends") == 0 && (strcmp(v->verdict, "above") == 0 ||
+	    strcmp(v->verdict, "below") == 0))
+		b->r.mark[idx] = BISECT_BAD;
+	if (strcmp(kind, "step") == 0)
+		b->r.mark[idx] = strcmp(mark, "bad") == 0 ? BISECT_BAD :
+		    strcmp(mark, "good") == 0 ? BISECT_GOOD : BISECT_SKIP;
+	bisect_narrow(&b->r, &nx);
+	if (v->estimate > 0)
+		snprintf(est, sizeof est, " %.4f", v->estimate);
+	if (v->lo > 0)
+		snprintf(est + strlen(est), sizeof est - strlen(est),
+		    " [%.4f, %.4f]", v->lo, v->hi);
+	bisect_say(b, "step %zu %s %.12s: %s%s%s%s, %ld reps, %.1fs, %zu left",
+	    bisect_nsteps(b), kind, b->r.revs[idx], v->verdict, est,
+	    mark != NULL ? " -> " : "", mark != NULL ? mark : "", v->reps,
+	    clock_now() - t0, nx.left);
+	return bisect_save(b, err, errlen) == 0 ? -1 : 1;
+}
+
 /* One step: kind "ends", "step" or "confirm"; the candidate revs[idx]
- * against base (the good end, or for confirm the culprit's parent).  Its
- * line added to bisect.json, a step's mark set, and said.  An exit
- * status, or -1 to go on. */
+ * against base (the good end, or for confirm the culprit's parent), a
+ * candidate that does not build marked mark_if_fail.  Its line added to
+ * bisect.json, a step's mark set, and said.  An exit status, or -1 to go
+ * on. */
 static int
 bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
     const char *mark_if_fail, struct bisect_verdict *v, char *err,
     size_t errlen)
 {
 	size_t k = bisect_nsteps(b) + 1;
-	const char *cand = b->r.revs[idx];
+	const char *cand = b->r.revs[idx], *mark = mark_if_fail;
 	char name[64], rel[96];
-	char *spec = NULL;
 	double t0 = clock_now();
 	struct bisect_next nx;
 	struct bisect_hunt h = { .dir = b->dir, .step = k, .rev = cand,
 	    .kind = kind, .steps = json_object_get(b->doc, "steps") };
 	json_t *st;
-	int built, rc = -1;
-	const char *mark;
+	int built, rc;
 
 	bisect_narrow(&b->r, &nx);
 	h.left = nx.left;
@@ -163,75 +228,17 @@ bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
 	if ((built = bisect_tree_build(b->dir, b->repo, b->build, cand, err,
 	    errlen)) < 0)
 		return 1;
-	st = json_pack("{ss ss ss}", "kind", kind, "revision", cand,
-	    "base", base);
-	if (built == 1) {
+	if (built == 1)
 		snprintf(v->verdict, sizeof v->verdict, "build-failed");
-		json_object_set_new(st, "round", json_null());
-		mark = mark_if_fail;
-	} else {
-		enum bisect_ran ran;
-
-		if (bisect_spec_write(b, name, base, cand, &spec, err,
-		    errlen) != 0) {
-			json_decref(st);
-			free(spec);
-			return 1;
-		}
-		ran = bisect_round(b, rel, spec, &h, err, errlen);
-		free(spec);
-		if (ran != BISECT_RAN_OK) {
-			json_decref(st);
-			return ran == BISECT_RAN_STOP ? ROUND_EXIT_ABORTED : 1;
-		}
-		{
-			char *dir = xasprintf("%s/%s", b->dir, rel);
-
-			rc = bisect_step_read(dir, b->metric, b->worse[0] ?
-			    b->worse : NULL, v, err, errlen);
-			free(dir);
-		}
-		if (rc != 0) {
-			json_decref(st);
-			return 1;
-		}
-		json_object_set_new(st, "round", json_string(rel));
+	else if ((rc = bisect_step_round(b, name, rel, base, &h, v, err,
+	    errlen)) >= 0)
+		return rc;
+	else
 		mark = strcmp(kind, "ends") == 0 ? NULL :
 		    bisect_mark_of(b, v->verdict);
-	}
-	json_object_set_new(st, "verdict", json_string(v->verdict));
-	json_object_set_new(st, "estimate", v->estimate > 0 ?
-	    json_real(v->estimate) : json_null());
-	json_object_set_new(st, "ci", v->lo > 0 ? json_pack("[ff]", v->lo,
-	    v->hi) : json_null());
-	json_object_set_new(st, "reps", json_integer(v->reps));
-	json_object_set_new(st, "wall_s", json_real(clock_now() - t0));
-	if (mark != NULL)
-		json_object_set_new(st, "mark", json_string(mark));
-	json_array_append_new(json_object_get(b->doc, "steps"), st);
-	if (strcmp(kind, "ends") == 0 && (strcmp(v->verdict, "above") == 0 ||
-	    strcmp(v->verdict, "below") == 0))
-		b->r.mark[idx] = BISECT_BAD;
-	if (strcmp(kind, "step") == 0)
-		b->r.mark[idx] = strcmp(mark, "bad") == 0 ? BISECT_BAD :
-		    strcmp(mark, "good") == 0 ? BISECT_GOOD : BISECT_SKIP;
-	bisect_narrow(&b->r, &nx);
-	{
-		char est[96] = "";
-
-		if (v->estimate > 0)
-			snprintf(est, sizeof est, " %.4f", v->estimate);
-		if (v->lo > 0)
-			snprintf(est + strlen(est), sizeof est - strlen(est),
-			    " [%.4f, %.4f]", v->lo, v->hi);
-		bisect_say(b, "step %zu %s %.12s: %s%s%s%s, %ld reps, %.1fs, "
-		    "%zu left", k, kind, cand, v->verdict, est,
-		    mark != NULL ? " -> " : "", mark != NULL ? mark : "",
-		    v->reps, clock_now() - t0, nx.left);
-	}
-	if (bisect_save(b, err, errlen) != 0)
-		return 1;
-	return -1;
+	st = json_pack("{ss ss ss so}", "kind", kind, "revision", cand,
+	    "base", base, "round", built == 1 ? json_null() : json_string(rel));
+	return bisect_step_note(b, st, idx, mark, v, t0, err, errlen);
 }
 
 /* The ends: is the bad end worse than the good one at all, and which way
@@ -245,6 +252,9 @@ bisect_ends(struct bisect *b, char *err, size_t errlen)
 
 	if (b->worse[0] != '\0')
 		return -1;
+	/* Read back: the ends were compared, and found no regression. */
+	if (bisect_nsteps(b) > 0)
+		return BISECT_EXIT_NONE;
 	if ((rc = bisect_tree_build(b->dir, b->repo, b->build, b->good, err,
 	    errlen)) != 0) {
 		if (rc == 1)
@@ -369,7 +379,10 @@ bisect_run(const struct bisect_opts *o, char *err, size_t errlen)
 	}
 	bisect_say(&b, "%zu revisions from %.12s (good) to %.12s (bad)",
 	    b.r.n, b.good, b.bad);
-	if ((rc = bisect_ends(&b, err, errlen)) < 0 &&
+	/* A hunt that ended but was not sealed (a crash in between). */
+	if (json_is_integer(json_object_get(b.doc, "exit")))
+		rc = (int)json_integer_value(json_object_get(b.doc, "exit"));
+	else if ((rc = bisect_ends(&b, err, errlen)) < 0 &&
 	    (rc = bisect_narrowing(&b, err, errlen)) < 0) {
 		bisect_narrow(&b.r, &nx);
 		if (nx.hi == nx.lo + 1)

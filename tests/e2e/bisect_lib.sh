@@ -57,3 +57,18 @@ bisect_round() {
 
 # bisect_rev DIR TAG: the full sha of a tag.
 bisect_rev() { git -C "$1" rev-parse "$2^{commit}"; }
+
+# bisect_headless OUT [OPTION...]: bisect $tmp/round.json over
+# $tmp/repo's c0..c24 (an OPTION given again wins) headless into OUT, its
+# stdout in $tmp/out (and printed), its stderr in $tmp/err; its exit
+# status.
+bisect_headless() {
+	local out=$1 rc
+	shift
+	"$BENCHTUI" bisect "$tmp/round.json" --repo "$tmp/repo" --good c0 \
+		--bad c24 --build './build.sh ${OUT}' --out "$out" --headless "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	cat "$tmp/out"
+	return $rc
+}

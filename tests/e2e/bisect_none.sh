@@ -6,11 +6,9 @@
 
 bisect_repo "$tmp/repo"
 bisect_round "$tmp/round.json"
-"$BENCHTUI" bisect "$tmp/round.json" --repo "$tmp/repo" \
-	--good "c$BISECT_CULPRIT" --bad c24 \
-	--build './build.sh ${OUT}' --out "$tmp/b" --headless >"$tmp/out" 2>"$tmp/err"
+bisect_headless "$tmp/b" --good "c$BISECT_CULPRIT"
 rc=$?
-cat "$tmp/out" "$tmp/err"
+cat "$tmp/err"
 [ "$rc" -eq 7 ] || fail "exit $rc, want 7"
 j="$tmp/b/bisect.json"
 jq -e '.culprit == null and .exit == 7 and (.steps | length) >= 1 and

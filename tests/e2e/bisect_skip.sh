@@ -9,10 +9,8 @@ bisect_repo "$tmp/repo" "$broken"
 bisect_round "$tmp/round.json"
 culprit=$(bisect_rev "$tmp/repo" "c$BISECT_CULPRIT")
 skipped=$(bisect_rev "$tmp/repo" "c$broken")
-"$BENCHTUI" bisect "$tmp/round.json" --repo "$tmp/repo" --good c0 --bad c24 \
-	--build './build.sh ${OUT}' --out "$tmp/b" --headless >"$tmp/out" 2>"$tmp/err"
+bisect_headless "$tmp/b"
 rc=$?
-cat "$tmp/out"
 [ "$rc" -eq 0 ] || fail "exit $rc, want 0: $(cat "$tmp/err")"
 j="$tmp/b/bisect.json"
 [ "$(jq -r .culprit.revision "$j")" = "$culprit" ] ||
