@@ -2,6 +2,7 @@
  * step's round to the console (a terminal) or run it silently and print
  * one line per step. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +62,36 @@ cmd_bisect_hunt_line(const struct bisect_hunt *h, char *buf, size_t len)
 	}
 }
 
+/* Between steps (the builds, bisect.json), a signal stops the bisect
+ * resumably, as it stops a round; during a step the round's own handlers
+ * abort the round. */
+static volatile sig_atomic_t cmd_bisect_stop;
+
+static void
+cmd_bisect_on_signal(int sig)
+{
+	(void)sig;
+	cmd_bisect_stop = 1;
+}
+
+/* Our handlers, for the hunt and again after each step's round (whose
+ * front end installs its own). */
+static void
+cmd_bisect_signals(void)
+{
+	struct sigaction act = { .sa_handler = cmd_bisect_on_signal }, old;
+
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &act, NULL);
+	sigaction(SIGTERM, &act, NULL);
+	/* Under nohup (SIGHUP ignored) it stays ignored. */
+	sigaction(SIGHUP, NULL, &old);
+	if (old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &act, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static int
 cmd_bisect_run_round(struct round *r, const struct bisect_hunt *h, void *arg)
 {
@@ -70,11 +101,14 @@ cmd_bisect_run_round(struct round *r, const struct bisect_hunt *h, void *arg)
 
 	if (ui->console) {
 		cmd_bisect_hunt_line(h, line, sizeof line);
-		return console_run_step(r, ui->theme, line);
+		rc = console_run_step(r, ui->theme, line);
+	} else {
+		rc = headless_run_silent(r, err, sizeof err);
+		if (rc != ROUND_EXIT_OK && err[0] != '\0')
+			fprintf(stderr, "benchtui bisect: %s: %s\n",
+			    round_dir(r), err);
 	}
-	rc = headless_run_silent(r, err, sizeof err);
-	if (rc != ROUND_EXIT_OK && err[0] != '\0')
-		fprintf(stderr, "benchtui bisect: %s: %s\n", round_dir(r), err);
+	cmd_bisect_signals();
 	return rc;
 }
 
@@ -95,6 +129,8 @@ cmd_bisect_go(struct bisect_opts *o, bool headless, const char *theme)
 	char err[1024] = "";
 	int rc;
 
+	cmd_bisect_signals();
+	o->stop = &cmd_bisect_stop;
 	o->run_round = cmd_bisect_run_round;
 	o->say = cmd_bisect_say;
 	o->arg = &ui;

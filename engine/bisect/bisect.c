@@ -216,6 +216,8 @@ bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
 	snprintf(name, sizeof name, "bisect-%02zu-%.7s", k, cand);
 	snprintf(rel, sizeof rel, "steps/%02zu-%.7s", k, cand);
 	memset(v, 0, sizeof *v);
+	if (b->o->stop != NULL && *b->o->stop)
+		return ROUND_EXIT_ABORTED;
 	/* The base is built already in this run, but not after a resume. */
 	if ((built = bisect_tree_build(b->dir, b->repo, b->build, base, err,
 	    errlen)) != 0) {
@@ -228,6 +230,9 @@ bisect_step(struct bisect *b, const char *kind, long idx, const char *base,
 	if ((built = bisect_tree_build(b->dir, b->repo, b->build, cand, err,
 	    errlen)) < 0)
 		return 1;
+	/* A stop that came during the builds: before the round, not after. */
+	if (b->o->stop != NULL && *b->o->stop)
+		return ROUND_EXIT_ABORTED;
 	if (built == 1)
 		snprintf(v->verdict, sizeof v->verdict, "build-failed");
 	else if ((rc = bisect_step_round(b, name, rel, base, &h, v, err,

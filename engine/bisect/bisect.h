@@ -12,6 +12,7 @@
 #define BENCHTUI_BISECT_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -50,6 +51,9 @@ struct bisect_opts {
 	 * end shows); returns round_run's exit status. */
 	int (*run_round)(struct round *r, const struct bisect_hunt *h,
 	    void *arg);
+	/* Set (by a signal handler) to stop between steps and builds, as an
+	 * abort stops a round: resumably.  May be NULL. */
+	volatile sig_atomic_t *stop;
 	/* A line for the user: the folder, each step's verdict, the end. */
 	void (*say)(const char *line, void *arg);
 	void *arg;

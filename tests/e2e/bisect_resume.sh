@@ -31,6 +31,20 @@ finished() {
 	done
 }
 
+# SIGTERM during a build (no round running) stops it resumably too.
+printf '#!/bin/sh\ntouch "$2/../building"\nsleep 1\nexec ./build.sh "$1"\n' >"$tmp/slow.sh"
+chmod +x "$tmp/slow.sh"
+"$BENCHTUI" bisect "$tmp/round.json" --repo "$tmp/repo" --good c0 --bad c24 \
+	--build "$tmp/slow.sh \${OUT} $tmp/b0" --out "$tmp/b0" --headless >"$tmp/out0" 2>&1 &
+pid=$!
+wait_until 30 test -e "$tmp/building" || fail "the build never began"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 3 ] || fail "SIGTERM during a build: exit $rc, want 3: $(cat "$tmp/out0")"
+[ ! -e "$tmp/b0/work" ] || fail "work/ left after a stop during a build"
+[ "$(git -C "$tmp/repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left after a stop during a build"
+
 "$BENCHTUI" bisect "$tmp/round.json" --repo "$tmp/repo" --good c0 --bad c24 \
 	--build './build.sh ${OUT}' --out "$tmp/b" --headless >"$tmp/out1" 2>"$tmp/err1" &
 pid=$!
