@@ -8,7 +8,7 @@
 # candidate before c11 called bad, or from c11 on called good), the
 # timed executions of the program, and the wall time.
 #
-# usage: [TH=1.04] bench/bisect-vs-git.sh [RUNS]  (default 5; BENCHTUI: the
+# usage: [TH=1.04] [HF=cpu] bench/bisect-vs-git.sh [RUNS]  (default 5; BENCHTUI: the
 #        binary, default build/meson/tui/benchtui)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +17,13 @@ export BENCHTUI_SOURCE_DIR=$src
 runs=${1:-5}
 # The threshold on hyperfine's mean ratio (TH, default 1.08: 8%).
 th=${TH:-1.08}
+# What of hyperfine's is compared (HF: wall, its mean, default; or cpu,
+# its mean user + system time).
+case ${HF:-wall} in
+wall) hfm='.mean' ;;
+cpu) hfm='(.user + .system)' ;;
+*) echo "HF must be wall or cpu" >&2; exit 2 ;;
+esac
 . "$src/tests/e2e/bisect_lib.sh"
 need hyperfine
 
@@ -30,7 +37,7 @@ truth() {
 }
 
 # git bisect run's step: build the checkout, hyperfine the good end's
-# binary against it, bad when its mean is 8% or more above the good's.
+# binary against it, bad when its ratio to the good one reaches TH.
 mkdir -p "$tmp/good"
 git -C "$repo" worktree add -q --detach "$tmp/goodtree" c0
 (cd "$tmp/goodtree" && ./build.sh "$tmp/good")
@@ -40,7 +47,7 @@ out=\$(mktemp -d "$tmp/out.XXXXXX")
 ./build.sh "\$out" >/dev/null 2>&1 || exit 125
 hyperfine -N -w 2 -r 10 --export-json "\$out/h.json" \
 	"$tmp/good/prog 6000000" "\$out/prog 6000000" >/dev/null 2>&1 || exit 125
-r=\$(jq '.results[1].mean / .results[0].mean' "\$out/h.json")
+r=\$(jq '.results[1] as \$c | .results[0] as \$g | (\$c | $hfm) / (\$g | $hfm)' "\$out/h.json")
 echo "\$(git rev-parse HEAD) \$r" >>"$tmp/gitsteps"
 awk -v r="\$r" -v th=$th 'BEGIN { exit (r >= th) }'
 STEP
