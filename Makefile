@@ -25,7 +25,7 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
         linux-perf strace mandoc nginx-light openssh-client openssh-server \
-        man-db lz4 gzip time wrk libnghttp2-dev nghttp2-client \
+        man-db lz4 gzip time wrk libnghttp2-dev nghttp2-client git \
         debhelper dpkg-dev lintian autopkgtest
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))

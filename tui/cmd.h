@@ -22,6 +22,9 @@ int cmd_help(int argc, char **argv);     /* help [COMMAND] */
 /* COMMAND's synopsis, what it does, its options one line each and where
  * the manual says more, on stdout; -1 for a command that does not exist. */
 int cmd_help_print(const char *name);
+int cmd_bisect(int argc, char **argv);   /* bisect ROUND.json --repo DIR --good REV --bad REV --build CMD */
+/* resume DIR of a bisect folder (cmd_run's resume asks bisect_is_folder). */
+int cmd_bisect_resume(const char *dir, bool headless, const char *theme);
 int cmd_load(int argc, char **argv);     /* load URL [options] */
 int cmd_agent(int argc, char **argv);    /* agent --dir DIR (run by ssh) */
 

@@ -123,6 +123,22 @@ static const struct help_cmd help_cmds[] = {
 	    { "--streams S", "--h2: S requests in flight per connection "
 	      "(default 1)" },
 	    { "--help", "this text" } } },
+	{ "bisect", "benchtui bisect ROUND.json --repo DIR --good REV --bad REV "
+	  "--build CMD [options]",
+	  "Find the commit that moved a metric, each step a sealed round.",
+	  "benchtui(1) BISECT",
+	  { { "--repo DIR", "the git repository (its own worktree is never "
+	      "touched)" },
+	    { "--good REV", "a revision that is good (an ancestor of --bad)" },
+	    { "--bad REV", "a revision that is worse" },
+	    { "--build CMD", "builds a revision in its worktree: split at "
+	      "spaces, no shell, ${OUT} its build folder" },
+	    { "--metric M", "the metric that moved (default cpu)" },
+	    { "--out DIR", "the bisect folder (new or empty); default "
+	      "./bisects/bisect-TIME" },
+	    { "--headless", "no console: one line per step" },
+	    { "--theme NAME", "the console's colours" },
+	    { "--help", "this text" } } },
 	{ "agent", "benchtui agent --dir DIR",
 	  "The far end of a cell server on another host; ssh runs it.",
 	  "benchtui(1) REMOTE HOSTS",

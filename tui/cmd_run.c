@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bisect.h"
 #include "cmd.h"
 #include "console.h"
 #include "headless.h"
@@ -132,6 +133,10 @@ cmd_run_main(int argc, char **argv, bool resume)
 
 	if ((code = cmd_run_parse(argc, argv, resume, &a)) >= 0)
 		goto out;
+	if (resume && bisect_is_folder(a.opts.resume_dir)) {
+		code = cmd_bisect_resume(a.opts.resume_dir, a.headless, a.theme);
+		goto out;
+	}
 	r = round_create(&a.opts, &code, err, sizeof err);
 	if (r == NULL) {
 		fprintf(stderr, "benchtui %s: %s\n", resume ? "resume" : "run",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bisect.h"
 #include "cmd.h"
 #include "round.h"
 #include "seal.h"
@@ -86,6 +87,19 @@ cmd_verify(int argc, char **argv)
 	if (rc == 4) {
 		fprintf(stderr, "benchtui verify: %s: the seal does not match\n", dir);
 		return 4;
+	}
+	if (bisect_is_folder(dir)) {
+		size_t rounds;
+
+		rc = bisect_verify_steps(dir, stdout, &rounds, err, sizeof err);
+		if (rc != 0) {
+			fprintf(stderr, "benchtui verify: %s\n", rc == 2 ? err :
+			    "a step's round does not match its own seal");
+			return rc;
+		}
+		printf("OK: %zu files%s, %zu step rounds\n", cmd_seal_count(dir),
+		    pubkey ? ", signature good" : "", rounds);
+		return 0;
 	}
 	printf("OK: %zu files%s\n", cmd_seal_count(dir),
 	    pubkey ? ", signature good" : "");

@@ -321,7 +321,7 @@ console_drain_events(struct console *c)
 		else if (c->engine_rc == ROUND_EXIT_ABORTED)
 			model_set_aborted(&c->m);
 		c->exit_code = c->engine_rc;
-		if (c->quit_when_done)
+		if (c->quit_when_done || c->end_quits)
 			c->quit = true;
 		/* A question about a round that has ended on its own is moot. */
 		if (c->r.overlay == OVERLAY_CONFIRM_QUIT ||
@@ -498,7 +498,8 @@ console_timeout(struct console *c, double now, double last_clock, bool work)
 static void
 console_print_summary(struct console *c)
 {
-	if (c->m.nlegs == 0)
+	/* A bisect's step is said in a line of its own. */
+	if (c->m.nlegs == 0 || c->end_quits)
 		return;
 	words_summary(model_ratios(&c->m), stdout, WORDS_TEXT);
 	fflush(stdout);
@@ -715,8 +716,11 @@ console_engine_main(void *arg)
 	return NULL;
 }
 
-int
-console_run_round(struct round *r, const char *theme)
+/* A live round on the console; with hunt (a bisect's step) the line
+ * about the hunt in the header, and the console closes when the round
+ * ends. */
+static int
+console_run_live(struct round *r, const char *theme, const char *hunt)
 {
 	struct console c;
 	int fds[2], rc;
@@ -724,6 +728,7 @@ console_run_round(struct round *r, const char *theme)
 	memset(&c, 0, sizeof c);
 	c.ev_fd = c.ev_wfd = -1;
 	c.round = r;
+	c.end_quits = hunt != NULL;
 	c.src = &console_live_source;
 	model_init(&c.m);
 	if (round_spec(r))
@@ -735,6 +740,8 @@ console_run_round(struct round *r, const char *theme)
 		model_finish(&c.m);
 		return headless_run_round(r);
 	}
+	if (hunt != NULL)
+		snprintf(c.r.hunt, sizeof c.r.hunt, "%s", hunt);
 	if (console_pipe_cloexec(fds) < 0) {
 		console_stop(&c);
 		fprintf(stderr, "benchtui: event pipe: %s\n", strerror(errno));
@@ -760,4 +767,16 @@ console_run_round(struct round *r, const char *theme)
 	free(c.evbuf);
 	model_finish(&c.m);
 	return rc;
+}
+
+int
+console_run_round(struct round *r, const char *theme)
+{
+	return console_run_live(r, theme, NULL);
+}
+
+int
+console_run_step(struct round *r, const char *theme, const char *hunt)
+{
+	return console_run_live(r, theme, hunt);
 }

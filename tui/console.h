@@ -11,6 +11,11 @@ struct round;
  * theme may be NULL (default, or mono under NO_COLOR). */
 int console_run_round(struct round *r, const char *theme);
 
+/* A bisect's step: the round as console_run_round shows it, with hunt
+ * (the revisions left, each finished step's verdict) in the header; the
+ * console closes when the round ends on its own. */
+int console_run_step(struct round *r, const char *theme, const char *hunt);
+
 /* Show a finished (or partial) log.  speed multiplies the recorded pace;
  * instant jumps to the end. */
 int console_replay(const char *log_path, double speed, bool instant,

@@ -85,6 +85,7 @@ struct console {
 	size_t evlen, evcap;
 	bool paused_req;         /* p was pressed: what we asked the engine */
 	bool quit_when_done;     /* the operator aborted: exit when it stops */
+	bool end_quits;          /* a bisect's step: exit when it ends */
 
 	struct console_replay *replay; /* NULL for a live round */
 

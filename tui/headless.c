@@ -339,11 +339,62 @@ headless_on_event(const json_t *ev, void *arg)
 	headless_event(arg, ev);
 }
 
+/* The dispositions a round's run replaces, put back after it. */
+struct headless_sigs {
+	struct sigaction oint, oterm, ohup;
+};
+
+/* round_run(r) with SIGINT, SIGTERM (and SIGHUP) aborting it
+ * resumably. */
+static int
+headless_round_run(struct round *r, char *err, size_t errlen)
+{
+	struct sigaction act = { .sa_sigaction = headless_on_signal };
+	struct headless_sigs o;
+	int rc;
+
+	headless_round = r;
+	sigemptyset(&act.sa_mask);
+	/* Restart what can be restarted; the waits that matter (poll on the
+	 * abort pipe) see the abort through the pipe anyway. */
+	act.sa_flags = SA_RESTART | SA_SIGINFO;
+	sigaction(SIGINT, &act, &o.oint);
+	sigaction(SIGTERM, &act, &o.oterm);
+	/* A closed terminal (or ssh session) would otherwise kill benchtui by
+	 * its default action, leaving the leg's children and the server's
+	 * running and no abort logged.  Under nohup (SIGHUP ignored) it stays
+	 * ignored. */
+	sigaction(SIGHUP, NULL, &o.ohup);
+	if (o.ohup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &act, NULL);
+	/* A closed pipe on stdout (| head) must not kill a round midway; the
+	 * legs get default dispositions back in the child. */
+	signal(SIGPIPE, SIG_IGN);
+	rc = round_run(r, err, errlen);
+	sigaction(SIGINT, &o.oint, NULL);
+	sigaction(SIGTERM, &o.oterm, NULL);
+	sigaction(SIGHUP, &o.ohup, NULL);
+	headless_round = NULL;
+	return rc;
+}
+
+static void
+headless_on_nothing(const json_t *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+}
+
+int
+headless_run_silent(struct round *r, char *err, size_t errlen)
+{
+	round_set_event_fn(r, headless_on_nothing, NULL);
+	return headless_round_run(r, err, errlen);
+}
+
 int
 headless_run_round(struct round *r)
 {
-	struct sigaction act = { .sa_sigaction = headless_on_signal }, oint,
-	    oterm, ohup;
 	struct headless *h = headless_create(stdout, round_spec(r));
 	char err[1024] = "";
 	int rc;
@@ -353,28 +404,7 @@ headless_run_round(struct round *r)
 		return ROUND_EXIT_FAIL;
 	}
 	round_set_event_fn(r, headless_on_event, h);
-	headless_round = r;
-	sigemptyset(&act.sa_mask);
-	/* Restart what can be restarted; the waits that matter (poll on the
-	 * abort pipe) see the abort through the pipe anyway. */
-	act.sa_flags = SA_RESTART | SA_SIGINFO;
-	sigaction(SIGINT, &act, &oint);
-	sigaction(SIGTERM, &act, &oterm);
-	/* A closed terminal (or ssh session) would otherwise kill benchtui by
-	 * its default action, leaving the leg's children and the server's
-	 * running and no abort logged.  Under nohup (SIGHUP ignored) it stays
-	 * ignored. */
-	sigaction(SIGHUP, NULL, &ohup);
-	if (ohup.sa_handler != SIG_IGN)
-		sigaction(SIGHUP, &act, NULL);
-	/* A closed pipe on stdout (| head) must not kill a round midway; the
-	 * legs get default dispositions back in the child. */
-	signal(SIGPIPE, SIG_IGN);
-	rc = round_run(r, err, sizeof err);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
-	sigaction(SIGHUP, &ohup, NULL);
-	headless_round = NULL;
+	rc = headless_round_run(r, err, sizeof err);
 	headless_finish(h);
 	/* The abort event's reason may be err itself (fail_fast, a full
 	 * disk), said already with the stops: once is enough. */

@@ -21,5 +21,8 @@ void headless_destroy(struct headless *h);
 /* Run r in this thread, printing as it goes; SIGINT and SIGTERM abort it
  * (resumably).  Returns the exit status. */
 int headless_run_round(struct round *r);
+/* The same, printing nothing (a bisect's step, said in a line of its
+ * own); err gets the reason for anything but OK. */
+int headless_run_silent(struct round *r, char *err, size_t errlen);
 
 #endif

@@ -24,6 +24,7 @@ static const char usage[] =
     "       benchtui help [COMMAND]    (every command also takes --help)\n"
     "       benchtui load URL [--requests N | --duration S] [--connections C] [--rate R] ...\n"
     "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
+    "       benchtui bisect ROUND.json --repo DIR --good REV --bad REV --build CMD [--metric M] [--out DIR] [--headless]\n"
     "       benchtui --version | --help\n";
 
 static const struct {
@@ -42,6 +43,7 @@ static const struct {
 	{ "help", cmd_help },
 	{ "load", cmd_load },
 	{ "agent", cmd_agent },
+	{ "bisect", cmd_bisect },
 };
 
 /* --replay is an option-shaped command, so a user may put replay's own

@@ -256,6 +256,8 @@ render_draw_header(struct render *r, WINDOW *w, struct model *m, double now)
 		snprintf(line, sizeof line, " replay %s x%g  event %zu/%zu  %s",
 		    r->replay_playing ? "playing" : "stopped", r->replay_speed,
 		    r->replay_pos, r->replay_len, m->dir ? m->dir : "");
+	else if (r->hunt[0])
+		snprintf(line, sizeof line, " %s", r->hunt);
 	else
 		snprintf(line, sizeof line, " %s", m->dir ? m->dir : "");
 	render_put(w, 1, 0, cols - barw - 7, THEME_HEADER, line);

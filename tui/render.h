@@ -69,6 +69,8 @@ struct render {
 	char out_tail[160];      /* the current leg's last output line */
 	char theme_name[64];
 	char message[160];       /* a one-off note in the footer */
+	char hunt[256];          /* a bisect's hunt, in the header's second
+	                          * row instead of the folder ("": none) */
 	bool replay;
 	bool replay_playing;
 	double replay_speed;
