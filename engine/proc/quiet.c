@@ -25,7 +25,9 @@ struct quiet {
 	bool warned_smt;
 	bool last_ok;           /* the last quiet event said ok */
 	double leg_t0;
-	double spent;           /* of budget_s, by every wait so far */
+	double spent;           /* of the budget, by every wait so far */
+	double legs_s;          /* the legs' own time so far */
+	bool budget_over;       /* a wait found the budget spent: no more */
 	bool released_all;      /* the operator let the rest of the round go */
 	struct quiettop *top;   /* the host's processes when the gate was
 	                         * made, for the start-up look */
@@ -52,8 +54,6 @@ quiet_create(const struct quiet_params *cfg, const unsigned char *client,
 	q->cfg = *cfg;
 	if (span < QUIET_LEG_MIN_S)
 		span = QUIET_LEG_MIN_S;
-	if (span < QUIET_STARTUP_S)
-		span = QUIET_STARTUP_S;
 	if ((q->samp = quietsamp_create(root_pid, own, client, ncpus,
 	    span)) == NULL) {
 		free(q);
@@ -153,7 +153,8 @@ quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg,
 	json_object_set_new(ev, "timeout_s", json_real(q->cfg.timeout_s));
 	/* The countdown's end: the budget may end this wait first. */
 	json_object_set_new(ev, "limit_s", json_real(quiet_round3(h->limit)));
-	json_object_set_new(ev, "budget_s", json_real(q->cfg.budget_s));
+	json_object_set_new(ev, "budget_s", json_real(quiet_round3(
+	    quiet_budget(q))));
 	json_object_set_new(ev, "spent_s",
 	    json_real(quiet_round3(q->spent + h->waited)));
 	if (h->timed_out)
@@ -297,13 +298,15 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
     void *arg, struct quiet_seen *seen)
 {
 	double start = clock_now(), last_emit = -1e9;
-	double left = q->cfg.budget_s - q->spent;
+	double left = quiet_budget_left(q);
 	struct quiet_hold h = { .limit = q->cfg.timeout_s };
 	enum quiet_result res;
 
 	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
 	    .probe = NAN, .probe_us = NAN };
-	if (q->released_all || left <= 0)
+	if (left <= 0)
+		q->budget_over = true;
+	if (q->released_all || q->budget_over)
 		return quiet_judge_only(q, emit, arg, seen);
 	if (left < h.limit)
 		h.limit = left;
@@ -356,6 +359,8 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 	}
 	seen->waited_s = clock_now() - start;
 	q->spent += seen->waited_s;
+	if (res == QUIET_BUDGET)
+		q->budget_over = true;
 	return res;
 }
 
@@ -366,15 +371,49 @@ quiet_release_all(struct quiet *q)
 }
 
 double
+quiet_budget(const struct quiet *q)
+{
+	if (q->cfg.budget_s >= 0)
+		return q->cfg.budget_s;
+	return QUIET_BUDGET_BASE_S + QUIET_BUDGET_SHARE * q->legs_s;
+}
+
+double
+quiet_budget_left(const struct quiet *q)
+{
+	double left = quiet_budget(q) - q->spent;
+
+	return q->budget_over || left < 0 ? 0 : left;
+}
+
+double
 quiet_spent(const struct quiet *q)
 {
 	return q->spent;
 }
 
 void
-quiet_set_spent(struct quiet *q, double spent_s)
+quiet_spend(struct quiet *q, double secs)
+{
+	if (secs > 0)
+		q->spent += secs;
+	if (quiet_budget_left(q) <= 0)
+		q->budget_over = true;
+}
+
+void
+quiet_set_history(struct quiet *q, double spent_s, double legs_s)
 {
 	q->spent = spent_s > 0 ? spent_s : 0;
+	q->legs_s = legs_s > 0 ? legs_s : 0;
+}
+
+void
+quiet_set_budget_left(struct quiet *q, double left_s)
+{
+	q->cfg.budget_s = left_s > 0 ? left_s : 0;
+	q->spent = 0;
+	q->budget_over = false;
 }
 
 void
@@ -389,6 +428,7 @@ quiet_leg_end(struct quiet *q, struct quiet_seen *during)
 	struct quietsamp_view v;
 	struct quiet_seen seen = { .client_busy = NAN, .server_busy = NAN };
 
+	q->legs_s += clock_now() - q->leg_t0;
 	if (quietsamp_since(q->samp, q->leg_t0, QUIET_LEG_MIN_S, &v))
 		quiet_seen_of(&v, &seen);
 	if (during != NULL)
@@ -400,14 +440,15 @@ int
 quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
 {
 	struct quietsamp_view v;
-	double t0 = clock_now();
+	double t0 = clock_now(), span = q->cfg.window_ms / 1000.0;
 
 	*out = (struct quiet_startup){ .span_s = 0 };
-	/* Until the gate has the look's span of samples; once the gate
-	 * waits no more (a resumed round that spent its budget), over what
-	 * samples there are. */
-	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || (!v.full &&
-	    !q->released_all && q->spent < q->cfg.budget_s))
+	/* Until the gate has one window of samples (the first leg's gate
+	 * judges the same window, so the look costs no pause of its own);
+	 * once the gate waits no more (a resumed round that spent its
+	 * budget), over what samples there are. */
+	while (!quietsamp_last(q->samp, span, &v) || (!v.full &&
+	    !q->released_all && quiet_budget_left(q) > 0))
 		if (quiet_nap(abort_fd, -1, QUIETSAMP_MS) == QUIET_ABORTED)
 			return -1;
 	out->waited_s = clock_now() - t0;

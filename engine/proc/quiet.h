@@ -6,7 +6,10 @@
  * (the legs' client cpus, the running server's) with at most its
  * max_*_busy of foreign work.  Else it holds until the box is quiet, the
  * operator releases it, or timeout_s passes -- and never longer than what
- * is left of budget_s, which all the waits of a round share. */
+ * is left of the round's budget, which all the waits of a round share:
+ * budget_s, or by default 5 s plus a quarter of the time the legs have
+ * taken so far (quiet_budget_left, the one place that says how much is
+ * left). */
 #ifndef BENCHTUI_QUIET_H
 #define BENCHTUI_QUIET_H
 
@@ -37,7 +40,9 @@ struct quiet_params {
 	double max_foreign_cores;
 	int window_ms;
 	double timeout_s;        /* one leg's wait */
-	double budget_s;         /* the whole round's wait */
+	double budget_s;         /* the whole round's wait; below 0
+	                          * (QUIET_BUDGET_SCALED): it scales with
+	                          * the legs' time */
 	double max_client_busy;  /* foreign cores on the client cpus */
 	double max_server_busy;  /* on the server's cpus */
 	bool probe;              /* make the calibration probe (probe.h) */
@@ -100,13 +105,30 @@ void quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus);
 
 /* The operator released the rest of the round: no wait from now on. */
 void quiet_release_all(struct quiet *q);
-/* The budget spent so far (seconds); a resumed round starts from what its
- * log's legs waited. */
-double quiet_spent(const struct quiet *q);
-void quiet_set_spent(struct quiet *q, double spent_s);
+/* The default budget: QUIET_BUDGET_BASE_S plus QUIET_BUDGET_SHARE of the
+ * time the legs have taken so far, so the gate slows a round by at most a
+ * quarter and 5 s. */
+#define QUIET_BUDGET_SCALED (-1.0)
+#define QUIET_BUDGET_BASE_S 5.0
+#define QUIET_BUDGET_SHARE 0.25
 
-/* How long the start-up look at the box lasts (seconds of samples). */
-#define QUIET_STARTUP_S 2.0
+/* The whole budget as it stands (budget_s, or the scaled one now). */
+double quiet_budget(const struct quiet *q);
+/* What is left of it (seconds, at least 0): 0 for the rest of the round
+ * once a wait found it spent, however the legs' time grows after. */
+double quiet_budget_left(const struct quiet *q);
+/* The budget spent so far (seconds). */
+double quiet_spent(const struct quiet *q);
+/* Spend secs more: a wait elsewhere (a server's host) of the same
+ * budget. */
+void quiet_spend(struct quiet *q, double secs);
+/* A resumed round starts from what its log's legs waited (spent_s) and
+ * took (legs_s). */
+void quiet_set_history(struct quiet *q, double spent_s, double legs_s);
+/* A gate that waits on someone else's budget (a server host's agent):
+ * left_s is all it may wait from now on. */
+void quiet_set_budget_left(struct quiet *q, double left_s);
+
 /* How many of the busiest processes it names. */
 #define QUIET_STARTUP_TOP 3
 
@@ -122,8 +144,10 @@ struct quiet_startup {
 	struct quiettop_more more;   /* and the rest */
 };
 
-/* The start-up look: the last QUIET_STARTUP_S of samples (waiting until
- * the gate has that many, up to the abort_fd; a gate that waits no more,
+/* The start-up look: the first window_ms of samples, which is also the
+ * first leg's gate window, so on a quiet box the first leg goes one window
+ * after the gate was made (waiting until the gate has that many, up to
+ * the abort_fd; a gate that waits no more,
  * its budget spent, takes what samples it has), and when the box was
  * busier than max_foreign_cores, its busiest foreign processes since the
  * gate was made.  Once per gate; 0, or -1 when aborted. */
@@ -140,7 +164,8 @@ json_t *quiet_startup_event(const struct quiet *q,
 /* Bracket a leg to measure what ran beside it (from the background samples
  * around it; a leg shorter than 0.5 s is judged over the last 0.5 s,
  * since one clock tick is 10 ms).  Costs no sample of its own.  Returns
- * the foreign cores; *during (may be NULL) gets every figure. */
+ * the foreign cores; *during (may be NULL) gets every figure.  The leg's
+ * time counts towards the scaled budget. */
 void quiet_leg_begin(struct quiet *q);
 double quiet_leg_end(struct quiet *q, struct quiet_seen *during);
 

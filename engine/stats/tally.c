@@ -508,6 +508,12 @@ tally_gate_waited(const struct tally *t)
 	return t->gate_wait_s;
 }
 
+double
+tally_gate_legs(const struct tally *t)
+{
+	return t->gate_legs_s;
+}
+
 const struct profdiff *
 tally_profiles(const struct tally *t)
 {
