@@ -48,6 +48,8 @@ struct quiet_params {
 	bool probe;              /* make the calibration probe (probe.h) */
 	double probe_margin;     /* a probe slower than its floor by more
 	                          * than this holds the leg */
+	bool stay;               /* load that stays is named and not
+	                          * waited for (quiet_staying) */
 };
 
 /* What the gate saw: before a leg (quiet_wait) or during it
@@ -59,6 +61,8 @@ struct quiet_seen {
 	double waited_s;         /* the wait (quiet_wait only) */
 	double probe;            /* the probe's slowdown (NAN: none ran) */
 	double probe_us;         /* its time, microseconds */
+	double staying;          /* of foreign, the named staying load's */
+	bool stay_named;         /* this wait named load that stays */
 };
 
 struct cgroup;
@@ -102,6 +106,32 @@ void quiet_probe_next(struct quiet *q, bool on);
  * thread runs): the agent's gate probes its server's cpus.  A gate made
  * with no client cpus has seeded every cpu's floor already. */
 void quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus);
+
+/* Load that stays.  Waiting helps only against load that comes and goes:
+ * a foreign process busy through the start-up look and the first wait is
+ * named once (with its pid) and is not waited for again: from then on a
+ * window is judged without its CPU, and the legs beside it are marked.
+ * The busiest processes of the look (or, when the look was quiet, of the
+ * first half second the first wait holds: a walk of /proc, only once the
+ * load is over the limit) are watched sample by sample for
+ * QUIET_STAY_WATCH_S; one that ran in at least QUIET_STAY_FRAC of the
+ * samples and used at least QUIET_STAY_CORES stays (a loop busy 200 ms of
+ * every second runs in a quarter of them).  Only the round's first wait,
+ * and only when the machine's load (not a pinned cpu's alone) holds it. */
+#define QUIET_STAY_WATCH_S 1.0
+#define QUIET_STAY_FRAC 0.8
+#define QUIET_STAY_CORES 0.1
+#define QUIET_STAY_MAX 3
+/* A leg with at least this much of the staying load beside it is marked
+ * (cores). */
+#define QUIET_STAY_MARK 0.1
+
+/* The named staying processes, up to max, into out.  How many. */
+size_t quiet_staying(const struct quiet *q, struct quiettop_proc *out,
+    size_t max);
+/* The line that names them: "load that stays: hog (pid 4242) 0.98 cores;
+ * ...". */
+void quiet_stay_line(const struct quiet *q, char *buf, size_t len);
 
 /* The operator released the rest of the round: no wait from now on. */
 void quiet_release_all(struct quiet *q);

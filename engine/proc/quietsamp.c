@@ -43,6 +43,8 @@ struct quietsamp_sample {
 	long long *cpu;       /* ticks, each cpu's own busy time (ncpus) */
 	double own;           /* our tree's CPU seconds */
 	double legs, server;  /* of which the legs', the servers' */
+	double watched;       /* the watched processes' CPU seconds */
+	unsigned watch_gen;   /* which set of them */
 };
 
 struct quietsamp {
@@ -60,6 +62,19 @@ struct quietsamp {
 	unsigned char *srv_mask;  /* NULL: not pinned */
 	double srv_base;          /* the CPU of the servers before it */
 	double srv_last;          /* its CPU at the last sample */
+
+	/* The watched processes (quietsamp_watch); mu guards them. */
+	struct quietsamp_watch {
+		pid_t pid;
+		double started;       /* its start, against a reused pid */
+		long long ticks;      /* its own, at the last sample */
+		long long ticks0;     /* and when the watch began */
+		double t0;
+		size_t seen, active;  /* samples since, and those it ran in */
+		bool kept;            /* judged staying */
+	} watch[QUIETSAMP_WATCH];
+	size_t nwatch;
+	unsigned watch_gen;
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -175,6 +190,91 @@ quietsamp_own(struct quietsamp *s, struct quietsamp_sample *x)
 	x->legs = v > 0 ? v : 0;
 }
 
+/* The watched processes' CPU into x: each one's own ticks, the last
+ * read kept once it is gone; the kept ones' summed (mu not held). */
+static void
+quietsamp_watched(struct quietsamp *s, struct quietsamp_sample *x)
+{
+	struct quietsamp_watch w[QUIETSAMP_WATCH];
+	long long ticks[QUIETSAMP_WATCH], sum = 0;
+	size_t n;
+	unsigned gen;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->nwatch;
+	gen = s->watch_gen;
+	memcpy(w, s->watch, n * sizeof *w);
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++) {
+		struct procs_stat st;
+
+		ticks[i] = -1;
+		if (procs_stat(w[i].pid, &st) == 0 &&
+		    st.started == w[i].started)
+			ticks[i] = st.self;
+	}
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < n && gen == s->watch_gen; i++) {
+		struct quietsamp_watch *e = &s->watch[i];
+
+		e->seen++;
+		if (ticks[i] > e->ticks) {
+			e->active++;
+			e->ticks = ticks[i];
+		}
+		if (e->kept)
+			sum += e->ticks;
+	}
+	pthread_mutex_unlock(&s->mu);
+	x->watched = (double)sum / s->hz;
+	x->watch_gen = gen;
+}
+
+void
+quietsamp_watch(struct quietsamp *s, pid_t pid)
+{
+	struct procs_stat st;
+
+	if (procs_stat(pid, &st) != 0)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->nwatch < QUIETSAMP_WATCH)
+		s->watch[s->nwatch++] = (struct quietsamp_watch){ .pid = pid,
+		    .started = st.started, .ticks = st.self,
+		    .ticks0 = st.self, .t0 = clock_now() };
+	s->watch_gen++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+size_t
+quietsamp_watch_judge(struct quietsamp *s, double min_frac,
+    double min_cores, pid_t *pids, double *cores, size_t max)
+{
+	double now = clock_now();
+	size_t k = 0, out = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nwatch; i++) {
+		struct quietsamp_watch *e = &s->watch[i];
+		double c = now > e->t0 ? (double)(e->ticks - e->ticks0) /
+		    s->hz / (now - e->t0) : 0;
+
+		if (!e->kept && (e->seen == 0 || (double)e->active <
+		    min_frac * (double)e->seen || c < min_cores))
+			continue;
+		if (!e->kept && out < max) {
+			pids[out] = e->pid;
+			cores[out++] = c;
+		}
+		e->kept = true;
+		s->watch[k++] = *e;
+	}
+	s->nwatch = k;
+	s->watch_gen++;
+	pthread_mutex_unlock(&s->mu);
+	return out;
+}
+
 /* The SMT siblings of the client cpus that are not client cpus themselves,
  * from sysfs topology.  Leaves s->sib NULL when there are none. */
 static void
@@ -273,6 +373,7 @@ quietsamp_thread(void *arg)
 		x.t = clock_now();
 		(void)quietsamp_read_stat(s, &x);
 		quietsamp_own(s, &x);
+		quietsamp_watched(s, &x);
 		pthread_mutex_lock(&s->mu);
 		quietsamp_push(s, &x);
 		pthread_cond_broadcast(&s->cv);
@@ -422,6 +523,11 @@ quietsamp_view_of(const struct quietsamp *s, const struct quietsamp_sample *a,
 	if (s->sib != NULL)
 		v->sib_busy = quietsamp_cores(quietsamp_mask_secs(s, s->sib, a,
 		    b), el);
+	/* Only over a span the same set was watched through. */
+	v->staying = a->watch_gen == b->watch_gen ?
+	    quietsamp_cores(b->watched - a->watched, el) : 0;
+	if (v->staying > v->foreign)
+		v->staying = v->foreign;
 }
 
 bool
@@ -432,7 +538,7 @@ quietsamp_last(struct quietsamp *s, double span_s, struct quietsamp_view *v)
 	pthread_mutex_lock(&s->mu);
 	if (s->ring_n == 0) {
 		pthread_mutex_unlock(&s->mu);
-		*v = (struct quietsamp_view){ .full = false };
+		*v = (struct quietsamp_view){ .full = false, .staying = 0 };
 		v->client_busy = v->server_busy = v->sib_busy = NAN;
 		return false;
 	}

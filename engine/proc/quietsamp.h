@@ -33,6 +33,8 @@ struct quietsamp_view {
 	                       * server pinned) */
 	double sib_busy;      /* anything on the client cpus' SMT siblings
 	                       * (NAN: none) */
+	double staying;       /* of foreign, the watched processes' (0:
+	                       * none, or the span began before the watch) */
 };
 
 /* Sample from now on, keeping at least span_s of samples.  root_pid roots
@@ -51,6 +53,20 @@ void quietsamp_set_groups(struct quietsamp *s, struct cgroup *legs,
  * (NULL: not pinned). */
 void quietsamp_set_server(struct quietsamp *s, pid_t pid,
     const unsigned char *mask, int ncpus);
+
+/* The most processes quietsamp_watch keeps. */
+#define QUIETSAMP_WATCH 4
+
+/* Watch pid's own CPU from now on, sample by sample: a candidate for the
+ * load that stays (quiet.c).  One /proc/PID/stat read a sample each, only
+ * while any is watched; a process gone (or its pid reused) adds nothing. */
+void quietsamp_watch(struct quietsamp *s, pid_t pid);
+/* Judge the candidates: those that ran in at least min_frac of the
+ * samples since their watch began and used at least min_cores are kept
+ * (a span's "staying" is theirs from now on); the others are dropped.
+ * Their pids and cores into pids and cores (up to max); how many. */
+size_t quietsamp_watch_judge(struct quietsamp *s, double min_frac,
+    double min_cores, pid_t *pids, double *cores, size_t max);
 
 /* The newest span_s (or all there is: full false); false when no sample
  * is in yet. */

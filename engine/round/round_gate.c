@@ -236,6 +236,12 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
 	    round_emit_cb, u, &seen);
 	g->wait_s = looked + seen.waited_s;
+	if (seen.stay_named) {
+		char line[768];
+
+		quiet_stay_line(u->quiet, line, sizeof line);
+		round_warn(u, "%s", line);
+	}
 	g->probe = seen.probe;
 	g->probe_us = seen.probe_us;
 	if (res == QUIET_ABORTED)
@@ -271,4 +277,17 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 		return 0;
 	snprintf(where, sizeof where, "the server's host %s", host);
 	return round_gate_mark(u, far.how, where, far.foreign, leg, g);
+}
+
+void
+round_gate_leg_beside(struct run *u, double staying, struct round_gate_rec *g)
+{
+	struct quiettop_proc p[QUIET_STAY_MAX];
+
+	g->nstaying = 0;
+	if (u->quiet == NULL || !(staying >= QUIET_STAY_MARK))
+		return;
+	g->nstaying = quiet_staying(u->quiet, p, QUIET_STAY_MAX);
+	for (size_t i = 0; i < g->nstaying; i++)
+		g->staying[i] = p[i].pid;
 }

@@ -106,5 +106,6 @@ spec_quiet_params(const struct spec *s)
 	return (struct quiet_params){ .max_foreign_cores = q->max_foreign_cores,
 	    .window_ms = q->window_ms, .timeout_s = q->timeout_s,
 	    .budget_s = q->budget_s, .max_client_busy = q->max_client_busy,
-	    .max_server_busy = q->max_server_busy, .probe_margin = s->margin };
+	    .max_server_busy = q->max_server_busy, .probe_margin = s->margin,
+	    .stay = true };
 }
