@@ -27,6 +27,10 @@
  * that cannot get quiet within five minutes proceeds (and says so in the
  * log) rather than stalling forever. */
 #define SPEC_QUIET_MAX_FOREIGN 0.25
+/* reps left out: adaptive until decided, from 8 reps (the paired interval
+ * needs 6 at 0.95, more at a look's Bonferroni level) to 40. */
+#define SPEC_REPS_AUTO_MIN 8
+#define SPEC_REPS_AUTO_MAX 40
 #define SPEC_QUIET_WINDOW_MS 1000
 #define SPEC_QUIET_TIMEOUT_S 300.0
 /* The whole round's wait: past it the gate waits no more (and says so).
