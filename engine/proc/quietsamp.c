@@ -25,6 +25,7 @@
 #include "quietsamp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,6 +50,9 @@ struct quietsamp_sample {
 
 struct quietsamp {
 	pid_t root;
+	int stat_fd;              /* /proc/stat, kept open */
+	char *statbuf;
+	size_t statcap;
 	struct cgroup *own;       /* or NULL: the children links */
 	struct cgroup *cg_legs, *cg_servers;
 	double hz;
@@ -107,23 +111,50 @@ quietsamp_count_cpus(void)
 	return n;
 }
 
-static int
-quietsamp_read_stat(const struct quietsamp *s, struct quietsamp_sample *x)
+/* /proc/stat into s->statbuf through the fd kept open (a pread from 0:
+ * no openat per sample); the buffer grows until the file fits.  Its
+ * length, or -1. */
+static ssize_t
+quietsamp_slurp_stat(struct quietsamp *s)
 {
-	char line[512];
-	FILE *fp = fopen("/proc/stat", "re");
+	for (;;) {
+		ssize_t n = pread(s->stat_fd, s->statbuf, s->statcap - 1, 0);
+		char *b;
+
+		if (n < 0)
+			return -1;
+		if ((size_t)n < s->statcap - 1) {
+			s->statbuf[n] = '\0';
+			return n;
+		}
+		if ((b = realloc(s->statbuf, s->statcap * 2)) == NULL)
+			return -1;
+		s->statbuf = b;
+		s->statcap *= 2;
+	}
+}
+
+static int
+quietsamp_read_stat(struct quietsamp *s, struct quietsamp_sample *x)
+{
+	char *line, *next;
 
 	x->busy_all = 0;
 	memset(x->cpu, 0, (size_t)s->ncpus * sizeof *x->cpu);
-	if (fp == NULL)
+	if (s->stat_fd < 0 || quietsamp_slurp_stat(s) < 0)
 		return -1;
 	/* O(cpus) lines. */
-	while (fgets(line, sizeof line, fp) != NULL) {
+	for (line = s->statbuf; line != NULL && *line != '\0'; line = next) {
 		unsigned long long u, ni, sy, id, io, irq, sirq, st;
 		int cpu;
 
-		if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' ||
-		    line[3] > '9')
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		/* The cpu lines come first: the rest (intr, ...) is not
+		 * parsed. */
+		if (strncmp(line, "cpu", 3) != 0)
+			break;
+		if (line[3] < '0' || line[3] > '9')
 			continue;
 		st = 0;
 		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
@@ -133,7 +164,6 @@ quietsamp_read_stat(const struct quietsamp *s, struct quietsamp_sample *x)
 		if (cpu >= 0 && cpu < s->ncpus)
 			x->cpu[cpu] = (long long)(u + ni + sy + st);
 	}
-	fclose(fp);
 	return 0;
 }
 
@@ -404,6 +434,10 @@ quietsamp_create(pid_t root_pid, struct cgroup *own,
 		return NULL;
 	s->root = root_pid;
 	s->own = own;
+	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	s->statcap = 8192;
+	if ((s->statbuf = malloc(s->statcap)) == NULL)
+		goto fail;
 	s->hz = hz > 0 ? (double)hz : 100.0;
 	s->ncpus = quietsamp_count_cpus();
 	if (client != NULL && ncpus > 0) {
@@ -610,6 +644,9 @@ quietsamp_destroy(struct quietsamp *s)
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->cv);
 	}
+	if (s->stat_fd >= 0)
+		close(s->stat_fd);
+	free(s->statbuf);
 	free(s->client);
 	free(s->sib);
 	free(s->sib_list);
