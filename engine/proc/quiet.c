@@ -559,6 +559,7 @@ void
 quiet_leg_begin(struct quiet *q)
 {
 	q->leg_t0 = clock_now();
+	quietsamp_leg(q->samp, true);
 }
 
 double
@@ -568,6 +569,7 @@ quiet_leg_end(struct quiet *q, struct quiet_seen *during)
 	struct quiet_seen seen = { .client_busy = NAN, .server_busy = NAN,
 	    .staying = 0 };
 
+	quietsamp_leg(q->samp, false);
 	q->legs_s += clock_now() - q->leg_t0;
 	if (quietsamp_since(q->samp, q->leg_t0, QUIET_LEG_MIN_S, &v))
 		quiet_seen_of(&v, &seen);

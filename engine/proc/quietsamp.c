@@ -76,6 +76,7 @@ struct quietsamp {
 		double t0;
 		size_t seen, active;  /* samples since, and those it ran in */
 		bool kept;            /* judged staying */
+		bool gone;            /* ended (or its pid reused): not read */
 	} watch[QUIETSAMP_WATCH];
 	size_t nwatch;
 	unsigned watch_gen;
@@ -84,6 +85,9 @@ struct quietsamp {
 	pthread_cond_t cv;
 	pthread_t thread;
 	bool started, stop;
+	bool in_leg;              /* quietsamp_leg: a leg runs since leg_t0 */
+	double leg_t0;
+	bool kick;                /* sample now (quietsamp_leg's end) */
 	struct quietsamp_sample *ring;
 	long long *ring_cpu;      /* ring_cap rows of ncpus */
 	size_t ring_cap, ring_head, ring_n;
@@ -239,15 +243,21 @@ quietsamp_watched(struct quietsamp *s, struct quietsamp_sample *x)
 		struct procs_stat st;
 
 		ticks[i] = -1;
+		if (w[i].gone)
+			continue;
 		if (procs_stat(w[i].pid, &st) == 0 &&
 		    st.started == w[i].started)
 			ticks[i] = st.self;
+		else
+			ticks[i] = -2;
 	}
 	pthread_mutex_lock(&s->mu);
 	for (size_t i = 0; i < n && gen == s->watch_gen; i++) {
 		struct quietsamp_watch *e = &s->watch[i];
 
 		e->seen++;
+		if (ticks[i] == -2)
+			e->gone = true;
 		if (ticks[i] > e->ticks) {
 			e->active++;
 			e->ticks = ticks[i];
@@ -406,17 +416,26 @@ quietsamp_thread(void *arg)
 		quietsamp_watched(s, &x);
 		pthread_mutex_lock(&s->mu);
 		quietsamp_push(s, &x);
+		s->kick = false;
 		pthread_cond_broadcast(&s->cv);
 		clock_gettime(CLOCK_MONOTONIC, &due);
-		due.tv_nsec += QUIETSAMP_MS * 1000000L;
-		if (due.tv_nsec >= 1000000000L) {
+		/* Deep in a long leg nothing judges the samples until it
+		 * ends (which asks for one): one every few seconds. */
+		due.tv_nsec += (s->in_leg && clock_now() - s->leg_t0 >=
+		    QUIETSAMP_SLOW_AFTER_S ? QUIETSAMP_SLOW_MS : QUIETSAMP_MS) *
+		    1000000L;
+		while (due.tv_nsec >= 1000000000L) {
 			due.tv_sec++;
 			due.tv_nsec -= 1000000000L;
 		}
-		while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu,
-		    &due) != ETIMEDOUT)
+		while (!s->stop && !s->kick && pthread_cond_timedwait(&s->cv,
+		    &s->mu, &due) != ETIMEDOUT)
 			;
 	}
+	/* No more samples (even when row could not be had): none is
+	 * waited for. */
+	s->stop = true;
+	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	free(row);
 	return NULL;
@@ -470,6 +489,27 @@ quietsamp_create(pid_t root_pid, struct cgroup *own,
 fail:
 	quietsamp_destroy(s);
 	return NULL;
+}
+
+void
+quietsamp_leg(struct quietsamp *s, bool running)
+{
+	double t = clock_now();
+
+	pthread_mutex_lock(&s->mu);
+	s->in_leg = running;
+	s->leg_t0 = t;
+	/* After a long leg the newest sample may be a second old: one now,
+	 * so the leg's figures and the next window end at its end.  A short
+	 * leg's samples are fresh, and it waits for none. */
+	if (!running && s->started && s->ring_n > 0 &&
+	    t - quietsamp_at(s, s->ring_n - 1)->t > QUIETSAMP_MS / 1000.0) {
+		s->kick = true;
+		pthread_cond_broadcast(&s->cv);
+		while (!s->stop && quietsamp_at(s, s->ring_n - 1)->t < t)
+			pthread_cond_wait(&s->cv, &s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
