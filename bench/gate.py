@@ -294,9 +294,10 @@ class Gate:
                 w = sorted(x["wall"] for x in rs)
                 right = sum(x["right"] for x in rs)
                 diff = sum(x["aa_different"] for x in rs)
-                note = "%s: %.1f-%.1f s; +5%% right %d of %d; A/A called " \
-                       "different %d of %d" % (tool, w[0], w[-1], right,
-                                               len(rs), diff, len(rs))
+                note = "%s: %.1f-%.1f s; +5%% right %d of %d (wrong %d); " \
+                       "A/A called different %d of %d" % (
+                           tool, w[0], w[-1], right, len(rs),
+                           sum(x["wrong"] for x in rs), diff, len(rs))
                 if tool == "benchtui":
                     note += "; reps %s; gate waits within 5 s + 25%% of " \
                             "the legs in %d of %d" % (
@@ -441,6 +442,7 @@ class Verdict:
         waited = sum(x.get("wait_s") or 0 for x in legs)
         biased = "cpu" in rep.get("cells", {}).get("c", {}).get("biased", [])
         return {"wall": wall, "right": cpu["plus5"].get("verdict") == "above",
+                "wrong": cpu["plus5"].get("verdict") in ("below", "same"),
                 "plus5": cpu["plus5"].get("verdict"),
                 "plus5_est": cpu["plus5"].get("estimate"),
                 "aa": cpu["aa"].get("verdict"),
@@ -468,7 +470,8 @@ class Verdict:
             return q, q * ((sd[i] / m[i]) ** 2 + (sd[j] / m[j]) ** 2) ** 0.5
         p5, p5e = ratio(1, 0)
         aa, aae = ratio(2, 0)
-        return {"wall": wall, "right": p5 > 1, "right_beyond_pm": p5 - p5e > 1,
+        return {"wall": wall, "right": p5 > 1, "wrong": p5 <= 1,
+                "right_beyond_pm": p5 - p5e > 1,
                 "plus5": p5, "plus5_pm": p5e, "aa": aa, "aa_pm": aae,
                 "aa_different": abs(aa - 1) > aae,
                 "runs": [len(x["times"]) for x in r]}

@@ -548,10 +548,11 @@ quiet_set_history(struct quiet *q, double spent_s, double legs_s)
 }
 
 void
-quiet_set_budget_left(struct quiet *q, double left_s)
+quiet_set_budget_left(struct quiet *q, double total_s, double left_s)
 {
-	q->cfg.budget_s = left_s > 0 ? left_s : 0;
-	q->spent = 0;
+	left_s = left_s > 0 ? left_s : 0;
+	q->cfg.budget_s = total_s >= left_s ? total_s : left_s;
+	q->spent = q->cfg.budget_s - left_s;
 	q->budget_over = false;
 }
 

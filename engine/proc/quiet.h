@@ -156,8 +156,9 @@ void quiet_spend(struct quiet *q, double secs);
  * took (legs_s). */
 void quiet_set_history(struct quiet *q, double spent_s, double legs_s);
 /* A gate that waits on someone else's budget (a server host's agent):
- * left_s is all it may wait from now on. */
-void quiet_set_budget_left(struct quiet *q, double left_s);
+ * left_s is all it may wait from now on, of a budget of total_s (below
+ * 0: one that scales, whose whole the agent does not know). */
+void quiet_set_budget_left(struct quiet *q, double total_s, double left_s);
 
 /* How many of the busiest processes it names. */
 #define QUIET_STARTUP_TOP 3
