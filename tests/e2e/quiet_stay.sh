@@ -27,10 +27,17 @@ took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 stop_hog
 
 legs=$(events leg | jq -s 'map(.wall) | add')
-echo "round took $took s; the legs $legs s"
-awk -v t="$took" -v l="$legs" 'BEGIN { exit !(t <= 1.3 * l + 6) }' ||
-	fail "the round took $took s, over 1.3x its legs' $legs s plus 6 s"
 waited=$(events leg | jq -s 'map(.wait_s) | add')
+echo "round took $took s; the legs $legs s; the gate waited $waited s"
+# Under ASan the time beside the legs and the waits is the sanitizer's:
+# the round's bound is read only in an uninstrumented build; the gate's
+# own (its waits) in both.
+if ldd "$BENCHTUI" 2>/dev/null | grep -q libasan; then
+	echo "note: $BENCHTUI is built with ASan: the round's time bound not read"
+else
+	awk -v t="$took" -v l="$legs" 'BEGIN { exit !(t <= 1.3 * l + 6) }' ||
+		fail "the round took $took s, over 1.3x its legs' $legs s plus 6 s"
+fi
 awk -v w="$waited" -v l="$legs" 'BEGIN { exit !(w <= 5 + 0.25 * l + 0.2) }' ||
 	fail "the gate waited $waited s, over 5 s plus a quarter of $legs s"
 
