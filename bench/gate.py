@@ -17,6 +17,23 @@ probe_cost     A 10 ms leg's wall against the probe's own time (from the
                leg lines) and against what the probe adds to a round (the
                same round with "probe" true and false, alternated): at most
                2% of the leg.
+verdict        Time to a verdict: a +5% CPU loop arm and an A/A arm (three
+               commands: loop N, loop 1.05N, loop N) with benchtui's
+               defaults (no reps, no quiet: adaptive until decided on cpu,
+               the scaled gate budget) against `hyperfine -N` with its
+               defaults on the same three commands, alternated, on the box
+               as it is and with a CPU hog on one core (a shell loop of the
+               benchmark's own, ended by its pid).  For each run: the wall
+               time from start to answer, whether the +5% arm was called
+               slower (benchtui: its cpu verdict "above"; hyperfine: its
+               mean ratio above 1, and beyond its own +- as well), whether
+               the A/A pair was called different (benchtui: a cpu verdict
+               above or below, and whether flagged biased; hyperfine: a
+               ratio whose +- excludes 1), and benchtui's gate wait against
+               5 s + 25% of its legs' time.
+console_sleep  benchtui's own CPU in the console (tmux) during a 20 s sleep
+               leg with window_ms 50, read from /proc/PID/stat over the
+               middle of the leg: target <= 0.15% of a core.
 probe_sibling  The client pinned to one cpu, a CPU loop started on the
                other (its sibling here: on this VM the two vCPUs share a
                host core, or not -- this measures which), every threshold
@@ -252,6 +269,107 @@ class Gate:
         return {"per_leg": {str(k): v for k, v in per_leg.items()},
                 "probe_us": pu, "leg_wall": wall}
 
+    def verdict(self):
+        k = 2 if self.quick else 5
+        v = Verdict(self, int(self.iters * 1.5))
+        res = {}
+        for box in ("quiet", "hog"):
+            hog = Hog(NCPU - 1) if box == "hog" else None
+            runs = {"benchtui": [], "hyperfine": []}
+            try:
+                if hog is not None:
+                    time.sleep(0.5)
+                for t in range(k):
+                    order = ["benchtui", "hyperfine"]
+                    if t % 2:
+                        order.reverse()
+                    for tool in order:
+                        runs[tool].append(getattr(v, tool)())
+            finally:
+                if hog is not None:
+                    hog.stop()
+            res[box] = runs
+            for tool in ("benchtui", "hyperfine"):
+                rs = runs[tool]
+                w = sorted(x["wall"] for x in rs)
+                right = sum(x["right"] for x in rs)
+                diff = sum(x["aa_different"] for x in rs)
+                note = "%s: %.1f-%.1f s; +5%% right %d of %d (wrong %d); " \
+                       "A/A called different %d of %d" % (
+                           tool, w[0], w[-1], right, len(rs),
+                           sum(x["wrong"] for x in rs), diff, len(rs))
+                if tool == "benchtui":
+                    note += "; reps %s; gate waits within 5 s + 25%% of " \
+                            "the legs in %d of %d" % (
+                                [x["reps"] for x in rs],
+                                sum(x["wait_ok"] for x in rs), len(rs))
+                else:
+                    note += "; +5%% beyond its +- in %d" % sum(
+                        x["right_beyond_pm"] for x in rs)
+                self.add("verdict_%s_%s" % (box, tool),
+                         "time to a verdict, %s, %s box (median of %d)" %
+                         (tool, box, len(rs)), median(w), "s", None, None,
+                         note)
+            bt = median(x["wall"] for x in runs["benchtui"])
+            hf = median(x["wall"] for x in runs["hyperfine"])
+            self.add("verdict_%s_ratio" % box, "benchtui / hyperfine time "
+                     "to a verdict, %s box" % box, bt / hf, "x", "<= 1.0",
+                     bt <= hf)
+        return res
+
+    def console_sleep(self):
+        """The console's own CPU during a 20 s sleep leg, window_ms 50."""
+        if shutil.which("tmux") is None:
+            self.add("console_sleep", "console CPU, 20 s sleep leg", None,
+                     "%", "<= 0.15", None, "tmux is not installed")
+            return None
+        self.n += 1
+        path = os.path.join(self.tmp, "round%d.json" % self.n)
+        out = os.path.join(self.tmp, "out%d" % self.n)
+        pidf = os.path.join(self.tmp, "pid%d" % self.n)
+        with open(path, "w") as f:
+            json.dump({"name": "sleep", "reps": 1, "baseline": "a",
+                       "command": ["/bin/sleep", "20"],
+                       "arms": [{"name": "a"}], "cells": [{"name": "c"}],
+                       "quiet": {"window_ms": 50, "budget_s": 2}}, f)
+        sock = "benchtui-gate-%d" % os.getpid()
+        cmd = ("cd %s && echo $$ >%s && LANG=C.UTF-8 "
+               "TERM=screen-256color exec %s run %s --out %s" %
+               (self.tmp, pidf, BENCHTUI, path, out))
+        subprocess.run(["tmux", "-L", sock, "-f", "/dev/null",
+                        "new-session", "-d", "-x", "120", "-y", "40", cmd],
+                       check=True)
+        log = os.path.join(out, "log.jsonl")
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not (
+                    os.path.exists(log) and '"leg_start"' in open(log).read()):
+                time.sleep(0.1)
+            with open(pidf) as f:
+                pid = int(f.read())
+            time.sleep(1.0)
+
+            def cpu():
+                """Every thread's run time (schedstat, nanoseconds: the
+                10 ms ticks of /proc/PID/stat are too coarse here)."""
+                t = 0
+                for tid in os.listdir("/proc/%d/task" % pid):
+                    with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                        t += int(f.read().split()[0])
+                return t / 1e9
+            c0, t0 = cpu(), time.monotonic()
+            time.sleep(17.0)
+            c1, t1 = cpu(), time.monotonic()
+        finally:
+            subprocess.run(["tmux", "-L", sock, "kill-server"],
+                           stderr=subprocess.DEVNULL)
+        pct = 100.0 * (c1 - c0) / (t1 - t0)
+        self.add("console_sleep", "console's own CPU over 17 s of a 20 s "
+                 "sleep leg, window_ms 50", pct, "% core", "<= 0.15",
+                 pct <= 0.15, "%.4f s of cpu in %.1f s (schedstat)" %
+                 (c1 - c0, t1 - t0))
+        return {"cpu_s": c1 - c0, "secs": t1 - t0, "pct": pct}
+
     def probe_sibling(self):
         if NCPU < 2:
             return {"skipped": "one cpu"}
@@ -296,6 +414,69 @@ class Gate:
                 "beside_wait": [x.get("wait_s") for x in beside]}
 
 
+class Verdict:
+    """The verdict benchmark's runs (see the module's docstring)."""
+
+    def __init__(self, g, n):
+        self.g = g
+        self.n = n
+
+    def commands(self):
+        return [[LOOP, str(self.n)], [LOOP, str(int(self.n * 1.05))],
+                [LOOP, str(self.n)]]
+
+    def benchtui(self):
+        rnd = {"name": "verdict", "command": [LOOP, "${N}"],
+               "baseline": "base",
+               "arms": [{"name": "base", "vars": {"N": str(self.n)}},
+                        {"name": "plus5",
+                         "vars": {"N": str(int(self.n * 1.05))}},
+                        {"name": "aa", "aa_of": "base"}],
+               "cells": [{"name": "c"}]}
+        ev, wall, rep = self.g.run(rnd)
+        arms = rep.get("cells", {}).get("c", {}).get("arms", {})
+        cpu = {a: arms.get(a, {}).get("metrics", {}).get("cpu", {})
+               for a in ("plus5", "aa")}
+        legs = self.g.of(ev, "leg")
+        legs_s = sum(x.get("wall") or 0 for x in legs)
+        waited = sum(x.get("wait_s") or 0 for x in legs)
+        biased = "cpu" in rep.get("cells", {}).get("c", {}).get("biased", [])
+        return {"wall": wall, "right": cpu["plus5"].get("verdict") == "above",
+                "wrong": cpu["plus5"].get("verdict") in ("below", "same"),
+                "plus5": cpu["plus5"].get("verdict"),
+                "plus5_est": cpu["plus5"].get("estimate"),
+                "aa": cpu["aa"].get("verdict"),
+                "aa_different": cpu["aa"].get("verdict") in ("above",
+                                                            "below"),
+                "aa_biased": biased, "reps": len(legs) // 3,
+                "legs_s": legs_s, "waited_s": waited,
+                "wait_ok": waited <= 5 + 0.25 * legs_s + 0.1}
+
+    def hyperfine(self):
+        self.g.n += 1
+        js = os.path.join(self.g.tmp, "hf%d.json" % self.g.n)
+        t0 = time.monotonic()
+        subprocess.run(["hyperfine", "-N", "--export-json", js] +
+                       [" ".join(c) for c in self.commands()],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.monotonic() - t0
+        with open(js) as f:
+            r = json.load(f)["results"]
+        m = [x["mean"] for x in r]
+        sd = [x["stddev"] or 0 for x in r]
+
+        def ratio(i, j):
+            q = m[i] / m[j]
+            return q, q * ((sd[i] / m[i]) ** 2 + (sd[j] / m[j]) ** 2) ** 0.5
+        p5, p5e = ratio(1, 0)
+        aa, aae = ratio(2, 0)
+        return {"wall": wall, "right": p5 > 1, "wrong": p5 <= 1,
+                "right_beyond_pm": p5 - p5e > 1,
+                "plus5": p5, "plus5_pm": p5e, "aa": aa, "aa_pm": aae,
+                "aa_different": abs(aa - 1) > aae,
+                "runs": [len(x["times"]) for x in r]}
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -312,7 +493,7 @@ def main():
                     help="budget_s of the hog round (default 30)")
     ap.add_argument("--only", default="",
                     help="comma-separated: hog,pinned,probe_cost,"
-                    "probe_sibling")
+                    "probe_sibling,verdict,console_sleep")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -320,12 +501,16 @@ def main():
         die("%s: not built (make build)" % LOOP)
     if shutil.which("taskset") is None:
         die("taskset is not installed")
+    if shutil.which("hyperfine") is None:
+        die("hyperfine is not installed (the verdict benchmark's "
+            "reference)")
     load0 = busy_cores(1.0)
     started = datetime.datetime.now(datetime.timezone.utc)
     g = Gate(args)
     raw = {}
     try:
-        for name in ("hog", "pinned", "probe_cost", "probe_sibling"):
+        for name in ("hog", "pinned", "probe_cost", "probe_sibling",
+                     "verdict", "console_sleep"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench/gate: %s ..." % name, file=sys.stderr, flush=True)

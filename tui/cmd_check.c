@@ -242,6 +242,14 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 
 		printf("adaptive min %d max %d metric %s\n", s->adaptive.min,
 		    s->adaptive.max, s->adaptive.metric);
+		if (s->adaptive.implied)
+			printf("reps left out: each cell runs until every arm "
+			    "is decided (above, below or same) on %s, %s, at "
+			    "least %d reps and at most %d\n", s->adaptive.metric,
+			    strcmp(s->adaptive.metric, "rps") == 0 ?
+			    "the requests/s of a server round" :
+			    "the legs' cpu time", s->adaptive.min,
+			    s->adaptive.max);
 		printf("looks");
 		spec_looks(s, at, nl);
 		for (size_t i = 0; i < nl; i++)

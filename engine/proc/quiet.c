@@ -25,12 +25,21 @@ struct quiet {
 	bool warned_smt;
 	bool last_ok;           /* the last quiet event said ok */
 	double leg_t0;
-	double spent;           /* of budget_s, by every wait so far */
+	double spent;           /* of the budget, by every wait so far */
+	double legs_s;          /* the legs' own time so far */
+	bool budget_over;       /* a wait found the budget spent: no more */
 	bool released_all;      /* the operator let the rest of the round go */
 	struct quiettop *top;   /* the host's processes when the gate was
 	                         * made, for the start-up look */
 	struct probe *probe;    /* or NULL */
 	bool probe_next;        /* the next wait probes */
+	unsigned waits;         /* quiet_wait calls so far */
+	bool stay_checked;      /* the staying rule has judged (once) */
+	struct quiettop_proc cand[QUIET_STAY_MAX]; /* watched, not judged */
+	size_t ncand;
+	double cand_t0;
+	struct quiettop_proc stay[QUIET_STAY_MAX];
+	size_t nstay;
 };
 
 /* Three decimals are all the precision a tick-based figure has. */
@@ -52,8 +61,6 @@ quiet_create(const struct quiet_params *cfg, const unsigned char *client,
 	q->cfg = *cfg;
 	if (span < QUIET_LEG_MIN_S)
 		span = QUIET_LEG_MIN_S;
-	if (span < QUIET_STARTUP_S)
-		span = QUIET_STARTUP_S;
 	if ((q->samp = quietsamp_create(root_pid, own, client, ncpus,
 	    span)) == NULL) {
 		free(q);
@@ -153,7 +160,8 @@ quiet_emit_sample(struct quiet *q, quiet_emit_fn emit, void *arg,
 	json_object_set_new(ev, "timeout_s", json_real(q->cfg.timeout_s));
 	/* The countdown's end: the budget may end this wait first. */
 	json_object_set_new(ev, "limit_s", json_real(quiet_round3(h->limit)));
-	json_object_set_new(ev, "budget_s", json_real(q->cfg.budget_s));
+	json_object_set_new(ev, "budget_s", json_real(quiet_round3(
+	    quiet_budget(q))));
 	json_object_set_new(ev, "spent_s",
 	    json_real(quiet_round3(q->spent + h->waited)));
 	if (h->timed_out)
@@ -193,9 +201,13 @@ quiet_check_smt(struct quiet *q, const struct quietsamp_view *v,
 static bool
 quiet_window_ok(const struct quiet *q, const struct quietsamp_view *v)
 {
-	return v->full && v->foreign < q->cfg.max_foreign_cores &&
-	    !(v->client_busy > q->cfg.max_client_busy) &&
-	    !(v->server_busy > q->cfg.max_server_busy);
+	/* The staying load is not waited for, wherever it runs (which errs
+	 * towards quiet: the legs beside it are marked). */
+	double st = v->staying > 0 ? v->staying : 0;
+
+	return v->full && v->foreign - st < q->cfg.max_foreign_cores &&
+	    !(v->client_busy - st > q->cfg.max_client_busy) &&
+	    !(v->server_busy - st > q->cfg.max_server_busy);
 }
 
 /* A probe for this wait; whether it found the machine as fast as its
@@ -251,6 +263,126 @@ quiet_seen_of(const struct quietsamp_view *v, struct quiet_seen *seen)
 	    quiet_round3(v->client_busy);
 	seen->server_busy = isnan(v->server_busy) ? NAN :
 	    quiet_round3(v->server_busy);
+	seen->staying = quiet_round3(v->staying);
+}
+
+void
+quiet_stay_line(const struct quiet *q, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "load that stays");
+
+	for (size_t i = 0; i < q->nstay && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s (pid %d) %.2f "
+		    "cores", i == 0 ? ": " : ", ", q->stay[i].name,
+		    (int)q->stay[i].pid, q->stay[i].cores);
+	if (n < len)
+		snprintf(buf + n, len - n, " since the round began; waiting "
+		    "does not help against it, so the gate does not wait for it "
+		    "again, and the legs beside it are marked \"staying\"");
+}
+
+size_t
+quiet_staying(const struct quiet *q, struct quiettop_proc *out, size_t max)
+{
+	size_t n = q->nstay < max ? q->nstay : max;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = q->stay[i];
+	return n;
+}
+
+/* The busiest foreign processes of top (at least a hundredth of a core
+ * each) become the staying rule's candidates, watched from now. */
+static void
+quiet_stay_watch(struct quiet *q, const struct quiettop_proc *top, size_t n)
+{
+	q->ncand = 0;
+	q->cand_t0 = clock_now();
+	for (size_t i = 0; i < n && q->ncand < QUIET_STAY_MAX; i++) {
+		q->cand[q->ncand++] = top[i];
+		quietsamp_watch(q->samp, top[i].pid);
+	}
+}
+
+/* The first wait is over: candidates not judged are not watched on
+ * (nothing stayed through it). */
+static void
+quiet_stay_drop(struct quiet *q)
+{
+	if (q->ncand == 0 || q->stay_checked)
+		return;
+	q->stay_checked = true;
+	q->ncand = 0;
+	(void)quietsamp_watch_judge(q->samp, 2.0, 0, NULL, NULL, 0);
+}
+
+/* The named ones in an event. */
+static void
+quiet_stay_emit(struct quiet *q, quiet_emit_fn emit, void *arg)
+{
+	char line[768];
+	json_t *ev, *procs;
+
+	if (emit == NULL || (ev = event_new("gate")) == NULL)
+		return;
+	procs = json_array();
+	for (size_t i = 0; i < q->nstay; i++)
+		json_array_append_new(procs, json_pack("{s:i,s:s,s:f}", "pid",
+		    (int)q->stay[i].pid, "name", q->stay[i].name, "cores",
+		    quiet_round3(q->stay[i].cores)));
+	json_object_set_new(ev, "kind", json_string("staying"));
+	json_object_set_new(ev, "procs", procs);
+	quiet_stay_line(q, line, sizeof line);
+	json_object_set_new(ev, "msg", json_string(line));
+	emit(ev, arg);
+	json_decref(ev);
+}
+
+/* The staying rule on a held look of the round's first wait: find the
+ * candidates (the look's busiest, else a walk now and one half a second
+ * later), watch them, and judge them once (QUIET_STAY_WATCH_S on); those
+ * that stay go to an event.  Whether it named any. */
+static bool
+quiet_stay_look(struct quiet *q, const struct quiet_hold *h,
+    quiet_emit_fn emit, void *arg)
+{
+	struct quiettop_proc top[QUIET_STAY_MAX];
+	struct quiettop_more more;
+	pid_t pid[QUIET_STAY_MAX];
+	double cores[QUIET_STAY_MAX];
+	size_t n;
+
+	if (!q->cfg.stay || q->stay_checked || q->waits > 0 ||
+	    h->v.foreign - h->v.staying < q->cfg.max_foreign_cores)
+		return false;
+	if (q->ncand == 0) {
+		if (q->top == NULL)
+			q->top = quiettop_begin();
+		else if (clock_now() - quiettop_since(q->top) >= 0.5) {
+			n = quiettop_end(q->top, top, QUIET_STAY_MAX, &more);
+			quiettop_destroy(q->top);
+			q->top = NULL;
+			quiet_stay_watch(q, top, n);
+			if (n == 0)
+				q->stay_checked = true;
+		}
+		return false;
+	}
+	if (clock_now() - q->cand_t0 < QUIET_STAY_WATCH_S)
+		return false;
+	q->stay_checked = true;
+	n = quietsamp_watch_judge(q->samp, QUIET_STAY_FRAC, QUIET_STAY_CORES,
+	    pid, cores, QUIET_STAY_MAX);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < q->ncand; j++)
+			if (q->cand[j].pid == pid[i]) {
+				q->stay[q->nstay] = q->cand[j];
+				q->stay[q->nstay++].cores = cores[i];
+			}
+	q->ncand = 0;
+	if (q->nstay > 0)
+		quiet_stay_emit(q, emit, arg);
+	return q->nstay > 0;
 }
 
 /* Until the next sample (or ms), an abort or a release: QUIET_OK to look
@@ -297,14 +429,19 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
     void *arg, struct quiet_seen *seen)
 {
 	double start = clock_now(), last_emit = -1e9;
-	double left = q->cfg.budget_s - q->spent;
+	double left = quiet_budget_left(q);
 	struct quiet_hold h = { .limit = q->cfg.timeout_s };
 	enum quiet_result res;
 
 	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
 	    .probe = NAN, .probe_us = NAN };
-	if (q->released_all || left <= 0)
+	if (left <= 0)
+		q->budget_over = true;
+	if (q->released_all || q->budget_over) {
+		q->waits++;
+		quiet_stay_drop(q);
 		return quiet_judge_only(q, emit, arg, seen);
+	}
 	if (left < h.limit)
 		h.limit = left;
 	for (;;) {
@@ -314,6 +451,9 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 		h.waited = clock_now() - start;
 		have = quiet_look(q, &h, emit, arg);
 		quiet_seen_of(&h.v, seen);
+		if (!h.ok && have && h.v.full && quiet_stay_look(q, &h, emit,
+		    arg))
+			seen->stay_named = true;
 		h.timed_out = !h.ok && h.waited >= h.limit;
 		if (h.timed_out)
 			quiet_probe_last(q, &h);
@@ -356,6 +496,10 @@ quiet_wait(struct quiet *q, int abort_fd, int release_fd, quiet_emit_fn emit,
 	}
 	seen->waited_s = clock_now() - start;
 	q->spent += seen->waited_s;
+	q->waits++;
+	quiet_stay_drop(q);
+	if (res == QUIET_BUDGET)
+		q->budget_over = true;
 	return res;
 }
 
@@ -366,29 +510,68 @@ quiet_release_all(struct quiet *q)
 }
 
 double
+quiet_budget(const struct quiet *q)
+{
+	if (q->cfg.budget_s >= 0)
+		return q->cfg.budget_s;
+	return QUIET_BUDGET_BASE_S + QUIET_BUDGET_SHARE * q->legs_s;
+}
+
+double
+quiet_budget_left(const struct quiet *q)
+{
+	double left = quiet_budget(q) - q->spent;
+
+	return q->budget_over || left < 0 ? 0 : left;
+}
+
+double
 quiet_spent(const struct quiet *q)
 {
 	return q->spent;
 }
 
 void
-quiet_set_spent(struct quiet *q, double spent_s)
+quiet_spend(struct quiet *q, double secs)
+{
+	if (secs > 0)
+		q->spent += secs;
+	if (quiet_budget_left(q) <= 0)
+		q->budget_over = true;
+}
+
+void
+quiet_set_history(struct quiet *q, double spent_s, double legs_s)
 {
 	q->spent = spent_s > 0 ? spent_s : 0;
+	q->legs_s = legs_s > 0 ? legs_s : 0;
+}
+
+void
+quiet_set_budget_left(struct quiet *q, double total_s, double left_s)
+{
+	left_s = left_s > 0 ? left_s : 0;
+	q->cfg.budget_s = total_s >= left_s ? total_s : left_s;
+	q->spent = q->cfg.budget_s - left_s;
+	q->budget_over = false;
 }
 
 void
 quiet_leg_begin(struct quiet *q)
 {
 	q->leg_t0 = clock_now();
+	quietsamp_leg(q->samp, true);
 }
 
 double
 quiet_leg_end(struct quiet *q, struct quiet_seen *during)
 {
 	struct quietsamp_view v;
-	struct quiet_seen seen = { .client_busy = NAN, .server_busy = NAN };
+	struct quiet_seen seen = { .client_busy = NAN, .server_busy = NAN,
+	    .staying = 0 };
 
+	quietsamp_leg(q->samp, false);
+	q->legs_s += clock_now() - q->leg_t0;
 	if (quietsamp_since(q->samp, q->leg_t0, QUIET_LEG_MIN_S, &v))
 		quiet_seen_of(&v, &seen);
 	if (during != NULL)
@@ -400,14 +583,15 @@ int
 quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
 {
 	struct quietsamp_view v;
-	double t0 = clock_now();
+	double t0 = clock_now(), span = q->cfg.window_ms / 1000.0;
 
 	*out = (struct quiet_startup){ .span_s = 0 };
-	/* Until the gate has the look's span of samples; once the gate
-	 * waits no more (a resumed round that spent its budget), over what
-	 * samples there are. */
-	while (!quietsamp_last(q->samp, QUIET_STARTUP_S, &v) || (!v.full &&
-	    !q->released_all && q->spent < q->cfg.budget_s))
+	/* Until the gate has one window of samples (the first leg's gate
+	 * judges the same window, so the look costs no pause of its own);
+	 * once the gate waits no more (a resumed round that spent its
+	 * budget), over what samples there are. */
+	while (!quietsamp_last(q->samp, span, &v) || (!v.full &&
+	    !q->released_all && quiet_budget_left(q) > 0))
 		if (quiet_nap(abort_fd, -1, QUIETSAMP_MS) == QUIET_ABORTED)
 			return -1;
 	out->waited_s = clock_now() - t0;
@@ -418,6 +602,10 @@ quiet_startup(struct quiet *q, int abort_fd, struct quiet_startup *out)
 	if (out->busy)
 		out->ntop = quiettop_end(q->top, out->top, QUIET_STARTUP_TOP,
 		    &out->more);
+	/* On a busy box the look's busiest are the staying rule's
+	 * candidates, watched through the first wait. */
+	if (out->busy && q->cfg.stay)
+		quiet_stay_watch(q, out->top, out->ntop);
 	quiettop_destroy(q->top);
 	q->top = NULL;
 	return 0;

@@ -6,7 +6,10 @@
  * (the legs' client cpus, the running server's) with at most its
  * max_*_busy of foreign work.  Else it holds until the box is quiet, the
  * operator releases it, or timeout_s passes -- and never longer than what
- * is left of budget_s, which all the waits of a round share. */
+ * is left of the round's budget, which all the waits of a round share:
+ * budget_s, or by default 5 s plus a quarter of the time the legs have
+ * taken so far (quiet_budget_left, the one place that says how much is
+ * left). */
 #ifndef BENCHTUI_QUIET_H
 #define BENCHTUI_QUIET_H
 
@@ -37,12 +40,16 @@ struct quiet_params {
 	double max_foreign_cores;
 	int window_ms;
 	double timeout_s;        /* one leg's wait */
-	double budget_s;         /* the whole round's wait */
+	double budget_s;         /* the whole round's wait; below 0
+	                          * (QUIET_BUDGET_SCALED): it scales with
+	                          * the legs' time */
 	double max_client_busy;  /* foreign cores on the client cpus */
 	double max_server_busy;  /* on the server's cpus */
 	bool probe;              /* make the calibration probe (probe.h) */
 	double probe_margin;     /* a probe slower than its floor by more
 	                          * than this holds the leg */
+	bool stay;               /* load that stays is named and not
+	                          * waited for (quiet_staying) */
 };
 
 /* What the gate saw: before a leg (quiet_wait) or during it
@@ -54,6 +61,8 @@ struct quiet_seen {
 	double waited_s;         /* the wait (quiet_wait only) */
 	double probe;            /* the probe's slowdown (NAN: none ran) */
 	double probe_us;         /* its time, microseconds */
+	double staying;          /* of foreign, the named staying load's */
+	bool stay_named;         /* this wait named load that stays */
 };
 
 struct cgroup;
@@ -98,15 +107,59 @@ void quiet_probe_next(struct quiet *q, bool on);
  * with no client cpus has seeded every cpu's floor already. */
 void quiet_probe_cpus(struct quiet *q, const unsigned char *mask, int ncpus);
 
+/* Load that stays.  Waiting helps only against load that comes and goes:
+ * a foreign process busy through the start-up look and the first wait is
+ * named once (with its pid) and is not waited for again: from then on a
+ * window is judged without its CPU, and the legs beside it are marked.
+ * The busiest processes of the look (or, when the look was quiet, of the
+ * first half second the first wait holds: a walk of /proc, only once the
+ * load is over the limit) are watched sample by sample for
+ * QUIET_STAY_WATCH_S; one that ran in at least QUIET_STAY_FRAC of the
+ * samples and used at least QUIET_STAY_CORES stays (a loop busy 200 ms of
+ * every second runs in a quarter of them).  Only the round's first wait,
+ * and only when the machine's load (not a pinned cpu's alone) holds it. */
+#define QUIET_STAY_WATCH_S 1.0
+#define QUIET_STAY_FRAC 0.8
+#define QUIET_STAY_CORES 0.1
+#define QUIET_STAY_MAX 3
+/* A leg with at least this much of the staying load beside it is marked
+ * (cores). */
+#define QUIET_STAY_MARK 0.1
+
+/* The named staying processes, up to max, into out.  How many. */
+size_t quiet_staying(const struct quiet *q, struct quiettop_proc *out,
+    size_t max);
+/* The line that names them: "load that stays: hog (pid 4242) 0.98 cores;
+ * ...". */
+void quiet_stay_line(const struct quiet *q, char *buf, size_t len);
+
 /* The operator released the rest of the round: no wait from now on. */
 void quiet_release_all(struct quiet *q);
-/* The budget spent so far (seconds); a resumed round starts from what its
- * log's legs waited. */
-double quiet_spent(const struct quiet *q);
-void quiet_set_spent(struct quiet *q, double spent_s);
+/* The default budget: QUIET_BUDGET_BASE_S plus QUIET_BUDGET_SHARE of the
+ * time the legs have taken so far, so the gate slows a round by at most a
+ * quarter and 5 s. */
+#define QUIET_BUDGET_SCALED (-1.0)
+#define QUIET_BUDGET_BASE_S 5.0
+#define QUIET_BUDGET_SHARE 0.25
 
-/* How long the start-up look at the box lasts (seconds of samples). */
-#define QUIET_STARTUP_S 2.0
+/* The whole budget as it stands (budget_s, or the scaled one now). */
+double quiet_budget(const struct quiet *q);
+/* What is left of it (seconds, at least 0): 0 for the rest of the round
+ * once a wait found it spent, however the legs' time grows after. */
+double quiet_budget_left(const struct quiet *q);
+/* The budget spent so far (seconds). */
+double quiet_spent(const struct quiet *q);
+/* Spend secs more: a wait elsewhere (a server's host) of the same
+ * budget. */
+void quiet_spend(struct quiet *q, double secs);
+/* A resumed round starts from what its log's legs waited (spent_s) and
+ * took (legs_s). */
+void quiet_set_history(struct quiet *q, double spent_s, double legs_s);
+/* A gate that waits on someone else's budget (a server host's agent):
+ * left_s is all it may wait from now on, of a budget of total_s (below
+ * 0: one that scales, whose whole the agent does not know). */
+void quiet_set_budget_left(struct quiet *q, double total_s, double left_s);
+
 /* How many of the busiest processes it names. */
 #define QUIET_STARTUP_TOP 3
 
@@ -122,8 +175,10 @@ struct quiet_startup {
 	struct quiettop_more more;   /* and the rest */
 };
 
-/* The start-up look: the last QUIET_STARTUP_S of samples (waiting until
- * the gate has that many, up to the abort_fd; a gate that waits no more,
+/* The start-up look: the first window_ms of samples, which is also the
+ * first leg's gate window, so on a quiet box the first leg goes one window
+ * after the gate was made (waiting until the gate has that many, up to
+ * the abort_fd; a gate that waits no more,
  * its budget spent, takes what samples it has), and when the box was
  * busier than max_foreign_cores, its busiest foreign processes since the
  * gate was made.  Once per gate; 0, or -1 when aborted. */
@@ -140,7 +195,8 @@ json_t *quiet_startup_event(const struct quiet *q,
 /* Bracket a leg to measure what ran beside it (from the background samples
  * around it; a leg shorter than 0.5 s is judged over the last 0.5 s,
  * since one clock tick is 10 ms).  Costs no sample of its own.  Returns
- * the foreign cores; *during (may be NULL) gets every figure. */
+ * the foreign cores; *during (may be NULL) gets every figure.  The leg's
+ * time counts towards the scaled budget. */
 void quiet_leg_begin(struct quiet *q);
 double quiet_leg_end(struct quiet *q, struct quiet_seen *during);
 

@@ -25,6 +25,7 @@
 #include "quietsamp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -43,10 +44,15 @@ struct quietsamp_sample {
 	long long *cpu;       /* ticks, each cpu's own busy time (ncpus) */
 	double own;           /* our tree's CPU seconds */
 	double legs, server;  /* of which the legs', the servers' */
+	double watched;       /* the watched processes' CPU seconds */
+	unsigned watch_gen;   /* which set of them */
 };
 
 struct quietsamp {
 	pid_t root;
+	int stat_fd;              /* /proc/stat, kept open */
+	char *statbuf;
+	size_t statcap;
 	struct cgroup *own;       /* or NULL: the children links */
 	struct cgroup *cg_legs, *cg_servers;
 	double hz;
@@ -61,10 +67,27 @@ struct quietsamp {
 	double srv_base;          /* the CPU of the servers before it */
 	double srv_last;          /* its CPU at the last sample */
 
+	/* The watched processes (quietsamp_watch); mu guards them. */
+	struct quietsamp_watch {
+		pid_t pid;
+		double started;       /* its start, against a reused pid */
+		long long ticks;      /* its own, at the last sample */
+		long long ticks0;     /* and when the watch began */
+		double t0;
+		size_t seen, active;  /* samples since, and those it ran in */
+		bool kept;            /* judged staying */
+		bool gone;            /* ended (or its pid reused): not read */
+	} watch[QUIETSAMP_WATCH];
+	size_t nwatch;
+	unsigned watch_gen;
+
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t thread;
 	bool started, stop;
+	bool in_leg;              /* quietsamp_leg: a leg runs since leg_t0 */
+	double leg_t0;
+	bool kick;                /* sample now (quietsamp_leg's end) */
 	struct quietsamp_sample *ring;
 	long long *ring_cpu;      /* ring_cap rows of ncpus */
 	size_t ring_cap, ring_head, ring_n;
@@ -92,23 +115,50 @@ quietsamp_count_cpus(void)
 	return n;
 }
 
-static int
-quietsamp_read_stat(const struct quietsamp *s, struct quietsamp_sample *x)
+/* /proc/stat into s->statbuf through the fd kept open (a pread from 0:
+ * no openat per sample); the buffer grows until the file fits.  Its
+ * length, or -1. */
+static ssize_t
+quietsamp_slurp_stat(struct quietsamp *s)
 {
-	char line[512];
-	FILE *fp = fopen("/proc/stat", "re");
+	for (;;) {
+		ssize_t n = pread(s->stat_fd, s->statbuf, s->statcap - 1, 0);
+		char *b;
+
+		if (n < 0)
+			return -1;
+		if ((size_t)n < s->statcap - 1) {
+			s->statbuf[n] = '\0';
+			return n;
+		}
+		if ((b = realloc(s->statbuf, s->statcap * 2)) == NULL)
+			return -1;
+		s->statbuf = b;
+		s->statcap *= 2;
+	}
+}
+
+static int
+quietsamp_read_stat(struct quietsamp *s, struct quietsamp_sample *x)
+{
+	char *line, *next;
 
 	x->busy_all = 0;
 	memset(x->cpu, 0, (size_t)s->ncpus * sizeof *x->cpu);
-	if (fp == NULL)
+	if (s->stat_fd < 0 || quietsamp_slurp_stat(s) < 0)
 		return -1;
 	/* O(cpus) lines. */
-	while (fgets(line, sizeof line, fp) != NULL) {
+	for (line = s->statbuf; line != NULL && *line != '\0'; line = next) {
 		unsigned long long u, ni, sy, id, io, irq, sirq, st;
 		int cpu;
 
-		if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' ||
-		    line[3] > '9')
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		/* The cpu lines come first: the rest (intr, ...) is not
+		 * parsed. */
+		if (strncmp(line, "cpu", 3) != 0)
+			break;
+		if (line[3] < '0' || line[3] > '9')
 			continue;
 		st = 0;
 		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
@@ -118,7 +168,6 @@ quietsamp_read_stat(const struct quietsamp *s, struct quietsamp_sample *x)
 		if (cpu >= 0 && cpu < s->ncpus)
 			x->cpu[cpu] = (long long)(u + ni + sy + st);
 	}
-	fclose(fp);
 	return 0;
 }
 
@@ -173,6 +222,97 @@ quietsamp_own(struct quietsamp *s, struct quietsamp_sample *x)
 	if (isnan(v = quietsamp_cg_secs(legs)))
 		v = x->own - srv - self;
 	x->legs = v > 0 ? v : 0;
+}
+
+/* The watched processes' CPU into x: each one's own ticks, the last
+ * read kept once it is gone; the kept ones' summed (mu not held). */
+static void
+quietsamp_watched(struct quietsamp *s, struct quietsamp_sample *x)
+{
+	struct quietsamp_watch w[QUIETSAMP_WATCH];
+	long long ticks[QUIETSAMP_WATCH], sum = 0;
+	size_t n;
+	unsigned gen;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->nwatch;
+	gen = s->watch_gen;
+	memcpy(w, s->watch, n * sizeof *w);
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++) {
+		struct procs_stat st;
+
+		ticks[i] = -1;
+		if (w[i].gone)
+			continue;
+		if (procs_stat(w[i].pid, &st) == 0 &&
+		    st.started == w[i].started)
+			ticks[i] = st.self;
+		else
+			ticks[i] = -2;
+	}
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < n && gen == s->watch_gen; i++) {
+		struct quietsamp_watch *e = &s->watch[i];
+
+		e->seen++;
+		if (ticks[i] == -2)
+			e->gone = true;
+		if (ticks[i] > e->ticks) {
+			e->active++;
+			e->ticks = ticks[i];
+		}
+		if (e->kept)
+			sum += e->ticks;
+	}
+	pthread_mutex_unlock(&s->mu);
+	x->watched = (double)sum / s->hz;
+	x->watch_gen = gen;
+}
+
+void
+quietsamp_watch(struct quietsamp *s, pid_t pid)
+{
+	struct procs_stat st;
+
+	if (procs_stat(pid, &st) != 0)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->nwatch < QUIETSAMP_WATCH)
+		s->watch[s->nwatch++] = (struct quietsamp_watch){ .pid = pid,
+		    .started = st.started, .ticks = st.self,
+		    .ticks0 = st.self, .t0 = clock_now() };
+	s->watch_gen++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+size_t
+quietsamp_watch_judge(struct quietsamp *s, double min_frac,
+    double min_cores, pid_t *pids, double *cores, size_t max)
+{
+	double now = clock_now();
+	size_t k = 0, out = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nwatch; i++) {
+		struct quietsamp_watch *e = &s->watch[i];
+		double c = now > e->t0 ? (double)(e->ticks - e->ticks0) /
+		    s->hz / (now - e->t0) : 0;
+
+		if (!e->kept && (e->seen == 0 || (double)e->active <
+		    min_frac * (double)e->seen || c < min_cores))
+			continue;
+		if (!e->kept && out < max) {
+			pids[out] = e->pid;
+			cores[out++] = c;
+		}
+		e->kept = true;
+		s->watch[k++] = *e;
+	}
+	s->nwatch = k;
+	s->watch_gen++;
+	pthread_mutex_unlock(&s->mu);
+	return out;
 }
 
 /* The SMT siblings of the client cpus that are not client cpus themselves,
@@ -273,19 +413,29 @@ quietsamp_thread(void *arg)
 		x.t = clock_now();
 		(void)quietsamp_read_stat(s, &x);
 		quietsamp_own(s, &x);
+		quietsamp_watched(s, &x);
 		pthread_mutex_lock(&s->mu);
 		quietsamp_push(s, &x);
+		s->kick = false;
 		pthread_cond_broadcast(&s->cv);
 		clock_gettime(CLOCK_MONOTONIC, &due);
-		due.tv_nsec += QUIETSAMP_MS * 1000000L;
-		if (due.tv_nsec >= 1000000000L) {
+		/* Deep in a long leg nothing judges the samples until it
+		 * ends (which asks for one): one every few seconds. */
+		due.tv_nsec += (s->in_leg && clock_now() - s->leg_t0 >=
+		    QUIETSAMP_SLOW_AFTER_S ? QUIETSAMP_SLOW_MS : QUIETSAMP_MS) *
+		    1000000L;
+		while (due.tv_nsec >= 1000000000L) {
 			due.tv_sec++;
 			due.tv_nsec -= 1000000000L;
 		}
-		while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu,
-		    &due) != ETIMEDOUT)
+		while (!s->stop && !s->kick && pthread_cond_timedwait(&s->cv,
+		    &s->mu, &due) != ETIMEDOUT)
 			;
 	}
+	/* No more samples (even when row could not be had): none is
+	 * waited for. */
+	s->stop = true;
+	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	free(row);
 	return NULL;
@@ -303,6 +453,10 @@ quietsamp_create(pid_t root_pid, struct cgroup *own,
 		return NULL;
 	s->root = root_pid;
 	s->own = own;
+	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	s->statcap = 8192;
+	if ((s->statbuf = malloc(s->statcap)) == NULL)
+		goto fail;
 	s->hz = hz > 0 ? (double)hz : 100.0;
 	s->ncpus = quietsamp_count_cpus();
 	if (client != NULL && ncpus > 0) {
@@ -335,6 +489,27 @@ quietsamp_create(pid_t root_pid, struct cgroup *own,
 fail:
 	quietsamp_destroy(s);
 	return NULL;
+}
+
+void
+quietsamp_leg(struct quietsamp *s, bool running)
+{
+	double t = clock_now();
+
+	pthread_mutex_lock(&s->mu);
+	s->in_leg = running;
+	s->leg_t0 = t;
+	/* After a long leg the newest sample may be a second old: one now,
+	 * so the leg's figures and the next window end at its end.  A short
+	 * leg's samples are fresh, and it waits for none. */
+	if (!running && s->started && s->ring_n > 0 &&
+	    t - quietsamp_at(s, s->ring_n - 1)->t > QUIETSAMP_MS / 1000.0) {
+		s->kick = true;
+		pthread_cond_broadcast(&s->cv);
+		while (!s->stop && quietsamp_at(s, s->ring_n - 1)->t < t)
+			pthread_cond_wait(&s->cv, &s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
@@ -422,6 +597,11 @@ quietsamp_view_of(const struct quietsamp *s, const struct quietsamp_sample *a,
 	if (s->sib != NULL)
 		v->sib_busy = quietsamp_cores(quietsamp_mask_secs(s, s->sib, a,
 		    b), el);
+	/* Only over a span the same set was watched through. */
+	v->staying = a->watch_gen == b->watch_gen ?
+	    quietsamp_cores(b->watched - a->watched, el) : 0;
+	if (v->staying > v->foreign)
+		v->staying = v->foreign;
 }
 
 bool
@@ -432,7 +612,7 @@ quietsamp_last(struct quietsamp *s, double span_s, struct quietsamp_view *v)
 	pthread_mutex_lock(&s->mu);
 	if (s->ring_n == 0) {
 		pthread_mutex_unlock(&s->mu);
-		*v = (struct quietsamp_view){ .full = false };
+		*v = (struct quietsamp_view){ .full = false, .staying = 0 };
 		v->client_busy = v->server_busy = v->sib_busy = NAN;
 		return false;
 	}
@@ -504,6 +684,9 @@ quietsamp_destroy(struct quietsamp *s)
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->cv);
 	}
+	if (s->stat_fd >= 0)
+		close(s->stat_fd);
+	free(s->statbuf);
 	free(s->client);
 	free(s->sib);
 	free(s->sib_list);

@@ -15,9 +15,16 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* A sample every 100 ms costs some 50 us (two small /proc reads): 0.05%
- * of a core. */
+/* A sample every 100 ms costs some 30 us of reads (/proc/stat and the
+ * round's cpu.stat through fds kept open): 0.03% of a core.  On this VM
+ * each wake-up of the sampler thread costs far more (measured: 1.3 ms of
+ * its CPU a sample, most of it charged to its first memory writes after
+ * a sleep), so a leg that has run QUIETSAMP_SLOW_AFTER_S is sampled every
+ * QUIETSAMP_SLOW_MS until it ends (quietsamp_leg takes one then): nothing
+ * judges the samples in between. */
 #define QUIETSAMP_MS 100
+#define QUIETSAMP_SLOW_MS 5000
+#define QUIETSAMP_SLOW_AFTER_S 1.0
 
 struct cgroup;
 struct quietsamp;
@@ -33,6 +40,8 @@ struct quietsamp_view {
 	                       * server pinned) */
 	double sib_busy;      /* anything on the client cpus' SMT siblings
 	                       * (NAN: none) */
+	double staying;       /* of foreign, the watched processes' (0:
+	                       * none, or the span began before the watch) */
 };
 
 /* Sample from now on, keeping at least span_s of samples.  root_pid roots
@@ -51,6 +60,24 @@ void quietsamp_set_groups(struct quietsamp *s, struct cgroup *legs,
  * (NULL: not pinned). */
 void quietsamp_set_server(struct quietsamp *s, pid_t pid,
     const unsigned char *mask, int ncpus);
+
+/* The most processes quietsamp_watch keeps. */
+#define QUIETSAMP_WATCH 4
+
+/* Watch pid's own CPU from now on, sample by sample: a candidate for the
+ * load that stays (quiet.c).  One /proc/PID/stat read a sample each, only
+ * while any is watched; a process gone (or its pid reused) adds nothing. */
+void quietsamp_watch(struct quietsamp *s, pid_t pid);
+/* Judge the candidates: those that ran in at least min_frac of the
+ * samples since their watch began and used at least min_cores are kept
+ * (a span's "staying" is theirs from now on); the others are dropped.
+ * Their pids and cores into pids and cores (up to max); how many. */
+size_t quietsamp_watch_judge(struct quietsamp *s, double min_frac,
+    double min_cores, pid_t *pids, double *cores, size_t max);
+
+/* A leg runs from now (running true), or ended now: once it has run a
+ * while the samples slow down, and its end takes one at once. */
+void quietsamp_leg(struct quietsamp *s, bool running);
 
 /* The newest span_s (or all there is: full false); false when no sample
  * is in yet. */

@@ -144,6 +144,12 @@ quiettop_end(struct quiettop *t, struct quiettop_proc *out, size_t max,
 	return n;
 }
 
+double
+quiettop_since(const struct quiettop *t)
+{
+	return t->t0;
+}
+
 void
 quiettop_destroy(struct quiettop *t)
 {

@@ -38,6 +38,9 @@ struct quiettop_more {
 size_t quiettop_end(struct quiettop *t, struct quiettop_proc *out,
     size_t max, struct quiettop_more *more);
 
+/* When quiettop_begin walked (CLOCK_MONOTONIC seconds). */
+double quiettop_since(const struct quiettop *t);
+
 void quiettop_destroy(struct quiettop *t);
 
 #endif

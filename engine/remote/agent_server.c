@@ -258,7 +258,8 @@ agent_gate_setup(struct agent *a, const json_t *req)
 	if (!json_is_number(left) || !json_is_boolean(all) ||
 	    !json_is_boolean(pr))
 		return false;
-	quiet_set_spent(a->quiet, a->qp.budget_s - json_number_value(left));
+	quiet_set_budget_left(a->quiet, a->qp.budget_s,
+	    json_number_value(left));
 	if (json_is_true(all))
 		quiet_release_all(a->quiet);
 	quiet_probe_next(a->quiet, json_is_true(pr));

@@ -38,12 +38,27 @@ round_gate_keys(struct run *u)
 	return any;
 }
 
+/* The budget in words: "budget_s 30 s", or the scaled one's rule and
+ * what it came to. */
+static void
+round_gate_budget_words(const struct run *u, char *buf, size_t len)
+{
+	double b = u->r->spec->quiet.budget_s;
+
+	if (b >= 0)
+		snprintf(buf, len, "budget_s %g s", b);
+	else
+		snprintf(buf, len, "%g s plus %g%% of the legs' time, %.1f s "
+		    "so far", QUIET_BUDGET_BASE_S, QUIET_BUDGET_SHARE * 100,
+		    quiet_budget(u->quiet));
+}
+
 /* The budget is spent: said once, in the log (a gate event and a warning
  * the console and the report show). */
 static void
 round_gate_budget_spent(struct run *u, const char *leg)
 {
-	const struct spec_quiet *q = &u->r->spec->quiet;
+	char words[128];
 	json_t *ev;
 
 	if (u->gate_budget_warned)
@@ -51,13 +66,16 @@ round_gate_budget_spent(struct run *u, const char *leg)
 	u->gate_budget_warned = true;
 	ev = event_new("gate");
 	json_object_set_new(ev, "kind", json_string("budget"));
-	json_object_set_new(ev, "budget_s", json_real(q->budget_s));
-	json_object_set_new(ev, "spent_s", json_real(quiet_spent(u->quiet)));
+	json_object_set_new(ev, "budget_s", json_real(round(quiet_budget(
+	    u->quiet) * 1000) / 1000));
+	json_object_set_new(ev, "spent_s", json_real(round(quiet_spent(
+	    u->quiet) * 1000) / 1000));
 	round_emit_new(u, ev);
-	round_warn(u, "the quiet gate has waited its whole budget (budget_s "
-	    "%g s) by leg %s: the rest of the round runs without waiting for "
-	    "a quiet box; legs that run on a busy one are marked gate "
-	    "\"budget\" and counted in the report", q->budget_s, leg);
+	round_gate_budget_words(u, words, sizeof words);
+	round_warn(u, "the quiet gate has waited its whole budget (%s) by "
+	    "leg %s: the rest of the round runs without waiting for a quiet "
+	    "box; legs that run on a busy one are marked gate \"budget\" and "
+	    "counted in the report", words, leg);
 }
 
 /* Before the round's first leg (of this session): the box's load over
@@ -78,10 +96,14 @@ round_gate_startup(struct run *u, double *waited)
 	*waited = st.waited_s;
 	ev = quiet_startup_event(u->quiet, &st);
 	round_emit(u->r, ev);
-	if (st.busy)
+	if (st.busy) {
+		char words[128];
+
+		round_gate_budget_words(u, words, sizeof words);
 		round_warn(u, "%s; the gate holds each leg until the box is "
-		    "quiet, for at most budget_s (%g s) in all", json_string_value(
-		    json_object_get(ev, "msg")), u->r->spec->quiet.budget_s);
+		    "quiet, for at most its budget (%s) in all",
+		    json_string_value(json_object_get(ev, "msg")), words);
+	}
 	json_decref(ev);
 	return 0;
 }
@@ -214,6 +236,12 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	res = quiet_wait(u->quiet, u->r->abort_pipe[0], u->r->gate_pipe[0],
 	    round_emit_cb, u, &seen);
 	g->wait_s = looked + seen.waited_s;
+	if (seen.stay_named) {
+		char line[768];
+
+		quiet_stay_line(u->quiet, line, sizeof line);
+		round_warn(u, "%s", line);
+	}
 	g->probe = seen.probe;
 	g->probe_us = seen.probe_us;
 	if (res == QUIET_ABORTED)
@@ -233,8 +261,7 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	char where[300];
 
 	if (gated) {
-		rg.budget_left_s = u->r->spec->quiet.budget_s -
-		    quiet_spent(u->quiet);
+		rg.budget_left_s = quiet_budget_left(u->quiet);
 		rg.probe = round_gate_probes(u, pl);
 	}
 	if (round_server_open(u, srv, gated ? &rg : NULL, leg, &far) != 0)
@@ -242,7 +269,7 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	if (!gated || far.how == TALLY_GATE_NONE)
 		return 0;
 	/* One budget for the round: the far wait is spent of it too. */
-	quiet_set_spent(u->quiet, quiet_spent(u->quiet) + far.wait_s);
+	quiet_spend(u->quiet, far.wait_s);
 	g->wait_s += far.wait_s;
 	/* A leg the local gate let go on a busy box keeps its mark. */
 	if ((g->how != TALLY_GATE_QUIET && g->how != TALLY_GATE_NONE) ||
@@ -250,4 +277,17 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 		return 0;
 	snprintf(where, sizeof where, "the server's host %s", host);
 	return round_gate_mark(u, far.how, where, far.foreign, leg, g);
+}
+
+void
+round_gate_leg_beside(struct run *u, double staying, struct round_gate_rec *g)
+{
+	struct quiettop_proc p[QUIET_STAY_MAX];
+
+	g->nstaying = 0;
+	if (u->quiet == NULL || !(staying >= QUIET_STAY_MARK))
+		return;
+	g->nstaying = quiet_staying(u->quiet, p, QUIET_STAY_MAX);
+	for (size_t i = 0; i < g->nstaying; i++)
+		g->staying[i] = p[i].pid;
 }

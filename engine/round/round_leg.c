@@ -442,6 +442,7 @@ round_leg_run(struct round_leg *l)
 		l->foreign = quiet_leg_end(u->quiet, &during);
 		l->gate.client_busy = during.client_busy;
 		l->gate.server_busy = during.server_busy;
+		round_gate_leg_beside(u, during.staying, &l->gate);
 		/* A server elsewhere: its cpus are judged by its host's gate. */
 		if (round_server_host(l->srv) != NULL)
 			l->gate.server_busy = round_server_far_busy(l->srv);

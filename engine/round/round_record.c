@@ -182,6 +182,15 @@ round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
 		    json_null() : json_real(gate->client_busy));
 		json_object_set_new(ev, "server_busy", isnan(gate->server_busy) ?
 		    json_null() : json_real(gate->server_busy));
+		/* The staying load the leg ran beside: its pids. */
+		if (gate->nstaying > 0) {
+			json_t *a = json_array();
+
+			for (size_t i = 0; i < gate->nstaying; i++)
+				json_array_append_new(a, json_integer(
+				    gate->staying[i]));
+			json_object_set_new(ev, "staying", a);
+		}
 	}
 	if (server_died)
 		json_object_set_new(ev, "server_died", json_true());

@@ -426,10 +426,11 @@ round_run_begin(struct run *u)
 	if (u->quiet == NULL && s->quiet.enabled)
 		round_warn(u, "the quiet gate could not be set up (/proc/stat); "
 		    "legs run ungated");
-	/* budget_s is the whole round's: a resumed one has spent what its
-	 * log's legs waited. */
+	/* The budget is the whole round's: a resumed one has spent what its
+	 * log's legs waited, and the scaled one grew by what they took. */
 	if (u->quiet != NULL && u->r->rs != NULL)
-		quiet_set_spent(u->quiet, tally_gate_waited(u->r->tally));
+		quiet_set_history(u->quiet, tally_gate_waited(u->r->tally),
+		    tally_gate_legs(u->r->tally));
 }
 
 int

@@ -697,8 +697,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
 	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
-	static const char *const required[] = { "name", "reps", "command",
-	    "arms", "baseline", NULL };
+	static const char *const required[] = { "name", "command", "arms",
+	    "baseline", NULL };
 
 	if (!json_is_object(root))
 		return spec_perr(p, "(top)", "a round file holds one JSON object, "
@@ -859,8 +859,13 @@ spec_parse(const char *text, size_t len, const char *path,
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
 	    &jerr);
 	if (root == NULL) {
-		snprintf(err, errlen, "%s: line %d, column %d: %s", path,
-		    jerr.line, jerr.column, jerr.text);
+		/* "reps": 10 beside "reps": {...}: say which to keep. */
+		snprintf(err, errlen, "%s: line %d, column %d: %s%s", path,
+		    jerr.line, jerr.column, jerr.text, strstr(jerr.text,
+		    "duplicate object key near '\"reps\"'") != NULL ?
+		    ": reps is given twice; it is a number (fixed reps) or an "
+		    "object ({\"min\", \"max\", \"until\", \"metric\"}: "
+		    "adaptive), not both" : "");
 		goto out;
 	}
 	if (spec_parse_root(&p, root, workdir_override) < 0)

@@ -186,6 +186,9 @@ struct spec {
 		bool on;        /* reps is an object: reps == max */
 		int min, max;
 		char *metric;   /* default "wall" */
+		bool implied;   /* reps left out: min 8, max 40, on the
+		                 * headline metric (rps for a server round
+		                 * that writes ${METRICS}, else cpu) */
 	} adaptive;
 	int warmup;          /* legs per cell and arm before the counted reps */
 	char **prepare;      /* argv run before each leg, or NULL */

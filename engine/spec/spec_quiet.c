@@ -86,7 +86,9 @@ spec_quiet_json(const struct spec_quiet *q)
 	    json_real(q->max_foreign_cores));
 	json_object_set_new(o, "window_ms", json_integer(q->window_ms));
 	json_object_set_new(o, "timeout_s", json_real(q->timeout_s));
-	json_object_set_new(o, "budget_s", json_real(q->budget_s));
+	/* null: the default budget, which scales with the legs' time. */
+	json_object_set_new(o, "budget_s", q->budget_s >= 0 ?
+	    json_real(q->budget_s) : json_null());
 	json_object_set_new(o, "max_client_busy", json_real(q->max_client_busy));
 	json_object_set_new(o, "max_server_busy", json_real(q->max_server_busy));
 	json_object_set_new(o, "on_timeout", json_string(q->abort_on_timeout ?
@@ -104,5 +106,6 @@ spec_quiet_params(const struct spec *s)
 	return (struct quiet_params){ .max_foreign_cores = q->max_foreign_cores,
 	    .window_ms = q->window_ms, .timeout_s = q->timeout_s,
 	    .budget_s = q->budget_s, .max_client_busy = q->max_client_busy,
-	    .max_server_busy = q->max_server_busy, .probe_margin = s->margin };
+	    .max_server_busy = q->max_server_busy, .probe_margin = s->margin,
+	    .stay = true };
 }

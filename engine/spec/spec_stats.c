@@ -93,7 +93,16 @@ int
 spec_parse_reps(struct parser *p, json_t *root)
 {
 	json_t *r = json_object_get(root, "reps");
+	struct spec *s = p->s;
 
+	/* Left out: adaptive until decided, on the headline metric, chosen
+	 * once the cells are read (spec_check_adaptive_metric). */
+	if (r == NULL) {
+		s->adaptive.on = s->adaptive.implied = true;
+		s->adaptive.min = SPEC_REPS_AUTO_MIN;
+		s->adaptive.max = s->reps = SPEC_REPS_AUTO_MAX;
+		return 0;
+	}
 	if (json_is_object(r))
 		return spec_stats_adaptive(p, r);
 	return spec_want_int(p, r, "reps", 1, SPEC_REPS_MAX, &p->s->reps);
@@ -240,15 +249,21 @@ spec_check_adaptive_metric(struct parser *p)
 	size_t n = 0, nn = 3;
 	bool server = false, own;
 
-	if (!s->adaptive.on || m == NULL)
+	if (!s->adaptive.on)
 		return 0;
 	for (size_t c = 0; c < s->ncells; c++)
 		server = server || s->cells[c].server != NULL;
+	own = s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) != NULL;
+	/* reps left out: requests/s where a server round's legs can write
+	 * it (benchtui load --metrics), else the legs' cpu. */
+	if (m == NULL && s->adaptive.implied)
+		m = p->s->adaptive.metric = xstrdup(server && own ? "rps" : "cpu");
+	if (m == NULL)
+		return 0;
 	if (spec_stats_builtin_metric(s, m, server))
 		return 0;
 	/* A leg's own numbers come from ${METRICS}, whose names only the
 	 * legs know (as round_metrics_plan, any spelling of it counts). */
-	own = s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) != NULL;
 	if (own && legmetrics_name_ok(m))
 		return 0;
 	n += (size_t)snprintf(list, sizeof list, "wall, cpu, bytes");

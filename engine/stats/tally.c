@@ -479,6 +479,12 @@ tally_feed(struct tally *t, const json_t *ev)
 
 		if (k != NULL && strcmp(k, "budget") == 0)
 			t->gate_budget_spent = true;
+		/* The load that stays, named once: the report says it. */
+		if (k != NULL && strcmp(k, "staying") == 0 &&
+		    t->gate_staying == NULL && json_is_string(json_object_get(ev,
+		    "msg")))
+			t->gate_staying = xstrdup(json_string_value(
+			    json_object_get(ev, "msg")));
 		if (k != NULL && strcmp(k, "release") == 0 && sc != NULL &&
 		    strcmp(sc, "round") == 0)
 			t->gate_released = true;
@@ -508,6 +514,12 @@ tally_gate_waited(const struct tally *t)
 	return t->gate_wait_s;
 }
 
+double
+tally_gate_legs(const struct tally *t)
+{
+	return t->gate_legs_s;
+}
+
 const struct profdiff *
 tally_profiles(const struct tally *t)
 {
@@ -521,6 +533,7 @@ tally_destroy(struct tally *t)
 		return;
 	tally_cache_destroy(t->cache);
 	profdiff_destroy(t->prof);
+	free(t->gate_staying);
 	for (size_t i = 0; i < TALLY_WARN_CAP; i++) {
 		free(t->ignored_names[i]);
 		free(t->implausible[i]);

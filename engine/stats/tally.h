@@ -75,6 +75,8 @@ const char *tally_gate_name(enum tally_gate g);
 /* Seconds the gate waited before the leg lines fed so far, summed: what a
  * resumed round has spent of its budget_s. */
 double tally_gate_waited(const struct tally *t);
+/* And the walls of those legs, summed: what the scaled budget grew by. */
+double tally_gate_legs(const struct tally *t);
 
 /* Counted legs that failed or timed out, over every cell; *first (may be
  * NULL) the first of them in cell, rep and arm order, as cell, arm and rep

@@ -65,6 +65,8 @@ tally_gate_warnings(const struct tally *t, const json_t *arms,
 		    "waiting: the rest of the round did not wait for a quiet "
 		    "box (%lld legs in all ran on a busy one; see gate)",
 		    (long long)n);
+	if (t->gate_staying != NULL)
+		tally_warn(w, W_OTHER, "%s", t->gate_staying);
 	if (t->gate_released)
 		tally_warn(w, W_OTHER, "the operator let the rest of the round "
 		    "past the quiet gate (G): %lld legs in all ran on a busy "

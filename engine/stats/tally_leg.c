@@ -508,6 +508,8 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 	/* The gate waited before every leg that ran, aborted or not. */
 	if (isfinite(r->wait_s) && r->wait_s > 0)
 		t->gate_wait_s += r->wait_s;
+	if (isfinite(r->fixed[M_WALL]) && r->fixed[M_WALL] > 0)
+		t->gate_legs_s += r->fixed[M_WALL];
 	if ((a = tally_rec_arm(t, r, rep, &c)) == NULL)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {

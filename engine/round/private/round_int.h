@@ -45,6 +45,7 @@
 #include "leg.h"
 #include "logw.h"
 #include "plan.h"
+#include "quiet.h"
 #include "resume.h"
 #include "round.h"
 #include "spec.h"
@@ -247,6 +248,9 @@ struct round_gate_rec {
 	double wait_s;
 	double probe, probe_us;           /* NAN: no probe */
 	double client_busy, server_busy;  /* NAN: not pinned */
+	/* The staying load the leg ran beside (quiet.h): its pids. */
+	pid_t staying[QUIET_STAY_MAX];
+	size_t nstaying;
 };
 
 /* The leg line: every field SPEC.md names, then extras.  bin is the
@@ -366,6 +370,10 @@ int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
  * "abort": u->err says why). */
 int round_gate_server(struct run *u, const struct plan_leg *pl,
     const char *leg, struct round_srv *srv, struct round_gate_rec *g);
+/* After the leg: with staying (cores of the named staying load beside it)
+ * at least QUIET_STAY_MARK, g is marked with its pids. */
+void round_gate_leg_beside(struct run *u, double staying,
+    struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round
  * from now on, and is logged.  Whether any key came. */

@@ -147,7 +147,9 @@ struct tally {
 	int reps;
 	double spec_threshold;       /* NAN when the gate is off */
 	double gate_wait_s;          /* every leg line's wait_s, summed */
+	double gate_legs_s;          /* and its wall */
 	bool gate_budget_spent;      /* a "gate" event of kind budget */
+	char *gate_staying;          /* the msg of one of kind staying */
 	double max_client_busy;      /* the pinned cpus' thresholds: the */
 	double max_server_busy;      /* spec's, the round event's, or 0.1 */
 	bool gate_released;          /* one of kind release, scope round */

@@ -393,6 +393,49 @@ test_wait_budget_and_release_all(void **state)
 	json_decref(e.list);
 }
 
+/* The default budget scales with the legs: 5 s plus a quarter of their
+ * time (one function says what is left), and once a wait finds it spent
+ * no later leg brings it back. */
+static void
+test_wait_budget_scaled(void **state)
+{
+	struct quiet_params c = cfg_of(-1, 200, 300);
+	struct quiet *q;
+	struct quiet_seen seen;
+	double t0;
+
+	(void)state;
+	c.budget_s = QUIET_BUDGET_SCALED;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	assert_non_null(q);
+	assert_float_equal(quiet_budget(q), QUIET_BUDGET_BASE_S, 1e-9);
+	quiet_leg_begin(q);
+	clock_nap(-1, 400);
+	(void)quiet_leg_end(q, NULL);
+	assert_true(quiet_budget(q) >= QUIET_BUDGET_BASE_S + 0.1 - 1e-3);
+	assert_true(quiet_budget(q) < QUIET_BUDGET_BASE_S + 0.2);
+	/* 5 + 2/4 = 5.5 s, 4.9 of them spent: 0.6 s left for this wait. */
+	quiet_set_history(q, 4.9, 2.0);
+	assert_float_equal(quiet_budget_left(q), 0.6, 1e-9);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen),
+	    QUIET_BUDGET);
+	assert_true(clock_now() - t0 >= 0.6);
+	assert_true(clock_now() - t0 < 3.0);
+	/* Spent for good: more legs' time gives no wait back. */
+	quiet_set_history(q, quiet_spent(q), 100.0);
+	assert_float_equal(quiet_budget_left(q), 0, 1e-9);
+	t0 = clock_now();
+	assert_int_equal(quiet_wait(q, -1, -1, NULL, NULL, &seen),
+	    QUIET_BUDGET);
+	assert_true(clock_now() - t0 < 0.5);
+	/* A far host's gate: what is left of the round's fixed budget. */
+	quiet_set_budget_left(q, 30, 2);
+	assert_float_equal(quiet_budget(q), 30, 1e-9);
+	assert_float_equal(quiet_budget_left(q), 2, 1e-9);
+	quiet_destroy(q);
+}
+
 /* A child that spins for secs pinned to cpu, at nice -10 as root so the
  * other work on this shared box cannot starve it. */
 static pid_t
@@ -723,6 +766,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_wait_timeout_throttled),
 		cmocka_unit_test(test_wait_abort_fd),
 		cmocka_unit_test(test_wait_budget_and_release_all),
+		cmocka_unit_test(test_wait_budget_scaled),
 		cmocka_unit_test(test_smt_sibling_warning),
 	};
 	const char *group = argc > 1 ? argv[1] : "";

@@ -40,6 +40,7 @@ DEL = object()
 
 case("syntax", "line 4, column", raw='{\n  "name": "r",\n  "reps": 2\n  "bin": "/bin/true"\n}\n')
 case("duplicate-key", "line 1, column 20: duplicate object key", raw='{"name": "r", "name": "s"}\n')
+case("reps-twice", "line 1, column 32: duplicate object key near '\"reps\"': reps is given twice; it is a number", raw='{"name": "r", "reps": 10, "reps": {"min": 6, "max": 20, "until": "decided"}}\n')
 case("top-array", "(top): a round file holds one JSON object", raw='[1, 2]\n')
 case("name-missing", "name: missing", setp(["name"], DEL))
 case("name-digit", 'name: "1abc" is not a valid name', setp(["name"], "1abc"))
