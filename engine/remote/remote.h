@@ -10,7 +10,15 @@
  *
  * Anything that ends the conversation (ssh's exit, a line that is not a
  * message, no reply in time) makes the connection lost for good:
- * remote_lost says so and why, naming the host, and ssh is ended. */
+ * remote_lost says so and why, naming the host, and ssh is ended.
+ *
+ * Nothing from the far side is trusted: each reply is an answer to the
+ * request awaited or a protocol error; its values are checked for type
+ * and range and copied into a new object (remote_check.c); events are
+ * only the far gate's samples while it holds a leg, rebuilt here; lines
+ * and ssh's stderr are bounded by the limits given (remote_params), and
+ * past one the connection is lost, naming the host and the limit.  A
+ * refusal of open, close or stop loses it too, with the agent's words. */
 #ifndef BENCHTUI_REMOTE_H
 #define BENCHTUI_REMOTE_H
 
@@ -34,7 +42,10 @@ struct remote_params {
 	const char *stderr_path;  /* ssh's stderr (and the far side's),
 	                           * appended */
 	int abort_fd;             /* readable: give up waiting */
-	double timeout_s;         /* for the handshake */
+	double timeout_s;         /* for hello's answer */
+	size_t line_max;          /* the longest line the agent may send */
+	size_t stderr_max;        /* the most ssh's stderr may hold (this
+	                           * connection's), copied to stderr_path */
 };
 
 /* Start ssh, say hello (the version handshake), measure the round trip.

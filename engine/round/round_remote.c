@@ -14,10 +14,6 @@
 #include "round_int.h"
 #include "xalloc.h"
 
-/* How long ssh and the handshake may take before a host counts as
- * unreachable. */
-#define ROUND_REMOTE_CONNECT_S 60.0
-
 struct round_host {
 	const struct spec_server *sv;  /* the first cell's that names it */
 	struct remote *rm;
@@ -126,7 +122,9 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 		.ssh = s->ssh, .agent = s->agent, .dir = h->sv->dir,
 		.counters = s->counters, .quiet = s->quiet.enabled ? &qp : NULL,
 		.stderr_path = stderr_path, .abort_fd = u->r->abort_pipe[0],
-		.timeout_s = ROUND_REMOTE_CONNECT_S };
+		.timeout_s = s->agent_limits.hello_s,
+		.line_max = (size_t)s->agent_limits.line_bytes,
+		.stderr_max = (size_t)s->agent_limits.stderr_bytes };
 	json_t *progs;
 
 	qp.probe = s->quiet.probe != SPEC_PROBE_OFF;

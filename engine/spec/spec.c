@@ -696,7 +696,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files",
+	    "agent_limits", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
