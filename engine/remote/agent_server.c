@@ -39,8 +39,7 @@ agent_start_req_free(struct agent_start_req *q)
 	free(q->env);
 }
 
-/* A log name the agent writes in its folder: one plain file name. */
-static bool
+bool
 agent_log_name_ok(const char *s)
 {
 	if (s == NULL || s[0] == '\0' || s[0] == '.' || strlen(s) > 200)

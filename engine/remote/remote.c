@@ -896,6 +896,45 @@ remote_stop(struct remote *rm, char *err, size_t errlen)
 	    NULL, err, errlen);
 }
 
+json_t *
+remote_leg(struct remote *rm, json_t *req, double timeout_s, int abort_fd,
+    bool *started, char *err, size_t errlen)
+{
+	/* A leg without a timeout waits as long as it runs: only an abort
+	 * or the connection's end stops the wait. */
+	struct remote_wait w = { .deadline = clock_now() + (timeout_s > 0 ?
+	    timeout_s + 30.0 + REMOTE_CALL_S : 1e9), .abort_fd = abort_fd,
+	    .release_fd = -1 };
+	long long max = json_integer_value(json_object_get(req, "max_bytes"));
+	double t0 = clock_now();
+	json_t *reply, *ok;
+	char why[320];
+
+	json_object_set_new(req, "op", json_string("leg"));
+	reply = remote_call(rm, req, &w);
+	*started = false;
+	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {
+		/* The agent could not start it there (no such program): the
+		 * leg's failure, said as the agent said it. */
+		json_decref(reply);
+		return NULL;
+	}
+	if (reply == NULL) {
+		snprintf(err, errlen, "%s", rm->why);
+		return NULL;
+	}
+	ok = remote_check_leg(reply, clock_now() - t0 + 1.0, rm->counters,
+	    max, why, sizeof why);
+	json_decref(reply);
+	if (ok == NULL) {
+		remote_broken(rm, "the agent's answer to leg: %s", why);
+		snprintf(err, errlen, "%s", rm->why);
+		return NULL;
+	}
+	*started = true;
+	return ok;
+}
+
 void
 remote_disconnect(struct remote *rm)
 {

@@ -129,6 +129,19 @@ json_t *remote_close_window(struct remote *rm, char *err, size_t errlen);
  * death; or NULL with err (lost). */
 json_t *remote_stop(struct remote *rm, char *err, size_t errlen);
 
+/* A leg there (a round whose "host" is that host), run as a local leg
+ * is.  The request's fields: argv, env ({K: V} over the agent's), cwd,
+ * cpus (or absent), nice, timeout_s, out (a file name in the agent's
+ * folder), keep, max_bytes.  abort_fd sends cancel (the leg is ended as
+ * an abort ends a local one).  The reply, checked (new): pid, rc,
+ * signal, timed_out, aborted, exec_errno, exec_step, wall, utime,
+ * stime, maxrss_kb, minflt, majflt, mem_peak_kb, strays, counters
+ * (those of hello), multiplexed, output_bytes, output_truncated, exec;
+ * or NULL with err (lost, or the agent could not start it: *started
+ * false). */
+json_t *remote_leg(struct remote *rm, json_t *req, double timeout_s,
+    int abort_fd, bool *started, char *err, size_t errlen);
+
 /* Close the agent's input (it ends what runs and exits), wait for ssh,
  * end it by pid when it lingers; free rm. */
 void remote_disconnect(struct remote *rm);

@@ -308,22 +308,25 @@ json_t *
 remote_check_bins(const json_t *bins, const json_t *programs, char *why,
     size_t len)
 {
-	json_t *out = json_object(), *v, *p;
+	json_t *out = json_object(), *v;
 	const char *k;
-	size_t i;
 
-	if (!json_is_object(bins)) {
-		snprintf(why, len, "bins: not an object");
+	/* The keys are the programs as that host resolves them (a path),
+	 * one for each asked at most. */
+	if (!json_is_object(bins) || json_object_size(bins) >
+	    json_array_size(programs)) {
+		snprintf(why, len, "bins: not an object of at most one program "
+		    "for each asked about");
 		goto bad;
 	}
 	json_object_foreach((json_t *)bins, k, v) {
-		bool asked = false;
+		bool plain = strlen(k) <= REMOTE_TEXT_MAX;
 
-		json_array_foreach(programs, i, p)
-			asked = asked || strcmp(json_string_value(p), k) == 0;
-		if (!asked) {
-			snprintf(why, len, "bins: a program it was not asked "
-			    "about");
+		for (const char *c = k; *c != '\0' && plain; c++)
+			plain = (unsigned char)*c >= 0x20 && *c != 0x7f;
+		if (!plain) {
+			snprintf(why, len, "bins: a program's name that is not a "
+			    "plain path");
 			goto bad;
 		}
 		if (!json_is_null(v) && !rc_sha(json_string_value(v))) {
@@ -482,4 +485,74 @@ remote_check_stop(const json_t *r, char *why, size_t len)
 	};
 
 	return rc_build(r, f, RC_N(f), why, len);
+}
+
+json_t *
+remote_check_leg(const json_t *r, double waited_max, char *const *names,
+    long long max_bytes, char *why, size_t len)
+{
+	const struct rc_field f[] = {
+		{ "pid", RC_INT, true, false, 1, 2147483647.0, NULL },
+		{ "rc", RC_INT, true, false, -1, 255, NULL },
+		{ "signal", RC_INT, true, false, 0, 128, NULL },
+		{ "timed_out", RC_BOOL, true, false, 0, 0, NULL },
+		{ "aborted", RC_BOOL, true, false, 0, 0, NULL },
+		{ "exec_errno", RC_INT, true, false, 0, 4095, NULL },
+		{ "exec_step", RC_INT, true, false, 0, 64, NULL },
+		{ "wall", RC_NUM, true, false, 0, waited_max, NULL },
+		{ "utime", RC_NUM, true, false, 0, RC_SECONDS, NULL },
+		{ "stime", RC_NUM, true, false, 0, RC_SECONDS, NULL },
+		{ "maxrss_kb", RC_INT, true, false, 0, RC_BIG, NULL },
+		{ "minflt", RC_INT, true, false, 0, RC_BIG, NULL },
+		{ "majflt", RC_INT, true, false, 0, RC_BIG, NULL },
+		{ "mem_peak_kb", RC_INT, true, true, 0, RC_BIG, NULL },
+		{ "strays", RC_INT, true, false, 0, 1e7, NULL },
+		{ "output_bytes", RC_INT, true, false, 0, (double)max_bytes,
+		    NULL },
+		{ "output_truncated", RC_BOOL, true, false, 0, 0, NULL },
+		{ "exec", RC_TEXT, true, false, 0, 0, NULL },
+	};
+	const struct rc_field cf = { "counters", RC_INT, true, true, 0, RC_BIG,
+	    NULL };
+	json_t *out = rc_build(r, f, RC_N(f), why, len), *ctr, *mux, *c, *v;
+	const json_t *in = json_object_get(r, "counters"),
+	    *min = json_object_get(r, "multiplexed");
+	size_t n = 0, i;
+
+	if (out == NULL)
+		return NULL;
+	if (!json_is_object(in) || !json_is_array(min)) {
+		snprintf(why, len, "counters or multiplexed: not an object and "
+		    "an array");
+		goto bad;
+	}
+	ctr = json_object();
+	json_object_set_new(out, "counters", ctr);
+	mux = json_array();
+	json_object_set_new(out, "multiplexed", mux);
+	for (size_t k = 0; names != NULL && names[k] != NULL; k++) {
+		if ((v = json_object_get(in, names[k])) == NULL)
+			continue;
+		n++;
+		if ((c = rc_value(&cf, v, why, len)) == NULL)
+			goto bad;
+		json_object_set_new(ctr, names[k], c);
+	}
+	if (n != json_object_size(in)) {
+		snprintf(why, len, "counters: one that was not asked for");
+		goto bad;
+	}
+	json_array_foreach(min, i, v) {
+		if (!json_is_string(v) || json_object_get(ctr,
+		    json_string_value(v)) == NULL) {
+			snprintf(why, len, "multiplexed[%zu]: not a counter asked "
+			    "for", i);
+			goto bad;
+		}
+		json_array_append_new(mux, json_string(json_string_value(v)));
+	}
+	return out;
+bad:
+	json_decref(out);
+	return NULL;
 }

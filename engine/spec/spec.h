@@ -202,6 +202,8 @@ struct spec {
 	char **agent;        /* what ssh runs there (default benchtui agent),
 	                      * before --dir DIR */
 	size_t nagent;
+	char *host;          /* "host": every leg there (and every server
+	                      * without a host of its own), or NULL */
 	/* agent_limits: what a far side may send, set on this side. */
 	struct {
 		int line_bytes;      /* one line (a reply or an event) */

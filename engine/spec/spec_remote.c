@@ -31,7 +31,8 @@ spec_remote_word(struct parser *p, json_t *v, const char *path, char **out)
 {
 	if (spec_want_string(p, v, path, true, out) < 0)
 		return -1;
-	if (strstr(path, ".host") != NULL && strstr(*out, "${") != NULL)
+	if ((strcmp(path, "host") == 0 || strstr(path, ".host") != NULL) &&
+	    strstr(*out, "${") != NULL)
 		return spec_perr(p, path, "\"%s\" holds ${...}, which is never "
 		    "expanded in a host: write the host itself", *out);
 	if ((*out)[0] == '-')
@@ -111,6 +112,20 @@ spec_parse_remote(struct parser *p, json_t *root)
 	if (spec_parse_agent_limits(p, json_object_get(root, "agent_limits")) <
 	    0)
 		return -1;
+	if ((v = json_object_get(root, "host")) != NULL) {
+		if (spec_remote_word(p, v, "host", &s->host) < 0)
+			return -1;
+		/* Every server without a host of its own runs there too. */
+		for (size_t c = 0; c < s->ncells; c++) {
+			struct spec_server *sv = s->cells[c].server;
+
+			if (sv == NULL || sv->host != NULL)
+				continue;
+			sv->host = xstrdup(s->host);
+			if (sv->dir == NULL)
+				sv->dir = xstrdup(SPEC_AGENT_DIR);
+		}
+	}
 
 	if ((v = json_object_get(root, "ssh")) != NULL) {
 		if (spec_want_argv(p, v, "ssh", &s->ssh, &s->nssh) < 0)
@@ -128,12 +143,31 @@ spec_parse_remote(struct parser *p, json_t *root)
 	return 0;
 }
 
+/* Legs on another host ("host") run its command there; what a leg
+ * reads or leaves on this machine around it cannot follow yet. */
+static int
+spec_check_leg_host(struct parser *p)
+{
+	const struct spec *s = p->s;
+	const char *what = s->prepare != NULL ? "prepare" : s->scratch != NULL ?
+	    "scratch" : s->stdin_path != NULL ? "stdin" : s->profile != NULL ?
+	    "profile" : NULL;
+
+	if (s->host == NULL || what == NULL)
+		return 0;
+	return spec_perr(p, "host", "legs on another host (%s) do not take %s "
+	    "yet: run the round there, or drop %s", s->host, what, what);
+}
+
 /* One agent serves a host for the whole round, in one folder: two cells
  * that name the same host name the same folder. */
 int
 spec_check_hosts(struct parser *p)
 {
 	const struct spec *s = p->s;
+
+	if (spec_check_leg_host(p) < 0)
+		return -1;
 
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct spec_server *a = s->cells[i].server;

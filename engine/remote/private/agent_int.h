@@ -10,6 +10,7 @@
 #include "quiet.h"
 #include "wire.h"
 
+struct cgroup;
 struct server;
 struct srvmeter;
 
@@ -38,6 +39,9 @@ struct agent {
 	struct server *srv;
 	char cell[64];
 	struct srvmeter *meter; /* an open window */
+	/* The legs' cgroup (agent_leg.c), tried at the first leg. */
+	bool cg_tried;
+	struct cgroup *cg, *cg_self, *cg_legs;
 };
 
 /* A reply to req: {"id": its id (null when it had none), "ok": ok}. */
@@ -67,6 +71,14 @@ json_t *agent_start(struct agent *a, const json_t *req);
 json_t *agent_open(struct agent *a, const json_t *req);
 json_t *agent_close(struct agent *a, const json_t *req);
 json_t *agent_stop(struct agent *a, const json_t *req);
+/* A file name the agent writes in its folder: one plain name. */
+bool agent_log_name_ok(const char *s);
+
+/* agent_leg.c: a leg run here, as a local leg is; its reply.  And the
+ * legs' cgroup removed (at the agent's end). */
+json_t *agent_leg(struct agent *a, const json_t *req);
+void agent_leg_cgroup_end(struct agent *a);
+
 /* The server and its whole tree ended (grace_s between SIGTERM and
  * SIGKILL), the window dropped. */
 void agent_end_server(struct agent *a, double grace_s);

@@ -25,7 +25,7 @@ json_t *remote_check_event(const json_t *ev, double waited_max, char *why,
     size_t len);
 /* hello's answer: version, protocol, pid, dir, host (the facts), quiet. */
 json_t *remote_check_hello(const json_t *r, char *why, size_t len);
-/* bins: {path: sha256 or null}, each path one of programs. */
+/* bins: {path: sha256 or null}, at most one for each of programs. */
 json_t *remote_check_bins(const json_t *bins, const json_t *programs,
     char *why, size_t len);
 /* start's answer: pid, exec, sha256, log, warnings. */
@@ -38,6 +38,10 @@ json_t *remote_check_open(const json_t *r, double waited_max, char *why,
  * server_busy, alive, death. */
 json_t *remote_check_close(const json_t *r, char *const *names, char *why,
     size_t len);
+/* leg's answer after waited_max s: what leg.c measured there, its
+ * counters among names, its output within max_bytes. */
+json_t *remote_check_leg(const json_t *r, double waited_max,
+    char *const *names, long long max_bytes, char *why, size_t len);
 /* stop's answer: state, pid, death. */
 json_t *remote_check_stop(const json_t *r, char *why, size_t len);
 

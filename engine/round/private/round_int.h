@@ -249,8 +249,23 @@ struct round_gate_rec {
 json_t *round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, const struct round_gate_rec *gate, bool server_died);
+/* ev's ipc from its cycles and instructions (none without both). */
+void round_record_ipc(json_t *ev);
 /* One warning per counter the machine lacks, after the first leg. */
 void round_warn_counters(struct run *u);
+
+/* --- round_far.c: a leg on the legs' host ("host") ---------------------- */
+
+struct legcmd;
+/* Run cmd's leg there (start, its leg_start made here, logged with the
+ * host and no pid); res from its checked values, *far the reply (new).
+ * 0; -1 when the round stopped (the connection lost, or the agent could
+ * not start it: resumable, u->err names the host). */
+int round_far_leg(struct run *u, const struct legcmd *cmd, json_t *start,
+    struct leg_result *res, json_t **far);
+/* The leg line ev gets the host, its counters, output and program as
+ * that host measured them. */
+void round_far_record(json_t *ev, const json_t *far, const char *host);
 
 /* --- round_remote.c: the servers' hosts -------------------------------- */
 
@@ -271,6 +286,8 @@ void round_remote_lost(struct run *u, struct remote *rm, const char *during);
 /* Twice a second while a leg runs: a connection that dropped stops the
  * round. */
 void round_remote_watch(struct run *u, const char *leg);
+/* The agent of the legs' host ("host"), or NULL (legs run here). */
+struct remote *round_remote_legs(struct run *u);
 /* The ssh processes (a leg's leftovers are ended around them): how many
  * pids written to keep. */
 size_t round_remote_keep(const struct run *u, pid_t *keep, size_t max);

@@ -1,4 +1,5 @@
-/* remote_check: every number of every answer and event an agent sends,
+/* remote_check: every number of every answer and event an agent sends
+ * (a leg's too),
  * set in turn to 1e308, -1e308, -1 and a string, is refused naming its
  * key, before any conversion; the good answers come back rebuilt with
  * only the fields the client knows; text is cut and made printable;
@@ -39,6 +40,12 @@ check_close(const json_t *r, char *why, size_t len)
 }
 
 static json_t *
+check_leg(const json_t *r, char *why, size_t len)
+{
+	return remote_check_leg(r, 10.0, names, 1000, why, len);
+}
+
+static json_t *
 load(const char *text)
 {
 	json_error_t e;
@@ -76,7 +83,9 @@ each_number_refused(check_fn fn, const char *good)
 			json_t *m = json_deep_copy(g), *r;
 
 			if (inner == NULL) {
-				if (!json_is_number(v))
+				/* A leg's rc is -1 when a signal ended it. */
+				if (!json_is_number(v) || (strcmp(k, "rc") == 0 &&
+				    strcmp(bad_values[b], "-1") == 0))
 					continue;
 				json_object_set_new(m, k, load(bad_values[b]));
 				r = fn(m, why, sizeof why);
@@ -155,6 +164,19 @@ test_start_stop_hello_numbers(void **state)
 	    "\"max_server_busy\":0.5,\"probe\":true,\"probe_margin\":0.01}}");
 }
 
+static void
+test_leg_numbers(void **state)
+{
+	(void)state;
+	each_number_refused(check_leg, "{\"id\":5,\"ok\":true,\"pid\":42,"
+	    "\"rc\":0,\"signal\":0,\"timed_out\":false,\"aborted\":false,"
+	    "\"exec_errno\":0,\"exec_step\":0,\"wall\":0.5,\"utime\":0.1,"
+	    "\"stime\":0.1,\"maxrss_kb\":900,\"minflt\":10,\"majflt\":0,"
+	    "\"mem_peak_kb\":null,\"strays\":0,\"counters\":{\"cycles\":5,"
+	    "\"instructions\":null},\"multiplexed\":[\"cycles\"],"
+	    "\"output_bytes\":12,\"output_truncated\":false,\"exec\":\"/bin/sh\"}");
+}
+
 /* The wait a far side reports is bounded by the client's own wait. */
 static void
 test_wait_bounded(void **state)
@@ -215,7 +237,7 @@ test_unasked(void **state)
 	    "\"utime\":null,\"stime\":null,\"cpu\":null,\"cycles\":null,"
 	    "\"instructions\":null,\"counters\":{\"cycles\":1,\"evil\":2}}}");
 	json_t *progs = load("[\"/bin/a\"]");
-	json_t *bins = load("{\"/etc/shadow\":null}");
+	json_t *bins = load("{\"/bin/a\":null,\"/etc/shadow\":null}");
 	char why[320];
 
 	(void)state;
@@ -235,6 +257,7 @@ main(void)
 		cmocka_unit_test(test_open_numbers),
 		cmocka_unit_test(test_close_numbers),
 		cmocka_unit_test(test_start_stop_hello_numbers),
+		cmocka_unit_test(test_leg_numbers),
 		cmocka_unit_test(test_wait_bounded),
 		cmocka_unit_test(test_rebuilt),
 		cmocka_unit_test(test_unasked),

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Legs on another host: the round's "host" runs every leg there through
+# the agent (the test's own sshd, whose sessions live in a mount namespace
+# of their own).  Each leg writes its mount namespace into a file named by
+# its pid: every leg ran in the sshd's namespace, never this one's, and
+# its pid is the one on its leg line (no leg process ran locally).  Every
+# leg line carries the host and the far side's counters; leg_start names
+# the host and no local pid; the console's log, arithmetic and seal stay
+# here: report reads the round, verify passes.
+. "$(dirname "$0")/remote_lib.sh"
+remote_up
+mkdir -p "$T/ns"
+remote_round "$T/r.json" 300 --arg ns "$T/ns" --arg h "$RHOST" '
+	.reps = 3 | .host = $h |
+	.command = ["sh", "-c", "readlink /proc/self/ns/mnt >\"$1/ns.$$$$\"; exec \"$2\" client --port \"$3\" --requests 300",
+	            "leg", $ns, "${BIN}", "${PORT}"]'
+log=$T/out/log.jsonl
+"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 ||
+	fail "run exited $?: $(tail -5 "$T/stdout")"
+here=$(readlink /proc/self/ns/mnt)
+there=$(readlink /proc/"$SSHD_PID"/ns/mnt)
+[ "$here" != "$there" ] || { echo "SKIP: the test sshd shares this mount namespace"; exit 77; }
+n=$(jq -s 'map(select(.t == "leg")) | length' "$log")
+[ "$n" -eq 9 ] || fail "$n leg lines, not 9"
+jq -e -s --arg h "$RHOST" 'map(select(.t == "leg")) | all(.host == $h and .status == "ok" and (.pid | type) == "number")' \
+	"$log" >/dev/null || fail "a leg line lacks the host: $(grep '"t":"leg"' "$log" | head -1)"
+jq -e -s --arg h "$RHOST" 'map(select(.t == "leg_start")) | length == 9 and all(.host == $h and .pid == null)' \
+	"$log" >/dev/null || fail "a leg_start names a local pid: $(grep '"t":"leg_start"' "$log" | head -1)"
+for pid in $(jq -r 'select(.t == "leg") | .pid' "$log"); do
+	[ -f "$T/ns/ns.$pid" ] || fail "leg pid $pid wrote no namespace file: the pid is not the leg's ($(ls "$T/ns"); $(cat "$T"/agent/leg-* | head -3))"
+	[ "$(cat "$T/ns/ns.$pid")" = "$there" ] || fail "leg pid $pid ran in $(cat "$T/ns/ns.$pid"), not the far side's $there"
+done
+[ "$(find "$T/ns" -type f | wc -l)" -eq 9 ] || fail "not 9 legs ran: $(ls "$T/ns")"
+ok "9 legs ran on the far side (mount namespace $there, this one $here), each pid its leg line's"
+jq -e -s 'map(select(.t == "leg")) | all(.counters | type == "object" and length > 0)' "$log" >/dev/null ||
+	fail "a leg line has no counters from the far side"
+tc=$(jq -s 'map(select(.t == "leg") | .counters["task-clock"]) | map(select(. != null)) | length' "$log")
+ok "counters from the far side on every leg line (task-clock on $tc of 9)"
+jq -e '.hosts[1].role == "legs and servers"' "$T/out/environment.json" >/dev/null ||
+	fail "environment.json's host is not the legs' host: $(jq -c '.hosts[1].role' "$T/out/environment.json")"
+"$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
+"$BENCHTUI" report "$T/out" >"$T/report" 2>&1 || fail "report failed: $(tail -3 "$T/report")"
+ok "the round is sealed here; verify passes and report reads it"
+finish
