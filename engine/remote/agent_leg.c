@@ -20,6 +20,7 @@
 #include "legcmd.h"
 #include "legout.h"
 #include "procs.h"
+#include "quiet.h"
 #include "spec.h"
 #include "template.h"
 #include "xalloc.h"
@@ -214,15 +215,64 @@ done:
 	return r;
 }
 
+/* The gate's part of the reply: how it let the leg go, its wait and
+ * probe, and the foreign load during the leg. */
+static void
+agent_leg_gated(json_t *r, const char *word, const struct quiet_seen *seen,
+    double foreign)
+{
+	json_object_set_new(r, "gate", json_string(word));
+	json_object_set_new(r, "wait_s", json_real(seen->waited_s));
+	json_object_set_new(r, "probe", agent_num(seen->probe));
+	json_object_set_new(r, "probe_us", agent_num(seen->probe_us));
+	json_object_set_new(r, "foreign", agent_num(foreign));
+}
+
 json_t *
 agent_leg(struct agent *a, const json_t *req)
 {
 	struct agent_leg_req q = { 0 };
-	json_t *r;
+	struct quiet_seen seen = { .foreign = 0, .client_busy = NAN,
+	    .server_busy = NAN, .probe = NAN, .probe_us = NAN };
+	bool gate = json_is_true(json_object_get(req, "gate")) &&
+	    a->quiet != NULL;
+	const char *word = "off";
+	double foreign = NAN;
+	json_t *r, *next = NULL;
 
-	if ((r = agent_leg_parse(req, &q)) == NULL)
-		r = agent_leg_run(a, req, &q);
+	if ((r = agent_leg_parse(req, &q)) != NULL)
+		goto out;
+	if (gate && !agent_gate_setup(a, req)) {
+		r = agent_refuse(req, "malformed", "leg: a gate needs "
+		    "budget_left_s (a number), release_all and probe (true or "
+		    "false)");
+		goto out;
+	}
+	/* This host's quiet gate holds the leg as the local gate holds a
+	 * local one. */
+	if (gate && (word = agent_gate(a, &seen, &next)) == NULL) {
+		r = agent_refuse(req, "aborted", "the gate was left before the "
+		    "leg ran");
+		goto out;
+	}
+	if (a->quiet != NULL)
+		quiet_leg_begin(a->quiet);
+	r = agent_leg_run(a, req, &q);
+	if (a->quiet != NULL) {
+		struct quiet_seen during;
+
+		foreign = quiet_leg_end(a->quiet, &during);
+	}
+	if (json_is_true(json_object_get(r, "ok")))
+		agent_leg_gated(r, word, &seen, foreign);
+out:
 	template_free_argv(q.argv);
 	template_free_argv(q.envp);
+	if (next != NULL) {
+		agent_send(a, r);
+		agent_handle(a, next);
+		json_decref(next);
+		return NULL;
+	}
 	return r;
 }

@@ -247,7 +247,7 @@ agent_gate_word(struct agent *a, enum quiet_result res, json_t **next)
 /* open's gate settings for this leg: what is left of the round's budget
  * (the client keeps the one budget both hosts spend), whether the round
  * was released (G), whether this leg probes.  false when malformed. */
-static bool
+bool
 agent_gate_setup(struct agent *a, const json_t *req)
 {
 	const json_t *left = json_object_get(req, "budget_left_s"),
@@ -268,7 +268,7 @@ agent_gate_setup(struct agent *a, const json_t *req)
  * "budget", "released"), or NULL when the open stops; *next is a request
  * that came meanwhile, to be answered after the open.  *seen is what the
  * gate saw, its wait and its probe. */
-static const char *
+const char *
 agent_gate(struct agent *a, struct quiet_seen *seen, json_t **next)
 {
 	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
@@ -279,7 +279,7 @@ agent_gate(struct agent *a, struct quiet_seen *seen, json_t **next)
 	    agent_emit, a, seen), next);
 }
 
-static json_t *
+json_t *
 agent_num(double x)
 {
 	return isnan(x) ? json_null() : json_real(x);

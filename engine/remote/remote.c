@@ -897,25 +897,38 @@ remote_stop(struct remote *rm, char *err, size_t errlen)
 }
 
 json_t *
-remote_leg(struct remote *rm, json_t *req, double timeout_s, int abort_fd,
-    bool *started, char *err, size_t errlen)
+remote_leg(struct remote *rm, json_t *req, double timeout_s,
+    const struct remote_gate *g, int abort_fd, int release_fd,
+    remote_event_fn fn, void *arg, bool *started, char *err, size_t errlen)
 {
+	const json_t *q = json_object_get(rm->hello, "quiet");
+	double hold = json_is_object(q) && g != NULL ?
+	    json_number_value(json_object_get(q, "timeout_s")) : 0;
 	/* A leg without a timeout waits as long as it runs: only an abort
 	 * or the connection's end stops the wait. */
 	struct remote_wait w = { .deadline = clock_now() + (timeout_s > 0 ?
-	    timeout_s + 30.0 + REMOTE_CALL_S : 1e9), .abort_fd = abort_fd,
-	    .release_fd = -1 };
+	    hold + timeout_s + 30.0 + REMOTE_CALL_S : 1e9), .abort_fd = abort_fd,
+	    .release_fd = g != NULL ? release_fd : -1, .fn = g != NULL ? fn :
+	    NULL, .arg = arg };
 	long long max = json_integer_value(json_object_get(req, "max_bytes"));
 	double t0 = clock_now();
 	json_t *reply, *ok;
 	char why[320];
 
 	json_object_set_new(req, "op", json_string("leg"));
+	json_object_set_new(req, "gate", json_boolean(g != NULL));
+	if (g != NULL) {
+		json_object_set_new(req, "budget_left_s",
+		    json_real(g->budget_left_s));
+		json_object_set_new(req, "release_all",
+		    json_boolean(g->release_all));
+		json_object_set_new(req, "probe", json_boolean(g->probe));
+	}
 	reply = remote_call(rm, req, &w);
 	*started = false;
 	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {
-		/* The agent could not start it there (no such program): the
-		 * leg's failure, said as the agent said it. */
+		/* The agent could not start it there (no such program), or
+		 * the gate was left on an abort: said as the agent said it. */
 		json_decref(reply);
 		return NULL;
 	}

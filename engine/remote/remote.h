@@ -137,10 +137,14 @@ json_t *remote_stop(struct remote *rm, char *err, size_t errlen);
  * signal, timed_out, aborted, exec_errno, exec_step, wall, utime,
  * stime, maxrss_kb, minflt, majflt, mem_peak_kb, strays, counters
  * (those of hello), multiplexed, output_bytes, output_truncated, exec;
+ * with g, that host's gate first (as remote_open's: its events through
+ * fn, release_fd letting it go) and its gate, wait_s, probe, probe_us
+ * and the foreign load during the leg;
  * or NULL with err (lost, or the agent could not start it: *started
  * false). */
 json_t *remote_leg(struct remote *rm, json_t *req, double timeout_s,
-    int abort_fd, bool *started, char *err, size_t errlen);
+    const struct remote_gate *g, int abort_fd, int release_fd,
+    remote_event_fn fn, void *arg, bool *started, char *err, size_t errlen);
 
 /* Close the agent's input (it ends what runs and exits), wait for ssh,
  * end it by pid when it lingers; free rm. */

@@ -491,6 +491,8 @@ json_t *
 remote_check_leg(const json_t *r, double waited_max, char *const *names,
     long long max_bytes, char *why, size_t len)
 {
+	static const char *const gates[] = { "quiet", "timeout", "budget",
+	    "released", "off", NULL };
 	const struct rc_field f[] = {
 		{ "pid", RC_INT, true, false, 1, 2147483647.0, NULL },
 		{ "rc", RC_INT, true, false, -1, 255, NULL },
@@ -511,6 +513,11 @@ remote_check_leg(const json_t *r, double waited_max, char *const *names,
 		    NULL },
 		{ "output_truncated", RC_BOOL, true, false, 0, 0, NULL },
 		{ "exec", RC_TEXT, true, false, 0, 0, NULL },
+		{ "gate", RC_WORD, true, false, 0, 0, gates },
+		{ "wait_s", RC_NUM, true, false, 0, waited_max, NULL },
+		{ "probe", RC_NUM, true, true, 0, RC_CORES, NULL },
+		{ "probe_us", RC_NUM, true, true, 0, RC_SECONDS, NULL },
+		{ "foreign", RC_NUM, true, true, 0, RC_CORES, NULL },
 	};
 	const struct rc_field cf = { "counters", RC_INT, true, true, 0, RC_BIG,
 	    NULL };

@@ -75,13 +75,16 @@ round_far_result(const json_t *far, struct leg_result *res)
 }
 
 int
-round_far_leg(struct run *u, const struct legcmd *cmd, json_t *start,
-    struct leg_result *res, json_t **far)
+round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
+    const struct legcmd *cmd, json_t *start, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign, json_t **far)
 {
 	const struct spec *s = u->r->spec;
 	struct remote *rm = round_remote_legs(u);
 	char *out = round_far_out(cmd->out_rel), during[240];
-	bool started = false;
+	struct remote_gate rg;
+	bool started = false, gated;
+	const json_t *fg;
 	json_t *req;
 
 	*far = NULL;
@@ -103,7 +106,9 @@ round_far_leg(struct run *u, const struct legcmd *cmd, json_t *start,
 	json_object_set_new(start, "pid", json_null());
 	json_object_set_new(start, "host", json_string(s->host));
 	round_emit(u->r, start);
-	*far = remote_leg(rm, req, s->timeout_s, u->r->abort_pipe[0],
+	gated = round_gate_far_ask(u, pl, &rg);
+	*far = remote_leg(rm, req, s->timeout_s, gated ? &rg : NULL,
+	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_emit_cb, u,
 	    &started, u->err, sizeof u->err);
 	if (*far == NULL) {
 		if (remote_lost(rm, false)) {
@@ -119,7 +124,9 @@ round_far_leg(struct run *u, const struct legcmd *cmd, json_t *start,
 		return -1;
 	}
 	round_far_result(*far, res);
-	return 0;
+	fg = json_object_get(*far, "foreign");
+	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
+	return gated ? round_gate_far_mark(u, leg, *far, g) : 0;
 }
 
 void

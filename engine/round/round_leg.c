@@ -417,7 +417,8 @@ round_leg_run_far(struct round_leg *l)
 	int rc;
 
 	l->start = round_leg_start_made(l);
-	rc = round_far_leg(u, &l->cmd, l->start, &l->res, &l->far);
+	rc = round_far_leg(u, l->pl, l->name, &l->cmd, l->start, &l->res,
+	    &l->gate, &l->foreign, &l->far);
 	json_decref(l->start);
 	l->start = NULL;
 	if (rc != 0)

@@ -4,7 +4,8 @@
 # relays the real agent and, at one request, lies: events of every type
 # of its own, replies and leg lines for things never asked, a 100 MB line,
 # 1 GB of stderr, a refusal, +-1e308 and NaN for every number of an
-# answer, another version, no answer to hello.  For each: the round stops
+# answer (a leg's on the legs' host too), another version, no answer to
+# hello.  For each: the round stops
 # resumably (exit 3, no done, no seal) naming the host and what was
 # wrong; no local process outside the round is signalled (a canary whose
 # pid the lies name lives on); the round folder stays within the limits;
@@ -33,7 +34,8 @@ set_mode() {
 # hostile one.
 round() {
 	remote_round "$1" 300 --arg py "$PY" --arg h "$HOSTILE" --arg m "$T/mode.json" \
-		--arg b "$BENCHTUI" '.reps = 2 | .arms = .arms[0:2] | .agent = [$py, $h, $m, $b, "agent"]'
+		--arg b "$BENCHTUI" --arg legs "${LEGS_HOST:-}" '.reps = 2 | .arms = .arms[0:2] |
+		.agent = [$py, $h, $m, $b, "agent"] | if $legs != "" then .host = $legs else . end'
 }
 
 # untouched DIR NAME: the canary lives, the precious folder is whole, no
@@ -142,6 +144,16 @@ for v in 1e308 -1e308 NaN; do
 done
 jq -e '.hosts[1].error' "$T/num-hello1e308/environment.json" >/dev/null 2>&1 || true
 resumes "num-open1e308"
+
+# Legs on that host (the round's "host"): a leg's answer lies or is
+# refused.
+LEGS_HOST=$RHOST
+for v in 1e308 -1e308 NaN; do
+	stops "num-leg$v" "num:leg:$v" "a protocol error: .*(out of range|not JSON|not an integer|not a number)"
+done
+stops refuse-leg refuse:leg "evil refusal: no leg today"
+resumes refuse-leg
+LEGS_HOST=
 
 version=$("$BENCHTUI" --version | awk '{ print $2 }')
 stops version version "the agent there is benchtui 9.9.9-evil \\(protocol [0-9]+\\), this is benchtui $version"

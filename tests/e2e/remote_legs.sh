@@ -41,4 +41,17 @@ jq -e '.hosts[1].role == "legs and servers"' "$T/out/environment.json" >/dev/nul
 "$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
 "$BENCHTUI" report "$T/out" >"$T/report" 2>&1 || fail "report failed: $(tail -3 "$T/report")"
 ok "the round is sealed here; verify passes and report reads it"
+
+# With the quiet gate on, that host's gate holds each leg there (one that
+# never holds on a busy box: the thresholds are far above two cores):
+# each leg line says how it let the leg go and its foreign load there.
+jq --arg h "$RHOST" '.reps = 1 | .quiet = {"max_foreign_cores": 64, "max_client_busy": 64,
+	"max_server_busy": 64, "timeout_s": 5, "probe": false}' "$T/r.json" >"$T/q.json"
+"$BENCHTUI" run "$T/q.json" --headless --out "$T/q" >"$T/q.stdout" 2>&1 ||
+	fail "gated run exited $?: $(tail -5 "$T/q.stdout")"
+jq -e -s 'map(select(.t == "leg")) | length == 3 and all(.gate == "quiet" and (.wait_s | type) == "number" and
+	(.foreign | type) == "number")' "$T/q/log.jsonl" >/dev/null ||
+	fail "a gated leg line lacks the far gate: $(grep '"t":"leg"' "$T/q/log.jsonl" | head -1 | cut -c1-600)"
+"$BENCHTUI" verify "$T/q" >/dev/null || fail "verify failed (gated)"
+ok "the legs' host's gate held each leg there: gate, wait_s and foreign on every line"
 finish

@@ -71,6 +71,17 @@ json_t *agent_start(struct agent *a, const json_t *req);
 json_t *agent_open(struct agent *a, const json_t *req);
 json_t *agent_close(struct agent *a, const json_t *req);
 json_t *agent_stop(struct agent *a, const json_t *req);
+/* The gate before a window or a leg (agent_server.c): setup from the
+ * request's budget_left_s, release_all and probe (false: malformed);
+ * then the hold: its word ("quiet", "timeout", "budget", "released"), or
+ * NULL when the wait stops; *next a request that came meanwhile, to be
+ * answered after this one. */
+bool agent_gate_setup(struct agent *a, const json_t *req);
+const char *agent_gate(struct agent *a, struct quiet_seen *seen,
+    json_t **next);
+/* A number, or null for NAN. */
+json_t *agent_num(double x);
+
 /* A file name the agent writes in its folder: one plain name. */
 bool agent_log_name_ok(const char *s);
 

@@ -257,12 +257,15 @@ void round_warn_counters(struct run *u);
 /* --- round_far.c: a leg on the legs' host ("host") ---------------------- */
 
 struct legcmd;
-/* Run cmd's leg there (start, its leg_start made here, logged with the
- * host and no pid); res from its checked values, *far the reply (new).
+/* Run cmd's leg pl there, after that host's gate (marked on g; the
+ * foreign load during it into *foreign), its leg_start (start, made
+ * here) logged with the host and no pid; res from its checked values,
+ * *far the reply (new).
  * 0; -1 when the round stopped (the connection lost, or the agent could
  * not start it: resumable, u->err names the host). */
-int round_far_leg(struct run *u, const struct legcmd *cmd, json_t *start,
-    struct leg_result *res, json_t **far);
+int round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
+    const struct legcmd *cmd, json_t *start, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign, json_t **far);
 /* The leg line ev gets the host, its counters, output and program as
  * that host measured them. */
 void round_far_record(json_t *ev, const json_t *far, const char *host);
@@ -378,6 +381,14 @@ int round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
  * "abort": u->err says why). */
 int round_gate_server(struct run *u, const struct plan_leg *pl,
     const char *leg, struct round_srv *srv, struct round_gate_rec *g);
+/* A leg on the legs' host ("host"): what that host's gate is told
+ * before leg pl (false: the round has no gate), and its answer (the
+ * leg's reply, far) marked on g as round_gate_server marks a far gate's:
+ * its wait spent of the one budget.  0; -1 when the round stops. */
+bool round_gate_far_ask(struct run *u, const struct plan_leg *pl,
+    struct remote_gate *rg);
+int round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
+    struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round
  * from now on, and is logged.  Whether any key came. */

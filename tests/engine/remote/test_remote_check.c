@@ -174,7 +174,9 @@ test_leg_numbers(void **state)
 	    "\"stime\":0.1,\"maxrss_kb\":900,\"minflt\":10,\"majflt\":0,"
 	    "\"mem_peak_kb\":null,\"strays\":0,\"counters\":{\"cycles\":5,"
 	    "\"instructions\":null},\"multiplexed\":[\"cycles\"],"
-	    "\"output_bytes\":12,\"output_truncated\":false,\"exec\":\"/bin/sh\"}");
+	    "\"output_bytes\":12,\"output_truncated\":false,\"exec\":\"/bin/sh\","
+	    "\"gate\":\"quiet\",\"wait_s\":0.1,\"probe\":null,\"probe_us\":null,"
+	    "\"foreign\":0.2}");
 }
 
 /* The wait a far side reports is bounded by the client's own wait. */
