@@ -75,6 +75,17 @@ agent_send(struct agent *a, json_t *msg)
 	json_decref(msg);
 }
 
+json_t *
+agent_then(struct agent *a, json_t *r, json_t *next)
+{
+	if (next == NULL)
+		return r;
+	agent_send(a, r);
+	agent_handle(a, next);
+	json_decref(next);
+	return NULL;
+}
+
 const char *
 agent_op(const json_t *req)
 {

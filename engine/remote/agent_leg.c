@@ -268,11 +268,5 @@ agent_leg(struct agent *a, const json_t *req)
 out:
 	template_free_argv(q.argv);
 	template_free_argv(q.envp);
-	if (next != NULL) {
-		agent_send(a, r);
-		agent_handle(a, next);
-		json_decref(next);
-		return NULL;
-	}
-	return r;
+	return agent_then(a, r, next);
 }

@@ -335,13 +335,7 @@ agent_open(struct agent *a, const json_t *req)
 		    "window opened");
 	else
 		r = agent_open_reply(a, req, word, &seen);
-	if (next != NULL) {
-		agent_send(a, r);
-		agent_handle(a, next);
-		json_decref(next);
-		return NULL;
-	}
-	return r;
+	return agent_then(a, r, next);
 }
 
 json_t *

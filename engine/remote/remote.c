@@ -851,6 +851,17 @@ remote_start(struct remote *rm, const struct remote_start *p,
 	    0, cause, err, errlen);
 }
 
+/* What a far gate is told before a window or a leg (g NULL: no gate). */
+static void
+remote_gate_fields(json_t *req, const struct remote_gate *g)
+{
+	if (g == NULL)
+		return;
+	json_object_set_new(req, "budget_left_s", json_real(g->budget_left_s));
+	json_object_set_new(req, "release_all", json_boolean(g->release_all));
+	json_object_set_new(req, "probe", json_boolean(g->probe));
+}
+
 json_t *
 remote_open(struct remote *rm, const struct remote_gate *g, int abort_fd,
     int release_fd, remote_event_fn fn, void *arg, char *err, size_t errlen)
@@ -867,13 +878,7 @@ remote_open(struct remote *rm, const struct remote_gate *g, int abort_fd,
 	if (g != NULL && g->budget_left_s < hold)
 		hold = g->budget_left_s > 0 ? g->budget_left_s : 0;
 	w.deadline = clock_now() + hold + REMOTE_CALL_S;
-	if (g != NULL) {
-		json_object_set_new(req, "budget_left_s",
-		    json_real(g->budget_left_s));
-		json_object_set_new(req, "release_all",
-		    json_boolean(g->release_all));
-		json_object_set_new(req, "probe", json_boolean(g->probe));
-	}
+	remote_gate_fields(req, g);
 	t0 = clock_now();
 	reply = remote_call(rm, req, &w);
 	return remote_server_reply(rm, reply, REMOTE_OPEN, clock_now() - t0,
@@ -917,13 +922,7 @@ remote_leg(struct remote *rm, json_t *req, double timeout_s,
 
 	json_object_set_new(req, "op", json_string("leg"));
 	json_object_set_new(req, "gate", json_boolean(g != NULL));
-	if (g != NULL) {
-		json_object_set_new(req, "budget_left_s",
-		    json_real(g->budget_left_s));
-		json_object_set_new(req, "release_all",
-		    json_boolean(g->release_all));
-		json_object_set_new(req, "probe", json_boolean(g->probe));
-	}
+	remote_gate_fields(req, g);
 	reply = remote_call(rm, req, &w);
 	*started = false;
 	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {

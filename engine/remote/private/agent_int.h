@@ -56,6 +56,9 @@ json_t *agent_strv(const json_t *req, const json_t *arr, const char *what,
     char ***out, size_t *n);
 /* One line out; a failed write (the client has gone) ends the agent. */
 void agent_send(struct agent *a, json_t *msg);
+/* r, or (next not NULL: a request that came while r's request waited)
+ * NULL once r is sent and next answered after it (next freed). */
+json_t *agent_then(struct agent *a, json_t *r, json_t *next);
 /* A request's op, or NULL. */
 const char *agent_op(const json_t *req);
 /* Handle one request (op dispatch): its reply sent. */
