@@ -6,7 +6,9 @@
 # its pid is the one on its leg line (no leg process ran locally).  Every
 # leg line carries the host and the far side's counters; leg_start names
 # the host and no local pid; the console's log, arithmetic and seal stay
-# here: report reads the round, verify passes.
+# here: report reads the round, verify passes.  With the gate on, that
+# host's gate holds each leg there.  A connection dropped mid-leg stops
+# the round resumably and ends the far leg; resume runs every leg once.
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 mkdir -p "$T/ns"
@@ -54,4 +56,32 @@ jq -e -s 'map(select(.t == "leg")) | length == 3 and all(.gate == "quiet" and (.
 	fail "a gated leg line lacks the far gate: $(grep '"t":"leg"' "$T/q/log.jsonl" | head -1 | cut -c1-600)"
 "$BENCHTUI" verify "$T/q" >/dev/null || fail "verify failed (gated)"
 ok "the legs' host's gate held each leg there: gate, wait_s and foreign on every line"
+
+# The connection dropped while a leg runs there (ssh killed by its pid):
+# the round stops resumably naming the host, the far leg is ended (its
+# agent's input closed), and resume runs every leg exactly once.
+touch "$T/long"
+jq --arg long "$T/long" --arg pids "$T/farpid" '.reps = 2 |
+	.command = ["sh", "-c", "echo $$$$ >>\"$3\"; [ -e \"$1\" ] && sleep 60; exec \"$2\" client --port \"$4\" --requests 300",
+	            "leg", $long, "${BIN}", $pids, "${PORT}"]' "$T/r.json" >"$T/d.json"
+"$BENCHTUI" run "$T/d.json" --headless --out "$T/d" >"$T/d.stdout" 2>&1 &
+bpid=$!
+OWN_PIDS+=("$bpid")
+wait_until 30 test -s "$T/farpid" || fail "no leg started there"
+farpid=$(head -1 "$T/farpid")
+sshpid=$(pgrep -P "$bpid" -x ssh)
+[ -n "$sshpid" ] || fail "no ssh child of benchtui"
+kill "$sshpid"
+rm -f "$T/long"
+wait "$bpid"
+rc=$?
+[ $rc -eq 3 ] || fail "run exited $rc after the drop, not 3: $(tail -3 "$T/d.stdout")"
+grep -q "root@127.0.0.1: the connection to the agent was lost" "$T/d.stdout" ||
+	fail "the stop does not name the host: $(grep -m1 'round stopped' "$T/d.stdout")"
+wait_until 5 sh -c "! kill -0 $farpid 2>/dev/null" || fail "the far leg (pid $farpid) outlived its connection"
+"$BENCHTUI" resume "$T/d" --headless >"$T/d.resume" 2>&1 || fail "resume exited $?: $(tail -3 "$T/d.resume")"
+jq -e -s '[.[] | select(.t == "leg" and .status == "ok")] | group_by([.arm, .rep]) | length == 6 and all(length == 1)' \
+	"$T/d/log.jsonl" >/dev/null || fail "resume did not run every leg once: $(jq -c 'select(.t == "leg") | [.arm, .rep, .status]' "$T/d/log.jsonl")"
+"$BENCHTUI" verify "$T/d" >/dev/null || fail "verify failed after resume"
+ok "a drop mid-leg there stops the round resumably (the far leg ended); resume ran every leg once"
 finish
