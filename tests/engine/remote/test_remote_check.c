@@ -80,13 +80,14 @@ each_number_refused(check_fn fn, const char *good)
 			continue;
 
 		for (size_t b = 0; b < sizeof bad_values / sizeof *bad_values; b++) {
-			json_t *m = json_deep_copy(g), *r;
+			json_t *m, *r;
 
 			if (inner == NULL) {
 				/* A leg's rc is -1 when a signal ended it. */
 				if (!json_is_number(v) || (strcmp(k, "rc") == 0 &&
 				    strcmp(bad_values[b], "-1") == 0))
 					continue;
+				m = json_deep_copy(g);
 				json_object_set_new(m, k, load(bad_values[b]));
 				r = fn(m, why, sizeof why);
 				if (r != NULL)
@@ -95,7 +96,6 @@ each_number_refused(check_fn fn, const char *good)
 				json_decref(m);
 				continue;
 			}
-			json_decref(m);
 			json_object_foreach(inner, k2, v2) {
 				if (!json_is_number(v2) && !json_is_object(v2))
 					continue;
@@ -108,10 +108,10 @@ each_number_refused(check_fn fn, const char *good)
 					    load(bad_values[b]));
 				}
 				r = fn(m, why, sizeof why);
+				json_decref(m);
 				if (r != NULL)
 					fail_msg("%s.%s = %s was taken", k, k2,
 					    bad_values[b]);
-				json_decref(m);
 			}
 		}
 	}
