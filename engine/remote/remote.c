@@ -1,9 +1,11 @@
 /* The agent's client: ssh as a child (spawn.c, the one spawn path: its
  * input a socket this end writes without SIGPIPE, its output a pipe, its
- * stderr appended to a file), requests with increasing ids, replies read
- * in order with the host's events passed on before them.  While a
+ * stderr a pipe copied into a file up to a limit), the handshake,
+ * requests with increasing ids, replies read in order with the far
+ * gate's samples (checked, rebuilt) passed on before them.  While a
  * request waits, abort_fd sends "cancel" and release_fd "release" (each
- * answered after it); the replies to those are read and dropped. */
+ * answered after it); the replies to those are read and dropped.  The
+ * requests on the far side's work are in remote_ops.c. */
 #include "remote.h"
 
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include "clock.h"
 #include "event.h"
 #include "legcmd.h"
+#include "remote_conn.h"
 #include "remote_int.h"
 #include "rfile.h"
 #include "spawn.h"
@@ -30,9 +33,6 @@
 
 extern char **environ;
 
-#define REMOTE_PINGS 5
-/* How long a request that does not wait on the server may take. */
-#define REMOTE_CALL_S 60.0
 /* How long ssh may linger once the agent's input is closed: the agent
  * ends its server within 2 s, then exits. */
 #define REMOTE_LINGER_S 5.0
@@ -40,34 +40,6 @@ extern char **environ;
  * the first and the last; more is an agent that floods the log. */
 #define REMOTE_EVENTS_PER_S 2.0
 #define REMOTE_EVENTS_FREE 8.0
-
-struct remote {
-	char *host;
-	char *cmdline;
-	char *stderr_path;
-	off_t err_from;        /* where this connection's stderr begins */
-	int err_rd;            /* ssh's stderr (a pipe), -1 once closed */
-	int err_log;           /* its copy in stderr_path, up to err_max */
-	size_t err_bytes, err_max;
-	char **counters;       /* the window's events, as close names them */
-	bool cancelled;        /* a cancel was sent: an "aborted" refusal is
-	                        * the answer to it */
-	bool timed_out;        /* a wait for a reply ran out of time */
-	bool broke;            /* lost to a protocol error (what the far
-	                        * side sent, or how much) */
-	pid_t ssh_pid;
-	bool reaped;
-	int status;
-	int to;                /* the agent's input (a socket) */
-	struct wire_in from;   /* its output */
-	long long next_id;
-	unsigned long requests, taken;
-	json_t *hello;
-	double rtt[REMOTE_PINGS];
-	int nrtt;
-	bool lost;
-	char why[1536];
-};
 
 const json_t *remote_hello(const struct remote *rm) { return rm->hello; }
 pid_t remote_ssh_pid(const struct remote *rm) { return rm->ssh_pid; }
@@ -122,8 +94,6 @@ remote_stderr_tail(const struct remote *rm, char *out, size_t len)
 }
 
 static void remote_fail(struct remote *rm, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void remote_broken(struct remote *rm, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Copy what ssh wrote on stderr into its log, up to err_max bytes a
@@ -232,7 +202,7 @@ remote_fail(struct remote *rm, const char *fmt, ...)
 
 /* The far side broke the protocol (what it sent, or how much): the
  * connection is lost, said as a protocol error. */
-static void
+void
 remote_broken(struct remote *rm, const char *fmt, ...)
 {
 	char what[640];
@@ -285,18 +255,6 @@ remote_rtt(const struct remote *rm)
 	    "median", stats_median(rm->rtt, n), "n", n);
 }
 
-/* What the waiting side does while a request is out. */
-struct remote_wait {
-	double deadline;
-	int abort_fd, release_fd;
-	remote_event_fn fn;
-	void *arg;
-	int extra;             /* cancel and release sent: replies to drop */
-	double t0;             /* when the request was sent */
-	int events;            /* the far gate's samples passed on */
-	bool give_up;          /* abort_fd loses the connection (no cancel:
-	                        * nothing is under way there yet) */
-};
 
 /* Send {"op": op, "id": N} with no more fields (cancel, release). */
 static void
@@ -446,7 +404,7 @@ remote_await(struct remote *rm, long long id, const char *op,
 /* Send req (its reference taken) with the next id and wait for its
  * reply; then drop the replies to a cancel or release sent meanwhile.
  * The reply, or NULL with the connection lost. */
-static json_t *
+json_t *
 remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
 {
 	long long id = rm->next_id++;
@@ -479,7 +437,7 @@ remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
 }
 
 /* A call that does not wait on the server or the gate. */
-static json_t *
+json_t *
 remote_call_plain(struct remote *rm, json_t *req, double timeout_s)
 {
 	struct remote_wait w = { .deadline = clock_now() + timeout_s,
@@ -490,7 +448,7 @@ remote_call_plain(struct remote *rm, json_t *req, double timeout_s)
 
 /* A reply that says no: "HOST: the agent's message" (made printable,
  * cut) into err. */
-static bool
+bool
 remote_refused(const struct remote *rm, const json_t *reply, char *err,
     size_t errlen)
 {
@@ -729,222 +687,6 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 fail:
 	remote_disconnect(rm);
 	return NULL;
-}
-
-json_t *
-remote_bins(struct remote *rm, const json_t *programs, char *err,
-    size_t errlen)
-{
-	json_t *req = json_pack("{s:s,s:O}", "op", "bins", "programs",
-	    programs);
-	json_t *reply = remote_call_plain(rm, req, 10 * REMOTE_CALL_S), *b;
-	char why[320];
-
-	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {
-		json_decref(reply);
-		remote_broken(rm, "the agent refused bins: %s", err);
-		reply = NULL;
-	}
-	if (reply == NULL) {
-		snprintf(err, errlen, "%s", rm->why);
-		return NULL;
-	}
-	b = remote_check_bins(json_object_get(reply, "bins"), programs, why,
-	    sizeof why);
-	json_decref(reply);
-	if (b == NULL) {
-		remote_broken(rm, "the agent's answer to bins: %s", why);
-		snprintf(err, errlen, "%s", rm->why);
-	}
-	return b;
-}
-
-/* The agent's start causes, as the static strings server.h names. */
-static const char *
-remote_cause(const json_t *reply)
-{
-	static const char *const known[] = { "port_taken", "died",
-	    "ready_timeout", "aborted", "failed", "busy", NULL };
-	const char *c = json_string_value(json_object_get(reply, "cause"));
-
-	for (size_t i = 0; c != NULL && known[i] != NULL; i++)
-		if (strcmp(c, known[i]) == 0)
-			return known[i];
-	return "failed";
-}
-
-/* What a server request's answer is checked with. */
-enum remote_op { REMOTE_START, REMOTE_OPEN, REMOTE_CLOSE, REMOTE_STOP };
-
-/* A server request's reply, checked (a new object built from it), or
- * NULL with err (and *cause, when not NULL): "lost", or for start the
- * agent's refusal and its cause.  A refusal of open, close or stop is no
- * outcome a leg can have: it loses the connection, naming the host and
- * the refusal (but an open the client cancelled, refused as aborted,
- * is only the answer to that).  An answer that fails its check is a
- * protocol error. */
-static json_t *
-remote_server_reply(struct remote *rm, json_t *reply, enum remote_op op,
-    double took, const char **cause, char *err, size_t errlen)
-{
-	static const char *const name[] = { "start", "open", "close", "stop" };
-	char why[320];
-	json_t *ok = NULL;
-
-	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {
-		const char *c = remote_cause(reply);
-
-		if (op == REMOTE_START || (op == REMOTE_OPEN && rm->cancelled &&
-		    strcmp(c, "aborted") == 0)) {
-			if (cause != NULL)
-				*cause = c;
-			json_decref(reply);
-			return NULL;
-		}
-		remote_broken(rm, "the agent refused %s: %s", name[op],
-		    err + strlen(rm->host) + 2);
-		json_decref(reply);
-		reply = NULL;
-	}
-	if (reply != NULL) {
-		switch (op) {
-		case REMOTE_START:
-			ok = remote_check_start(reply, why, sizeof why);
-			break;
-		case REMOTE_OPEN:
-			ok = remote_check_open(reply, took + 1.0, why, sizeof why);
-			break;
-		case REMOTE_CLOSE:
-			ok = remote_check_close(reply, rm->counters, why,
-			    sizeof why);
-			break;
-		case REMOTE_STOP:
-			ok = remote_check_stop(reply, why, sizeof why);
-			break;
-		}
-		json_decref(reply);
-		if (ok == NULL)
-			remote_broken(rm, "the agent's answer to %s: %s", name[op],
-			    why);
-	}
-	if (ok == NULL) {
-		if (cause != NULL)
-			*cause = "lost";
-		snprintf(err, errlen, "%s", rm->why);
-	}
-	return ok;
-}
-
-json_t *
-remote_start(struct remote *rm, const struct remote_start *p,
-    const char **cause, char *err, size_t errlen)
-{
-	struct remote_wait w = { .deadline = clock_now() + p->ready_timeout_s +
-	    REMOTE_CALL_S, .abort_fd = p->abort_fd, .release_fd = -1 };
-	json_t *req = json_pack("{s:s,s:s,s:o,s:o,s:s?,s:i,s:f,s:s}", "op",
-	    "start", "cell", p->cell, "argv", legcmd_argv_json(p->argv),
-	    "env", p->env != NULL ? json_deep_copy(p->env) : json_object(),
-	    "cpus", p->cpus, "tcp_port", p->tcp_port, "ready_timeout_s",
-	    p->ready_timeout_s, "log", p->log);
-
-	return remote_server_reply(rm, remote_call(rm, req, &w), REMOTE_START,
-	    0, cause, err, errlen);
-}
-
-/* What a far gate is told before a window or a leg (g NULL: no gate). */
-static void
-remote_gate_fields(json_t *req, const struct remote_gate *g)
-{
-	if (g == NULL)
-		return;
-	json_object_set_new(req, "budget_left_s", json_real(g->budget_left_s));
-	json_object_set_new(req, "release_all", json_boolean(g->release_all));
-	json_object_set_new(req, "probe", json_boolean(g->probe));
-}
-
-json_t *
-remote_open(struct remote *rm, const struct remote_gate *g, int abort_fd,
-    int release_fd, remote_event_fn fn, void *arg, char *err, size_t errlen)
-{
-	const json_t *q = json_object_get(rm->hello, "quiet");
-	double hold = json_is_object(q) && g != NULL ?
-	    json_number_value(json_object_get(q, "timeout_s")) : 0, t0;
-	struct remote_wait w = { .abort_fd = abort_fd,
-	    .release_fd = release_fd, .fn = fn, .arg = arg };
-	json_t *req = json_pack("{s:s,s:b}", "op", "open", "gate", g != NULL),
-	    *reply;
-
-	/* The far gate waits no longer than the budget's rest. */
-	if (g != NULL && g->budget_left_s < hold)
-		hold = g->budget_left_s > 0 ? g->budget_left_s : 0;
-	w.deadline = clock_now() + hold + REMOTE_CALL_S;
-	remote_gate_fields(req, g);
-	t0 = clock_now();
-	reply = remote_call(rm, req, &w);
-	return remote_server_reply(rm, reply, REMOTE_OPEN, clock_now() - t0,
-	    NULL, err, errlen);
-}
-
-json_t *
-remote_close_window(struct remote *rm, char *err, size_t errlen)
-{
-	return remote_server_reply(rm, remote_call_plain(rm,
-	    json_pack("{s:s}", "op", "close"), REMOTE_CALL_S), REMOTE_CLOSE, 0,
-	    NULL, err, errlen);
-}
-
-json_t *
-remote_stop(struct remote *rm, char *err, size_t errlen)
-{
-	return remote_server_reply(rm, remote_call_plain(rm,
-	    json_pack("{s:s}", "op", "stop"), REMOTE_CALL_S), REMOTE_STOP, 0,
-	    NULL, err, errlen);
-}
-
-json_t *
-remote_leg(struct remote *rm, json_t *req, double timeout_s,
-    const struct remote_gate *g, int abort_fd, int release_fd,
-    remote_event_fn fn, void *arg, bool *started, char *err, size_t errlen)
-{
-	const json_t *q = json_object_get(rm->hello, "quiet");
-	double hold = json_is_object(q) && g != NULL ?
-	    json_number_value(json_object_get(q, "timeout_s")) : 0;
-	/* A leg without a timeout waits as long as it runs: only an abort
-	 * or the connection's end stops the wait. */
-	struct remote_wait w = { .deadline = clock_now() + (timeout_s > 0 ?
-	    hold + timeout_s + 30.0 + REMOTE_CALL_S : 1e9), .abort_fd = abort_fd,
-	    .release_fd = g != NULL ? release_fd : -1, .fn = g != NULL ? fn :
-	    NULL, .arg = arg };
-	long long max = json_integer_value(json_object_get(req, "max_bytes"));
-	double t0 = clock_now();
-	json_t *reply, *ok;
-	char why[320];
-
-	json_object_set_new(req, "op", json_string("leg"));
-	json_object_set_new(req, "gate", json_boolean(g != NULL));
-	remote_gate_fields(req, g);
-	reply = remote_call(rm, req, &w);
-	*started = false;
-	if (reply != NULL && remote_refused(rm, reply, err, errlen)) {
-		/* The agent could not start it there (no such program), or
-		 * the gate was left on an abort: said as the agent said it. */
-		json_decref(reply);
-		return NULL;
-	}
-	if (reply == NULL) {
-		snprintf(err, errlen, "%s", rm->why);
-		return NULL;
-	}
-	ok = remote_check_leg(reply, clock_now() - t0 + 1.0, rm->counters,
-	    max, why, sizeof why);
-	json_decref(reply);
-	if (ok == NULL) {
-		remote_broken(rm, "the agent's answer to leg: %s", why);
-		snprintf(err, errlen, "%s", rm->why);
-		return NULL;
-	}
-	*started = true;
-	return ok;
 }
 
 void
