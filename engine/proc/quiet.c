@@ -541,6 +541,13 @@ quiet_spend(struct quiet *q, double secs)
 }
 
 void
+quiet_legs_ran(struct quiet *q, double secs)
+{
+	if (secs > 0)
+		q->legs_s += secs;
+}
+
+void
 quiet_set_history(struct quiet *q, double spent_s, double legs_s)
 {
 	q->spent = spent_s > 0 ? spent_s : 0;

@@ -152,6 +152,9 @@ double quiet_spent(const struct quiet *q);
 /* Spend secs more: a wait elsewhere (a server's host) of the same
  * budget. */
 void quiet_spend(struct quiet *q, double secs);
+/* A leg that ran elsewhere (the legs' host) took secs of the round: the
+ * scaled budget grows with it as with a local leg (quiet_leg_end). */
+void quiet_legs_ran(struct quiet *q, double secs);
 /* A resumed round starts from what its log's legs waited (spent_s) and
  * took (legs_s). */
 void quiet_set_history(struct quiet *q, double spent_s, double legs_s);

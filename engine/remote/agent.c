@@ -75,6 +75,17 @@ agent_send(struct agent *a, json_t *msg)
 	json_decref(msg);
 }
 
+json_t *
+agent_then(struct agent *a, json_t *r, json_t *next)
+{
+	if (next == NULL)
+		return r;
+	agent_send(a, r);
+	agent_handle(a, next);
+	json_decref(next);
+	return NULL;
+}
+
 const char *
 agent_op(const json_t *req)
 {
@@ -317,6 +328,8 @@ agent_handle(struct agent *a, json_t *req)
 		r = agent_close(a, req);
 	else if (strcmp(op, "stop") == 0)
 		r = agent_stop(a, req);
+	else if (strcmp(op, "leg") == 0)
+		r = agent_leg(a, req);
 	else
 		r = agent_refuse(req, "malformed", "line %lu: no op \"%s\"",
 		    a->in.line, op);
@@ -400,6 +413,7 @@ agent_run(const char *dir, int in_fd, int out_fd)
 	}
 out:
 	agent_end_server(&a, AGENT_END_GRACE_S);
+	agent_leg_cgroup_end(&a);
 	procs_reap_orphans(NULL, 0);
 	quiet_destroy(a.quiet);
 	template_free_argv(a.counters);

@@ -39,8 +39,7 @@ agent_start_req_free(struct agent_start_req *q)
 	free(q->env);
 }
 
-/* A log name the agent writes in its folder: one plain file name. */
-static bool
+bool
 agent_log_name_ok(const char *s)
 {
 	if (s == NULL || s[0] == '\0' || s[0] == '.' || strlen(s) > 200)
@@ -248,7 +247,7 @@ agent_gate_word(struct agent *a, enum quiet_result res, json_t **next)
 /* open's gate settings for this leg: what is left of the round's budget
  * (the client keeps the one budget both hosts spend), whether the round
  * was released (G), whether this leg probes.  false when malformed. */
-static bool
+bool
 agent_gate_setup(struct agent *a, const json_t *req)
 {
 	const json_t *left = json_object_get(req, "budget_left_s"),
@@ -270,7 +269,7 @@ agent_gate_setup(struct agent *a, const json_t *req)
  * "budget", "released"), or NULL when the open stops; *next is a request
  * that came meanwhile, to be answered after the open.  *seen is what the
  * gate saw, its wait and its probe. */
-static const char *
+const char *
 agent_gate(struct agent *a, struct quiet_seen *seen, json_t **next)
 {
 	*seen = (struct quiet_seen){ .client_busy = NAN, .server_busy = NAN,
@@ -281,7 +280,7 @@ agent_gate(struct agent *a, struct quiet_seen *seen, json_t **next)
 	    agent_emit, a, seen), next);
 }
 
-static json_t *
+json_t *
 agent_num(double x)
 {
 	return isnan(x) ? json_null() : json_real(x);
@@ -337,13 +336,7 @@ agent_open(struct agent *a, const json_t *req)
 		    "window opened");
 	else
 		r = agent_open_reply(a, req, word, &seen);
-	if (next != NULL) {
-		agent_send(a, r);
-		agent_handle(a, next);
-		json_decref(next);
-		return NULL;
-	}
-	return r;
+	return agent_then(a, r, next);
 }
 
 json_t *

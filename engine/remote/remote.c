@@ -1,9 +1,11 @@
 /* The agent's client: ssh as a child (spawn.c, the one spawn path: its
  * input a socket this end writes without SIGPIPE, its output a pipe, its
- * stderr appended to a file), requests with increasing ids, replies read
- * in order with the host's events passed on before them.  While a
+ * stderr a pipe copied into a file up to a limit), the handshake,
+ * requests with increasing ids, replies read in order with the far
+ * gate's samples (checked, rebuilt) passed on before them.  While a
  * request waits, abort_fd sends "cancel" and release_fd "release" (each
- * answered after it); the replies to those are read and dropped. */
+ * answered after it); the replies to those are read and dropped.  The
+ * requests on the far side's work are in remote_ops.c. */
 #include "remote.h"
 
 #include <errno.h>
@@ -19,7 +21,10 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "event.h"
 #include "legcmd.h"
+#include "remote_conn.h"
+#include "remote_int.h"
 #include "rfile.h"
 #include "spawn.h"
 #include "stats.h"
@@ -28,31 +33,13 @@
 
 extern char **environ;
 
-#define REMOTE_PINGS 5
-/* How long a request that does not wait on the server may take. */
-#define REMOTE_CALL_S 60.0
 /* How long ssh may linger once the agent's input is closed: the agent
  * ends its server within 2 s, then exits. */
 #define REMOTE_LINGER_S 5.0
-
-struct remote {
-	char *host;
-	char *cmdline;
-	char *stderr_path;
-	off_t err_from;        /* where this connection's stderr begins */
-	pid_t ssh_pid;
-	bool reaped;
-	int status;
-	int to;                /* the agent's input (a socket) */
-	struct wire_in from;   /* its output */
-	long long next_id;
-	unsigned long requests, taken;
-	json_t *hello;
-	double rtt[REMOTE_PINGS];
-	int nrtt;
-	bool lost;
-	char why[1536];
-};
+/* The far gate's samples: one a second (quiet.c), a few more allowed for
+ * the first and the last; more is an agent that floods the log. */
+#define REMOTE_EVENTS_PER_S 2.0
+#define REMOTE_EVENTS_FREE 8.0
 
 const json_t *remote_hello(const struct remote *rm) { return rm->hello; }
 pid_t remote_ssh_pid(const struct remote *rm) { return rm->ssh_pid; }
@@ -89,6 +76,11 @@ remote_stderr_tail(const struct remote *rm, char *out, size_t len)
 		    rm->err_from);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
+	/* The far side's bytes reach a terminal: none may steer it. */
+	for (ssize_t i = 0; i < n; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' &&
+		    buf[i] != '\r') || buf[i] == 0x7f)
+			buf[i] = '?';
 	for (line = strtok_r(buf, "\r\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\r\n", &save)) {
 		last[0] = last[1];
@@ -101,6 +93,45 @@ remote_stderr_tail(const struct remote *rm, char *out, size_t len)
 			    k > 0 ? " / " : "", last[i]);
 }
 
+static void remote_fail(struct remote *rm, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Copy what ssh wrote on stderr into its log, up to err_max bytes a
+ * connection: past that the far side is flooding it, a protocol error
+ * that drops the connection. */
+static void
+remote_drain_err(struct remote *rm)
+{
+	char buf[65536];
+
+	while (rm->err_rd >= 0) {
+		ssize_t n = read(rm->err_rd, buf, sizeof buf);
+		size_t room = rm->err_max - rm->err_bytes, k;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || errno != EAGAIN) {
+				close(rm->err_rd);
+				rm->err_rd = -1;
+			}
+			return;
+		}
+		k = (size_t)n < room ? (size_t)n : room;
+		if (k > 0 && write(rm->err_log, buf, k) < 0)
+			(void)0; /* a full disk: the words are lost, not the round */
+		rm->err_bytes += k;
+		if ((size_t)n > room) {
+			close(rm->err_rd);
+			rm->err_rd = -1;
+			remote_broken(rm, "ssh's stderr passed %zu bytes "
+			    "(agent_limits.stderr_bytes, the limit on what the far "
+			    "side writes there)", rm->err_max);
+			return;
+		}
+	}
+}
+
 /* Wait up to s seconds for ssh to exit and reap it; then end it by pid. */
 static void
 remote_reap(struct remote *rm, double s)
@@ -108,7 +139,10 @@ remote_reap(struct remote *rm, double s)
 	double deadline = clock_now() + s;
 
 	while (!rm->reaped) {
-		pid_t w = waitpid(rm->ssh_pid, &rm->status, WNOHANG);
+		pid_t w;
+
+		remote_drain_err(rm);
+		w = waitpid(rm->ssh_pid, &rm->status, WNOHANG);
 
 		if (w == rm->ssh_pid || (w < 0 && errno == ECHILD)) {
 			rm->reaped = true;
@@ -166,6 +200,21 @@ remote_fail(struct remote *rm, const char *fmt, ...)
 	    rm->host, what, st, tail[0] ? "; it said: " : "", tail);
 }
 
+/* The far side broke the protocol (what it sent, or how much): the
+ * connection is lost, said as a protocol error. */
+void
+remote_broken(struct remote *rm, const char *fmt, ...)
+{
+	char what[640];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	rm->broke = true;
+	remote_fail(rm, "a protocol error: %s", what);
+}
+
 bool
 remote_lost(struct remote *rm, bool look)
 {
@@ -175,6 +224,9 @@ remote_lost(struct remote *rm, bool look)
 
 	if (rm->lost || !look)
 		return rm->lost;
+	remote_drain_err(rm);
+	if (rm->lost)
+		return true;
 	if (!wire_pending(&rm->from) && poll(&p, 1, 0) <= 0)
 		return false;
 	switch (wire_read(&rm->from, 0, -1, &m, err, sizeof err)) {
@@ -185,8 +237,8 @@ remote_lost(struct remote *rm, bool look)
 		remote_fail(rm, "the connection to the agent was lost");
 		break;
 	default:
-		remote_fail(rm, "the agent said something out of turn on its "
-		    "%s", m != NULL ? "output" : err);
+		remote_broken(rm, "the agent said something out of turn on "
+		    "its %s", m != NULL ? "output" : err);
 	}
 	json_decref(m);
 	return rm->lost;
@@ -203,16 +255,6 @@ remote_rtt(const struct remote *rm)
 	    "median", stats_median(rm->rtt, n), "n", n);
 }
 
-/* What the waiting side does while a request is out. */
-struct remote_wait {
-	double deadline;
-	int abort_fd, release_fd;
-	remote_event_fn fn;
-	void *arg;
-	int extra;             /* cancel and release sent: replies to drop */
-	bool give_up;          /* abort_fd loses the connection (no cancel:
-	                        * nothing is under way there yet) */
-};
 
 /* Send {"op": op, "id": N} with no more fields (cancel, release). */
 static void
@@ -228,21 +270,44 @@ remote_send_bare(struct remote *rm, const char *op)
 	json_decref(m);
 }
 
-/* A line from the agent that is not the reply awaited: an event (passed
- * on), or the end of the conversation.  0 to go on reading. */
+/* A line from the agent that is not the reply awaited: its gate's
+ * sample, while a gate holds a leg there (rebuilt here from its checked
+ * values, then passed on), or the end of the conversation.  0 to go on
+ * reading. */
 static int
-remote_event(struct remote *rm, json_t *m, const struct remote_wait *w)
+remote_event(struct remote *rm, json_t *m, struct remote_wait *w)
 {
-	json_t *ev = json_object_get(m, "event");
+	json_t *ev = json_object_get(m, "event"), *clean, *out;
+	double took = clock_now() - w->t0;
+	char why[320];
 
 	if (!json_is_object(ev)) {
-		remote_fail(rm, "the agent's line %lu is not a reply or an event",
-		    rm->from.line);
+		remote_broken(rm, "the agent's line %lu is not a reply or an "
+		    "event", rm->from.line);
 		return -1;
 	}
-	json_object_set_new(ev, "host", json_string(rm->host));
-	if (w->fn != NULL)
-		w->fn(ev, w->arg);
+	if (w->fn == NULL) {
+		remote_broken(rm, "the agent's line %lu is an event while no "
+		    "gate of its held a leg", rm->from.line);
+		return -1;
+	}
+	if (++w->events > REMOTE_EVENTS_FREE + REMOTE_EVENTS_PER_S * took) {
+		remote_broken(rm, "the agent sent %d events in %.1f s (the "
+		    "limit: %g, and %g a second, as its gate makes them)",
+		    w->events, took, REMOTE_EVENTS_FREE, REMOTE_EVENTS_PER_S);
+		return -1;
+	}
+	if ((clean = remote_check_event(ev, took + 1.0, why, sizeof why)) ==
+	    NULL) {
+		remote_broken(rm, "the agent's line %lu: %s", rm->from.line, why);
+		return -1;
+	}
+	out = event_new("quiet");
+	json_object_update(out, clean);
+	json_decref(clean);
+	json_object_set_new(out, "host", json_string(rm->host));
+	w->fn(out, w->arg);
+	json_decref(out);
 	return 0;
 }
 
@@ -252,17 +317,22 @@ remote_event(struct remote *rm, json_t *m, const struct remote_wait *w)
 static int
 remote_poll(struct remote *rm, struct remote_wait *w)
 {
-	struct pollfd p[3] = { { .fd = rm->from.fd, .events = POLLIN },
+	struct pollfd p[4] = { { .fd = rm->from.fd, .events = POLLIN },
 		{ .fd = w->abort_fd, .events = POLLIN },
-		{ .fd = w->release_fd, .events = POLLIN } };
+		{ .fd = w->release_fd, .events = POLLIN },
+		{ .fd = rm->err_rd, .events = POLLIN } };
 	double left = w->deadline - clock_now();
 
 	if (wire_pending(&rm->from))
 		return 0;
 	if (left <= 0)
 		return -1;
-	if (poll(p, 3, (int)(left * 1000.0) + 1) <= 0)
+	if (poll(p, 4, (int)(left * 1000.0) + 1) <= 0)
 		return 1;
+	if (p[3].revents != 0) {
+		remote_drain_err(rm);
+		return 1;
+	}
 	if (w->abort_fd >= 0 && p[1].revents != 0 && w->give_up) {
 		remote_fail(rm, "the connection was given up (the round was "
 		    "aborted)");
@@ -270,6 +340,7 @@ remote_poll(struct remote *rm, struct remote_wait *w)
 	}
 	if (w->abort_fd >= 0 && p[1].revents != 0) {
 		remote_send_bare(rm, "cancel");
+		rm->cancelled = true;
 		w->extra++;
 		w->abort_fd = -1;
 	}
@@ -294,6 +365,7 @@ remote_await(struct remote *rm, long long id, const char *op,
 		int r = remote_poll(rm, w);
 
 		if (r < 0) {
+			rm->timed_out = true;
 			remote_fail(rm, "no reply to %s from the agent in time",
 			    op);
 			break;
@@ -306,7 +378,7 @@ remote_await(struct remote *rm, long long id, const char *op,
 		case WIRE_TIMEOUT:
 			continue;
 		case WIRE_BAD:
-			remote_fail(rm, "the agent's %s", err);
+			remote_broken(rm, "the agent's %s", err);
 			continue;
 		default:
 			remote_fail(rm, "the connection to the agent was lost "
@@ -321,9 +393,9 @@ remote_await(struct remote *rm, long long id, const char *op,
 		}
 		if (json_is_integer(rid) && json_integer_value(rid) == id)
 			return m;
-		remote_fail(rm, "the agent's line %lu answers request %s while "
-		    "%s (request %lld) waited", rm->from.line, json_is_integer(rid) ?
-		    "another" : "none", op, id);
+		remote_broken(rm, "the agent's line %lu answers request %s "
+		    "while %s (request %lld) waited", rm->from.line,
+		    json_is_integer(rid) ? "another" : "none", op, id);
 		json_decref(m);
 	}
 	return NULL;
@@ -332,7 +404,7 @@ remote_await(struct remote *rm, long long id, const char *op,
 /* Send req (its reference taken) with the next id and wait for its
  * reply; then drop the replies to a cancel or release sent meanwhile.
  * The reply, or NULL with the connection lost. */
-static json_t *
+json_t *
 remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
 {
 	long long id = rm->next_id++;
@@ -343,6 +415,8 @@ remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
 	snprintf(opname, sizeof opname, "%s", op != NULL ? op : "?");
 	json_object_set_new(req, "id", json_integer((json_int_t)id));
 	rm->requests++;
+	rm->cancelled = false;
+	w->t0 = clock_now();
 	if (!rm->lost && wire_write(rm->to, req) != 0)
 		remote_fail(rm, "the connection to the agent was lost (a write to "
 		    "ssh: %s)", strerror(errno));
@@ -363,7 +437,7 @@ remote_call(struct remote *rm, json_t *req, struct remote_wait *w)
 }
 
 /* A call that does not wait on the server or the gate. */
-static json_t *
+json_t *
 remote_call_plain(struct remote *rm, json_t *req, double timeout_s)
 {
 	struct remote_wait w = { .deadline = clock_now() + timeout_s,
@@ -372,17 +446,21 @@ remote_call_plain(struct remote *rm, json_t *req, double timeout_s)
 	return remote_call(rm, req, &w);
 }
 
-/* A reply that says no: "HOST: the agent's message" into err. */
-static bool
+/* A reply that says no: "HOST: the agent's message" (made printable,
+ * cut) into err. */
+bool
 remote_refused(const struct remote *rm, const json_t *reply, char *err,
     size_t errlen)
 {
-	const char *e = json_string_value(json_object_get(reply, "error"));
+	json_t *e = remote_text(json_object_get(reply, "error"), 600);
 
-	if (json_is_true(json_object_get(reply, "ok")))
+	if (json_is_true(json_object_get(reply, "ok"))) {
+		json_decref(e);
 		return false;
-	snprintf(err, errlen, "%s: %s", rm->host, e != NULL ? e :
-	    "the agent refused without saying why");
+	}
+	snprintf(err, errlen, "%s: %s", rm->host, e != NULL ?
+	    json_string_value(e) : "the agent refused without saying why");
+	json_decref(e);
 	return true;
 }
 
@@ -394,7 +472,7 @@ remote_spawn(struct remote *rm, const struct remote_params *p, char *err,
 {
 	size_t ns = 0, na = 0, k = 0;
 	char **argv, **far, serr[512];
-	int in[2], out[2], efd;
+	int in[2], out[2], errp[2], efd;
 
 	while (p->ssh[ns] != NULL)
 		ns++;
@@ -421,23 +499,30 @@ remote_spawn(struct remote *rm, const struct remote_params *p, char *err,
 		return -1;
 	}
 	rm->err_from = lseek(efd, 0, SEEK_END);
+	/* ssh's stderr (the far side's too) comes through a pipe this end
+	 * reads, so what reaches the log is bounded here. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
-	    pipe2(out, O_CLOEXEC) != 0)
+	    pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)
 		xalloc_die(0);
+	(void)fcntl(errp[0], F_SETFL, O_NONBLOCK);
 	{
 		struct spawn_req rq = { .path = p->ssh_path, .argv = argv,
 			.envp = environ, .in_fd = in[1], .out_fd = out[1],
-			.err_fd = efd, .cgroup_procs_fd = -1 };
+			.err_fd = errp[1], .cgroup_procs_fd = -1 };
 
 		rm->ssh_pid = spawn_run(&rq, NULL, serr, sizeof serr);
 	}
 	close(in[1]);
 	close(out[1]);
-	close(efd);
+	close(errp[1]);
+	rm->err_rd = errp[0];
+	rm->err_log = efd;
 	free(argv[ns + 1]);
 	free(argv);
 	rm->to = in[0];
 	wire_in_init(&rm->from, out[0]);
+	rm->from.max = p->line_max;
+	rm->from.strict = true;
 	if (rm->ssh_pid < 0) {
 		snprintf(err, errlen, "%s: cannot start %s: %s", p->host,
 		    p->ssh_path, serr);
@@ -487,24 +572,65 @@ remote_hello_req(const struct remote_params *p)
 	return req;
 }
 
-/* An agent that accepted the hello but speaks another protocol (one
- * before protocol numbers has none: 1) would misread every open: said
- * as the agent says a refusal, naming both.  true when so. */
+/* An agent that accepted the hello but is another version, or speaks
+ * another protocol (one before protocol numbers has none: 1), would
+ * misread every open: said as the agent says a refusal, naming both.
+ * true when so. */
 static bool
-remote_protocol_differs(const struct remote *rm, const json_t *reply,
+remote_version_differs(const struct remote *rm, const json_t *reply,
     char *err, size_t errlen)
 {
 	long long n = wire_protocol_of(reply);
+	json_t *v = remote_text(json_object_get(reply, "version"), 64);
+	bool same = v != NULL && strcmp(json_string_value(v),
+	    wire_version()) == 0;
 
-	if (n == WIRE_PROTOCOL)
+	if (n == WIRE_PROTOCOL && same) {
+		json_decref(v);
 		return false;
+	}
 	snprintf(err, errlen, "%s: the agent there is benchtui %s (protocol "
 	    "%lld), this is benchtui %s (protocol %d): the protocol is only "
 	    "spoken between equal versions; install this benchtui on %s",
-	    rm->host, json_string_value(json_object_get(reply, "version")) ?
-	    json_string_value(json_object_get(reply, "version")) : "(no "
-	    "version)", n, wire_version(), WIRE_PROTOCOL, rm->host);
+	    rm->host, v != NULL ? json_string_value(v) : "(no version)", n,
+	    wire_version(), WIRE_PROTOCOL, rm->host);
+	json_decref(v);
 	return true;
+}
+
+/* hello's answer, checked: the one kept (rm->hello), or NULL with err. */
+static json_t *
+remote_hello_checked(struct remote *rm, json_t *reply, char *err,
+    size_t errlen)
+{
+	char why[320];
+	json_t *h;
+
+	if (remote_refused(rm, reply, err, errlen) ||
+	    remote_version_differs(rm, reply, err, errlen)) {
+		json_decref(reply);
+		return NULL;
+	}
+	h = remote_check_hello(reply, why, sizeof why);
+	json_decref(reply);
+	if (h == NULL)
+		snprintf(err, errlen, "%s: a protocol error in the agent's "
+		    "answer to hello: %s", rm->host, why);
+	return h;
+}
+
+static char **
+remote_strv_copy(char *const *v)
+{
+	size_t n = 0;
+	char **out;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	out = xcalloc(n + 1, sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
 }
 
 struct remote *
@@ -518,7 +644,10 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 	rm->host = xstrdup(p->host);
 	rm->stderr_path = xstrdup(p->stderr_path);
 	rm->to = -1;
+	rm->err_rd = rm->err_log = -1;
+	rm->err_max = p->stderr_max;
 	rm->next_id = 1;
+	rm->counters = remote_strv_copy(p->counters);
 	if (remote_spawn(rm, p, err, errlen) != 0)
 		goto fail;
 	reply = remote_call(rm, remote_hello_req(p), &w);
@@ -527,16 +656,22 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 		    "round was aborted)", rm->host);
 		goto fail;
 	}
+	if (reply == NULL && rm->timed_out) {
+		snprintf(err, errlen, "%s: the agent did not answer hello within "
+		    "%g s (agent_limits.hello_s; the command: %s)", rm->host,
+		    p->timeout_s, rm->cmdline);
+		goto fail;
+	}
+	if (reply == NULL && rm->broke) {
+		snprintf(err, errlen, "%s", rm->why);
+		goto fail;
+	}
 	if (reply == NULL) {
 		remote_connect_failed(rm, err, errlen);
 		goto fail;
 	}
-	if (remote_refused(rm, reply, err, errlen) ||
-	    remote_protocol_differs(rm, reply, err, errlen)) {
-		json_decref(reply);
+	if ((rm->hello = remote_hello_checked(rm, reply, err, errlen)) == NULL)
 		goto fail;
-	}
-	rm->hello = reply;
 	for (int i = 0; i < REMOTE_PINGS; i++) {
 		double t0 = clock_now();
 
@@ -554,119 +689,6 @@ fail:
 	return NULL;
 }
 
-json_t *
-remote_bins(struct remote *rm, const json_t *programs, char *err,
-    size_t errlen)
-{
-	json_t *req = json_pack("{s:s,s:O}", "op", "bins", "programs",
-	    programs);
-	json_t *reply = remote_call_plain(rm, req, 10 * REMOTE_CALL_S), *b;
-
-	if (reply == NULL) {
-		snprintf(err, errlen, "%s", rm->why);
-		return NULL;
-	}
-	b = json_incref(json_object_get(reply, "bins"));
-	json_decref(reply);
-	return b != NULL ? b : json_object();
-}
-
-/* The agent's start causes, as the static strings server.h names. */
-static const char *remote_cause(const json_t *reply);
-
-/* A server request's reply, or NULL with err (and *cause, when not
- * NULL): "lost", or the agent's refusal and its cause. */
-static json_t *
-remote_server_reply(struct remote *rm, json_t *reply, const char **cause,
-    char *err, size_t errlen)
-{
-	if (reply == NULL) {
-		if (cause != NULL)
-			*cause = "lost";
-		snprintf(err, errlen, "%s", rm->why);
-		return NULL;
-	}
-	if (remote_refused(rm, reply, err, errlen)) {
-		if (cause != NULL)
-			*cause = remote_cause(reply);
-		json_decref(reply);
-		return NULL;
-	}
-	return reply;
-}
-
-/* The agent's start causes, as the static strings server.h names. */
-static const char *
-remote_cause(const json_t *reply)
-{
-	static const char *const known[] = { "port_taken", "died",
-	    "ready_timeout", "aborted", "failed", "busy", NULL };
-	const char *c = json_string_value(json_object_get(reply, "cause"));
-
-	for (size_t i = 0; c != NULL && known[i] != NULL; i++)
-		if (strcmp(c, known[i]) == 0)
-			return known[i];
-	return "failed";
-}
-
-json_t *
-remote_start(struct remote *rm, const struct remote_start *p,
-    const char **cause, char *err, size_t errlen)
-{
-	struct remote_wait w = { .deadline = clock_now() + p->ready_timeout_s +
-	    REMOTE_CALL_S, .abort_fd = p->abort_fd, .release_fd = -1 };
-	json_t *req = json_pack("{s:s,s:s,s:o,s:o,s:s?,s:i,s:f,s:s}", "op",
-	    "start", "cell", p->cell, "argv", legcmd_argv_json(p->argv),
-	    "env", p->env != NULL ? json_deep_copy(p->env) : json_object(),
-	    "cpus", p->cpus, "tcp_port", p->tcp_port, "ready_timeout_s",
-	    p->ready_timeout_s, "log", p->log);
-
-	return remote_server_reply(rm, remote_call(rm, req, &w), cause, err,
-	    errlen);
-}
-
-json_t *
-remote_open(struct remote *rm, const struct remote_gate *g, int abort_fd,
-    int release_fd, remote_event_fn fn, void *arg, char *err, size_t errlen)
-{
-	const json_t *q = json_object_get(rm->hello, "quiet");
-	double hold = json_is_object(q) && g != NULL ?
-	    json_number_value(json_object_get(q, "timeout_s")) : 0;
-	struct remote_wait w = { .abort_fd = abort_fd,
-	    .release_fd = release_fd, .fn = fn, .arg = arg };
-	json_t *req = json_pack("{s:s,s:b}", "op", "open", "gate", g != NULL);
-
-	/* The far gate waits no longer than the budget's rest. */
-	if (g != NULL && g->budget_left_s < hold)
-		hold = g->budget_left_s > 0 ? g->budget_left_s : 0;
-	w.deadline = clock_now() + hold + REMOTE_CALL_S;
-	if (g != NULL) {
-		json_object_set_new(req, "budget_left_s",
-		    json_real(g->budget_left_s));
-		json_object_set_new(req, "release_all",
-		    json_boolean(g->release_all));
-		json_object_set_new(req, "probe", json_boolean(g->probe));
-	}
-	return remote_server_reply(rm, remote_call(rm, req, &w), NULL, err,
-	    errlen);
-}
-
-json_t *
-remote_close_window(struct remote *rm, char *err, size_t errlen)
-{
-	return remote_server_reply(rm, remote_call_plain(rm,
-	    json_pack("{s:s}", "op", "close"), REMOTE_CALL_S), NULL, err,
-	    errlen);
-}
-
-json_t *
-remote_stop(struct remote *rm, char *err, size_t errlen)
-{
-	return remote_server_reply(rm, remote_call_plain(rm,
-	    json_pack("{s:s}", "op", "stop"), REMOTE_CALL_S), NULL, err,
-	    errlen);
-}
-
 void
 remote_disconnect(struct remote *rm)
 {
@@ -679,6 +701,14 @@ remote_disconnect(struct remote *rm)
 	wire_in_free(&rm->from);
 	if (rm->from.fd > 0)
 		close(rm->from.fd);
+	if (rm->err_rd >= 0)
+		close(rm->err_rd);
+	if (rm->err_log >= 0)
+		close(rm->err_log);
+	for (size_t i = 0; rm->counters != NULL && rm->counters[i] != NULL;
+	    i++)
+		free(rm->counters[i]);
+	free(rm->counters);
 	json_decref(rm->hello);
 	free(rm->host);
 	free(rm->cmdline);

@@ -10,7 +10,15 @@
  *
  * Anything that ends the conversation (ssh's exit, a line that is not a
  * message, no reply in time) makes the connection lost for good:
- * remote_lost says so and why, naming the host, and ssh is ended. */
+ * remote_lost says so and why, naming the host, and ssh is ended.
+ *
+ * Nothing from the far side is trusted: each reply is an answer to the
+ * request awaited or a protocol error; its values are checked for type
+ * and range and copied into a new object (remote_check.c); events are
+ * only the far gate's samples while it holds a leg, rebuilt here; lines
+ * and ssh's stderr are bounded by the limits given (remote_params), and
+ * past one the connection is lost, naming the host and the limit.  A
+ * refusal of open, close or stop loses it too, with the agent's words. */
 #ifndef BENCHTUI_REMOTE_H
 #define BENCHTUI_REMOTE_H
 
@@ -34,7 +42,10 @@ struct remote_params {
 	const char *stderr_path;  /* ssh's stderr (and the far side's),
 	                           * appended */
 	int abort_fd;             /* readable: give up waiting */
-	double timeout_s;         /* for the handshake */
+	double timeout_s;         /* for hello's answer */
+	size_t line_max;          /* the longest line the agent may send */
+	size_t stderr_max;        /* the most ssh's stderr may hold (this
+	                           * connection's), copied to stderr_path */
 };
 
 /* Start ssh, say hello (the version handshake), measure the round trip.
@@ -117,6 +128,23 @@ json_t *remote_close_window(struct remote *rm, char *err, size_t errlen);
 /* Stop the server by pid and its tree: state ("stopped", "died"), pid,
  * death; or NULL with err (lost). */
 json_t *remote_stop(struct remote *rm, char *err, size_t errlen);
+
+/* A leg there (a round whose "host" is that host), run as a local leg
+ * is.  The request's fields: argv, env ({K: V} over the agent's), cwd,
+ * cpus (or absent), nice, timeout_s, out (a file name in the agent's
+ * folder), keep, max_bytes.  abort_fd sends cancel (the leg is ended as
+ * an abort ends a local one).  The reply, checked (new): pid, rc,
+ * signal, timed_out, aborted, exec_errno, exec_step, wall, utime,
+ * stime, maxrss_kb, minflt, majflt, mem_peak_kb, strays, counters
+ * (those of hello), multiplexed, output_bytes, output_truncated, exec;
+ * with g, that host's gate first (as remote_open's: its events through
+ * fn, release_fd letting it go) and its gate, wait_s, probe, probe_us
+ * and the foreign load during the leg;
+ * or NULL with err (lost, or the agent could not start it: *started
+ * false). */
+json_t *remote_leg(struct remote *rm, json_t *req, double timeout_s,
+    const struct remote_gate *g, int abort_fd, int release_fd,
+    remote_event_fn fn, void *arg, bool *started, char *err, size_t errlen);
 
 /* Close the agent's input (it ends what runs and exits), wait for ssh,
  * end it by pid when it lingers; free rm. */

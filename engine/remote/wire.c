@@ -156,7 +156,14 @@ wire_fill(struct wire_in *in)
 	return 0;
 }
 
-/* A line past WIRE_LINE_MAX: named, and dropped up to its newline. */
+static size_t
+wire_max(const struct wire_in *in)
+{
+	return in->max > 0 ? in->max : WIRE_LINE_MAX;
+}
+
+/* A line past its limit: named, and dropped up to its newline (strict:
+ * not read further, so a line without end costs no time). */
 static enum wire_got
 wire_too_long(struct wire_in *in, char *err, size_t errlen)
 {
@@ -164,8 +171,12 @@ wire_too_long(struct wire_in *in, char *err, size_t errlen)
 
 	in->line++;
 	wire_quote(in->buf, in->len, quote, sizeof quote);
-	snprintf(err, errlen, "line %lu: longer than %d bytes: '%s'", in->line,
-	    WIRE_LINE_MAX, quote);
+	snprintf(err, errlen, "line %lu: longer than %zu bytes (the limit on "
+	    "a line): '%s'", in->line, wire_max(in), quote);
+	if (in->strict) {
+		in->len = 0;
+		return WIRE_BAD;
+	}
 	for (;;) {
 		char *nl = memchr(in->buf, '\n', in->len);
 
@@ -191,8 +202,8 @@ wire_read(struct wire_in *in, int timeout_ms, int wake_fd, json_t **msg,
 		char *nl = in->len > 0 ? memchr(in->buf, '\n', in->len) : NULL;
 		int w;
 
-		if ((nl != NULL && nl - in->buf > WIRE_LINE_MAX) ||
-		    (nl == NULL && in->len > WIRE_LINE_MAX))
+		if ((nl != NULL && (size_t)(nl - in->buf) > wire_max(in)) ||
+		    (nl == NULL && in->len > wire_max(in)))
 			return wire_too_long(in, err, errlen);
 		if (nl != NULL)
 			return wire_take(in, nl, msg, err, errlen);

@@ -18,6 +18,9 @@ struct wire_in {
 	size_t len, cap;
 	unsigned long line;      /* the last line read */
 	bool eof;
+	size_t max;              /* a line's limit (0: WIRE_LINE_MAX) */
+	bool strict;             /* a line past max is not read to its end:
+	                          * the caller drops the connection */
 };
 
 enum wire_got {

@@ -5,6 +5,7 @@
  * marks the leg the same way. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -257,7 +258,9 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	const char *host = round_server_host(srv);
 	struct remote_gate rg = { .release_all = u->gate_released_all };
 	struct round_srv_gate far;
-	bool gated = host != NULL && u->quiet != NULL;
+	/* The legs' host gates each leg itself (round_gate_far_ask). */
+	bool gated = host != NULL && u->quiet != NULL &&
+	    !(u->r->spec->host != NULL && strcmp(host, u->r->spec->host) == 0);
 	char where[300];
 
 	if (gated) {
@@ -290,4 +293,49 @@ round_gate_leg_beside(struct run *u, double staying, struct round_gate_rec *g)
 	g->nstaying = quiet_staying(u->quiet, p, QUIET_STAY_MAX);
 	for (size_t i = 0; i < g->nstaying; i++)
 		g->staying[i] = p[i].pid;
+}
+
+bool
+round_gate_far_ask(struct run *u, const struct plan_leg *pl,
+    struct remote_gate *rg)
+{
+	if (u->quiet == NULL)
+		return false;
+	(void)round_gate_keys(u);
+	*rg = (struct remote_gate){ .release_all = u->gate_released_all,
+	    .budget_left_s = quiet_budget_left(u->quiet),
+	    .probe = round_gate_probes(u, pl) };
+	return true;
+}
+
+int
+round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
+    struct round_gate_rec *g)
+{
+	static const struct { const char *w; enum tally_gate how; } m[] = {
+		{ "quiet", TALLY_GATE_QUIET }, { "released", TALLY_GATE_WAIVED },
+		{ "timeout", TALLY_GATE_TIMEOUT }, { "budget", TALLY_GATE_BUDGET },
+	};
+	const char *word = json_string_value(json_object_get(far, "gate"));
+	const json_t *pr = json_object_get(far, "probe"),
+	    *pu = json_object_get(far, "probe_us");
+	char where[300];
+
+	*g = (struct round_gate_rec){ .how = TALLY_GATE_NONE, .probe = NAN,
+	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
+	for (size_t i = 0; word != NULL && i < sizeof m / sizeof m[0]; i++) {
+		if (strcmp(word, m[i].w) != 0)
+			continue;
+		/* One budget for the round: the far wait is spent of it. */
+		g->wait_s = json_number_value(json_object_get(far, "wait_s"));
+		g->probe = json_is_number(pr) ? json_number_value(pr) : NAN;
+		g->probe_us = json_is_number(pu) ? json_number_value(pu) : NAN;
+		quiet_spend(u->quiet, g->wait_s);
+		(void)round_gate_keys(u);
+		snprintf(where, sizeof where, "the legs' host %s",
+		    u->r->spec->host);
+		return round_gate_mark(u, m[i].how, where, json_number_value(
+		    json_object_get(far, "foreign")), leg, g);
+	}
+	return 0;
 }

@@ -53,6 +53,7 @@ struct round_leg {
 	long long bytes;
 	struct leg_result res;
 	json_t *srvblock;        /* the leg line's "server" */
+	json_t *far;             /* a leg on the legs' host: its values */
 };
 
 /* What a step tells round_leg. */
@@ -372,7 +373,9 @@ round_leg_gate(struct round_leg *l)
 {
 	struct run *u = l->u;
 
-	if (round_gate(u, l->pl, l->name, &l->gate) != 0)
+	/* Legs on another host: this machine's load is not theirs. */
+	if (u->r->spec->host == NULL &&
+	    round_gate(u, l->pl, l->name, &l->gate) != 0)
 		return RUN_LEG_STOP;
 	if (round_server_gone(u, l->pl, l->srv))
 		return RUN_LEG_STOP;
@@ -405,6 +408,31 @@ round_leg_end_leftovers(struct round_leg *l)
 		(void)procs_end_descendants(getpid(), keep, n, 0.5);
 }
 
+/* Run on the legs' host: its agent runs the leg as leg_run runs one here
+ * and sends back its values; then the server's window, as here. */
+static int
+round_leg_run_far(struct round_leg *l)
+{
+	struct run *u = l->u;
+	int rc;
+
+	l->start = round_leg_start_made(l);
+	rc = round_far_leg(u, l->pl, l->name, &l->cmd, l->start, &l->res,
+	    &l->gate, &l->foreign, &l->far);
+	json_decref(l->start);
+	l->start = NULL;
+	if (rc != 0)
+		return RUN_LEG_STOP;
+	if (l->srv != NULL) {
+		l->srvblock = round_server_close(u, l->srv, l->name);
+		if (l->srvblock == NULL && round_server_host(l->srv) != NULL)
+			return RUN_LEG_STOP;
+		if (!l->res.aborted && !round_server_alive(l->srv))
+			l->died = true;
+	}
+	return RUN_LEG_GO;
+}
+
 /* Run: the argv, env and output file, leg_run, then the foreign CPU
  * during it, whether the server survived it, what it left behind and the
  * scratch folder's size. */
@@ -413,8 +441,10 @@ round_leg_run(struct round_leg *l)
 {
 	struct run *u = l->u;
 	const struct spec *s = u->r->spec;
-	int werr;
+	int werr = 0;
 
+	if (s->host != NULL)
+		return round_leg_run_far(l);
 	/* Foreign CPU during the leg comes from the gate's background
 	 * samples; with the gate switched off ("quiet": false) it is not
 	 * measured (null). */
@@ -581,6 +611,8 @@ round_leg_record(struct round_leg *l)
 		json_object_set_new(ev, "server", l->srvblock);
 		l->srvblock = NULL;
 	}
+	if (l->far != NULL)
+		round_far_record(ev, l->far, u->r->spec->host);
 	if (!l->res.aborted && l->prepare_rc <= 0 &&
 	    u->metrics_named &&
 	    (metrics = round_leg_metrics(u, l, &l->res)) != NULL)
@@ -678,6 +710,7 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 	json_decref(l.start);
 	legcmd_finish(&l.cmd);
 	json_decref(l.srvblock);
+	json_decref(l.far);
 	if (rc == RUN_LEG_FAIL)
 		*failed = true;
 	return rc == RUN_LEG_GO ? 0 : -1;

@@ -103,6 +103,20 @@ round_record_leg_result(json_t *ev, const struct spec *s,
 	json_object_set_new(ev, "majflt", json_integer(res->ru.ru_majflt));
 }
 
+void
+round_record_ipc(json_t *ev)
+{
+	const json_t *cy = json_object_get(ev, "cycles"),
+	    *in = json_object_get(ev, "instructions");
+
+	json_object_del(ev, "ipc");
+	if (json_is_integer(cy) && json_is_integer(in) &&
+	    json_integer_value(cy) > 0)
+		json_object_set_new(ev, "ipc", json_real(
+		    (double)(long long)((double)json_integer_value(in) /
+		    (double)json_integer_value(cy) * 1000.0 + 0.5) / 1000.0));
+}
+
 /* The counters: ipc, cycles, instructions, every counter by name, and
  * which were multiplexed. */
 static void
@@ -125,13 +139,9 @@ round_record_leg_counters(json_t *ev, const struct run *u)
 		if (counters_multiplexed(u->ctr, i))
 			json_array_append_new(mux, json_string(name));
 	}
-	if (json_is_integer(cycles) && json_is_integer(instr) &&
-	    json_integer_value(cycles) > 0)
-		json_object_set_new(ev, "ipc", json_real(
-		    (double)(long long)((double)json_integer_value(instr) /
-		    (double)json_integer_value(cycles) * 1000.0 + 0.5) / 1000.0));
 	json_object_set_new(ev, "cycles", cycles);
 	json_object_set_new(ev, "instructions", instr);
+	round_record_ipc(ev);
 	json_object_set_new(ev, "counters", ctrs);
 	json_object_set_new(ev, "multiplexed", mux);
 }

@@ -14,19 +14,35 @@
 #include "round_int.h"
 #include "xalloc.h"
 
-/* How long ssh and the handshake may take before a host counts as
- * unreachable. */
-#define ROUND_REMOTE_CONNECT_S 60.0
-
 struct round_host {
-	const struct spec_server *sv;  /* the first cell's that names it */
+	const char *host, *dir;        /* as the round file names them */
+	bool legs;                     /* the round's legs run there */
 	struct remote *rm;
 	json_t *cells;                 /* the cells it serves */
 	json_t *bins;                  /* from its agent */
 	char err[1536];                /* why it could not be reached */
 };
 
-/* The hosts the cells' servers name, each once, in the cells' order. */
+/* The entry of host, made (with dir) when new. */
+static struct round_host *
+round_remote_add(struct run *u, const char *host, const char *dir)
+{
+	struct round_host *h;
+
+	for (size_t i = 0; i < u->nhosts; i++)
+		if (strcmp(u->hosts[i].host, host) == 0)
+			return &u->hosts[i];
+	u->hosts = xreallocarray(u->hosts, u->nhosts + 1, sizeof *u->hosts);
+	h = &u->hosts[u->nhosts++];
+	memset(h, 0, sizeof *h);
+	h->host = host;
+	h->dir = dir;
+	h->cells = json_array();
+	return h;
+}
+
+/* The hosts the cells' servers name, each once, in the cells' order;
+ * then the legs' host ("host"), when no server named it. */
 static void
 round_remote_list(struct run *u)
 {
@@ -34,23 +50,13 @@ round_remote_list(struct run *u)
 
 	for (size_t c = 0; c < s->ncells; c++) {
 		const struct spec_server *sv = s->cells[c].server;
-		struct round_host *h = NULL;
 
-		if (!spec_server_remote(sv))
-			continue;
-		for (size_t i = 0; i < u->nhosts && h == NULL; i++)
-			if (strcmp(u->hosts[i].sv->host, sv->host) == 0)
-				h = &u->hosts[i];
-		if (h == NULL) {
-			u->hosts = xreallocarray(u->hosts, u->nhosts + 1,
-			    sizeof *u->hosts);
-			h = &u->hosts[u->nhosts++];
-			memset(h, 0, sizeof *h);
-			h->sv = sv;
-			h->cells = json_array();
-		}
-		json_array_append_new(h->cells, json_string(s->cells[c].name));
+		if (spec_server_remote(sv))
+			json_array_append_new(round_remote_add(u, sv->host,
+			    sv->dir)->cells, json_string(s->cells[c].name));
 	}
+	if (s->host != NULL)
+		round_remote_add(u, s->host, SPEC_AGENT_DIR)->legs = true;
 }
 
 /* ssh's stderr for host: DIR/servers/ssh-HOST.log, the host's odd
@@ -107,7 +113,7 @@ round_remote_probe_off(struct run *u, const struct round_host *h)
 
 	if (why != NULL)
 		round_warn(u, "%s: the quiet gate's probe is off there: %s",
-		    h->sv->host, why);
+		    h->host, why);
 }
 
 /* Connect to one host: ssh, hello, its binaries. */
@@ -121,12 +127,14 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	 * cpus' maximum, and the probe (on the server's cpus there; that
 	 * host's clock decides). */
 	struct quiet_params qp = spec_quiet_params(s);
-	char *stderr_path = round_remote_stderr(u, h->sv->host);
-	struct remote_params p = { .host = h->sv->host, .ssh_path = ssh_path,
-		.ssh = s->ssh, .agent = s->agent, .dir = h->sv->dir,
+	char *stderr_path = round_remote_stderr(u, h->host);
+	struct remote_params p = { .host = h->host, .ssh_path = ssh_path,
+		.ssh = s->ssh, .agent = s->agent, .dir = h->dir,
 		.counters = s->counters, .quiet = s->quiet.enabled ? &qp : NULL,
 		.stderr_path = stderr_path, .abort_fd = u->r->abort_pipe[0],
-		.timeout_s = ROUND_REMOTE_CONNECT_S };
+		.timeout_s = s->agent_limits.hello_s,
+		.line_max = (size_t)s->agent_limits.line_bytes,
+		.stderr_max = (size_t)s->agent_limits.stderr_bytes };
 	json_t *progs;
 
 	qp.probe = s->quiet.probe != SPEC_PROBE_OFF;
@@ -135,7 +143,7 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	if (h->rm == NULL)
 		return -1;
 	round_remote_probe_off(u, h);
-	progs = round_remote_programs(u, h->sv->host);
+	progs = round_remote_programs(u, h->host);
 	h->bins = remote_bins(h->rm, progs, h->err, sizeof h->err);
 	json_decref(progs);
 	/* A leg's count of requests starts after the handshake. */
@@ -180,7 +188,7 @@ struct remote *
 round_remote_for(struct run *u, const struct spec_server *sv)
 {
 	for (size_t i = 0; spec_server_remote(sv) && i < u->nhosts; i++)
-		if (strcmp(u->hosts[i].sv->host, sv->host) == 0)
+		if (strcmp(u->hosts[i].host, sv->host) == 0)
 			return u->hosts[i].rm;
 	return NULL;
 }
@@ -192,12 +200,14 @@ round_remote_entry(const struct run *u, const struct round_host *h)
 	json_t *e = json_object();
 	const json_t *hello = h->rm != NULL ? remote_hello(h->rm) : NULL;
 
-	json_object_set_new(e, "host", json_string(h->sv->host));
-	json_object_set_new(e, "role", json_string("server"));
+	json_object_set_new(e, "host", json_string(h->host));
+	json_object_set_new(e, "role", json_string(h->legs ?
+	    json_array_size(h->cells) > 0 ? "legs and servers" : "legs" :
+	    "server"));
 	json_object_set_new(e, "cells", json_incref(h->cells));
 	json_object_set_new(e, "ssh", legcmd_argv_json(u->r->spec->ssh));
 	if (hello == NULL) {
-		json_object_set_new(e, "dir", json_string(h->sv->dir));
+		json_object_set_new(e, "dir", json_string(h->dir));
 		json_object_set_new(e, "error", h->err[0] != '\0' ?
 		    json_string(h->err) : json_null());
 		return e;
@@ -249,6 +259,15 @@ round_remote_watch(struct run *u, const char *leg)
 		snprintf(during, sizeof during, "during leg %s", leg);
 		round_remote_lost(u, rm, during);
 	}
+}
+
+struct remote *
+round_remote_legs(struct run *u)
+{
+	for (size_t i = 0; i < u->nhosts; i++)
+		if (u->hosts[i].legs)
+			return u->hosts[i].rm;
+	return NULL;
 }
 
 size_t

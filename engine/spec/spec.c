@@ -696,7 +696,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files",
+	    "agent_limits", "host", NULL };
 	static const char *const required[] = { "name", "command", "arms",
 	    "baseline", NULL };
 
@@ -994,5 +995,6 @@ spec_destroy(struct spec *s)
 	spec_io_free(s);
 	template_free_argv(s->ssh);
 	template_free_argv(s->agent);
+	free(s->host);
 	free(s);
 }

@@ -46,6 +46,12 @@ struct spec_server {
  * relative to where ssh starts the agent (the far user's home). */
 #define SPEC_AGENT_DIR "benchtui-agent"
 
+/* agent_limits' defaults: a line (a reply or an event) of at most 1 MiB,
+ * 1 MiB of ssh's stderr per connection, 60 s for hello's answer. */
+#define SPEC_AGENT_LINE_BYTES (1 << 20)
+#define SPEC_AGENT_STDERR_BYTES (1 << 20)
+#define SPEC_AGENT_HELLO_S 60.0
+
 /* Whether the cell's server runs on another host (server.host). */
 bool spec_server_remote(const struct spec_server *sv);
 
@@ -199,6 +205,14 @@ struct spec {
 	char **agent;        /* what ssh runs there (default benchtui agent),
 	                      * before --dir DIR */
 	size_t nagent;
+	char *host;          /* "host": every leg there (and every server
+	                      * without a host of its own), or NULL */
+	/* agent_limits: what a far side may send, set on this side. */
+	struct {
+		int line_bytes;      /* one line (a reply or an event) */
+		int stderr_bytes;    /* ssh's stderr, per connection */
+		double hello_s;      /* the wait for hello's answer */
+	} agent_limits;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */
 	int *ok_rc;          /* exit codes that count as ok; default {0} */

@@ -216,7 +216,7 @@ spec_host_check_ssh(const struct spec *s, bool *local, char *err,
 		else if (s->cells[i].server != NULL)
 			*local = true;
 	}
-	if (!remote) {
+	if (!remote && s->host == NULL) {
 		*local = true;
 		return 0;
 	}
@@ -240,8 +240,9 @@ spec_host_check_all_cpus(const struct spec *s, bool local, char *err,
 
 	if (spec_host_online_cpus(online, SPEC_CPUS_MAX) != 0)
 		return 0;
-	if (spec_host_check_cpus(s->path, s->client_cpus, "cpus.client",
-	    online, err, errlen) < 0 ||
+	/* Legs on another host: its cpus, its agent's to check. */
+	if ((s->host == NULL && spec_host_check_cpus(s->path, s->client_cpus,
+	    "cpus.client", online, err, errlen) < 0) ||
 	    (local && spec_host_check_cpus(s->path, s->server_cpus,
 	    "cpus.server", online, err, errlen) < 0))
 		return -1;
@@ -295,7 +296,8 @@ spec_check_host(const struct spec *s, char *err, size_t errlen)
 		}
 		if (rc < 0)
 			return -1;
-		for (size_t ai = 0; ai < s->narms; ai++) {
+		/* Legs on another host: their programs are found there. */
+		for (size_t ai = 0; s->host == NULL && ai < s->narms; ai++) {
 			const struct spec_arm *arm = &s->arms[ai];
 			struct legcmd_where w = { .spec = s, .cell = ci,
 			    .arm = ai, .rep = 1 };

@@ -24,12 +24,17 @@ spec_server_remote(const struct spec_server *sv)
 /* A host or a folder name passed to ssh as one argument: never through a
  * shell here, so shell metacharacters are only characters; but a leading
  * '-' would be read by ssh as an option, and a control character (a
- * newline) has no place in a host name or a path. */
+ * newline) has no place in a host name or a path.  A host is never
+ * expanded, so a ${VAR} in it would reach ssh as written. */
 static int
 spec_remote_word(struct parser *p, json_t *v, const char *path, char **out)
 {
 	if (spec_want_string(p, v, path, true, out) < 0)
 		return -1;
+	if ((strcmp(path, "host") == 0 || strstr(path, ".host") != NULL) &&
+	    strstr(*out, "${") != NULL)
+		return spec_perr(p, path, "\"%s\" holds ${...}, which is never "
+		    "expanded in a host: write the host itself", *out);
 	if ((*out)[0] == '-')
 		return spec_perr(p, path, "\"%s\" starts with '-', which ssh "
 		    "would read as an option", *out);
@@ -63,11 +68,64 @@ spec_parse_server_host(struct parser *p, json_t *j, const char *path,
 	return 0;
 }
 
+/* agent_limits: {"line_bytes", "stderr_bytes", "hello_s"}, each
+ * optional. */
+static int
+spec_parse_agent_limits(struct parser *p, json_t *j)
+{
+	static const char *const keys[] = { "line_bytes", "stderr_bytes",
+	    "hello_s", NULL };
+	struct spec *s = p->s;
+	json_t *v;
+
+	s->agent_limits.line_bytes = SPEC_AGENT_LINE_BYTES;
+	s->agent_limits.stderr_bytes = SPEC_AGENT_STDERR_BYTES;
+	s->agent_limits.hello_s = SPEC_AGENT_HELLO_S;
+	if (j == NULL)
+		return 0;
+	if (!json_is_object(j))
+		return spec_perr(p, "agent_limits", "must be an object, not %s",
+		    spec_json_type(j));
+	if (spec_check_keys(p, j, "agent_limits", keys) < 0)
+		return -1;
+	if ((v = json_object_get(j, "line_bytes")) != NULL &&
+	    spec_want_int(p, v, "agent_limits.line_bytes", 4096, 1 << 30,
+	    &s->agent_limits.line_bytes) < 0)
+		return -1;
+	if ((v = json_object_get(j, "stderr_bytes")) != NULL &&
+	    spec_want_int(p, v, "agent_limits.stderr_bytes", 0, 1 << 30,
+	    &s->agent_limits.stderr_bytes) < 0)
+		return -1;
+	if ((v = json_object_get(j, "hello_s")) != NULL &&
+	    spec_want_number(p, v, "agent_limits.hello_s", 0, true,
+	    &s->agent_limits.hello_s) < 0)
+		return -1;
+	return 0;
+}
+
 int
 spec_parse_remote(struct parser *p, json_t *root)
 {
 	struct spec *s = p->s;
 	json_t *v;
+
+	if (spec_parse_agent_limits(p, json_object_get(root, "agent_limits")) <
+	    0)
+		return -1;
+	if ((v = json_object_get(root, "host")) != NULL) {
+		if (spec_remote_word(p, v, "host", &s->host) < 0)
+			return -1;
+		/* Every server without a host of its own runs there too. */
+		for (size_t c = 0; c < s->ncells; c++) {
+			struct spec_server *sv = s->cells[c].server;
+
+			if (sv == NULL || sv->host != NULL)
+				continue;
+			sv->host = xstrdup(s->host);
+			if (sv->dir == NULL)
+				sv->dir = xstrdup(SPEC_AGENT_DIR);
+		}
+	}
 
 	if ((v = json_object_get(root, "ssh")) != NULL) {
 		if (spec_want_argv(p, v, "ssh", &s->ssh, &s->nssh) < 0)
@@ -85,12 +143,31 @@ spec_parse_remote(struct parser *p, json_t *root)
 	return 0;
 }
 
+/* Legs on another host ("host") run its command there; what a leg
+ * reads or leaves on this machine around it cannot follow yet. */
+static int
+spec_check_leg_host(struct parser *p)
+{
+	const struct spec *s = p->s;
+	const char *what = s->prepare != NULL ? "prepare" : s->scratch != NULL ?
+	    "scratch" : s->stdin_path != NULL ? "stdin" : s->profile != NULL ?
+	    "profile" : NULL;
+
+	if (s->host == NULL || what == NULL)
+		return 0;
+	return spec_perr(p, "host", "legs on another host (%s) do not take %s "
+	    "yet: run the round there, or drop %s", s->host, what, what);
+}
+
 /* One agent serves a host for the whole round, in one folder: two cells
  * that name the same host name the same folder. */
 int
 spec_check_hosts(struct parser *p)
 {
 	const struct spec *s = p->s;
+
+	if (spec_check_leg_host(p) < 0)
+		return -1;
 
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct spec_server *a = s->cells[i].server;

@@ -88,7 +88,7 @@ ok "benchtui missing on the far host: said so, with how to install it"
 # message when the server should start (as a login script that prints a
 # greeting would).
 bad malformed --arg f "$T/fake-agent" --arg v "$version" --arg p "$proto" '.agent = ["sh", $f, $v, $p]'
-grep -q "root@127.0.0.1: the agent's line 8: not JSON .*: 'Welcome to the far host!'.*while the server started; the round stopped, resume reconnects" \
+grep -q "root@127.0.0.1: a protocol error: the agent's line 8: not JSON .*: 'Welcome to the far host!'.*while the server started; the round stopped, resume reconnects" \
 	"$T/malformed.out" || fail "malformed: $(grep -m1 benchtui: "$T/malformed.out")"
 ok "a malformed agent message is named by its line; the round stops resumably"
 
@@ -105,4 +105,11 @@ if [ $rc -eq 0 ]; then
 		"$T/meta/environment.json" >/dev/null || fail "metacharacters: hosts[1] is not the host as written"
 fi
 ok "a host with shell metacharacters is one argument to ssh (run exited $rc, nothing was touched)"
+
+# A ${VAR} in a host is never expanded: check refuses it, naming the cell.
+remote_round "$T/var.json" 300 '.cells[0].server.host = "root@${HOST}"'
+"$BENCHTUI" check "$T/var.json" >"$T/var.out" 2>&1 && fail "check took a \${VAR} in server.host"
+grep -q 'cells\[0\].server.host: "root@${HOST}" holds ${...}, which is never expanded' "$T/var.out" ||
+	fail "\${VAR} in a host: $(cat "$T/var.out")"
+ok "check refuses \${VAR} in server.host, naming the cell"
 finish

@@ -10,6 +10,7 @@
 #include "quiet.h"
 #include "wire.h"
 
+struct cgroup;
 struct server;
 struct srvmeter;
 
@@ -38,6 +39,9 @@ struct agent {
 	struct server *srv;
 	char cell[64];
 	struct srvmeter *meter; /* an open window */
+	/* The legs' cgroup (agent_leg.c), tried at the first leg. */
+	bool cg_tried;
+	struct cgroup *cg, *cg_self, *cg_legs;
 };
 
 /* A reply to req: {"id": its id (null when it had none), "ok": ok}. */
@@ -52,6 +56,9 @@ json_t *agent_strv(const json_t *req, const json_t *arr, const char *what,
     char ***out, size_t *n);
 /* One line out; a failed write (the client has gone) ends the agent. */
 void agent_send(struct agent *a, json_t *msg);
+/* r, or (next not NULL: a request that came while r's request waited)
+ * NULL once r is sent and next answered after it (next freed). */
+json_t *agent_then(struct agent *a, json_t *r, json_t *next);
 /* A request's op, or NULL. */
 const char *agent_op(const json_t *req);
 /* Handle one request (op dispatch): its reply sent. */
@@ -67,6 +74,25 @@ json_t *agent_start(struct agent *a, const json_t *req);
 json_t *agent_open(struct agent *a, const json_t *req);
 json_t *agent_close(struct agent *a, const json_t *req);
 json_t *agent_stop(struct agent *a, const json_t *req);
+/* The gate before a window or a leg (agent_server.c): setup from the
+ * request's budget_left_s, release_all and probe (false: malformed);
+ * then the hold: its word ("quiet", "timeout", "budget", "released"), or
+ * NULL when the wait stops; *next a request that came meanwhile, to be
+ * answered after this one. */
+bool agent_gate_setup(struct agent *a, const json_t *req);
+const char *agent_gate(struct agent *a, struct quiet_seen *seen,
+    json_t **next);
+/* A number, or null for NAN. */
+json_t *agent_num(double x);
+
+/* A file name the agent writes in its folder: one plain name. */
+bool agent_log_name_ok(const char *s);
+
+/* agent_leg.c: a leg run here, as a local leg is; its reply.  And the
+ * legs' cgroup removed (at the agent's end). */
+json_t *agent_leg(struct agent *a, const json_t *req);
+void agent_leg_cgroup_end(struct agent *a);
+
 /* The server and its whole tree ended (grace_s between SIGTERM and
  * SIGKILL), the window dropped. */
 void agent_end_server(struct agent *a, double grace_s);

@@ -19,6 +19,8 @@
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
  *                    prepare, gate, run, record
+ *   round_far.c      a leg on the legs' host ("host"): sent to its
+ *                    agent, its reply checked into the leg line
  *   round_gate.c     the quiet gate before a leg: the wait, how it
  *                    ended, the operator's g and G, the budget
  *   round_server.c   a cell's server: start, watch, window, stop, its
@@ -258,8 +260,26 @@ struct round_gate_rec {
 json_t *round_leg_event(struct run *u, const struct plan_leg *pl, int warmup,
     const struct leg_result *res, const char *bin, long long bytes,
     double foreign, const struct round_gate_rec *gate, bool server_died);
+/* ev's ipc from its cycles and instructions (none without both). */
+void round_record_ipc(json_t *ev);
 /* One warning per counter the machine lacks, after the first leg. */
 void round_warn_counters(struct run *u);
+
+/* --- round_far.c: a leg on the legs' host ("host") ---------------------- */
+
+struct legcmd;
+/* Run cmd's leg pl there, after that host's gate (marked on g; the
+ * foreign load during it into *foreign), its leg_start (start, made
+ * here) logged with the host and no pid; res from its checked values,
+ * *far the reply (new).
+ * 0; -1 when the round stopped (the connection lost, or the agent could
+ * not start it: resumable, u->err names the host). */
+int round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
+    const struct legcmd *cmd, json_t *start, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign, json_t **far);
+/* The leg line ev gets the host, its counters, output and program as
+ * that host measured them. */
+void round_far_record(json_t *ev, const json_t *far, const char *host);
 
 /* --- round_remote.c: the servers' hosts -------------------------------- */
 
@@ -280,6 +300,8 @@ void round_remote_lost(struct run *u, struct remote *rm, const char *during);
 /* Twice a second while a leg runs: a connection that dropped stops the
  * round. */
 void round_remote_watch(struct run *u, const char *leg);
+/* The agent of the legs' host ("host"), or NULL (legs run here). */
+struct remote *round_remote_legs(struct run *u);
 /* The ssh processes (a leg's leftovers are ended around them): how many
  * pids written to keep. */
 size_t round_remote_keep(const struct run *u, pid_t *keep, size_t max);
@@ -373,6 +395,14 @@ int round_gate_server(struct run *u, const struct plan_leg *pl,
 /* After the leg: with staying (cores of the named staying load beside it)
  * at least QUIET_STAY_MARK, g is marked with its pids. */
 void round_gate_leg_beside(struct run *u, double staying,
+    struct round_gate_rec *g);
+/* A leg on the legs' host ("host"): what that host's gate is told
+ * before leg pl (false: the round has no gate), and its answer (the
+ * leg's reply, far) marked on g as round_gate_server marks a far gate's:
+ * its wait spent of the one budget.  0; -1 when the round stops. */
+bool round_gate_far_ask(struct run *u, const struct plan_leg *pl,
+    struct remote_gate *rg);
+int round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
     struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round

@@ -1,0 +1,156 @@
+/* The round driver, a leg on another host (the round's "host"): its
+ * command as legcmd builds it here, run there by that host's agent as a
+ * local leg is run (remote_leg), its values (checked by the client) into
+ * the leg_result the leg line is made from, and its counters onto that
+ * line.  The log, the arithmetic and the seal stay here. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "legcmd.h"
+#include "remote.h"
+#include "round_int.h"
+#include "xalloc.h"
+
+/* The leg's output file's name in the agent's folder: its path in the
+ * round folder, '/' as '_'. */
+static char *
+round_far_out(const char *rel)
+{
+	char *n = xasprintf("leg-%s", rel);
+
+	for (char *c = n; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+			*c = '_';
+	return n;
+}
+
+static double
+round_far_num(const json_t *far, const char *key)
+{
+	return json_number_value(json_object_get(far, key));
+}
+
+static struct timeval
+round_far_tv(double s)
+{
+	struct timeval tv = { .tv_sec = (time_t)s };
+
+	tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
+	return tv;
+}
+
+/* The checked reply into res (every value in range: remote_check.c). */
+static void
+round_far_result(const json_t *far, struct leg_result *res)
+{
+	const json_t *peak = json_object_get(far, "mem_peak_kb");
+
+	memset(res, 0, sizeof *res);
+	res->pid = (pid_t)json_integer_value(json_object_get(far, "pid"));
+	res->rc = (int)json_integer_value(json_object_get(far, "rc"));
+	res->signal = (int)json_integer_value(json_object_get(far, "signal"));
+	res->timed_out = json_is_true(json_object_get(far, "timed_out"));
+	res->aborted = json_is_true(json_object_get(far, "aborted"));
+	res->exec_errno = (int)json_integer_value(json_object_get(far,
+	    "exec_errno"));
+	res->exec_step = (int)json_integer_value(json_object_get(far,
+	    "exec_step"));
+	res->wall = round_far_num(far, "wall");
+	res->ru.ru_utime = round_far_tv(round_far_num(far, "utime"));
+	res->ru.ru_stime = round_far_tv(round_far_num(far, "stime"));
+	res->ru.ru_maxrss = (long)json_integer_value(json_object_get(far,
+	    "maxrss_kb"));
+	res->ru.ru_minflt = (long)json_integer_value(json_object_get(far,
+	    "minflt"));
+	res->ru.ru_majflt = (long)json_integer_value(json_object_get(far,
+	    "majflt"));
+	res->mem_peak_kb = json_is_integer(peak) ? json_integer_value(peak) :
+	    -1;
+	res->strays = (size_t)json_integer_value(json_object_get(far,
+	    "strays"));
+}
+
+int
+round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
+    const struct legcmd *cmd, json_t *start, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign, json_t **far)
+{
+	const struct spec *s = u->r->spec;
+	struct remote *rm = round_remote_legs(u);
+	char *out = round_far_out(cmd->out_rel), during[240];
+	struct remote_gate rg;
+	bool started = false, gated;
+	const json_t *fg;
+	json_t *req;
+
+	*far = NULL;
+	if (rm == NULL || remote_lost(rm, true)) {
+		snprintf(during, sizeof during, "before a leg");
+		if (rm != NULL)
+			round_remote_lost(u, rm, during);
+		free(out);
+		return -1;
+	}
+	req = json_pack("{s:o,s:o,s:s,s:s?,s:i,s:f,s:s,s:b,s:I}", "argv",
+	    legcmd_argv_json(cmd->argv), "env", legcmd_env_json(cmd), "cwd",
+	    cmd->cwd, "cpus", s->client_cpus, "nice", s->nice, "timeout_s",
+	    s->timeout_s, "out", out, "keep", s->output_keep, "max_bytes",
+	    (json_int_t)s->output_max_bytes);
+	free(out);
+	/* Its leg_start: the host's, with no pid of this machine (resume
+	 * ends only local pids). */
+	json_object_set_new(start, "pid", json_null());
+	json_object_set_new(start, "host", json_string(s->host));
+	round_emit(u->r, start);
+	gated = round_gate_far_ask(u, pl, &rg);
+	*far = remote_leg(rm, req, s->timeout_s, gated ? &rg : NULL,
+	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_emit_cb, u,
+	    &started, u->err, sizeof u->err);
+	if (*far == NULL) {
+		if (remote_lost(rm, false)) {
+			round_remote_lost(u, rm, "while a leg ran there");
+		} else if (!round_aborted(u)) {
+			size_t n = strlen(u->err);
+
+			snprintf(u->err + n, sizeof u->err - n, "; the round "
+			    "stopped, resume runs the leg again");
+			round_abort_internal(u->r, "a leg could not start on the "
+			    "legs' host");
+		}
+		return -1;
+	}
+	round_far_result(*far, res);
+	if (u->quiet != NULL && isfinite(res->wall))
+		quiet_legs_ran(u->quiet, res->wall);
+	fg = json_object_get(*far, "foreign");
+	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
+	return gated ? round_gate_far_mark(u, leg, *far, g) : 0;
+}
+
+void
+round_far_record(json_t *ev, const json_t *far, const char *host)
+{
+	const json_t *ctr = json_object_get(far, "counters"),
+	    *cy = json_object_get(ctr, "cycles"),
+	    *in = json_object_get(ctr, "instructions");
+
+	json_object_set_new(ev, "host", json_string(host));
+	json_object_set(ev, "counters", (json_t *)ctr);
+	json_object_set(ev, "multiplexed", json_object_get(far,
+	    "multiplexed"));
+	json_object_set_new(ev, "cycles", cy != NULL ? json_incref((json_t *)cy) :
+	    json_null());
+	json_object_set_new(ev, "instructions", in != NULL ?
+	    json_incref((json_t *)in) : json_null());
+	round_record_ipc(ev);
+	json_object_set_new(ev, "output_bytes", json_incref(json_object_get(far,
+	    "output_bytes")));
+	json_object_set_new(ev, "output_truncated", json_incref(
+	    json_object_get(far, "output_truncated")));
+	json_object_set_new(ev, "exec", json_incref(json_object_get(far,
+	    "exec")));
+}
