@@ -22,7 +22,8 @@ static const char load_usage[] =
     "           [--method M] [--body FILE] [--header K:V]...\n"
     "           [--expect-status S] [--expect-bytes N]\n"
     "           [--expect-sha256 HEX | --expect-file PATH]\n"
-    "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n";
+    "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n"
+    "           [--accept-encoding CODINGS]\n";
 
 /* A whole decimal number in [lo, hi]. */
 static int
@@ -85,7 +86,7 @@ enum {
 	LOAD_STATUS, LOAD_BYTES,   /* whole numbers, in cmd_load_nums' order */
 	LOAD_TIMEOUT, LOAD_DURATION, LOAD_RATE, /* decimals, cmd_load_decs' */
 	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
-	LOAD_METHOD, LOAD_BODY,
+	LOAD_METHOD, LOAD_BODY, LOAD_ACCEPT_ENC,
 	LOAD_QUIET, LOAD_HELP = 'h',
 };
 
@@ -106,6 +107,7 @@ static const struct option cmd_load_options[] = {
 	{ "metrics", required_argument, NULL, LOAD_METRICS },
 	{ "method", required_argument, NULL, LOAD_METHOD },
 	{ "body", required_argument, NULL, LOAD_BODY },
+	{ "accept-encoding", required_argument, NULL, LOAD_ACCEPT_ENC },
 	{ "quiet", no_argument, NULL, LOAD_QUIET },
 	{ "help", no_argument, NULL, LOAD_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -213,6 +215,9 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 	case LOAD_BODY:
 		o->body_file = arg;
 		return 0;
+	case LOAD_ACCEPT_ENC:
+		o->accept_encoding = arg;
+		return 0;
 	default:
 		o->metrics = arg;
 		return 0;
@@ -252,7 +257,7 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 			a->quiet = true;
 		else if (c >= LOAD_REQUESTS && c <= LOAD_RATE)
 			rc = cmd_load_set_number(o, c, optarg, a);
-		else if (c >= LOAD_HEADER && c <= LOAD_BODY)
+		else if (c >= LOAD_HEADER && c <= LOAD_ACCEPT_ENC)
 			rc = cmd_load_set_other(o, c, optarg, a);
 		else
 			return cmd_usage_error("load", load_usage, "unknown or "

@@ -52,6 +52,7 @@ struct load_conn {
 	long req;                     /* the request in flight, 0 when idle */
 	long served;                  /* responses on it so far */
 	bool counted;                 /* req is in the measured phase */
+	bool fresh;                   /* req is the first on its connection */
 	bool want_out;                /* EPOLLOUT armed: the request is not out */
 	double t_sent, t_due;
 	size_t sent;                  /* bytes of the request sent */
@@ -99,6 +100,7 @@ struct load_thread {
 	struct load_hist hist;
 	struct load_ref ref;
 	long counted;
+	long conns;                   /* connections counted requests began */
 	long long bytes;
 	double t_last;
 	char err[1024];
@@ -270,6 +272,7 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	c->counted = counted;
 	c->t_sent = t_sent;
 	c->t_due = due < t_sent ? due : t_sent;
+	c->fresh = c->served == 0;
 	load_resp_start(&c->resp, req, c->served);
 	c->next = NULL;
 	c->prev = th->tail;
@@ -280,12 +283,39 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	th->tail = c;
 }
 
+/* A new connection for c, whose server closed the last one (it said it
+ * would, or its body ended at close) or switched it to another protocol:
+ * opened when c's next request is sent, so a run's last response leaves
+ * none behind. */
+static int
+httpload_reopen(struct load_thread *th, struct load_conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+	    .data.ptr = c };
+
+	c->fd = load_connect(&th->l->tgt, c->id, th->l->o->timeout_s,
+	    &c->local_port, th->err, sizeof th->err);
+	if (c->fd < 0)
+		return httpload_stop(th->l, 1, th->err);
+	c->want_out = false;
+	c->served = 0;
+	if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+		return httpload_thread_fail(th, "epoll: %s", strerror(errno));
+	return 0;
+}
+
 static int
 httpload_send(struct load_thread *th, struct load_conn *c, long req,
     double due)
 {
+	double now = clock_now();
+
 	c->sent = 0;
-	httpload_start(th, c, req, th->measuring, clock_now(), due);
+	/* The connect is part of the request's latency, as it is the
+	 * server's doing. */
+	if (c->fd < 0 && httpload_reopen(th, c) != 0)
+		return -1;
+	httpload_start(th, c, req, th->measuring, now, due);
 	return httpload_send_more(c);
 }
 
@@ -343,9 +373,11 @@ httpload_evidence(struct load_thread *th, const struct load_conn *c,
 
 	fprintf(th->l->evidence, "{\"req\":%ld,\"conn\":%d,\"local_port\":%d,"
 	    "\"warmup\":%s,\"status\":%d,\"bytes\":%lld,\"sha256\":\"%s\","
-	    "\"lat_ms\":%.6f}\n", c->req, c->id, c->local_port,
+	    "\"lat_ms\":%.6f,\"framing\":\"%s\",\"interim\":%d,"
+	    "\"new_conn\":%s,\"closes\":%s}\n", c->req, c->id, c->local_port,
 	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
-	    lat * 1e3);
+	    lat * 1e3, load_resp_frame_name(r), r->interim,
+	    c->fresh ? "true" : "false", r->closes ? "true" : "false");
 }
 
 /* c's response passed: record it, and c is idle again. */
@@ -367,10 +399,17 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 		load_hist_add(&th->hist, lat);
 		th->bytes += c->resp.clen;
 		th->counted++;
+		th->conns += c->fresh;
 		th->t_last = now;
 	}
 	c->served++;
 	c->req = 0;
+	if (c->resp.closes) {
+		/* Done with: the server closes it (or speaks another protocol
+		 * on it); the next request opens another. */
+		close(c->fd);
+		c->fd = -1;
+	}
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -393,6 +432,7 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
     double now)
 {
 	size_t off = 0, used;
+	long long left;
 	int rc;
 
 	while (off < n) {
@@ -407,7 +447,8 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 			return httpload_stop(th->l, 1, th->err);
 		if (rc == 0)
 			continue;
-		if (load_resp_left(&c->resp) <= (long long)(n - off) &&
+		left = load_resp_left(&c->resp);
+		if (left >= 0 && left <= (long long)(n - off) &&
 		    httpload_presend(th, c) != 0)
 			return -1;
 		rc = load_resp_feed(&c->resp, th->rbuf + off, n - off, &used,
@@ -415,12 +456,17 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 		off += used;
 		if (rc < 0)
 			return httpload_stop(th->l, 1, th->err);
-		if (rc == 1 && off < n)
+		/* After a 101 the bytes are another protocol's: dropped with
+		 * the connection. */
+		if (rc == 1 && off < n && !c->resp.upgraded)
 			return httpload_thread_fail(th, "request %ld: %zu bytes past "
-			    "the end of the response (Content-Length %lld) on "
-			    "connection %d", c->req, n - off, c->resp.clen, c->id);
+			    "the end of the response (%s %lld) on connection %d",
+			    c->req, n - off, load_resp_frame_name(&c->resp),
+			    c->resp.clen, c->id);
 		if (rc == 1 && httpload_complete(th, c, now) != 0)
 			return -1;
+		if (rc == 1 && c->fd < 0)
+			return 0;
 	}
 	return 0;
 }
@@ -429,6 +475,15 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 static int
 httpload_closed(struct load_thread *th, struct load_conn *c, int e)
 {
+	int rc = 0;
+
+	/* A body that ends at close ends here. */
+	if (e == 0 && c->req != 0)
+		rc = load_resp_eof(&c->resp, th->err, sizeof th->err);
+	if (rc < 0)
+		return httpload_stop(th->l, 1, th->err);
+	if (rc == 1)
+		return httpload_complete(th, c, clock_now());
 	if (e != 0)
 		return httpload_thread_fail(th, "request %ld: connection %d "
 		    "failed: %s (after %ld responses on it)", c->req != 0 ? c->req :
@@ -463,7 +518,7 @@ httpload_readable(struct load_thread *th, struct load_conn *c)
 			return httpload_closed(th, c, n < 0 ? errno : 0);
 		if (httpload_consume(th, c, (size_t)n, now) != 0)
 			return -1;
-		if ((size_t)n < LOAD_READ_BUF)
+		if ((size_t)n < LOAD_READ_BUF || c->fd < 0)
 			return 0;
 	}
 	return 0;
@@ -578,7 +633,7 @@ httpload_check_open(struct load *l, long last)
 		struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
 		char b;
 
-		if (poll(&p, 1, 0) != 1)
+		if (c->fd < 0 || poll(&p, 1, 0) != 1)
 			continue;
 		if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) ||
 		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
@@ -596,11 +651,12 @@ httpload_check_open(struct load *l, long last)
 static int
 httpload_write_metrics(struct load *l, const struct httpload_result *r)
 {
-	json_t *m = json_pack("{s:I, s:f, s:I, s:f, s:f, s:f, s:f}",
+	json_t *m = json_pack("{s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:I}",
 	    "requests", (json_int_t)r->requests, "rps", r->rps,
 	    "bytes", (json_int_t)r->bytes, "lat_p50_ms", r->lat_p50_ms,
 	    "lat_p90_ms", r->lat_p90_ms, "lat_p99_ms", r->lat_p99_ms,
-	    "lat_max_ms", r->lat_max_ms);
+	    "lat_max_ms", r->lat_max_ms,
+	    "connections", (json_int_t)r->connections);
 	int rc;
 
 	if (m == NULL)
@@ -625,6 +681,7 @@ httpload_result(struct load *l, struct httpload_result *res)
 
 		load_hist_merge(h, &th->hist);
 		res->requests += th->counted;
+		res->connections += th->conns;
 		res->bytes += th->bytes;
 		if (th->t_last > t_last)
 			t_last = th->t_last;
@@ -661,6 +718,11 @@ httpload_validate(const struct httpload_opts *o, char *err, size_t errlen)
 		return load_fail(err, errlen, 2, "--threads %d: from 1 to the "
 		    "--connections (%d): each thread drives connections of its "
 		    "own", o->threads, o->connections);
+	if (o->expect_status >= 100 && o->expect_status < 200 &&
+	    o->expect_status != 101)
+		return load_fail(err, errlen, 2, "--expect-status %d: an interim "
+		    "response is never the final one (only 101 is)",
+		    o->expect_status);
 	if (!(o->rate >= 0) || !(o->duration_s >= 0) || !(o->timeout_s > 0))
 		return load_fail(err, errlen, 2, "--rate and --duration must be "
 		    "positive, --timeout more than 0");
