@@ -596,6 +596,8 @@ load_resp_data(struct load_resp *r, const char *d, size_t n)
 	struct load_ref *ref = r->ref;
 	size_t need = (size_t)r->got + n;
 
+	if (n == 0)
+		return;
 	if (r->matching && (need > ref->len ||
 	    memcmp(ref->body + r->got, d, n) != 0))
 		load_resp_unmatch(r);
