@@ -34,14 +34,6 @@ load_chunk_hex(char c, int *v)
 	return true;
 }
 
-static bool
-load_chunk_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~",
-	    c) != NULL);
-}
-
 static size_t
 load_chunk_ws(const char *l, size_t i, size_t n)
 {
@@ -53,7 +45,7 @@ load_chunk_ws(const char *l, size_t i, size_t n)
 static size_t
 load_chunk_token(const char *l, size_t i, size_t n)
 {
-	while (i < n && load_chunk_tchar(l[i]))
+	while (i < n && load_resp_tchar(l[i]))
 		i++;
 	return i;
 }

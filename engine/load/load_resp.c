@@ -139,7 +139,7 @@ load_resp_fields_end(const char *b, size_t len, size_t from)
 	return 0;
 }
 
-static bool
+bool
 load_resp_tchar(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

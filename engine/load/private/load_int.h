@@ -153,6 +153,8 @@ size_t load_resp_fields_end(const char *b, size_t len, size_t from);
  * NUL byte. */
 int load_resp_field_split(const char *l, size_t n, const char **v,
     size_t *vl);
+/* Whether c may be in a token (RFC 9110 5.6.2). */
+bool load_resp_tchar(char c);
 /* Server text for a message: at most 60 bytes, anything but printable
  * ASCII shown as '?' (a hostile server cannot write to the terminal). */
 const char *load_resp_show(const char *s, size_t n, char out[72]);
