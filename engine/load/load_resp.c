@@ -139,14 +139,6 @@ load_resp_fields_end(const char *b, size_t len, size_t from)
 	return 0;
 }
 
-bool
-load_resp_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~",
-	    c) != NULL);
-}
-
 /* The next element of the comma list [*p, end) (RFC 9110 5.6.1: white
  * space around elements, empty elements skipped), its parameters (";...")
  * cut off: false at the list's end. */
@@ -182,10 +174,10 @@ static bool
 load_resp_has_token(const char *v, size_t len, const char *token)
 {
 	const char *p = v, *e;
-	size_t el;
+	size_t el, tl = strlen(token);
 
 	while (load_resp_list_next(&p, v + len, &e, &el))
-		if (el == strlen(token) && strncasecmp(e, token, el) == 0)
+		if (el == tl && strncasecmp(e, token, el) == 0)
 			return true;
 	return false;
 }
@@ -344,8 +336,9 @@ load_resp_coding(struct load_resp *r, const char *v, size_t vl,
 	return 0;
 }
 
-int
-load_resp_field_split(const char *l, size_t n, const char **v, size_t *vl)
+/* load_resp_field_split, inlined where every header line goes. */
+static inline __attribute__((always_inline)) int
+load_resp_split(const char *l, size_t n, const char **v, size_t *vl)
 {
 	const char *colon = memchr(l, ':', n);
 	size_t nl;
@@ -369,6 +362,12 @@ load_resp_field_split(const char *l, size_t n, const char **v, size_t *vl)
 	return (int)nl;
 }
 
+int
+load_resp_field_split(const char *l, size_t n, const char **v, size_t *vl)
+{
+	return load_resp_split(l, n, v, vl);
+}
+
 /* One "Name: value" line (CR and LF gone). */
 static int
 load_resp_field(struct load_resp *r, const char *l, size_t n, int lineno,
@@ -377,7 +376,7 @@ load_resp_field(struct load_resp *r, const char *l, size_t n, int lineno,
 	const char *v = NULL;
 	size_t nl, vl = 0;
 	char show[72];
-	int rc = load_resp_field_split(l, n, &v, &vl);
+	int rc = load_resp_split(l, n, &v, &vl);
 
 	if (rc == -1)
 		return load_fail(err, errlen, -1, "request %ld: header line %d "
