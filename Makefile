@@ -13,6 +13,7 @@ MESON_DIR  := $(BUILD)/meson
 RAW_DIR    := $(BUILD)/meson-raw
 ASAN_DIR   := $(BUILD)/meson-asan
 INST_DIR   := $(BUILD)/meson-install
+DEB_DIR    := $(BUILD)/deb
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 STAMP_PKGS := $(DEPS)/.packages
@@ -24,14 +25,17 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         libjansson-dev libssl-dev libcmocka-dev $(KSRC) xz-utils zstd \
         tmux jq hyperfine openssl flex bison procps \
         linux-perf strace mandoc nginx-light openssh-client openssh-server \
-        man-db lz4 gzip time wrk
+        man-db lz4 gzip time wrk libnghttp2-dev nghttp2-client \
+        debhelper dpkg-dev lintian autopkgtest
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 # Twice the cores: the tests that may run beside others (tests/meson.build)
 # mostly wait (on legs, servers, screens); the rest run alone anyway.
 TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
-MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS)
+# (Suite 'deb', the package's test, runs in check-deb only: minutes of CPU.)
+MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS) \
+              --no-suite deb
 
 # What the sanitizer build runs (tests/meson.build's suites), and how.
 ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covered
@@ -40,7 +44,7 @@ ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 
 .PHONY: all demo check check-libperf check-raw check-asan build build-asan \
         check-alone check-alone-asan check-beside deps packages libperf \
-        bench install clean distclean
+        bench install deb check-deb clean distclean
 
 all: build
 
@@ -138,7 +142,7 @@ check-beside: build build-asan
 		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
 		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
 	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
-		-C $(MESON_DIR) --no-suite alone || rc=1; \
+		-C $(MESON_DIR) --no-suite alone --no-suite deb || rc=1; \
 	wait $$asan || rc=1; \
 	echo "--- $(ASAN_DIR):"; cat $(ASAN_DIR)/meson-logs/beside.txt; \
 	exit $$rc
@@ -155,6 +159,24 @@ install: | $(LP_PC)
 	fi
 	@ninja -C $(INST_DIR) -j$(JOBS) tui/benchtui
 	meson install -C $(INST_DIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
+
+# The Debian package (debian/): dpkg-buildpackage on a copy of the tree in
+# build/deb/benchtui (it writes the .deb beside the folder it builds, and
+# the copy leaves the tree's own build folders alone), then lintian, which
+# fails on any error or warning.  check-deb (not part of check: the
+# package builds libperf and benchtui again) runs the test that calls it
+# and looks inside the .deb; .ci/run runs it after check.
+deb: | $(STAMP_PKGS)
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/benchtui
+	@tar -c --exclude=./build --exclude=./.git --exclude=./rounds . | \
+		tar -x -C $(DEB_DIR)/benchtui
+	cd $(DEB_DIR)/benchtui && DEB_BUILD_OPTIONS=parallel=$(JOBS) \
+		dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --info $(DEB_DIR)/benchtui_*.changes
+	@ls -l $(DEB_DIR)/*.deb
+
+check-deb: build
+	meson test --print-errorlogs -C $(MESON_DIR) --suite deb --logbase deb
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
 # table and writes bench/results/LATEST.json and a dated copy; then the

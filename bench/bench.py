@@ -11,7 +11,8 @@ per-leg and fidelity benchmarks, in the same runs: before/after on a box
 whose load moves between two separate runs.
 
 Needs a built benchtui (build/meson), cc, hyperfine, jq, tmux and GNU time;
-the load benchmark also wrk and nginx (skipped without them).
+the load benchmark also wrk and nginx, load_tls also openssl and h2load
+(nghttp2-client) (skipped without them).
 Prints one table (figure, reference, ratio, target) and writes
 bench/results/LATEST.json and a dated copy.  Not part of make check: it is
 a measurement, and it wants a quiet machine; on a busy one the figures say
@@ -68,7 +69,113 @@ def busy_cores(seconds=1.0):
     return (read() - a) / hz / seconds
 
 
-class Bench:
+class BenchTls:
+    """benchtui load over TLS against wrk (HTTP/1.1, keep-alive) and over
+    HTTP/2 against h2load, on nginx with a self-signed certificate
+    (assets/rounds/nginx-tls: one worker, the 64 KiB file): the same
+    connections, one thread, one stream each, the same duration, order
+    rotated; benchtui checks every body's sha256 and size, the references
+    check nothing.  A mixin of Bench's."""
+
+    def load_tls(self):
+        nginx = "/usr/sbin/nginx"
+        missing = [p for p, ok in (("wrk", shutil.which("wrk")),
+                                   ("nghttp2-client", shutil.which("h2load")),
+                                   ("nginx-light", os.access(nginx, os.X_OK)),
+                                   ("openssl", shutil.which("openssl")))
+                   if not ok]
+        if missing:
+            print("bench: load_tls skipped: needs %s (apt-get install %s)"
+                  % (", ".join(missing), " ".join(missing)), file=sys.stderr)
+            return {"skipped": "absent: " + " ".join(missing)}
+        secs = 2 if self.quick else 5
+        configs = [1, 8]
+        srv, url, f64k = self.nginx_up("nginx-tls", "https", {},
+                                       ["--insecure"])
+        res = {"seconds": secs}
+        try:
+            for t in range(self.trials):
+                fns = []
+                for c in configs:
+                    fns.append(("wrk c%d" % c, lambda c=c: self.wrk_rps(
+                        url, c, secs)))
+                    fns.append(("tls c%d" % c, lambda c=c: self.load_rps(
+                        url, c, secs, f64k, ["--insecure"])))
+                    fns.append(("h2load c%d" % c, lambda c=c: self.h2load_rps(
+                        url, c, secs)))
+                    fns.append(("h2 c%d" % c, lambda c=c: self.load_rps(
+                        url, c, secs, f64k, ["--insecure", "--h2"])))
+                for k, v in self.rotated(t, fns).items():
+                    res.setdefault(k, []).append(v)
+        finally:
+            os.killpg(srv.pid, 15)
+            srv.wait()
+        for c in configs:
+            for mine, ref, key, what, ref_what in (
+                    ("tls", "wrk", "load_tls_vs_wrk_c%d" % c,
+                     "load requests/s over TLS (HTTP/1.1 keep-alive), nginx "
+                     "64 KiB, %d conn, 1 thread, %d s, every body checked",
+                     "wrk -t1 -c%d -d%ds https://"),
+                    ("h2", "h2load", "load_h2_vs_h2load_c%d" % c,
+                     "load --h2 requests/s over TLS, nginx 64 KiB, %d conn, "
+                     "1 stream each, 1 thread, %d s, every body checked",
+                     "h2load -t1 -c%d -m1 -D%d https://")):
+                b = statistics.median(res["%s c%d" % (mine, c)])
+                w = statistics.median(res["%s c%d" % (ref, c)])
+                pairs = [x / y for x, y in zip(res["%s c%d" % (mine, c)],
+                                               res["%s c%d" % (ref, c)])]
+                res["paired %s c%d" % (mine, c)] = pairs
+                self.add(key, what % (c, secs), b, "req/s", w,
+                         ref_what % (c, secs), ">= 0.9x (paired)",
+                         statistics.median(pairs) >= 0.9,
+                         "ratio of each trial's pair: median %.2f "
+                         "(%.2f-%.2f)" % (statistics.median(pairs),
+                                          min(pairs), max(pairs)))
+        return res
+
+    def nginx_up(self, name, scheme, env, load_args):
+        """assets/rounds/NAME/serve.sh on a free port, in its own session,
+        once it answers benchtui load: the process, the 64 KiB file's URL
+        and the file."""
+        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        srv = subprocess.Popen(["sh", os.path.join(
+            ROOT, "assets/rounds", name, "serve.sh"), str(port)],
+            env=dict(os.environ, TMPDIR=self.tmp, **env),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        url = "%s://127.0.0.1:%d/f64k.txt" % (scheme, port)
+        f64k = os.path.join(self.tmp, "benchtui-%s-%d" % (name, port), "www",
+                            "f64k.txt")
+        t_end = time.monotonic() + 20
+        while not os.path.exists(f64k) or subprocess.run(
+                [BENCHTUI, "load", url, "--requests", "1", "--quiet"] +
+                load_args, stderr=subprocess.DEVNULL).returncode != 0:
+            if time.monotonic() > t_end or srv.poll() is not None:
+                os.killpg(srv.pid, 15)
+                srv.wait()
+                die("%s: nginx did not start on %d" % (name, port))
+            time.sleep(0.1)
+        return srv, url, f64k
+
+    def h2load_rps(self, url, conns, secs):
+        p = subprocess.run(["h2load", "-t1", "-c%d" % conns, "-m1",
+                            "-D%d" % secs, url], check=True,
+                           capture_output=True, text=True)
+        m = re.search(r"requests: \d+ total, \d+ started, \d+ done, "
+                      r"(\d+) succeeded, (\d+) failed, (\d+) errored",
+                      p.stdout)
+        if m is None or int(m.group(2)) or int(m.group(3)):
+            die("load_tls: h2load saw errors:\n" + p.stdout)
+        m = re.search(r"finished in [0-9.]+s, ([0-9.]+) req/s", p.stdout)
+        if m is None:
+            die("load_tls: no req/s in h2load's output:\n" + p.stdout)
+        return float(m.group(1))
+
+
+class Bench(BenchTls):
     def __init__(self, trials, quick, before=None):
         self.trials = trials
         self.quick = quick
@@ -728,27 +835,10 @@ class Bench:
             return {"skipped": "wrk or nginx absent"}
         secs = 2 if self.quick else 5
         configs = [1, 8]
-        os.chmod(self.tmp, 0o755)   # nginx's worker runs as another user
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        env = dict(os.environ, TMPDIR=self.tmp, SENDFILE="on")
-        srv = subprocess.Popen(["sh", os.path.join(
-            ROOT, "assets/rounds/nginx/serve.sh"), str(port)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        url = "http://127.0.0.1:%d/f64k.txt" % port
-        f64k = os.path.join(self.tmp, "benchtui-nginx-%d" % port, "www",
-                            "f64k.txt")
+        srv, url, f64k = self.nginx_up("nginx", "http", {"SENDFILE": "on"},
+                                       [])
         res = {"seconds": secs}
         try:
-            t_end = time.monotonic() + 20
-            while not os.path.exists(f64k) or subprocess.run(
-                    [BENCHTUI, "load", url, "--requests", "1", "--quiet"],
-                    stderr=subprocess.DEVNULL).returncode != 0:
-                if time.monotonic() > t_end or srv.poll() is not None:
-                    die("load: nginx did not start on %d" % port)
-                time.sleep(0.1)
             for t in range(self.trials):
                 fns = []
                 for c in configs:
@@ -789,12 +879,12 @@ class Bench:
                 return float(line.split()[1])
         die("load: no Requests/sec in wrk's output:\n" + p.stdout)
 
-    def load_rps(self, url, conns, secs, f64k):
+    def load_rps(self, url, conns, secs, f64k, extra=()):
         m = os.path.join(self.tmp, "load-metrics.json")
         subprocess.run([BENCHTUI, "load", url, "--connections", str(conns),
                         "--threads", "1", "--duration", str(secs),
-                        "--expect-file", f64k, "--metrics", m, "--quiet"],
-                       check=True)
+                        "--expect-file", f64k, "--metrics", m, "--quiet"] +
+                       list(extra), check=True)
         with open(m) as f:
             return json.load(f)["rps"]
 
@@ -836,7 +926,8 @@ def main():
                     "per_leg and fidelity")
     ap.add_argument("--only", default="",
                     help="comma-separated: per_leg,fidelity,gate,console,"
-                    "keys,report,big_round,interval,compare,load")
+                    "keys,report,big_round,interval,compare,load,"
+                    "load_tls")
     args = ap.parse_args()
     if not os.access(BENCHTUI, os.X_OK):
         die("%s: not built (make build)" % BENCHTUI)
@@ -852,7 +943,8 @@ def main():
     load0 = busy_cores(1.0)
     try:
         for name in ("per_leg", "fidelity", "gate", "console", "keys",
-                     "report", "big_round", "interval", "compare", "load"):
+                     "report", "big_round", "interval", "compare", "load",
+                     "load_tls"):
             if args.only and name not in args.only.split(","):
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)

@@ -12,7 +12,7 @@ struct help_opt {
 	const char *flag, *what;
 };
 
-#define HELP_MAX_OPTS 24
+#define HELP_MAX_OPTS 28
 
 struct help_cmd {
 	const char *name;
@@ -115,6 +115,15 @@ static const struct help_cmd help_cmds[] = {
 	    { "--timeout S", "each response whole within S s of sending "
 	      "(default 30)" },
 	    { "--quiet", "no summary line" },
+	    { "--cacert FILE", "https://: verify the server against FILE's "
+	      "certificates" },
+	    { "--insecure", "https://: take any certificate (test ones)" },
+	    { "--tls-resume", "resume the TLS session on new connections" },
+	    { "--new-connection", "a new connection (and handshake) per "
+	      "request" },
+	    { "--h2", "HTTP/2: ALPN h2 over TLS, prior knowledge on http://" },
+	    { "--streams S", "--h2: S requests in flight per connection "
+	      "(default 1)" },
 	    { "--help", "this text" } } },
 	{ "agent", "benchtui agent --dir DIR",
 	  "The far end of a cell server on another host; ssh runs it.",

@@ -6,6 +6,7 @@
  * reached; 2 bad usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ static const char load_usage[] =
     "           [--expect-status S] [--expect-bytes N]\n"
     "           [--expect-sha256 HEX | --expect-file PATH]\n"
     "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n"
+    "           [--cacert FILE | --insecure] [--tls-resume]\n"
+    "           [--new-connection] [--h2 [--streams S]]\n"
     "           [--accept-encoding CODINGS]\n";
 
 /* A whole decimal number in [lo, hi]. */
@@ -83,11 +86,12 @@ cmd_load_hex(const char *s)
 
 enum {
 	LOAD_REQUESTS = 1, LOAD_WARMUP, LOAD_CONNECTIONS, LOAD_THREADS,
-	LOAD_STATUS, LOAD_BYTES,   /* whole numbers, in cmd_load_nums' order */
+	LOAD_STATUS, LOAD_BYTES, LOAD_STREAMS, /* whole numbers, cmd_load_nums' */
 	LOAD_TIMEOUT, LOAD_DURATION, LOAD_RATE, /* decimals, cmd_load_decs' */
 	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
-	LOAD_METHOD, LOAD_BODY, LOAD_ACCEPT_ENC,
-	LOAD_QUIET, LOAD_HELP = 'h',
+	LOAD_METHOD, LOAD_BODY, LOAD_CACERT, LOAD_ACCEPT_ENC,
+	LOAD_QUIET, LOAD_INSECURE, LOAD_RESUME, LOAD_NEWCONN, LOAD_H2,
+	LOAD_HELP = 'h',
 };
 
 static const struct option cmd_load_options[] = {
@@ -109,6 +113,12 @@ static const struct option cmd_load_options[] = {
 	{ "body", required_argument, NULL, LOAD_BODY },
 	{ "accept-encoding", required_argument, NULL, LOAD_ACCEPT_ENC },
 	{ "quiet", no_argument, NULL, LOAD_QUIET },
+	{ "streams", required_argument, NULL, LOAD_STREAMS },
+	{ "cacert", required_argument, NULL, LOAD_CACERT },
+	{ "insecure", no_argument, NULL, LOAD_INSECURE },
+	{ "tls-resume", no_argument, NULL, LOAD_RESUME },
+	{ "new-connection", no_argument, NULL, LOAD_NEWCONN },
+	{ "h2", no_argument, NULL, LOAD_H2 },
 	{ "help", no_argument, NULL, LOAD_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -124,6 +134,7 @@ static const struct {
 	{ "--threads", 1, 64 },
 	{ "--expect-status", 100, 999 },
 	{ "--expect-bytes", 0, (long long)1 << 50 },
+	{ "--streams", 1, 1000 },
 };
 
 /* The decimal options' largest values, from LOAD_TIMEOUT on. */
@@ -174,6 +185,7 @@ cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg,
 	case LOAD_CONNECTIONS: o->connections = (int)v; break;
 	case LOAD_THREADS: o->threads = (int)v; break;
 	case LOAD_STATUS: o->expect_status = (int)v; break;
+	case LOAD_STREAMS: o->streams = (int)v; break;
 	default: o->expect_bytes = v; a->bytes = true; break;
 	}
 	return 0;
@@ -215,6 +227,9 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 	case LOAD_BODY:
 		o->body_file = arg;
 		return 0;
+	case LOAD_CACERT:
+		o->cacert = arg;
+		return 0;
 	case LOAD_ACCEPT_ENC:
 		o->accept_encoding = arg;
 		return 0;
@@ -222,6 +237,32 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 		o->metrics = arg;
 		return 0;
 	}
+}
+
+/* TLS and HTTP/2 options that do not go together, or with the URL. */
+static int
+cmd_load_transport(struct httpload_opts *o)
+{
+	bool https = strncmp(o->url, "https://", 8) == 0;
+
+	if (o->cacert != NULL && o->insecure)
+		return cmd_usage_error("load", load_usage, "--cacert and "
+		    "--insecure both given: verify against FILE, or not at all");
+	if (!https && (o->cacert != NULL || o->insecure || o->tls_resume))
+		return cmd_usage_error("load", load_usage, "%s needs an "
+		    "https:// URL", o->cacert != NULL ? "--cacert" :
+		    o->insecure ? "--insecure" : "--tls-resume");
+	if (o->streams > 0 && !o->h2)
+		return cmd_usage_error("load", load_usage, "--streams needs "
+		    "--h2 (an HTTP/1.1 connection carries one request at a "
+		    "time)");
+	if (o->h2 && o->new_connection && !https)
+		return cmd_usage_error("load", load_usage, "--h2 and "
+		    "--new-connection on an http:// URL: HTTP/2 without TLS is "
+		    "spoken by prior knowledge on a connection kept open");
+	if (o->streams == 0)
+		o->streams = 1;
+	return 0;
 }
 
 /* The rules between options: 0, or a usage error's exit status. */
@@ -234,7 +275,7 @@ cmd_load_combined(struct httpload_opts *o, const struct cmd_load_args *a)
 	if (a->requests && o->duration_s > 0)
 		return cmd_usage_error("load", load_usage, "--requests and "
 		    "--duration both given: the run is a count or a time");
-	return 0;
+	return cmd_load_transport(o);
 }
 
 /* The options into o: -1 to go on, or the exit status (0 after --help, 2
@@ -255,6 +296,14 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 			return 0;
 		} else if (c == LOAD_QUIET)
 			a->quiet = true;
+		else if (c == LOAD_INSECURE)
+			o->insecure = true;
+		else if (c == LOAD_RESUME)
+			o->tls_resume = true;
+		else if (c == LOAD_NEWCONN)
+			o->new_connection = true;
+		else if (c == LOAD_H2)
+			o->h2 = true;
 		else if (c >= LOAD_REQUESTS && c <= LOAD_RATE)
 			rc = cmd_load_set_number(o, c, optarg, a);
 		else if (c >= LOAD_HEADER && c <= LOAD_ACCEPT_ENC)
@@ -296,6 +345,23 @@ cmd_load_file(struct httpload_opts *o, const struct cmd_load_args *a)
 	return 0;
 }
 
+/* The summary line's end: the protocols, and the connections opened. */
+static void
+cmd_load_transport_line(const struct httpload_opts *o,
+    const struct httpload_result *r)
+{
+	if (o->h2)
+		printf("; HTTP/2, %d stream%s per connection", o->streams,
+		    o->streams == 1 ? "" : "s");
+	if (r->tls)
+		printf("; %s %s, %ld TLS handshake%s (%ld resumed)",
+		    r->tls_version, r->tls_cipher, r->handshakes,
+		    r->handshakes == 1 ? "" : "s", r->resumed);
+	if (o->new_connection)
+		printf("; %ld connections opened", r->connects);
+	putchar('\n');
+}
+
 int
 cmd_load(int argc, char **argv)
 {
@@ -314,6 +380,9 @@ cmd_load(int argc, char **argv)
 		return rc;
 	if (a.file != NULL && (rc = cmd_load_file(&o, &a)) != 0)
 		return rc;
+	/* OpenSSL writes to its sockets with write(2): a server that reset
+	 * a TLS connection must end the run with a message, not SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	rc = httpload_run(&o, &r, err, sizeof err);
 	if (rc != 0) {
 		fprintf(stderr, "benchtui load: %s\n", err);
@@ -323,12 +392,14 @@ cmd_load(int argc, char **argv)
 		printf("benchtui load: %ld requests in %.3f s over %d "
 		    "connection%s on %d thread%s: %.1f requests/s%s, %lld body "
 		    "bytes; latency%s p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
-		    "max %.3f ms\n", r.requests, r.seconds, o.connections,
+		    "max %.3f ms", r.requests, r.seconds, o.connections,
 		    o.connections == 1 ? "" : "s", o.threads,
 		    o.threads == 1 ? "" : "s", r.rps,
 		    o.rate > 0 && r.rps < 0.95 * o.rate ? " (below --rate: the "
 		    "server fell behind and a queue built up)" : "", r.bytes,
 		    o.rate > 0 ? " (from each request's due time)" : "",
 		    r.lat_p50_ms, r.lat_p90_ms, r.lat_p99_ms, r.lat_max_ms);
+	if (!a.quiet)
+		cmd_load_transport_line(&o, &r);
 	return 0;
 }

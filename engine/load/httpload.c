@@ -47,6 +47,13 @@
 
 struct load_thread;
 
+/* Requests in flight on each connection: --streams with --h2, else 1. */
+static int
+httpload_streams(const struct httpload_opts *o)
+{
+	return o->h2 && o->streams > 1 ? o->streams : 1;
+}
+
 struct load_conn {
 	int fd, id, local_port;
 	long req;                     /* the request in flight, 0 when idle */
@@ -54,6 +61,14 @@ struct load_conn {
 	bool counted;                 /* req is in the measured phase */
 	bool fresh;                   /* req is the first on its connection */
 	bool want_out;                /* EPOLLOUT armed: the request is not out */
+	bool send_waits_read;         /* TLS: the request waits for a read */
+	struct load_io io;            /* what c reads and writes through */
+	/* --h2: c is stream slot h2_idx of h2_owner's connection (the slot
+	 * that holds the socket, the transport and h2). */
+	struct load_h2 *h2;
+	struct load_conn *h2_owner;
+	int h2_idx;
+	bool h2_drop;                 /* --new-connection: close after the read */
 	double t_sent, t_due;
 	size_t sent;                  /* bytes of the request sent */
 	long pre_req;                 /* sent before req's last bytes were */
@@ -69,9 +84,12 @@ struct load {
 	struct load_check chk;
 	struct load_target tgt;
 	struct load_conn *conns;
+	int nslots;                   /* conns: connections x streams (--h2) */
 	struct load_thread *threads;
 	int nthreads;
 	FILE *evidence;
+	struct load_tls *tls;         /* https://, else NULL */
+	atomic_long connects;         /* connections opened */
 	atomic_long next_req;         /* request numbers taken so far */
 	atomic_bool stop;
 	int stop_fd;                  /* an eventfd: readable once stopped */
@@ -234,6 +252,53 @@ httpload_epoll_out(struct load_conn *c, bool want)
 	c->want_out = want;
 }
 
+static int httpload_h2_done(void *slot, double now);
+
+/* c's connection (again, with --new-connection): connected, in its
+ * thread's epoll set, its transport started.  0, or 1 with l->err. */
+static int
+httpload_open(struct load *l, struct load_conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+	    .data.ptr = c };
+
+	c->fd = load_connect(&l->tgt, c->id, l->o->timeout_s, &c->local_port,
+	    l->err, l->errlen);
+	if (c->fd < 0)
+		return 1;
+	atomic_fetch_add(&l->connects, 1);
+	c->served = 0;
+	c->want_out = false;
+	c->send_waits_read = false;
+	if (epoll_ctl(c->th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+		return load_fail(l->err, l->errlen, 1, "epoll: %s",
+		    strerror(errno));
+	if (load_io_open(&c->io, l->tls, c->fd) != 0)
+		return load_fail(l->err, l->errlen, 1, "connection %d: %s", c->id,
+		    c->io.why);
+	if (l->o->h2)
+		c->h2 = load_h2_create(&l->tgt, l->o, &c->io, c->id,
+		    httpload_h2_done);
+	return 0;
+}
+
+/* c's connection closed by the load (--new-connection, or the end). */
+static void
+httpload_drop(struct load_conn *c)
+{
+	if (c->h2_owner != NULL && c->h2_owner != c) {
+		c->h2 = NULL;             /* the owner's to end */
+		c->fd = -1;
+		return;
+	}
+	load_h2_destroy(c->h2);
+	c->h2 = NULL;
+	load_io_close(&c->io);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
 /* Send what is left of c's request, as much as the socket takes. */
 static int
 httpload_send_more(struct load_conn *c)
@@ -241,23 +306,27 @@ httpload_send_more(struct load_conn *c)
 	const struct load_target *t = &c->th->l->tgt;
 	ssize_t n;
 
+	c->send_waits_read = false;
 	while (c->sent < t->request_len) {
-		n = send(c->fd, t->request + c->sent, t->request_len - c->sent,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = load_io_send(&c->io, t->request + c->sent,
+		    t->request_len - c->sent);
 		if (n > 0) {
 			c->sent += (size_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			httpload_epoll_out(c, true);
+		if (n == LOAD_IO_AGAIN) {
+			c->send_waits_read = !c->io.want_write;
+			httpload_epoll_out(c, c->io.want_write);
 			return 0;
 		}
+		if (c->io.ssl != NULL && !c->io.shaken)
+			return httpload_thread_fail(c->th, "request %ld: connection "
+			    "%d to %s: %s", c->pre_req ? c->pre_req : c->req, c->id,
+			    c->th->l->tgt.hostport, c->io.why);
 		return httpload_thread_fail(c->th, "request %ld: cannot send on "
 		    "connection %d (%s): the server closed or reset it after "
 		    "%ld responses on it", c->pre_req ? c->pre_req : c->req, c->id,
-		    n < 0 ? strerror(errno) : "nothing sent", c->served);
+		    c->io.why, c->served);
 	}
 	httpload_epoll_out(c, false);
 	return 0;
@@ -272,7 +341,8 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	c->counted = counted;
 	c->t_sent = t_sent;
 	c->t_due = due < t_sent ? due : t_sent;
-	c->fresh = c->served == 0;
+	/* --h2: the connection's first request is its first slot's. */
+	c->fresh = c->served == 0 && (c->h2_owner == NULL || c->h2_owner == c);
 	load_resp_start(&c->resp, req, c->served);
 	c->next = NULL;
 	c->prev = th->tail;
@@ -283,24 +353,25 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	th->tail = c;
 }
 
-/* A new connection for c, whose server closed the last one (it said it
- * would, or its body ended at close) or switched it to another protocol:
- * opened when c's next request is sent, so a run's last response leaves
- * none behind. */
+/* --h2: whether c's connection waits for POLLOUT, after h2 wrote (rc 0)
+ * or failed (-1: the run stops). */
 static int
-httpload_reopen(struct load_thread *th, struct load_conn *c)
+httpload_h2_after(struct load_conn *c, int rc)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
-	    .data.ptr = c };
+	struct load_conn *o = c->h2_owner, *r = c->th->head;
+	const char *why;
 
-	c->fd = load_connect(&th->l->tgt, c->id, th->l->o->timeout_s,
-	    &c->local_port, th->err, sizeof th->err);
-	if (c->fd < 0)
-		return httpload_stop(th->l, 1, th->err);
-	c->want_out = false;
-	c->served = 0;
-	if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
-		return httpload_thread_fail(th, "epoll: %s", strerror(errno));
+	if (rc != 0) {
+		why = load_h2_why(o->h2);
+		if (strncmp(why, "request ", 8) == 0)
+			return httpload_thread_fail(c->th, "%s", why);
+		/* The connection's trouble: name its oldest request. */
+		while (r != NULL && r->h2_owner != o)
+			r = r->next;
+		return httpload_thread_fail(c->th, "request %ld: %s",
+		    r != NULL ? r->req : c->resp.req, why);
+	}
+	httpload_epoll_out(o, load_h2_wants_write(o->h2));
 	return 0;
 }
 
@@ -310,12 +381,20 @@ httpload_send(struct load_thread *th, struct load_conn *c, long req,
 {
 	double now = clock_now();
 
+	/* --new-connection: the connect is part of the request's time. */
+	if (c->fd < 0 && httpload_open(th->l, c) != 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof msg, "request %ld: %s", req, th->l->err);
+		return httpload_stop(th->l, 1, msg);
+	}
 	c->sent = 0;
-	/* The connect is part of the request's latency, as it is the
-	 * server's doing. */
-	if (c->fd < 0 && httpload_reopen(th, c) != 0)
-		return -1;
 	httpload_start(th, c, req, th->measuring, now, due);
+	if (c->h2 != NULL) {
+		c->sent = th->l->tgt.request_len;   /* the h2 layer sends it */
+		return httpload_h2_after(c, load_h2_submit(c->h2, c->h2_idx, c,
+		    &c->resp, req));
+	}
 	return httpload_send_more(c);
 }
 
@@ -329,7 +408,7 @@ httpload_presend(struct load_thread *th, struct load_conn *c)
 	double due;
 	long req;
 
-	if (th->l->o->rate > 0 || c->pre_req != 0 ||
+	if (th->l->o->rate > 0 || th->l->o->new_connection || c->pre_req != 0 ||
 	    c->sent < th->l->tgt.request_len ||
 	    (req = httpload_next(th, clock_now(), &due)) == 0)
 		return 0;
@@ -370,14 +449,26 @@ httpload_evidence(struct load_thread *th, const struct load_conn *c,
     double lat)
 {
 	const struct load_resp *r = &c->resp;
+	const struct load_io *io = c->h2_owner != NULL ? &c->h2_owner->io :
+	    &c->io;
+	char line[1024];
+	int n;
 
-	fprintf(th->l->evidence, "{\"req\":%ld,\"conn\":%d,\"local_port\":%d,"
-	    "\"warmup\":%s,\"status\":%d,\"bytes\":%lld,\"sha256\":\"%s\","
-	    "\"lat_ms\":%.6f,\"framing\":\"%s\",\"interim\":%d,"
-	    "\"new_conn\":%s,\"closes\":%s}\n", c->req, c->id, c->local_port,
-	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
-	    lat * 1e3, load_resp_frame_name(r), r->interim,
+	/* One write per line: the threads share the file. */
+	n = snprintf(line, sizeof line, "{\"req\":%ld,\"conn\":%d,"
+	    "\"local_port\":%d,\"warmup\":%s,\"status\":%d,\"bytes\":%lld,"
+	    "\"sha256\":\"%s\",\"lat_ms\":%.6f,\"framing\":\"%s\","
+	    "\"interim\":%d,\"new_conn\":%s,\"closes\":%s", c->req, c->id,
+	    c->local_port, c->counted ? "false" : "true", r->status, r->clen,
+	    r->hex, lat * 1e3, load_resp_frame_name(r), r->interim,
 	    c->fresh ? "true" : "false", r->closes ? "true" : "false");
+	if (c->h2 != NULL)
+		n += snprintf(line + n, sizeof line - (size_t)n, ",\"stream\":%d",
+		    (int)load_h2_stream(c->h2, c->h2_idx));
+	if (io->ssl != NULL)
+		n += load_tls_evidence(line + n, sizeof line - (size_t)n, io);
+	snprintf(line + n, sizeof line - (size_t)n, "}\n");
+	fputs(line, th->l->evidence);
 }
 
 /* c's response passed: record it, and c is idle again. */
@@ -404,12 +495,13 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 	}
 	c->served++;
 	c->req = 0;
-	if (c->resp.closes) {
-		/* Done with: the server closes it (or speaks another protocol
-		 * on it); the next request opens another. */
-		close(c->fd);
-		c->fd = -1;
-	}
+	if (o->new_connection && c->h2 != NULL)
+		c->h2_drop = true;        /* nghttp2 is still reading from it */
+	else if (o->new_connection || c->resp.closes)
+		/* The server closes it (it said so, or its body ended at the
+		 * close) or speaks another protocol on it (101): the next
+		 * request opens another. */
+		httpload_drop(c);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -424,6 +516,33 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 	}
 	th->idle[th->nidle++] = c;
 	return 0;
+}
+
+/* --h2: slot's response passed; in the closed loop the next request
+ * goes out on it at once (with the rest of what the read brought). */
+static int
+httpload_h2_done(void *slot, double now)
+{
+	struct load_conn *c = slot;
+
+	if (httpload_complete(c->th, c, now) != 0)
+		return -1;
+	return c->h2_drop ? 0 : httpload_fill(c->th);
+}
+
+/* --h2: c's connection can be read or written (or waits for either). */
+static int
+httpload_h2_event(struct load_thread *th, struct load_conn *c)
+{
+	if (load_h2_flush(c->h2) != 0 ||
+	    load_h2_read(c->h2, th->rbuf, LOAD_READ_BUF, clock_now) != 0)
+		return httpload_h2_after(c, -1);
+	if (c->h2_drop) {
+		c->h2_drop = false;
+		httpload_drop(c);
+		return 0;
+	}
+	return httpload_h2_after(c, 0);
 }
 
 /* Bytes off c, fed to its response; 0, or -1 when the run failed. */
@@ -506,19 +625,26 @@ httpload_closed(struct load_thread *th, struct load_conn *c, int e)
 static int
 httpload_readable(struct load_thread *th, struct load_conn *c)
 {
-	for (int i = 0; i < 8; i++) {
-		ssize_t n = recv(c->fd, th->rbuf, LOAD_READ_BUF, MSG_DONTWAIT);
+	/* TLS reads on while it says there is more: records read ahead are
+	 * in OpenSSL's buffer, not the socket, and epoll would not wake. */
+	for (int i = 0; i < 8 || (c->io.ssl != NULL && c->io.more); i++) {
+		ssize_t n = load_io_recv(&c->io, th->rbuf, LOAD_READ_BUF);
 		double now = clock_now();
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == LOAD_IO_AGAIN) {
+			if (c->io.want_write)
+				httpload_epoll_out(c, true);
 			return 0;
+		}
+		if (n < 0 && c->io.ssl != NULL)
+			return httpload_thread_fail(th, "request %ld: connection %d: "
+			    "%s (after %ld responses on it)", c->req != 0 ? c->req :
+			    c->resp.req, c->id, c->io.why, c->served);
 		if (n <= 0)
 			return httpload_closed(th, c, n < 0 ? errno : 0);
 		if (httpload_consume(th, c, (size_t)n, now) != 0)
 			return -1;
-		if ((size_t)n < LOAD_READ_BUF || c->fd < 0)
+		if (!c->io.more || c->fd < 0)
 			return 0;
 	}
 	return 0;
@@ -579,10 +705,17 @@ httpload_wait(struct load_thread *th)
 		}
 		if (c == (void *)th->l)     /* the stop */
 			return -1;
-		if ((ev[i].events & EPOLLOUT) && c->want_out &&
-		    httpload_send_more(c) != 0)
-			return -1;
-		if ((ev[i].events & ~(uint32_t)EPOLLOUT) &&
+		if (c->h2 != NULL) {
+			if (httpload_h2_event(th, c) != 0)
+				return -1;
+			continue;
+		}
+		if (((ev[i].events & EPOLLOUT) && c->want_out) ||
+		    ((ev[i].events & EPOLLIN) && c->send_waits_read))
+			if (httpload_send_more(c) != 0)
+				return -1;
+		/* TLS reads too on POLLOUT: a read may have waited for it. */
+		if (((ev[i].events & ~(uint32_t)EPOLLOUT) || c->io.ssl != NULL) &&
 		    httpload_readable(th, c) != 0)
 			return -1;
 	}
@@ -628,15 +761,25 @@ httpload_thread(void *arg)
 static int
 httpload_check_open(struct load *l, long last)
 {
-	for (int i = 0; i < l->o->connections; i++) {
+	for (int i = 0; i < l->nslots; i++) {
 		struct load_conn *c = &l->conns[i];
 		struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
+		bool closed;
+		ssize_t n = 0;
 		char b;
 
-		if (c->fd < 0 || poll(&p, 1, 0) != 1)
+		/* An HTTP/2 connection may carry frames of its own (pings,
+		 * settings) between requests: its streams were checked. */
+		if (c->fd < 0 || c->h2 != NULL || poll(&p, 1, 0) != 1)
 			continue;
-		if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) ||
-		    recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+		closed = (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+		/* TLS: what is readable may be no data (a session ticket). */
+		if (!closed && c->io.ssl != NULL &&
+		    (n = load_io_recv(&c->io, &b, 1)) == LOAD_IO_AGAIN)
+			continue;
+		if (!closed && c->io.ssl == NULL)
+			n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (closed || n <= 0)
 			return load_fail(l->err, l->errlen, 1, "after request %ld: "
 			    "the server closed connection %d (after %ld responses "
 			    "on it); the load needs it kept open", last, c->id,
@@ -661,6 +804,14 @@ httpload_write_metrics(struct load *l, const struct httpload_result *r)
 
 	if (m == NULL)
 		return load_fail(l->err, l->errlen, 1, "out of memory");
+	/* Numbers only (a leg's metrics are): the TLS version and cipher
+	 * are in the evidence and the summary line. */
+	if (r->tls) {
+		json_object_set_new(m, "handshakes", json_integer(r->handshakes));
+		json_object_set_new(m, "resumed", json_integer(r->resumed));
+	}
+	if (l->o->new_connection)
+		json_object_set_new(m, "connects", json_integer(r->connects));
 	rc = json_dump_file(m, l->o->metrics, JSON_COMPACT);
 	json_decref(m);
 	if (rc != 0)
@@ -692,6 +843,8 @@ httpload_result(struct load *l, struct httpload_result *res)
 	res->lat_p90_ms = load_hist_quantile(h, 0.90) / 1e6;
 	res->lat_p99_ms = load_hist_quantile(h, 0.99) / 1e6;
 	res->lat_max_ms = (double)h->max / 1e6;
+	res->connects = atomic_load(&l->connects);
+	load_tls_summary(l->tls, res);
 	free(h);
 }
 
@@ -723,6 +876,10 @@ httpload_validate(const struct httpload_opts *o, char *err, size_t errlen)
 		return load_fail(err, errlen, 2, "--expect-status %d: an interim "
 		    "response is never the final one (only 101 is)",
 		    o->expect_status);
+	if (o->h2 && o->new_connection && httpload_streams(o) > 1)
+		return load_fail(err, errlen, 2, "--new-connection with --streams "
+		    "%d: a connection per request carries one stream",
+		    o->streams);
 	if (!(o->rate >= 0) || !(o->duration_s >= 0) || !(o->timeout_s > 0))
 		return load_fail(err, errlen, 2, "--rate and --duration must be "
 		    "positive, --timeout more than 0");
@@ -735,7 +892,7 @@ httpload_thread_init(struct load *l, struct load_thread *th, int id)
 {
 	const struct httpload_opts *o = l->o;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
-	int n = o->connections / l->nthreads + 1;
+	int n = (o->connections / l->nthreads + 1) * httpload_streams(o);
 
 	th->l = l;
 	th->id = id;
@@ -768,7 +925,7 @@ static int
 httpload_setup(struct load *l)
 {
 	const struct httpload_opts *o = l->o;
-	int rc;
+	int rc, s;
 
 	l->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (l->stop_fd < 0)
@@ -781,25 +938,29 @@ httpload_setup(struct load *l)
 	for (int i = 0; i < l->nthreads; i++)
 		if ((rc = httpload_thread_init(l, &l->threads[i], i)) != 0)
 			return rc;
-	l->conns = xcalloc((size_t)o->connections, sizeof *l->conns);
-	for (int i = 0; i < o->connections; i++)
+	s = httpload_streams(o);
+	l->nslots = o->connections * s;
+	l->conns = xcalloc((size_t)l->nslots, sizeof *l->conns);
+	for (int i = 0; i < l->nslots; i++)
 		l->conns[i].fd = -1;
-	for (int i = 0; i < o->connections; i++) {
+	for (int i = 0; i < l->nslots; i++) {
 		struct load_conn *c = &l->conns[i];
-		struct load_thread *th = &l->threads[i % l->nthreads];
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
-		    .data.ptr = c };
+		struct load_thread *th = &l->threads[i / s % l->nthreads];
 
-		c->id = i + 1;
+		c->id = i / s + 1;
 		c->th = th;
 		load_resp_init(&c->resp, &l->chk, &th->ref, c->id);
-		c->fd = load_connect(&l->tgt, c->id, o->timeout_s,
-		    &c->local_port, l->err, l->errlen);
-		if (c->fd < 0)
-			return 1;
-		if (epoll_ctl(th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
-			return load_fail(l->err, l->errlen, 1, "epoll: %s",
-			    strerror(errno));
+		if (o->h2) {
+			c->h2_owner = &l->conns[i - i % s];
+			c->h2_idx = i % s;
+		}
+		if (i % s == 0 && (rc = httpload_open(l, c)) != 0)
+			return rc;
+		if (i % s != 0) {
+			c->fd = c->h2_owner->fd;
+			c->local_port = c->h2_owner->local_port;
+			c->h2 = c->h2_owner->h2;
+		}
 		th->idle[th->nidle++] = c;
 	}
 	return 0;
@@ -838,9 +999,8 @@ static void
 httpload_teardown(struct load *l)
 {
 	if (l->conns != NULL)
-		for (int i = 0; i < l->o->connections; i++) {
-			if (l->conns[i].fd >= 0)
-				close(l->conns[i].fd);
+		for (int i = l->nslots - 1; i >= 0; i--) {
+			httpload_drop(&l->conns[i]);
 			load_resp_finish(&l->conns[i].resp);
 		}
 	if (l->threads != NULL)
@@ -860,6 +1020,7 @@ httpload_teardown(struct load *l)
 	free(l->conns);
 	free(l->threads);
 	load_target_finish(&l->tgt);
+	load_tls_destroy(l->tls);
 	pthread_mutex_destroy(&l->mu);
 	pthread_cond_destroy(&l->cv);
 }
@@ -885,6 +1046,9 @@ httpload_run(const struct httpload_opts *o, struct httpload_result *res,
 	atomic_init(&l.next_req, 0);
 	atomic_init(&l.stop, false);
 	if ((rc = load_target_init(&l.tgt, o, err, errlen)) != 0)
+		goto out;
+	if (l.tgt.https &&
+	    (rc = load_tls_create(&l.tls, o, l.tgt.host, err, errlen)) != 0)
 		goto out;
 	if (o->evidence != NULL &&
 	    (l.evidence = fopen(o->evidence, "we")) == NULL) {

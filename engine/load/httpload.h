@@ -1,4 +1,4 @@
-/* A verified HTTP/1.1 keep-alive load: `benchtui load URL`.
+/* A verified HTTP load: `benchtui load URL`.
  *
  * Requests to URL over a fixed set of persistent connections, each with one
  * request in flight, on one or more threads: a count of them or for a
@@ -10,7 +10,8 @@
  * unless it said it would close, when a new one is opened); the first
  * failed check ends the run.  Bodies
  * are checked as they stream, never held whole; a size the check forbids
- * ends the run before the body is read.  No TLS: http:// only. */
+ * ends the run before the body is read.  http:// or https:// (TLS), and
+ * HTTP/2 with h2 (several requests at once on a connection, streams). */
 #ifndef BENCHTUI_HTTPLOAD_H
 #define BENCHTUI_HTTPLOAD_H
 
@@ -22,7 +23,7 @@
 #define HTTPLOAD_MAX_HEADERS 32
 
 struct httpload_opts {
-	const char *url;            /* http://HOST[:PORT]/PATH */
+	const char *url;            /* http[s]://HOST[:PORT]/PATH */
 	long requests;              /* counted requests (>= 1), unless duration */
 	double duration_s;          /* > 0: send for this long instead */
 	long warmup;                /* checked, not counted, before either */
@@ -48,6 +49,17 @@ struct httpload_opts {
 	/* Sent as Accept-Encoding (else identity): a body in one of these
 	 * codings is then accepted, and checked as sent. */
 	const char *accept_encoding;
+	/* https:// (load_tls.c): the certificate verified against the
+	 * system's store, or cacert's, unless insecure; resumed sessions on
+	 * the connections opened after the first (tls_resume). */
+	const char *cacert;
+	bool insecure, tls_resume;
+	/* A new connection (and handshake) for every request. */
+	bool new_connection;
+	/* HTTP/2 (load_h2.c): ALPN h2 over TLS, else prior knowledge; each
+	 * connection carries up to streams requests at once. */
+	bool h2;
+	int streams;
 };
 
 /* The figures of a finished run (the counted requests only). */
@@ -59,6 +71,10 @@ struct httpload_result {
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
 	long connections;           /* the connections they went out on: a
 	                             * server that closes makes it grow */
+	long connects;              /* connections opened, warm-up's too */
+	bool tls;                   /* the rest: over TLS only */
+	long handshakes, resumed;   /* full and resumed TLS handshakes */
+	char tls_version[32], tls_cipher[96]; /* the first handshake's */
 };
 
 /* Defaults: 1 connection on 1 thread, 1000 requests, GET, status 200,

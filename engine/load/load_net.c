@@ -22,7 +22,7 @@
 /* A request body is held whole (it is sent again and again). */
 #define LOAD_MAX_BODY (256LL * 1024 * 1024)
 
-/* http://HOST[:PORT][/PATH]: no userinfo, no TLS. */
+/* http[s]://HOST[:PORT][/PATH]: no userinfo. */
 static int
 load_net_url(struct load_target *t, const char *url, char *err,
     size_t errlen)
@@ -30,10 +30,11 @@ load_net_url(struct load_target *t, const char *url, char *err,
 	const char *p, *slash, *colon, *hend;
 	size_t hlen;
 
-	if (strncmp(url, "http://", 7) != 0)
-		return load_fail(err, errlen, 2, "URL %s: only http:// URLs are "
-		    "supported", url);
-	p = url + 7;
+	t->https = strncmp(url, "https://", 8) == 0;
+	if (strncmp(url, "http://", 7) != 0 && !t->https)
+		return load_fail(err, errlen, 2, "URL %s: only http:// and "
+		    "https:// URLs are supported", url);
+	p = url + (t->https ? 8 : 7);
 	slash = strchr(p, '/');
 	hend = slash ? slash : p + strlen(p);
 	if (memchr(p, '@', (size_t)(hend - p)) != NULL)
@@ -75,7 +76,7 @@ load_net_url(struct load_target *t, const char *url, char *err,
 			return load_fail(err, errlen, 2, "URL %s: bad port '%s'",
 			    url, t->port);
 	} else {
-		strcpy(t->port, "80");
+		strcpy(t->port, t->https ? "443" : "80");
 	}
 	if (strpbrk(hend, " \t\r\n") != NULL)
 		return load_fail(err, errlen, 2, "URL %s: white space in the path "
@@ -222,6 +223,7 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 	free(body);
 	t->request = b.p;
 	t->request_len = b.len;
+	t->body_len = blen;
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * server a perf profile of the server under one leg's load and an strace
  * of it (round_prof_sys.c).  Each profile ends in one "profile" event; one
  * the log already holds is not taken again, and one an abort cut short is
- * taken again on resume.  This file holds what the kinds share. */
+ * taken again on resume.  round_run.c runs the phase, kind by kind; this
+ * file holds what the kinds share. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 
 #include "event.h"
 #include "legcmd.h"
-#include "profdiff.h"
 #include "profile.h"
 #include "round_int.h"
 #include "server.h"
@@ -31,28 +31,6 @@ round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
-}
-
-static bool
-round_prof_done(struct run *u, const char *cell, const char *arm,
-    const char *kind)
-{
-	return profdiff_has(tally_profiles(u->r->tally), cell, arm, kind);
-}
-
-bool
-round_prof_pending(struct run *u, size_t c)
-{
-	const struct spec *s = u->r->spec;
-	const char *cell = s->cells[c].name;
-
-	for (size_t a = 0; s->profile != NULL && a < s->narms; a++)
-		for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
-			if (spec_profiles(s, cell, s->arms[a].name,
-			    spec_profile_kinds[k]) && !round_prof_done(u, cell,
-			    s->arms[a].name, spec_profile_kinds[k]))
-				return true;
-	return false;
 }
 
 json_t *
@@ -243,49 +221,4 @@ round_prof_hold(const struct legcmd *cmd)
 			warmup = atol(cmd->argv[i] + 9);
 	}
 	return warmup > 0;
-}
-
-int
-round_prof_cell(struct run *u, size_t c, struct round_srv *srv)
-{
-	const struct spec *s = u->r->spec;
-	const struct spec_cell *cell = &s->cells[c];
-
-	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
-		const struct spec_arm *arm = &s->arms[a];
-		bool want[SPEC_PROFILE_KINDS], any = false;
-		struct round_srv *own = NULL, *use = srv;
-		int rc = 0;
-
-		for (int k = 0; k < SPEC_PROFILE_KINDS; k++) {
-			want[k] = spec_profiles(s, cell->name, arm->name,
-			    spec_profile_kinds[k]) && !round_prof_done(u,
-			    cell->name, arm->name, spec_profile_kinds[k]);
-			any |= want[k];
-		}
-		if (!any)
-			continue;
-		round_pause_point(u);
-		if (round_aborted(u))
-			return -1;
-		/* Servers per leg: the arm's own server, up for its profiles
-		 * as for its legs (rep 0: outside the timed reps). */
-		if (srv == NULL && cell->server != NULL &&
-		    spec_server_per_leg(s, cell)) {
-			if ((own = round_server_start(u, cell, arm, 0)) == NULL)
-				return -1;
-			use = own;
-		}
-		if (want[0])
-			rc = round_prof_perf(u, cell, arm);
-		if (rc == 0 && want[1] && !round_aborted(u))
-			rc = round_prof_server_perf(u, cell, arm, use);
-		if (rc == 0 && want[2] && !round_aborted(u))
-			rc = round_prof_syscalls(u, cell, arm, use);
-		if (own != NULL)
-			round_server_stop(u, cell, own);
-		if (rc != 0 || round_aborted(u))
-			return -1;
-	}
-	return 0;
 }

@@ -212,18 +212,23 @@ round_prof_request_argv(const struct legcmd *cmd)
 	argv = xcalloc(cmd->argc + 8, sizeof *argv);
 	argv[k++] = (char *)template_self_path();
 	argv[k++] = "load";
+	k++;                          /* the URL's place */
 	for (size_t i = 2; i < cmd->argc; i++) {
 		const char *a = cmd->argv[i];
 
-		if (strncmp(a, "http://", 7) == 0 && argv[2] == NULL)
+		if ((strncmp(a, "http://", 7) == 0 ||
+		    strncmp(a, "https://", 8) == 0) && argv[2] == NULL)
+			argv[2] = (char *)a;
+		else if (strcmp(a, "--insecure") == 0 || strcmp(a, "--h2") == 0)
 			argv[k++] = (char *)a;
 		else if ((strcmp(a, "--header") == 0 ||
+		    strcmp(a, "--cacert") == 0 ||
 		    strcmp(a, "--expect-status") == 0) && i + 1 < cmd->argc) {
 			argv[k++] = (char *)a;
 			argv[k++] = cmd->argv[++i];
 		}
 	}
-	if (k < 3 || strncmp(argv[2], "http://", 7) != 0) {
+	if (argv[2] == NULL) {
 		free(argv);
 		return NULL;
 	}

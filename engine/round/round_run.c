@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "event.h"
 #include "probe.h"
+#include "profdiff.h"
 #include "procs.h"
 #include "quiet.h"
 #include "round_int.h"
@@ -188,6 +189,77 @@ round_run_warmups(struct run *u, size_t c, struct round_srv *srv,
 	return true;
 }
 
+static bool
+round_run_prof_done(struct run *u, const char *cell, const char *arm,
+    const char *kind)
+{
+	return profdiff_has(tally_profiles(u->r->tally), cell, arm, kind);
+}
+
+/* Whether cell c has a profile the log does not hold yet. */
+static bool
+round_run_prof_pending(struct run *u, size_t c)
+{
+	const struct spec *s = u->r->spec;
+	const char *cell = s->cells[c].name;
+
+	for (size_t a = 0; s->profile != NULL && a < s->narms; a++)
+		for (int k = 0; k < SPEC_PROFILE_KINDS; k++)
+			if (spec_profiles(s, cell, s->arms[a].name,
+			    spec_profile_kinds[k]) && !round_run_prof_done(u,
+			    cell, s->arms[a].name, spec_profile_kinds[k]))
+				return true;
+	return false;
+}
+
+/* The profile phase (round_prof*.c): cell c's profiles after its timed
+ * legs, its server (or NULL) still up; the kinds in order, each in its
+ * own file.  0 to go on, -1 when the round was aborted. */
+static int
+round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
+{
+	const struct spec *s = u->r->spec;
+	const struct spec_cell *cell = &s->cells[c];
+
+	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
+		const struct spec_arm *arm = &s->arms[a];
+		bool want[SPEC_PROFILE_KINDS], any = false;
+		struct round_srv *own = NULL, *use = srv;
+		int rc = 0;
+
+		for (int k = 0; k < SPEC_PROFILE_KINDS; k++) {
+			want[k] = spec_profiles(s, cell->name, arm->name,
+			    spec_profile_kinds[k]) && !round_run_prof_done(u,
+			    cell->name, arm->name, spec_profile_kinds[k]);
+			any |= want[k];
+		}
+		if (!any)
+			continue;
+		round_pause_point(u);
+		if (round_aborted(u))
+			return -1;
+		/* Servers per leg: the arm's own server, up for its profiles
+		 * as for its legs (rep 0: outside the timed reps). */
+		if (srv == NULL && cell->server != NULL &&
+		    spec_server_per_leg(s, cell)) {
+			if ((own = round_server_start(u, cell, arm, 0)) == NULL)
+				return -1;
+			use = own;
+		}
+		if (want[0])
+			rc = round_prof_perf(u, cell, arm);
+		if (rc == 0 && want[1] && !round_aborted(u))
+			rc = round_prof_server_perf(u, cell, arm, use);
+		if (rc == 0 && want[2] && !round_aborted(u))
+			rc = round_prof_syscalls(u, cell, arm, use);
+		if (own != NULL)
+			round_server_stop(u, cell, own);
+		if (rc != 0 || round_aborted(u))
+			return -1;
+	}
+	return 0;
+}
+
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
@@ -203,7 +275,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 		if (r->plan.legs[i].cell == c &&
 		    round_run_leg_todo(r, &r->plan.legs[i]))
 			todo++;
-	if (todo == 0 && !round_prof_pending(u, c))
+	if (todo == 0 && !round_run_prof_pending(u, c))
 		return true;
 	u->srv_death_logged = false;
 	if (cell->server != NULL && !spec_server_per_leg(r->spec, cell)) {
@@ -250,7 +322,7 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 	}
 	/* Profiles explain the cell's ratios: after its timed legs. */
 	if (!stop && !r->fatal && !round_aborted(u) &&
-	    round_prof_cell(u, c, srv) != 0)
+	    round_run_prof_cell(u, c, srv) != 0)
 		stop = true;
 	/* After the last leg (or a stop: a resume sets up again), before
 	 * the server goes. */

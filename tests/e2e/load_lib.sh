@@ -50,3 +50,20 @@ timed_load() {
 	rc=$?
 	read -r wall rss < <(tail -n 1 "$T/$name.time")
 }
+
+# start_nginx_tls [H2C]: nginx over TLS on a free port ($port), and with
+# H2C HTTP/2 by prior knowledge on a second one ($h2c); $run its prefix.
+start_nginx_tls() {
+	port=$(free_port)
+	h2c=
+	[ -z "${1:-}" ] || h2c=$(free_port)
+	run=$T/benchtui-nginx-tls-$port
+	# nginx's worker runs as another user: it must see into the folder.
+	chmod 755 "$T"
+	TMPDIR=$T setsid sh "$BENCHTUI_SOURCE_DIR/assets/rounds/nginx-tls/serve.sh" \
+		"$port" $h2c >"$T/nginx.log" 2>&1 &
+	OWN_PIDS+=("-$!")
+	disown "$!"
+	wait_until 20 port_busy "$port" || fail "nginx did not listen: $(cat "$T/nginx.log")"
+	[ -z "$h2c" ] || wait_until 20 port_busy "$h2c" || fail "nginx h2c: $(cat "$T/nginx.log")"
+}

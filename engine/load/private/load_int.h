@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "digest.h"
 #include "httpload.h"
@@ -183,10 +184,12 @@ int load_chunk_feed(struct load_resp *r, const char *data, size_t n,
 /* --- load_net.c */
 struct load_target {
 	char host[256], port[16], hostport[300];
+	bool https;
 	const char *path;
 	struct addrinfo *ai;           /* resolved once */
 	char *request;                 /* the whole request, body included */
 	size_t request_len;
+	size_t body_len;               /* the body: request's last bytes */
 };
 
 /* 0, or 2 with err naming what is wrong with the URL, the method or the
@@ -198,6 +201,70 @@ void load_target_finish(struct load_target *t);
  * *local_port its port. */
 int load_connect(const struct load_target *t, int id, double timeout_s,
     int *local_port, char *err, size_t errlen);
+
+/* --- load_tls.c: a connection's transport, the socket or TLS over it. */
+struct load_tls;                   /* the run's: context, session, counts */
+struct ssl_st;
+
+/* A read or write that must wait for the socket (want_write says for
+ * which way). */
+#define LOAD_IO_AGAIN (-2)
+
+struct load_io {
+	int fd;
+	struct ssl_st *ssl;            /* NULL: the socket itself */
+	struct load_tls *tls;
+	bool shaken;                   /* the TLS handshake is done */
+	bool resumed;                  /* ... and resumed a session */
+	bool want_write;               /* the last AGAIN waits for POLLOUT */
+	bool more;                     /* a read filled the buffer: read on */
+	char why[256];                 /* the last failure, as a reason */
+};
+
+/* The TLS of a run to host: 0, 2 with err (--cacert unreadable), 1. */
+int load_tls_create(struct load_tls **out, const struct httpload_opts *o,
+    const char *host, char *err, size_t errlen);
+void load_tls_destroy(struct load_tls *tls);
+/* The handshakes so far and what the first agreed, into res. */
+void load_tls_summary(struct load_tls *tls, struct httpload_result *res);
+/* fd's transport (TLS when tls is not NULL): 0, or -1 with io->why. */
+int load_io_open(struct load_io *io, struct load_tls *tls, int fd);
+void load_io_close(struct load_io *io);
+/* The evidence line's TLS fields into buf (a leading comma, no brace):
+ * snprintf's count (the line has room: the names are short). */
+int load_tls_evidence(char *buf, size_t len, const struct load_io *io);
+/* Bytes written (> 0), LOAD_IO_AGAIN, or -1 with io->why. */
+ssize_t load_io_send(struct load_io *io, const void *buf, size_t n);
+/* Bytes read (> 0; io->more when more may be waiting), 0 the server
+ * closed, LOAD_IO_AGAIN, or -1 with io->why (and errno). */
+ssize_t load_io_recv(struct load_io *io, void *buf, size_t n);
+
+/* --- load_h2.c: one HTTP/2 connection, --streams requests at once. */
+struct load_h2;
+/* A stream's response passed: slot (the caller's) is free again; 0, or -1
+ * when the run stops. */
+typedef int (*load_h2_done_fn)(void *slot, double now);
+
+/* Over io (connected; TLS or not), for conn's messages. */
+struct load_h2 *load_h2_create(const struct load_target *t,
+    const struct httpload_opts *o, struct load_io *io, int conn,
+    load_h2_done_fn done);
+void load_h2_destroy(struct load_h2 *h);
+/* Request req on stream slot idx (0 .. --streams - 1), its response into
+ * resp: sent at once, or after the read under way.  0, or -1 (why). */
+int load_h2_submit(struct load_h2 *h, int idx, void *slot,
+    struct load_resp *resp, long req);
+/* Write what is owed, as much as the socket takes: 0, or -1 (why). */
+int load_h2_flush(struct load_h2 *h);
+/* Read what came (into buf), handle it, flush: 0, or -1 (why). */
+int load_h2_read(struct load_h2 *h, char *buf, size_t size,
+    double (*now)(void));
+/* Whether the unsent bytes wait for POLLOUT, or for a read (TLS). */
+bool load_h2_wants_write(const struct load_h2 *h);
+bool load_h2_waits_read(const struct load_h2 *h);
+const char *load_h2_why(const struct load_h2 *h);
+/* The stream slot idx's request went on (its last). */
+int32_t load_h2_stream(const struct load_h2 *h, int idx);
 
 /* snprintf into err (messages share this). */
 int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)

@@ -3,16 +3,18 @@
  * The driver is split by what each file owns, and calls run one way: a file
  * calls only the files listed below it here.
  *
- *   round_run.c      the plan loop: cells in order, their server and legs
+ *   round_run.c      the plan loop: cells in order, their server, legs
+ *                    and profiles
  *   round_partial.c  seal --partial: an unfinished round sealed on purpose
  *   round_open.c     the opening events (round, env, resume) and the
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
  *   round_hook.c     a cell's setup and cleanup, around its legs
- *   round_prof.c     the profile phase after a cell's timed legs
- *   round_prof_perf.c   perf and server_perf profiles
+ *   round_prof_perf.c   perf and server_perf profiles (the profile
+ *                    phase after a cell's timed legs: round_run.c)
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
+ *   round_prof.c     what the profile kinds share
  *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
@@ -24,12 +26,15 @@
  *   round_remote.c   the servers' hosts: their agents, connected before
  *                    the first leg; hosts[]; a dropped connection
  *   round_record.c   the leg's events: leg_start and the leg line
+ *   round_ledger.c   the process ledger of a run without a cgroup
  *   round_scratch.c  the scratch folder: emptied before, measured after
  *   round_emit.c     events out (log, tally, front end) and steering in
  *                    (abort, pause, the waits that see them)
  *   round.c          the round object: its folder or resume, destroy
  *
- * The sections below follow the same order, bottom up. */
+ * tools/include-graph checks it from the objects (make check's
+ * link_walls).  The sections below hold each file's declarations, roughly
+ * bottom up. */
 #ifndef BENCHTUI_ROUND_INT_H
 #define BENCHTUI_ROUND_INT_H
 
@@ -409,13 +414,7 @@ int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
  * abort still runs, for at most 30 s (or timeout_s). */
 int round_hook(struct run *u, size_t c, bool cleanup);
 
-/* --- round_prof*.c: the profile phase ----------------------------------- */
-
-/* Whether cell c has a profile the log does not hold yet. */
-bool round_prof_pending(struct run *u, size_t c);
-/* Take cell c's profiles after its timed legs, its server (or NULL) still
- * up: 0 to go on, -1 when the round was aborted. */
-int round_prof_cell(struct run *u, size_t c, struct round_srv *srv);
+/* --- round_prof*.c: the profile phase (round_run.c runs it) ------------ */
 
 /* What the kinds share (round_prof.c). */
 void round_prof_fmt(char *buf, size_t len, const char *fmt, ...)
