@@ -5,8 +5,10 @@
 # are taken off) is checked against what a reader of our own got, whose
 # gunzip is the file.  keepalive_requests 50 makes nginx say
 # Connection: close on every 50th response: the load opens a new
-# connection each time and counts it.  Without --accept-encoding the
-# coded body is refused.  Skipped (77) without nginx.
+# connection each time and counts it.  Over HTTP/2 (prior knowledge),
+# where such a body has no length either, the same bodies are checked.
+# Without --accept-encoding the coded body is refused.  Skipped (77)
+# without nginx.
 set -u
 . "$(dirname "$0")/load_lib.sh"
 [ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed (apt-get install nginx-light)"; exit 77; }
@@ -14,6 +16,7 @@ set -u
 # nginx's worker runs as another user: it must see into the folder.
 chmod 755 "$T"
 port=$(free_port)
+h2c=$(free_port)
 mkdir -p "$T/ng/www" "$T/ng/tmp"
 chmod 755 "$T/ng" "$T/ng/www"
 head -c 262144 "$BENCHTUI_SOURCE_DIR/assets/data/corpus.txt" >"$T/ng/www/t.txt"
@@ -34,6 +37,10 @@ http {
         listen 127.0.0.1:$port;
         root $T/ng/www;
     }
+    server {
+        listen 127.0.0.1:$h2c http2;
+        root $T/ng/www;
+    }
 }
 CONF
 # Its own session: the master and its worker end together, by group.
@@ -41,7 +48,7 @@ setsid /usr/sbin/nginx -p "$T/ng" -c "$T/ng/nginx.conf" -e stderr \
 	-g "daemon off; pid $T/ng/nginx.pid;" >"$T/nginx.log" 2>&1 &
 OWN_PIDS+=("-$!")
 disown "$!"
-wait_until 20 port_busy "$port" || fail "nginx did not listen: $(cat "$T/nginx.log")"
+wait_until 20 port_busy "$port" && wait_until 20 port_busy "$h2c" || fail "nginx did not listen: $(cat "$T/nginx.log")"
 url=http://127.0.0.1:$port/t.txt
 
 # What a reader of our own gets: the framing, and the coded bytes.
@@ -72,6 +79,16 @@ jq -e -s --argjson len "$len" --arg sha "$sha" 'length == 210 and
 jq -e --argjson len "$len" '.requests == 200 and .bytes == 200 * $len and
 	.connections >= 4' "$T/m.json" >/dev/null || fail "metrics: $(cat "$T/m.json")"
 ok "nginx gzip: 210 chunked bodies of $len bytes, each checked; $(jq .connections "$T/m.json") connections"
+
+# 40: below keepalive_requests, after which nginx refuses streams.
+"$BENCHTUI" load "http://127.0.0.1:$h2c/t.txt" --h2 --streams 4 \
+	--accept-encoding gzip --requests 40 --expect-sha256 "$sha" \
+	--expect-bytes "$len" --evidence "$T/h2.jsonl" >"$T/out" 2>&1 ||
+	fail "--h2 --accept-encoding gzip: $(cat "$T/out")"
+jq -e -s --argjson len "$len" 'length == 40 and
+	all(.framing == "chunked" and .bytes == $len)' "$T/h2.jsonl" \
+	>/dev/null || fail "h2 evidence: $(head -n 2 "$T/h2.jsonl")"
+ok "nginx gzip over HTTP/2: 40 bodies without a length, each checked"
 
 "$BENCHTUI" load "$url" --header 'Accept-Encoding: gzip' --requests 2 >"$T/out" 2>&1
 [ $? = 1 ] && grep -q 'request 1: Content-Encoding: gzip, expected none' "$T/out" ||
