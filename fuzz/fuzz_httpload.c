@@ -1,7 +1,8 @@
 /* Fuzz target: an HTTP response as benchtui load reads and checks it
- * (status line, header lines, Content-Length against the body, content
- * coding, keep-alive, size and digest), with the default options and with
- * a size and digest expected.
+ * (status line, header lines, interim responses, the framing: length,
+ * chunked with extensions and trailers, or ended by the close; content
+ * coding, size and digest), with the default options, with a size and
+ * digest expected, with a coding accepted, and for HEAD.
  *
  * Two oracles beside "no crash": the same bytes fed whole and in small
  * pieces give the same verdict and message (the reader is incremental),
@@ -73,7 +74,8 @@ fuzz_httpload_kept(const uint8_t *data, size_t size)
 	if (fuzz_httpload_feed(&r, (const char *)data, off, 3, &off2) != 1 ||
 	    off2 != off || strcmp(r.hex, hex) != 0)
 		abort();
-	if (clen == 0)
+	/* The body is the response's last bytes only when it has a length. */
+	if (clen == 0 || r.frame != LOAD_FRAME_LENGTH)
 		goto out;
 	copy = malloc(off);
 	if (copy == NULL)
@@ -100,6 +102,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.expect_bytes = 5;
 	strcpy(o.expect_sha256,
 	    "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+	fuzz_httpload_pieces(data, size, &o);
+	httpload_opts_init(&o);
+	o.accept_encoding = "gzip, br";
+	fuzz_httpload_pieces(data, size, &o);
+	o.method = "HEAD";
+	fuzz_httpload_pieces(data, size, &o);
+	o.method = NULL;
+	o.expect_status = 101;
 	fuzz_httpload_pieces(data, size, &o);
 	fuzz_httpload_kept(data, size);
 	return 0;

@@ -107,6 +107,8 @@ static const struct help_cmd help_cmds[] = {
 	    { "--expect-sha256 HEX", "the body's sha256" },
 	    { "--expect-file PATH", "the body is this file's bytes (its size "
 	      "and sha256)" },
+	    { "--accept-encoding CODINGS", "send Accept-Encoding: CODINGS; "
+	      "bodies checked as sent" },
 	    { "--evidence FILE", "one JSON line per request" },
 	    { "--metrics FILE", "requests, rps, bytes and latency "
 	      "percentiles as JSON" },

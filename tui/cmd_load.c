@@ -25,7 +25,8 @@ static const char load_usage[] =
     "           [--expect-sha256 HEX | --expect-file PATH]\n"
     "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n"
     "           [--cacert FILE | --insecure] [--tls-resume]\n"
-    "           [--new-connection] [--h2 [--streams S]]\n";
+    "           [--new-connection] [--h2 [--streams S]]\n"
+    "           [--accept-encoding CODINGS]\n";
 
 /* A whole decimal number in [lo, hi]. */
 static int
@@ -88,7 +89,7 @@ enum {
 	LOAD_STATUS, LOAD_BYTES, LOAD_STREAMS, /* whole numbers, cmd_load_nums' */
 	LOAD_TIMEOUT, LOAD_DURATION, LOAD_RATE, /* decimals, cmd_load_decs' */
 	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
-	LOAD_METHOD, LOAD_BODY, LOAD_CACERT,
+	LOAD_METHOD, LOAD_BODY, LOAD_CACERT, LOAD_ACCEPT_ENC,
 	LOAD_QUIET, LOAD_INSECURE, LOAD_RESUME, LOAD_NEWCONN, LOAD_H2,
 	LOAD_HELP = 'h',
 };
@@ -110,6 +111,7 @@ static const struct option cmd_load_options[] = {
 	{ "metrics", required_argument, NULL, LOAD_METRICS },
 	{ "method", required_argument, NULL, LOAD_METHOD },
 	{ "body", required_argument, NULL, LOAD_BODY },
+	{ "accept-encoding", required_argument, NULL, LOAD_ACCEPT_ENC },
 	{ "quiet", no_argument, NULL, LOAD_QUIET },
 	{ "streams", required_argument, NULL, LOAD_STREAMS },
 	{ "cacert", required_argument, NULL, LOAD_CACERT },
@@ -228,6 +230,9 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 	case LOAD_CACERT:
 		o->cacert = arg;
 		return 0;
+	case LOAD_ACCEPT_ENC:
+		o->accept_encoding = arg;
+		return 0;
 	default:
 		o->metrics = arg;
 		return 0;
@@ -301,7 +306,7 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 			o->h2 = true;
 		else if (c >= LOAD_REQUESTS && c <= LOAD_RATE)
 			rc = cmd_load_set_number(o, c, optarg, a);
-		else if (c >= LOAD_HEADER && c <= LOAD_CACERT)
+		else if (c >= LOAD_HEADER && c <= LOAD_ACCEPT_ENC)
 			rc = cmd_load_set_other(o, c, optarg, a);
 		else
 			return cmd_usage_error("load", load_usage, "unknown or "

@@ -59,6 +59,7 @@ struct load_conn {
 	long req;                     /* the request in flight, 0 when idle */
 	long served;                  /* responses on it so far */
 	bool counted;                 /* req is in the measured phase */
+	bool fresh;                   /* req is the first on its connection */
 	bool want_out;                /* EPOLLOUT armed: the request is not out */
 	bool send_waits_read;         /* TLS: the request waits for a read */
 	struct load_io io;            /* what c reads and writes through */
@@ -117,6 +118,7 @@ struct load_thread {
 	struct load_hist hist;
 	struct load_ref ref;
 	long counted;
+	long conns;                   /* connections counted requests began */
 	long long bytes;
 	double t_last;
 	char err[1024];
@@ -265,6 +267,7 @@ httpload_open(struct load *l, struct load_conn *c)
 	if (c->fd < 0)
 		return 1;
 	atomic_fetch_add(&l->connects, 1);
+	c->served = 0;
 	c->want_out = false;
 	c->send_waits_read = false;
 	if (epoll_ctl(c->th->ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
@@ -338,6 +341,8 @@ httpload_start(struct load_thread *th, struct load_conn *c, long req,
 	c->counted = counted;
 	c->t_sent = t_sent;
 	c->t_due = due < t_sent ? due : t_sent;
+	/* --h2: the connection's first request is its first slot's. */
+	c->fresh = c->served == 0 && (c->h2_owner == NULL || c->h2_owner == c);
 	load_resp_start(&c->resp, req, c->served);
 	c->next = NULL;
 	c->prev = th->tail;
@@ -452,9 +457,11 @@ httpload_evidence(struct load_thread *th, const struct load_conn *c,
 	/* One write per line: the threads share the file. */
 	n = snprintf(line, sizeof line, "{\"req\":%ld,\"conn\":%d,"
 	    "\"local_port\":%d,\"warmup\":%s,\"status\":%d,\"bytes\":%lld,"
-	    "\"sha256\":\"%s\",\"lat_ms\":%.6f", c->req, c->id, c->local_port,
-	    c->counted ? "false" : "true", r->status, r->clen, r->hex,
-	    lat * 1e3);
+	    "\"sha256\":\"%s\",\"lat_ms\":%.6f,\"framing\":\"%s\","
+	    "\"interim\":%d,\"new_conn\":%s,\"closes\":%s", c->req, c->id,
+	    c->local_port, c->counted ? "false" : "true", r->status, r->clen,
+	    r->hex, lat * 1e3, load_resp_frame_name(r), r->interim,
+	    c->fresh ? "true" : "false", r->closes ? "true" : "false");
 	if (c->h2 != NULL)
 		n += snprintf(line + n, sizeof line - (size_t)n, ",\"stream\":%d",
 		    (int)load_h2_stream(c->h2, c->h2_idx));
@@ -483,13 +490,17 @@ httpload_complete(struct load_thread *th, struct load_conn *c, double now)
 		load_hist_add(&th->hist, lat);
 		th->bytes += c->resp.clen;
 		th->counted++;
+		th->conns += c->fresh;
 		th->t_last = now;
 	}
 	c->served++;
 	c->req = 0;
 	if (o->new_connection && c->h2 != NULL)
 		c->h2_drop = true;        /* nghttp2 is still reading from it */
-	else if (o->new_connection)
+	else if (o->new_connection || c->resp.closes)
+		/* The server closes it (it said so, or its body ended at the
+		 * close) or speaks another protocol on it (101): the next
+		 * request opens another. */
 		httpload_drop(c);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
@@ -540,6 +551,7 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
     double now)
 {
 	size_t off = 0, used;
+	long long left;
 	int rc;
 
 	while (off < n) {
@@ -554,7 +566,8 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 			return httpload_stop(th->l, 1, th->err);
 		if (rc == 0)
 			continue;
-		if (load_resp_left(&c->resp) <= (long long)(n - off) &&
+		left = load_resp_left(&c->resp);
+		if (left >= 0 && left <= (long long)(n - off) &&
 		    httpload_presend(th, c) != 0)
 			return -1;
 		rc = load_resp_feed(&c->resp, th->rbuf + off, n - off, &used,
@@ -562,12 +575,17 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 		off += used;
 		if (rc < 0)
 			return httpload_stop(th->l, 1, th->err);
-		if (rc == 1 && off < n)
+		/* After a 101 the bytes are another protocol's: dropped with
+		 * the connection. */
+		if (rc == 1 && off < n && !c->resp.upgraded)
 			return httpload_thread_fail(th, "request %ld: %zu bytes past "
-			    "the end of the response (Content-Length %lld) on "
-			    "connection %d", c->req, n - off, c->resp.clen, c->id);
+			    "the end of the response (%s %lld) on connection %d",
+			    c->req, n - off, load_resp_frame_name(&c->resp),
+			    c->resp.clen, c->id);
 		if (rc == 1 && httpload_complete(th, c, now) != 0)
 			return -1;
+		if (rc == 1 && c->fd < 0)
+			return 0;
 	}
 	return 0;
 }
@@ -576,6 +594,15 @@ httpload_consume(struct load_thread *th, struct load_conn *c, size_t n,
 static int
 httpload_closed(struct load_thread *th, struct load_conn *c, int e)
 {
+	int rc = 0;
+
+	/* A body that ends at close ends here. */
+	if (e == 0 && c->req != 0)
+		rc = load_resp_eof(&c->resp, th->err, sizeof th->err);
+	if (rc < 0)
+		return httpload_stop(th->l, 1, th->err);
+	if (rc == 1)
+		return httpload_complete(th, c, clock_now());
 	if (e != 0)
 		return httpload_thread_fail(th, "request %ld: connection %d "
 		    "failed: %s (after %ld responses on it)", c->req != 0 ? c->req :
@@ -767,11 +794,12 @@ httpload_check_open(struct load *l, long last)
 static int
 httpload_write_metrics(struct load *l, const struct httpload_result *r)
 {
-	json_t *m = json_pack("{s:I, s:f, s:I, s:f, s:f, s:f, s:f}",
+	json_t *m = json_pack("{s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:I}",
 	    "requests", (json_int_t)r->requests, "rps", r->rps,
 	    "bytes", (json_int_t)r->bytes, "lat_p50_ms", r->lat_p50_ms,
 	    "lat_p90_ms", r->lat_p90_ms, "lat_p99_ms", r->lat_p99_ms,
-	    "lat_max_ms", r->lat_max_ms);
+	    "lat_max_ms", r->lat_max_ms,
+	    "connections", (json_int_t)r->connections);
 	int rc;
 
 	if (m == NULL)
@@ -804,6 +832,7 @@ httpload_result(struct load *l, struct httpload_result *res)
 
 		load_hist_merge(h, &th->hist);
 		res->requests += th->counted;
+		res->connections += th->conns;
 		res->bytes += th->bytes;
 		if (th->t_last > t_last)
 			t_last = th->t_last;
@@ -842,6 +871,11 @@ httpload_validate(const struct httpload_opts *o, char *err, size_t errlen)
 		return load_fail(err, errlen, 2, "--threads %d: from 1 to the "
 		    "--connections (%d): each thread drives connections of its "
 		    "own", o->threads, o->connections);
+	if (o->expect_status >= 100 && o->expect_status < 200 &&
+	    o->expect_status != 101)
+		return load_fail(err, errlen, 2, "--expect-status %d: an interim "
+		    "response is never the final one (only 101 is)",
+		    o->expect_status);
 	if (o->h2 && o->new_connection && httpload_streams(o) > 1)
 		return load_fail(err, errlen, 2, "--new-connection with --streams "
 		    "%d: a connection per request carries one stream",

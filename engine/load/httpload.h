@@ -3,9 +3,12 @@
  * Requests to URL over a fixed set of persistent connections, each with one
  * request in flight, on one or more threads: a count of them or for a
  * duration, as fast as the responses come or at a constant rate.  Every
- * response is checked (status, Content-Length against the body, no content
- * coding, the body's size and sha256 when expected, and that the server
- * kept the connection open); the first failed check ends the run.  Bodies
+ * response is checked (status, its framing against the body: RFC 9112's
+ * Content-Length, chunked or close-delimited bodies after any interim 1xx
+ * responses; no content coding unless asked for; the body's size and
+ * sha256 when expected; and that the server kept the connection open
+ * unless it said it would close, when a new one is opened); the first
+ * failed check ends the run.  Bodies
  * are checked as they stream, never held whole; a size the check forbids
  * ends the run before the body is read.  http:// or https:// (TLS), and
  * HTTP/2 with h2 (several requests at once on a connection, streams). */
@@ -43,6 +46,9 @@ struct httpload_opts {
 	 * server_perf profiles: BENCHTUI_LOAD_HOLD=warmup).  Nothing
 	 * without a warm-up. */
 	bool hold_after_warmup;
+	/* Sent as Accept-Encoding (else identity): a body in one of these
+	 * codings is then accepted, and checked as sent. */
+	const char *accept_encoding;
 	/* https:// (load_tls.c): the certificate verified against the
 	 * system's store, or cacert's, unless insecure; resumed sessions on
 	 * the connections opened after the first (tls_resume). */
@@ -63,6 +69,8 @@ struct httpload_result {
 	double rps;
 	long long bytes;
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
+	long connections;           /* the connections they went out on: a
+	                             * server that closes makes it grow */
 	long connects;              /* connections opened, warm-up's too */
 	bool tls;                   /* the rest: over TLS only */
 	long handshakes, resumed;   /* full and resumed TLS handshakes */
@@ -81,7 +89,8 @@ int httpload_run(const struct httpload_opts *o, struct httpload_result *res,
     char *err, size_t errlen);
 
 /* The checks of one response held in buf[0..len) (header and body, as it
- * came off a connection with one request in flight), fed to the same
+ * came off a connection with one request in flight, which the server then
+ * closed: a body that ends at close ends at len), fed to the same
  * reader the load uses in pieces of chunk bytes (0: whole), without a
  * network: 0 it passes (o's status, size and digest, none if o is NULL:
  * defaults), 1 a check failed (err says which), 2 it is incomplete. */

@@ -281,7 +281,8 @@ load_h2_nv(struct load_h2 *h, const struct load_target *t,
 	NV_ADD(":authority", authority ? authority : t->hostport);
 	NV_ADD(":path", t->path);
 	NV_ADD("user-agent", "benchtui-load");
-	NV_ADD("accept-encoding", "identity");
+	NV_ADD("accept-encoding", o->accept_encoding != NULL ?
+	    o->accept_encoding : "identity");
 	for (int i = 0; i < o->nheaders; i++) {
 		const char *hd = o->headers[i], *colon = strchr(hd, ':');
 		char *name = NV_OWN(xasprintf("%.*s", (int)(colon - hd), hd));

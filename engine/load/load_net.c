@@ -196,6 +196,11 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 	    load_net_has(o, "Transfer-Encoding"))
 		return load_fail(err, errlen, 2, "--header: Content-Length and "
 		    "Transfer-Encoding are benchtui load's own (from --body)");
+	if (o->accept_encoding != NULL && (load_net_has(o, "Accept-Encoding") ||
+	    strpbrk(o->accept_encoding, "\r\n") != NULL))
+		return load_fail(err, errlen, 2, "--accept-encoding '%s': one line, "
+		    "and not beside --header Accept-Encoding",
+		    o->accept_encoding);
 	if ((rc = load_net_body(o->body_file, &body, &blen, err, errlen)) != 0)
 		return rc;
 	xbuf_printf(&b, "%s %s HTTP/1.1\r\n", method, t->path);
@@ -204,7 +209,8 @@ load_net_request(struct load_target *t, const struct httpload_opts *o,
 	if (!load_net_has(o, "User-Agent"))
 		xbuf_add(&b, "User-Agent: benchtui-load\r\n", 27);
 	if (!load_net_has(o, "Accept-Encoding"))
-		xbuf_add(&b, "Accept-Encoding: identity\r\n", 27);
+		xbuf_printf(&b, "Accept-Encoding: %s\r\n",
+		    o->accept_encoding != NULL ? o->accept_encoding : "identity");
 	for (int i = 0; i < o->nheaders; i++) {
 		xbuf_add(&b, o->headers[i], strlen(o->headers[i]));
 		xbuf_add(&b, "\r\n", 2);

@@ -22,6 +22,9 @@ it listens.  Paths (query ?n=.. etc.):
                    fails on the status
   /stall?at=K&ms=M the K-th request to /stall waits M ms first
   /close           answers, then closes the connection
+  /nolen?n=N       HTTP/1.0, no Content-Length: N bytes, then closes
+  /interim?code=C  an interim C response (100, 103, ...), then /ok's
+  /upgrade         101 Switching Protocols, then bytes of another protocol
 """
 import hashlib
 import os
@@ -171,6 +174,23 @@ class Handler(socketserver.BaseRequestHandler):
     def do_close(self, method, q, n, body):
         self.request.sendall(head(200, n) + pattern(n))
         return False
+
+    def do_nolen(self, method, q, n, body):
+        self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain"
+                             b"\r\n\r\n" + pattern(n))
+        return False
+
+    def do_interim(self, method, q, n, body):
+        code = int(q.get("code", "100"))
+        self.request.sendall(b"HTTP/1.1 %d Interim\r\nLink: </s.css>; "
+                             b"rel=preload\r\n\r\n" % code)
+        time.sleep(0.01)
+        self.request.sendall(head(200, n) + pattern(n))
+
+    def do_upgrade(self, method, q, n, body):
+        self.request.sendall(b"HTTP/1.1 101 Switching Protocols\r\n"
+                             b"Upgrade: echo\r\nConnection: Upgrade\r\n\r\n"
+                             b"\x81\x05hello")
 
 
 class Server(socketserver.ThreadingTCPServer):

@@ -20,6 +20,8 @@
 /* A body up to this size is kept once per thread after it passed, so a
  * later body is compared with it byte for byte instead of hashed again. */
 #define LOAD_REF_MAX (1024 * 1024)
+/* A chunk's size line (extensions included) may be this long. */
+#define LOAD_CHUNK_LINE 4096
 
 /* --- load_hist.c: latencies in ns, log-linear (HDR-style, 128 sub-buckets
  * per power of two: a percentile within 0.8% of the true value), so
@@ -47,6 +49,7 @@ struct load_check {
 	const char *expect_sha256;     /* "": any */
 	bool head;                     /* HEAD: the response has no body */
 	bool digest;                   /* hash every body (expected, or evidence) */
+	const char *accept_encoding;   /* the codings a body may have, or NULL */
 };
 
 void load_check_init(struct load_check *k, const struct httpload_opts *o);
@@ -64,6 +67,19 @@ struct load_ref {
 
 enum load_resp_state { LOAD_RESP_HEADER, LOAD_RESP_BODY, LOAD_RESP_DONE };
 
+/* How the body ends (RFC 9112 6.3): it has none, after Content-Length
+ * bytes, after its last chunk, or when the server closes. */
+enum load_frame {
+	LOAD_FRAME_NONE, LOAD_FRAME_LENGTH, LOAD_FRAME_CHUNKED, LOAD_FRAME_CLOSE
+};
+
+/* Where a chunked body is: in a size line, in a chunk's data, at the CR
+ * and LF after it, or in the trailer section. */
+enum load_chunk_state {
+	LOAD_CHUNK_SIZE, LOAD_CHUNK_DATA, LOAD_CHUNK_CR, LOAD_CHUNK_LF,
+	LOAD_CHUNK_TRAILER
+};
+
 /* One response of a connection, read as it arrives: the header gathered
  * (only while it is incomplete) and checked, then the body hashed or
  * compared piece by piece and never held. */
@@ -74,12 +90,22 @@ struct load_resp {
 	long req;                      /* for messages */
 	int conn;
 	long served;                   /* responses before this one on conn */
-	char *hbuf;                    /* the header so far, when split */
+	char *hbuf;                    /* the header so far, when split; a
+	                                * chunk's size line, the trailer */
 	size_t hlen, hcap;
 	size_t received;               /* bytes of this response so far */
 	int status;
-	long long clen;                /* the body's length */
+	int interim;                   /* 1xx responses skipped before it */
+	enum load_frame frame;
+	bool closes;                   /* the connection ends after it */
+	bool upgraded;                 /* 101: it no longer speaks HTTP */
+	long long clen;                /* the body's length (once known) */
 	long long got;                 /* body bytes so far */
+	long long limit;               /* the most body bytes the checks
+	                                * allow; -1 any */
+	enum load_chunk_state cstate;
+	long long chunk_left;          /* of the chunk being read */
+	long chunks;                   /* chunks begun */
 	bool matching, hashing, capture;
 	struct digest_ctx *dctx;
 	char hex[DIGEST_HEX_LEN];      /* the finished body's, "" unhashed */
@@ -99,11 +125,61 @@ int load_resp_feed(struct load_resp *r, const char *data, size_t n,
  * taken. */
 int load_resp_header(struct load_resp *r, const char *data, size_t n,
     size_t *used, char *err, size_t errlen);
-/* Body bytes still to come, once the header is in; -1 before. */
+/* Body bytes still to come, once the header is in, when the body has a
+ * length and the connection carries another request after it; -1
+ * otherwise. */
 long long load_resp_left(const struct load_resp *r);
+/* The server closed the connection: 1 when that ended the response (a
+ * body that ends at close: passed), -1 a check failed, 0 it did not end
+ * it (it is cut short). */
+int load_resp_eof(struct load_resp *r, char *err, size_t errlen);
+/* How the response's body was framed, for messages and evidence. */
+const char *load_resp_frame_name(const struct load_resp *r);
 void load_resp_finish(struct load_resp *r);
 void load_ref_init(struct load_ref *ref);
 void load_ref_finish(struct load_ref *ref);
+
+/* Shared by the header (load_resp.c) and the trailer (load_chunk.c). */
+/* Body bytes d[0..n), hashed, compared or kept. */
+void load_resp_data(struct load_resp *r, const char *d, size_t n);
+/* The body ended: its size and digest checked; 1 passed, -1 failed. */
+int load_resp_end(struct load_resp *r, char *err, size_t errlen);
+/* The offset just past the blank line ending the field lines in
+ * b[0..len), looking for newlines from from on; 0 when there is none
+ * yet. */
+size_t load_resp_fields_end(const char *b, size_t len, size_t from);
+/* A field line l[0..n) (its line end gone): the name's length with *v,
+ * *vl its value (white space trimmed); 0 when it is not NAME: VALUE, -1
+ * when it is folded (starts with white space), -2 when it holds a CR or
+ * NUL byte. */
+int load_resp_field_split(const char *l, size_t n, const char **v,
+    size_t *vl);
+/* Whether c may be in a token (RFC 9110 5.6.2): inline, as every byte of
+ * every header name goes through it. */
+static inline bool
+load_resp_tchar(char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9'))
+		return true;
+	switch (c) {
+	case '!': case '#': case '$': case '%': case '&': case '\'': case '*':
+	case '+': case '-': case '.': case '^': case '_': case '`': case '|':
+	case '~':
+		return true;
+	default:
+		return false;
+	}
+}
+/* Server text for a message: at most 60 bytes, anything but printable
+ * ASCII shown as '?' (a hostile server cannot write to the terminal). */
+const char *load_resp_show(const char *s, size_t n, char out[72]);
+
+/* --- load_chunk.c: a chunked body (RFC 9112 7.1), as it streams. */
+/* Feed chunked body bytes data[0..n): *used taken; 0 more is to come, 1
+ * the last chunk and the trailer are in (the body passed), -1 refused. */
+int load_chunk_feed(struct load_resp *r, const char *data, size_t n,
+    size_t *used, char *err, size_t errlen);
 
 /* --- load_net.c */
 struct load_target {

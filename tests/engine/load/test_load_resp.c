@@ -52,10 +52,15 @@ static const struct row rows[] = {
 	  "bad Content-Length ''" },
 	{ "huge", "HTTP/1.1 200 OK\r\nContent-Length: 1234567890123456789\r\n"
 	  "\r\n", -1, 1, "is too large" },
-	{ "no length", "HTTP/1.1 200 OK\r\n\r\nhello", -1, 1,
-	  "no Content-Length" },
-	{ "chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", -1,
-	  1, "Transfer-Encoding: chunked" },
+	{ "no length: ends at close", "HTTP/1.1 200 OK\r\n\r\nhello", -1, 0,
+	  NULL },
+	{ "chunked, no chunk yet", "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+	  "chunked\r\n\r\n", -1, 2, NULL },
+	{ "chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	  "3\r\nhel\r\n2;x=1\r\nlo\r\n0\r\nX: y\r\n\r\n", 5, 0, NULL },
+	{ "chunked, past expect-bytes", "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+	  "chunked\r\n\r\n3\r\nhel\r\n40000000\r\n", 5, 1,
+	  "chunk 2 (1073741824 bytes after 3) takes the body past 5 bytes" },
 	{ "gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
 	  "Content-Length: 5\r\n\r\nhello", -1, 1, "Content-Encoding: gzip" },
 	{ "folded", "HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 5\r\n\r\n"
@@ -67,9 +72,9 @@ static const struct row rows[] = {
 	{ "bare cr", "HTTP/1.1 200 OK\r\nX: a\rb\r\nContent-Length: 5\r\n\r\n"
 	  "hello", -1, 1, "a stray CR or NUL byte in header line 2" },
 	{ "close", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5"
-	  "\r\n\r\nhello", -1, 1, "Connection: close" },
-	{ "http/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello", -1, 1,
-	  "HTTP/1.0 without keep-alive" },
+	  "\r\n\r\nhello", -1, 0, NULL },
+	{ "http/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello", -1, 0,
+	  NULL },
 	{ "http/1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n"
 	  "Content-Length: 5\r\n\r\nhello", -1, 0, NULL },
 	{ "404", "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", -1, 1,
