@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quiet.h"
 #include "remote_int.h"
 #include "xalloc.h"
 
@@ -255,13 +256,17 @@ rc_hello_quiet(const json_t *q, char *why, size_t len)
 		{ "max_foreign_cores", RC_NUM, true, false, 0, RC_CORES, NULL },
 		{ "window_ms", RC_INT, true, false, 0, RC_SECONDS, NULL },
 		{ "timeout_s", RC_NUM, true, false, 0, RC_SECONDS, NULL },
-		{ "budget_s", RC_NUM, true, false, 0, RC_SECONDS, NULL },
+		/* QUIET_BUDGET_SCALED: the default budget, which grows with
+		 * the legs' time. */
+		{ "budget_s", RC_NUM, true, false, QUIET_BUDGET_SCALED,
+		    RC_SECONDS, NULL },
 		{ "max_server_busy", RC_NUM, true, false, 0, RC_CORES, NULL },
 		{ "probe", RC_BOOL, true, false, 0, 0, NULL },
 		{ "probe_margin", RC_NUM, true, false, 0, RC_CORES, NULL },
 		{ "probe_off", RC_TEXT, false, false, 0, 0, NULL },
 	};
 	json_t *out;
+	double budget;
 
 	if (json_is_false(q))
 		return json_false();
@@ -270,6 +275,15 @@ rc_hello_quiet(const json_t *q, char *why, size_t len)
 
 		snprintf(sub, sizeof sub, "quiet.%s", why);
 		snprintf(why, len, "%s", sub);
+		return NULL;
+	}
+	budget = json_number_value(json_object_get(out, "budget_s"));
+	if (budget < 0 && budget != QUIET_BUDGET_SCALED) {
+		snprintf(why, len, "quiet.budget_s: %g is neither %g (the "
+		    "default, which grows with the legs) nor 0 or more",
+		    budget, QUIET_BUDGET_SCALED);
+		json_decref(out);
+		return NULL;
 	}
 	return out;
 }
