@@ -230,6 +230,10 @@ pane_prof_draw(struct render *r, WINDOW *w, struct model *m)
 			else
 				EMIT(pane_prof_sys_row(w, y, cw, row, vs));
 		}
+		/* every call counted, whatever trace narrowed the rows to */
+		if (!perf && (row = json_object_get(p, "syscalls_total")) !=
+		    NULL)
+			EMIT(pane_prof_sys_row(w, y, cw, row, vs));
 		nh = 0;
 		pane_prof_callers(p, arm, head, &nh, 8);
 		for (int k = 0; k < nh; k++)

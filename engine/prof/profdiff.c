@@ -434,14 +434,58 @@ profdiff_perf(json_t *p, const json_t *a, const json_t *b,
 	json_decref(cb);
 }
 
+/* One syscalls row: name's calls in a (ca) and b (cb; b absent: none),
+ * per request (qa, qb requests), their difference and ratio. */
+static json_t *
+profdiff_sys_row(const char *name, double ca, double cb, double qa,
+    double qb, bool b)
+{
+	json_t *row = json_pack("{s:s}", "syscall", name);
+	double x = qa > 0 ? ca / qa : NAN, y = qb > 0 ? cb / qb : NAN;
+
+	json_object_set_new(row, "calls", json_integer((json_int_t)ca));
+	json_object_set_new(row, "per_request", profdiff_real(x, 1e4));
+	if (!b)
+		return row;
+	json_object_set_new(row, "vs_calls", json_integer((json_int_t)cb));
+	json_object_set_new(row, "vs_per_request", profdiff_real(y, 1e4));
+	if (!isfinite(x) || !isfinite(y)) {
+		/* no requests to divide by: raw calls */
+		x = ca;
+		y = cb;
+	}
+	json_object_set_new(row, "diff", profdiff_real(x - y, 1e4));
+	json_object_set_new(row, "ratio", y > 0 ? profdiff_real(x / y, 1e4) :
+	    json_null());
+	return row;
+}
+
+/* The calls of name in an event's rows (0 when absent). */
+static double
+profdiff_sys_calls(const json_t *ev, const char *name)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(ev, "top"), i, r)
+		if (profdiff_str(r, "syscall") != NULL &&
+		    strcmp(profdiff_str(r, "syscall"), name) == 0)
+			return profdiff_num(r, "calls");
+	return 0;
+}
+
 /* The syscalls of a and b (b may be NULL), joined by name: calls, calls
- * per request, their difference and ratio. */
+ * per request, their difference and ratio; and the same of every call
+ * counted (the events' totals) as "syscalls_total". */
 static void
 profdiff_sys(json_t *p, const json_t *a, const json_t *b)
 {
 	json_t *byname = json_object(), *rows = json_array(), *v;
 	double qa = profdiff_num(a, "requests"), qb = b != NULL ?
-	    profdiff_num(b, "requests") : NAN;
+	    profdiff_num(b, "requests") : NAN,
+	    ta = profdiff_num(json_object_get(a, "total"), "calls"),
+	    tb = b != NULL ? profdiff_num(json_object_get(b, "total"),
+	    "calls") : NAN;
 	const char *name;
 	const json_t *r;
 	size_t i;
@@ -453,40 +497,14 @@ profdiff_sys(json_t *p, const json_t *a, const json_t *b)
 			    NULL)
 				json_object_set_new(byname, profdiff_str(r,
 				    "syscall"), json_true());
-	json_object_foreach(byname, name, v) {
-		double ca = 0, cb = 0, x, y;
-		json_t *row = json_pack("{s:s}", "syscall", name);
-
-		json_array_foreach(json_object_get(a, "top"), i, r)
-			if (profdiff_str(r, "syscall") != NULL &&
-			    strcmp(profdiff_str(r, "syscall"), name) == 0)
-				ca = profdiff_num(r, "calls");
-		json_array_foreach(b != NULL ? json_object_get(b, "top") : NULL,
-		    i, r)
-			if (profdiff_str(r, "syscall") != NULL &&
-			    strcmp(profdiff_str(r, "syscall"), name) == 0)
-				cb = profdiff_num(r, "calls");
-		x = qa > 0 ? ca / qa : NAN;
-		y = qb > 0 ? cb / qb : NAN;
-		json_object_set_new(row, "calls", json_integer((json_int_t)ca));
-		json_object_set_new(row, "per_request", profdiff_real(x, 1e4));
-		if (b != NULL) {
-			json_object_set_new(row, "vs_calls", json_integer(
-			    (json_int_t)cb));
-			json_object_set_new(row, "vs_per_request", profdiff_real(y,
-			    1e4));
-			if (!isfinite(x) || !isfinite(y)) {
-				/* no requests to divide by: raw calls */
-				x = ca;
-				y = cb;
-			}
-			json_object_set_new(row, "diff", profdiff_real(x - y, 1e4));
-			json_object_set_new(row, "ratio", y > 0 ?
-			    profdiff_real(x / y, 1e4) : json_null());
-		}
-		json_array_append_new(rows, row);
-	}
+	json_object_foreach(byname, name, v)
+		json_array_append_new(rows, profdiff_sys_row(name,
+		    profdiff_sys_calls(a, name), b != NULL ?
+		    profdiff_sys_calls(b, name) : 0, qa, qb, b != NULL));
 	json_object_set_new(p, "syscalls", profdiff_sort(rows, 0));
+	if (!isnan(ta) && (b == NULL || !isnan(tb)))
+		json_object_set_new(p, "syscalls_total", profdiff_sys_row(
+		    "total", ta, b != NULL ? tb : 0, qa, qb, b != NULL));
 	json_decref(byname);
 }
 

@@ -264,6 +264,9 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 		else
 			profdiff_print_perf_row(r, vs, md, out);
 	}
+	/* every call counted, whatever trace narrowed the rows to */
+	if (sys && (r = json_object_get(p, "syscalls_total")) != NULL)
+		profdiff_print_sys_row(r, vs, md, out);
 	if (!sys)
 		profdiff_print_callers(p, arm, md, out);
 }
@@ -292,10 +295,11 @@ profdiff_print_csv(const char *cell, const char *arm, const char *kind,
 	    "vs_calls", "vs_per_request", "ratio", NULL };
 	bool sys = strcmp(kind, "syscalls") == 0;
 	const json_t *rows = json_object_get(p, sys ? "syscalls" : "symbols"),
-	    *r;
-	size_t i;
+	    *r, *total = sys ? json_object_get(p, "syscalls_total") : NULL;
+	size_t i, n = json_array_size(rows);
 
-	json_array_foreach(rows, i, r) {
+	for (i = 0; i < n + (total != NULL ? 1 : 0); i++) {
+		r = i < n ? json_array_get(rows, i) : total;
 		profdiff_print_csv_head(cell, arm, kind, p, out);
 		csvout_str(out, profdiff_print_str(r, sys ? "syscall" : "symbol"),
 		    true);
@@ -347,5 +351,98 @@ profdiff_print(const json_t *profiles, enum profdiff_format fmt,
 			profdiff_print_csv(cell, arm, kind, p, out);
 		else
 			profdiff_print_one(cell, arm, kind, p, md, limit, out);
+	}
+}
+
+/* A syscalls profile in two lines: every call per request in each arm,
+ * and the call that moved most. */
+static void
+profdiff_brief_sys(const json_t *p, const char *arm, const char *vs,
+    FILE *out)
+{
+	const json_t *t = json_object_get(p, "syscalls_total"),
+	    *top = json_array_get(json_object_get(p, "syscalls"), 0);
+	const char *unit = json_is_number(json_object_get(p, "requests")) ?
+	    "per request" : "calls (no metrics.requests)";
+	double x = profdiff_print_num(t, "per_request"),
+	    y = profdiff_print_num(t, "vs_per_request");
+
+	if (isnan(x)) {
+		x = profdiff_print_num(t, "calls");
+		y = profdiff_print_num(t, "vs_calls");
+	}
+	if (t != NULL) {
+		fprintf(out, "    every system call, %s: %s %.4f", unit, arm, x);
+		if (vs != NULL)
+			fprintf(out, ", %s %.4f", vs, y);
+		fputc('\n', out);
+	}
+	if (vs != NULL && top != NULL && profdiff_print_num(top, "diff") != 0)
+		fprintf(out, "    moved most: %s %+.4f (%s %.4g, %s %.4g)\n",
+		    profdiff_print_str(top, "syscall"),
+		    profdiff_print_num(top, "diff"), arm,
+		    isnan(profdiff_print_num(top, "per_request")) ?
+		    profdiff_print_num(top, "calls") :
+		    profdiff_print_num(top, "per_request"), vs,
+		    isnan(profdiff_print_num(top, "vs_per_request")) ?
+		    profdiff_print_num(top, "vs_calls") :
+		    profdiff_print_num(top, "vs_per_request"));
+}
+
+/* A perf profile in a few lines: the symbols that moved (their interval
+ * excludes 0), each with the caller that moved it most. */
+static void
+profdiff_brief_perf(const json_t *p, FILE *out)
+{
+	const json_t *r;
+	size_t i, shown = 0;
+	char d[64];
+
+	json_array_foreach(json_object_get(p, "symbols"), i, r) {
+		if (shown >= 3 || json_object_get(r, "diff") == NULL)
+			break;
+		if (json_is_true(json_object_get(r, "noise")) ||
+		    profdiff_print_str(r, "kind") != NULL)
+			continue;
+		profdiff_print_ci(d, sizeof d, r, "diff", "diff_ci", true);
+		fprintf(out, "    moved: %s (%s) %s points%s\n",
+		    profdiff_print_str(r, "symbol"), profdiff_print_str(r,
+		    "object"), d, json_is_true(json_object_get(r, "unstable")) ?
+		    " UNSTABLE (it moved in the A/A pair too)" : "");
+		shown++;
+	}
+	if (shown == 0 && profdiff_print_str(p, "vs") != NULL)
+		fputs("    no symbol moved beyond noise\n", out);
+}
+
+void
+profdiff_brief(const json_t *profiles, FILE *out)
+{
+	const char *cell, *arm, *kind;
+	const json_t *c, *a, *p;
+
+	if (json_object_size(profiles) == 0)
+		return;
+	fputs("\nprofiles (benchtui report shows them whole):\n", out);
+	json_object_foreach((json_t *)profiles, cell, c)
+		json_object_foreach((json_t *)c, arm, a)
+			json_object_foreach((json_t *)a, kind, p) {
+		const char *vs = profdiff_print_str(p, "vs"),
+		    *st = profdiff_print_str(p, "status");
+
+		fprintf(out, "  %s %s %s%s%s", cell, kind, arm, vs ? " vs " : "",
+		    vs ? vs : "");
+		if (st != NULL && strcmp(st, "ok") != 0) {
+			fprintf(out, ": %s -- %s\n", st, profdiff_print_str(p,
+			    "reason") ? profdiff_print_str(p, "reason") : "");
+			continue;
+		}
+		if (strcmp(kind, "syscalls") != 0)
+			profdiff_print_counts(p, false, out);
+		fputc('\n', out);
+		if (strcmp(kind, "syscalls") == 0)
+			profdiff_brief_sys(p, arm, vs, out);
+		else
+			profdiff_brief_perf(p, out);
 	}
 }

@@ -124,7 +124,7 @@ struct spec_profile {
 	char **srv_perf_args; /* its perf record options; default -F 999 -g */
 	size_t nsrv_perf_args;
 	bool syscalls;       /* "syscalls" given */
-	char **trace;        /* strace -e trace=LIST */
+	char **trace;        /* the calls shown (all are counted); none: all */
 	size_t ntrace;
 };
 
