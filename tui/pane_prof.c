@@ -146,6 +146,14 @@ pane_prof_head(const char *cell, const char *arm, const char *kind,
 		    json_object_get(p, "software_clock")) ?
 		    "  (software clock: no PMU)" : "");
 	}
+	if (json_is_string(json_object_get(p, "unwind")))
+		snprintf(lines[(*n)++], 200, "  call chains: %s; no caller "
+		    "%.1f%%%s", json_string_value(json_object_get(p, "unwind")),
+		    pane_prof_num(p, "samples") > 0 ? 100 * pane_prof_num(p,
+		    "no_caller") / pane_prof_num(p, "samples") : 0,
+		    strcmp(json_string_value(json_object_get(p, "unwind")),
+		    "fp") == 0 ? " (frame pointers: a leaf's caller may be "
+		    "skipped; --call-graph dwarf gets it right)" : "");
 	if (json_is_true(json_object_get(p, "under_min_samples")) ||
 	    json_is_true(json_object_get(p, "vs_under_min_samples")))
 		snprintf(lines[(*n)++], 200, "! under min_samples (%.0f): the "

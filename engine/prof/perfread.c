@@ -54,7 +54,7 @@ struct perfread_acc {
 	json_t *prof, *symbols, *objects; /* objects: NAME -> samples */
 	json_t *cur;                      /* the row chains belong to */
 	json_t *callers;                  /* cur's: NAME -> samples */
-	long long total;
+	long long total, no_caller;
 	bool rows_seen;
 };
 
@@ -118,7 +118,8 @@ perfread_chain(struct perfread_acc *a, char *line)
 		    strspn(caller + 2, "0123456789abcdef") == strlen(caller + 2)))
 			caller = "(an address without a symbol)";
 	} else {
-		caller = "(none: the chain ends here)";
+		caller = PERFREAD_NO_CALLER;
+		a->no_caller += n;
 	}
 	c = json_object_get(a->callers, caller);
 	json_object_set_new(a->callers, caller, json_integer(n +
@@ -218,9 +219,10 @@ perfread_parse(FILE *f)
 		    "caller", PERFREAD_CALLERS));
 		json_decref(byname);
 	}
-	a.prof = json_pack("{s:s,s:I,s:o,s:o}", "event", event, "samples",
-	    (json_int_t)a.total, "symbols", a.symbols, "objects",
-	    perfread_sorted(a.objects, "object", 0));
+	a.prof = json_pack("{s:s,s:I,s:I,s:o,s:o}", "event", event, "samples",
+	    (json_int_t)a.total, "no_caller", (json_int_t)a.no_caller,
+	    "symbols", a.symbols, "objects", perfread_sorted(a.objects,
+	    "object", 0));
 	json_decref(a.objects);
 	return a.prof;
 }
@@ -274,8 +276,8 @@ perfread_write(FILE *out, const json_t *prof, size_t limit, size_t ncallers)
 		fprintf(out, "  %s\n", json_string_value(json_object_get(r,
 		    "symbol")));
 		if (json_array_size(json_object_get(r, "callers")) == 0)
-			fprintf(out, "    (no call chains: perf record ran "
-			    "without -g)\n");
+			fprintf(out, "    (no call chains: perf record took "
+			    "none)\n");
 		json_array_foreach(json_object_get(r, "callers"), j, c)
 			fprintf(out, "    %10lld  <- %s\n",
 			    (long long)json_integer_value(json_object_get(c,
@@ -317,6 +319,7 @@ perfread_event(json_t *ev, const json_t *prof, size_t top)
 			    (double)n) / 100.0 : 0.0));
 	}
 	json_object_set_new(ev, "samples", json_integer((json_int_t)n));
+	json_object_set(ev, "no_caller", json_object_get(prof, "no_caller"));
 	json_object_set_new(ev, "top", t);
 	json_object_set_new(ev, "symbols", more);
 	json_object_set_new(ev, "objects", objs);

@@ -535,7 +535,8 @@ profdiff_one(const struct profdiff *d, const json_t *ev, const json_t *cells)
 	static const char *const keep[] = { "status", "reason", "event",
 		"software_clock", "files", "requests", "total", "contaminated",
 		"runs", "samples", "min_samples", "under_min_samples", "attach",
-		"detach", "impossible", NULL };
+		"detach", "impossible", "unwind", "unwind_fallback",
+		"no_caller", NULL };
 	const char *kind = profdiff_str(ev, "kind"), *vs;
 	const json_t *vsev = profdiff_vs(d, ev, cells, &vs);
 	bool ok = strcmp(profdiff_str(ev, "status"), "ok") == 0 &&
@@ -556,7 +557,8 @@ profdiff_one(const struct profdiff *d, const json_t *ev, const json_t *cells)
 	    json_null());
 	if (vsev != NULL && ok) {
 		static const char *const vkeep[] = { "requests", "runs",
-			"samples", "under_min_samples", NULL };
+			"samples", "under_min_samples", "no_caller", "unwind",
+			NULL };
 		char key[64];
 
 		for (int i = 0; vkeep[i] != NULL; i++)

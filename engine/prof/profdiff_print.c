@@ -5,6 +5,7 @@
 
 #include "csvout.h"
 #include "profdiff.h"
+#include "profile.h"
 
 static const char *
 profdiff_print_str(const json_t *o, const char *key)
@@ -40,6 +41,34 @@ profdiff_print_ci(char *buf, size_t len, const json_t *r, const char *v,
 	return buf;
 }
 
+/* How the call chains were unwound, and the share of samples with no
+ * caller recorded in each arm; what frame pointers get wrong. */
+static void
+profdiff_print_unwind(const json_t *p, bool md, FILE *out)
+{
+	const char *u = profdiff_print_str(p, "unwind"),
+	    *vs = profdiff_print_str(p, "vs");
+	double n = profdiff_print_num(p, "samples"),
+	    k = profdiff_print_num(p, "no_caller"),
+	    vn = profdiff_print_num(p, "vs_samples"),
+	    vk = profdiff_print_num(p, "vs_no_caller");
+
+	if (u == NULL)
+		return;
+	fprintf(out, "%scall chains: %s", md ? "; " : "\n    ", u);
+	if (!isnan(k) && n > 0)
+		fprintf(out, "; no caller recorded: %.1f%%", 100 * k / n);
+	if (vs != NULL && !isnan(vk) && vn > 0)
+		fprintf(out, " (%s %.1f%%)", vs, 100 * vk / vn);
+	if (profdiff_print_str(p, "unwind_fallback") != NULL)
+		fprintf(out, "%sNOTE: %s", md ? "; " : "\n    ",
+		    profdiff_print_str(p, "unwind_fallback"));
+	if (strcmp(u, "fp") == 0 || (profdiff_print_str(p, "vs_unwind") &&
+	    strcmp(profdiff_print_str(p, "vs_unwind"), "fp") == 0))
+		fprintf(out, "%sNOTE: %s", md ? "; " : "\n    ",
+		    PROFILE_FP_NOTE);
+}
+
 /* The head of a perf profile: samples and runs of each arm, and what to
  * know before reading the rows. */
 static void
@@ -73,6 +102,7 @@ profdiff_print_counts(const json_t *p, bool md, FILE *out)
 		    json_is_true(json_object_get(p, "software_clock")) ?
 		    ", the software clock: this machine has no hardware PMU" :
 		    "");
+	profdiff_print_unwind(p, md, out);
 }
 
 /* A profile's heading line: whose, against whom, and what to know before

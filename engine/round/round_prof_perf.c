@@ -60,7 +60,39 @@ struct prof_perf {
 	size_t nbefore;
 	int tasks;
 	bool aborted;
+	/* perf record's options with the call-graph method, and the method */
+	char **args;
+	const char *unwind;
+	bool fallback;          /* no DWARF here: frame pointers instead */
 };
+
+/* The options perf record gets: the round's, and --call-graph dwarf
+ * where they choose no method (frame pointers where perf cannot unwind
+ * from DWARF). */
+static void
+round_prof_perf_args(struct prof_perf *pp)
+{
+	const struct spec_profile *pr = pp->u->r->spec->profile;
+	bool srv = strcmp(pp->kind, "server_perf") == 0;
+	char *const *args = srv ? pr->srv_perf_args : pr->perf_args;
+	size_t n = srv ? pr->nsrv_perf_args : pr->nperf_args, bad;
+	bool chosen = spec_perf_unwind(args, n, &bad) != NULL,
+	    dwarf = chosen || profile_perf_dwarf() != 0;
+
+	pp->args = profile_perf_args(args, n, dwarf, &pp->unwind);
+	pp->fallback = !chosen && !dwarf;
+}
+
+/* What the event says of the call chains: how they were unwound, and
+ * why not from DWARF where the default fell back. */
+static void
+round_prof_perf_unwind(const struct prof_perf *pp, json_t *ev)
+{
+	json_object_set_new(ev, "unwind", json_string(pp->unwind));
+	if (pp->fallback)
+		json_object_set_new(ev, "unwind_fallback", json_string(
+		    PROFILE_NO_DWARF));
+}
 
 /* The files of a profile: legs/prof-CELL-ARM.{data,report,out,runs}
  * (perf), legs/prof-CELL-ARM-server.{data,report,out,load.out}
@@ -217,14 +249,14 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 {
 	const struct spec_profile *pr = pp->u->r->spec->profile;
 	bool srv = strcmp(pp->kind, "server_perf") == 0;
-	char *const *args = srv ? pr->srv_perf_args : pr->perf_args;
-	size_t nargs = srv ? pr->nsrv_perf_args : pr->nperf_args;
 	const char *event = json_string_value(json_object_get(ev, "event"));
+	long long n = json_integer_value(json_object_get(ev, "samples")),
+	    none = json_integer_value(json_object_get(ev, "no_caller"));
 
 	fprintf(out, "benchtui %s profile of cell %s, arm %s: perf record",
 	    pp->kind, pp->cell->name, pp->arm->name);
-	for (size_t i = 0; i < nargs; i++)
-		fprintf(out, " %s", args[i]);
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		fprintf(out, " %s", pp->args[i]);
 	if (srv)
 		fprintf(out, " -p %s (the server's %zu processes, %d tasks) "
 		    "while one leg ran as its load\n", json_string_value(
@@ -243,6 +275,15 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 	if (json_is_true(json_object_get(ev, "under_min_samples")))
 		fprintf(out, "UNDER min_samples (%ld): every share below is "
 		    "rough, and most differences noise\n", pr->min_samples);
+	fprintf(out, "call chains: %s; no caller recorded for %lld samples "
+	    "(%.1f%%)\n", strcmp(pp->unwind, "dwarf") == 0 ? "unwound from "
+	    "DWARF" : strcmp(pp->unwind, "lbr") == 0 ? "from the last branch "
+	    "records" : "by frame pointers", none, n > 0 ? 100.0 *
+	    (double)none / (double)n : 0);
+	if (pp->fallback)
+		fprintf(out, "NOTE: %s.\n", PROFILE_NO_DWARF);
+	if (strcmp(pp->unwind, "fp") == 0)
+		fprintf(out, "NOTE: %s.\n", PROFILE_FP_NOTE);
 	if (profile_event_is_clock(event))
 		fprintf(out, "NOTE: perf sampled its software clock (%s), not the "
 		    "cycles counter: this machine has no hardware PMU (or perf "
@@ -304,6 +345,7 @@ round_prof_perf_finish(struct prof_perf *pp, json_t *ev)
 	json_object_set_new(ev, "software_clock",
 	    json_boolean(profile_event_is_clock(event)));
 	perfread_event(ev, prof, PROFILE_TOP);
+	round_prof_perf_unwind(pp, ev);
 	if (strcmp(pp->kind, "perf") == 0)
 		json_object_set_new(ev, "under_min_samples", json_boolean(
 		    json_integer_value(json_object_get(ev, "samples")) <
@@ -339,12 +381,12 @@ round_prof_perf_argv(struct prof_perf *pp, const struct legcmd *cmd,
 	const struct spec *s = pp->u->r->spec;
 	const struct spec_profile *pr = s->profile;
 	size_t n = cmd->argc, k = 0;
-	char **argv = xcalloc(pr->nperf_args + n + 24, sizeof *argv);
+	char **argv = xcalloc(pr->nperf_args + n + 26, sizeof *argv);
 
 	argv[k++] = pp->perf;
 	argv[k++] = "record";
-	for (size_t i = 0; i < pr->nperf_args; i++)
-		argv[k++] = pr->perf_args[i];
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		argv[k++] = pp->args[i];
 	argv[k++] = "-o";
 	argv[k++] = (char *)rfile_fd_path(pp->data_fd, own[0], 64);
 	argv[k++] = "--";
@@ -477,6 +519,7 @@ round_prof_perf_close(struct prof_perf *pp)
 	if (pp->out_fd >= 0)
 		close(pp->out_fd);
 	free(pp->perf);
+	free(pp->args);
 }
 
 /* The data file, and the second file the kind writes through its
@@ -511,6 +554,7 @@ round_prof_perf(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
+	round_prof_perf_args(&pp);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
 	else if ((ret = round_prof_ready(u, cell, arm, "perf", "perf", pp.perf,
@@ -575,11 +619,11 @@ round_prof_srv_attach(void *arg)
 	pp->nbefore = round_prof_tree(pp->spid, pp->before, PROF_PROCS_MAX);
 	pp->tasks = round_prof_count_tasks(pp->before, pp->nbefore, 0).tasks;
 	pids = round_prof_pidlist(pp->before, pp->nbefore);
-	argv = xcalloc(pr->nsrv_perf_args + 8, sizeof *argv);
+	argv = xcalloc(pr->nsrv_perf_args + 10, sizeof *argv);
 	argv[k++] = pp->perf;
 	argv[k++] = "record";
-	for (size_t i = 0; i < pr->nsrv_perf_args; i++)
-		argv[k++] = pr->srv_perf_args[i];
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		argv[k++] = pp->args[i];
 	argv[k++] = "-p";
 	argv[k++] = pids;
 	argv[k++] = "-o";
@@ -718,6 +762,7 @@ round_prof_server_perf(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
+	round_prof_perf_args(&pp);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
 	else if ((where = round_prof_server_where(cell, srv, wbuf,
