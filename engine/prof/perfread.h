@@ -44,4 +44,11 @@ void perfread_write(FILE *out, const json_t *prof, size_t limit,
  * PERFREAD_SYMBOLS in all) and "samples". */
 void perfread_event(json_t *ev, const json_t *prof, size_t top);
 
+/* An array of objects sorted in place by "samples", largest first. */
+void perfread_order(json_t *arr);
+
+/* NAME -> samples as [{key: NAME, "samples"}], largest first.  New
+ * reference. */
+json_t *perfread_rank(json_t *byname, const char *key);
+
 #endif

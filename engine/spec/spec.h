@@ -120,6 +120,7 @@ struct spec_profile {
 	size_t nperf_args;
 	long min_samples;    /* perf.min_samples: repeat the leg until this
 	                      * many samples (default 2000) ... */
+	long min_runs;       /* ... and this many runs per arm (default 10) */
 	double max_s;        /* ... or this many seconds (default 60) */
 	bool server_perf;    /* "server_perf" given */
 	char **srv_perf_args; /* its perf record options; default as perf's */

@@ -192,12 +192,13 @@ spec_profile_args(struct parser *p, json_t *args, const char *path,
 static int
 spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 {
-	static const char *const keys[] = { "args", "min_samples", "max_s",
-	    NULL };
+	static const char *const keys[] = { "args", "min_samples", "min_runs",
+	    "max_s", NULL };
 	json_t *args, *v;
 	int min = 2000;
 
 	pr->min_samples = 2000;
+	pr->min_runs = 10;
 	pr->max_s = 60;
 	if (spec_profile_kind(p, j, "profile.perf", keys,
 	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
@@ -213,6 +214,17 @@ spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 		    100000000, &min) < 0)
 			return -1;
 		pr->min_samples = min;
+	}
+	if ((v = json_object_get(j, "min_runs")) != NULL) {
+		/* the intervals take the run as the unit: one run has no
+		 * spread to read */
+		if (!json_is_integer(v) || json_integer_value(v) < 2 ||
+		    json_integer_value(v) > 100000)
+			return spec_perr(p, "profile.perf.min_runs", "must be an "
+			    "integer from 2 to 100000 (the runs per arm a profile "
+			    "takes at least: its intervals are over runs; default "
+			    "10)");
+		pr->min_runs = (long)json_integer_value(v);
 	}
 	if ((v = json_object_get(j, "max_s")) != NULL &&
 	    spec_want_number(p, v, "profile.perf.max_s", 0, true,

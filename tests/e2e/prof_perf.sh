@@ -55,17 +55,25 @@ jq -e -s 'map(select(.t == "profile")) | all(.samples >= 2000 and .runs > 1 and
 	.under_min_samples == false and .stopped == "samples" and .min_samples == 2000)' \
 	"$log" >/dev/null || fail "samples and runs: $(jq -c 'select(.t == "profile") | [.arm, .samples, .runs, .stopped]' "$log")"
 jq -r 'select(.t == "profile") | "\(.arm): \(.samples) samples from \(.runs) runs"' "$log"
+# the arms' runs took turns under one recording, in mirror order
+for ext in data out runs plan; do
+	[ -s "$T/out/legs/prof-cpu-off+on.$ext" ] || fail "no legs/prof-cpu-off+on.$ext"
+done
+order=$(jq -r '[.list[0:8][] | .arm | tostring] | join("")' "$T/out/legs/prof-cpu-off+on.runs")
+[ "$order" = 01100110 ] || fail "runs not in mirror order: $order"
+jq -e -s 'map(select(.t == "profile")) | all(.runs >= 10 and .min_runs == 10 and
+	(.per_run.samples | length) == .runs and (.per_run.samples | add) == .samples and
+	.order == "mirror")' "$log" >/dev/null ||
+	fail "per-run samples: $(jq -c 'select(.t == "profile") | [.arm, .runs, .per_run.samples]' "$log")"
+# the data is perf's own format: perf report reads it by name
+perf report -i "$T/out/legs/prof-cpu-off+on.data" --stdio >/dev/null 2>&1 ||
+	fail "perf report cannot read legs/prof-cpu-off+on.data"
 for a in on off; do
-	for ext in data report out runs; do
-		[ -s "$T/out/legs/prof-cpu-$a.$ext" ] || fail "no legs/prof-cpu-$a.$ext"
-	done
+	[ -s "$T/out/legs/prof-cpu-$a.report" ] || fail "no legs/prof-cpu-$a.report"
 	grep -q '===== flat profile by symbol and shared object' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no flat profile"
 	grep -q '===== caller call graph' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no call graph"
-	# the data is perf's own format: perf report reads it by name
-	perf report -i "$T/out/legs/prof-cpu-$a.data" --stdio >/dev/null 2>&1 ||
-		fail "perf report cannot read legs/prof-cpu-$a.data"
 done
 grep -Eq '<- prof_hot_path' "$T/out/legs/prof-cpu-on.report" ||
 	fail "the report does not name prof_hot_extra's caller"
@@ -116,7 +124,7 @@ grep -q '^profile,cpu,on,perf,off,ok,prof_hot_extra,prof-hot,' "$T/rep.csv" ||
 grep -q '### Profiles' "$T/out/summary.md" || fail "summary.md has no profiles"
 
 # sealed with the round
-grep -q 'legs/prof-cpu-on.data' "$T/out/SHA256SUMS" || fail "prof data not sealed"
+grep -q 'legs/prof-cpu-off+on.data' "$T/out/SHA256SUMS" || fail "prof data not sealed"
 grep -q 'legs/prof-cpu-off.report' "$T/out/SHA256SUMS" || fail "prof report not sealed"
 "$BENCHTUI" verify "$T/out" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
 # environment.json records the tools and the kernel settings
@@ -139,8 +147,8 @@ jq -e -s 'map(select(.t == "profile")) | length == 2 and
 	all(.status == "failed" and (.reason | test("perf record exited")))' \
 	"$T/out2/log.jsonl" >/dev/null ||
 	fail "failed profiles: $(jq -c 'select(.t == "profile")' "$T/out2/log.jsonl")"
-grep -q 'Permission denied' "$T/out2/legs/prof-cpu-on.out" ||
-	fail "perf's message is not kept in legs/prof-cpu-on.out"
+grep -q 'Permission denied' "$T/out2/legs/prof-cpu-off+on.out" ||
+	fail "perf's message is not kept in legs/prof-cpu-off+on.out"
 grep -q 'profile cpu on perf failed: perf record exited non-zero' "$T/stdout2" ||
 	fail "headless does not print the failed profile: $(cat "$T/stdout2")"
 "$BENCHTUI" report "$T/out2" >"$T/rep2.txt" || fail "report of failed profiles"

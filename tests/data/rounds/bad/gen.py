@@ -195,6 +195,7 @@ case("profile-no-kind", "profile: names no kind of profile", prof({"arms": ["a"]
 case("profile-unknown-key", 'profile.strace: unknown key "strace"', prof({"arms": ["a"], "perf": {}, "strace": {}}))
 case("profile-perf-output", 'profile.perf.args[1]: "-o" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-g", "-o", "x.data"]}}))
 case("profile-min-samples", "profile.perf.min_samples: must be an integer of at least 1", prof({"arms": ["a"], "perf": {"min_samples": 0}}))
+case("profile-min-runs", "profile.perf.min_runs: must be an integer from 2 to 100000", prof({"arms": ["a"], "perf": {"min_runs": 1}}))
 case("profile-max-s", "profile.perf.max_s: 0 is out of range", prof({"arms": ["a"], "perf": {"max_s": 0}}))
 case("profile-server-perf-no-server", "profile.server_perf: none of the profiled cells has a server to profile", prof({"arms": ["a"], "server_perf": {}}))
 case("profile-perf-pid", 'profile.perf.args[0]: "-p" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-p", "1"]}}))

@@ -1,0 +1,20 @@
+/* One perf recording of several arms' runs (benchtui prof-repeat, which
+ * runs them in turn) split by run: each sample is its run's by the pid
+ * of its process (a run's processes have the pids from its own up to the
+ * next run's), each run its arm's. */
+#ifndef BENCHTUI_PERFSPLIT_H
+#define BENCHTUI_PERFSPLIT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* prof: perfread_parse of perf report --sort pid,dso,sym (rows with
+ * "pid"); list: prof-repeat's [{"arm", "pid"}] in run order.  An array
+ * of narms profiles, each as perfread_parse's (its rows summed over the
+ * arm's runs; "objects" empty) with "runs" and "per_run": {"samples":
+ * [N per run], "symbols": {"OBJECT\tSYMBOL": [K per run]}, "callers":
+ * {"OBJECT\tSYMBOL\tCALLER": [K per run]}}.  Samples of no run (the
+ * runner's own) are left out.  New reference. */
+json_t *perfsplit(const json_t *prof, const json_t *list, size_t narms);
+
+#endif
