@@ -152,7 +152,10 @@ profdiff_print_perf_row(const json_t *r, bool vs, bool md, FILE *out)
 {
 	char name[300], a[48], b[48], d[64], t[32];
 	double tm = profdiff_print_num(r, "time_moved_ms");
-	bool noise = json_is_true(json_object_get(r, "noise"));
+	bool noise = json_is_true(json_object_get(r, "noise")),
+	    unstable = json_is_true(json_object_get(r, "unstable"));
+	const char *mark = unstable ? (noise ? "noise, unstable" :
+	    "unstable") : noise ? "noise" : "";
 
 	snprintf(name, sizeof name, "%s%s%s%s", profdiff_print_str(r, "symbol"),
 	    profdiff_print_str(r, "kind") != NULL ? "" : " (",
@@ -171,21 +174,45 @@ profdiff_print_perf_row(const json_t *r, bool vs, bool md, FILE *out)
 		    profdiff_print_num(r, "samples"), a);
 		if (vs)
 			fprintf(out, " %.0f | %s | %s | %s | %s |",
-			    profdiff_print_num(r, "vs_samples"), b, d, t,
-			    noise ? "noise" : "");
+			    profdiff_print_num(r, "vs_samples"), b, d, t, mark);
 		fputc('\n', out);
 		return;
 	}
 	fprintf(out, "    %-36.36s %7.0f %-19s", name, profdiff_print_num(r,
 	    "samples"), a);
 	if (vs)
-		fprintf(out, " %7.0f %-19s %-22s %9s%s",
+		fprintf(out, " %7.0f %-19s %-22s %9s%s%s",
 		    profdiff_print_num(r, "vs_samples"), b, d, t,
-		    noise ? "  noise" : "");
+		    mark[0] ? "  " : "", mark);
 	fputc('\n', out);
 }
 
-/* The callers of the most-moved symbols, each arm's. */
+/* One caller's row of a moved symbol: its share of all samples in each
+ * arm with the interval over runs, and the move. */
+static void
+profdiff_print_split_row(const json_t *x, bool md, FILE *out)
+{
+	char a[48], b[48], d[64];
+	bool noise = json_is_true(json_object_get(x, "noise"));
+
+	profdiff_print_ci(a, sizeof a, x, "share", "ci", false);
+	profdiff_print_ci(b, sizeof b, x, "vs_share", "vs_ci", false);
+	profdiff_print_ci(d, sizeof d, x, "diff", "diff_ci", true);
+	if (md)
+		fprintf(out, "| `%s` | %.0f | %s | %.0f | %s | %s | %s |\n",
+		    profdiff_print_str(x, "caller"), profdiff_print_num(x,
+		    "samples"), a, profdiff_print_num(x, "vs_samples"), b, d,
+		    noise ? "noise" : "moved");
+	else
+		fprintf(out, "        %-30.30s %6.0f %-19s %6.0f %-19s %-22s%s\n",
+		    profdiff_print_str(x, "caller"), profdiff_print_num(x,
+		    "samples"), a, profdiff_print_num(x, "vs_samples"), b, d,
+		    noise ? "  noise" : "  MOVED");
+}
+
+/* The callers of the most-moved symbols: split by immediate caller with
+ * intervals over runs where the profiles have them (which caller moved
+ * it), else each arm's largest callers. */
 static void
 profdiff_print_callers(const json_t *p, const char *arm, bool md, FILE *out)
 {
@@ -195,9 +222,34 @@ profdiff_print_callers(const json_t *p, const char *arm, bool md, FILE *out)
 
 	if (json_array_size(json_object_get(p, "callers")) == 0)
 		return;
-	fprintf(out, md ? "\nCallers of the symbols that moved most:\n\n" :
-	    "    callers of the symbols that moved most:\n");
+	fprintf(out, md ? "\nCallers of the symbols that moved (share of all "
+	    "samples, 95%% interval over runs):\n" : "    callers of the "
+	    "symbols that moved (share of all samples, 95%% over runs):\n");
 	json_array_foreach(json_object_get(p, "callers"), i, c) {
+		const json_t *split = json_object_get(c, "split");
+
+		if (split != NULL) {
+			if (md)
+				fprintf(out, "\n`%s` (%s), by immediate caller:\n\n"
+				    "| caller | samples | %s %% [95%%] | samples | "
+				    "%s %% [95%%] | diff points [95%%] | |\n"
+				    "|---|---:|---:|---:|---:|---:|---|\n",
+				    profdiff_print_str(c, "symbol"),
+				    profdiff_print_str(c, "object"), arm, vs);
+			else
+				fprintf(out, "      %s (%s) by immediate caller: "
+				    "%s moved it most\n        %-30s %6s %-19s "
+				    "%6s %-19s %s\n", profdiff_print_str(c,
+				    "symbol"), profdiff_print_str(c, "object"),
+				    profdiff_print_str(c, "moved_most") ?
+				    profdiff_print_str(c, "moved_most") : "none",
+				    "caller", "smpl", arm, "smpl", vs, "diff "
+				    "points [95%]");
+			json_array_foreach(split, j, x)
+				if (j < 8)
+					profdiff_print_split_row(x, md, out);
+			continue;
+		}
 		for (int side = 0; side < (vs != NULL ? 2 : 1); side++) {
 			const json_t *l = json_object_get(c, side ? "vs_callers" :
 			    "callers");
@@ -213,6 +265,29 @@ profdiff_print_callers(const json_t *p, const char *arm, bool md, FILE *out)
 			fputc('\n', out);
 		}
 	}
+}
+
+/* What moved in the cell's A/A pair, beside the real profile. */
+static void
+profdiff_print_aa(const json_t *p, bool md, FILE *out)
+{
+	const json_t *aa = json_object_get(p, "aa"), *m;
+	size_t i;
+	char d[64];
+
+	if (aa == NULL)
+		return;
+	fprintf(out, md ? "\nA/A pair (%s vs %s):" : "    A/A pair (%s vs %s):",
+	    profdiff_print_str(aa, "arm"), profdiff_print_str(aa, "vs"));
+	if (json_array_size(json_object_get(aa, "moved")) == 0)
+		fputs(" nothing moved", out);
+	json_array_foreach(json_object_get(aa, "moved"), i, m) {
+		profdiff_print_ci(d, sizeof d, m, "diff", "diff_ci", true);
+		fprintf(out, "%s %s %s", i ? ";" : "", profdiff_print_str(m,
+		    "symbol"), d);
+	}
+	fputs(json_array_size(json_object_get(aa, "moved")) > 0 ? " (marked "
+	    "unstable wherever they appear)\n" : "\n", out);
 }
 
 static void
@@ -297,8 +372,10 @@ profdiff_print_one(const char *cell, const char *arm, const char *kind,
 	/* every call counted, whatever trace narrowed the rows to */
 	if (sys && (r = json_object_get(p, "syscalls_total")) != NULL)
 		profdiff_print_sys_row(r, vs, md, out);
-	if (!sys)
+	if (!sys) {
+		profdiff_print_aa(p, md, out);
 		profdiff_print_callers(p, arm, md, out);
+	}
 }
 
 /* A csv row's first fields: what profile it is of. */
@@ -312,6 +389,37 @@ profdiff_print_csv_head(const char *cell, const char *arm, const char *kind,
 	csvout_str(out, kind, true);
 	csvout_str(out, profdiff_print_str(p, "vs"), true);
 	csvout_str(out, profdiff_print_str(p, "status"), true);
+}
+
+/* One csv row per caller of a moved symbol: name SYMBOL<-CALLER, the
+ * shares of all samples and the move, with its interval over runs. */
+static void
+profdiff_print_csv_callers(const char *cell, const char *arm,
+    const char *kind, const json_t *p, FILE *out)
+{
+	static const char *const nums[] = { "samples", "share", "vs_samples",
+	    "vs_share", "diff", NULL };
+	const json_t *c, *x;
+	size_t i, j;
+	char name[1200];
+
+	json_array_foreach(json_object_get(p, "callers"), i, c)
+		json_array_foreach(json_object_get(c, "split"), j, x) {
+		profdiff_print_csv_head(cell, arm, kind, p, out);
+		snprintf(name, sizeof name, "%s<-%s", profdiff_print_str(c,
+		    "symbol"), profdiff_print_str(x, "caller"));
+		csvout_str(out, name, true);
+		csvout_str(out, profdiff_print_str(c, "object"), true);
+		for (int k = 0; nums[k] != NULL; k++)
+			csvout_num(out, json_object_get(x, nums[k]));
+		fputs(",,,,,,", out);
+		csvout_num(out, json_array_get(json_object_get(x, "diff_ci"), 0));
+		csvout_num(out, json_array_get(json_object_get(x, "diff_ci"), 1));
+		csvout_str(out, json_is_true(json_object_get(x, "noise")) ?
+		    "noise" : "caller moved", true);
+		csvout_str(out, "", true);
+		fputc('\n', out);
+	}
 }
 
 /* One csv row per profile row (a failed profile: one row with its
@@ -338,11 +446,14 @@ profdiff_print_csv(const char *cell, const char *arm, const char *kind,
 			csvout_num(out, json_object_get(r, nums[k]));
 		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 0));
 		csvout_num(out, json_array_get(json_object_get(r, "diff_ci"), 1));
-		csvout_str(out, json_is_true(json_object_get(r, "noise")) ?
+		csvout_str(out, json_is_true(json_object_get(r, "unstable")) ?
+		    (json_is_true(json_object_get(r, "noise")) ? "noise unstable" :
+		    "unstable") : json_is_true(json_object_get(r, "noise")) ?
 		    "noise" : "", true);
 		csvout_str(out, "", true);
 		fputc('\n', out);
 	}
+	profdiff_print_csv_callers(cell, arm, kind, p, out);
 	if (json_array_size(rows) == 0) {
 		profdiff_print_csv_head(cell, arm, kind, p, out);
 		fputs(",,,,,,,,,,,,,,,,", out);
@@ -368,12 +479,15 @@ profdiff_print(const json_t *profiles, enum profdiff_format fmt,
 		    "noise,reason\n", out);
 	else
 		fprintf(out, md ? "\n### Profiles\n\nNot in the ratios. Shares "
-		    "in %% of samples with 95%% intervals from the counts; "
-		    "diff in points; ms/run = share x the arm's median cpu; "
-		    "noise: the difference's interval holds 0.\n" :
+		    "in %% of samples with 95%% intervals over runs (from the "
+		    "counts where a profile has no runs); diff in points; "
+		    "ms/run = share x the arm's median cpu; noise: the "
+		    "difference's interval holds 0; unstable: it moved in the "
+		    "A/A pair.\n" :
 		    "\nprofiles (not in the ratios; shares in %% of samples "
-		    "with 95%% intervals, diff in points, ms/run = share x the "
-		    "arm's median cpu, noise: the interval holds 0)\n");
+		    "with 95%% intervals over runs, diff in points, ms/run = "
+		    "share x the arm's median cpu, noise: the interval holds 0, "
+		    "unstable: it moved in the A/A pair)\n");
 	json_object_foreach((json_t *)profiles, cell, c)
 		json_object_foreach((json_t *)c, arm, a)
 			json_object_foreach((json_t *)a, kind, p) {
@@ -419,6 +533,29 @@ profdiff_brief_sys(const json_t *p, const char *arm, const char *vs,
 		    profdiff_print_num(top, "vs_per_request"));
 }
 
+/* The caller that moved symbol row r most, with its move. */
+static void
+profdiff_brief_caller(const json_t *p, const json_t *r, FILE *out)
+{
+	const json_t *c, *x;
+	size_t i;
+	char d[64];
+
+	json_array_foreach(json_object_get(p, "callers"), i, c) {
+		if (strcmp(profdiff_print_str(c, "symbol"), profdiff_print_str(r,
+		    "symbol")) != 0 || strcmp(profdiff_print_str(c, "object"),
+		    profdiff_print_str(r, "object")) != 0)
+			continue;
+		if ((x = json_array_get(json_object_get(c, "split"), 0)) == NULL)
+			return;
+		profdiff_print_ci(d, sizeof d, x, "diff", "diff_ci", true);
+		fprintf(out, "      by its caller %s: %s points%s\n",
+		    profdiff_print_str(x, "caller"), d, json_is_true(
+		    json_object_get(x, "noise")) ? " (noise)" : "");
+		return;
+	}
+}
+
 /* A perf profile in a few lines: the symbols that moved (their interval
  * excludes 0), each with the caller that moved it most. */
 static void
@@ -439,6 +576,7 @@ profdiff_brief_perf(const json_t *p, FILE *out)
 		    profdiff_print_str(r, "symbol"), profdiff_print_str(r,
 		    "object"), d, json_is_true(json_object_get(r, "unstable")) ?
 		    " UNSTABLE (it moved in the A/A pair too)" : "");
+		profdiff_brief_caller(p, r, out);
 		shown++;
 	}
 	if (shown == 0 && profdiff_print_str(p, "vs") != NULL)

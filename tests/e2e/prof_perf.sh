@@ -101,9 +101,10 @@ jq -c '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra" or .
 jq -e '.profiles.cpu.on.perf.vs == "off" and
 	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") |
 	 .diff > 20 and .vs_share == 0 and .diff_ci[0] > 0 and .noise == false) and
-	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_small") | .noise == true) and
+	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") | .runs >= 10) and
 	(.profiles.cpu.on.perf.callers | any(.symbol == "prof_hot_extra" and
-	 .callers[0].caller == "prof_hot_path"))' "$T/rep.json" >/dev/null ||
+	 .callers[0].caller == "prof_hot_path" and .moved_most == "prof_hot_path" and
+	 .split[0].diff_ci[0] > 0))' "$T/rep.json" >/dev/null ||
 	fail "json profiles: $(jq -c .profiles.cpu.on "$T/rep.json")"
 # profiles never enter the ratios: the cells are what they would be without
 jq -e '.cells.cpu.arms | keys == ["on"]' "$T/rep.json" >/dev/null ||
@@ -114,8 +115,11 @@ grep -Eq 'prof_hot_extra \(prof-hot\) +[0-9]+ +[0-9.]+ \[' "$T/rep.txt" ||
 	fail "text report lacks prof_hot_extra's row: $(cat "$T/rep.txt")"
 # (prof_small may rank below the 20 rows text shows: any noise row here)
 grep -Eq ' noise$' "$T/rep.txt" || fail "text report marks no row as noise"
-grep -q 'prof_hot_extra in on: prof_hot_path' "$T/rep.txt" ||
+grep -q 'prof_hot_extra (prof-hot) by immediate caller: prof_hot_path moved it most' "$T/rep.txt" ||
 	fail "text report does not name the caller"
+# -g in args: frame pointers, and the report says what they get wrong
+grep -q 'call chains: fp; no caller recorded' "$T/rep.txt" || fail "text report: no unwind line"
+grep -q 'a leaf function that keeps no frame' "$T/rep.txt" || fail "text report: no frame-pointer note"
 "$BENCHTUI" report "$T/out" --format markdown >"$T/rep.md" || fail "report markdown"
 grep -q '^| `prof_hot_extra (prof-hot)` |' "$T/rep.md" || fail "markdown lacks the symbol row"
 "$BENCHTUI" report "$T/out" --format csv >"$T/rep.csv" || fail "report csv"
