@@ -449,8 +449,12 @@ profdiff_callers(const json_t *rows, const json_t *a, const json_t *b)
 		if (b != NULL && profdiff_runs_has(a) && profdiff_runs_has(b)) {
 			json_t *split = profdiff_runs_callers(a, b, key);
 
-			json_object_set(c, "moved_most", json_object_get(
-			    json_array_get(split, 0), "caller"));
+			/* the first is the one that moved most, if any did */
+			if (json_is_false(json_object_get(json_array_get(split,
+			    0), "noise")) && json_string_value(json_object_get(
+			    json_array_get(split, 0), "caller"))[0] != '(')
+				json_object_set(c, "moved_most", json_object_get(
+				    json_array_get(split, 0), "caller"));
 			json_object_set_new(c, "split", split);
 		}
 		json_array_append_new(out, c);

@@ -192,22 +192,24 @@ profdiff_print_perf_row(const json_t *r, bool vs, bool md, FILE *out)
 static void
 profdiff_print_split_row(const json_t *x, bool md, FILE *out)
 {
-	char a[48], b[48], d[64];
+	char a[48], b[48], d[64], pr[64];
 	bool noise = json_is_true(json_object_get(x, "noise"));
 
 	profdiff_print_ci(a, sizeof a, x, "share", "ci", false);
 	profdiff_print_ci(b, sizeof b, x, "vs_share", "vs_ci", false);
 	profdiff_print_ci(d, sizeof d, x, "diff", "diff_ci", true);
+	profdiff_print_ci(pr, sizeof pr, x, "per_run_diff", "per_run_diff_ci",
+	    true);
 	if (md)
-		fprintf(out, "| `%s` | %.0f | %s | %.0f | %s | %s | %s |\n",
+		fprintf(out, "| `%s` | %.0f | %s | %.0f | %s | %s | %s | %s |\n",
 		    profdiff_print_str(x, "caller"), profdiff_print_num(x,
-		    "samples"), a, profdiff_print_num(x, "vs_samples"), b, d,
+		    "samples"), a, profdiff_print_num(x, "vs_samples"), b, d, pr,
 		    noise ? "noise" : "moved");
 	else
-		fprintf(out, "        %-30.30s %6.0f %-19s %6.0f %-19s %-22s%s\n",
-		    profdiff_print_str(x, "caller"), profdiff_print_num(x,
-		    "samples"), a, profdiff_print_num(x, "vs_samples"), b, d,
-		    noise ? "  noise" : "  MOVED");
+		fprintf(out, "        %-30.30s %6.0f %-19s %6.0f %-19s %-22s "
+		    "%-22s%s\n", profdiff_print_str(x, "caller"),
+		    profdiff_print_num(x, "samples"), a, profdiff_print_num(x,
+		    "vs_samples"), b, d, pr, noise ? "  noise" : "  MOVED");
 }
 
 /* The callers of the most-moved symbols: split by immediate caller with
@@ -232,19 +234,20 @@ profdiff_print_callers(const json_t *p, const char *arm, bool md, FILE *out)
 			if (md)
 				fprintf(out, "\n`%s` (%s), by immediate caller:\n\n"
 				    "| caller | samples | %s %% [95%%] | samples | "
-				    "%s %% [95%%] | diff points [95%%] | |\n"
-				    "|---|---:|---:|---:|---:|---:|---|\n",
+				    "%s %% [95%%] | diff points [95%%] | samples per "
+				    "run moved [95%%] | |\n"
+				    "|---|---:|---:|---:|---:|---:|---:|---|\n",
 				    profdiff_print_str(c, "symbol"),
 				    profdiff_print_str(c, "object"), arm, vs);
 			else
 				fprintf(out, "      %s (%s) by immediate caller: "
 				    "%s moved it most\n        %-30s %6s %-19s "
-				    "%6s %-19s %s\n", profdiff_print_str(c,
+				    "%6s %-19s %-22s %s\n", profdiff_print_str(c,
 				    "symbol"), profdiff_print_str(c, "object"),
 				    profdiff_print_str(c, "moved_most") ?
 				    profdiff_print_str(c, "moved_most") : "none",
 				    "caller", "smpl", arm, "smpl", vs, "diff "
-				    "points [95%]");
+				    "points [95%]", "samples/run moved");
 			json_array_foreach(split, j, x)
 				if (j < 8)
 					profdiff_print_split_row(x, md, out);
@@ -551,7 +554,8 @@ profdiff_brief_caller(const json_t *p, const json_t *r, FILE *out)
 		profdiff_print_ci(d, sizeof d, x, "diff", "diff_ci", true);
 		fprintf(out, "      by its caller %s: %s points%s\n",
 		    profdiff_print_str(x, "caller"), d, json_is_true(
-		    json_object_get(x, "noise")) ? " (noise)" : "");
+		    json_object_get(x, "noise")) ? " (noise: its time per run "
+		    "did not move)" : "");
 		return;
 	}
 }

@@ -84,10 +84,62 @@ profdiff_runs_diff(const struct profdiff_share *a,
 	*hi = a->p - b->p + h;
 }
 
+/* The mean and variance of the mean of key's per-run counts in ev (a
+ * key it lacks: 0 every run); the runs in *r. */
+static void
+profdiff_runs_mean(const json_t *ev, const char *key, double *mean,
+    double *var, int *r)
+{
+	const json_t *pr = json_object_get(ev, "per_run"),
+	    *k = json_object_get(json_object_get(pr, "callers"), key);
+	size_t n = json_array_size(json_object_get(pr, "samples"));
+	double sum = 0, ss = 0;
+
+	*r = (int)n;
+	for (size_t i = 0; i < n; i++)
+		sum += (double)json_integer_value(json_array_get(k, i));
+	*mean = n > 0 ? sum / (double)n : 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = (double)json_integer_value(json_array_get(k, i)) -
+		    *mean;
+
+		ss += e * e;
+	}
+	*var = n > 1 ? ss / (double)(n - 1) / (double)n : 0;
+}
+
 static json_t *
 profdiff_runs_real(double x)
 {
 	return isfinite(x) ? json_real(round(x * 1000) / 1000) : json_null();
+}
+
+/* Whether the caller moved: its samples per run (its time in the symbol
+ * per run: the sampling rate is one for both arms) in each arm, their
+ * difference and its interval, t(min(Ra, Rb) - 1) times the root of the
+ * two means' variances.  A caller moved when its share and its time per
+ * run both did (r's "noise" holds the share's verdict): a caller's share
+ * of all samples moves whenever anything else does (one that copies what
+ * it did has a smaller share of a larger whole), and its time per run
+ * moves with what the other caller did to the cache. */
+static void
+profdiff_runs_moved(json_t *r, const json_t *a, const json_t *b,
+    const char *key)
+{
+	double ma, va, mb, vb, h;
+	int ra, rb;
+
+	profdiff_runs_mean(a, key, &ma, &va, &ra);
+	profdiff_runs_mean(b, key, &mb, &vb, &rb);
+	h = profdiff_runs_t((ra < rb ? ra : rb) - 1) * sqrt(va + vb);
+	json_object_set_new(r, "per_run", profdiff_runs_real(ma));
+	json_object_set_new(r, "vs_per_run", profdiff_runs_real(mb));
+	json_object_set_new(r, "per_run_diff", profdiff_runs_real(ma - mb));
+	json_object_set_new(r, "per_run_diff_ci", json_pack("[o,o]",
+	    profdiff_runs_real(ma - mb - h), profdiff_runs_real(ma - mb + h)));
+	/* moved: its share and its time per run both moved */
+	json_object_set_new(r, "noise", json_boolean((ma - mb - h <= 0 &&
+	    ma - mb + h >= 0) || json_is_true(json_object_get(r, "noise"))));
 }
 
 /* The callers named under prefix in an event's per-run map, into set. */
@@ -110,7 +162,19 @@ profdiff_runs_cmp(const void *pa, const void *pb)
 	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
 	double x = fabs(json_number_value(json_object_get(a, "diff"))),
 	    y = fabs(json_number_value(json_object_get(b, "diff")));
+	bool na = json_is_true(json_object_get(a, "noise")),
+	    nb = json_is_true(json_object_get(b, "noise"));
 
+	/* real callers before what perf could not name ("(none: the
+	 * chain ends here)", "(an address without a symbol)"), the callers
+	 * that moved first, largest move first */
+	const char *ca = json_string_value(json_object_get(a, "caller")),
+	    *cb = json_string_value(json_object_get(b, "caller"));
+
+	if ((ca[0] == '(') != (cb[0] == '('))
+		return ca[0] == '(' ? 1 : -1;
+	if (na != nb)
+		return na ? 1 : -1;
 	if (x != y)
 		return x < y ? 1 : -1;
 	return strcmp(json_string_value(json_object_get(a, "caller")),
@@ -152,6 +216,7 @@ profdiff_runs_callers(const json_t *a, const json_t *b, const char *key)
 		json_object_set_new(r, "diff_ci", json_pack("[o,o]",
 		    profdiff_runs_real(100 * lo), profdiff_runs_real(100 * hi)));
 		json_object_set_new(r, "noise", json_boolean(lo <= 0 && hi >= 0));
+		profdiff_runs_moved(r, a, b, ck);
 		rows[n++] = r;
 	}
 	qsort(rows, n, sizeof *rows, profdiff_runs_cmp);

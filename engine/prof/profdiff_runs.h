@@ -39,9 +39,13 @@ void profdiff_runs_diff(const struct profdiff_share *a,
 
 /* The callers of OBJECT\tSYMBOL (key) in a and b, each caller's share of
  * all the arm's samples with its interval, the difference in points and
- * its interval, noise where that holds 0; largest move first:
- * [{"caller", "samples", "share", "ci", "vs_samples", "vs_share", "vs_ci",
- * "diff", "diff_ci", "noise"}].  New reference. */
+ * its interval; its samples per run in each arm (its time in the symbol)
+ * with the difference and its interval; noise where either interval
+ * holds 0; the
+ * callers that moved first, largest move in points first: [{"caller",
+ * "samples", "share", "ci", "vs_samples", "vs_share", "vs_ci", "diff",
+ * "diff_ci", "per_run", "vs_per_run", "per_run_diff", "per_run_diff_ci",
+ * "noise"}].  New reference. */
 json_t *profdiff_runs_callers(const json_t *a, const json_t *b,
     const char *key);
 
