@@ -7,18 +7,28 @@
 #include "perfread.h"
 #include "xalloc.h"
 
-/* The run whose processes pid is of: the last run started at or before
- * it (runs follow each other, so pids rise from run to run), -1 for the
- * runner's own. */
+/* The run whose processes pid is of: the run it is (a leg's own process
+ * is most of its samples), else the run whose range holds it, from its
+ * pid up to the next run's (runs follow each other, so pids rise from
+ * run to run; past a wrap of the kernel's pids the range runs to the
+ * top), the one that started nearest below it; -1 for the runner's own
+ * (self). */
 static long
-perfsplit_run(const long long *pids, size_t nruns, long long pid)
+perfsplit_run(const long long *pids, size_t nruns, long long self,
+    long long pid)
 {
-	long at = -1;
+	if (pid == self)
+		return -1;
+	for (size_t r = 0; r < nruns; r++)
+		if (pids[r] == pid)
+			return (long)r;
+	long best = -1;
 
 	for (size_t r = 0; r < nruns; r++)
-		if (pids[r] <= pid)
-			at = (long)r;
-	return at;
+		if (pids[r] <= pid && (r + 1 == nruns || pids[r + 1] > pid ||
+		    pids[r + 1] < pids[r]) && (best < 0 || pids[r] > pids[best]))
+			best = (long)r;
+	return best;
 }
 
 /* v[r] += n of a per-run vector in map under key (made with nruns 0s). */
@@ -55,7 +65,7 @@ perfsplit_sum(const json_t *v)
  * its runs, as perfread_parse's object with "runs" and "per_run". */
 static json_t *
 perfsplit_arm(const json_t *prof, const long long *pids, const int *arm,
-    size_t nruns, int k)
+    size_t nruns, long long self, int k)
 {
 	json_t *syms = json_object(), *callers = json_object(),
 	    *nsamp = json_array(), *out = json_array(), *row, *v;
@@ -71,7 +81,7 @@ perfsplit_arm(const json_t *prof, const long long *pids, const int *arm,
 	for (size_t q = 0; q < nk; q++)
 		json_array_append_new(nsamp, json_integer(0));
 	json_array_foreach(json_object_get(prof, "symbols"), i, r) {
-		long run = perfsplit_run(pids, nruns, json_integer_value(
+		long run = perfsplit_run(pids, nruns, self, json_integer_value(
 		    json_object_get(r, "pid")));
 		long long n = json_integer_value(json_object_get(r, "samples"));
 
@@ -123,7 +133,8 @@ perfsplit_arm(const json_t *prof, const long long *pids, const int *arm,
 }
 
 json_t *
-perfsplit(const json_t *prof, const json_t *list, size_t narms)
+perfsplit(const json_t *prof, const json_t *list, long long self,
+    size_t narms)
 {
 	size_t nruns = json_array_size(list), i;
 	long long *pids = xcalloc(nruns + 1, sizeof *pids);
@@ -137,7 +148,7 @@ perfsplit(const json_t *prof, const json_t *list, size_t narms)
 	}
 	for (size_t k = 0; k < narms; k++)
 		json_array_append_new(out, perfsplit_arm(prof, pids, arm, nruns,
-		    (int)k));
+		    self, (int)k));
 	free(pids);
 	free(arm);
 	return out;

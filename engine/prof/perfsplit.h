@@ -1,7 +1,8 @@
 /* One perf recording of several arms' runs (benchtui prof-repeat, which
  * runs them in turn) split by run: each sample is its run's by the pid
- * of its process (a run's processes have the pids from its own up to the
- * next run's), each run its arm's. */
+ * of its process (a run's own, or one from its pid up to the next run's:
+ * runs follow each other; past a wrap of the kernel's pids, up to the
+ * top), each run its arm's. */
 #ifndef BENCHTUI_PERFSPLIT_H
 #define BENCHTUI_PERFSPLIT_H
 
@@ -14,7 +15,8 @@
  * arm's runs; "objects" empty) with "runs" and "per_run": {"samples":
  * [N per run], "symbols": {"OBJECT\tSYMBOL": [K per run]}, "callers":
  * {"OBJECT\tSYMBOL\tCALLER": [K per run]}}.  Samples of no run (the
- * runner's own) are left out.  New reference. */
-json_t *perfsplit(const json_t *prof, const json_t *list, size_t narms);
+ * runner's own, pid self) are left out.  New reference. */
+json_t *perfsplit(const json_t *prof, const json_t *list, long long self,
+    size_t narms);
 
 #endif

@@ -278,7 +278,8 @@ profrepeat_main(int argc, char **argv)
 	for (size_t k = 0; rc == 0 && k < p.narms; k++)
 		json_array_append_new(arms, json_pack("{s:i,s:f}", "runs",
 		    (int)p.arms[k].runs, "cpu_s", p.arms[k].cpu_s));
-	res = json_pack("{s:i,s:f,s:s,s:i,s:i,s:b,s:i,s:o,s:o}", "runs",
+	res = json_pack("{s:i,s:i,s:f,s:s,s:i,s:i,s:b,s:i,s:o,s:o}", "self",
+	    (int)getpid(), "runs",
 	    (int)p.runs, "wall_s", clock_now() - t0, "stopped",
 	    p.stopped != NULL ? p.stopped : "usage", "rc", p.rc, "signal",
 	    p.sig, "timed_out", p.timed_out, "failed_arm", p.failed_arm,

@@ -19,7 +19,7 @@
  * (whatever it leaves is killed) bounded by timeout seconds (0: none),
  * until every arm has min_runs runs and (as its runs' CPU time x rate
  * tells) min_samples, or max_s have passed; stops after a run that did
- * not exit 0.  FILE gets {"runs", "wall_s", "stopped":
+ * not exit 0.  FILE gets {"self" (its own pid), "runs", "wall_s", "stopped":
  * "samples"|"max_s"|"failed", "rc", "signal", "timed_out", "failed_arm",
  * "arms": [{"runs", "cpu_s"}], "list": [{"arm", "pid", "cpu_s"}] (every
  * run in order: a run's processes have the pids from its own up to the

@@ -391,6 +391,7 @@ round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
 {
 	const struct spec_profile *pr = pp->u->r->spec->profile;
 	json_t *parts = perfsplit(prof, json_object_get(pp->split, "list"),
+	    json_integer_value(json_object_get(pp->split, "self")),
 	    pp->narms);
 
 	for (size_t k = 0; k < pp->narms; k++) {

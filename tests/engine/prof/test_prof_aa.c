@@ -1,6 +1,7 @@
 /* Intervals over runs, validated: 20 A/A pairs of profiles from one real
  * recording (tests/data/profile/aa-runs.jsonl: prof-memcpy's arms a and
- * aa, one program, 200 runs each taking turns under one perf record).
+ * aa, one program, 200 runs of 40 samples each, taking turns under one
+ * perf record).
  * Pair i is runs 10i..10i+9 of each arm, as a profile of 10 runs would be;
  * of the symbols above 0.5% share, at most 5% may be marked moved. */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "perfsplit.h"
 #include "profdiff.h"
 
 #define PAIRS 20
@@ -135,10 +137,55 @@ test_aa_pairs(void **state)
 	json_decref(ev[1]);
 }
 
+/* Every sample to its run by pid: a run's own pid, a child's (between
+ * its run and the next), past a wrap of the kernel's pids, and the
+ * runner's own left out. */
+static void
+test_split_pids(void **state)
+{
+	/* runs: arm 0 pid 32000, arm 1 pid 32700, arm 1 pid 300 (after
+	 * the wrap), arm 0 pid 900; the runner is 31990 */
+	json_t *list = json_pack("[{s:i,s:i},{s:i,s:i},{s:i,s:i},{s:i,s:i}]",
+	    "arm", 0, "pid", 32000, "arm", 1, "pid", 32700, "arm", 1, "pid",
+	    300, "arm", 0, "pid", 900);
+	json_t *prof = json_pack("{s:s,s:[{s:s,s:s,s:i,s:i,s:[]},"
+	    "{s:s,s:s,s:i,s:i,s:[]},{s:s,s:s,s:i,s:i,s:[]},"
+	    "{s:s,s:s,s:i,s:i,s:[]},{s:s,s:s,s:i,s:i,s:[]},"
+	    "{s:s,s:s,s:i,s:i,s:[]}]}", "event", "cpu-clock",
+	    "symbols",
+	    "symbol", "f", "object", "x", "samples", 10, "pid", 32000, "callers",
+	    "symbol", "f", "object", "x", "samples", 5, "pid", 32701, "callers",
+	    "symbol", "f", "object", "x", "samples", 7, "pid", 300, "callers",
+	    "symbol", "f", "object", "x", "samples", 3, "pid", 32750, "callers",
+	    "symbol", "f", "object", "x", "samples", 2, "pid", 950, "callers",
+	    "symbol", "f", "object", "x", "samples", 99, "pid", 31990, "callers");
+	json_t *parts;
+	char *got;
+
+	(void)state;
+	assert_non_null(list);
+	assert_non_null(prof);
+	parts = perfsplit(prof, list, 31990, 2);
+	/* arm 0: run 0 has 10, run 3 has 2 (child 950) */
+	got = json_dumps(json_object_get(json_object_get(json_array_get(parts,
+	    0), "per_run"), "samples"), JSON_COMPACT);
+	assert_string_equal(got, "[10,2]");
+	free(got);
+	/* arm 1: run 1 has 5 + 3 (children 32701, 32750), run 2 has 7 */
+	got = json_dumps(json_object_get(json_object_get(json_array_get(parts,
+	    1), "per_run"), "samples"), JSON_COMPACT);
+	assert_string_equal(got, "[8,7]");
+	free(got);
+	json_decref(parts);
+	json_decref(prof);
+	json_decref(list);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_pids),
 		cmocka_unit_test(test_aa_pairs),
 	};
 
