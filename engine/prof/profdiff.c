@@ -240,18 +240,27 @@ profdiff_counts(const json_t *ev)
 	return m;
 }
 
-/* A legacy event's share of a symbol (no sample counts), or NAN. */
+/* value of the first of an event's top rows whose field is name (0 when
+ * none is). */
 static double
-profdiff_legacy_share(const json_t *ev, const char *sym)
+profdiff_top_find(const json_t *ev, const char *field, const char *name,
+    const char *value)
 {
 	const json_t *r;
 	size_t i;
 
 	json_array_foreach(json_object_get(ev, "top"), i, r)
-		if (strcmp(profdiff_str(r, "symbol") ? profdiff_str(r, "symbol") :
-		    "", sym) == 0)
-			return profdiff_num(r, "share");
+		if (profdiff_str(r, field) != NULL &&
+		    strcmp(profdiff_str(r, field), name) == 0)
+			return profdiff_num(r, value);
 	return 0;
+}
+
+/* A legacy event's share of a symbol (no sample counts), or 0. */
+static double
+profdiff_legacy_share(const json_t *ev, const char *sym)
+{
+	return profdiff_top_find(ev, "symbol", sym, "share");
 }
 
 /* One side of a row: share and interval in %, time per run in ms. */
@@ -523,14 +532,7 @@ profdiff_sys_row(const char *name, double ca, double cb, double qa,
 static double
 profdiff_sys_calls(const json_t *ev, const char *name)
 {
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(json_object_get(ev, "top"), i, r)
-		if (profdiff_str(r, "syscall") != NULL &&
-		    strcmp(profdiff_str(r, "syscall"), name) == 0)
-			return profdiff_num(r, "calls");
-	return 0;
+	return profdiff_top_find(ev, "syscall", name, "calls");
 }
 
 /* The syscalls of a and b (b may be NULL), joined by name: calls, calls
