@@ -84,12 +84,12 @@ for f in text markdown csv; do
 	"$BENCHTUI" report "$T/out" --format $f >"$T/rep.$f" || fail "report $f"
 	grep -q 'pread64' "$T/rep.$f" || fail "$f report names no pread64"
 done
-grep -Eq '^    total +[0-9]+ +9(\.0[0-9]*)? +(6\.99[0-9]*|7(\.0[0-9]*)?) ' "$T/rep.text" ||
+grep -Eq '^    total +[0-9]+ +(8\.99[0-9]*|9(\.0[0-9]*)?) +(6\.99[0-9]*|7(\.0[0-9]*)?) ' "$T/rep.text" ||
 	fail "text report: no total row of 9 per request: $(sed -n '/^profiles/,$p' "$T/rep.text")"
 grep -q '^| `total` |' "$T/rep.markdown" || fail "markdown report: no total row"
 grep -q '^profile,ng,off,syscalls,on,ok,total,' "$T/rep.csv" || fail "csv report: no total row"
 # the headless summary: each arm's calls per request and what moved
-grep -q 'every system call, per request: off 9\.0' "$T/stdout" ||
+grep -Eq 'every system call, per request: off (9\.0|8\.99)' "$T/stdout" ||
 	fail "headless summary: no totals: $(cat "$T/stdout")"
 grep -q 'moved most: pread64 +2\.0' "$T/stdout" ||
 	fail "headless summary: pread64 not named: $(cat "$T/stdout")"
