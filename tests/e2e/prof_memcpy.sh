@@ -30,6 +30,15 @@ jq -e -s 'map(select(.t == "profile")) | length == 2 and all(.status == "ok" and
 	fail "profiles: $(jq -c 'select(.t == "profile") | [.arm, .status, .reason, .unwind, .runs]' "$log")"
 "$BENCHTUI" report "$tmp/out" --format json >"$tmp/rep.json" || fail "report json"
 c=$(jq -c '.profiles.c.big.perf.callers[] | select(.symbol | test("mem(move|cpy)"))' "$tmp/rep.json" | head -1)
+# perf's DWARF unwinder (libdw) now and then loses every caller of the
+# samples in libc of a whole run; where it lost most of them here, the
+# recording cannot say which caller moved memcpy, and the test says so
+lost=$(echo "$c" | jq '[.split[] | select(.caller | startswith("(none")) | .samples][0] // 0')
+all=$(echo "$c" | jq '[.split[] | .samples] | add // 0')
+if [ "$all" -gt 0 ] && [ $((lost * 2)) -gt "$all" ]; then
+	echo "perf's DWARF unwinding recorded no caller for $lost of memcpy's $all samples in arm big: cannot judge the callers on this recording"
+	exit 77
+fi
 [ -n "$c" ] || fail "memcpy did not move: $(jq -c '.profiles.c.big.perf.symbols[0:4]' "$tmp/rep.json")"
 echo "memcpy by caller: $(echo "$c" | jq -c '[.symbol, .moved_most, (.split[] | [.caller, .diff, .diff_ci, .per_run_diff, .per_run_diff_ci, .noise])]')"
 echo "$c" | jq -e '.moved_most == "stage_offer" and
