@@ -160,6 +160,22 @@ grep -q 'cpu  perf  on: failed -- perf record exited non-zero' "$T/rep2.txt" ||
 	fail "the report does not show the failed profile: $(cat "$T/rep2.txt")"
 "$BENCHTUI" verify "$T/out2" >/dev/null 2>&1 || fail "verify of the second round"
 
+# A perf that cannot unwind from DWARF: with no call-graph method in args
+# check warns, naming the fallback to frame pointers.
+mkdir "$T/nodwarf"
+real_perf=$(command -v perf)
+printf '#!/bin/sh\nif [ "$1" = version ]; then echo "perf version 6.1"; echo "  libunwind: [ OFF ]  # HAVE_LIBUNWIND_SUPPORT"; echo "  libdw-dwarf-unwind: [ OFF ]  # HAVE_DWARF_SUPPORT"; exit 0; fi\nexec %s "$@"\n' "$real_perf" \
+	>"$T/nodwarf/perf"
+chmod +x "$T/nodwarf/perf"
+jq '.profile.perf = {"min_samples": 300}' "$T/round.json" >"$T/dwarf.json"
+PATH=$T/nodwarf:$PATH "$BENCHTUI" check "$T/dwarf.json" >"$T/check4" 2>&1 ||
+	fail "check without DWARF: $(cat "$T/check4")"
+grep -q 'cannot unwind call chains from DWARF.*fall back to frame pointers' "$T/check4" ||
+	fail "check does not warn of the fallback: $(cat "$T/check4")"
+PATH=$T/nodwarf:$PATH "$BENCHTUI" check "$T/round.json" >"$T/check5" 2>&1
+grep -q 'cannot unwind call chains from DWARF' "$T/check5" &&
+	fail "check warns though args choose -g: $(cat "$T/check5")"
+
 # A 1 ms leg: many runs give it its samples, and max_s bounds them.
 cat >"$T/short.json" <<EOF
 {"name": "profshort", "reps": 1, "baseline": "off", "quiet": false,
