@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "profdiff.h"
 #include "round.h"
 #include "stats.h"
 #include "tally.h"
@@ -296,6 +297,7 @@ headless_finish(struct headless *h)
 	fputc('\n', h->out);
 	/* The same summary as report, summary.md and the console's. */
 	words_summary(rep, h->out, WORDS_TEXT);
+	profdiff_brief(json_object_get(rep, "profiles"), h->out);
 	if (h->sealed)
 		fprintf(h->out, "sealed: SHA256SUMS sha256 %s\n", h->seal);
 	fflush(h->out);

@@ -75,7 +75,8 @@ pane_prof_perf_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 	    sizeof cut, name ? name : "?", pane_prof_namew(cw)));
 	snprintf(buf, sizeof buf, "%6.0f %5.1f", pane_prof_num(row, "samples"),
 	    pane_prof_num(row, "share"));
-	render_put(w, y, x, 12, THEME_NORMAL, buf);
+	render_put(w, y, x, 12, json_is_true(json_object_get(row, "unstable")) ?
+	    THEME_WARN : THEME_NORMAL, buf);
 	if (!vs)
 		return;
 	snprintf(buf, sizeof buf, "%6.0f %5.1f", pane_prof_num(row,
@@ -146,6 +147,14 @@ pane_prof_head(const char *cell, const char *arm, const char *kind,
 		    json_object_get(p, "software_clock")) ?
 		    "  (software clock: no PMU)" : "");
 	}
+	if (json_is_string(json_object_get(p, "unwind")))
+		snprintf(lines[(*n)++], 200, "  call chains: %s; no caller "
+		    "%.1f%%%s", json_string_value(json_object_get(p, "unwind")),
+		    pane_prof_num(p, "samples") > 0 ? 100 * pane_prof_num(p,
+		    "no_caller") / pane_prof_num(p, "samples") : 0,
+		    strcmp(json_string_value(json_object_get(p, "unwind")),
+		    "fp") == 0 ? " (frame pointers: a leaf's caller may be "
+		    "skipped; --call-graph dwarf gets it right)" : "");
 	if (json_is_true(json_object_get(p, "under_min_samples")) ||
 	    json_is_true(json_object_get(p, "vs_under_min_samples")))
 		snprintf(lines[(*n)++], 200, "! under min_samples (%.0f): the "
@@ -165,10 +174,24 @@ pane_prof_callers(const json_t *p, const char *arm, char (*lines)[200],
 
 	json_array_foreach(json_object_get(p, "callers"), i, c) {
 		const json_t *a = json_array_get(json_object_get(c, "callers"), 0),
-		    *b = json_array_get(json_object_get(c, "vs_callers"), 0);
+		    *b = json_array_get(json_object_get(c, "vs_callers"), 0),
+		    *m = json_array_get(json_object_get(c, "split"), 0),
+		    *ci = json_object_get(m, "diff_ci");
 
 		if (*n >= max || i >= 3)
 			break;
+		/* which caller moved it: the one that moved most */
+		if (m != NULL) {
+			snprintf(lines[(*n)++], 200, "  %s <- %s: %+.1f pts [%+.1f, "
+			    "%+.1f]%s (the caller that moved most)",
+			    json_string_value(json_object_get(c, "symbol")),
+			    json_string_value(json_object_get(m, "caller")),
+			    pane_prof_num(m, "diff"), json_number_value(
+			    json_array_get(ci, 0)), json_number_value(
+			    json_array_get(ci, 1)), json_is_true(
+			    json_object_get(m, "noise")) ? " ~" : "");
+			continue;
+		}
 		snprintf(lines[(*n)++], 200, "  %s <- %s: %s (%.0f)%s%s", json_string_value(
 		    json_object_get(c, "symbol")), arm, a ? json_string_value(
 		    json_object_get(a, "caller")) : "-", a ? pane_prof_num(a,
@@ -230,6 +253,10 @@ pane_prof_draw(struct render *r, WINDOW *w, struct model *m)
 			else
 				EMIT(pane_prof_sys_row(w, y, cw, row, vs));
 		}
+		/* every call counted, whatever trace narrowed the rows to */
+		if (!perf && (row = json_object_get(p, "syscalls_total")) !=
+		    NULL)
+			EMIT(pane_prof_sys_row(w, y, cw, row, vs));
 		nh = 0;
 		pane_prof_callers(p, arm, head, &nh, 8);
 		for (int k = 0; k < nh; k++)

@@ -54,7 +54,7 @@ struct perfread_acc {
 	json_t *prof, *symbols, *objects; /* objects: NAME -> samples */
 	json_t *cur;                      /* the row chains belong to */
 	json_t *callers;                  /* cur's: NAME -> samples */
-	long long total;
+	long long total, no_caller;
 	bool rows_seen;
 };
 
@@ -66,12 +66,21 @@ perfread_row(struct perfread_acc *a, char *line)
 	int nf = 0;
 	long long n;
 
+	long long pid = -1;
+
 	for (tok = strtok_r(line, "\t", &save); tok != NULL && nf < 6;
 	    tok = strtok_r(NULL, "\t", &save))
 		f[nf++] = perfread_trim(tok);
 	if (nf < 4)
 		return;
 	n = strtoll(f[1], NULL, 10);
+	/* --sort pid,dso,sym: "4708:prof-hot" before the object */
+	if (nf >= 5 && isdigit((unsigned char)f[2][0]) &&
+	    f[2][strspn(f[2], "0123456789")] == ':') {
+		pid = strtoll(f[2], NULL, 10);
+		f[2] = f[3];
+		f[3] = f[4];
+	}
 	sym = f[3];
 	/* "[.] " user space, "[k] " kernel, "[g] " guest, ... */
 	if (sym[0] == '[' && sym[1] != '\0' && sym[2] == ']' && sym[3] == ' ')
@@ -91,6 +100,8 @@ perfread_row(struct perfread_acc *a, char *line)
 	}
 	a->cur = json_pack("{s:s,s:s,s:I}", "symbol", name, "object",
 	    perfread_base(f[2]), "samples", (json_int_t)n);
+	if (pid >= 0)
+		json_object_set_new(a->cur, "pid", json_integer(pid));
 	json_array_append_new(a->symbols, a->cur);
 	a->callers = json_object();
 	json_object_set_new(a->cur, "callers", a->callers);
@@ -118,7 +129,10 @@ perfread_chain(struct perfread_acc *a, char *line)
 		    strspn(caller + 2, "0123456789abcdef") == strlen(caller + 2)))
 			caller = "(an address without a symbol)";
 	} else {
-		caller = "(none: the chain ends here)";
+		caller = PERFREAD_NO_CALLER;
+		a->no_caller += n;
+		json_object_set_new(a->cur, "no_caller", json_integer(n +
+		    json_integer_value(json_object_get(a->cur, "no_caller"))));
 	}
 	c = json_object_get(a->callers, caller);
 	json_object_set_new(a->callers, caller, json_integer(n +
@@ -138,8 +152,8 @@ perfread_cmp(const void *pa, const void *pb)
 /* An array of objects sorted in place by "samples", largest first (perf
  * sorts by period, which differs from the count where the period
  * varies: cycles at a frequency). */
-static void
-perfread_sort(json_t *arr)
+void
+perfread_order(json_t *arr)
 {
 	size_t n = json_array_size(arr);
 	json_t **v = xcalloc(n + 1, sizeof *v);
@@ -151,6 +165,15 @@ perfread_sort(json_t *arr)
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, v[i]);
 	free(v);
+}
+
+static json_t *perfread_sorted(json_t *byname, const char *key,
+    size_t max);
+
+json_t *
+perfread_rank(json_t *byname, const char *key)
+{
+	return perfread_sorted(byname, key, 0);
 }
 
 /* NAME -> samples as [{key: NAME, "samples"}], largest first, at most max
@@ -209,18 +232,19 @@ perfread_parse(FILE *f)
 			perfread_chain(&a, line);
 	}
 	free(line);
-	perfread_sort(a.symbols);
+	perfread_order(a.symbols);
 	json_array_foreach(a.symbols, i, s) {
 		json_t *byname = json_object_get(s, "callers");
 
 		json_incref(byname);
 		json_object_set_new(s, "callers", perfread_sorted(byname,
-		    "caller", PERFREAD_CALLERS));
+		    "caller", 0));
 		json_decref(byname);
 	}
-	a.prof = json_pack("{s:s,s:I,s:o,s:o}", "event", event, "samples",
-	    (json_int_t)a.total, "symbols", a.symbols, "objects",
-	    perfread_sorted(a.objects, "object", 0));
+	a.prof = json_pack("{s:s,s:I,s:I,s:o,s:o}", "event", event, "samples",
+	    (json_int_t)a.total, "no_caller", (json_int_t)a.no_caller,
+	    "symbols", a.symbols, "objects", perfread_sorted(a.objects,
+	    "object", 0));
 	json_decref(a.objects);
 	return a.prof;
 }
@@ -274,10 +298,11 @@ perfread_write(FILE *out, const json_t *prof, size_t limit, size_t ncallers)
 		fprintf(out, "  %s\n", json_string_value(json_object_get(r,
 		    "symbol")));
 		if (json_array_size(json_object_get(r, "callers")) == 0)
-			fprintf(out, "    (no call chains: perf record ran "
-			    "without -g)\n");
+			fprintf(out, "    (no call chains: perf record took "
+			    "none)\n");
 		json_array_foreach(json_object_get(r, "callers"), j, c)
-			fprintf(out, "    %10lld  <- %s\n",
+			if (j < PERFREAD_CALLERS)
+				fprintf(out, "    %10lld  <- %s\n",
 			    (long long)json_integer_value(json_object_get(c,
 			    "samples")), json_string_value(json_object_get(c,
 			    "caller")));
@@ -295,14 +320,20 @@ perfread_event(json_t *ev, const json_t *prof, size_t top)
 	json_array_foreach(syms, i, r) {
 		json_int_t k = json_integer_value(json_object_get(r, "samples"));
 
-		if (i < top)
+		if (i < top) {
+			json_t *cl = json_array();
+
+			for (size_t j = 0; j < PERFREAD_CALLERS &&
+			    j < json_array_size(json_object_get(r, "callers"));
+			    j++)
+				json_array_append(cl, json_array_get(
+				    json_object_get(r, "callers"), j));
 			json_array_append_new(t, json_pack("{s:O,s:O,s:I,s:f,"
-			    "s:O}", "symbol", json_object_get(r, "symbol"),
+			    "s:o}", "symbol", json_object_get(r, "symbol"),
 			    "object", json_object_get(r, "object"), "samples", k,
 			    "share", n > 0 ? round(10000.0 * (double)k /
-			    (double)n) / 100.0 : 0.0, "callers",
-			    json_object_get(r, "callers")));
-		else if (i < PERFREAD_SYMBOLS)
+			    (double)n) / 100.0 : 0.0, "callers", cl));
+		} else if (i < PERFREAD_SYMBOLS)
 			json_array_append_new(more, json_pack("[O,O,I]",
 			    json_object_get(r, "symbol"), json_object_get(r,
 			    "object"), k));
@@ -317,6 +348,7 @@ perfread_event(json_t *ev, const json_t *prof, size_t top)
 			    (double)n) / 100.0 : 0.0));
 	}
 	json_object_set_new(ev, "samples", json_integer((json_int_t)n));
+	json_object_set(ev, "no_caller", json_object_get(prof, "no_caller"));
 	json_object_set_new(ev, "top", t);
 	json_object_set_new(ev, "symbols", more);
 	json_object_set_new(ev, "objects", objs);

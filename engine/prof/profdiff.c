@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profdiff_runs.h"
 #include "xalloc.h"
 
 /* Rows a profile keeps in the report, and the most-moved symbols whose
@@ -239,18 +240,27 @@ profdiff_counts(const json_t *ev)
 	return m;
 }
 
-/* A legacy event's share of a symbol (no sample counts), or NAN. */
+/* value of the first of an event's top rows whose field is name (0 when
+ * none is). */
 static double
-profdiff_legacy_share(const json_t *ev, const char *sym)
+profdiff_top_find(const json_t *ev, const char *field, const char *name,
+    const char *value)
 {
 	const json_t *r;
 	size_t i;
 
 	json_array_foreach(json_object_get(ev, "top"), i, r)
-		if (strcmp(profdiff_str(r, "symbol") ? profdiff_str(r, "symbol") :
-		    "", sym) == 0)
-			return profdiff_num(r, "share");
+		if (profdiff_str(r, field) != NULL &&
+		    strcmp(profdiff_str(r, field), name) == 0)
+			return profdiff_num(r, value);
 	return 0;
+}
+
+/* A legacy event's share of a symbol (no sample counts), or 0. */
+static double
+profdiff_legacy_share(const json_t *ev, const char *sym)
+{
+	return profdiff_top_find(ev, "symbol", sym, "share");
 }
 
 /* One side of a row: share and interval in %, time per run in ms. */
@@ -279,6 +289,27 @@ profdiff_side(json_t *row, const char *pre, const json_t *ev, long long k,
 	    1000.0, 1000));
 }
 
+/* One side's interval from its runs (the per-run counts), in place of
+ * the one from the sample count; an object's sum has none (its share
+ * keeps the count's). */
+static void
+profdiff_runs_side(json_t *row, const char *pre, const json_t *ev,
+    const char *key)
+{
+	struct profdiff_share sh;
+	char k[32];
+	double lo, hi;
+
+	if (key[0] == '\t' || !profdiff_runs_share(ev, "symbols", key, &sh))
+		return;
+	profdiff_runs_ci(&sh, &lo, &hi);
+	snprintf(k, sizeof k, "%sci", pre);
+	json_object_set_new(row, k, json_pack("[o,o]", profdiff_real(100 * lo,
+	    1000), profdiff_real(100 * hi, 1000)));
+	snprintf(k, sizeof k, "%sruns", pre);
+	json_object_set_new(row, k, json_integer(sh.runs));
+}
+
 /* The row of one symbol (or object sum) in a and b (b may be NULL). */
 static json_t *
 profdiff_row(const char *key, const json_t *a, const json_t *b,
@@ -298,9 +329,29 @@ profdiff_row(const char *key, const json_t *a, const json_t *b,
 	if (tab == key)
 		json_object_set_new(row, "kind", json_string("object"));
 	profdiff_side(row, "", a, ka, na, cpu_a, sym);
+	if (profdiff_runs_has(a))
+		profdiff_runs_side(row, "", a, key);
 	if (b == NULL)
 		return row;
 	profdiff_side(row, "vs_", b, kb, nb, cpu_b, sym);
+	if (profdiff_runs_has(a) && profdiff_runs_has(b)) {
+		struct profdiff_share sa, sb;
+
+		profdiff_runs_side(row, "vs_", b, key);
+		profdiff_runs_share(a, "symbols", key, &sa);
+		profdiff_runs_share(b, "symbols", key, &sb);
+		profdiff_runs_diff(&sa, &sb, &lo, &hi);
+		d = profdiff_num(row, "share") - profdiff_num(row, "vs_share");
+		json_object_set_new(row, "diff", profdiff_real(d, 1000));
+		t = profdiff_num(row, "time_ms") - profdiff_num(row, "vs_time_ms");
+		json_object_set_new(row, "time_moved_ms", profdiff_real(t, 1000));
+		json_object_set_new(row, "diff_ci", json_pack("[o,o]",
+		    profdiff_real(100 * lo, 1000), profdiff_real(100 * hi,
+		    1000)));
+		json_object_set_new(row, "noise", json_boolean(lo <= 0 &&
+		    hi >= 0));
+		return row;
+	}
 	d = profdiff_num(row, "share") - profdiff_num(row, "vs_share");
 	json_object_set_new(row, "diff", profdiff_real(d, 1000));
 	t = profdiff_num(row, "time_ms") - profdiff_num(row, "vs_time_ms");
@@ -395,10 +446,27 @@ profdiff_callers(const json_t *rows, const json_t *a, const json_t *b)
 		if (json_is_true(json_object_get(r, "noise")) ||
 		    json_object_get(r, "kind") != NULL)
 			continue;
-		json_array_append_new(out, json_pack("{s:s,s:s,s:o,s:o}",
-		    "symbol", sym, "object", obj, "callers",
-		    profdiff_callers_of(a, sym, obj), "vs_callers",
-		    b != NULL ? profdiff_callers_of(b, sym, obj) : json_null()));
+		json_t *c = json_pack("{s:s,s:s,s:o,s:o}", "symbol", sym,
+		    "object", obj, "callers", profdiff_callers_of(a, sym, obj),
+		    "vs_callers", b != NULL ? profdiff_callers_of(b, sym, obj) :
+		    json_null());
+		char key[1400];
+
+		/* which caller moved it: its samples split by immediate
+		 * caller, each with an interval over runs */
+		snprintf(key, sizeof key, "%s\t%s", obj, sym);
+		if (b != NULL && profdiff_runs_has(a) && profdiff_runs_has(b)) {
+			json_t *split = profdiff_runs_callers(a, b, key);
+
+			/* the first is the one that moved most, if any did */
+			if (json_is_false(json_object_get(json_array_get(split,
+			    0), "noise")) && json_string_value(json_object_get(
+			    json_array_get(split, 0), "caller"))[0] != '(')
+				json_object_set(c, "moved_most", json_object_get(
+				    json_array_get(split, 0), "caller"));
+			json_object_set_new(c, "split", split);
+		}
+		json_array_append_new(out, c);
 	}
 	return out;
 }
@@ -434,14 +502,51 @@ profdiff_perf(json_t *p, const json_t *a, const json_t *b,
 	json_decref(cb);
 }
 
+/* One syscalls row: name's calls in a (ca) and b (cb; b absent: none),
+ * per request (qa, qb requests), their difference and ratio. */
+static json_t *
+profdiff_sys_row(const char *name, double ca, double cb, double qa,
+    double qb, bool b)
+{
+	json_t *row = json_pack("{s:s}", "syscall", name);
+	double x = qa > 0 ? ca / qa : NAN, y = qb > 0 ? cb / qb : NAN;
+
+	json_object_set_new(row, "calls", json_integer((json_int_t)ca));
+	json_object_set_new(row, "per_request", profdiff_real(x, 1e4));
+	if (!b)
+		return row;
+	json_object_set_new(row, "vs_calls", json_integer((json_int_t)cb));
+	json_object_set_new(row, "vs_per_request", profdiff_real(y, 1e4));
+	if (!isfinite(x) || !isfinite(y)) {
+		/* no requests to divide by: raw calls */
+		x = ca;
+		y = cb;
+	}
+	json_object_set_new(row, "diff", profdiff_real(x - y, 1e4));
+	json_object_set_new(row, "ratio", y > 0 ? profdiff_real(x / y, 1e4) :
+	    json_null());
+	return row;
+}
+
+/* The calls of name in an event's rows (0 when absent). */
+static double
+profdiff_sys_calls(const json_t *ev, const char *name)
+{
+	return profdiff_top_find(ev, "syscall", name, "calls");
+}
+
 /* The syscalls of a and b (b may be NULL), joined by name: calls, calls
- * per request, their difference and ratio. */
+ * per request, their difference and ratio; and the same of every call
+ * counted (the events' totals) as "syscalls_total". */
 static void
 profdiff_sys(json_t *p, const json_t *a, const json_t *b)
 {
 	json_t *byname = json_object(), *rows = json_array(), *v;
 	double qa = profdiff_num(a, "requests"), qb = b != NULL ?
-	    profdiff_num(b, "requests") : NAN;
+	    profdiff_num(b, "requests") : NAN,
+	    ta = profdiff_num(json_object_get(a, "total"), "calls"),
+	    tb = b != NULL ? profdiff_num(json_object_get(b, "total"),
+	    "calls") : NAN;
 	const char *name;
 	const json_t *r;
 	size_t i;
@@ -453,40 +558,14 @@ profdiff_sys(json_t *p, const json_t *a, const json_t *b)
 			    NULL)
 				json_object_set_new(byname, profdiff_str(r,
 				    "syscall"), json_true());
-	json_object_foreach(byname, name, v) {
-		double ca = 0, cb = 0, x, y;
-		json_t *row = json_pack("{s:s}", "syscall", name);
-
-		json_array_foreach(json_object_get(a, "top"), i, r)
-			if (profdiff_str(r, "syscall") != NULL &&
-			    strcmp(profdiff_str(r, "syscall"), name) == 0)
-				ca = profdiff_num(r, "calls");
-		json_array_foreach(b != NULL ? json_object_get(b, "top") : NULL,
-		    i, r)
-			if (profdiff_str(r, "syscall") != NULL &&
-			    strcmp(profdiff_str(r, "syscall"), name) == 0)
-				cb = profdiff_num(r, "calls");
-		x = qa > 0 ? ca / qa : NAN;
-		y = qb > 0 ? cb / qb : NAN;
-		json_object_set_new(row, "calls", json_integer((json_int_t)ca));
-		json_object_set_new(row, "per_request", profdiff_real(x, 1e4));
-		if (b != NULL) {
-			json_object_set_new(row, "vs_calls", json_integer(
-			    (json_int_t)cb));
-			json_object_set_new(row, "vs_per_request", profdiff_real(y,
-			    1e4));
-			if (!isfinite(x) || !isfinite(y)) {
-				/* no requests to divide by: raw calls */
-				x = ca;
-				y = cb;
-			}
-			json_object_set_new(row, "diff", profdiff_real(x - y, 1e4));
-			json_object_set_new(row, "ratio", y > 0 ?
-			    profdiff_real(x / y, 1e4) : json_null());
-		}
-		json_array_append_new(rows, row);
-	}
+	json_object_foreach(byname, name, v)
+		json_array_append_new(rows, profdiff_sys_row(name,
+		    profdiff_sys_calls(a, name), b != NULL ?
+		    profdiff_sys_calls(b, name) : 0, qa, qb, b != NULL));
 	json_object_set_new(p, "syscalls", profdiff_sort(rows, 0));
+	if (!isnan(ta) && (b == NULL || !isnan(tb)))
+		json_object_set_new(p, "syscalls_total", profdiff_sys_row(
+		    "total", ta, b != NULL ? tb : 0, qa, qb, b != NULL));
 	json_decref(byname);
 }
 
@@ -517,7 +596,8 @@ profdiff_one(const struct profdiff *d, const json_t *ev, const json_t *cells)
 	static const char *const keep[] = { "status", "reason", "event",
 		"software_clock", "files", "requests", "total", "contaminated",
 		"runs", "samples", "min_samples", "under_min_samples", "attach",
-		"detach", "impossible", NULL };
+		"detach", "impossible", "unwind", "unwind_fallback",
+		"no_caller", "min_runs", "under_min_runs", "order", NULL };
 	const char *kind = profdiff_str(ev, "kind"), *vs;
 	const json_t *vsev = profdiff_vs(d, ev, cells, &vs);
 	bool ok = strcmp(profdiff_str(ev, "status"), "ok") == 0 &&
@@ -538,7 +618,8 @@ profdiff_one(const struct profdiff *d, const json_t *ev, const json_t *cells)
 	    json_null());
 	if (vsev != NULL && ok) {
 		static const char *const vkeep[] = { "requests", "runs",
-			"samples", "under_min_samples", NULL };
+			"samples", "under_min_samples", "no_caller", "unwind",
+			"under_min_runs", NULL };
 		char key[64];
 
 		for (int i = 0; vkeep[i] != NULL; i++)
@@ -557,6 +638,60 @@ profdiff_one(const struct profdiff *d, const json_t *ev, const json_t *cells)
 	else
 		profdiff_sys(p, ev, vsev != NULL && ok ? vsev : NULL);
 	return p;
+}
+
+/* Where a cell's A/A arm was profiled beside its original: what moved in
+ * that pair (it cannot have: the arms are one) shown beside every other
+ * profile of the kind in the cell, and each such symbol marked unstable
+ * wherever it appears. */
+static void
+profdiff_aa(json_t *out, const json_t *cells)
+{
+	const char *cell, *arm, *kind, *other;
+	json_t *c, *a, *p, *oa, *op, *r;
+	size_t i;
+
+	json_object_foreach(out, cell, c)
+		json_object_foreach(c, arm, a)
+			json_object_foreach(a, kind, p) {
+		const char *of = json_string_value(json_object_get(
+		    json_object_get(json_object_get(json_object_get(cells, cell),
+		    "arms"), arm), "aa_of"));
+		json_t *moved;
+
+		if (of == NULL || !json_is_string(json_object_get(p, "vs")) ||
+		    !profdiff_perf_kind(kind))
+			continue;
+		moved = json_array();
+		json_array_foreach(json_object_get(p, "symbols"), i, r)
+			if (json_is_false(json_object_get(r, "noise")) &&
+			    json_object_get(r, "kind") == NULL)
+				json_array_append_new(moved, json_pack("{s:O,s:O,s:O,"
+				    "s:O}", "symbol", json_object_get(r, "symbol"),
+				    "object", json_object_get(r, "object"), "diff",
+				    json_object_get(r, "diff"), "diff_ci",
+				    json_object_get(r, "diff_ci")));
+		json_object_foreach(c, other, oa) {
+			if ((op = json_object_get(oa, kind)) == NULL)
+				continue;
+			if (strcmp(other, arm) != 0)
+				json_object_set_new(op, "aa", json_pack("{s:s,s:s,"
+				    "s:O}", "arm", arm, "vs", of, "moved", moved));
+			json_array_foreach(json_object_get(op, "symbols"), i, r) {
+				const json_t *m;
+				size_t j;
+
+				json_array_foreach(moved, j, m)
+					if (strcmp(profdiff_str(m, "symbol"),
+					    profdiff_str(r, "symbol")) == 0 &&
+					    strcmp(profdiff_str(m, "object"),
+					    profdiff_str(r, "object")) == 0)
+						json_object_set_new(r, "unstable",
+						    json_true());
+			}
+		}
+		json_decref(moved);
+	}
 }
 
 json_t *
@@ -580,5 +715,6 @@ profdiff_json(const struct profdiff *d, const json_t *cells)
 		json_object_set_new(a, profdiff_str(ev, "kind"), profdiff_one(d,
 		    ev, cells));
 	}
+	profdiff_aa(out, cells);
 	return out;
 }

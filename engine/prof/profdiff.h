@@ -58,4 +58,10 @@ enum profdiff_format { PROFDIFF_TEXT, PROFDIFF_MARKDOWN, PROFDIFF_CSV };
 void profdiff_print(const json_t *profiles, enum profdiff_format fmt,
     size_t limit, FILE *out);
 
+/* The differential view in a few lines, for the headless summary: each
+ * profile's counts or failure, the symbols that moved (beyond noise) with
+ * their interval, or every system call per request in each arm and the
+ * call that moved most.  Nothing when there are no profiles. */
+void profdiff_brief(const json_t *profiles, FILE *out);
+
 #endif

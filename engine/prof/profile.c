@@ -253,15 +253,76 @@ profile_blocked(const char *kind, char *buf, size_t len)
 	    profile_setting(PROFILE_PTRACE), geteuid() == 0, buf, len);
 }
 
+static char *profile_line(char **p);
+
+int
+profile_perf_dwarf(void)
+{
+	char *path = spec_resolve_program("perf", "/");
+	char tmp[] = "/tmp/benchtui-perfopts-XXXXXX", *text = NULL, *line, *p;
+	char *argv[] = { path, "version", "--build-options", NULL };
+	int fd, on = -1;
+
+	if (path == NULL)
+		return -1;
+	if ((fd = mkstemp(tmp)) >= 0) {
+		close(fd);
+		if (profile_exec(argv, "/", tmp, -1, 10.0) == 0)
+			text = profile_slurp(tmp, 1 << 16);
+		unlink(tmp);
+	}
+	/* "libdw-dwarf-unwind: [ on  ]", "libunwind: [ OFF ]": either
+	 * library unwinds; a perf that lists neither says nothing */
+	for (p = text; p != NULL && (line = profile_line(&p)) != NULL;) {
+		if (strstr(line, "unwind") == NULL || strchr(line, '[') == NULL)
+			continue;
+		if (on < 0)
+			on = 0;
+		if (strstr(strchr(line, '['), "on") != NULL)
+			on = 1;
+	}
+	free(text);
+	free(path);
+	return on;
+}
+
+char **
+profile_perf_args(char *const *args, size_t n, bool dwarf,
+    const char **unwind)
+{
+	char **v = xcalloc(n + 3, sizeof *v);
+	size_t bad, k = 0;
+	const char *m = spec_perf_unwind(args, n, &bad);
+
+	for (size_t i = 0; i < n; i++)
+		v[k++] = args[i];
+	if (m != NULL) {
+		*unwind = m;
+		return v;
+	}
+	v[k++] = "--call-graph";
+	v[k++] = dwarf ? "dwarf," PROFILE_DWARF_STACK : "fp";
+	*unwind = dwarf ? "dwarf" : "fp";
+	return v;
+}
+
 json_t *
 profile_warnings(const struct spec *s)
 {
 	json_t *w = json_array();
 	char buf[256];
 	const char *why;
+	size_t bad;
 
 	if (s->profile == NULL)
 		return w;
+	if (((s->profile->perf && spec_perf_unwind(s->profile->perf_args,
+	    s->profile->nperf_args, &bad) == NULL) ||
+	    (s->profile->server_perf && spec_perf_unwind(
+	    s->profile->srv_perf_args, s->profile->nsrv_perf_args, &bad) ==
+	    NULL)) && profile_perf_dwarf() == 0)
+		json_array_append_new(w, json_string("profile.perf: "
+		    PROFILE_NO_DWARF));
 	if (s->profile->perf && (why = profile_blocked("perf", buf,
 	    sizeof buf)) != NULL)
 		json_array_append_new(w, json_pack("s+", "profile.perf: ", why));

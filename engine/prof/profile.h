@@ -50,6 +50,35 @@ int profile_exec_fd(char *const *argv, char *const *envp, const char *cwd,
  * else perf's default 4000; at most kernel.perf_event_max_sample_rate. */
 double profile_perf_rate(char *const *args, size_t n);
 
+/* The stack perf copies per sample to unwind from DWARF (bytes): what a
+ * few dozen frames of an -O2 program take, at 8 KiB of data a sample. */
+#define PROFILE_DWARF_STACK "8192"
+
+/* What check warns, and the report says, where perf cannot unwind from
+ * DWARF and the default falls back to frame pointers. */
+#define PROFILE_NO_DWARF "this perf cannot unwind call chains from DWARF " \
+    "(perf version --build-options lists no unwinding library on), so " \
+    "the profiles fall back to frame pointers (--call-graph fp): a leaf " \
+    "function that keeps no frame skips its caller, and code built " \
+    "without frame pointers ends the chain"
+
+/* What the report says of call chains unwound by frame pointers. */
+#define PROFILE_FP_NOTE "call chains by frame pointers: a leaf function " \
+    "that keeps no frame (libc's memcpy, memmove) skips its immediate " \
+    "caller, and code built without frame pointers (-O2) ends the chain " \
+    "or names a wrong caller; --call-graph dwarf gets the callers right"
+
+/* Whether this perf can unwind call chains from DWARF (perf version
+ * --build-options): 1, 0, or -1 when it does not say. */
+int profile_perf_dwarf(void);
+
+/* perf record's options: args (borrowed), and where they choose no
+ * call-graph method, --call-graph dwarf,PROFILE_DWARF_STACK (or fp when
+ * dwarf is false).  *unwind: "dwarf", "fp" or "lbr".  NULL-terminated;
+ * free the array only. */
+char **profile_perf_args(char *const *args, size_t n, bool dwarf,
+    const char **unwind);
+
 /* Whether a perf event is a software clock (no hardware PMU behind it). */
 bool profile_event_is_clock(const char *event);
 

@@ -14,11 +14,12 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <jansson.h>
+
 #include "clock.h"
 #include "procs.h"
 #include "spawn.h"
-
-extern char **environ;
+#include "xalloc.h"
 
 /* perf takes fewer samples than CPU time x rate: a run's first tick comes
  * a period after its start, and what the kernel does for the run's exec
@@ -30,14 +31,25 @@ extern char **environ;
 #define PROFREPEAT_PER_RUN 1.5
 #define PROFREPEAT_MARGIN 1.1
 
+/* One arm of the plan: what it runs, and what its runs did so far. */
+struct profrepeat_arm {
+	const char *path, *cwd;
+	char **argv, **envp;
+	long runs;
+	double cpu_s;
+};
+
 struct profrepeat {
 	double min_samples, max_s, rate, timeout_s;
-	const char *result, *path;
-	char **argv;
-	/* what the runs did */
+	long min_runs;
+	const char *result, *plan;
+	json_t *pj;                 /* the plan as read */
+	struct profrepeat_arm *arms;
+	size_t narms;
+	json_t *list;               /* [{"arm", "pid", "cpu_s"}] in order */
+	/* how the last run ended */
 	long runs;
-	double cpu_s, wall_s;
-	int rc, sig;
+	int rc, sig, failed_arm;
 	bool timed_out;
 	const char *stopped;
 };
@@ -50,37 +62,78 @@ profrepeat_usage(const char *why)
 	return 2;
 }
 
+/* A NULL-terminated copy of an array of strings (borrowed from j), or
+ * NULL when it is not one. */
+static char **
+profrepeat_strv(const json_t *j)
+{
+	size_t n = json_array_size(j), i;
+	char **v;
+	const json_t *x;
+
+	if (!json_is_array(j))
+		return NULL;
+	v = xcalloc(n + 1, sizeof *v);
+	json_array_foreach(j, i, x)
+		if ((v[i] = (char *)json_string_value(x)) == NULL) {
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static int
+profrepeat_plan(struct profrepeat *p)
+{
+	json_t *a;
+	size_t i;
+
+	if ((p->pj = json_load_file(p->plan, 0, NULL)) == NULL)
+		return profrepeat_usage("the plan cannot be read");
+	p->min_samples = json_number_value(json_object_get(p->pj,
+	    "min_samples"));
+	p->min_runs = (long)json_integer_value(json_object_get(p->pj,
+	    "min_runs"));
+	p->max_s = json_number_value(json_object_get(p->pj, "max_s"));
+	p->rate = json_number_value(json_object_get(p->pj, "rate"));
+	p->timeout_s = json_number_value(json_object_get(p->pj, "timeout"));
+	p->narms = json_array_size(json_object_get(p->pj, "arms"));
+	if (p->narms == 0 || p->rate <= 0 || p->max_s <= 0)
+		return profrepeat_usage("the plan has no arms, rate or max_s");
+	p->arms = xcalloc(p->narms, sizeof *p->arms);
+	json_array_foreach(json_object_get(p->pj, "arms"), i, a) {
+		struct profrepeat_arm *m = &p->arms[i];
+
+		m->path = json_string_value(json_object_get(a, "path"));
+		m->cwd = json_string_value(json_object_get(a, "cwd"));
+		m->argv = profrepeat_strv(json_object_get(a, "argv"));
+		m->envp = profrepeat_strv(json_object_get(a, "env"));
+		if (m->path == NULL || m->argv == NULL || m->argv[0] == NULL ||
+		    m->envp == NULL)
+			return profrepeat_usage("an arm of the plan lacks its "
+			    "path, argv or env");
+	}
+	return 0;
+}
+
 static int
 profrepeat_args(struct profrepeat *p, int argc, char **argv)
 {
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+	for (int i = 1; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (v == NULL)
 			return profrepeat_usage("an option without its value");
-		if (strcmp(k, "--min-samples") == 0)
-			p->min_samples = atof(v);
-		else if (strcmp(k, "--max-s") == 0)
-			p->max_s = atof(v);
-		else if (strcmp(k, "--rate") == 0)
-			p->rate = atof(v);
-		else if (strcmp(k, "--timeout") == 0)
-			p->timeout_s = atof(v);
+		if (strcmp(k, "--plan") == 0)
+			p->plan = v;
 		else if (strcmp(k, "--result") == 0)
 			p->result = v;
-		else if (strcmp(k, "--path") == 0)
-			p->path = v;
 		else
 			return profrepeat_usage("an unknown option");
 	}
-	if (i >= argc - 1 || p->result == NULL || p->path == NULL ||
-	    p->rate <= 0 || p->max_s <= 0)
-		return profrepeat_usage("missing --result, --path, --rate, "
-		    "--max-s or the command after --");
-	p->argv = argv + i + 1;
-	return 0;
+	if (p->result == NULL || p->plan == NULL)
+		return profrepeat_usage("missing --plan or --result");
+	return profrepeat_plan(p);
 }
 
 /* Wait for pid (its pidfd, or -1) until its end or the deadline (0:
@@ -116,17 +169,23 @@ profrepeat_wait(pid_t pid, int pidfd, double deadline, struct rusage *ru,
 	return st;
 }
 
-/* One run; false when it did not exit 0 (p says how). */
+/* One run of arm k; false when it did not exit 0 (p says how).  Its pid
+ * goes on the list: every sample of its process tree is this run's (the
+ * runs follow each other, so a run's processes have the pids from its
+ * own up to the next run's). */
 static bool
-profrepeat_run(struct profrepeat *p)
+profrepeat_run(struct profrepeat *p, size_t k)
 {
-	struct spawn_req rq = { .path = p->path, .argv = p->argv,
-	    .envp = environ, .out_fd = 1 };
+	struct profrepeat_arm *m = &p->arms[k];
+	struct spawn_req rq = { .path = m->path, .argv = m->argv,
+	    .envp = m->envp, .cwd = m->cwd, .out_fd = 1 };
 	struct rusage ru = { 0 };
 	char err[256];
 	int pidfd = -1, st;
 	pid_t pid = spawn_run(&rq, &pidfd, err, sizeof err);
+	double cpu;
 
+	p->failed_arm = (int)k;
 	if (pid < 0) {
 		fprintf(stderr, "benchtui prof-repeat: %s\n", err);
 		p->rc = 127;
@@ -136,9 +195,13 @@ profrepeat_run(struct profrepeat *p)
 	    p->timeout_s : 0, &ru, &p->timed_out);
 	if (pidfd >= 0)
 		close(pidfd);
-	p->runs++;
-	p->cpu_s += (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	p->runs++;
+	m->runs++;
+	m->cpu_s += cpu;
+	json_array_append_new(p->list, json_pack("{s:i,s:i,s:f}", "arm",
+	    (int)k, "pid", (int)pid, "cpu_s", cpu));
 	if (st < 0 || p->timed_out) {
 		p->rc = -1;
 		return false;
@@ -148,54 +211,91 @@ profrepeat_run(struct profrepeat *p)
 	return p->rc == 0;
 }
 
-/* The samples perf has taken so far, as the runs' CPU time tells. */
+/* The samples perf has taken of an arm so far, as its runs' CPU time
+ * tells. */
 static double
-profrepeat_estimate(const struct profrepeat *p)
+profrepeat_estimate(const struct profrepeat *p, const struct profrepeat_arm *m)
 {
-	double full = p->cpu_s * p->rate,
-	    est = full - PROFREPEAT_PER_RUN * (double)p->runs;
+	double full = m->cpu_s * p->rate,
+	    est = full - PROFREPEAT_PER_RUN * (double)m->runs;
 
 	return est > 0.4 * full ? est : 0.4 * full;
+}
+
+/* Whether every arm has its samples and its runs. */
+static bool
+profrepeat_enough(const struct profrepeat *p)
+{
+	for (size_t k = 0; k < p->narms; k++)
+		if (p->arms[k].runs < p->min_runs || profrepeat_estimate(p,
+		    &p->arms[k]) < p->min_samples * PROFREPEAT_MARGIN)
+			return false;
+	return true;
+}
+
+/* Passes over the arms in mirror order (A B, B A, A B, ...), so that
+ * drift lands on every arm alike, until every arm has enough, or max_s
+ * have passed (at the end of a pass). */
+static void
+profrepeat_loop(struct profrepeat *p)
+{
+	double t0 = clock_now();
+
+	for (long pass = 0;; pass++) {
+		for (size_t i = 0; i < p->narms; i++) {
+			size_t k = pass % 2 == 0 ? i : p->narms - 1 - i;
+
+			if (!profrepeat_run(p, k)) {
+				p->stopped = "failed";
+				return;
+			}
+		}
+		if (profrepeat_enough(p)) {
+			p->stopped = "samples";
+			return;
+		}
+		if (clock_now() - t0 >= p->max_s) {
+			p->stopped = "max_s";
+			return;
+		}
+	}
 }
 
 int
 profrepeat_main(int argc, char **argv)
 {
-	struct profrepeat p = { .min_samples = 2000, .max_s = 60,
-	    .rate = 4000 };
+	struct profrepeat p = { .list = json_array() };
+	json_t *res, *arms = json_array();
 	double t0;
-	FILE *f;
-	int fd;
+	int fd, rc = 0;
 
 	if (profrepeat_args(&p, argc, argv) != 0)
-		return 2;
+		rc = 2;
 	/* the runs are this process's children: perf record follows them */
 	t0 = clock_now();
-	for (;;) {
-		if (!profrepeat_run(&p)) {
-			p.stopped = "failed";
-			break;
-		}
-		if (profrepeat_estimate(&p) >= p.min_samples *
-		    PROFREPEAT_MARGIN) {
-			p.stopped = "samples";
-			break;
-		}
-		if (clock_now() - t0 >= p.max_s) {
-			p.stopped = "max_s";
-			break;
-		}
-	}
-	p.wall_s = clock_now() - t0;
-	if ((fd = open(p.result, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0 ||
-	    (f = fdopen(fd, "w")) == NULL) {
+	if (rc == 0)
+		profrepeat_loop(&p);
+	for (size_t k = 0; rc == 0 && k < p.narms; k++)
+		json_array_append_new(arms, json_pack("{s:i,s:f}", "runs",
+		    (int)p.arms[k].runs, "cpu_s", p.arms[k].cpu_s));
+	res = json_pack("{s:i,s:i,s:f,s:s,s:i,s:i,s:b,s:i,s:o,s:o}", "self",
+	    (int)getpid(), "runs",
+	    (int)p.runs, "wall_s", clock_now() - t0, "stopped",
+	    p.stopped != NULL ? p.stopped : "usage", "rc", p.rc, "signal",
+	    p.sig, "timed_out", p.timed_out, "failed_arm", p.failed_arm,
+	    "arms", arms, "list", p.list);
+	if (rc == 0 && ((fd = open(p.result, O_WRONLY | O_TRUNC | O_CLOEXEC)) <
+	    0 || json_dumpfd(res, fd, JSON_COMPACT) != 0 || close(fd) != 0)) {
 		fprintf(stderr, "benchtui prof-repeat: %s: %s\n", p.result,
 		    strerror(errno));
-		return 1;
+		rc = 1;
 	}
-	fprintf(f, "{\"runs\": %ld, \"cpu_s\": %.6f, \"wall_s\": %.6f, "
-	    "\"stopped\": \"%s\", \"rc\": %d, \"signal\": %d, "
-	    "\"timed_out\": %s}\n", p.runs, p.cpu_s, p.wall_s, p.stopped, p.rc,
-	    p.sig, p.timed_out ? "true" : "false");
-	return fclose(f) == 0 ? 0 : 1;
+	json_decref(res);
+	for (size_t k = 0; k < p.narms; k++) {
+		free(p.arms[k].argv);
+		free(p.arms[k].envp);
+	}
+	free(p.arms);
+	json_decref(p.pj);
+	return rc;
 }

@@ -24,6 +24,7 @@
 #include "event.h"
 #include "legcmd.h"
 #include "perfread.h"
+#include "perfsplit.h"
 #include "profile.h"
 #include "profrepeat.h"
 #include "rfile.h"
@@ -60,7 +61,46 @@ struct prof_perf {
 	size_t nbefore;
 	int tasks;
 	bool aborted;
+	/* perf record's options with the call-graph method, and the method */
+	char **args;
+	const char *unwind;
+	bool fallback;          /* no DWARF here: frame pointers instead */
+	/* perf: the arms whose runs take turns under the one recording */
+	const struct spec_arm **arms;
+	size_t narms;
+	struct legcmd *cmds;
+	json_t *split;          /* prof-repeat's account of the runs */
+	char rplan[PATH_MAX], aplan[PATH_MAX];
+	int plan_fd;
 };
+
+/* The options perf record gets: the round's, and --call-graph dwarf
+ * where they choose no method (frame pointers where perf cannot unwind
+ * from DWARF). */
+static void
+round_prof_perf_args(struct prof_perf *pp)
+{
+	const struct spec_profile *pr = pp->u->r->spec->profile;
+	bool srv = strcmp(pp->kind, "server_perf") == 0;
+	char *const *args = srv ? pr->srv_perf_args : pr->perf_args;
+	size_t n = srv ? pr->nsrv_perf_args : pr->nperf_args, bad;
+	bool chosen = spec_perf_unwind(args, n, &bad) != NULL,
+	    dwarf = chosen || profile_perf_dwarf() != 0;
+
+	pp->args = profile_perf_args(args, n, dwarf, &pp->unwind);
+	pp->fallback = !chosen && !dwarf;
+}
+
+/* What the event says of the call chains: how they were unwound, and
+ * why not from DWARF where the default fell back. */
+static void
+round_prof_perf_unwind(const struct prof_perf *pp, json_t *ev)
+{
+	json_object_set_new(ev, "unwind", json_string(pp->unwind));
+	if (pp->fallback)
+		json_object_set_new(ev, "unwind_fallback", json_string(
+		    PROFILE_NO_DWARF));
+}
 
 /* The files of a profile: legs/prof-CELL-ARM.{data,report,out,runs}
  * (perf), legs/prof-CELL-ARM-server.{data,report,out,load.out}
@@ -85,20 +125,25 @@ round_prof_perf_files(struct prof_perf *pp)
 	return round_prof_claim(pp->u, rel, pp->why, sizeof pp->why);
 }
 
+/* A failed profile: every arm's whose runs took turns in it. */
 static void
 round_prof_perf_failed(struct prof_perf *pp, const char *why, bool files)
 {
 	const char *fl[] = { pp->rdata, pp->rout, pp->rruns, NULL };
 
-	round_prof_failed(pp->u, pp->cell->name, pp->arm->name, pp->kind, why,
-	    files ? fl : NULL);
+	for (size_t k = 0; k < (pp->arms != NULL ? pp->narms : 1); k++)
+		round_prof_failed(pp->u, pp->cell->name, pp->arms != NULL ?
+		    pp->arms[k]->name : pp->arm->name, pp->kind, why,
+		    files ? fl : NULL);
 }
 
 static int
 round_prof_perf_aborted(struct prof_perf *pp)
 {
-	round_emit_new(pp->u, round_prof_event(pp->cell->name, pp->arm->name,
-	    pp->kind, "aborted"));
+	for (size_t k = 0; k < (pp->arms != NULL ? pp->narms : 1); k++)
+		round_emit_new(pp->u, round_prof_event(pp->cell->name,
+		    pp->arms != NULL ? pp->arms[k]->name : pp->arm->name,
+		    pp->kind, "aborted"));
 	return -1;
 }
 
@@ -136,11 +181,13 @@ round_prof_report_run(struct prof_perf *pp, const char *const *args,
 static json_t *
 round_prof_perf_read(struct prof_perf *pp, int data_ro, FILE *f)
 {
-	static const char *const with_g[] = { "--stdio", "--no-children",
+	static const char *with_g[] = { "--stdio", "--no-children",
 		"-n", "--sort", "dso,sym", "-t", "\t", "-g",
 		"folded,0,callee,function,count", NULL };
-	static const char *const no_g[] = { "--stdio", "--no-children",
+	static const char *no_g[] = { "--stdio", "--no-children",
 		"-n", "--sort", "dso,sym", "-t", "\t", "-g", "none", NULL };
+	/* the leg's runs: each sample's process tells its run */
+	with_g[4] = no_g[4] = pp->split != NULL ? "pid,dso,sym" : "dso,sym";
 	int rc = round_prof_report_run(pp, with_g, data_ro, f);
 	json_t *prof = NULL;
 
@@ -217,14 +264,14 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 {
 	const struct spec_profile *pr = pp->u->r->spec->profile;
 	bool srv = strcmp(pp->kind, "server_perf") == 0;
-	char *const *args = srv ? pr->srv_perf_args : pr->perf_args;
-	size_t nargs = srv ? pr->nsrv_perf_args : pr->nperf_args;
 	const char *event = json_string_value(json_object_get(ev, "event"));
+	long long n = json_integer_value(json_object_get(ev, "samples")),
+	    none = json_integer_value(json_object_get(ev, "no_caller"));
 
 	fprintf(out, "benchtui %s profile of cell %s, arm %s: perf record",
 	    pp->kind, pp->cell->name, pp->arm->name);
-	for (size_t i = 0; i < nargs; i++)
-		fprintf(out, " %s", args[i]);
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		fprintf(out, " %s", pp->args[i]);
 	if (srv)
 		fprintf(out, " -p %s (the server's %zu processes, %d tasks) "
 		    "while one leg ran as its load\n", json_string_value(
@@ -243,6 +290,15 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 	if (json_is_true(json_object_get(ev, "under_min_samples")))
 		fprintf(out, "UNDER min_samples (%ld): every share below is "
 		    "rough, and most differences noise\n", pr->min_samples);
+	fprintf(out, "call chains: %s; no caller recorded for %lld samples "
+	    "(%.1f%%)\n", strcmp(pp->unwind, "dwarf") == 0 ? "unwound from "
+	    "DWARF" : strcmp(pp->unwind, "lbr") == 0 ? "from the last branch "
+	    "records" : "by frame pointers", none, n > 0 ? 100.0 *
+	    (double)none / (double)n : 0);
+	if (pp->fallback)
+		fprintf(out, "NOTE: %s.\n", PROFILE_NO_DWARF);
+	if (strcmp(pp->unwind, "fp") == 0)
+		fprintf(out, "NOTE: %s.\n", PROFILE_FP_NOTE);
 	if (profile_event_is_clock(event))
 		fprintf(out, "NOTE: perf sampled its software clock (%s), not the "
 		    "cycles counter: this machine has no hardware PMU (or perf "
@@ -281,6 +337,107 @@ round_prof_perf_write(struct prof_perf *pp, const json_t *prof,
 	return 0;
 }
 
+/* The per-run counts an event keeps: those of the symbols it names
+ * (top and the next ones), and of their callers. */
+static json_t *
+round_prof_perf_per_run(const json_t *ev, const json_t *per_run)
+{
+	json_t *syms = json_object(), *callers = json_object(), *v;
+	const json_t *r;
+	const char *key;
+	char k[1400];
+	size_t i;
+
+	json_array_foreach(json_object_get(ev, "top"), i, r) {
+		snprintf(k, sizeof k, "%s\t%s", json_string_value(json_object_get(r,
+		    "object")), json_string_value(json_object_get(r, "symbol")));
+		if ((v = json_object_get(json_object_get(per_run, "symbols"),
+		    k)) != NULL)
+			json_object_set(syms, k, v);
+	}
+	json_array_foreach(json_object_get(ev, "symbols"), i, r) {
+		snprintf(k, sizeof k, "%s\t%s", json_string_value(json_array_get(r,
+		    1)), json_string_value(json_array_get(r, 0)));
+		if ((v = json_object_get(json_object_get(per_run, "symbols"),
+		    k)) != NULL)
+			json_object_set(syms, k, v);
+	}
+	/* callers of the top symbols: the ones a move is split by */
+	json_object_foreach(json_object_get(per_run, "callers"), key, v) {
+		const char *t = strrchr(key, '\t');
+
+		snprintf(k, sizeof k, "%.*s", (int)(t - key), key);
+		json_array_foreach(json_object_get(ev, "top"), i, r) {
+			char tk[1400];
+
+			snprintf(tk, sizeof tk, "%s\t%s", json_string_value(
+			    json_object_get(r, "object")), json_string_value(
+			    json_object_get(r, "symbol")));
+			if (strcmp(tk, k) == 0) {
+				json_object_set(callers, key, v);
+				break;
+			}
+		}
+	}
+	return json_pack("{s:O,s:o,s:o}", "samples", json_object_get(per_run,
+	    "samples"), "symbols", syms, "callers", callers);
+}
+
+/* The recording of several arms' runs: each arm's share of it (by run)
+ * in its own event and report. */
+static void
+round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
+    const json_t *ev, int ro, FILE *tmp)
+{
+	const struct spec_profile *pr = pp->u->r->spec->profile;
+	json_t *parts = perfsplit(prof, json_object_get(pp->split, "list"),
+	    json_integer_value(json_object_get(pp->split, "self")),
+	    pp->narms);
+
+	for (size_t k = 0; k < pp->narms; k++) {
+		const json_t *pk = json_array_get(parts, k),
+		    *ak = json_array_get(json_object_get(pp->split, "arms"), k);
+		json_t *e = json_deep_copy(ev);
+		char name[300];
+
+		pp->arm = pp->arms[k];
+		round_prof_fmt(name, sizeof name, "prof-%s-%s", pp->cell->name,
+		    pp->arm->name);
+		round_prof_paths(pp->u, name, ".report", pp->rrep, pp->arep,
+		    sizeof pp->arep);
+		json_object_set_new(e, "arm", json_string(pp->arm->name));
+		json_object_set_new(e, "files", json_pack("[s,s,s,s,s]",
+		    pp->rdata, pp->rrep, pp->rout, pp->rruns, pp->rplan));
+		json_object_set(e, "runs", json_object_get(ak, "runs"));
+		json_object_set(e, "cpu", json_object_get(ak, "cpu_s"));
+		json_object_set_new(e, "arms", json_integer((json_int_t)
+		    pp->narms));
+		perfread_event(e, pk, PROFILE_TOP);
+		json_object_set_new(e, "per_run", round_prof_perf_per_run(e,
+		    json_object_get(pk, "per_run")));
+		json_object_set_new(e, "under_min_samples", json_boolean(
+		    json_integer_value(json_object_get(e, "samples")) <
+		    pr->min_samples));
+		json_object_set_new(e, "under_min_runs", json_boolean(
+		    json_integer_value(json_object_get(ak, "runs")) <
+		    pr->min_runs));
+		if (json_integer_value(json_object_get(e, "samples")) == 0) {
+			round_prof_fmt(pp->why, sizeof pp->why, "perf recorded no "
+			    "samples of the arm's runs (see %s)", pp->rout);
+			round_prof_failed(pp->u, pp->cell->name, pp->arm->name,
+			    "perf", pp->why, NULL);
+			json_decref(e);
+		} else if (round_prof_perf_write(pp, pk, e, ro, tmp) != 0) {
+			round_prof_failed(pp->u, pp->cell->name, pp->arm->name,
+			    "perf", pp->why, NULL);
+			json_decref(e);
+		} else {
+			round_emit_new(pp->u, e);
+		}
+	}
+	json_decref(parts);
+}
+
 /* After perf record: the data read back, the report written, the
  * profile event (ev, with what the recording said) emitted.  0, or -1
  * when the round was aborted. */
@@ -303,11 +460,16 @@ round_prof_perf_finish(struct prof_perf *pp, json_t *ev)
 	json_object_set_new(ev, "event", json_string(event));
 	json_object_set_new(ev, "software_clock",
 	    json_boolean(profile_event_is_clock(event)));
+	round_prof_perf_unwind(pp, ev);
+	if (pp->split != NULL) {
+		round_prof_perf_arms(pp, prof, ev, ro, tmp);
+		json_decref(prof);
+		json_decref(ev);
+		close(ro);
+		fclose(tmp);
+		return 0;
+	}
 	perfread_event(ev, prof, PROFILE_TOP);
-	if (strcmp(pp->kind, "perf") == 0)
-		json_object_set_new(ev, "under_min_samples", json_boolean(
-		    json_integer_value(json_object_get(ev, "samples")) <
-		    pp->u->r->spec->profile->min_samples));
 	if (round_prof_perf_write(pp, prof, ev, ro, tmp) != 0)
 		goto failed;
 	json_decref(prof);
@@ -328,58 +490,73 @@ failed:
 	return 0;
 }
 
-/* --- perf: the leg repeated under one perf record ------------------------ */
+/* --- perf: the arms' legs taking turns under one perf record ----------- */
 
-/* perf record ARGS -o DATA -- benchtui prof-repeat ... -- LEG (the
- * strings borrowed but the ones made here, listed in own). */
-static char **
-round_prof_perf_argv(struct prof_perf *pp, const struct legcmd *cmd,
-    char own[6][64])
+/* The plan prof-repeat reads: each arm's command, environment and
+ * folder, and when to stop.  Written through its descriptor.  0, or -1
+ * with pp->why. */
+static int
+round_prof_perf_plan(struct prof_perf *pp)
 {
 	const struct spec *s = pp->u->r->spec;
 	const struct spec_profile *pr = s->profile;
-	size_t n = cmd->argc, k = 0;
-	char **argv = xcalloc(pr->nperf_args + n + 24, sizeof *argv);
+	json_t *plan = json_pack("{s:I,s:I,s:f,s:f,s:f,s:[]}", "min_samples",
+	    (json_int_t)pr->min_samples, "min_runs", (json_int_t)pr->min_runs,
+	    "max_s", pr->max_s, "rate", profile_perf_rate(pr->perf_args,
+	    pr->nperf_args), "timeout", s->timeout_s, "arms");
+	int rc;
+
+	for (size_t k = 0; k < pp->narms; k++) {
+		const struct legcmd *c = &pp->cmds[k];
+		json_t *argv = json_array(), *env = json_array();
+
+		for (size_t i = 0; i < c->argc; i++)
+			json_array_append_new(argv, json_string(c->argv[i]));
+		for (size_t i = 0; c->envp[i] != NULL; i++)
+			json_array_append_new(env, json_string(c->envp[i]));
+		json_array_append_new(json_object_get(plan, "arms"), json_pack(
+		    "{s:s,s:s,s:s,s:o,s:o}", "arm", pp->arms[k]->name, "path",
+		    c->exec_path, "cwd", c->cwd, "argv", argv, "env", env));
+	}
+	rc = json_dumpfd(plan, pp->plan_fd, JSON_COMPACT);
+	json_decref(plan);
+	if (rc != 0)
+		round_prof_fmt(pp->why, sizeof pp->why, "%s: cannot write",
+		    pp->rplan);
+	return rc != 0 ? -1 : 0;
+}
+
+/* perf record ARGS -o DATA -- benchtui prof-repeat --plan P --result R
+ * (the strings borrowed but the ones made here, in own). */
+static char **
+round_prof_perf_argv(struct prof_perf *pp, char own[3][64])
+{
+	size_t k = 0;
+	char **argv = xcalloc(pp->u->r->spec->profile->nperf_args + 16,
+	    sizeof *argv);
 
 	argv[k++] = pp->perf;
 	argv[k++] = "record";
-	for (size_t i = 0; i < pr->nperf_args; i++)
-		argv[k++] = pr->perf_args[i];
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		argv[k++] = pp->args[i];
 	argv[k++] = "-o";
 	argv[k++] = (char *)rfile_fd_path(pp->data_fd, own[0], 64);
 	argv[k++] = "--";
 	argv[k++] = (char *)template_self_path();
 	argv[k++] = PROFREPEAT_CMD;
-	snprintf(own[1], 64, "%ld", pr->min_samples);
-	snprintf(own[2], 64, "%g", pr->max_s);
-	snprintf(own[3], 64, "%g", profile_perf_rate(pr->perf_args,
-	    pr->nperf_args));
-	snprintf(own[4], 64, "%g", s->timeout_s);
-	argv[k++] = "--min-samples";
-	argv[k++] = own[1];
-	argv[k++] = "--max-s";
-	argv[k++] = own[2];
-	argv[k++] = "--rate";
-	argv[k++] = own[3];
-	argv[k++] = "--timeout";
-	argv[k++] = own[4];
+	argv[k++] = "--plan";
+	argv[k++] = (char *)rfile_fd_path(pp->plan_fd, own[1], 64);
 	argv[k++] = "--result";
-	argv[k++] = (char *)rfile_fd_path(pp->runs_fd, own[5], 64);
-	argv[k++] = "--path";
-	argv[k++] = cmd->exec_path;
-	argv[k++] = "--";
-	for (size_t i = 0; i < n; i++)
-		argv[k++] = cmd->argv[i];
+	argv[k++] = (char *)rfile_fd_path(pp->runs_fd, own[2], 64);
 	return argv;
 }
 
-/* What prof-repeat wrote: {"runs", "cpu_s", "wall_s", "stopped", ...},
- * or NULL. */
+/* What prof-repeat wrote, or NULL. */
 static json_t *
 round_prof_perf_runs(struct prof_perf *pp)
 {
 	int fd = rfile_reopen(pp->runs_fd, O_RDONLY);
-	char *text = profile_slurp_fd(fd, 4096);
+	char *text = profile_slurp_fd(fd, 1 << 24);
 	json_t *j = text != NULL ? json_loads(text, 0, NULL) : NULL;
 
 	free(text);
@@ -393,6 +570,7 @@ round_prof_perf_verdict(struct prof_perf *pp, const struct leg_result *res,
 {
 	const char *stopped = json_string_value(json_object_get(runs,
 	    "stopped"));
+	long long fa = json_integer_value(json_object_get(runs, "failed_arm"));
 
 	pp->why[0] = '\0';
 	if (res->timed_out || !spec_ok_rc(pp->u->r->spec, res->rc) ||
@@ -404,8 +582,9 @@ round_prof_perf_verdict(struct prof_perf *pp, const struct leg_result *res,
 		round_prof_fmt(pp->why, sizeof pp->why, "the repeated leg left no "
 		    "account of its runs in %s (see %s)", pp->rruns, pp->rout);
 	else if (stopped != NULL && strcmp(stopped, "failed") == 0)
-		round_prof_fmt(pp->why, sizeof pp->why, "the leg failed under "
-		    "perf record in run %lld: %s %lld (see %s)",
+		round_prof_fmt(pp->why, sizeof pp->why, "the leg of arm %s failed "
+		    "under perf record in run %lld: %s %lld (see %s)",
+		    fa >= 0 && (size_t)fa < pp->narms ? pp->arms[fa]->name : "?",
 		    (long long)json_integer_value(json_object_get(runs, "runs")),
 		    json_is_true(json_object_get(runs, "timed_out")) ?
 		    "timed out after" : json_integer_value(json_object_get(runs,
@@ -417,23 +596,24 @@ round_prof_perf_verdict(struct prof_perf *pp, const struct leg_result *res,
 		    json_integer_value(json_object_get(runs, "rc"))), pp->rout);
 }
 
-/* perf record of the repeated leg.  0 to go on, -1 when aborted. */
+/* perf record of the arms' runs in turn.  0 to go on, -1 when aborted. */
 static int
-round_prof_perf_record(struct prof_perf *pp, const struct legcmd *cmd)
+round_prof_perf_record(struct prof_perf *pp)
 {
 	const struct spec *s = pp->u->r->spec;
-	char own[6][64], **argv = round_prof_perf_argv(pp, cmd, own);
+	char own[3][64], **argv = round_prof_perf_argv(pp, own);
 	double each = s->timeout_s > 0 ? s->timeout_s : s->profile->max_s;
 	struct leg_spec ls = {
-		.path = pp->perf, .argv = argv, .envp = cmd->envp,
-		.cwd = cmd->cwd, .out_path = pp->aout, .cpus = pp->u->client_mask,
-		.ncpus = pp->u->ncpus, .nice = s->nice,
-		/* max_s, then the run under way, then perf's own writing */
-		.timeout_s = s->profile->max_s + each + 120,
+		.path = pp->perf, .argv = argv, .envp = pp->cmds[0].envp,
+		.cwd = pp->cmds[0].cwd, .out_path = pp->aout,
+		.cpus = pp->u->client_mask, .ncpus = pp->u->ncpus,
+		.nice = s->nice,
+		/* max_s, then a pass under way, then perf's own writing */
+		.timeout_s = s->profile->max_s + each * (double)pp->narms + 120,
 		.abort_fd = pp->u->r->abort_pipe[0],
 	};
-	struct prof_start ps = { pp->u, pp->cell->name, pp->arm->name, "perf",
-	    0 };
+	struct prof_start ps = { pp->u, pp->cell->name, pp->arms[0]->name,
+	    "perf", 0 };
 	struct leg_result res;
 	json_t *runs, *ev;
 	int rc = leg_run(&ls, &res, round_prof_started, &ps, pp->why,
@@ -453,17 +633,15 @@ round_prof_perf_record(struct prof_perf *pp, const struct legcmd *cmd)
 		round_prof_perf_failed(pp, pp->why, true);
 		return 0;
 	}
-	ev = round_prof_event(pp->cell->name, pp->arm->name, "perf", "ok");
-	json_object_set_new(ev, "files", json_pack("[s,s,s,s]", pp->rdata,
-	    pp->rrep, pp->rout, pp->rruns));
-	json_object_set(ev, "runs", json_object_get(runs, "runs"));
+	ev = round_prof_event(pp->cell->name, pp->arms[0]->name, "perf", "ok");
 	json_object_set(ev, "stopped", json_object_get(runs, "stopped"));
-	json_object_set(ev, "cpu", json_object_get(runs, "cpu_s"));
 	json_object_set_new(ev, "wall", json_real(res.wall));
+	json_object_set_new(ev, "order", json_string("mirror"));
 	json_object_set_new(ev, "min_samples",
 	    json_integer(s->profile->min_samples));
+	json_object_set_new(ev, "min_runs", json_integer(s->profile->min_runs));
 	json_object_set_new(ev, "max_s", json_real(s->profile->max_s));
-	json_decref(runs);
+	pp->split = runs;
 	return round_prof_perf_finish(pp, ev);
 }
 
@@ -476,22 +654,28 @@ round_prof_perf_close(struct prof_perf *pp)
 		close(pp->runs_fd);
 	if (pp->out_fd >= 0)
 		close(pp->out_fd);
+	if (pp->plan_fd >= 0)
+		close(pp->plan_fd);
 	free(pp->perf);
+	free(pp->args);
+	json_decref(pp->split);
 }
 
 /* The data file, and the second file the kind writes through its
- * descriptor (perf: the runs; server_perf: perf's own output).  0, or -1
- * with the failed event emitted. */
+ * descriptor (perf: the runs and the plan; server_perf: perf's own
+ * output).  0, or -1 with the failed event emitted. */
 static int
 round_prof_perf_open(struct prof_perf *pp, bool srv)
 {
 	pp->data_fd = rfile_create(pp->adata, O_CLOEXEC, 0644);
-	if (pp->data_fd >= 0 && !srv)
+	if (pp->data_fd >= 0 && !srv) {
 		pp->runs_fd = rfile_create(pp->aruns, O_CLOEXEC, 0644);
+		pp->plan_fd = rfile_create(pp->aplan, O_CLOEXEC, 0644);
+	}
 	if (pp->data_fd >= 0 && srv)
 		pp->out_fd = rfile_create(pp->aout, O_CLOEXEC, 0644);
-	if (pp->data_fd < 0 || (!srv && pp->runs_fd < 0) ||
-	    (srv && pp->out_fd < 0)) {
+	if (pp->data_fd < 0 || (!srv && (pp->runs_fd < 0 ||
+	    pp->plan_fd < 0)) || (srv && pp->out_fd < 0)) {
 		round_prof_fmt(pp->why, sizeof pp->why, "%s: cannot create: %s",
 		    pp->data_fd < 0 ? pp->rdata : srv ? pp->rout : pp->rruns,
 		    rfile_strerror(errno));
@@ -501,29 +685,110 @@ round_prof_perf_open(struct prof_perf *pp, bool srv)
 	return 0;
 }
 
+/* Each arm's report legs/prof-CELL-ARM.report claimed, an arm whose
+ * name is taken (a link a leg planted) failed and left out; then the
+ * recording's files, named after the arms left: legs/prof-CELL-A+B.data
+ * (no arm's name holds a '+'), .out, .runs, .plan.  -1 with pp->why
+ * when those are in the way. */
+static int
+round_prof_leg_files(struct prof_perf *pp)
+{
+	char name[PATH_MAX], *rel[5];
+	size_t k, n = 0;
+
+	for (k = 0; k < pp->narms; k++) {
+		char one[PATH_MAX], *r1[2] = { one, NULL };
+
+		round_prof_fmt(one, sizeof one, "legs/prof-%s-%s.report",
+		    pp->cell->name, pp->arms[k]->name);
+		if (round_prof_claim(pp->u, r1, pp->why, sizeof pp->why) != 0) {
+			round_prof_failed(pp->u, pp->cell->name,
+			    pp->arms[k]->name, "perf", pp->why, NULL);
+			legcmd_finish(&pp->cmds[k]);
+			continue;
+		}
+		pp->arms[n] = pp->arms[k];
+		pp->cmds[n++] = pp->cmds[k];
+	}
+	for (k = n; k < pp->narms; k++)
+		memset(&pp->cmds[k], 0, sizeof pp->cmds[k]);
+	if ((pp->narms = n) == 0)
+		return 1;
+	round_prof_fmt(name, sizeof name, "prof-%s-", pp->cell->name);
+	for (k = 0; k < pp->narms; k++)
+		round_prof_fmt(name + strlen(name), sizeof name - strlen(name),
+		    "%s%s", k > 0 ? "+" : "", pp->arms[k]->name);
+	round_prof_paths(pp->u, name, ".data", pp->rdata, pp->adata,
+	    sizeof pp->adata);
+	round_prof_paths(pp->u, name, ".out", pp->rout, pp->aout,
+	    sizeof pp->aout);
+	round_prof_paths(pp->u, name, ".runs", pp->rruns, pp->aruns,
+	    sizeof pp->aruns);
+	round_prof_paths(pp->u, name, ".plan", pp->rplan, pp->aplan,
+	    sizeof pp->aplan);
+	rel[0] = pp->rdata;
+	rel[1] = pp->rout;
+	rel[2] = pp->rruns;
+	rel[3] = pp->rplan;
+	rel[4] = NULL;
+	return round_prof_claim(pp->u, rel, pp->why, sizeof pp->why) != 0 ?
+	    -1 : 0;
+}
+
 int
 round_prof_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm)
+    const struct spec_arm *const *arms, size_t narms)
 {
-	struct prof_perf pp = { .u = u, .cell = cell, .arm = arm,
-	    .kind = "perf", .data_fd = -1, .runs_fd = -1, .out_fd = -1 };
-	struct legcmd cmd = { 0 };
-	int ret = 0;
+	struct prof_perf pp = { .u = u, .cell = cell, .arm = arms[0],
+	    .kind = "perf", .data_fd = -1, .runs_fd = -1, .out_fd = -1,
+	    .plan_fd = -1 };
+	const struct spec_arm *ok[ROUND_PROF_ARMS_MAX];
+	struct legcmd cmds[ROUND_PROF_ARMS_MAX];
+	size_t n = 0;
+	int ret = 0, rc;
 
+	memset(cmds, 0, sizeof cmds);
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
-	if (round_prof_perf_files(&pp) != 0)
-		round_prof_perf_failed(&pp, pp.why, false);
-	else if ((ret = round_prof_ready(u, cell, arm, "perf", "perf", pp.perf,
-	    0, &cmd)) != 0)
-		;
-	else if (template_self_path() == NULL || cmd.exec_path == NULL)
-		round_prof_perf_failed(&pp, cmd.exec_path == NULL ? "the leg's "
-		    "program is not found" : "benchtui cannot find its own "
-		    "program (/proc/self/exe) to repeat the leg", false);
-	else if (round_prof_perf_open(&pp, false) == 0)
-		ret = round_prof_perf_record(&pp, &cmd);
+	round_prof_perf_args(&pp);
+	/* each arm's command; an arm that cannot run is failed alone */
+	for (size_t k = 0; k < narms && k < ROUND_PROF_ARMS_MAX; k++) {
+		rc = round_prof_ready(u, cell, arms[k], "perf", "perf", pp.perf, 0,
+		    &cmds[n]);
+
+		if (rc < 0) {
+			ret = -1;
+			break;
+		}
+		if (rc == 0 && (cmds[n].exec_path == NULL ||
+		    template_self_path() == NULL)) {
+			round_prof_failed(u, cell->name, arms[k]->name, "perf",
+			    cmds[n].exec_path == NULL ? "the leg's program is not "
+			    "found" : "benchtui cannot find its own program "
+			    "(/proc/self/exe) to repeat the leg", NULL);
+			legcmd_finish(&cmds[n]);
+			memset(&cmds[n], 0, sizeof cmds[n]);
+			continue;
+		}
+		if (rc == 0)
+			ok[n++] = arms[k];
+	}
+	pp.arms = ok;
+	pp.narms = n;
+	pp.cmds = cmds;
+	if (ret == 0 && n > 0 && (rc = round_prof_leg_files(&pp)) != 0) {
+		if (rc < 0)
+			round_prof_perf_failed(&pp, pp.why, false);
+	} else if (ret == 0 && n > 0) {
+		if (round_prof_perf_open(&pp, false) == 0) {
+			if (round_prof_perf_plan(&pp) != 0)
+				round_prof_perf_failed(&pp, pp.why, false);
+			else
+				ret = round_prof_perf_record(&pp);
+		}
+	}
 	round_prof_perf_close(&pp);
-	legcmd_finish(&cmd);
+	for (size_t k = 0; k < pp.narms; k++)
+		legcmd_finish(&cmds[k]);
 	return ret < 0 ? -1 : 0;
 }
 
@@ -575,11 +840,11 @@ round_prof_srv_attach(void *arg)
 	pp->nbefore = round_prof_tree(pp->spid, pp->before, PROF_PROCS_MAX);
 	pp->tasks = round_prof_count_tasks(pp->before, pp->nbefore, 0).tasks;
 	pids = round_prof_pidlist(pp->before, pp->nbefore);
-	argv = xcalloc(pr->nsrv_perf_args + 8, sizeof *argv);
+	argv = xcalloc(pr->nsrv_perf_args + 10, sizeof *argv);
 	argv[k++] = pp->perf;
 	argv[k++] = "record";
-	for (size_t i = 0; i < pr->nsrv_perf_args; i++)
-		argv[k++] = pr->srv_perf_args[i];
+	for (size_t i = 0; pp->args[i] != NULL; i++)
+		argv[k++] = pp->args[i];
 	argv[k++] = "-p";
 	argv[k++] = pids;
 	argv[k++] = "-o";
@@ -718,6 +983,7 @@ round_prof_server_perf(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
+	round_prof_perf_args(&pp);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
 	else if ((where = round_prof_server_where(cell, srv, wbuf,

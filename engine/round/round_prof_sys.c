@@ -73,35 +73,44 @@ round_prof_sys_failed(struct prof_sys *ps, const char *why,
 	    files);
 }
 
-/* strace's -e argument: trace=NAME,NAME... (malloc'd). */
-static char *
-round_prof_trace_arg(const struct spec_profile *pr)
+/* The rows trace names (all of them when it names none), in place; the
+ * total stays every call's, so a narrowed table still says what a request
+ * costs in all. */
+static void
+round_prof_sys_narrow(const struct spec_profile *pr, json_t *ev,
+    json_t *rows)
 {
-	size_t tl = 0;
-	char *trace;
+	json_t *shown = json_array();
 
-	for (size_t i = 0; i < pr->ntrace; i++)
-		tl += strlen(pr->trace[i]) + 1;
-	trace = xmalloc(tl + 8);
-	strcpy(trace, "trace=");
-	for (size_t i = 0; i < pr->ntrace; i++) {
-		if (i > 0)
-			strcat(trace, ",");
-		strcat(trace, pr->trace[i]);
+	if (pr->ntrace == 0) {
+		json_decref(shown);
+		return;
 	}
-	return trace;
+	for (size_t i = json_array_size(rows); i-- > 0;) {
+		const char *name = json_string_value(json_object_get(
+		    json_array_get(rows, i), "syscall"));
+		bool keep = false;
+
+		for (size_t k = 0; k < pr->ntrace && !keep; k++)
+			keep = name != NULL && strcmp(name, pr->trace[k]) == 0;
+		if (!keep)
+			json_array_remove(rows, i);
+	}
+	for (size_t k = 0; k < pr->ntrace; k++)
+		json_array_append_new(shown, json_string(pr->trace[k]));
+	json_object_set_new(ev, "trace", shown);
 }
 
 /* strace -f -c -p PID... over the server's processes as they are now,
- * the table into the txt file (through its open descriptor, never its
- * name), strace's own words into the log.  0, or -1 with ps->why. */
+ * counting every call, the table into the txt file (through its open
+ * descriptor, never its name), strace's own words into the log.  0, or
+ * -1 with ps->why. */
 static int
 round_prof_sys_spawn(struct prof_sys *ps)
 {
 	/* LC_ALL=C: strace's table in the C locale whatever the round's. */
 	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
-	char **envp = legcmd_envp(&c_locale, 1), txt[64], **argv,
-	    *trace = round_prof_trace_arg(ps->u->r->spec->profile);
+	char **envp = legcmd_envp(&c_locale, 1), txt[64], **argv;
 	char (*pidbuf)[16];
 	size_t k = 0;
 	struct spawn_req sr = { .path = ps->strace, .envp = envp,
@@ -113,8 +122,6 @@ round_prof_sys_spawn(struct prof_sys *ps)
 	argv[k++] = ps->strace;
 	argv[k++] = "-f";
 	argv[k++] = "-c";
-	argv[k++] = "-e";
-	argv[k++] = trace;
 	for (size_t i = 0; i < ps->nbefore; i++) {
 		snprintf(pidbuf[i], sizeof pidbuf[i], "%d", (int)ps->before[i]);
 		argv[k++] = "-p";
@@ -131,7 +138,6 @@ round_prof_sys_spawn(struct prof_sys *ps)
 		json_object_set_new(se, "pid", json_integer(ps->tracer));
 		round_emit_new(ps->u, se);
 	}
-	free(trace);
 	free(argv);
 	free(pidbuf);
 	template_free_argv(envp);
@@ -299,6 +305,7 @@ round_prof_sys_finish(struct prof_sys *ps, struct prof_load *pl)
 		json_object_set_new(ev, "reason", json_string(ps->why));
 	} else {
 		round_prof_sys_per_request(ev, pl->cmd->metrics, rows, total);
+		round_prof_sys_narrow(ps->u->r->spec->profile, ev, rows);
 		json_object_set_new(ev, "total", total);
 		json_object_set_new(ev, "top", rows);
 		total = rows = NULL;

@@ -121,16 +121,18 @@ struct spec_profile {
 	char **cells;        /* NULL-terminated; every cell when absent */
 	size_t ncells;
 	bool perf;           /* "perf" given */
-	char **perf_args;    /* perf record's options; default -F 999 -g */
+	char **perf_args;    /* perf record's options; default -F 999 (and
+	                      * --call-graph dwarf where they choose none) */
 	size_t nperf_args;
 	long min_samples;    /* perf.min_samples: repeat the leg until this
 	                      * many samples (default 2000) ... */
+	long min_runs;       /* ... and this many runs per arm (default 10) */
 	double max_s;        /* ... or this many seconds (default 60) */
 	bool server_perf;    /* "server_perf" given */
-	char **srv_perf_args; /* its perf record options; default -F 999 -g */
+	char **srv_perf_args; /* its perf record options; default as perf's */
 	size_t nsrv_perf_args;
 	bool syscalls;       /* "syscalls" given */
-	char **trace;        /* strace -e trace=LIST */
+	char **trace;        /* the calls shown (all are counted); none: all */
 	size_t ntrace;
 };
 
@@ -278,6 +280,12 @@ extern const char *const spec_profile_kinds[SPEC_PROFILE_KINDS];
  * "syscalls"; NULL: any). */
 bool spec_profiles(const struct spec *s, const char *cell, const char *arm,
     const char *kind);
+/* The call-graph method perf record's args choose: "fp" (-g,
+ * --call-graph fp), "dwarf" (--call-graph dwarf[,SIZE]), "lbr", NULL when
+ * they choose none, or "?" with *bad the index of an argument that sets
+ * one benchtui cannot read back (an unknown method, branch stacks). */
+const char *spec_perf_unwind(char *const *args, size_t n, size_t *bad);
+
 /* The reps at which an adaptive round looks at each cell: min, then each
  * 1.5x growth rounded up, then max.  Writes up to cap into at (may be
  * NULL) and returns how many there are; 0 for a fixed reps. */

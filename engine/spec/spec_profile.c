@@ -8,19 +8,71 @@
 #include "template.h"
 #include "xalloc.h"
 
-/* What a syscalls profile traces when the round names nothing: the calls a
- * server spends a request in. */
-static const char *const spec_profile_trace_default[] = {
-	"read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg",
-	"sendmsg", "sendfile", "accept4", "close", "openat", "futex",
-	"epoll_wait", "poll", NULL,
-};
+/* What a syscalls profile shows when the round names nothing: every call
+ * (strace counts every call whatever trace says; trace only narrows the
+ * rows shown). */
+static const char *const spec_profile_trace_default[] = { NULL };
 
 const char *const spec_profile_kinds[SPEC_PROFILE_KINDS] = { "perf",
 	"server_perf", "syscalls" };
 
-static const char *const spec_profile_perf_default[] = { "-F", "999", "-g",
+/* The call-graph method is added to these where args choose none
+ * (spec_perf_unwind). */
+static const char *const spec_profile_perf_default[] = { "-F", "999",
 	NULL };
+
+/* "fp", "dwarf" or "lbr" from a --call-graph value ("dwarf,16384"), or
+ * NULL when it is none benchtui reads back. */
+static const char *
+spec_unwind_value(const char *v)
+{
+	static const char *const methods[] = { "fp", "dwarf", "lbr", NULL };
+	size_t n = strcspn(v, ",");
+
+	for (int i = 0; methods[i] != NULL; i++)
+		if (strlen(methods[i]) == n && strncmp(v, methods[i], n) == 0) {
+			/* a size only after dwarf, and only digits */
+			if (v[n] == '\0')
+				return methods[i];
+			if (i == 1 && v[n + 1] != '\0' && strspn(v + n + 1,
+			    "0123456789") == strlen(v + n + 1))
+				return methods[i];
+			return NULL;
+		}
+	return NULL;
+}
+
+const char *
+spec_perf_unwind(char *const *args, size_t n, size_t *bad)
+{
+	const char *m = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *a = args[i];
+
+		if (strcmp(a, "-g") == 0) {
+			m = "fp";
+		} else if (strcmp(a, "--call-graph") == 0) {
+			if (i + 1 >= n || (m = spec_unwind_value(args[++i])) ==
+			    NULL) {
+				*bad = i;
+				return "?";
+			}
+		} else if (strncmp(a, "--call-graph=", 13) == 0) {
+			if ((m = spec_unwind_value(a + 13)) == NULL) {
+				*bad = i;
+				return "?";
+			}
+		} else if (strcmp(a, "-b") == 0 || strcmp(a, "-j") == 0 ||
+		    strncmp(a, "--branch-", 9) == 0) {
+			/* branch stacks: perf report then reads branches, not
+			 * the symbols sampled and their callers */
+			*bad = i;
+			return "?";
+		}
+	}
+	return m;
+}
 
 /* profile.perf, profile.server_perf or profile.syscalls (path): an object
  * whose keys are among keys; *given gets the value of keys[0] (the list),
@@ -96,6 +148,7 @@ static int
 spec_profile_args(struct parser *p, json_t *args, const char *path,
     char ***out, size_t *n)
 {
+	const char *m;
 	json_t *j;
 	size_t i;
 
@@ -123,18 +176,29 @@ spec_profile_args(struct parser *p, json_t *args, const char *path,
 			    "(the output is legs/prof-CELL-ARM.data, the command "
 			    "and the processes the round's)", a);
 	}
+	if ((m = spec_perf_unwind(*out, *n, &i)) != NULL && strcmp(m, "?") ==
+	    0) {
+		char sub[64];
+
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		return spec_perr(p, sub, "\"%s\" sets a call-graph method benchtui "
+		    "cannot read back: give -g, --call-graph fp, --call-graph "
+		    "dwarf[,SIZE] or --call-graph lbr (or none: dwarf)",
+		    (*out)[i]);
+	}
 	return 0;
 }
 
 static int
 spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 {
-	static const char *const keys[] = { "args", "min_samples", "max_s",
-	    NULL };
+	static const char *const keys[] = { "args", "min_samples", "min_runs",
+	    "max_s", NULL };
 	json_t *args, *v;
 	int min = 2000;
 
 	pr->min_samples = 2000;
+	pr->min_runs = 10;
 	pr->max_s = 60;
 	if (spec_profile_kind(p, j, "profile.perf", keys,
 	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
@@ -150,6 +214,17 @@ spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
 		    100000000, &min) < 0)
 			return -1;
 		pr->min_samples = min;
+	}
+	if ((v = json_object_get(j, "min_runs")) != NULL) {
+		/* the intervals take the run as the unit: one run has no
+		 * spread to read */
+		if (!json_is_integer(v) || json_integer_value(v) < 2 ||
+		    json_integer_value(v) > 100000)
+			return spec_perr(p, "profile.perf.min_runs", "must be an "
+			    "integer from 2 to 100000 (the runs per arm a profile "
+			    "takes at least: its intervals are over runs; default "
+			    "10)");
+		pr->min_runs = (long)json_integer_value(v);
 	}
 	if ((v = json_object_get(j, "max_s")) != NULL &&
 	    spec_want_number(p, v, "profile.perf.max_s", 0, true,

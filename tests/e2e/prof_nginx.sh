@@ -71,8 +71,10 @@ for a in a b; do
 		(.detach.check | test("an HTTP request")) and
 		.detach.traced_after == 0 and (.contaminated == false)' >/dev/null ||
 		fail "$a: attach/detach: $ev"
-	echo "$ev" | jq -e '(.top | map(.calls) | add) == .total.calls' >/dev/null ||
-		fail "$a: rows do not add up: $ev"
+	# every call counted: the rows trace names hold less than the total
+	echo "$ev" | jq -e '(.top | map(.calls) | add) < .total.calls and
+		(.trace | length) == 4' >/dev/null ||
+		fail "$a: rows not narrowed, or the total not every call: $ev"
 	# one sendfile per counted request (the warm-up's are not counted)
 	spr=$(echo "$ev" | jq '.top[] | select(.syscall == "sendfile") | .per_request')
 	echo "$a: sendfile per request $spr, $(echo "$ev" | jq -c '[.traced_processes, .traced_threads, .requests]') (processes, tasks, requests)"

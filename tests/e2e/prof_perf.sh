@@ -55,17 +55,25 @@ jq -e -s 'map(select(.t == "profile")) | all(.samples >= 2000 and .runs > 1 and
 	.under_min_samples == false and .stopped == "samples" and .min_samples == 2000)' \
 	"$log" >/dev/null || fail "samples and runs: $(jq -c 'select(.t == "profile") | [.arm, .samples, .runs, .stopped]' "$log")"
 jq -r 'select(.t == "profile") | "\(.arm): \(.samples) samples from \(.runs) runs"' "$log"
+# the arms' runs took turns under one recording, in mirror order
+for ext in data out runs plan; do
+	[ -s "$T/out/legs/prof-cpu-off+on.$ext" ] || fail "no legs/prof-cpu-off+on.$ext"
+done
+order=$(jq -r '[.list[0:8][] | .arm | tostring] | join("")' "$T/out/legs/prof-cpu-off+on.runs")
+[ "$order" = 01100110 ] || fail "runs not in mirror order: $order"
+jq -e -s 'map(select(.t == "profile")) | all(.runs >= 10 and .min_runs == 10 and
+	(.per_run.samples | length) == .runs and (.per_run.samples | add) == .samples and
+	.order == "mirror")' "$log" >/dev/null ||
+	fail "per-run samples: $(jq -c 'select(.t == "profile") | [.arm, .runs, .per_run.samples]' "$log")"
+# the data is perf's own format: perf report reads it by name
+perf report -i "$T/out/legs/prof-cpu-off+on.data" --stdio >/dev/null 2>&1 ||
+	fail "perf report cannot read legs/prof-cpu-off+on.data"
 for a in on off; do
-	for ext in data report out runs; do
-		[ -s "$T/out/legs/prof-cpu-$a.$ext" ] || fail "no legs/prof-cpu-$a.$ext"
-	done
+	[ -s "$T/out/legs/prof-cpu-$a.report" ] || fail "no legs/prof-cpu-$a.report"
 	grep -q '===== flat profile by symbol and shared object' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no flat profile"
 	grep -q '===== caller call graph' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "prof-cpu-$a.report has no call graph"
-	# the data is perf's own format: perf report reads it by name
-	perf report -i "$T/out/legs/prof-cpu-$a.data" --stdio >/dev/null 2>&1 ||
-		fail "perf report cannot read legs/prof-cpu-$a.data"
 done
 grep -Eq '<- prof_hot_path' "$T/out/legs/prof-cpu-on.report" ||
 	fail "the report does not name prof_hot_extra's caller"
@@ -93,9 +101,10 @@ jq -c '.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra" or .
 jq -e '.profiles.cpu.on.perf.vs == "off" and
 	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") |
 	 .diff > 20 and .vs_share == 0 and .diff_ci[0] > 0 and .noise == false) and
-	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_small") | .noise == true) and
+	(.profiles.cpu.on.perf.symbols[] | select(.symbol == "prof_hot_extra") | .runs >= 10) and
 	(.profiles.cpu.on.perf.callers | any(.symbol == "prof_hot_extra" and
-	 .callers[0].caller == "prof_hot_path"))' "$T/rep.json" >/dev/null ||
+	 .callers[0].caller == "prof_hot_path" and .moved_most == "prof_hot_path" and
+	 .split[0].diff_ci[0] > 0))' "$T/rep.json" >/dev/null ||
 	fail "json profiles: $(jq -c .profiles.cpu.on "$T/rep.json")"
 # profiles never enter the ratios: the cells are what they would be without
 jq -e '.cells.cpu.arms | keys == ["on"]' "$T/rep.json" >/dev/null ||
@@ -106,8 +115,11 @@ grep -Eq 'prof_hot_extra \(prof-hot\) +[0-9]+ +[0-9.]+ \[' "$T/rep.txt" ||
 	fail "text report lacks prof_hot_extra's row: $(cat "$T/rep.txt")"
 # (prof_small may rank below the 20 rows text shows: any noise row here)
 grep -Eq ' noise$' "$T/rep.txt" || fail "text report marks no row as noise"
-grep -q 'prof_hot_extra in on: prof_hot_path' "$T/rep.txt" ||
+grep -q 'prof_hot_extra (prof-hot) by immediate caller: prof_hot_path moved it most' "$T/rep.txt" ||
 	fail "text report does not name the caller"
+# -g in args: frame pointers, and the report says what they get wrong
+grep -q 'call chains: fp; no caller recorded' "$T/rep.txt" || fail "text report: no unwind line"
+grep -q 'a leaf function that keeps no frame' "$T/rep.txt" || fail "text report: no frame-pointer note"
 "$BENCHTUI" report "$T/out" --format markdown >"$T/rep.md" || fail "report markdown"
 grep -q '^| `prof_hot_extra (prof-hot)` |' "$T/rep.md" || fail "markdown lacks the symbol row"
 "$BENCHTUI" report "$T/out" --format csv >"$T/rep.csv" || fail "report csv"
@@ -116,7 +128,7 @@ grep -q '^profile,cpu,on,perf,off,ok,prof_hot_extra,prof-hot,' "$T/rep.csv" ||
 grep -q '### Profiles' "$T/out/summary.md" || fail "summary.md has no profiles"
 
 # sealed with the round
-grep -q 'legs/prof-cpu-on.data' "$T/out/SHA256SUMS" || fail "prof data not sealed"
+grep -q 'legs/prof-cpu-off+on.data' "$T/out/SHA256SUMS" || fail "prof data not sealed"
 grep -q 'legs/prof-cpu-off.report' "$T/out/SHA256SUMS" || fail "prof report not sealed"
 "$BENCHTUI" verify "$T/out" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
 # environment.json records the tools and the kernel settings
@@ -139,14 +151,30 @@ jq -e -s 'map(select(.t == "profile")) | length == 2 and
 	all(.status == "failed" and (.reason | test("perf record exited")))' \
 	"$T/out2/log.jsonl" >/dev/null ||
 	fail "failed profiles: $(jq -c 'select(.t == "profile")' "$T/out2/log.jsonl")"
-grep -q 'Permission denied' "$T/out2/legs/prof-cpu-on.out" ||
-	fail "perf's message is not kept in legs/prof-cpu-on.out"
+grep -q 'Permission denied' "$T/out2/legs/prof-cpu-off+on.out" ||
+	fail "perf's message is not kept in legs/prof-cpu-off+on.out"
 grep -q 'profile cpu on perf failed: perf record exited non-zero' "$T/stdout2" ||
 	fail "headless does not print the failed profile: $(cat "$T/stdout2")"
 "$BENCHTUI" report "$T/out2" >"$T/rep2.txt" || fail "report of failed profiles"
 grep -q 'cpu  perf  on: failed -- perf record exited non-zero' "$T/rep2.txt" ||
 	fail "the report does not show the failed profile: $(cat "$T/rep2.txt")"
 "$BENCHTUI" verify "$T/out2" >/dev/null 2>&1 || fail "verify of the second round"
+
+# A perf that cannot unwind from DWARF: with no call-graph method in args
+# check warns, naming the fallback to frame pointers.
+mkdir "$T/nodwarf"
+real_perf=$(command -v perf)
+printf '#!/bin/sh\nif [ "$1" = version ]; then echo "perf version 6.1"; echo "  libunwind: [ OFF ]  # HAVE_LIBUNWIND_SUPPORT"; echo "  libdw-dwarf-unwind: [ OFF ]  # HAVE_DWARF_SUPPORT"; exit 0; fi\nexec %s "$@"\n' "$real_perf" \
+	>"$T/nodwarf/perf"
+chmod +x "$T/nodwarf/perf"
+jq '.profile.perf = {"min_samples": 300}' "$T/round.json" >"$T/dwarf.json"
+PATH=$T/nodwarf:$PATH "$BENCHTUI" check "$T/dwarf.json" >"$T/check4" 2>&1 ||
+	fail "check without DWARF: $(cat "$T/check4")"
+grep -q 'cannot unwind call chains from DWARF.*fall back to frame pointers' "$T/check4" ||
+	fail "check does not warn of the fallback: $(cat "$T/check4")"
+PATH=$T/nodwarf:$PATH "$BENCHTUI" check "$T/round.json" >"$T/check5" 2>&1
+grep -q 'cannot unwind call chains from DWARF' "$T/check5" &&
+	fail "check warns though args choose -g: $(cat "$T/check5")"
 
 # A 1 ms leg: many runs give it its samples, and max_s bounds them.
 cat >"$T/short.json" <<EOF

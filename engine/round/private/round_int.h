@@ -546,8 +546,12 @@ bool round_prof_answers(struct run *u, const struct spec_cell *cell,
     const struct legcmd *cmd, char *how, size_t len);
 
 /* The kinds: 0 to go on, -1 when the round was aborted during it. */
+/* The perf profiles of a cell's arms (at most ROUND_PROF_ARMS_MAX): their
+ * legs' runs take turns (A B B A ...) under one perf record, and each
+ * arm gets its own event from its runs' samples. */
+#define ROUND_PROF_ARMS_MAX 64
 int round_prof_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm);
+    const struct spec_arm *const *arms, size_t narms);
 int round_prof_server_perf(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, struct round_srv *srv);
 int round_prof_syscalls(struct run *u, const struct spec_cell *cell,

@@ -61,13 +61,58 @@ test_spec_defaults(void **state)
 	assert_int_equal(s->profile->ncells, 2);
 	assert_true(s->profile->perf);
 	assert_false(s->profile->syscalls);
-	assert_int_equal(s->profile->nperf_args, 3);
+	/* no call-graph method: the round adds --call-graph dwarf */
+	assert_int_equal(s->profile->nperf_args, 2);
 	assert_string_equal(s->profile->perf_args[0], "-F");
-	assert_string_equal(s->profile->perf_args[2], "-g");
+	assert_null(spec_perf_unwind(s->profile->perf_args,
+	    s->profile->nperf_args, &(size_t){ 0 }));
 	assert_true(spec_profiles(s, "x", "a", "perf"));
 	assert_false(spec_profiles(s, "x", "b", "perf"));
 	assert_false(spec_profiles(s, "y", "a", "syscalls"));
 	spec_destroy(s);
+}
+
+/* The call-graph method args choose, read the way perf reads them; one
+ * benchtui cannot read back is named by its index. */
+static void
+test_spec_unwind(void **state)
+{
+	char *g[] = { "-F", "99", "-g" }, *fp[] = { "--call-graph", "fp" },
+	    *dw[] = { "--call-graph=dwarf,16384" }, *lbr[] = { "--call-graph",
+	    "lbr" }, *bad[] = { "-F", "99", "--call-graph", "dwarf,x" },
+	    *unk[] = { "--call-graph=frames" }, *br[] = { "-F", "9", "-b" },
+	    *end[] = { "--call-graph" };
+	char **args;
+	const char *m;
+	size_t at = 99;
+
+	(void)state;
+	assert_string_equal(spec_perf_unwind(g, 3, &at), "fp");
+	assert_string_equal(spec_perf_unwind(fp, 2, &at), "fp");
+	assert_string_equal(spec_perf_unwind(dw, 1, &at), "dwarf");
+	assert_string_equal(spec_perf_unwind(lbr, 2, &at), "lbr");
+	assert_string_equal(spec_perf_unwind(bad, 4, &at), "?");
+	assert_int_equal(at, 3);
+	assert_string_equal(spec_perf_unwind(unk, 1, &at), "?");
+	assert_int_equal(at, 0);
+	assert_string_equal(spec_perf_unwind(br, 3, &at), "?");
+	assert_int_equal(at, 2);
+	assert_string_equal(spec_perf_unwind(end, 1, &at), "?");
+	/* none chosen: dwarf added, or frame pointers where perf has none */
+	args = profile_perf_args(g, 2, true, &m);
+	assert_string_equal(m, "dwarf");
+	assert_string_equal(args[2], "--call-graph");
+	assert_string_equal(args[3], "dwarf," PROFILE_DWARF_STACK);
+	assert_null(args[4]);
+	free(args);
+	args = profile_perf_args(g, 2, false, &m);
+	assert_string_equal(m, "fp");
+	assert_string_equal(args[3], "fp");
+	free(args);
+	args = profile_perf_args(g, 3, true, &m);
+	assert_string_equal(m, "fp");
+	assert_null(args[3]);
+	free(args);
 }
 
 static void
@@ -86,9 +131,9 @@ test_spec_syscalls(void **state)
 	assert_true(spec_profiles(s, "y", "b", "perf"));
 	assert_false(spec_profiles(s, "x", "b", NULL));
 	spec_destroy(s);
-	/* without a trace list, the default one */
+	/* without a trace list, every call is shown */
 	s = load(HEAD "\"profile\": {\"arms\": [\"b\"], \"syscalls\": {}}}");
-	assert_true(s->profile->ntrace > 5);
+	assert_int_equal(s->profile->ntrace, 0);
 	/* x has no server: nothing of x is profiled */
 	assert_false(spec_profiles(s, "x", "b", NULL));
 	spec_destroy(s);
@@ -403,6 +448,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec_defaults),
+		cmocka_unit_test(test_spec_unwind),
 		cmocka_unit_test(test_spec_syscalls),
 		cmocka_unit_test(test_event_clock),
 		cmocka_unit_test(test_strace_table),

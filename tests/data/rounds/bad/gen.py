@@ -196,9 +196,12 @@ case("profile-no-kind", "profile: names no kind of profile", prof({"arms": ["a"]
 case("profile-unknown-key", 'profile.strace: unknown key "strace"', prof({"arms": ["a"], "perf": {}, "strace": {}}))
 case("profile-perf-output", 'profile.perf.args[1]: "-o" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-g", "-o", "x.data"]}}))
 case("profile-min-samples", "profile.perf.min_samples: must be an integer of at least 1", prof({"arms": ["a"], "perf": {"min_samples": 0}}))
+case("profile-min-runs", "profile.perf.min_runs: must be an integer from 2 to 100000", prof({"arms": ["a"], "perf": {"min_runs": 1}}))
 case("profile-max-s", "profile.perf.max_s: 0 is out of range", prof({"arms": ["a"], "perf": {"max_s": 0}}))
 case("profile-server-perf-no-server", "profile.server_perf: none of the profiled cells has a server to profile", prof({"arms": ["a"], "server_perf": {}}))
 case("profile-perf-pid", 'profile.perf.args[0]: "-p" is the round\'s to set', prof({"arms": ["a"], "perf": {"args": ["-p", "1"]}}))
+case("profile-callgraph-bad", 'profile.perf.args[1]: "dwarf,big" sets a call-graph method benchtui cannot read back', prof({"arms": ["a"], "perf": {"args": ["--call-graph", "dwarf,big"]}}))
+case("profile-branch-stack", 'profile.server_perf.args[2]: "-b" sets a call-graph method benchtui cannot read back', prof({"arms": ["a"], "server_perf": {"args": ["-F", "99", "-b"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 case("profile-syscalls-no-server", "profile.syscalls: none of the profiled cells has a server to trace", prof({"arms": ["a"], "syscalls": {}}))
 case("profile-trace-bad", 'profile.syscalls.trace[1]: "wr ite" is not a system call name', prof({"arms": ["a"], "syscalls": {"trace": ["read", "wr ite"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 # Leg order, statistics and adaptive reps, on a one-arm round without bin.
