@@ -165,6 +165,9 @@ cmd_compare_build(const struct cmd_compare_args *a,
 	json_object_set_new(cmp, "margin", json_real(margin));
 	json_object_set_new(cmp, "env", envdiff_build(r[0]->env, r[1]->env,
 	    r[0]->spec, r[1]->spec));
+	json_object_set_new(cmp, "rounds", json_pack("{s:o,s:o}", "a",
+	    compare_round_facts(r[0]->tally), "b",
+	    compare_round_facts(r[1]->tally)));
 	if (compare_build(r[0]->tally, r[1]->tally, level, margin, cmp,
 	    notes) == 0) {
 		char *ca = cmd_compare_cells(r[0]->tally);

@@ -164,6 +164,54 @@ compare_print_only(FILE *out, const char *what, const json_t *list)
 	free(line.p);
 }
 
+/* "A is partial: 20 of 32 planned legs counted", NULL when it is not;
+ * malloc'd. */
+static char *
+compare_print_partial(const json_t *cmp, int side)
+{
+	const json_t *r = json_object_get(json_object_get(cmp, "rounds"),
+	    side ? "b" : "a");
+
+	if (!json_is_true(json_object_get(r, "partial")))
+		return NULL;
+	return xasprintf("%c is partial: %lld of %lld planned legs counted",
+	    'A' + side, (long long)json_integer_value(json_object_get(r,
+	    "legs_counted")), (long long)json_integer_value(json_object_get(r,
+	    "legs_total")));
+}
+
+/* A round's warnings (report's, see compare_round_facts). */
+static const json_t *
+compare_print_warnings(const json_t *cmp, int side)
+{
+	return json_object_get(json_object_get(json_object_get(cmp,
+	    "rounds"), side ? "b" : "a"), "warnings");
+}
+
+/* Each round's partial line and warnings, wrapped, under the notes. */
+static void
+compare_print_text_rounds(const json_t *cmp, FILE *out)
+{
+	const json_t *v;
+	size_t i;
+
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side);
+		const json_t *w = compare_print_warnings(cmp, side);
+		if (s != NULL)
+			report_wrap_at(out, COMPARE_WIDTH, 0, s);
+		free(s);
+		if (json_array_size(w) > 0)
+			fprintf(out, "warnings of %c (as report gives them):\n",
+			    'A' + side);
+		json_array_foreach(w, i, v) {
+			s = xasprintf("- %s", compare_print_str(v));
+			report_wrap_at(out, COMPARE_WIDTH, 2, s);
+			free(s);
+		}
+	}
+}
+
 /* One text row: "arm/metric  n A/B  A  B  B/A  interval  verdict"; a name
  * too long for its column gets a line of its own. */
 static void
@@ -237,6 +285,7 @@ compare_print_text(const json_t *cmp, const json_t *notes, FILE *out)
 		report_wrap_at(out, COMPARE_WIDTH, 0, s);
 		free(s);
 	}
+	compare_print_text_rounds(cmp, out);
 	compare_print_only(out, "only in A (not compared)",
 	    json_object_get(cmp, "only_a"));
 	compare_print_only(out, "only in B (not compared)",
@@ -268,7 +317,36 @@ compare_print_csv_row(FILE *out, const json_t *cmp, const char *cell,
 	csvout_num(out, json_object_get(cmp, "margin"));
 	csvout_str(out, json_string_value(json_object_get(m, "verdict")),
 	    true);
+	csvout_str(out, json_string_value(json_object_get(m, "note")), true);
 	fputc('\n', out);
+}
+
+/* A row of kind partial_a or warning_a (_b) for each round's partial
+ * seal and warnings, the text under "note". */
+static void
+compare_print_csv_rounds(FILE *out, const json_t *cmp)
+{
+	const json_t *v;
+	size_t i;
+
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side), kind[16];
+		json_t *m = json_object();
+		if (s != NULL) {
+			snprintf(kind, sizeof kind, "partial_%c", 'a' + side);
+			json_object_set_new(m, "note", json_string(s));
+			compare_print_csv_row(out, cmp, NULL, NULL, NULL, kind,
+			    m);
+		}
+		free(s);
+		snprintf(kind, sizeof kind, "warning_%c", 'a' + side);
+		json_array_foreach(compare_print_warnings(cmp, side), i, v) {
+			json_object_set(m, "note", (json_t *)v);
+			compare_print_csv_row(out, cmp, NULL, NULL, NULL, kind,
+			    m);
+		}
+		json_decref(m);
+	}
 }
 
 /* The rows of what only one round has: "CELL/ARM/METRIC" split (a cell
@@ -299,7 +377,7 @@ compare_print_csv(const json_t *cmp, FILE *out)
 	const char *cname, *aname, *metric;
 
 	fputs("a,b,cell,arm,metric,kind,n_a,n_b,abs_a,abs_b,estimate,ci_lo,"
-	    "ci_hi,level,margin,verdict\n", out);
+	    "ci_hi,level,margin,verdict,note\n", out);
 	json_object_foreach(json_object_get(cmp, "cells"), cname, cell)
 	json_object_foreach(json_object_get(cell, "arms"), aname, arm) {
 		json_object_foreach(json_object_get(arm, "metrics"), metric, m)
@@ -311,6 +389,7 @@ compare_print_csv(const json_t *cmp, FILE *out)
 	}
 	compare_print_csv_only(out, cmp, "only_a");
 	compare_print_csv_only(out, cmp, "only_b");
+	compare_print_csv_rounds(out, cmp);
 }
 
 /* One markdown table of a cell's metrics (abs) or effects. */
@@ -391,6 +470,17 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 	compare_print_md_env(json_object_get(cmp, "env"), out);
 	json_array_foreach(notes, i, v)
 		fprintf(out, "%s> %s\n", i ? "" : "\n", compare_print_str(v));
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side);
+		if (s != NULL)
+			fprintf(out, "\n> **%s**\n", s);
+		free(s);
+		if (json_array_size(compare_print_warnings(cmp, side)) > 0)
+			fprintf(out, "\nWarnings of %c (as report gives them):"
+			    "\n\n", 'A' + side);
+		json_array_foreach(compare_print_warnings(cmp, side), i, v)
+			fprintf(out, "- %s\n", compare_print_str(v));
+	}
 	for (int side = 0; side < 2; side++) {
 		const json_t *list = json_object_get(cmp, side ? "only_b" :
 		    "only_a");
