@@ -201,6 +201,10 @@ cmd_compare(int argc, char **argv)
 			fprintf(stderr, "benchtui compare: %s\n", err);
 			goto out;
 		}
+	if ((rc = cmd_fail_on_check("compare", compare_usage, &a.rules,
+	    (const struct tally *const[]){ r[0]->tally, r[1]->tally }, 2,
+	    true)) != 0)
+		goto out;
 	rc = 2;
 	if ((cmp = cmd_compare_build(&a, r, notes)) == NULL)
 		goto out;

@@ -258,17 +258,23 @@ round_fail_on(struct round *r, const struct round_opts *opts, char *err,
     size_t errlen)
 {
 	const struct failon *f = &r->spec->fail_on;
-	char e[512];
+	char e[2048];
 
 	for (size_t i = 0; i < f->n; i++)
 		failon_add(&r->fail_on, f->r[i].text, e, sizeof e);
-	for (size_t i = 0; i < opts->nfail_on; i++)
-		if (failon_add(&r->fail_on, opts->fail_on[i], e, sizeof e) != 0 ||
-		    failon_check_arm(&r->fail_on.r[r->fail_on.n - 1], r->spec,
-		    e, sizeof e) != 0) {
+	for (size_t i = 0; i < opts->nfail_on; i++) {
+		size_t n0 = r->fail_on.n;
+		if (failon_add(&r->fail_on, opts->fail_on[i], e, sizeof e) != 0) {
 			snprintf(err, errlen, "--fail-on %s", e);
 			return -1;
 		}
+		for (size_t k = n0; k < r->fail_on.n; k++)
+			if (failon_check_spec(&r->fail_on.r[k], r->spec, e,
+			    sizeof e) != 0) {
+				snprintf(err, errlen, "--fail-on %s", e);
+				return -1;
+			}
+	}
 	return 0;
 }
 

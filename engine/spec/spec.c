@@ -817,7 +817,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
-	    spec_check_adaptive_metric(p) < 0 || spec_check_hosts(p) < 0)
+	    spec_check_adaptive_metric(p) < 0 || spec_check_fail_on(p) < 0 ||
+	    spec_check_hosts(p) < 0)
 		return -1;
 	return 0;
 }

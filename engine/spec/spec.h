@@ -206,6 +206,13 @@ struct spec {
 	size_t nfiles;
 };
 
+/* Whether m can be a metric of round s: wall, cpu, bytes, a counter,
+ * with a server server_cpu and server_COUNTER, and in a round that
+ * writes ${METRICS} any name a leg may write.  When not, why (with the
+ * nearest name) into why and "its metrics are ..." into metrics. */
+bool spec_metric_known(const struct spec *s, const char *m, char *why,
+    size_t len, char *metrics, size_t mlen);
+
 /* Whether exit code rc counts as ok (ok_rc). */
 bool spec_ok_rc(const struct spec *s, int rc);
 
