@@ -15,13 +15,13 @@
 
 static const char run_usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
-    "[--sign KEY.pem] [--fail-on RULE]...\n";
+    "[--sign KEY.pem] [--fail-on RULE]... [--accept-changed-files]\n";
 static const char resume_usage[] =
     "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] "
-    "[--fail-on RULE]...\n";
+    "[--fail-on RULE]... [--accept-changed-files]\n";
 
 enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP,
-    OPT_FAIL_ON };
+    OPT_FAIL_ON, OPT_ACCEPT_FILES };
 
 static const struct option run_options[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -30,6 +30,7 @@ static const struct option run_options[] = {
 	{ "sign", required_argument, NULL, OPT_SIGN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "accept-changed-files", no_argument, NULL, OPT_ACCEPT_FILES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -101,6 +102,9 @@ cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 			if ((code = cmd_fail_on(sub, use, optarg,
 			    &a->rules)) != 0)
 				return code;
+			break;
+		case OPT_ACCEPT_FILES:
+			a->opts.accept_changed_files = true;
 			break;
 		default:
 			return cmd_usage_error(sub, use, "unknown or incomplete "

@@ -400,6 +400,7 @@ round_write_env(struct round *r, char *err, size_t errlen)
 		r->made |= ROUND_MADE_FILES;
 	if (files == NULL)
 		return -1;
+	r->files_ref = json_deep_copy(files);
 	env = provenance_collect(r->spec, r->dir);
 	if (env != NULL && json_object_size(files) > 0)
 		json_object_set(env, "files", files);
@@ -617,6 +618,45 @@ round_open_partial(const char *dir, const char *sign_key, int *exit_code,
 	return r;
 }
 
+/* On resume: the kept files hashed again against environment.json's
+ * record.  A change refuses (exit 3, naming each file and both sha256)
+ * unless accepted, when the new content becomes the seal's reference and
+ * the resume event lists it.  0, or -1 with err. */
+static int
+round_files_resume(struct round *r, int *exit_code, char *err,
+    size_t errlen)
+{
+	const json_t *rec = json_object_get(resume_recorded_env(r->rs),
+	    "files");
+	json_t *changed = json_array();
+	size_t n;
+
+	if (r->spec->nfiles == 0) {
+		json_decref(changed);
+		return 0;
+	}
+	r->files_ref = json_is_object(rec) ? json_deep_copy(rec) :
+	    json_object();
+	if (keepfiles_verify(r->spec, r->files_ref, changed) == 0) {
+		json_decref(changed);
+		return 0;
+	}
+	if (r->accept_changed_files) {
+		keepfiles_ref_update(r->files_ref, changed);
+		r->files_changed = changed;
+		return 0;
+	}
+	keepfiles_describe(changed, err, errlen);
+	n = strlen(err);
+	snprintf(err + n, errlen - n, "; the legs left would not run what "
+	    "files/ holds: resume refuses (put the file back, or resume "
+	    "with --accept-changed-files to go on with the new content, "
+	    "recorded in the resume event)");
+	json_decref(changed);
+	*exit_code = ROUND_EXIT_ABORTED;
+	return -1;
+}
+
 struct round *
 round_create(const struct round_opts *opts, int *exit_code, char *err,
     size_t errlen)
@@ -632,6 +672,7 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 	}
 	if ((r = round_new(opts, exit_code, err, errlen)) == NULL)
 		return NULL;
+	r->accept_changed_files = opts->accept_changed_files;
 	rc = opts->resume_dir != NULL ?
 	    round_create_resume(r, opts->resume_dir, false, exit_code, err,
 	    errlen) :
@@ -641,6 +682,8 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 		*exit_code = ROUND_EXIT_USAGE;
 		rc = -1;
 	}
+	if (rc == 0 && opts->resume_dir != NULL)
+		rc = round_files_resume(r, exit_code, err, errlen);
 	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
 		if (rc == 0)
 			snprintf(err, errlen, "round: the plan does not fit in "
@@ -675,6 +718,8 @@ round_destroy(struct round *r)
 	resume_destroy(r->rs);
 	spec_destroy(r->spec);
 	failon_finish(&r->fail_on);
+	json_decref(r->files_ref);
+	json_decref(r->files_changed);
 	free(r->sign_key);
 	free(r->dir);
 	free(r);

@@ -11,6 +11,7 @@
 #include "digest.h"
 #include "event.h"
 #include "report.h"
+#include "keepfiles.h"
 #include "round_int.h"
 #include "seal.h"
 
@@ -175,6 +176,38 @@ round_seal(struct run *u, bool partial, char sums[65], json_t **report)
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
  * event goes to the front end only, since appending it would change a
  * file SHA256SUMS covers. */
+/* The kept files hashed again before the seal vouches for files/: a
+ * change stops the round resumably (naming each file and both sha256),
+ * unless accepted (a warning then).  0, or -1 with u->err. */
+static int
+round_close_files(struct run *u)
+{
+	struct round *r = u->r;
+	json_t *changed;
+	char what[768];
+	int rc = 0;
+
+	if (r->spec->nfiles == 0 || r->files_ref == NULL)
+		return 0;
+	changed = json_array();
+	if (keepfiles_verify(r->spec, r->files_ref, changed) > 0) {
+		keepfiles_describe(changed, what, sizeof what);
+		if (r->accept_changed_files) {
+			round_warn(u, "%s (accepted: --accept-changed-files)",
+			    what);
+			keepfiles_ref_update(r->files_ref, changed);
+		} else {
+			snprintf(u->err, sizeof u->err, "%.768s; not sealed: the "
+			    "copy in files/ is not what the file holds now (put "
+			    "it back and resume, or resume with "
+			    "--accept-changed-files)", what);
+			rc = -1;
+		}
+	}
+	json_decref(changed);
+	return rc;
+}
+
 int
 round_close_done(struct run *u, bool log_done)
 {
@@ -182,6 +215,9 @@ round_close_done(struct run *u, bool log_done)
 	char sums[65];
 	json_t *ev, *rep;
 	int rc;
+
+	if (round_close_files(u) != 0)
+		return ROUND_EXIT_ABORTED;
 
 	if (log_done) {
 		ev = event_new("done");

@@ -85,6 +85,14 @@ struct round {
 
 	int stale_ended;           /* resume: leftover process groups ended */
 
+	/* The kept files' sha256 the seal holds them to ({NAME: {"sha256"}},
+	 * keepfiles.h): those kept at run, or those accepted at resume with
+	 * --accept-changed-files (then listed in files_changed, for the
+	 * resume event). */
+	json_t *files_ref;
+	json_t *files_changed;
+	bool accept_changed_files;
+
 	/* A fatal error (the log cannot be written) stops the round. */
 	bool fatal;
 	char fatal_err[512];
