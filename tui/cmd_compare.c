@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "envdiff.h"
+#include "escape.h"
 #include "failon.h"
 #include "roundread.h"
 #include "xalloc.h"
@@ -114,6 +115,17 @@ cmd_compare_note(json_t *notes, const char *fmt, ...)
 	json_array_append_new(notes, json_string(buf));
 }
 
+/* "benchtui compare: MSG" on stderr, MSG through the one escape rule: it
+ * holds folder names and a far host's facts. */
+static void
+cmd_compare_say(const char *msg)
+{
+	char buf[8192];
+
+	escape_text(msg, strlen(msg), buf, sizeof buf, 0, NULL);
+	fprintf(stderr, "benchtui compare: %s\n", buf);
+}
+
 /* The level and margin that apply, and what the header says of them and
  * of folders read unsealed. */
 static void
@@ -172,9 +184,11 @@ cmd_compare_build(const struct cmd_compare_args *a,
 	    notes) == 0) {
 		char *ca = cmd_compare_cells(r[0]->tally);
 		char *cb = cmd_compare_cells(r[1]->tally);
-		fprintf(stderr, "benchtui compare: %s and %s have no cell, arm "
-		    "and metric in common (A's cells: %s; B's: %s); nothing to "
-		    "compare\n", a->dir[0], a->dir[1], ca, cb);
+		char *msg = xasprintf("%s and %s have no cell, arm and metric "
+		    "in common (A's cells: %s; B's: %s); nothing to compare",
+		    a->dir[0], a->dir[1], ca, cb);
+		cmd_compare_say(msg);
+		free(msg);
 		free(ca);
 		free(cb);
 		json_decref(cmp);
@@ -198,7 +212,7 @@ cmd_compare(int argc, char **argv)
 	for (int k = 0; k < 2; k++)
 		if ((rc = roundread_open(a.dir[k], a.partial, &r[k], err,
 		    sizeof err)) != 0) {
-			fprintf(stderr, "benchtui compare: %s\n", err);
+			cmd_compare_say(err);
 			goto out;
 		}
 	if ((rc = cmd_fail_on_check("compare", compare_usage, &a.rules,
@@ -211,8 +225,7 @@ cmd_compare(int argc, char **argv)
 	/* json and csv have no header: the notes go to stderr. */
 	if (a.fmt == REPORT_JSON || a.fmt == REPORT_CSV)
 		json_array_foreach(notes, i, v)
-			fprintf(stderr, "benchtui compare: %s\n",
-			    json_string_value(v));
+			cmd_compare_say(json_string_value(v));
 	rc = 0;
 	if (compare_print(cmp, notes, (enum report_format)a.fmt, stdout) != 0) {
 		fprintf(stderr, "benchtui compare: writing the comparison: %s\n",

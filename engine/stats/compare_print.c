@@ -8,9 +8,13 @@
 
 #include "compare.h"
 #include "csvout.h"
+#include "escape.h"
 #include "xalloc.h"
 
 #define COMPARE_WIDTH 80
+
+static int compare_print_to(const json_t *cmp, const json_t *notes,
+    enum report_format fmt, FILE *out);
 #define COMPARE_NAME 16     /* the text's arm/metric column */
 
 static const char *
@@ -425,6 +429,36 @@ compare_print_md_table(FILE *out, const json_t *arms, bool abs,
 	}
 }
 
+/* s as a markdown code span: fenced by one backtick more than its
+ * longest run of them, padded with a space when it begins or ends with
+ * one (CommonMark), so a backtick in a folder's name cannot end the span
+ * early; a '|' escaped, for a table cell. */
+static void
+compare_print_md_code(FILE *out, const char *s)
+{
+	size_t run = 0, longest = 0, n = strlen(s);
+	bool pad;
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	pad = n > 0 && (s[0] == '`' || s[n - 1] == '`');
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}
+
 /* The markdown environment: a table of the differences, then what both
  * share. */
 static void
@@ -440,14 +474,19 @@ compare_print_md_env(const json_t *env, FILE *out)
 	json_object_foreach(json_object_get(env, "differ"), key, v) {
 		char *a = compare_print_value(json_array_get(v, 0));
 		char *b = compare_print_value(json_array_get(v, 1));
-		fprintf(out, "| %s | `%s` | `%s` |\n", key, a, b);
+		fprintf(out, "| %s | ", key);
+		compare_print_md_code(out, a);
+		fputs(" | ", out);
+		compare_print_md_code(out, b);
+		fputs(" |\n", out);
 		free(a);
 		free(b);
 	}
 	fputs("\nThe same in both:", out);
 	json_object_foreach(json_object_get(env, "same"), key, v) {
 		char *s = compare_print_value(v);
-		fprintf(out, "%s %s `%s`", i++ ? "," : "", key, s);
+		fprintf(out, "%s %s ", i++ ? "," : "", key);
+		compare_print_md_code(out, s);
 		free(s);
 	}
 	fputs(i ? ".\n" : " nothing.\n", out);
@@ -462,11 +501,14 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 	size_t i;
 
 	compare_print_level(lvl, sizeof lvl, cmp);
-	fprintf(out, "# benchtui compare\n\nB `%s` against A `%s` (B/A): "
-	    "intervals at %s%%, margin %g%%.\n", compare_print_str(
-	    json_object_get(cmp, "b")), compare_print_str(json_object_get(cmp,
-	    "a")), lvl, 100 * json_number_value(json_object_get(cmp,
-	    "margin")));
+	fputs("# benchtui compare\n\nB ", out);
+	compare_print_md_code(out, compare_print_str(json_object_get(cmp,
+	    "b")));
+	fputs(" against A ", out);
+	compare_print_md_code(out, compare_print_str(json_object_get(cmp,
+	    "a")));
+	fprintf(out, " (B/A): intervals at %s%%, margin %g%%.\n", lvl, 100 *
+	    json_number_value(json_object_get(cmp, "margin")));
 	compare_print_md_env(json_object_get(cmp, "env"), out);
 	json_array_foreach(notes, i, v)
 		fprintf(out, "%s> %s\n", i ? "" : "\n", compare_print_str(v));
@@ -488,12 +530,17 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 			continue;
 		fprintf(out, "\nOnly in %c (not compared):", side ? 'B' : 'A');
 		json_array_foreach(list, i, v)
-			fprintf(out, "%s `%s`", i ? "," : "", compare_print_str(v));
+		{
+			fprintf(out, "%s ", i ? "," : "");
+			compare_print_md_code(out, compare_print_str(v));
+		}
 		fputs(".\n", out);
 	}
 	json_object_foreach(json_object_get(cmp, "cells"), cname, cell) {
 		bool effects = false;
-		fprintf(out, "\n## Cell `%s`\n\n", cname);
+		fputs("\n## Cell ", out);
+		compare_print_md_code(out, cname);
+		fputs("\n\n", out);
 		compare_print_md_table(out, json_object_get(cell, "arms"), true,
 		    lvl);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)
@@ -511,6 +558,22 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 int
 compare_print(const json_t *cmp, const json_t *notes, enum report_format fmt,
     FILE *out)
+{
+	/* Every string here came from a round folder or a far host (names,
+	 * paths, environment.json's facts): the human formats reach the
+	 * terminal through the one escape rule (escape.h). */
+	FILE *esc = fmt != REPORT_JSON ? escape_stream(out) : NULL;
+	int rc;
+
+	rc = compare_print_to(cmp, notes, fmt, esc != NULL ? esc : out);
+	if (esc != NULL && fclose(esc) != 0)
+		rc = -1;
+	return fflush(out) == 0 && !ferror(out) && rc == 0 ? 0 : -1;
+}
+
+static int
+compare_print_to(const json_t *cmp, const json_t *notes,
+    enum report_format fmt, FILE *out)
 {
 	switch (fmt) {
 	case REPORT_JSON:
