@@ -1,0 +1,31 @@
+#!/bin/bash
+# Smaller gaps where benchtui knew something was wrong and said nothing:
+# a wall of 5e-324 (a subnormal no clock yields) is left out with a
+# warning, and the json report still prints (a ratio against it was
+# infinite, and the report stopped half-way); a profile of a cell or arm
+# not in round.json is warned and not shown.
+. "$(dirname "$0")/e2e_lib.sh"
+need jq sha256sum
+
+cat >"$tmp/r.json" <<EOF2
+{"name": "g", "reps": 3, "command": ["/bin/true"], "baseline": "base",
+ "quiet": false, "counters": ["task-clock"],
+ "arms": [{"name": "base"}, {"name": "other"}], "cells": [{"name": "c"}]}
+EOF2
+"$BENCHTUI" run "$tmp/r.json" --out "$tmp/a" --headless >"$tmp/run.out" 2>&1 ||
+	{ cat "$tmp/run.out"; fail "run a"; finish; }
+chmod -R u+w "$tmp/a"
+sed -i '0,/"wall":[0-9.e-]*/s//"wall":5e-324/' "$tmp/a/log.jsonl"
+"$BENCHTUI" report "$tmp/a/log.jsonl" --format json >"$tmp/rep.json" 2>"$tmp/rep.err" ||
+	{ cat "$tmp/rep.err"; fail "report with a wall of 5e-324: exit $?"; }
+jq -e '.warnings | any(test("wall 4.94066e-324 is not a value a leg can have"))' \
+    "$tmp/rep.json" >/dev/null && ok "a wall of 5e-324 is warned and left out" ||
+	fail "no warning for a wall of 5e-324: $(jq -c .warnings "$tmp/rep.json" 2>&1)"
+
+echo '{"t":"profile","cell":"zz","arm":"base","kind":"syscalls","status":"ok"}' \
+    >>"$tmp/a/log.jsonl"
+"$BENCHTUI" report "$tmp/a" --format json 2>/dev/null >"$tmp/rep2.json"
+jq -e '(.warnings | any(test("zz base syscalls: a profile of a cell or arm that is not in round.json"))) and (.profiles == null)' \
+    "$tmp/rep2.json" >/dev/null && ok "a profile of a cell not in the round is warned" ||
+	fail "a profile of cell zz: $(jq -c '[.warnings, .profiles]' "$tmp/rep2.json" 2>&1)"
+finish
