@@ -252,6 +252,12 @@ headless_event(struct headless *h, const json_t *ev)
 		fflush(h->out);
 	} else if (strcmp(t, "profile") == 0) {
 		headless_profile(h, ev);
+	} else if (strcmp(t, "hook_start") == 0) {
+		fprintf(h->out, "cell %s: %s running (at most %g s; its output "
+		    "in %s)\n", headless_str(ev, "cell"), headless_str(ev,
+		    "hook"), json_number_value(json_object_get(ev,
+		    "timeout_s")), headless_str(ev, "out"));
+		fflush(h->out);
 	} else if (strcmp(t, "warning") == 0) {
 		fprintf(h->err, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {

@@ -696,7 +696,8 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "settle_s", "timeout_s", "counters", "quiet", "scratch", "vars",
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
-	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files", NULL };
+	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files",
+	    "hook_timeout_s", NULL };
 	static const char *const required[] = { "name", "reps", "command",
 	    "arms", "baseline", NULL };
 
@@ -781,6 +782,10 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 		return -1;
 	if ((v = json_object_get(root, "timeout_s")) != NULL &&
 	    spec_want_number(p, v, "timeout_s", 0, true, &s->timeout_s) < 0)
+		return -1;
+	if ((v = json_object_get(root, "hook_timeout_s")) != NULL &&
+	    spec_want_number(p, v, "hook_timeout_s", 0, true,
+	    &s->hook_timeout_s) < 0)
 		return -1;
 	if ((v = json_object_get(root, "counters")) != NULL) {
 		if (spec_parse_counters(p, v) < 0)
