@@ -301,6 +301,106 @@ round_alloc(const struct round_opts *opts)
 	return r;
 }
 
+/* Whether dirfd/name is an empty folder (legs/) or, with any, a folder
+ * of plain files only (servers/, files/). */
+static bool
+round_unstarted_sub(int dirfd, const char *name, bool any)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *de;
+	bool ok = true;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (ok && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			ok = any && de->d_type == DT_REG;
+	closedir(d);
+	return ok;
+}
+
+/* Whether the folder holds only what run makes before the round event
+ * (round.json, environment.json, an empty log, an empty legs/, servers/
+ * with a host's ssh log, files/ with the kept copies):
+ * a run killed before its first event left it, and nothing in it is
+ * evidence of a leg. */
+static bool
+round_dir_unstarted(const char *path)
+{
+	static const char *const own[] = { "round.json", "environment.json",
+	    "log.jsonl", "legs", "servers", "files" };
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool ok = fd >= 0, log = false;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!ok || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (ok && (de = readdir(d)) != NULL) {
+		size_t i;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		for (i = 0; i < 6 && strcmp(de->d_name, own[i]) != 0; i++)
+			;
+		if (i == 6 || fstatat(fd, de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) != 0)
+			ok = false;
+		else if (i < 3)
+			/* The log empty: not even the round event. */
+			ok = S_ISREG(st.st_mode) && (i != 2 || st.st_size == 0);
+		else
+			/* servers/ may hold a host's ssh log, files/ the
+			 * kept copies; legs/ nothing. */
+			ok = round_unstarted_sub(fd, de->d_name, i >= 4);
+		log = log || i == 2;
+	}
+	closedir(d);
+	return ok && log;
+}
+
+/* Take back an unstarted folder's files (round_dir_unstarted): run starts
+ * afresh in it.  0, or -1 with errno. */
+static int
+round_dir_clear_unstarted(const char *path)
+{
+	static const char *const files[] = { "round.json", "environment.json",
+	    "log.jsonl" };
+	static const char *const dirs[] = { "legs", "servers", "files" };
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", path, files[i]);
+		if (unlink(p) != 0 && errno != ENOENT)
+			return -1;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		int fd;
+		DIR *d;
+		struct dirent *de;
+		snprintf(p, sizeof p, "%s/%s", path, dirs[i]);
+		if ((fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) >= 0 && (d = fdopendir(fd)) != NULL) {
+			while ((de = readdir(d)) != NULL)
+				if (de->d_name[0] != '.')
+					(void)unlinkat(fd, de->d_name, 0);
+			closedir(d);
+		} else if (fd >= 0)
+			close(fd);
+		if (rmdir(p) != 0 && errno != ENOENT)
+			return -1;
+	}
+	return 0;
+}
+
 /* The new round's folder: --out (which must be missing or empty) or the
  * default one; r->dir its absolute path. */
 static int
@@ -312,6 +412,11 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 
 	if (opts->out_dir != NULL) {
 		nonempty = round_dir_nonempty(opts->out_dir);
+		/* A run killed before its round event left only its own
+		 * unstarted files: nothing to resume, so it starts again. */
+		if (nonempty > 0 && round_dir_unstarted(opts->out_dir) &&
+		    round_dir_clear_unstarted(opts->out_dir) == 0)
+			nonempty = round_dir_nonempty(opts->out_dir);
 		if (nonempty != 0) {
 			*exit_code = ROUND_EXIT_USAGE;
 			if (nonempty > 0)
