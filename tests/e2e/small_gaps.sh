@@ -3,7 +3,8 @@
 # a wall of 5e-324 (a subnormal no clock yields) is left out with a
 # warning, and the json report still prints (a ratio against it was
 # infinite, and the report stopped half-way); a profile of a cell or arm
-# not in round.json is warned and not shown.
+# not in round.json is warned and not shown; a leg that leaves a symlink
+# in legs/ does not fail the seal (exit 1): it is removed, named.
 . "$(dirname "$0")/e2e_lib.sh"
 need jq sha256sum
 
@@ -28,4 +29,14 @@ echo '{"t":"profile","cell":"zz","arm":"base","kind":"syscalls","status":"ok"}' 
 jq -e '(.warnings | any(test("zz base syscalls: a profile of a cell or arm that is not in round.json"))) and (.profiles == null)' \
     "$tmp/rep2.json" >/dev/null && ok "a profile of a cell not in the round is warned" ||
 	fail "a profile of cell zz: $(jq -c '[.warnings, .profiles]' "$tmp/rep2.json" 2>&1)"
+cat >"$tmp/s.json" <<EOF2
+{"name": "s", "reps": 1, "baseline": "a", "quiet": false,
+ "command": ["/bin/ln", "-sf", "/etc/hostname", "\${ROUND_DIR}/legs/evil-\${ARM}"],
+ "counters": ["task-clock"], "arms": [{"name": "a"}], "cells": [{"name": "c"}]}
+EOF2
+"$BENCHTUI" run "$tmp/s.json" --out "$tmp/s" --headless >"$tmp/s.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q 'legs/evil-a: a symlink to /etc/hostname a leg left there; removed before the seal' "$tmp/s.out" &&
+    "$BENCHTUI" verify "$tmp/s" >/dev/null && ok "a symlink in legs/ is removed, named, and the round sealed" ||
+	{ cat "$tmp/s.out"; fail "a symlink in legs/: exit $rc"; }
 finish
