@@ -4,7 +4,10 @@
 # warning, and the json report still prints (a ratio against it was
 # infinite, and the report stopped half-way); a profile of a cell or arm
 # not in round.json is warned and not shown; a leg that leaves a symlink
-# in legs/ does not fail the seal (exit 1): it is removed, named.
+# in legs/ does not fail the seal (exit 1): it is removed, named; the
+# headless line of a server_perf profile names its symbols (it read
+# "? 0, ? 0, ? 0") and says when a profile has fewer samples than
+# min_samples.
 . "$(dirname "$0")/e2e_lib.sh"
 need jq sha256sum
 
@@ -39,4 +42,11 @@ rc=$?
 [ $rc = 0 ] && grep -q 'legs/evil-a: a symlink to /etc/hostname a leg left there; removed before the seal' "$tmp/s.out" &&
     "$BENCHTUI" verify "$tmp/s" >/dev/null && ok "a symlink in legs/ is removed, named, and the round sealed" ||
 	{ cat "$tmp/s.out"; fail "a symlink in legs/: exit $rc"; }
+cp "$BENCHTUI_SOURCE_DIR/tests/data/profile/prof-replay.jsonl" "$tmp/pr.jsonl"
+echo '{"t":"profile","cell":"cpu","arm":"on","kind":"server_perf","status":"ok","samples":225,"min_samples":2000,"top":[{"symbol":"srv_fn","share":40.5}]}' \
+    >>"$tmp/pr.jsonl"
+"$BENCHTUI" replay "$tmp/pr.jsonl" --headless >"$tmp/pr.out" 2>&1
+grep -q '^profile cpu on server_perf ok (225 samples, under min_samples 2000): srv_fn 40.5%' "$tmp/pr.out" &&
+    ok "a server_perf line names its symbols and its missing samples" ||
+	{ grep '^profile' "$tmp/pr.out"; fail "the server_perf headless line"; }
 finish
