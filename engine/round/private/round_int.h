@@ -276,6 +276,10 @@ void round_remote_add_hosts(const struct run *u, json_t *hosts);
 /* A host's connection was lost: the round stops resumably (exit 3), the
  * abort naming the host, ssh's words and during what. */
 void round_remote_lost(struct run *u, struct remote *rm, const char *during);
+/* A host's agent refused a close or stop (the connection stands): the
+ * round stops resumably the same way, naming the agent's reason (why:
+ * "HOST: its words"). */
+void round_remote_refused(struct run *u, const char *why, const char *during);
 /* Twice a second while a leg runs: a connection that dropped stops the
  * round. */
 void round_remote_watch(struct run *u, const char *leg);
