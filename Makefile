@@ -27,6 +27,8 @@ PKGS := build-essential meson ninja-build pkg-config libncurses-dev \
         linux-perf strace mandoc nginx-light openssh-client openssh-server \
         man-db lz4 gzip time wrk libnghttp2-dev nghttp2-client git \
         debhelper dpkg-dev lintian autopkgtest
+# clang: the libFuzzer build (check-fuzz).
+PKGS += clang libclang-rt-14-dev
 
 export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
@@ -106,7 +108,7 @@ demo: build
 # build of a machine without libperf or glibc's _np calls (as on musl or
 # glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
 # unit suites.
-check: build build-asan check-alone check-alone-asan check-beside
+check: build build-asan check-alone check-alone-asan check-beside check-fuzz
 
 # (alone.json is make check's: removed, or .ci/run would count it again.)
 check-libperf: build
@@ -191,3 +193,22 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# The libFuzzer build (clang, -Dfuzz=true, fuzz/README.md), part of check
+# so that it cannot rot: every target built, then run once over its seed
+# corpus (-runs=0: no fuzzing, a few seconds in all).
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_TARGETS := spec logread tally_line template resume verify httpload \
+                theme wire roundread
+$(FUZZ_DIR)/build.ninja: | $(LP_PC)
+	@CC=clang ./tools/meson-setup $(FUZZ_DIR) --buildtype=debugoptimized \
+		-Dlibperf=enabled -Dfuzz=true
+
+check-fuzz: $(FUZZ_DIR)/build.ninja
+	@ninja -C $(FUZZ_DIR) -j$(JOBS) $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_DIR)/fuzz/fuzz-$$t -runs=0 fuzz/corpus/$$t \
+			>$(FUZZ_DIR)/fuzz-$$t.log 2>&1 || { \
+			tail -20 $(FUZZ_DIR)/fuzz-$$t.log; \
+			echo "fuzz-$$t: its corpus failed"; exit 1; }; \
+	done; echo "fuzz: $(words $(FUZZ_TARGETS)) targets ran their corpora"

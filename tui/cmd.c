@@ -3,10 +3,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "failon.h"
+#include "tally.h"
 #include "xalloc.h"
 
 int
@@ -66,6 +69,46 @@ cmd_fail_on(const char *sub, const char *use, const char *rule,
 	if (failon_add(f, rule, err, sizeof err) != 0)
 		return cmd_usage_error(sub, use, "--fail-on %s", err);
 	return 0;
+}
+
+/* name into names[0..*n) unless it is there. */
+static void
+cmd_name_add(const char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = xreallocarray(*names, *n + 1, sizeof **names);
+	(*names)[(*n)++] = name;
+}
+
+int
+cmd_fail_on_check(const char *sub, const char *use, const struct failon *f,
+    const struct tally *const *t, size_t nt, bool baseline_too)
+{
+	const char **arms = NULL, **metrics = NULL;
+	size_t na = 0, nm = 0;
+	char err[2048];
+	int rc = 0;
+
+	for (size_t k = 0; k < nt; k++) {
+		for (size_t c = 0; c < tally_cell_count(t[k]); c++)
+			for (size_t j = 0; j < tally_arm_count(t[k], c); j++) {
+				const char *cell = tally_cell_at(t[k], c);
+				const char *arm = tally_arm_at(t[k], c, j);
+				if (baseline_too || tally_vs_of(t[k], cell, arm))
+					cmd_name_add(&arms, &na, arm);
+			}
+		for (size_t m = 0; m < tally_metric_count(t[k]); m++)
+			cmd_name_add(&metrics, &nm, tally_metric_at(t[k], m));
+	}
+	for (size_t i = 0; i < f->n && rc == 0; i++)
+		if (failon_check_names(&f->r[i], nt, arms, na, metrics, nm,
+		    err, sizeof err) != 0)
+			rc = cmd_usage_error(sub, use, "--fail-on %s", err);
+	free(arms);
+	free(metrics);
+	return rc;
 }
 
 size_t

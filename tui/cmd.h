@@ -50,6 +50,14 @@ char *cmd_log_path(const char *input, bool is_dir);
 int cmd_fail_on(const char *sub, const char *use, const char *rule,
     struct failon *f);
 
+/* Each rule of f against the rounds t[0..nt) read back: its arm one of
+ * theirs (any arm when baseline_too, as compare's rows include the
+ * baseline; else an arm with a comparison arm) and its metric one of
+ * theirs, with the nearest name.  0, or cmd_usage_error's 2. */
+struct tally;
+int cmd_fail_on_check(const char *sub, const char *use, const struct failon *f,
+    const struct tally *const *t, size_t nt, bool baseline_too);
+
 /* f's matches in rep (a report or compare object), on stderr one a line
  * under "benchtui SUB: N verdicts matched fail_on"; how many, or 0 when
  * !apply (an incomplete round: printed, said not applied). */

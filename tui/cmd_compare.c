@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "envdiff.h"
+#include "escape.h"
 #include "failon.h"
 #include "roundread.h"
 #include "xalloc.h"
@@ -114,6 +115,17 @@ cmd_compare_note(json_t *notes, const char *fmt, ...)
 	json_array_append_new(notes, json_string(buf));
 }
 
+/* "benchtui compare: MSG" on stderr, MSG through the one escape rule: it
+ * holds folder names and a far host's facts. */
+static void
+cmd_compare_say(const char *msg)
+{
+	char buf[8192];
+
+	escape_text(msg, strlen(msg), buf, sizeof buf, 0, NULL);
+	fprintf(stderr, "benchtui compare: %s\n", buf);
+}
+
 /* The level and margin that apply, and what the header says of them and
  * of folders read unsealed. */
 static void
@@ -165,13 +177,18 @@ cmd_compare_build(const struct cmd_compare_args *a,
 	json_object_set_new(cmp, "margin", json_real(margin));
 	json_object_set_new(cmp, "env", envdiff_build(r[0]->env, r[1]->env,
 	    r[0]->spec, r[1]->spec));
+	json_object_set_new(cmp, "rounds", json_pack("{s:o,s:o}", "a",
+	    compare_round_facts(r[0]->tally), "b",
+	    compare_round_facts(r[1]->tally)));
 	if (compare_build(r[0]->tally, r[1]->tally, level, margin, cmp,
 	    notes) == 0) {
 		char *ca = cmd_compare_cells(r[0]->tally);
 		char *cb = cmd_compare_cells(r[1]->tally);
-		fprintf(stderr, "benchtui compare: %s and %s have no cell, arm "
-		    "and metric in common (A's cells: %s; B's: %s); nothing to "
-		    "compare\n", a->dir[0], a->dir[1], ca, cb);
+		char *msg = xasprintf("%s and %s have no cell, arm and metric "
+		    "in common (A's cells: %s; B's: %s); nothing to compare",
+		    a->dir[0], a->dir[1], ca, cb);
+		cmd_compare_say(msg);
+		free(msg);
 		free(ca);
 		free(cb);
 		json_decref(cmp);
@@ -195,17 +212,20 @@ cmd_compare(int argc, char **argv)
 	for (int k = 0; k < 2; k++)
 		if ((rc = roundread_open(a.dir[k], a.partial, &r[k], err,
 		    sizeof err)) != 0) {
-			fprintf(stderr, "benchtui compare: %s\n", err);
+			cmd_compare_say(err);
 			goto out;
 		}
+	if ((rc = cmd_fail_on_check("compare", compare_usage, &a.rules,
+	    (const struct tally *const[]){ r[0]->tally, r[1]->tally }, 2,
+	    true)) != 0)
+		goto out;
 	rc = 2;
 	if ((cmp = cmd_compare_build(&a, r, notes)) == NULL)
 		goto out;
 	/* json and csv have no header: the notes go to stderr. */
 	if (a.fmt == REPORT_JSON || a.fmt == REPORT_CSV)
 		json_array_foreach(notes, i, v)
-			fprintf(stderr, "benchtui compare: %s\n",
-			    json_string_value(v));
+			cmd_compare_say(json_string_value(v));
 	rc = 0;
 	if (compare_print(cmp, notes, (enum report_format)a.fmt, stdout) != 0) {
 		fprintf(stderr, "benchtui compare: writing the comparison: %s\n",

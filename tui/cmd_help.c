@@ -34,6 +34,8 @@ static const struct help_cmd help_cmds[] = {
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
 	    { "--fail-on RULE", "exit 6 when a verdict matches RULE: "
 	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
+	    { "--accept-changed-files", "a kept file changed before the "
+	      "seal: go on, recorded (default: stop, exit 3)" },
 	    { "--help", "this text" } } },
 	{ "resume", "benchtui resume DIR [options]",
 	  "Go on with a stopped round (abort, signal, crash) in its folder.", "benchtui(1) LIFECYCLE",
@@ -42,6 +44,8 @@ static const struct help_cmd help_cmds[] = {
 	    { "--sign KEY.pem", "sign SHA256SUMS with this Ed25519 key" },
 	    { "--fail-on RULE", "exit 6 when a verdict matches RULE "
 	      "(repeatable)" },
+	    { "--accept-changed-files", "a kept file changed since the round "
+	      "kept it: go on with it, recorded in the resume event" },
 	    { "--help", "this text" } } },
 	{ "replay", "benchtui replay DIR|LOG.jsonl [options]   "
 	  "(also: benchtui --replay ...)",

@@ -289,7 +289,7 @@ cmd_report_print(const struct tally *t, enum report_format fmt,
 static int
 cmd_report_rules(struct cmd_report_args *a, const struct spec *spec)
 {
-	char err[512];
+	char err[2048];
 
 	if (spec == NULL)
 		return 0;
@@ -317,7 +317,9 @@ cmd_report(int argc, char **argv)
 	if (cmd_report_open(&a, t, &log, &spec, &spath) != 0 ||
 	    cmd_report_read(log, spec, spath, t) != 0)
 		goto out;
-	if ((rc = cmd_report_rules(&a, spec)) != 0)
+	if ((rc = cmd_fail_on_check("report", report_usage, &a.rules,
+	    (const struct tally *const[]){ t }, 1, false)) != 0 ||
+	    (rc = cmd_report_rules(&a, spec)) != 0)
 		goto out;
 	rc = cmd_report_print(t, (enum report_format)a.fmt, &a.rules);
 out:

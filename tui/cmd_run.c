@@ -2,6 +2,7 @@
  * console (a terminal) or the headless printer. */
 #include <getopt.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -16,13 +17,13 @@
 
 static const char run_usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
-    "[--sign KEY.pem] [--fail-on RULE]...\n";
+    "[--sign KEY.pem] [--fail-on RULE]... [--accept-changed-files]\n";
 static const char resume_usage[] =
     "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] "
-    "[--fail-on RULE]...\n";
+    "[--fail-on RULE]... [--accept-changed-files]\n";
 
 enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP,
-    OPT_FAIL_ON };
+    OPT_FAIL_ON, OPT_ACCEPT_FILES };
 
 static const struct option run_options[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -31,6 +32,7 @@ static const struct option run_options[] = {
 	{ "sign", required_argument, NULL, OPT_SIGN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "accept-changed-files", no_argument, NULL, OPT_ACCEPT_FILES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +105,9 @@ cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 			    &a->rules)) != 0)
 				return code;
 			break;
+		case OPT_ACCEPT_FILES:
+			a->opts.accept_changed_files = true;
+			break;
 		default:
 			return cmd_usage_error(sub, use, "unknown or incomplete "
 			    "option '%s'", argv[optind - 1]);
@@ -122,11 +127,57 @@ cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 	return -1;
 }
 
+/* A signal before the round exists (its file read, its folder made):
+ * kept here and turned into the round's abort once it does, so that a
+ * SIGTERM then leaves a round event and a resumable folder, never a
+ * half-made one. */
+static volatile sig_atomic_t cmd_run_early;
+/* The round once made, until the console's or headless's own handlers
+ * take over (a signal in between aborts it, as theirs would). */
+static struct round *volatile cmd_run_made;
+
+static const char *
+cmd_run_early_why(int sig)
+{
+	return sig == SIGINT ? "interrupted (SIGINT) before the first leg" :
+	    sig == SIGHUP ? "hangup (SIGHUP) before the first leg" :
+	    "terminated (SIGTERM) before the first leg";
+}
+
+static void
+cmd_run_on_early(int sig)
+{
+	cmd_run_early = sig;
+	if (cmd_run_made != NULL)
+		round_abort(cmd_run_made, cmd_run_early_why(sig));
+}
+
+/* The early handlers on (SIGHUP only when not ignored), or the old ones
+ * back. */
+static void
+cmd_run_early_handlers(bool on, struct sigaction old[3])
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = cmd_run_on_early };
+
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++) {
+		if (!on) {
+			sigaction(sigs[i], &old[i], NULL);
+			continue;
+		}
+		sigaction(sigs[i], NULL, &old[i]);
+		if (sigs[i] != SIGHUP || old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 /* Shared by run and resume. */
 static int
 cmd_run_main(int argc, char **argv, bool resume)
 {
 	struct cmd_run_args a = { 0 };
+	struct sigaction early[3];
 	struct round *r;
 	char err[1024];
 	int code;
@@ -137,8 +188,15 @@ cmd_run_main(int argc, char **argv, bool resume)
 		code = cmd_bisect_resume(a.opts.resume_dir, a.headless, a.theme);
 		goto out;
 	}
+	cmd_run_early_handlers(true, early);
 	r = round_create(&a.opts, &code, err, sizeof err);
+	if (r != NULL) {
+		cmd_run_made = r;
+		if (cmd_run_early != 0)
+			round_abort(r, cmd_run_early_why(cmd_run_early));
+	}
 	if (r == NULL) {
+		cmd_run_early_handlers(false, early);
 		fprintf(stderr, "benchtui %s: %s\n", resume ? "resume" : "run",
 		    err);
 		code = code != 0 ? code : 1;
@@ -153,6 +211,8 @@ cmd_run_main(int argc, char **argv, bool resume)
 		code = console_run_round(r, a.theme);
 		cmd_run_say_end(round_dir(r), code);
 	}
+	cmd_run_early_handlers(false, early);
+	cmd_run_made = NULL;
 	round_destroy(r);
 out:
 	failon_finish(&a.rules);

@@ -205,10 +205,20 @@ headless_profile(struct headless *h, const json_t *ev)
 	    headless_str(ev, "arm"), kind, headless_str(ev, "status"));
 	if (json_is_string(json_object_get(ev, "reason")))
 		fprintf(h->out, ": %s", headless_str(ev, "reason"));
+	/* Fewer samples than asked: its shares are coarser than promised. */
+	if (json_is_true(json_object_get(ev, "under_min_samples")) ||
+	    (json_is_integer(json_object_get(ev, "samples")) &&
+	    json_integer_value(json_object_get(ev, "samples")) <
+	    json_integer_value(json_object_get(ev, "min_samples"))))
+		fprintf(h->out, " (%lld samples, under min_samples %lld)",
+		    (long long)json_integer_value(json_object_get(ev, "samples")),
+		    (long long)json_integer_value(json_object_get(ev,
+		    "min_samples")));
 	json_array_foreach(top, i, r) {
 		if (i >= 3)
 			break;
-		if (strcmp(kind, "perf") == 0)
+		/* perf of the leg and of the cell's server: symbols. */
+		if (strcmp(kind, "perf") == 0 || strcmp(kind, "server_perf") == 0)
 			fprintf(h->out, "%s %s %.1f%%", i ? "," : ":",
 			    headless_str(r, "symbol"),
 			    json_number_value(json_object_get(r, "share")));
@@ -253,6 +263,12 @@ headless_event(struct headless *h, const json_t *ev)
 		fflush(h->out);
 	} else if (strcmp(t, "profile") == 0) {
 		headless_profile(h, ev);
+	} else if (strcmp(t, "hook_start") == 0) {
+		fprintf(h->out, "cell %s: %s running (at most %g s; its output "
+		    "in %s)\n", headless_str(ev, "cell"), headless_str(ev,
+		    "hook"), json_number_value(json_object_get(ev,
+		    "timeout_s")), headless_str(ev, "out"));
+		fflush(h->out);
 	} else if (strcmp(t, "warning") == 0) {
 		fprintf(h->err, "benchtui: warning: %s\n", headless_str(ev, "msg"));
 	} else if (strcmp(t, "abort") == 0) {

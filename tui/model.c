@@ -622,6 +622,14 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		    model_get_num(ev, "bytes"));
 		model_log(m, ev, msg);
 		return MODEL_CHANGE_LOG;
+	} else if (strcmp(t, "hook_start") == 0) {
+		snprintf(m->hook, sizeof m->hook, "cell %s %s, at most %g s",
+		    model_get_str(ev, "cell") ?: "?", model_get_str(ev,
+		    "hook") ?: "?", model_get_num(ev, "timeout_s"));
+		return MODEL_CHANGE_CURRENT;
+	} else if (strcmp(t, "hook") == 0) {
+		m->hook[0] = '\0';
+		return MODEL_CHANGE_CURRENT;
 	} else if (strcmp(t, "profile_start") == 0) {
 		const char *cell = model_get_str(ev, "cell");
 		const char *arm = model_get_str(ev, "arm");

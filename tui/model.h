@@ -106,6 +106,8 @@ struct model {
 	size_t nlog, log_dropped;
 	char server[128];      /* "cell [arm rN]: state [pid N]" of the last server event */
 	char profiling[128];   /* "cell / arm / perf" while a profile runs */
+	char hook[160];        /* "cell C setup, at most 600 s" while a
+	                        * cell's setup or cleanup runs */
 
 	double start_ts;       /* the round event's ts (0 before it) */
 	double last_ts;        /* the latest ts fed */

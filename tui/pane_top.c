@@ -228,6 +228,14 @@ pane_top_current_draw(struct render *r, WINDOW *w, struct model *m, double now)
 		    "not in the ratios");
 		return;
 	}
+	if (!m->cur_active && m->hook[0] != '\0' &&
+	    m->state == MODEL_RUNNING) {
+		snprintf(buf, sizeof buf, "running %s", m->hook);
+		render_put(w, 1, 1, cw, THEME_RUNNING, buf);
+		render_put(w, 2, 1, cw, THEME_DIM, "a cell's setup or cleanup; "
+		    "not measured");
+		return;
+	}
 	if (!m->cur_active) {
 		const char *what = m->state == MODEL_PAUSED ? "paused between legs" :
 		    m->state == MODEL_COMPLETE || m->state == MODEL_SEALED ?

@@ -307,8 +307,12 @@ profdiff_print_sys_row(const json_t *r, bool vs, bool md, FILE *out)
 	if (isnan(y))
 		y = profdiff_print_num(r, "vs_calls");
 	snprintf(a, sizeof a, "%.4g", x);
-	snprintf(b, sizeof b, vs ? "%.4g" : "", y);
-	snprintf(c, sizeof c, vs && !isnan(q) ? "%.3f" : "", q);
+	/* Empty without a comparison (clang refuses an empty format). */
+	b[0] = c[0] = '\0';
+	if (vs)
+		snprintf(b, sizeof b, "%.4g", y);
+	if (vs && !isnan(q))
+		snprintf(c, sizeof c, "%.3f", q);
 	if (md)
 		fprintf(out, "| `%s` | %.0f | %s | %s | %s |\n", name ? name : "?",
 		    profdiff_print_num(r, "calls"), a, b, c);

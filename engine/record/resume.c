@@ -463,8 +463,10 @@ resume_load(const char *dir, struct resume_state **out, char *err,
 		goto fail;
 	}
 	if (rs->round_ev == NULL) {
-		snprintf(err, errlen, "%s: no \"round\" event; not a benchtui round "
-		    "log", path);
+		snprintf(err, errlen, "%s: no \"round\" event; %s", path,
+		    info.lines == 0 ? "the round never started (killed before "
+		    "its first event): nothing to resume; run it again with "
+		    "--out on this folder" : "not a benchtui round log");
 		goto fail;
 	}
 	if (resume_cut_torn(rs, path, &info, err, errlen) != 0)

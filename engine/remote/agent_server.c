@@ -88,6 +88,16 @@ agent_start_parse(const json_t *req, struct agent_start_req *q)
 	return NULL;
 }
 
+json_t *
+agent_start_check(const json_t *req)
+{
+	struct agent_start_req q = { 0 };
+	json_t *r = agent_start_parse(req, &q);
+
+	agent_start_req_free(&q);
+	return r;
+}
+
 /* The pin mask of q->cpus on this host, or NULL (none asked, or a list
  * this host cannot take: then a warning). */
 static unsigned char *

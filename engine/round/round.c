@@ -258,17 +258,23 @@ round_fail_on(struct round *r, const struct round_opts *opts, char *err,
     size_t errlen)
 {
 	const struct failon *f = &r->spec->fail_on;
-	char e[512];
+	char e[2048];
 
 	for (size_t i = 0; i < f->n; i++)
 		failon_add(&r->fail_on, f->r[i].text, e, sizeof e);
-	for (size_t i = 0; i < opts->nfail_on; i++)
-		if (failon_add(&r->fail_on, opts->fail_on[i], e, sizeof e) != 0 ||
-		    failon_check_arm(&r->fail_on.r[r->fail_on.n - 1], r->spec,
-		    e, sizeof e) != 0) {
+	for (size_t i = 0; i < opts->nfail_on; i++) {
+		size_t n0 = r->fail_on.n;
+		if (failon_add(&r->fail_on, opts->fail_on[i], e, sizeof e) != 0) {
 			snprintf(err, errlen, "--fail-on %s", e);
 			return -1;
 		}
+		for (size_t k = n0; k < r->fail_on.n; k++)
+			if (failon_check_spec(&r->fail_on.r[k], r->spec, e,
+			    sizeof e) != 0) {
+				snprintf(err, errlen, "--fail-on %s", e);
+				return -1;
+			}
+	}
 	return 0;
 }
 
@@ -295,6 +301,106 @@ round_alloc(const struct round_opts *opts)
 	return r;
 }
 
+/* Whether dirfd/name is an empty folder (legs/) or, with any, a folder
+ * of plain files only (servers/, files/). */
+static bool
+round_unstarted_sub(int dirfd, const char *name, bool any)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *de;
+	bool ok = true;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (ok && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			ok = any && de->d_type == DT_REG;
+	closedir(d);
+	return ok;
+}
+
+/* Whether the folder holds only what run makes before the round event
+ * (round.json, environment.json, an empty log, an empty legs/, servers/
+ * with a host's ssh log, files/ with the kept copies):
+ * a run killed before its first event left it, and nothing in it is
+ * evidence of a leg. */
+static bool
+round_dir_unstarted(const char *path)
+{
+	static const char *const own[] = { "round.json", "environment.json",
+	    "log.jsonl", "legs", "servers", "files" };
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool ok = fd >= 0, log = false;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!ok || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (ok && (de = readdir(d)) != NULL) {
+		size_t i;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		for (i = 0; i < 6 && strcmp(de->d_name, own[i]) != 0; i++)
+			;
+		if (i == 6 || fstatat(fd, de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) != 0)
+			ok = false;
+		else if (i < 3)
+			/* The log empty: not even the round event. */
+			ok = S_ISREG(st.st_mode) && (i != 2 || st.st_size == 0);
+		else
+			/* servers/ may hold a host's ssh log, files/ the
+			 * kept copies; legs/ nothing. */
+			ok = round_unstarted_sub(fd, de->d_name, i >= 4);
+		log = log || i == 2;
+	}
+	closedir(d);
+	return ok && log;
+}
+
+/* Take back an unstarted folder's files (round_dir_unstarted): run starts
+ * afresh in it.  0, or -1 with errno. */
+static int
+round_dir_clear_unstarted(const char *path)
+{
+	static const char *const files[] = { "round.json", "environment.json",
+	    "log.jsonl" };
+	static const char *const dirs[] = { "legs", "servers", "files" };
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", path, files[i]);
+		if (unlink(p) != 0 && errno != ENOENT)
+			return -1;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		int fd;
+		DIR *d;
+		struct dirent *de;
+		snprintf(p, sizeof p, "%s/%s", path, dirs[i]);
+		if ((fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) >= 0 && (d = fdopendir(fd)) != NULL) {
+			while ((de = readdir(d)) != NULL)
+				if (de->d_name[0] != '.')
+					(void)unlinkat(fd, de->d_name, 0);
+			closedir(d);
+		} else if (fd >= 0)
+			close(fd);
+		if (rmdir(p) != 0 && errno != ENOENT)
+			return -1;
+	}
+	return 0;
+}
+
 /* The new round's folder: --out (which must be missing or empty) or the
  * default one; r->dir its absolute path. */
 static int
@@ -306,6 +412,11 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 
 	if (opts->out_dir != NULL) {
 		nonempty = round_dir_nonempty(opts->out_dir);
+		/* A run killed before its round event left only its own
+		 * unstarted files: nothing to resume, so it starts again. */
+		if (nonempty > 0 && round_dir_unstarted(opts->out_dir) &&
+		    round_dir_clear_unstarted(opts->out_dir) == 0)
+			nonempty = round_dir_nonempty(opts->out_dir);
 		if (nonempty != 0) {
 			*exit_code = ROUND_EXIT_USAGE;
 			if (nonempty > 0)
@@ -394,6 +505,7 @@ round_write_env(struct round *r, char *err, size_t errlen)
 		r->made |= ROUND_MADE_FILES;
 	if (files == NULL)
 		return -1;
+	r->files_ref = json_deep_copy(files);
 	env = provenance_collect(r->spec, r->dir);
 	if (env != NULL && json_object_size(files) > 0)
 		json_object_set(env, "files", files);
@@ -611,6 +723,45 @@ round_open_partial(const char *dir, const char *sign_key, int *exit_code,
 	return r;
 }
 
+/* On resume: the kept files hashed again against environment.json's
+ * record.  A change refuses (exit 3, naming each file and both sha256)
+ * unless accepted, when the new content becomes the seal's reference and
+ * the resume event lists it.  0, or -1 with err. */
+static int
+round_files_resume(struct round *r, int *exit_code, char *err,
+    size_t errlen)
+{
+	const json_t *rec = json_object_get(resume_recorded_env(r->rs),
+	    "files");
+	json_t *changed = json_array();
+	size_t n;
+
+	if (r->spec->nfiles == 0) {
+		json_decref(changed);
+		return 0;
+	}
+	r->files_ref = json_is_object(rec) ? json_deep_copy(rec) :
+	    json_object();
+	if (keepfiles_verify(r->spec, r->files_ref, changed) == 0) {
+		json_decref(changed);
+		return 0;
+	}
+	if (r->accept_changed_files) {
+		keepfiles_ref_update(r->files_ref, changed);
+		r->files_changed = changed;
+		return 0;
+	}
+	keepfiles_describe(changed, err, errlen);
+	n = strlen(err);
+	snprintf(err + n, errlen - n, "; the legs left would not run what "
+	    "files/ holds: resume refuses (put the file back, or resume "
+	    "with --accept-changed-files to go on with the new content, "
+	    "recorded in the resume event)");
+	json_decref(changed);
+	*exit_code = ROUND_EXIT_ABORTED;
+	return -1;
+}
+
 struct round *
 round_create(const struct round_opts *opts, int *exit_code, char *err,
     size_t errlen)
@@ -626,6 +777,7 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 	}
 	if ((r = round_new(opts, exit_code, err, errlen)) == NULL)
 		return NULL;
+	r->accept_changed_files = opts->accept_changed_files;
 	rc = opts->resume_dir != NULL ?
 	    round_create_resume(r, opts->resume_dir, false, exit_code, err,
 	    errlen) :
@@ -635,6 +787,8 @@ round_create(const struct round_opts *opts, int *exit_code, char *err,
 		*exit_code = ROUND_EXIT_USAGE;
 		rc = -1;
 	}
+	if (rc == 0 && opts->resume_dir != NULL)
+		rc = round_files_resume(r, exit_code, err, errlen);
 	if (rc != 0 || plan_init(&r->plan, r->spec) != 0) {
 		if (rc == 0)
 			snprintf(err, errlen, "round: the plan does not fit in "
@@ -669,6 +823,8 @@ round_destroy(struct round *r)
 	resume_destroy(r->rs);
 	spec_destroy(r->spec);
 	failon_finish(&r->fail_on);
+	json_decref(r->files_ref);
+	json_decref(r->files_changed);
 	free(r->sign_key);
 	free(r->dir);
 	free(r);

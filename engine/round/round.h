@@ -28,6 +28,10 @@ struct round_opts {
 	 * checked by the caller's failon_add already). */
 	const char *const *fail_on;
 	size_t nfail_on;
+	/* --accept-changed-files: a kept file whose content changed since
+	 * the round kept it (at resume, at the seal) is accepted and
+	 * recorded, not a stop. */
+	bool accept_changed_files;
 	round_event_fn on_event;
 	void *arg;
 };

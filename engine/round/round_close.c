@@ -1,16 +1,20 @@
 /* The round driver, the closing: the abort event of a round that stopped
  * early, or done, the summaries and the seal of one that completed (and
  * the summaries and seal of seal --partial, round_partial.c). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "digest.h"
 #include "event.h"
 #include "report.h"
+#include "keepfiles.h"
 #include "round_int.h"
 #include "seal.h"
 
@@ -135,6 +139,44 @@ round_seal_event(const char *dir, json_t *ts)
 	return ev;
 }
 
+/* What a leg left in legs/ that the seal cannot cover (a symlink, a fifo,
+ * a socket: it covers regular files only) is removed with a warning
+ * naming it, rather than failing a complete round at its seal. */
+static void
+round_seal_strays(struct run *u)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int fd;
+	DIR *d;
+
+	snprintf(path, sizeof path, "%s/legs", u->r->dir);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		ssize_t n;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+			continue;
+		n = S_ISLNK(st.st_mode) ? readlinkat(fd, de->d_name, target,
+		    sizeof target - 1) : -1;
+		target[n > 0 ? n : 0] = '\0';
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			round_warn(u, "legs/%s: %s%s%s a leg left there; removed "
+			    "before the seal, which covers regular files only",
+			    de->d_name, S_ISLNK(st.st_mode) ? "a symlink" :
+			    "not a regular file", n > 0 ? " to " : "", target);
+	}
+	closedir(d);
+}
+
 int
 round_seal(struct run *u, bool partial, char sums[65], json_t **report)
 {
@@ -158,6 +200,7 @@ round_seal(struct run *u, bool partial, char sums[65], json_t **report)
 		errno = e;
 		return -1;
 	}
+	round_seal_strays(u);
 	rep = tally_report(r->tally);
 	rc = report_write_summary(r->dir, rep, partial, u->err, sizeof u->err);
 	if (rc == 0)
@@ -175,6 +218,38 @@ round_seal(struct run *u, bool partial, char sums[65], json_t **report)
 /* done, the summaries, the seal.  The log is complete at "done"; the seal
  * event goes to the front end only, since appending it would change a
  * file SHA256SUMS covers. */
+/* The kept files hashed again before the seal vouches for files/: a
+ * change stops the round resumably (naming each file and both sha256),
+ * unless accepted (a warning then).  0, or -1 with u->err. */
+static int
+round_close_files(struct run *u)
+{
+	struct round *r = u->r;
+	json_t *changed;
+	char what[768];
+	int rc = 0;
+
+	if (r->spec->nfiles == 0 || r->files_ref == NULL)
+		return 0;
+	changed = json_array();
+	if (keepfiles_verify(r->spec, r->files_ref, changed) > 0) {
+		keepfiles_describe(changed, what, sizeof what);
+		if (r->accept_changed_files) {
+			round_warn(u, "%s (accepted: --accept-changed-files)",
+			    what);
+			keepfiles_ref_update(r->files_ref, changed);
+		} else {
+			snprintf(u->err, sizeof u->err, "%.768s; not sealed: the "
+			    "copy in files/ is not what the file holds now (put "
+			    "it back and resume, or resume with "
+			    "--accept-changed-files)", what);
+			rc = -1;
+		}
+	}
+	json_decref(changed);
+	return rc;
+}
+
 int
 round_close_done(struct run *u, bool log_done)
 {
@@ -182,6 +257,9 @@ round_close_done(struct run *u, bool log_done)
 	char sums[65];
 	json_t *ev, *rep;
 	int rc;
+
+	if (round_close_files(u) != 0)
+		return ROUND_EXIT_ABORTED;
 
 	if (log_done) {
 		ev = event_new("done");

@@ -9,23 +9,54 @@
 #include "leg.h"
 #include "legcmd.h"
 #include "round_int.h"
+#include "sysname.h"
 
 /* How long a cleanup may take once the round is aborted (an abort would
  * otherwise end it at once) and the round sets no timeout_s. */
 #define ROUND_HOOK_CLEANUP_S 30.0
 
-/* "exited 3", "was killed by SIGKILL", "timed out", "could not run: ..." */
+/* "exited 3", "was killed by SIGKILL (signal 9)", "timed out after 600
+ * s", "could not run: ..." */
 static void
-round_hook_how(char *buf, size_t len, const struct leg_result *res)
+round_hook_how(char *buf, size_t len, const struct leg_result *res,
+    double limit)
 {
 	if (res->exec_errno != 0)
 		snprintf(buf, len, "could not run: %s", strerror(res->exec_errno));
 	else if (res->timed_out)
-		snprintf(buf, len, "timed out");
+		snprintf(buf, len, "timed out after %g s (its process group was "
+		    "killed)", limit);
 	else if (res->signal != 0)
-		snprintf(buf, len, "was killed by signal %d", res->signal);
+		snprintf(buf, len, "was killed by SIG%s (signal %d)",
+		    sysname_sigabbrev(res->signal) ? sysname_sigabbrev(
+		    res->signal) : "?", res->signal);
 	else
 		snprintf(buf, len, "exited %d", res->rc);
+}
+
+/* The limit a setup or cleanup runs under: hook_timeout_s, else the
+ * legs' timeout_s, else SPEC_HOOK_TIMEOUT_S. */
+static double
+round_hook_limit(const struct spec *s)
+{
+	return s->hook_timeout_s > 0 ? s->hook_timeout_s : s->timeout_s > 0 ?
+	    s->timeout_s : SPEC_HOOK_TIMEOUT_S;
+}
+
+/* hook_start: what runs now, for the console and the headless line (a
+ * setup may take minutes). */
+static void
+round_hook_start(struct run *u, const struct spec_cell *cell,
+    const char *which, const struct legcmd *c, double limit)
+{
+	json_t *ev = event_new("hook_start");
+
+	json_object_set_new(ev, "cell", json_string(cell->name));
+	json_object_set_new(ev, "hook", json_string(which));
+	json_object_set_new(ev, "argv", legcmd_argv_json(c->argv));
+	json_object_set_new(ev, "out", json_string(c->out_rel));
+	json_object_set_new(ev, "timeout_s", json_real(limit));
+	round_emit_new(u, ev);
 }
 
 static void
@@ -56,7 +87,8 @@ round_hook_exec(struct run *u, struct legcmd *c, bool cleanup,
 	struct leg_spec ls = {
 		.path = c->exec_path, .argv = c->argv, .envp = c->envp,
 		.cwd = c->cwd, .out_path = c->out_abs, .cpus = u->client_mask,
-		.ncpus = u->ncpus, .nice = s->nice, .timeout_s = s->timeout_s,
+		.ncpus = u->ncpus, .nice = s->nice,
+		.timeout_s = round_hook_limit(s),
 		.abort_fd = u->r->abort_pipe[0], .cg = u->cg_legs,
 	};
 
@@ -70,7 +102,7 @@ round_hook_exec(struct run *u, struct legcmd *c, bool cleanup,
 		return -1;
 	if (res->aborted)
 		return -1;
-	round_hook_how(how, howlen, res);
+	round_hook_how(how, howlen, res, ls.timeout_s);
 	return res->exec_errno == 0 && !res->timed_out && res->signal == 0 &&
 	    res->rc == 0 ? 0 : 1;
 }
@@ -91,8 +123,9 @@ round_hook(struct run *u, size_t c, bool cleanup)
 	if (legcmd_hook(s, c, cleanup, u->r->dir, &cmd, e, sizeof e) < 0) {
 		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
 		rc = -1;
-	} else if ((rc = round_hook_exec(u, &cmd, cleanup, &res, how,
-	    sizeof how)) >= 0)
+	} else if (round_hook_start(u, cell, which, &cmd,
+	    round_hook_limit(s)), (rc = round_hook_exec(u, &cmd, cleanup,
+	    &res, how, sizeof how)) >= 0)
 		round_hook_event(u, cell, which, &cmd, &res);
 	if (rc != 0 && cleanup)
 		round_warn(u, "cell %s: cleanup %s (its output is in %s)",

@@ -232,6 +232,8 @@ round_open_log_resume(struct run *u)
 	    json_integer((json_int_t)resume_legs_done(rs)));
 	json_object_set_new(ev, "legs_total", json_integer((json_int_t)u->legs_total));
 	json_object_set_new(ev, "host", json_incref(host));
+	if (u->r->files_changed != NULL)
+		json_object_set(ev, "files_changed", u->r->files_changed);
 	if (u->nhosts > 0)
 		round_open_resume_hosts(u, ev, rec);
 	round_emit_new(u, ev);

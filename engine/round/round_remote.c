@@ -248,6 +248,18 @@ round_remote_lost(struct run *u, struct remote *rm, const char *during)
 }
 
 void
+round_remote_refused(struct run *u, const char *why, const char *during)
+{
+	if (round_aborted(u))
+		return;
+	snprintf(u->err, sizeof u->err, "%.760s (the agent refused), %.180s; "
+	    "the round stopped, resume reconnects", why[0] ? why :
+	    "no reason given", during);
+	u->stop_logged_err = true;
+	round_abort_internal(u->r, "a server's host refused a request");
+}
+
+void
 round_remote_watch(struct run *u, const char *leg)
 {
 	for (size_t i = 0; i < u->nhosts; i++) {

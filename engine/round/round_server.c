@@ -262,10 +262,15 @@ round_server_end(struct run *u, struct round_srv *srv)
 
 	if (srv->local != NULL)
 		return server_stop(srv->local, ROUND_SERVER_GRACE_S);
+	e[0] = '\0';
 	if (remote_lost(srv->rm, false) ||
 	    (reply = remote_stop(srv->rm, e, sizeof e)) == NULL) {
-		if (!round_aborted(u))
+		if (round_aborted(u))
+			;
+		else if (remote_lost(srv->rm, false))
 			round_remote_lost(u, srv->rm, "while the server stopped");
+		else
+			round_remote_refused(u, e, "while the server stopped");
 		return "lost";
 	}
 	round_server_remote_alive(srv, reply);
@@ -452,9 +457,13 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 	if (!srv->window)
 		return NULL;
 	srv->window = false;
+	e[0] = '\0';
 	if ((reply = remote_close_window(srv->rm, e, sizeof e)) == NULL) {
 		snprintf(during, sizeof during, "after leg %s", leg);
-		round_remote_lost(u, srv->rm, during);
+		if (remote_lost(srv->rm, false))
+			round_remote_lost(u, srv->rm, during);
+		else
+			round_remote_refused(u, e, during);
 		return NULL;
 	}
 	round_server_remote_alive(srv, reply);

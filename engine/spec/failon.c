@@ -6,6 +6,7 @@
 
 #include "failon.h"
 #include "spec.h"
+#include "suggest.h"
 #include "xalloc.h"
 
 /* The verdicts of benchtui(1) (stats_verdict_name's words; the stats
@@ -23,8 +24,20 @@ failon_verdict_known(const char *v)
 	return false;
 }
 
-int
-failon_add(struct failon *f, const char *text, char *err, size_t errlen)
+static void
+failon_drop_last(struct failon *f)
+{
+	struct failon_rule *r = &f->r[--f->n];
+
+	free(r->text);
+	free(r->arm);
+	free(r->metric);
+	free(r->verdict);
+}
+
+/* One rule (no comma) into f. */
+static int
+failon_add_one(struct failon *f, const char *text, char *err, size_t errlen)
 {
 	const char *colon = strrchr(text, ':'), *slash;
 	struct failon_rule r = { 0 };
@@ -61,6 +74,37 @@ failon_add(struct failon *f, const char *text, char *err, size_t errlen)
 	return -1;
 }
 
+int
+failon_add(struct failon *f, const char *text, char *err, size_t errlen)
+{
+	const char *p = text, *comma;
+	size_t n0 = f->n;
+
+	/* A comma separates rules: "wall:below,wall:above" is two. */
+	for (;; p = comma + 1) {
+		char *one;
+		int rc;
+		comma = strchr(p, ',');
+		one = comma ? xasprintf("%.*s", (int)(comma - p), p) :
+		    xstrdup(p);
+		if (one[0] == '\0') {
+			snprintf(err, errlen, "'%s': an empty rule in a list "
+			    "(rules are separated by one comma: "
+			    "wall:below,wall:above)", text);
+			rc = -1;
+		} else
+			rc = failon_add_one(f, one, err, errlen);
+		free(one);
+		if (rc != 0) {
+			while (f->n > n0)
+				failon_drop_last(f);
+			return -1;
+		}
+		if (comma == NULL)
+			return 0;
+	}
+}
+
 void
 failon_finish(struct failon *f)
 {
@@ -91,6 +135,71 @@ failon_check_arm(const struct failon_rule *r, const struct spec *s,
 	else
 		return 0;
 	return -1;
+}
+
+int
+failon_check_spec(const struct failon_rule *r, const struct spec *s,
+    char *err, size_t errlen)
+{
+	char why[256], list[1536];
+
+	if (failon_check_arm(r, s, err, errlen) != 0)
+		return -1;
+	if (spec_metric_known(s, r->metric, why, sizeof why, list,
+	    sizeof list))
+		return 0;
+	snprintf(err, errlen, "'%s': %s, so the rule could never match; %s",
+	    r->text, why, list);
+	return -1;
+}
+
+/* "a, b, c" of names[0..n) into buf. */
+static const char *
+failon_list(char *buf, size_t len, const char *const *names, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "",
+		    names[i]);
+	return n ? buf : "none";
+}
+
+static bool
+failon_in(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+int
+failon_check_names(const struct failon_rule *r, size_t nrounds,
+    const char *const *arms, size_t narms, const char *const *metrics,
+    size_t nmetrics, char *err, size_t errlen)
+{
+	char hint[128], list[1024];
+
+	if (r->arm != NULL && !failon_in(r->arm, arms, narms)) {
+		snprintf(err, errlen, "'%s': %s arm '%s' with verdicts%s "
+		    "(arms with verdicts: %s); the rule could never match",
+		    r->text, nrounds > 1 ? "neither round has an" :
+		    "the round has no", r->arm, suggest_hint(hint, sizeof hint, r->arm, arms, narms),
+		    failon_list(list, sizeof list, arms, narms));
+		return -1;
+	}
+	if (!failon_in(r->metric, metrics, nmetrics)) {
+		snprintf(err, errlen, "'%s': %s metric '%s'%s (metrics: "
+		    "%s); the rule could never match", r->text, nrounds > 1 ?
+		    "neither round has a" : "the round has no", r->metric,
+		    suggest_hint(hint, sizeof hint, r->metric, metrics,
+		    nmetrics), failon_list(list, sizeof list, metrics,
+		    nmetrics));
+		return -1;
+	}
+	return 0;
 }
 
 /* The first rule of f that the verdict v of metric of arm matches, or

@@ -10,6 +10,7 @@
 #define BENCHTUI_FAILON_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct failon_rule {
@@ -24,9 +25,11 @@ struct failon {
 	size_t n;
 };
 
-/* Add rule text to f.  0, or -1 with err saying what is wrong with it
- * (the caller names where it came from): no ':', an unknown verdict, an
- * empty metric, an arm that is not a name. */
+/* Add rule text to f: one rule, or several separated by commas
+ * ("wall:below,wall:above" is two rules).  0, or -1 with err saying what
+ * is wrong with it (the caller names where it came from): no ':', an
+ * unknown verdict, an empty metric or rule, an arm that is not a name;
+ * then none of text's rules is added. */
 int failon_add(struct failon *f, const char *text, char *err, size_t errlen);
 
 void failon_finish(struct failon *f);
@@ -37,6 +40,20 @@ void failon_finish(struct failon *f);
 struct spec;
 int failon_check_arm(const struct failon_rule *r, const struct spec *s,
     char *err, size_t errlen);
+
+/* failon_check_arm, and the metric one round s can have
+ * (spec_metric_known), with the nearest name when it is a slip.  0, or
+ * -1 with err. */
+int failon_check_spec(const struct failon_rule *r, const struct spec *s,
+    char *err, size_t errlen);
+
+/* Whether rule r can match the rounds read back: its arm (when it names
+ * one) among arms[0..narms), the arms with verdicts, and its metric among
+ * metrics[0..nmetrics).  0, or -1 with err naming what is missing, the
+ * nearest name and the list (nrounds: 1 for report, 2 for compare). */
+int failon_check_names(const struct failon_rule *r, size_t nrounds,
+    const char *const *arms, size_t narms, const char *const *metrics,
+    size_t nmetrics, char *err, size_t errlen);
 
 /* The matches of f in rep (a report or compare object): each appended to
  * msgs as "CELL/ARM METRIC VERDICT: ESTIMATE [LO, HI] (fail_on RULE)".

@@ -697,7 +697,7 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
 	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files",
-	    "agent_limits", "host", NULL };
+	    "agent_limits", "host", "hook_timeout_s", NULL };
 	static const char *const required[] = { "name", "command", "arms",
 	    "baseline", NULL };
 
@@ -783,6 +783,10 @@ spec_parse_host(struct parser *p, json_t *root, const char *workdir_override)
 	if ((v = json_object_get(root, "timeout_s")) != NULL &&
 	    spec_want_number(p, v, "timeout_s", 0, true, &s->timeout_s) < 0)
 		return -1;
+	if ((v = json_object_get(root, "hook_timeout_s")) != NULL &&
+	    spec_want_number(p, v, "hook_timeout_s", 0, true,
+	    &s->hook_timeout_s) < 0)
+		return -1;
 	if ((v = json_object_get(root, "counters")) != NULL) {
 		if (spec_parse_counters(p, v) < 0)
 			return -1;
@@ -818,7 +822,8 @@ spec_parse_root(struct parser *p, json_t *root, const char *workdir_override)
 		    "= %llu legs; a round holds at most %d legs", s->reps,
 		    s->narms, s->ncells, legs, SPEC_LEGS_MAX);
 	if (spec_check_cpu_overlap(p) < 0 || spec_check_leg_files(p) < 0 ||
-	    spec_check_adaptive_metric(p) < 0 || spec_check_hosts(p) < 0)
+	    spec_check_adaptive_metric(p) < 0 || spec_check_fail_on(p) < 0 ||
+	    spec_check_hosts(p) < 0)
 		return -1;
 	return 0;
 }

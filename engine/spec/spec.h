@@ -172,6 +172,8 @@ struct spec {
 	int nice;            /* default 0 */
 	double settle_s;     /* default 0 */
 	double timeout_s;    /* default 0: no per-leg timeout */
+	double hook_timeout_s; /* a cell's setup or cleanup; 0: timeout_s,
+	                        * or SPEC_HOOK_TIMEOUT_S without one */
 	char **counters;     /* NULL-terminated; default counters_default() */
 	size_t ncounters;
 	bool counters_given; /* named in the file, not the machine's default */
@@ -225,10 +227,20 @@ struct spec {
 	size_t nfiles;
 };
 
+/* Whether m can be a metric of round s: wall, cpu, bytes, a counter,
+ * with a server server_cpu and server_COUNTER, and in a round that
+ * writes ${METRICS} any name a leg may write.  When not, why (with the
+ * nearest name) into why and "its metrics are ..." into metrics. */
+bool spec_metric_known(const struct spec *s, const char *m, char *why,
+    size_t len, char *metrics, size_t mlen);
+
 /* Whether exit code rc counts as ok (ok_rc). */
 bool spec_ok_rc(const struct spec *s, int rc);
 
 #define SPEC_OUTPUT_MAX_BYTES (8LL << 20)
+/* A setup or cleanup's limit when the round names none (benchtui-round(5)):
+ * one that never exits would hold the round with nothing on screen. */
+#define SPEC_HOOK_TIMEOUT_S 600.0
 
 /* Read and validate a round file.  workdir_override, when not NULL, replaces
  * the workdir (resume uses the recorded one).  0 and *out, or -1 with err. */

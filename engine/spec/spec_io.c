@@ -50,6 +50,25 @@ spec_io_file_name_ok(const char *n)
 	    "0123456789._-") == len;
 }
 
+/* Whether path is under /proc or /sys (kept files never are). */
+static bool
+spec_io_file_pseudo(const char *path)
+{
+	static const char *const tops[] = { "/proc", "/sys" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(tops[i]);
+		/* "/proc", "/proc/...", "//proc/..." and "/./proc" alike. */
+		while (path[0] == '/' && (path[1] == '/' || (path[1] == '.' &&
+		    path[2] == '/')))
+			path += path[1] == '/' ? 1 : 2;
+		if (strncmp(path, tops[i], n) == 0 && (path[n] == '\0' ||
+		    path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* One entry of files: a path, or {"path": P, "as": NAME}.  The path is
  * expanded with the round's vars (a round-level template: no cell, arm or
  * rep), made absolute against the workdir, and named by "as" or its last
@@ -87,6 +106,10 @@ spec_io_file(struct parser *p, json_t *v, size_t i, struct spec_file *f)
 		free(f->abs);
 		f->abs = a;
 	}
+	if (spec_io_file_pseudo(f->abs))
+		return spec_perr(p, sub, "%s: a file of /proc or /sys is the "
+		    "kernel's state of the moment, not a file the result "
+		    "depends on (and may block a reader): not kept", f->abs);
 	snprintf(sub, sizeof sub, "files[%zu]%s", i, as ? ".as" : "");
 	if (as != NULL && spec_want_string(p, as, sub, true, &f->as) < 0)
 		return -1;

@@ -171,6 +171,7 @@ spec_parse_fail_on(struct parser *p, json_t *j)
 
 	if (j == NULL)
 		return 0;
+	p->fail_on = j;
 	if (!json_is_array(j))
 		return spec_perr(p, "fail_on", "must be an array of rules "
 		    "(\"METRIC:VERDICT\" or \"ARM/METRIC:VERDICT\"), not %s",
@@ -181,8 +182,7 @@ spec_parse_fail_on(struct parser *p, json_t *j)
 			return spec_perr(p, path, "must be a string (a rule such "
 			    "as \"wall:above\"), not %s", spec_json_type(v));
 		if (failon_add(&s->fail_on, json_string_value(v), err,
-		    sizeof err) != 0 || failon_check_arm(&s->fail_on.r[
-		    s->fail_on.n - 1], s, err, sizeof err) != 0)
+		    sizeof err) != 0)
 			return spec_perr(p, path, "%s", err);
 	}
 	return 0;
@@ -239,33 +239,33 @@ spec_stats_builtin_metric(const struct spec *s, const char *name,
 	return false;
 }
 
-int
-spec_check_adaptive_metric(struct parser *p)
+/* Whether the round has a server, and whether its legs can write their
+ * own numbers (${METRICS}: as round_metrics_plan, any spelling of it
+ * counts). */
+static void
+spec_stats_round_kind(const struct spec *s, bool *server, bool *own)
 {
-	const struct spec *s = p->s;
-	const char *m = s->adaptive.metric;
+	*server = false;
+	for (size_t c = 0; c < s->ncells; c++)
+		*server = *server || s->cells[c].server != NULL;
+	*own = s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) != NULL;
+}
+
+bool
+spec_metric_known(const struct spec *s, const char *m, char *why,
+    size_t len, char *metrics, size_t mlen)
+{
 	const char *names[64] = { "wall", "cpu", "bytes" };
 	char list[1024], hint[128];
 	size_t n = 0, nn = 3;
-	bool server = false, own;
+	bool server, own;
 
-	if (!s->adaptive.on)
-		return 0;
-	for (size_t c = 0; c < s->ncells; c++)
-		server = server || s->cells[c].server != NULL;
-	own = s->raw == NULL || memmem(s->raw, s->rawlen, "METRICS", 7) != NULL;
-	/* reps left out: requests/s where a server round's legs can write
-	 * it (benchtui load --metrics), else the legs' cpu. */
-	if (m == NULL && s->adaptive.implied)
-		m = p->s->adaptive.metric = xstrdup(server && own ? "rps" : "cpu");
-	if (m == NULL)
-		return 0;
+	spec_stats_round_kind(s, &server, &own);
 	if (spec_stats_builtin_metric(s, m, server))
-		return 0;
-	/* A leg's own numbers come from ${METRICS}, whose names only the
-	 * legs know (as round_metrics_plan, any spelling of it counts). */
+		return true;
+	/* A leg's own numbers: only the legs know their names. */
 	if (own && legmetrics_name_ok(m))
-		return 0;
+		return true;
 	n += (size_t)snprintf(list, sizeof list, "wall, cpu, bytes");
 	for (size_t i = 0; i < s->ncounters && n < sizeof list; i++) {
 		n += (size_t)snprintf(list + n, sizeof list - n, ", %s",
@@ -276,12 +276,60 @@ spec_check_adaptive_metric(struct parser *p)
 	if (server && n < sizeof list)
 		n += (size_t)snprintf(list + n, sizeof list - n, ", server_cpu "
 		    "and server_ with a counter");
-	return spec_perr(p, "reps.metric", "\"%s\" is not a metric of this "
-	    "round%s, so no look could decide on it and every cell would run "
-	    "to max; its metrics are %s%s", m, suggest_hint(hint, sizeof hint,
-	    m, names, nn), list, own ? ", or a name a leg writes to ${METRICS} "
-	    "([a-z][a-z0-9_]*)" : " (a leg's own names need ${METRICS} in the "
-	    "command)");
+	snprintf(why, len, "\"%s\" is not a metric of this round%s",
+	    m, suggest_hint(hint, sizeof hint, m, names, nn));
+	snprintf(metrics, mlen, "its metrics are %s%s", list, own ?
+	    ", or a name a leg writes to ${METRICS} ([a-z][a-z0-9_]*)" :
+	    " (a leg's own names need ${METRICS} in the command)");
+	return false;
+}
+
+int
+spec_check_adaptive_metric(struct parser *p)
+{
+	struct spec *s = p->s;
+	char why[256], list[1536];
+	bool server, own;
+
+	if (!s->adaptive.on)
+		return 0;
+	/* reps left out: requests/s where a server round's legs can write
+	 * it (benchtui load --metrics), else the legs' cpu. */
+	if (s->adaptive.metric == NULL && s->adaptive.implied) {
+		spec_stats_round_kind(s, &server, &own);
+		s->adaptive.metric = xstrdup(server && own ? "rps" : "cpu");
+	}
+	if (s->adaptive.metric == NULL ||
+	    spec_metric_known(s, s->adaptive.metric, why, sizeof why, list,
+	    sizeof list))
+		return 0;
+	return spec_perr(p, "reps.metric", "%s, so no look could decide on it "
+	    "and every cell would run to max; %s", why, list);
+}
+
+/* fail_on's rules against the round's arms and metrics, once the
+ * counters are known: a rule that names neither can never fire. */
+int
+spec_check_fail_on(struct parser *p)
+{
+	char path[32], err[2048];
+	json_t *v;
+	size_t i;
+
+	/* Element by element again, so the message names the element a
+	 * list's rule came from. */
+	json_array_foreach(p->fail_on, i, v) {
+		struct failon one = { 0 };
+		int rc = failon_add(&one, json_string_value(v), err, sizeof err);
+		for (size_t k = 0; rc == 0 && k < one.n; k++)
+			rc = failon_check_spec(&one.r[k], p->s, err, sizeof err);
+		failon_finish(&one);
+		if (rc != 0) {
+			snprintf(path, sizeof path, "fail_on[%zu]", i);
+			return spec_perr(p, path, "%s", err);
+		}
+	}
+	return 0;
 }
 
 const char *

@@ -235,6 +235,21 @@ compare_cell_alone(struct compare_work *w, const struct tally *t, size_t i,
 		    tally_arm_at(t, i, j), list);
 }
 
+json_t *
+compare_round_facts(const struct tally *t)
+{
+	static const char *const keys[] = { "partial", "legs_counted",
+	    "legs_total", "warnings" };
+	json_t *rep = tally_report_brief(t), *o = json_object(), *v;
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		v = json_object_get(rep, keys[i]);
+		json_object_set(o, keys[i], v != NULL ? v : json_null());
+	}
+	json_decref(rep);
+	return o;
+}
+
 size_t
 compare_build(const struct tally *a, const struct tally *b, double level,
     double margin, json_t *out, json_t *notes)

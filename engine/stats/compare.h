@@ -23,6 +23,12 @@
 size_t compare_build(const struct tally *a, const struct tally *b,
     double level, double margin, json_t *out, json_t *notes);
 
+/* What report says of the round in t besides its ratios, for compare's
+ * header: {"partial": BOOL|null, "legs_counted": N, "legs_total":
+ * N|null, "warnings": [..]}, taken from tally_report_brief so that the
+ * two commands cannot disagree on what is wrong with a folder. */
+json_t *compare_round_facts(const struct tally *t);
+
 /* Print the whole compare object (cmp: SPEC.md's keys) in fmt to out:
  * text (80 columns), json, csv (a row per cell, arm, metric and kind),
  * markdown.  notes (may be NULL) are printed under the text and markdown

@@ -8,9 +8,13 @@
 
 #include "compare.h"
 #include "csvout.h"
+#include "escape.h"
 #include "xalloc.h"
 
 #define COMPARE_WIDTH 80
+
+static int compare_print_to(const json_t *cmp, const json_t *notes,
+    enum report_format fmt, FILE *out);
 #define COMPARE_NAME 16     /* the text's arm/metric column */
 
 static const char *
@@ -164,6 +168,54 @@ compare_print_only(FILE *out, const char *what, const json_t *list)
 	free(line.p);
 }
 
+/* "A is partial: 20 of 32 planned legs counted", NULL when it is not;
+ * malloc'd. */
+static char *
+compare_print_partial(const json_t *cmp, int side)
+{
+	const json_t *r = json_object_get(json_object_get(cmp, "rounds"),
+	    side ? "b" : "a");
+
+	if (!json_is_true(json_object_get(r, "partial")))
+		return NULL;
+	return xasprintf("%c is partial: %lld of %lld planned legs counted",
+	    'A' + side, (long long)json_integer_value(json_object_get(r,
+	    "legs_counted")), (long long)json_integer_value(json_object_get(r,
+	    "legs_total")));
+}
+
+/* A round's warnings (report's, see compare_round_facts). */
+static const json_t *
+compare_print_warnings(const json_t *cmp, int side)
+{
+	return json_object_get(json_object_get(json_object_get(cmp,
+	    "rounds"), side ? "b" : "a"), "warnings");
+}
+
+/* Each round's partial line and warnings, wrapped, under the notes. */
+static void
+compare_print_text_rounds(const json_t *cmp, FILE *out)
+{
+	const json_t *v;
+	size_t i;
+
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side);
+		const json_t *w = compare_print_warnings(cmp, side);
+		if (s != NULL)
+			report_wrap_at(out, COMPARE_WIDTH, 0, s);
+		free(s);
+		if (json_array_size(w) > 0)
+			fprintf(out, "warnings of %c (as report gives them):\n",
+			    'A' + side);
+		json_array_foreach(w, i, v) {
+			s = xasprintf("- %s", compare_print_str(v));
+			report_wrap_at(out, COMPARE_WIDTH, 2, s);
+			free(s);
+		}
+	}
+}
+
 /* One text row: "arm/metric  n A/B  A  B  B/A  interval  verdict"; a name
  * too long for its column gets a line of its own. */
 static void
@@ -237,6 +289,7 @@ compare_print_text(const json_t *cmp, const json_t *notes, FILE *out)
 		report_wrap_at(out, COMPARE_WIDTH, 0, s);
 		free(s);
 	}
+	compare_print_text_rounds(cmp, out);
 	compare_print_only(out, "only in A (not compared)",
 	    json_object_get(cmp, "only_a"));
 	compare_print_only(out, "only in B (not compared)",
@@ -268,7 +321,36 @@ compare_print_csv_row(FILE *out, const json_t *cmp, const char *cell,
 	csvout_num(out, json_object_get(cmp, "margin"));
 	csvout_str(out, json_string_value(json_object_get(m, "verdict")),
 	    true);
+	csvout_str(out, json_string_value(json_object_get(m, "note")), true);
 	fputc('\n', out);
+}
+
+/* A row of kind partial_a or warning_a (_b) for each round's partial
+ * seal and warnings, the text under "note". */
+static void
+compare_print_csv_rounds(FILE *out, const json_t *cmp)
+{
+	const json_t *v;
+	size_t i;
+
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side), kind[16];
+		json_t *m = json_object();
+		if (s != NULL) {
+			snprintf(kind, sizeof kind, "partial_%c", 'a' + side);
+			json_object_set_new(m, "note", json_string(s));
+			compare_print_csv_row(out, cmp, NULL, NULL, NULL, kind,
+			    m);
+		}
+		free(s);
+		snprintf(kind, sizeof kind, "warning_%c", 'a' + side);
+		json_array_foreach(compare_print_warnings(cmp, side), i, v) {
+			json_object_set(m, "note", (json_t *)v);
+			compare_print_csv_row(out, cmp, NULL, NULL, NULL, kind,
+			    m);
+		}
+		json_decref(m);
+	}
 }
 
 /* The rows of what only one round has: "CELL/ARM/METRIC" split (a cell
@@ -299,7 +381,7 @@ compare_print_csv(const json_t *cmp, FILE *out)
 	const char *cname, *aname, *metric;
 
 	fputs("a,b,cell,arm,metric,kind,n_a,n_b,abs_a,abs_b,estimate,ci_lo,"
-	    "ci_hi,level,margin,verdict\n", out);
+	    "ci_hi,level,margin,verdict,note\n", out);
 	json_object_foreach(json_object_get(cmp, "cells"), cname, cell)
 	json_object_foreach(json_object_get(cell, "arms"), aname, arm) {
 		json_object_foreach(json_object_get(arm, "metrics"), metric, m)
@@ -311,6 +393,7 @@ compare_print_csv(const json_t *cmp, FILE *out)
 	}
 	compare_print_csv_only(out, cmp, "only_a");
 	compare_print_csv_only(out, cmp, "only_b");
+	compare_print_csv_rounds(out, cmp);
 }
 
 /* One markdown table of a cell's metrics (abs) or effects. */
@@ -346,6 +429,36 @@ compare_print_md_table(FILE *out, const json_t *arms, bool abs,
 	}
 }
 
+/* s as a markdown code span: fenced by one backtick more than its
+ * longest run of them, padded with a space when it begins or ends with
+ * one (CommonMark), so a backtick in a folder's name cannot end the span
+ * early; a '|' escaped, for a table cell. */
+static void
+compare_print_md_code(FILE *out, const char *s)
+{
+	size_t run = 0, longest = 0, n = strlen(s);
+	bool pad;
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	pad = n > 0 && (s[0] == '`' || s[n - 1] == '`');
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}
+
 /* The markdown environment: a table of the differences, then what both
  * share. */
 static void
@@ -361,14 +474,19 @@ compare_print_md_env(const json_t *env, FILE *out)
 	json_object_foreach(json_object_get(env, "differ"), key, v) {
 		char *a = compare_print_value(json_array_get(v, 0));
 		char *b = compare_print_value(json_array_get(v, 1));
-		fprintf(out, "| %s | `%s` | `%s` |\n", key, a, b);
+		fprintf(out, "| %s | ", key);
+		compare_print_md_code(out, a);
+		fputs(" | ", out);
+		compare_print_md_code(out, b);
+		fputs(" |\n", out);
 		free(a);
 		free(b);
 	}
 	fputs("\nThe same in both:", out);
 	json_object_foreach(json_object_get(env, "same"), key, v) {
 		char *s = compare_print_value(v);
-		fprintf(out, "%s %s `%s`", i++ ? "," : "", key, s);
+		fprintf(out, "%s %s ", i++ ? "," : "", key);
+		compare_print_md_code(out, s);
 		free(s);
 	}
 	fputs(i ? ".\n" : " nothing.\n", out);
@@ -383,14 +501,28 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 	size_t i;
 
 	compare_print_level(lvl, sizeof lvl, cmp);
-	fprintf(out, "# benchtui compare\n\nB `%s` against A `%s` (B/A): "
-	    "intervals at %s%%, margin %g%%.\n", compare_print_str(
-	    json_object_get(cmp, "b")), compare_print_str(json_object_get(cmp,
-	    "a")), lvl, 100 * json_number_value(json_object_get(cmp,
-	    "margin")));
+	fputs("# benchtui compare\n\nB ", out);
+	compare_print_md_code(out, compare_print_str(json_object_get(cmp,
+	    "b")));
+	fputs(" against A ", out);
+	compare_print_md_code(out, compare_print_str(json_object_get(cmp,
+	    "a")));
+	fprintf(out, " (B/A): intervals at %s%%, margin %g%%.\n", lvl, 100 *
+	    json_number_value(json_object_get(cmp, "margin")));
 	compare_print_md_env(json_object_get(cmp, "env"), out);
 	json_array_foreach(notes, i, v)
 		fprintf(out, "%s> %s\n", i ? "" : "\n", compare_print_str(v));
+	for (int side = 0; side < 2; side++) {
+		char *s = compare_print_partial(cmp, side);
+		if (s != NULL)
+			fprintf(out, "\n> **%s**\n", s);
+		free(s);
+		if (json_array_size(compare_print_warnings(cmp, side)) > 0)
+			fprintf(out, "\nWarnings of %c (as report gives them):"
+			    "\n\n", 'A' + side);
+		json_array_foreach(compare_print_warnings(cmp, side), i, v)
+			fprintf(out, "- %s\n", compare_print_str(v));
+	}
 	for (int side = 0; side < 2; side++) {
 		const json_t *list = json_object_get(cmp, side ? "only_b" :
 		    "only_a");
@@ -398,12 +530,17 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 			continue;
 		fprintf(out, "\nOnly in %c (not compared):", side ? 'B' : 'A');
 		json_array_foreach(list, i, v)
-			fprintf(out, "%s `%s`", i ? "," : "", compare_print_str(v));
+		{
+			fprintf(out, "%s ", i ? "," : "");
+			compare_print_md_code(out, compare_print_str(v));
+		}
 		fputs(".\n", out);
 	}
 	json_object_foreach(json_object_get(cmp, "cells"), cname, cell) {
 		bool effects = false;
-		fprintf(out, "\n## Cell `%s`\n\n", cname);
+		fputs("\n## Cell ", out);
+		compare_print_md_code(out, cname);
+		fputs("\n\n", out);
 		compare_print_md_table(out, json_object_get(cell, "arms"), true,
 		    lvl);
 		json_object_foreach(json_object_get(cell, "arms"), aname, arm)
@@ -421,6 +558,22 @@ compare_print_markdown(const json_t *cmp, const json_t *notes, FILE *out)
 int
 compare_print(const json_t *cmp, const json_t *notes, enum report_format fmt,
     FILE *out)
+{
+	/* Every string here came from a round folder or a far host (names,
+	 * paths, environment.json's facts): the human formats reach the
+	 * terminal through the one escape rule (escape.h). */
+	FILE *esc = fmt != REPORT_JSON ? escape_stream(out) : NULL;
+	int rc;
+
+	rc = compare_print_to(cmp, notes, fmt, esc != NULL ? esc : out);
+	if (esc != NULL && fclose(esc) != 0)
+		rc = -1;
+	return fflush(out) == 0 && !ferror(out) && rc == 0 ? 0 : -1;
+}
+
+static int
+compare_print_to(const json_t *cmp, const json_t *notes,
+    enum report_format fmt, FILE *out)
 {
 	switch (fmt) {
 	case REPORT_JSON:

@@ -605,6 +605,13 @@ report_json_ratios(struct report_json *j, int depth)
 	fputc('[', j->out);
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
+		/* A ratio JSON cannot hold is null, as jansson would have
+		 * no number for it. */
+		if (!isfinite(v[i])) {
+			fprintf(j->out, "\n%*snull%s", 2 * (depth + 1), "",
+			    i + 1 < n ? "," : "");
+			continue;
+		}
 		if (json_real_set(j->real, v[i]) != 0 ||
 		    (len = json_dumpb(j->real, buf, sizeof buf,
 		    REPORT_JSON_FLAGS | JSON_ENCODE_ANY)) == 0 ||

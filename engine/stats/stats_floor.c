@@ -5,6 +5,7 @@
 
 #include "stats.h"
 #include "stats_floor.h"
+#include "stats_int.h"
 #include "xalloc.h"
 
 size_t
@@ -37,14 +38,30 @@ stats_floor_tail(size_t n, size_t u, size_t v)
 	return sum;
 }
 
+/* Whether tail(n, u, v) <= (1 - level) / 2.  The doubles (lgamma, exp)
+ * decide only when the tail is more than a millionth away from the
+ * bound, a thousand times their error anywhere; closer, the integers do
+ * (stats_exact.c), so a level within an ulp of a tail gets the same u on
+ * every machine. */
+static bool
+stats_floor_le(size_t n, size_t u, size_t v, double level)
+{
+	double alpha = (1.0 - level) / 2.0, t = stats_floor_tail(n, u, v);
+
+	if (t < alpha * (1 - 1e-6))
+		return true;
+	if (t > alpha * (1 + 1e-6))
+		return false;
+	return stats_floor_tail_le(n, u, v, level);
+}
+
 size_t
 stats_floor_u(size_t n, double level)
 {
-	double alpha = (1.0 - level) / 2.0;
 	size_t v = stats_floor_rank(n), lo, hi;
 
 	if (n == 0 || !(level > 0) || !(level < 1) || v >= n ||
-	    !(stats_floor_tail(n, n, v) <= alpha))
+	    !stats_floor_le(n, n, v, level))
 		return 0;
 	/* The tail falls as u grows: the smallest u in (v, n] at or below
 	 * alpha.  hi always satisfies it, lo - 1 never does. */
@@ -52,7 +69,7 @@ stats_floor_u(size_t n, double level)
 	hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (stats_floor_tail(n, mid, v) <= alpha)
+		if (stats_floor_le(n, mid, v, level))
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -390,7 +390,10 @@ stats_wilcoxon_k(size_t n, double level)
 	full = alpha - below <= tol || above - alpha <= tol;
 	stats_null_give(d == &own ? NULL : d, from, n, full);
 	free(own.w);
+	/* Near the bound the doubles cannot decide: the counts can, as
+	 * 128-bit integers while 2^n fits. */
 	if (full)
-		k = stats_null_full_k(n, alpha);
+		k = n <= STATS_EXACT_INT_MAX ? stats_wilcoxon_exact_k(n,
+		    level) : stats_null_full_k(n, alpha);
 	return k;
 }

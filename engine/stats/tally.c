@@ -448,6 +448,29 @@ tally_feed_look(struct tally *t, const json_t *ev)
 		c->stopped_rep = (int)json_integer_value(rep);
 }
 
+/* Whether a profile event names a cell and arm of the spec (any, for a
+ * bare log); one that does not is counted and named in the warnings,
+ * as a leg line of it would be, and not shown. */
+static bool
+tally_profile_known(struct tally *t, const json_t *ev)
+{
+	const char *cell = json_string_value(json_object_get(ev, "cell"));
+	const char *arm = json_string_value(json_object_get(ev, "arm"));
+	const char *kind = json_string_value(json_object_get(ev, "kind"));
+	struct tcell *c;
+
+	if (!t->have_spec || cell == NULL || arm == NULL)
+		return true;
+	if ((c = tally_cell(t, cell, false)) != NULL &&
+	    tally_arm(t, c, arm, false) != NULL)
+		return true;
+	if (t->prof_ignored < TALLY_WARN_CAP)
+		t->prof_ignored_names[t->prof_ignored] = xasprintf("%.60s "
+		    "%.60s %.20s", cell, arm, kind ? kind : "?");
+	t->prof_ignored++;
+	return false;
+}
+
 void
 tally_feed(struct tally *t, const json_t *ev)
 {
@@ -470,6 +493,8 @@ tally_feed(struct tally *t, const json_t *ev)
 	else if (strcmp(type, "look") == 0)
 		tally_feed_look(t, ev);
 	else if (strcmp(type, "profile") == 0) {
+		if (!tally_profile_known(t, ev))
+			return;
 		if (t->prof == NULL)
 			t->prof = profdiff_create();
 		profdiff_feed(t->prof, ev);
@@ -536,6 +561,7 @@ tally_destroy(struct tally *t)
 	free(t->gate_staying);
 	for (size_t i = 0; i < TALLY_WARN_CAP; i++) {
 		free(t->ignored_names[i]);
+		free(t->prof_ignored_names[i]);
 		free(t->implausible[i]);
 	}
 	for (size_t i = 0; i < t->ncells; i++) {

@@ -188,6 +188,12 @@ tally_log_warnings(const struct tally *t, struct warns *w)
 	if (t->unusable)
 		tally_warn(w, W_OTHER, "%zu leg lines without a usable cell, "
 		    "arm or rep were ignored", t->unusable);
+	for (size_t i = 0; i < t->prof_ignored && i < TALLY_WARN_CAP; i++)
+		tally_warn(w, W_OTHER, "%s: a profile of a cell or arm that is "
+		    "not in round.json; not shown", t->prof_ignored_names[i]);
+	if (t->prof_ignored > TALLY_WARN_CAP)
+		tally_warn(w, W_OTHER, "... and %zu more profiles of cells or "
+		    "arms not in round.json", t->prof_ignored - TALLY_WARN_CAP);
 	json_array_foreach(profdiff_warnings(t->prof), i, pw)
 		tally_warn(w, W_OTHER, "%s", json_string_value(pw));
 	for (size_t k = 0; k < W_OTHER; k++)

@@ -6,6 +6,7 @@
  * gives the fields a meaning is here, once: the status rule, which
  * metrics a line names, where each value comes from, and what is not a
  * value a leg can have. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -327,17 +328,20 @@ tally_f32(double x)
 	return isfinite(x) && fabs(x) < 1e30 ? (float)x : NAN;
 }
 
-/* Whether x can be metric m of a leg: finite, not negative, and for the
- * seconds (wall, cpu) under a year, a wall above zero.  Anything else is
- * a broken or forged line, left out of every figure (never used in the
- * medians but not the ratios, or the other way round). */
+/* Whether x can be metric m of a leg: finite, not negative, not a
+ * subnormal (no clock, counter or byte count yields one: 5e-324 is a
+ * forged line), and for the seconds (wall, cpu) under a year, a wall of
+ * at least a nanosecond (the clock's unit).  Anything else is a broken or
+ * forged line, left out of every figure (never used in the medians but
+ * not the ratios, or the other way round): a wall of 5e-324 would make
+ * every ratio against it infinite. */
 static bool
 tally_plausible(size_t m, double x)
 {
-	if (!isfinite(x) || x < 0)
+	if (!isfinite(x) || x < 0 || (x != 0 && x < DBL_MIN))
 		return false;
 	if (m == M_WALL || m == M_CPU)
-		return x < 3.2e7 && (m != M_WALL || x > 0);
+		return x < 3.2e7 && (m != M_WALL || x >= 1e-9);
 	return x < 1.8e19;
 }
 

@@ -71,6 +71,9 @@ bool agent_interrupted(const struct agent *a);
  * reference).  open may read the request that ended its gate (release,
  * cancel) and answer it too. */
 json_t *agent_start(struct agent *a, const json_t *req);
+/* start's fields checked as agent_start reads them, nothing run: NULL,
+ * or the refusal (the fuzz target's way in). */
+json_t *agent_start_check(const json_t *req);
 json_t *agent_open(struct agent *a, const json_t *req);
 json_t *agent_close(struct agent *a, const json_t *req);
 json_t *agent_stop(struct agent *a, const json_t *req);

@@ -93,6 +93,14 @@ struct round {
 
 	int stale_ended;           /* resume: leftover process groups ended */
 
+	/* The kept files' sha256 the seal holds them to ({NAME: {"sha256"}},
+	 * keepfiles.h): those kept at run, or those accepted at resume with
+	 * --accept-changed-files (then listed in files_changed, for the
+	 * resume event). */
+	json_t *files_ref;
+	json_t *files_changed;
+	bool accept_changed_files;
+
 	/* A fatal error (the log cannot be written) stops the round. */
 	bool fatal;
 	char fatal_err[512];
@@ -297,6 +305,10 @@ void round_remote_add_hosts(const struct run *u, json_t *hosts);
 /* A host's connection was lost: the round stops resumably (exit 3), the
  * abort naming the host, ssh's words and during what. */
 void round_remote_lost(struct run *u, struct remote *rm, const char *during);
+/* A host's agent refused a close or stop (the connection stands): the
+ * round stops resumably the same way, naming the agent's reason (why:
+ * "HOST: its words"). */
+void round_remote_refused(struct run *u, const char *why, const char *during);
 /* Twice a second while a leg runs: a connection that dropped stops the
  * round. */
 void round_remote_watch(struct run *u, const char *leg);

@@ -57,6 +57,8 @@ struct parser {
 	struct spec *s;
 	json_t *cell_names;  /* {name: index} of the cells named so far: a
 	                      * 10,000-cell matrix is checked in linear time */
+	json_t *fail_on;     /* the root's, for the check once the counters
+	                      * are known (borrowed) */
 };
 
 /* Whether name is already cells[*k]'s; else it is recorded as cells[i]'s.
@@ -137,5 +139,6 @@ int spec_check_scratch_system(struct parser *p, const char *sc);
 int spec_check_leg_files(struct parser *p);
 /* reps.metric names a metric the round has (spec_stats.c). */
 int spec_check_adaptive_metric(struct parser *p);
+int spec_check_fail_on(struct parser *p);
 
 #endif

@@ -14,6 +14,26 @@ double *stats_sorted_logs(const double *v, size_t n);
 /* The p-quantile of the standard normal to double precision. */
 double stats_normal_quantile(double p);
 
+/* Exact tails (stats_exact.c): the decisions of the floor estimator's u
+ * and, near the bound, of the signed-rank k, in integers. */
+#include <stdbool.h>
+#include <openssl/bn.h>
+
+/* Whether count / total <= (1 - level) / 2 exactly, level read as the
+ * rational number the double is. */
+bool stats_exact_tail_le(const BIGNUM *count, const BIGNUM *total,
+    double level);
+
+/* Whether the floor estimator's tail (stats_floor.h) at n, u, v is at
+ * most (1 - level) / 2: sum over j < v of C(n, j) C(n, u + v - 1 - j)
+ * against C(2n, u + v - 1), exactly. */
+bool stats_floor_tail_le(size_t n, size_t u, size_t v, double level);
+
+/* The signed-rank interval's k at n <= STATS_EXACT_INT_MAX from the
+ * null's exact counts (128-bit integers: 2^n of them at most). */
+#define STATS_EXACT_INT_MAX 127
+uint64_t stats_wilcoxon_exact_k(size_t n, double level);
+
 /* A large set of doubles (the Walsh averages of n values, the differences
  * of two samples), known only by counting and listing its members, never
  * held whole. */

@@ -161,6 +161,9 @@ struct tally {
 	 * (not finite, negative, a zero or absurd wall), which are left out
 	 * of every figure rather than used in some. */
 	char *ignored_names[TALLY_WARN_CAP];
+	/* Profiles of a cell or arm the spec lacks: not shown, warned. */
+	size_t prof_ignored;
+	char *prof_ignored_names[TALLY_WARN_CAP];
 	char *implausible[TALLY_WARN_CAP];
 	size_t nimplausible;
 	/* The counters the user named (a round file's "counters", or a

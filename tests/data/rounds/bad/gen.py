@@ -251,6 +251,9 @@ case("fail-on-shape", "fail_on[0]: 'wall': not a rule (METRIC:VERDICT", setp(["f
 case("fail-on-arm", "fail_on[0]: 'fast/wall:above': the round has no arm 'fast'", setp(["fail_on"], ["fast/wall:above"]))
 case("fail-on-baseline", "fail_on[0]: 'a/wall:above': a is the baseline", setp(["fail_on"], ["a/wall:above"]))
 case("fail-on-metric", "fail_on[0]: 'b/:above': '' is not a metric's name", setp(["fail_on"], ["b/:above"]))
+case("fail-on-metric-misspelt", 'fail_on[0]: \'b/wal:above\': "wal" is not a metric of this round (did you mean "wall"?), so the rule could never match', setp(["fail_on"], ["b/wal:above"]))
+case("fail-on-list-arm", "fail_on[0]: 'zz/wall:above': the round has no arm 'zz'", setp(["fail_on"], ["cpu:below,zz/wall:above"]))
+case("fail-on-list-empty", "fail_on[0]: 'wall:above,': an empty rule in a list", setp(["fail_on"], ["wall:above,"]))
 
 here = os.path.dirname(os.path.abspath(__file__))
 for f in os.listdir(here):
