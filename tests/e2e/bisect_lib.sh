@@ -46,9 +46,11 @@ bisect_repo() {
 }
 
 # bisect_round FILE: a small round on ${OUT}/prog, adaptive on cpu, the
-# quiet gate off (the box is shared).
+# quiet gate off (the box is shared).  24M steps, about 40 ms of cpu a
+# leg: at 6M (10 ms) the start of a process blurred the 8% to 2-7% and a
+# confirmation under a loaded box could end undecided at max.
 bisect_round() {
-	jq -n '{name: "loop", command: ["${BIN}", "6000000"],
+	jq -n '{name: "loop", command: ["${BIN}", "24000000"],
 	  bin: "${OUT}/prog", baseline: "x", arms: [{name: "x"}],
 	  cells: [{name: "c"}], reps: {min: 8, max: 40, until: "decided",
 	  metric: "cpu"}, margin: 0.04, counters: ["task-clock"],
