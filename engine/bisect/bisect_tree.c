@@ -4,7 +4,6 @@
  * per run and kept for later steps; bisect_tree_clean removes them all on
  * the way out.  The build's output is kept as evidence in
  * DIR/builds/SHA.log. */
-#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
