@@ -437,34 +437,30 @@ legcmd_argv_line(char *const *argv)
 {
 	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789_./=:,@%+-";
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct xbuf b = { 0 };
 
-	/* a stream in memory fails only for want of memory */
-	if (f == NULL)
-		xalloc_die(0);
+	/* An xbuf, not open_memstream: check makes a line for every leg,
+	 * and a memory stream's own set-up cost more than the line. */
+	xbuf_add(&b, "", 0);
 	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
 		const char *a = argv[i];
+		size_t n = strlen(a);
 
 		if (i > 0)
-			fputc(' ', f);
-		if (a[0] != '\0' && strspn(a, safe) == strlen(a)) {
-			fputs(a, f);
+			xbuf_add(&b, " ", 1);
+		if (n > 0 && strspn(a, safe) == n) {
+			xbuf_add(&b, a, n);
 			continue;
 		}
-		fputc('\'', f);
-		for (; *a != '\0'; a++) {
-			if (*a == '\'')
-				fputs("'\\''", f);
-			else
-				fputc(*a, f);
+		xbuf_add(&b, "'", 1);
+		for (const char *q; (q = strchr(a, '\'')) != NULL; a = q + 1) {
+			xbuf_add(&b, a, (size_t)(q - a));
+			xbuf_add(&b, "'\\''", 4);
 		}
-		fputc('\'', f);
+		xbuf_add(&b, a, strlen(a));
+		xbuf_add(&b, "'", 1);
 	}
-	if (fclose(f) != 0)
-		xalloc_die(len);
-	return buf;
+	return b.p;
 }
 
 /* --- check's warnings ------------------------------------------------- */

@@ -417,8 +417,16 @@ spec_matrix_cells(struct parser *p, json_t *m)
 	}
 	out = json_array();
 	for (size_t n = 0; n < total && out != NULL; n++) {
-		json_t *cell = json_deep_copy(m), *cv = json_object();
+		json_t *cell = json_object(), *cv = json_object(), *mv;
+		const char *mk;
 
+		/* The matrix's fields but its vars, whose arrays (every
+		 * value of every variable) each cell would copy only to
+		 * drop: O(cells x values) for nothing. */
+		json_object_foreach(m, mk, mv)
+			if (strcmp(mk, "vars") != 0)
+				json_object_set_new(cell, mk,
+				    json_deep_copy(mv));
 		json_object_set_new(cell, "vars", cv);
 		for (size_t k = 0; k < nvar; k++)
 			json_object_set(cv, names[k],
