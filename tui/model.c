@@ -594,12 +594,21 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		return MODEL_CHANGE_STATE;
 	} else if (strcmp(t, "abort") == 0) {
 		const char *why = model_get_str(ev, "reason");
+		char msg[MODEL_LOG_LINE];
+
 		m->state = MODEL_ABORTED;
 		m->end_ts = ts;
 		snprintf(m->abort_reason, sizeof m->abort_reason, "%s",
 		    why ? why : "");
 		model_clear_current(m);
-		return MODEL_CHANGE_STATE;
+		/* The header holds its first words; a reason longer than that
+		 * (a host's failure, ssh's words, the command) is the message
+		 * log's and the footer's too, whole. */
+		if (why == NULL || strlen(why) < sizeof m->abort_reason)
+			return MODEL_CHANGE_STATE;
+		snprintf(msg, sizeof msg, "stopped: %s", why);
+		model_log(m, ev, msg);
+		return MODEL_CHANGE_STATE | MODEL_CHANGE_LOG;
 	} else if (strcmp(t, "done") == 0) {
 		m->state = MODEL_COMPLETE;
 		m->end_ts = ts;

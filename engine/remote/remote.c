@@ -197,7 +197,7 @@ remote_fail(struct remote *rm, const char *fmt, ...)
 	remote_stderr_tail(rm, tail, sizeof tail);
 	remote_status(rm, st, sizeof st);
 	snprintf(rm->why, sizeof rm->why, "%.200s: %.600s; %.150s%s%.500s",
-	    rm->host, what, st, tail[0] ? "; it said: " : "", tail);
+	    rm->name, what, st, tail[0] ? "; it said: " : "", tail);
 }
 
 /* The far side broke the protocol (what it sent, or how much): the
@@ -458,7 +458,7 @@ remote_refused(const struct remote *rm, const json_t *reply, char *err,
 		json_decref(e);
 		return false;
 	}
-	snprintf(err, errlen, "%s: %s", rm->host, e != NULL ?
+	snprintf(err, errlen, "%s: %s", rm->name, e != NULL ?
 	    json_string_value(e) : "the agent refused without saying why");
 	json_decref(e);
 	return true;
@@ -489,10 +489,13 @@ remote_spawn(struct remote *rm, const struct remote_params *p, char *err,
 	/* The one line the far user's shell reads: each word quoted. */
 	argv[k++] = legcmd_argv_line(far);
 	rm->cmdline = legcmd_argv_line(argv);
+	argv[ns] = rm->name;
+	rm->cmdname = legcmd_argv_line(argv);
+	argv[ns] = (char *)p->host;
 	free(far);
 	if ((efd = rfile_open(p->stderr_path, O_WRONLY | O_CREAT | O_APPEND,
 	    0644)) < 0) {
-		snprintf(err, errlen, "%s: cannot open %s: %s", p->host,
+		snprintf(err, errlen, "%s: cannot open %s: %s", rm->name,
 		    p->stderr_path, rfile_strerror(errno));
 		free(argv[ns + 1]);
 		free(argv);
@@ -524,7 +527,7 @@ remote_spawn(struct remote *rm, const struct remote_params *p, char *err,
 	rm->from.max = p->line_max;
 	rm->from.strict = true;
 	if (rm->ssh_pid < 0) {
-		snprintf(err, errlen, "%s: cannot start %s: %s", p->host,
+		snprintf(err, errlen, "%s: cannot start %s: %s", rm->name,
 		    p->ssh_path, serr);
 		rm->reaped = true;
 		return -1;
@@ -548,14 +551,14 @@ remote_connect_failed(struct remote *rm, char *err, size_t errlen)
 		    "or copy the benchtui binary into a folder on the PATH a "
 		    "non-interactive ssh command gets), or set the round's "
 		    "\"agent\" to its path there, e.g. [\"/usr/local/bin/"
-		    "benchtui\", \"agent\"] (%s; the command: %s)", rm->host,
+		    "benchtui\", \"agent\"] (%s; the command: %s)", rm->name,
 		    code == 127 ? "not installed, or not on the PATH," :
 		    "not executable", tail[0] ? tail : "nothing", wire_version(),
-		    st, rm->cmdline);
+		    st, rm->cmdname);
 	else
-		snprintf(err, errlen, "%s: %s (%s; the command: %s)", rm->host,
+		snprintf(err, errlen, "%s: %s (%s; the command: %s)", rm->name,
 		    tail[0] ? tail : "the agent ended before it answered", st,
-		    rm->cmdline);
+		    rm->cmdname);
 }
 
 /* hello: the version and protocol, the window's counters, the gate's
@@ -592,8 +595,8 @@ remote_version_differs(const struct remote *rm, const json_t *reply,
 	snprintf(err, errlen, "%s: the agent there is benchtui %s (protocol "
 	    "%lld), this is benchtui %s (protocol %d): the protocol is only "
 	    "spoken between equal versions; install this benchtui on %s",
-	    rm->host, v != NULL ? json_string_value(v) : "(no version)", n,
-	    wire_version(), WIRE_PROTOCOL, rm->host);
+	    rm->name, v != NULL ? json_string_value(v) : "(no version)", n,
+	    wire_version(), WIRE_PROTOCOL, rm->name);
 	json_decref(v);
 	return true;
 }
@@ -615,7 +618,7 @@ remote_hello_checked(struct remote *rm, json_t *reply, char *err,
 	json_decref(reply);
 	if (h == NULL)
 		snprintf(err, errlen, "%s: a protocol error in the agent's "
-		    "answer to hello: %s", rm->host, why);
+		    "answer to hello: %s", rm->name, why);
 	return h;
 }
 
@@ -642,6 +645,7 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 	json_t *reply;
 
 	rm->host = xstrdup(p->host);
+	(void)remote_name(p->host, rm->name);
 	rm->stderr_path = xstrdup(p->stderr_path);
 	rm->to = -1;
 	rm->err_rd = rm->err_log = -1;
@@ -653,13 +657,13 @@ remote_connect(const struct remote_params *p, char *err, size_t errlen)
 	reply = remote_call(rm, remote_hello_req(p), &w);
 	if (reply == NULL && p->abort_fd >= 0 && clock_nap(p->abort_fd, 0)) {
 		snprintf(err, errlen, "%s: the connection was given up (the "
-		    "round was aborted)", rm->host);
+		    "round was aborted)", rm->name);
 		goto fail;
 	}
 	if (reply == NULL && rm->timed_out) {
 		snprintf(err, errlen, "%s: the agent did not answer hello within "
-		    "%g s (agent_limits.hello_s; the command: %s)", rm->host,
-		    p->timeout_s, rm->cmdline);
+		    "%g s (agent_limits.hello_s; the command: %s)", rm->name,
+		    p->timeout_s, rm->cmdname);
 		goto fail;
 	}
 	if (reply == NULL && rm->broke) {
@@ -712,6 +716,7 @@ remote_disconnect(struct remote *rm)
 	json_decref(rm->hello);
 	free(rm->host);
 	free(rm->cmdline);
+	free(rm->cmdname);
 	free(rm->stderr_path);
 	free(rm);
 }

@@ -64,6 +64,13 @@ const json_t *remote_hello(const struct remote *rm);
 pid_t remote_ssh_pid(const struct remote *rm);
 /* The command line started, quoted as a shell reads it (people only). */
 const char *remote_cmdline(const struct remote *rm);
+
+/* A host as a message names it: whole up to REMOTE_NAME_MAX - 1 bytes;
+ * longer, its first 40 and last 20 bytes around "...", so that a long
+ * host never pushes the reason after it out of a line.  Into buf (at
+ * least REMOTE_NAME_MAX bytes), which it returns. */
+#define REMOTE_NAME_MAX 64
+const char *remote_name(const char *host, char *buf);
 /* The handshake's round trips: {"min", "median", "n"} in ms (new). */
 json_t *remote_rtt(const struct remote *rm);
 /* Requests sent since the last call (the first: since the start),

@@ -83,7 +83,7 @@ remote_server_reply(struct remote *rm, json_t *reply, enum remote_op op,
 			return NULL;
 		}
 		remote_broken(rm, "the agent refused %s: %s", name[op],
-		    err + strlen(rm->host) + 2);
+		    err + strlen(rm->name) + 2);
 		json_decref(reply);
 		reply = NULL;
 	}
@@ -226,4 +226,23 @@ remote_leg(struct remote *rm, json_t *req, double timeout_s,
 	}
 	*started = true;
 	return ok;
+}
+
+const char *
+remote_name(const char *host, char *buf)
+{
+	size_t n = strlen(host), head = 40, tail = n - 20;
+
+	if (n < REMOTE_NAME_MAX) {
+		memcpy(buf, host, n + 1);
+		return buf;
+	}
+	/* Cut between UTF-8 characters, never inside one. */
+	while (head > 0 && ((unsigned char)host[head] & 0xc0) == 0x80)
+		head--;
+	while (tail < n && ((unsigned char)host[tail] & 0xc0) == 0x80)
+		tail++;
+	snprintf(buf, REMOTE_NAME_MAX, "%.*s...%s", (int)head, host,
+	    host + tail);
+	return buf;
 }

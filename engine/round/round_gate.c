@@ -261,7 +261,7 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	/* The legs' host gates each leg itself (round_gate_far_ask). */
 	bool gated = host != NULL && u->quiet != NULL &&
 	    !(u->r->spec->host != NULL && strcmp(host, u->r->spec->host) == 0);
-	char where[300];
+	char where[300], name[REMOTE_NAME_MAX];
 
 	if (gated) {
 		rg.budget_left_s = quiet_budget_left(u->quiet);
@@ -278,7 +278,8 @@ round_gate_server(struct run *u, const struct plan_leg *pl,
 	if ((g->how != TALLY_GATE_QUIET && g->how != TALLY_GATE_NONE) ||
 	    far.how == TALLY_GATE_QUIET)
 		return 0;
-	snprintf(where, sizeof where, "the server's host %s", host);
+	snprintf(where, sizeof where, "the server's host %s",
+	    remote_name(host, name));
 	return round_gate_mark(u, far.how, where, far.foreign, leg, g);
 }
 
@@ -319,7 +320,7 @@ round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
 	const char *word = json_string_value(json_object_get(far, "gate"));
 	const json_t *pr = json_object_get(far, "probe"),
 	    *pu = json_object_get(far, "probe_us");
-	char where[300];
+	char where[300], name[REMOTE_NAME_MAX];
 
 	*g = (struct round_gate_rec){ .how = TALLY_GATE_NONE, .probe = NAN,
 	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
@@ -333,7 +334,7 @@ round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
 		quiet_spend(u->quiet, g->wait_s);
 		(void)round_gate_keys(u);
 		snprintf(where, sizeof where, "the legs' host %s",
-		    u->r->spec->host);
+		    remote_name(u->r->spec->host, name));
 		return round_gate_mark(u, m[i].how, where, json_number_value(
 		    json_object_get(far, "foreign")), leg, g);
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "event.h"
 #include "legcmd.h"
 #include "remote.h"
@@ -16,12 +17,37 @@
 
 struct round_host {
 	const char *host, *dir;        /* as the round file names them */
+	char *log;                     /* ssh's stderr, in the round's folder */
 	bool legs;                     /* the round's legs run there */
 	struct remote *rm;
 	json_t *cells;                 /* the cells it serves */
 	json_t *bins;                  /* from its agent */
 	char err[1536];                /* why it could not be reached */
 };
+
+/* ssh's stderr for host, in the round's folder: servers/ssh-HOST.log,
+ * the host's odd characters as '_'.  A host longer than a file name may
+ * be (253 bytes, and more) keeps its first 40 and the first 16 hex
+ * digits of its whole sha256 (ssh-PREFIX-HASH.log): bounded, and still
+ * one file per host.  environment.json's hosts entry names it. */
+static char *
+round_remote_log(const char *host)
+{
+	size_t n = strlen(host);
+	char hex[DIGEST_HEX_LEN], *p, *c;
+
+	if (n <= 64) {
+		p = xasprintf("servers/ssh-%s.log", host);
+	} else {
+		digest_buf(host, n, hex);
+		p = xasprintf("servers/ssh-%.40s-%.16s.log", host, hex);
+	}
+	for (c = p + strlen("servers/ssh-"); strcmp(c, ".log") != 0; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+			*c = '_';
+	return p;
+}
 
 /* The entry of host, made (with dir) when new. */
 static struct round_host *
@@ -37,6 +63,7 @@ round_remote_add(struct run *u, const char *host, const char *dir)
 	memset(h, 0, sizeof *h);
 	h->host = host;
 	h->dir = dir;
+	h->log = round_remote_log(host);
 	h->cells = json_array();
 	return h;
 }
@@ -57,21 +84,6 @@ round_remote_list(struct run *u)
 	}
 	if (s->host != NULL)
 		round_remote_add(u, s->host, SPEC_AGENT_DIR)->legs = true;
-}
-
-/* ssh's stderr for host: DIR/servers/ssh-HOST.log, the host's odd
- * characters as '_'. */
-static char *
-round_remote_stderr(const struct run *u, const char *host)
-{
-	char *p = xasprintf("%s/servers/ssh-%s.log", u->r->dir, host);
-
-	for (char *c = p + strlen(u->r->dir) + strlen("/servers/ssh-");
-	    *c != '\0' && strcmp(c, ".log") != 0; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
-			*c = '_';
-	return p;
 }
 
 /* The programs a host's servers run, as legcmd builds them (each arm's
@@ -110,10 +122,11 @@ round_remote_probe_off(struct run *u, const struct round_host *h)
 {
 	const char *why = json_string_value(json_object_get(json_object_get(
 	    remote_hello(h->rm), "quiet"), "probe_off"));
+	char name[REMOTE_NAME_MAX];
 
 	if (why != NULL)
 		round_warn(u, "%s: the quiet gate's probe is off there: %s",
-		    h->host, why);
+		    remote_name(h->host, name), why);
 }
 
 /* Connect to one host: ssh, hello, its binaries. */
@@ -127,7 +140,7 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	 * cpus' maximum, and the probe (on the server's cpus there; that
 	 * host's clock decides). */
 	struct quiet_params qp = spec_quiet_params(s);
-	char *stderr_path = round_remote_stderr(u, h->host);
+	char *stderr_path = xasprintf("%s/%s", u->r->dir, h->log);
 	struct remote_params p = { .host = h->host, .ssh_path = ssh_path,
 		.ssh = s->ssh, .agent = s->agent, .dir = h->dir,
 		.counters = s->counters, .quiet = s->quiet.enabled ? &qp : NULL,
@@ -206,6 +219,7 @@ round_remote_entry(const struct run *u, const struct round_host *h)
 	    "server"));
 	json_object_set_new(e, "cells", json_incref(h->cells));
 	json_object_set_new(e, "ssh", legcmd_argv_json(u->r->spec->ssh));
+	json_object_set_new(e, "ssh_log", json_string(h->log));
 	if (hello == NULL) {
 		json_object_set_new(e, "dir", json_string(h->dir));
 		json_object_set_new(e, "error", h->err[0] != '\0' ?
@@ -300,6 +314,7 @@ round_remote_end(struct run *u)
 		remote_disconnect(u->hosts[i].rm);
 		json_decref(u->hosts[i].cells);
 		json_decref(u->hosts[i].bins);
+		free(u->hosts[i].log);
 	}
 	free(u->hosts);
 	u->hosts = NULL;

@@ -96,9 +96,11 @@ round_server_remote_alive(struct round_srv *srv, const json_t *reply)
 	const char *d = json_string_value(json_object_get(reply, "death"));
 
 	if (json_is_false(json_object_get(reply, "alive")) && !srv->dead) {
+		char name[REMOTE_NAME_MAX];
+
 		srv->dead = true;
 		snprintf(srv->death, sizeof srv->death, "%s on %s",
-		    d != NULL ? d : "ended", srv->host);
+		    d != NULL ? d : "ended", remote_name(srv->host, name));
 	}
 }
 
@@ -166,11 +168,12 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 		.abort_fd = u->r->abort_pipe[0] };
 	struct round_srv *srv = NULL;
 	json_t *w;
+	char name[REMOTE_NAME_MAX];
 	size_t i;
 
 	if (rm == NULL)
 		snprintf(u->err, sizeof u->err, "cell %s: no connection to %s",
-		    cell->name, sv->host);
+		    cell->name, remote_name(sv->host, name));
 	else if ((*started = remote_start(rm, &p, cause, u->err,
 	    sizeof u->err)) == NULL && strcmp(*cause, "lost") == 0)
 		round_remote_lost(u, rm, "while the server started");
@@ -179,7 +182,8 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 	if (rm == NULL || *started == NULL)
 		return NULL;
 	json_array_foreach(json_object_get(*started, "warnings"), i, w)
-		round_warn(u, "%s: %s", sv->host, json_string_value(w));
+		round_warn(u, "%s: %s", remote_name(sv->host, name),
+		    json_string_value(w));
 	srv = xcalloc(1, sizeof *srv);
 	srv->far_busy = NAN;
 	srv->rm = rm;

@@ -494,6 +494,38 @@ test_host_gate(void **state)
 	model_finish(&m);
 }
 
+/* An abort whose reason is longer than the header holds: the message
+ * log and the footer have it whole; a short one stays the header's. */
+static void
+test_long_abort_logged(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"round\",\"ts\":\"2026-11-29T15:00:00.000Z\","
+		"\"name\":\"h\",\"legs_total\":4}",
+		"{\"t\":\"abort\",\"ts\":\"2026-11-29T15:00:01.000Z\","
+		"\"reason\":\"user@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."
+		"bbbbbbbbbbbb.invalid: ssh: Could not resolve hostname; no leg "
+		"ran: the round stopped, resume connects again\"}",
+		"{\"t\":\"abort\",\"ts\":\"2026-11-29T15:00:02.000Z\","
+		"\"reason\":\"operator\"}",
+	};
+	struct model m;
+
+	(void)state;
+	fed_model(&m, lines, 2);
+	assert_int_equal(m.state, MODEL_ABORTED);
+	assert_int_equal(m.nlog, 1);
+	assert_string_equal(model_last_warning(&m), "stopped: user@aaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaa...bbbbbbbbbbbb.invalid: ssh: Could "
+	    "not resolve hostname; no leg ran: the round stopped, resume "
+	    "connects again");
+	model_finish(&m);
+	fed_model(&m, lines + 2, 1);
+	assert_string_equal(m.abort_reason, "operator");
+	assert_int_equal(m.nlog, 0);
+	model_finish(&m);
+}
+
 int
 main(void)
 {
@@ -509,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_columns_warmup_log),
 		cmocka_unit_test(test_parse_ts),
 		cmocka_unit_test(test_stopped_leg),
+		cmocka_unit_test(test_long_abort_logged),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -18,7 +18,9 @@
 
 struct remote {
 	char *host;
+	char name[REMOTE_NAME_MAX]; /* host, as messages name it */
 	char *cmdline;
+	char *cmdname;         /* cmdline with name for host: for messages */
 	char *stderr_path;
 	off_t err_from;        /* where this connection's stderr begins */
 	int err_rd;            /* ssh's stderr (a pipe), -1 once closed */
