@@ -367,6 +367,25 @@ round_dir_unstarted(const char *path)
 	return ok && log;
 }
 
+/* Whether a live run holds the folder's log lock (round_lock): then its
+ * unstarted files are that run's, still being made, not a killed one's
+ * (two runs racing on one --out: the second must not clear the first's
+ * folder under it). */
+static bool
+round_dir_locked(const char *path)
+{
+	char p[PATH_MAX];
+	bool held;
+	int fd;
+
+	snprintf(p, sizeof p, "%s/log.jsonl", path);
+	if ((fd = rfile_open(p, O_RDONLY, 0)) < 0)
+		return false;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 /* Take back an unstarted folder's files (round_dir_unstarted): run starts
  * afresh in it.  0, or -1 with errno. */
 static int
@@ -415,6 +434,7 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 		/* A run killed before its round event left only its own
 		 * unstarted files: nothing to resume, so it starts again. */
 		if (nonempty > 0 && round_dir_unstarted(opts->out_dir) &&
+		    !round_dir_locked(opts->out_dir) &&
 		    round_dir_clear_unstarted(opts->out_dir) == 0)
 			nonempty = round_dir_nonempty(opts->out_dir);
 		if (nonempty != 0) {
