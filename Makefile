@@ -199,7 +199,7 @@ distclean:
 # corpus (-runs=0: no fuzzing, a few seconds in all).
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_TARGETS := spec logread tally_line template resume verify httpload \
-                theme wire roundread
+                theme wire roundread remote_check
 $(FUZZ_DIR)/build.ninja: | $(LP_PC)
 	@CC=clang ./tools/meson-setup $(FUZZ_DIR) --buildtype=debugoptimized \
 		-Dlibperf=enabled -Dfuzz=true
