@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "event.h"
 #include "logread.h"
 #include "resume.h"
 #include "procs.h"
@@ -316,20 +317,39 @@ resume_load_envfile(const char *dir)
 	return json_load_file(path, 0, NULL);
 }
 
-/* Cut DIR/log.jsonl back to good bytes, durably. */
+/* Cut DIR/log.jsonl back to good bytes and record the cut there at once
+ * (a log_cut event of torn bytes), durably.  In one step: a resume killed
+ * between the cut and a later event would leave a cut no line records
+ * (life-kill saw it under the slower sanitizer build). */
 static int
-resume_cut(const char *path, long long good, char *err, size_t errlen)
+resume_cut(const char *path, long long good, size_t torn, char *err,
+    size_t errlen)
 {
-	int fd = rfile_open(path, O_WRONLY, 0);
+	int fd = rfile_open(path, O_WRONLY | O_APPEND, 0);
+	json_t *ev = event_new("log_cut");
+	size_t len = 0;
+	char *line;
+	ssize_t n = -1;
 
+	json_object_set_new(ev, "bytes", json_integer((json_int_t)torn));
+	line = event_line(ev, &len);
+	json_decref(ev);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open to cut its torn last line: %s",
 		    path, rfile_strerror(errno));
+		free(line);
 		return -1;
 	}
-	if (ftruncate(fd, (off_t)good) != 0 || fsync(fd) != 0) {
+	if (ftruncate(fd, (off_t)good) == 0 && line != NULL) {
+		do
+			n = write(fd, line, len);
+		while (n < 0 && errno == EINTR);
+	}
+	free(line);
+	if (n != (ssize_t)len || fsync(fd) != 0) {
 		snprintf(err, errlen, "%s: cannot cut its torn last line: %s",
-		    path, strerror(errno));
+		    path, n < 0 || n == (ssize_t)len ? strerror(errno) :
+		    "a short write");
 		close(fd);
 		return -1;
 	}
@@ -400,9 +420,10 @@ resume_cut_torn(struct resume_state *rs, const char *path,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (resume_cut(path, info->good_bytes, err, errlen) != 0)
-		return -1;
 	rs->torn_bytes = (size_t)(st.st_size - info->good_bytes);
+	if (resume_cut(path, info->good_bytes, rs->torn_bytes, err,
+	    errlen) != 0)
+		return -1;
 	return 0;
 }
 

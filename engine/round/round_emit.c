@@ -30,6 +30,15 @@ round_emit(struct round *r, json_t *ev)
 		r->on_event(ev, r->arg);
 }
 
+void
+round_emit_seen(struct round *r, const json_t *ev)
+{
+	if (r->tally != NULL)
+		tally_feed(r->tally, ev);
+	if (r->on_event != NULL)
+		r->on_event((json_t *)ev, r->arg);
+}
+
 /* Async-signal-safe: atomics and write(2) only. */
 void
 round_abort(struct round *r, const char *reason)

@@ -212,7 +212,9 @@ round_log_cut(struct run *u)
 		return;
 	ev = event_new("log_cut");
 	json_object_set_new(ev, "bytes", json_integer((json_int_t)bytes));
-	round_emit_new(u, ev);
+	/* resume_load wrote it to the log with the cut itself. */
+	round_emit_seen(u->r, ev);
+	json_decref(ev);
 }
 
 /* On resume: the cut, then the resume event with the host re-checked. */

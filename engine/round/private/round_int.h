@@ -208,6 +208,9 @@ void round_emit(struct round *r, json_t *ev);
 void round_abort_internal(struct round *r, const char *reason);
 
 bool round_aborted(const struct run *u);
+/* An event already in the log (resume's log_cut): the tally and the
+ * front end only. */
+void round_emit_seen(struct round *r, const json_t *ev);
 /* round_emit, then drop our reference. */
 void round_emit_new(struct run *u, json_t *ev);
 /* round_emit as the callback of a wait that logs events of its own (the

@@ -58,6 +58,33 @@ teardown(void **state)
 	"\"name\":\"r\",\"spec_sha256\":\"abc\",\"dir\":\"/x\"," \
 	"\"workdir\":\"/w\"}\n"
 
+/* The log after a cut: the good lines, then one log_cut line of torn
+ * bytes (written with the cut). */
+static void
+assert_cut(const char *whole, size_t torn)
+{
+	char path[512], want[64], *text;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	assert_non_null(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	assert_true(n > (long)strlen(whole));
+	assert_memory_equal(text, whole, strlen(whole));
+	snprintf(want, sizeof want, "\"bytes\":%zu}\n", torn);
+	assert_non_null(strstr(text + strlen(whole), "{\"t\":\"log_cut\""));
+	assert_non_null(strstr(text + strlen(whole), want));
+	assert_null(strchr(text + strlen(whole), '\n') + 1 == text + n ?
+	    NULL : "more than one line after the good ones");
+	free(text);
+}
+
 static void
 test_torn_cut(void **state)
 {
@@ -75,7 +102,7 @@ test_torn_cut(void **state)
 	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_torn_bytes(rs), strlen(torn));
-	assert_int_equal(size_of("log.jsonl"), (long)strlen(whole));
+	assert_cut(whole, strlen(torn));
 	assert_true(resume_leg_done(rs, "c", "a", 1));
 	assert_false(resume_leg_done(rs, "c", "b", 1));
 	assert_int_equal(resume_legs_done(rs), 1);
@@ -88,7 +115,7 @@ test_torn_cut(void **state)
 	/* Loading again finds nothing more to cut. */
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_torn_bytes(rs), 0);
-	assert_int_equal(size_of("log.jsonl"), (long)strlen(whole));
+	assert_cut(whole, strlen(torn));
 	resume_destroy(rs);
 
 	/* A last line that parses but has no newline is torn too. */
@@ -96,7 +123,7 @@ test_torn_cut(void **state)
 	tu_put(dir, "log.jsonl", text);
 	assert_int_equal(resume_load(dir, &rs, err, sizeof err), 0);
 	assert_int_equal(resume_torn_bytes(rs), strlen("{\"t\":\"pause\"}"));
-	assert_int_equal(size_of("log.jsonl"), (long)strlen(whole));
+	assert_cut(whole, strlen("{\"t\":\"pause\"}"));
 	resume_destroy(rs);
 }
 
