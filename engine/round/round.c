@@ -286,7 +286,7 @@ round_alloc(const struct round_opts *opts)
 	r->abort_pipe[0] = r->abort_pipe[1] = -1;
 	r->ctl_pipe[0] = r->ctl_pipe[1] = -1;
 	r->gate_pipe[0] = r->gate_pipe[1] = -1;
-	r->lock_fd = -1;
+	r->lock_fd = r->reuse_fd = -1;
 	r->on_event = opts->on_event;
 	r->arg = opts->arg;
 	if (opts->sign_key != NULL)
@@ -367,23 +367,28 @@ round_dir_unstarted(const char *path)
 	return ok && log;
 }
 
-/* Whether a live run holds the folder's log lock (round_lock): then its
- * unstarted files are that run's, still being made, not a killed one's
- * (two runs racing on one --out: the second must not clear the first's
- * folder under it). */
+/* The unstarted folder's log lock, taken and held (round_lock): a live
+ * run holds it while its files are still being made, so they are not a
+ * killed one's (two runs racing on one --out: the second must not clear
+ * the first's folder under it).  Held by r for its life: a run that had
+ * just created that log and not yet locked it then finds it taken and
+ * stops (round_lock), instead of going on in a cleared folder.  false
+ * when another holds it. */
 static bool
-round_dir_locked(const char *path)
+round_dir_hold(struct round *r, const char *path)
 {
 	char p[PATH_MAX];
-	bool held;
 	int fd;
 
 	snprintf(p, sizeof p, "%s/log.jsonl", path);
 	if ((fd = rfile_open(p, O_RDONLY, 0)) < 0)
 		return false;
-	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return held;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return false;
+	}
+	r->reuse_fd = fd;
+	return true;
 }
 
 /* Take back an unstarted folder's files (round_dir_unstarted): run starts
@@ -434,7 +439,7 @@ round_make_dir(struct round *r, const struct round_opts *opts,
 		/* A run killed before its round event left only its own
 		 * unstarted files: nothing to resume, so it starts again. */
 		if (nonempty > 0 && round_dir_unstarted(opts->out_dir) &&
-		    !round_dir_locked(opts->out_dir) &&
+		    round_dir_hold(r, opts->out_dir) &&
 		    round_dir_clear_unstarted(opts->out_dir) == 0)
 			nonempty = round_dir_nonempty(opts->out_dir);
 		if (nonempty != 0) {
@@ -837,6 +842,8 @@ round_destroy(struct round *r)
 	logw_destroy(r->log);
 	if (r->lock_fd >= 0)
 		close(r->lock_fd);
+	if (r->reuse_fd >= 0)
+		close(r->reuse_fd);
 	if (r->spec != NULL)
 		plan_finish(&r->plan);
 	tally_destroy(r->tally);

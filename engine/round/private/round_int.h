@@ -62,6 +62,8 @@ struct round {
 	 * that cannot start (a full disk) takes it all back and leaves no
 	 * stub that can be neither resumed nor reused. */
 	unsigned made;
+	int reuse_fd;              /* the lock of the killed run's log this
+	                            * run cleared (round_dir_hold), held */
 	int lock_fd;               /* flock on log.jsonl while the round runs:
 	                            * a second resume, or seal --partial, of
 	                            * the same folder refuses */
