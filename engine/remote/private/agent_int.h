@@ -59,7 +59,8 @@ struct agent {
 	void (*handle)(struct agent *a, json_t *req);
 };
 
-/* agent_reply.c.  A reply to req: {"id": its id (null when it had none), "ok": ok}. */
+/* agent_reply.c.  A reply to req: {"id": its id (null when it had
+ * none), "ok": ok}. */
 json_t *agent_reply(const json_t *req, bool ok);
 /* A refusal: ok false, cause and the message. */
 json_t *agent_refuse(const json_t *req, const char *cause, const char *fmt,
