@@ -48,7 +48,7 @@ echo "$c" | jq -e '.moved_most == "stage_offer" and
 	fail "stage_offer is not named as the caller that moved: $c"
 # header_copy copies what it copied in both arms: its time per run did
 # not move, and its interval holds 0 -- but a 95% interval misses now and
-# then by chance (in 1 of 10 rounds here); then its move must be tiny
+# then by chance (in 1 of 11 rounds here); then its move must be tiny
 # beside stage_offer's
 hc_noise=$(echo "$c" | jq '[.split[] | select(.caller == "header_copy")][0].noise')
 [ "$hc_noise" = true ] ||
