@@ -133,6 +133,8 @@ pane_prof_aa(const json_t *aa, char *line)
 	    json_array_size(moved) > 0 ? "!" : " ", json_string_value(
 	    json_object_get(aa, "arm")), json_string_value(json_object_get(aa,
 	    "vs")));
+	if (k >= 150)
+		return;  /* long arm names: the line ends with them */
 	if (json_array_size(moved) == 0)
 		snprintf(line + k, 200 - k, "nothing moved");
 	json_array_foreach(moved, i, m) {
