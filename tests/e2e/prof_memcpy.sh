@@ -46,10 +46,12 @@ echo "$c" | jq -e '.moved_most == "stage_offer" and
 	(.split[] | select(.caller == "stage_offer") | .noise == false and
 	 .diff_ci[0] > 0 and .per_run_diff_ci[0] > 0)' >/dev/null ||
 	fail "stage_offer is not named as the caller that moved: $c"
-# header_copy copies what it copied in both arms: its time per run did
-# not move, and its interval holds 0 -- but a 95% interval misses now and
-# then by chance (in 1 of 11 rounds here); then its move must be tiny
-# beside stage_offer's
+# header_copy copies what it copied in both arms: its time per run holds
+# still, and its interval holds 0 -- in 10 of 12 rounds here; in 2 it
+# took +0.7 and +0.8 samples a run more in arm big (beside stage_offer's
+# +60: what the big arm's copies leave the core with, or chance).  So
+# what the program guarantees is asserted: noise, or a move of under a
+# twentieth of stage_offer's
 hc_noise=$(echo "$c" | jq '[.split[] | select(.caller == "header_copy")][0].noise')
 [ "$hc_noise" = true ] ||
 	echo "$c" | jq -e '([.split[] | select(.caller == "header_copy")][0].per_run_diff | fabs) * 20 <
