@@ -84,6 +84,8 @@ round_remote_list(struct run *u)
 	}
 	if (s->host != NULL)
 		round_remote_add(u, s->host, SPEC_AGENT_DIR)->legs = true;
+	for (size_t i = 0; s->host == NULL && i < s->nhosts; i++)
+		round_remote_add(u, s->hosts[i], SPEC_AGENT_DIR)->legs = true;
 }
 
 /* The programs a host's servers run, as legcmd builds them (each arm's
@@ -292,6 +294,15 @@ round_remote_legs(struct run *u)
 {
 	for (size_t i = 0; i < u->nhosts; i++)
 		if (u->hosts[i].legs)
+			return u->hosts[i].rm;
+	return NULL;
+}
+
+struct remote *
+round_remote_legs_at(struct run *u, const char *host)
+{
+	for (size_t i = 0; i < u->nhosts; i++)
+		if (u->hosts[i].legs && strcmp(u->hosts[i].host, host) == 0)
 			return u->hosts[i].rm;
 	return NULL;
 }
