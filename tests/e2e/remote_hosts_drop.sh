@@ -43,7 +43,7 @@ for i in 1 2; do
 done
 n=$(jq -s --arg h "${H[3]}" 'map(select(.t == "leg" and .host == $h and .status != "aborted")) | length' "$log")
 [ "$n" -lt 4 ] || fail "${H[3]} finished all its legs although its ssh was killed"
-ok "the dropped host stopped its own legs ($n of 4 done); the others ran theirs; exit 3 naming it"
+ok "the dropped host stopped its own legs ($n of 4 done); the others ran theirs; exit 3: $(grep -m1 -F "${H[3]}" "$T/stdout" | cut -c1-300)"
 "$BENCHTUI" resume "$T/out" --headless >"$T/resume" 2>&1 ||
 	fail "resume exited $?: $(tail -3 "$T/resume")"
 jq -e -s '[.[] | select(.t == "leg" and .status != "aborted")] | group_by([.cell, .arm, .rep]) |
