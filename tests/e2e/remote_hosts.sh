@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timeout=120 needs=sshd
+# test: timeout=120 needs=sshd tui
 # One round on three hosts (run --host A --host B --host C): three sshd
 # instances on 127.0.0.1 stand in for three machines, each agent in a
 # folder of its own; host B's sessions set SLOW, which makes arm b's leg
@@ -53,6 +53,9 @@ ok "the hosts ran their legs at the same time"
 "$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
 "$BENCHTUI" report "$T/out" >"$T/report" 2>&1 || fail "report failed: $(tail -3 "$T/report")"
 ok "verify passes, report reads the round"
+# The console: each host its line in the quiet box, the legs a host column.
+replay_shows "$T/out" 130 "${H[2]#ssh://}: 12 legs" "host B has its line in the quiet box"
+replay_shows "$T/out" 130 "rep  *host " "the legs table has a host column"
 if [ "$check_host_report" = 1 ]; then
 	"$BENCHTUI" report "$T/out" --format json >"$T/report.json" ||
 		fail "report --format json failed"
