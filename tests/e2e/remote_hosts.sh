@@ -12,16 +12,8 @@
 # is the arithmetic's; 0 checks the engine's part alone.
 check_host_report=1
 remote_up
-declare -a H
-for i in 1 2 3; do
-	mkdir -p "$T/agent$i"
-	if [ "$i" = 2 ]; then
-		remote_host_add "AGENT_HOME=$T/agent$i" SLOW=1
-	else
-		remote_host_add "AGENT_HOME=$T/agent$i"
-	fi
-	H[$i]="ssh://root@127.0.0.1:$HPORT"
-done
+declare -a H P
+hosts_up 3 2 SLOW=1
 hosts_round "$T/r.json" 18
 log=$T/out/log.jsonl
 "$BENCHTUI" run "$T/r.json" --headless --out "$T/out" --host "${H[1]}" \

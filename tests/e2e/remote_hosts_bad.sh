@@ -6,9 +6,9 @@
 # reached (before any leg, in ssh's words).
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
-mkdir -p "$T/agent1"
-remote_host_add "AGENT_HOME=$T/agent1"
-A="ssh://root@127.0.0.1:$HPORT"
+declare -a H P
+hosts_up 1
+A=${H[1]}
 hosts_round "$T/r.json" 2
 
 "$BENCHTUI" run "$T/r.json" --headless --out "$T/twice" --host "$A" --host "$A" >"$T/o1" 2>&1

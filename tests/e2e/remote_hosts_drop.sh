@@ -7,17 +7,8 @@
 # host its rep was dealt to; verify passes.
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
-declare -a H
-for i in 1 2 3; do
-	mkdir -p "$T/agent$i"
-	if [ "$i" = 3 ]; then
-		remote_host_add "AGENT_HOME=$T/agent$i" HOLD=1
-	else
-		remote_host_add "AGENT_HOME=$T/agent$i"
-	fi
-	H[$i]="ssh://root@127.0.0.1:$HPORT"
-	P[$i]=$HPORT
-done
+declare -a H P
+hosts_up 3 3 HOLD=1
 touch "$T/long"
 hosts_round "$T/r.json" 6 --arg long "$T/long" '
 	.command = ["sh", "-c", "[ -n \"$HOLD\" ] && [ -e \"$1\" ] && sleep 30; exec awk \"BEGIN { for (i = 0; i < 20000; i++) s += i }\"", "leg", $long]'

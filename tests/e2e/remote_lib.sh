@@ -248,3 +248,21 @@ hosts_round() {
 		ssh: $ssh, agent: ["sh", "-c", "cd \"$AGENT_HOME\" && exec \"$0\" agent \"$@\"", $b],
 		quiet: false}' | jq "${args[@]}" "$edit" >"$file"
 }
+
+# hosts_up N [K NAME=VALUE...]: N more ssh test hosts (remote_host_add),
+# each with its own AGENT_HOME folder; the K-th's sessions also get each
+# NAME=VALUE.  Their hosts in H[1..N], their ports in P[1..N].
+hosts_up() {
+	local n=$1 k=${2:-0} i
+	shift 2 2>/dev/null || shift $#
+	for ((i = 1; i <= n; i++)); do
+		mkdir -p "$T/agent$i"
+		if [ "$i" = "$k" ]; then
+			remote_host_add "AGENT_HOME=$T/agent$i" "$@"
+		else
+			remote_host_add "AGENT_HOME=$T/agent$i"
+		fi
+		H[i]="ssh://root@127.0.0.1:$HPORT"
+		P[i]=$HPORT
+	done
+}
