@@ -33,6 +33,9 @@ rc=$?
 [ $rc -eq 2 ] || fail "check of hosts beside host exited $rc, not 2"
 grep -q 'hosts: and "host" are both set' "$T/o3" || fail "check does not name hosts and host: $(cat "$T/o3")"
 ok "check refuses \"hosts\" beside \"host\""
+jq --arg a "$A" '.hosts = [$a, "u@h2"]' "$T/r.json" >"$T/two.json"
+"$BENCHTUI" check "$T/two.json" 2>/dev/null | grep -qxF "hosts $A u@h2 (rep r on the ((r-1) mod 2)-th)" ||
+	fail "check does not print the hosts the reps are dealt to: $("$BENCHTUI" check "$T/two.json" 2>&1 | head -8)"
 
 jq --arg a "$A" --arg b "$RHOST" '.hosts = [$a, $b] | del(.cells[0].server.host) | del(.cells[0].server.dir)' \
 	"$T/s.json" >"$T/srv2.json"
