@@ -362,6 +362,8 @@ round_hosts_reply(struct round_hosts *hs, struct hosts_worker *w,
 		go = false;
 	m->far = NULL;
 	round_leg_far_free(l);
+	if (go && w->cur.warmup > 0 && u->last_leg_bad)
+		cb->warmup_failed(u, pl, w->cur.warmup);
 	if (!go || w->cur.warmup > 0)
 		return go;
 	if (cb->fail_fast(u, w->cur.i))

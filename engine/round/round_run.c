@@ -296,6 +296,7 @@ round_run_cell_hosts(struct run *u, size_t c)
 {
 	static const struct round_hosts_cbs cb = {
 		.todo = round_run_leg_todo, .fail_fast = round_run_fail_fast,
+		.warmup_failed = round_run_warmup_failed,
 	};
 	struct round *r = u->r;
 	size_t todo = 0;

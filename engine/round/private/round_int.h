@@ -455,6 +455,8 @@ struct round_hosts_cbs {
 	/* fail_fast after the counted leg at plan index i: true when the
 	 * round stops (u->err). */
 	bool (*fail_fast)(struct run *u, size_t i);
+	/* The K-th warm-up leg of pl's cell and arm failed: said once. */
+	void (*warmup_failed)(struct run *u, const struct plan_leg *pl, int k);
 };
 /* Cell c's legs on the round's hosts, all at once (the workers started
  * at the first cell).  false when the round stops (u->err says why); a
