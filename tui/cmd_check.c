@@ -226,6 +226,16 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 	else if (s->order == SPEC_ORDER_SHUFFLE)
 		printf("shuffle_seed (chosen by run; the plan below is "
 		    "seed 0's)\n");
+	/* Several hosts: rep r on the ((r - 1) mod n)-th, whole, each
+	 * host's j-th rep in the arm order of the plan's rep j below. */
+	if (s->nhosts > 1) {
+		printf("hosts");
+		for (size_t i = 0; i < s->nhosts; i++) {
+			printf(" ");
+			cmd_check_print_arg(stdout, s->hosts[i]);
+		}
+		printf(" (rep r on the ((r-1) mod %zu)-th)\n", s->nhosts);
+	}
 	printf("confidence %g\n", s->confidence);
 	printf("margin %g\n", s->margin);
 	printf("estimator %s\n", spec_estimator_name(s->estimator));

@@ -36,6 +36,8 @@ static const struct help_cmd help_cmds[] = {
 	      "METRIC:VERDICT or ARM/METRIC:VERDICT (repeatable)" },
 	    { "--accept-changed-files", "a kept file changed before the "
 	      "seal: go on, recorded (default: stop, exit 3)" },
+	    { "--host HOST", "run the legs there, the reps dealt among "
+	      "every --host (repeatable; replaces host and hosts)" },
 	    { "--help", "this text" } } },
 	{ "resume", "benchtui resume DIR [options]",
 	  "Go on with a stopped round (abort, signal, crash) in its folder.", "benchtui(1) LIFECYCLE",

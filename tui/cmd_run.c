@@ -17,13 +17,14 @@
 
 static const char run_usage[] =
     "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
-    "[--sign KEY.pem] [--fail-on RULE]... [--accept-changed-files]\n";
+    "[--sign KEY.pem] [--fail-on RULE]... [--accept-changed-files] "
+    "[--host HOST]...\n";
 static const char resume_usage[] =
     "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] "
     "[--fail-on RULE]... [--accept-changed-files]\n";
 
 enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP,
-    OPT_FAIL_ON, OPT_ACCEPT_FILES };
+    OPT_FAIL_ON, OPT_ACCEPT_FILES, OPT_HOST };
 
 static const struct option run_options[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
@@ -33,6 +34,7 @@ static const struct option run_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "accept-changed-files", no_argument, NULL, OPT_ACCEPT_FILES },
+	{ "host", required_argument, NULL, OPT_HOST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -67,6 +69,7 @@ struct cmd_run_args {
 	bool headless;
 	struct failon rules;     /* --fail-on's */
 	const char **texts;      /* their text, for opts.fail_on */
+	const char **hosts;      /* --host's, for opts.hosts */
 };
 
 /* The options and the operand into a; resume takes no --out.  -1 to go
@@ -107,6 +110,18 @@ cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 			break;
 		case OPT_ACCEPT_FILES:
 			a->opts.accept_changed_files = true;
+			break;
+		case OPT_HOST:
+			/* The hosts are the round's: resume uses those its
+			 * log recorded. */
+			if (resume)
+				return cmd_usage_error(sub, use, "--host is not "
+				    "accepted: a round resumes on the hosts it "
+				    "ran on");
+			a->hosts = xreallocarray(a->hosts, a->opts.nhosts + 1,
+			    sizeof *a->hosts);
+			a->hosts[a->opts.nhosts++] = optarg;
+			a->opts.hosts = a->hosts;
 			break;
 		default:
 			return cmd_usage_error(sub, use, "unknown or incomplete "
@@ -217,6 +232,7 @@ cmd_run_main(int argc, char **argv, bool resume)
 out:
 	failon_finish(&a.rules);
 	free(a.texts);
+	free(a.hosts);
 	return code;
 }
 

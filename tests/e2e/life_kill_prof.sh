@@ -157,6 +157,11 @@ perf_campaign() {
 		[ -s "$dir/legs/prof-c1-$a.report" ] || fail "no prof-c1-$a.report"
 	done
 	[ ! -e "$dir/legs/prof-c2-a.report" ] || fail "c2 was profiled"
+	# The kills landed in the arms' interleaved runs: one recording of
+	# both arms' runs, in mirror order, taken once to its end.
+	jq -e '[.list[0:4][] | .arm] == [0, 1, 1, 0]' "$dir/legs/prof-c1-a+b.runs" \
+		>/dev/null || fail "the runs were not interleaved: $(jq -c '[.list[] | .arm]' \
+		"$dir/legs/prof-c1-a+b.runs")"
 	# (The arms' runs share one recording, prof-c1-A+B.data.)
 	! ls "$dir/legs" | grep -Eq '^prof-c1-(aa[.+]|.*\+aa\.)' ||
 		fail "aa was profiled: $(ls "$dir/legs" | grep '^prof-c1-')"
