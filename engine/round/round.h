@@ -32,6 +32,10 @@ struct round_opts {
 	 * the round kept it (at resume, at the seal) is accepted and
 	 * recorded, not a stop. */
 	bool accept_changed_files;
+	/* --host HOST...: the hosts (ssh destinations) the round's reps are
+	 * dealt among, as the round file's "hosts" would say. */
+	const char *const *hosts;
+	size_t nhosts;
 	round_event_fn on_event;
 	void *arg;
 };

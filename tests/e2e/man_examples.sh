@@ -112,7 +112,7 @@ PY
 # --help and the manual agree on every command's options.
 man1=$BENCHTUI_SOURCE_DIR/man/benchtui.1
 for c in run resume replay report verify seal check load bisect; do
-	"$BENCHTUI" "$c" --help | grep -oE '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$tmp/help"
+	"$BENCHTUI" "$c" --help | grep -oE '^  (-[a-zA-Z], )?--[a-z0-9-]+' | sed 's/^.*--/--/' | sort -u >"$tmp/help"
 	# Found nothing, the loops below would check nothing.
 	[ -s "$tmp/help" ] || fail "$c --help lists no option"
 	while read -r opt; do
