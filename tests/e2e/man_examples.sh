@@ -119,7 +119,6 @@ for c in run resume replay report verify seal check load bisect; do
 		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; benchtui(1) does not"
 	done <"$tmp/help"
 	name=$c
-	[ "$c" = replay ] && name='\\-\\-replay'
 	awk -v cmd=".B benchtui $name" '$0 == cmd { p = 1; next }
 	    p && /^\.br/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
 		fail "benchtui(1) SYNOPSIS has no '.B benchtui $name' line"
