@@ -18,7 +18,7 @@ static const struct opts_opt cmd_agent_rows[] = {
 const struct opts_cmd cmd_agent_opts = {
 	"agent", "",
 	"The far end of a cell server on another host; ssh runs it.",
-	"benchtui(1) REMOTE HOSTS", cmd_agent_rows,
+	"benchtui-agent(1)", cmd_agent_rows,
 };
 
 int
@@ -44,7 +44,7 @@ cmd_agent(int argc, char **argv)
 	if (isatty(0))
 		fprintf(stderr, "benchtui agent: reading requests (one JSON "
 		    "object per line) from stdin, as ssh runs it for a round "
-		    "whose server.host names this host; see benchtui(1) REMOTE "
-		    "HOSTS\n");
+		    "whose server.host names this host; see benchtui-agent(1)"
+		    "\n");
 	return agent_run(dir, 0, 1);
 }

@@ -37,7 +37,7 @@ static const struct opts_opt cmd_bisect_rows[] = {
 const struct opts_cmd cmd_bisect_opts = {
 	"bisect", "ROUND.json",
 	"Find the commit that moved a metric, each step a sealed round.",
-	"benchtui(1) BISECT", cmd_bisect_rows,
+	"benchtui-bisect(1)", cmd_bisect_rows,
 };
 
 /* How the steps are shown. */

@@ -36,7 +36,7 @@ static const struct opts_opt cmd_check_rows[] = {
 const struct opts_cmd cmd_check_opts = {
 	"check", "ROUND.json",
 	"Validate a round file, print its plan and commands; run nothing.",
-	"benchtui(1) CHECK, benchtui-round(5)", cmd_check_rows,
+	"benchtui-check(1), benchtui-round(5)", cmd_check_rows,
 };
 
 /* An argv as a shell would read it back, only for the reader: the leg

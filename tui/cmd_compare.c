@@ -3,7 +3,7 @@
  *
  * Two sealed rounds side by side: both folders read back and checked by
  * roundread (engine/record), their environments by envdiff, the
- * arithmetic by compare (engine/stats), printed in the chosen format. */
+ * arithmetic by compare (engine/print), printed in the chosen format. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -38,7 +38,7 @@ static const struct opts_opt cmd_compare_rows[] = {
 const struct opts_cmd cmd_compare_opts = {
 	"compare", "DIR_A DIR_B",
 	"Set two sealed rounds side by side: B against A, per cell, arm and "
-	"metric.", "benchtui(1) COMPARE", cmd_compare_rows,
+	"metric.", "benchtui-compare(1)", cmd_compare_rows,
 };
 
 struct cmd_compare_args {

@@ -137,7 +137,7 @@ static const struct opts_opt cmd_load_rows[] = {
 const struct opts_cmd cmd_load_opts = {
 	"load", "URL",
 	"A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).",
-	"benchtui(1) LOAD", cmd_load_rows,
+	"benchtui-load(1)", cmd_load_rows,
 };
 
 /* The whole-number options' ranges, from LOAD_REQUESTS on. */

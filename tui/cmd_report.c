@@ -57,7 +57,7 @@ static const struct opts_opt cmd_report_rows[] = {
 const struct opts_cmd cmd_report_opts = {
 	"report", "DIR|LOG.jsonl",
 	"Print a round's ratios, intervals and verdicts.",
-	"benchtui(1) REPORT", cmd_report_rows,
+	"benchtui-report(1)", cmd_report_rows,
 };
 
 /* --baseline ARM into the tally.  0, or a usage error's exit status. */

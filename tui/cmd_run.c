@@ -54,13 +54,13 @@ static const struct opts_opt cmd_resume_rows[] = {
 const struct opts_cmd cmd_run_opts = {
 	"run", "ROUND.json",
 	"Run a round live in the console (or headless), then seal it.",
-	"benchtui(1) RUN, benchtui-round(5)", cmd_run_rows,
+	"benchtui-run(1), benchtui-round(5)", cmd_run_rows,
 };
 
 const struct opts_cmd cmd_resume_opts = {
 	"resume", "DIR",
 	"Go on with a stopped round (abort, signal, crash) in its folder.",
-	"benchtui(1) LIFECYCLE", cmd_resume_rows,
+	"benchtui-run(1) LIFECYCLE", cmd_resume_rows,
 };
 
 /* After the console: where the round is, how it ended in words, and the

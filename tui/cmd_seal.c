@@ -32,13 +32,13 @@ static const struct opts_opt cmd_seal_rows[] = {
 const struct opts_cmd cmd_verify_opts = {
 	"verify", "DIR",
 	"Check a sealed folder against SHA256SUMS; exit 4 names changes.",
-	"benchtui(1) verify", cmd_verify_rows,
+	"benchtui-verify(1)", cmd_verify_rows,
 };
 
 const struct opts_cmd cmd_seal_opts = {
 	"seal", "DIR",
 	"Seal a round that stopped early, on purpose, as it is.",
-	"benchtui(1) seal --partial", cmd_seal_rows,
+	"benchtui-seal(1)", cmd_seal_rows,
 };
 
 /* Lines of DIR/SHA256SUMS: the number of files the seal covers. */

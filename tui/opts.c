@@ -308,7 +308,8 @@ opts_help(const struct opts_cmd *c)
 		if (!(o->flags & OPTS_HIDDEN))
 			opts_help_line(c, o);
 	opts_help_line(c, &opts_help_row);
-	printf("\nMore in the manual: %s (man benchtui).\n", c->man);
+	printf("\nMore in the manual: %s (man %.*s).\n", c->man,
+	    (int)strcspn(c->man, "("), c->man);
 }
 
 /* s with each '-' as roff's \-, to f. */

@@ -35,7 +35,7 @@ struct opts_cmd {
 	const char *name;       /* "run" */
 	const char *operands;   /* after the name ("ROUND.json"), or "" */
 	const char *what;       /* what it does, one line */
-	const char *man;        /* where the manual says more */
+	const char *man;        /* where the manual says more: "PAGE(N) ..." */
 	const struct opts_opt *opts;
 };
 

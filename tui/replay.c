@@ -447,7 +447,7 @@ static const struct opts_opt cmd_replay_rows[] = {
 const struct opts_cmd cmd_replay_opts = {
 	"replay", "DIR|LOG.jsonl",
 	"Show a recorded round in the console, as it happened.",
-	"benchtui(1) Replay", cmd_replay_rows,
+	"benchtui-replay(1)", cmd_replay_rows,
 };
 
 int

@@ -3,8 +3,8 @@
 # Every command's synopsis is made from its option table (tui/opts.c), and
 # says the same wherever it is written: "benchtui help --synopsis CMD" (the
 # table's), the usage line of "CMD --help" and of a usage error, the lines
-# of "benchtui --help", the man page's SYNOPSIS (benchtui-CMD(1) where the
-# page exists, else benchtui(1)), and README.md's line for the command.
+# of "benchtui --help", the man page's SYNOPSIS (benchtui-CMD(1), or the
+# page whose SYNOPSIS has it), and README.md's line for the command.
 # Also the option words: a misspelt long option names the nearest one, old
 # spellings still parse, and short options are their long ones.
 . "$(dirname "$0")/e2e_lib.sh"
@@ -27,53 +27,57 @@ unwrap() {
 	    p { exit } END { print line }' "$1"
 }
 
-# A man page's SYNOPSIS as text, one command a line (.br, .SY and .YS
-# break lines; the font macros and escapes are dropped).
-man_synopsis() {
-	python3 - "$1" <<'PY'
-import re, shlex, sys
-lines, out, cur, on = open(sys.argv[1]).read().split("\n"), [], [], False
+# Every man page's SYNOPSIS as text, one command a line after its page's
+# name and a tab (.br, .SY and .YS break lines; the font macros and
+# escapes are dropped).
+man_synopses() {
+	python3 - "$@" <<'PY'
+import os, re, shlex, sys
 def text(s):
     s = re.sub(r"\\f(\(..|\[[^]]*\]|.)", "", s)
     return s.replace("\\-", "-").replace("\\&", "").replace("\\ ", " ")
-def flush():
-    if cur:
-        out.append(re.sub(r"\s+", " ", " ".join(cur)).strip())
-    cur.clear()
-for l in lines:
-    if l.startswith(".SH"):
-        if on:
-            break
-        on = l.split(None, 1)[1:] == ["SYNOPSIS"]
-        continue
-    if not on:
-        continue
-    if l.startswith("."):
-        parts = l.split(None, 1)
-        m, args = parts[0][1:], parts[1] if len(parts) > 1 else ""
-        try:
-            words = shlex.split(args.replace("\\", "\\\\"), posix=True)
-        except ValueError:
-            words = args.split()
-        if m in ("br", "YS", "PP", "sp", "LP", "P"):
-            flush()
-        elif m == "SY":
-            flush()
-            cur.append(text(" ".join(words)))
-        elif m == "OP":
-            cur.append("[" + text(" ".join(words)) + "]")
-        elif m in ("B", "I", "R", "SM"):
-            cur.append(text(" ".join(words)))
-        elif m in ("BR", "RB", "IR", "RI", "BI", "IB"):
-            cur.append(text("".join(words)))
-        continue
-    cur.append(text(l))
-flush()
-print("\n".join(out))
+for page in sys.argv[1:]:
+    out, cur, on = [], [], False
+    def flush():
+        if cur:
+            out.append(re.sub(r"\s+", " ", " ".join(cur)).strip())
+        cur.clear()
+    for l in open(page).read().split("\n"):
+        if l.startswith(".SH"):
+            if on:
+                break
+            on = l.split(None, 1)[1:] == ["SYNOPSIS"]
+            continue
+        if not on:
+            continue
+        if l.startswith("."):
+            parts = l.split(None, 1)
+            m, args = parts[0][1:], parts[1] if len(parts) > 1 else ""
+            try:
+                words = shlex.split(args.replace("\\", "\\\\"))
+            except ValueError:
+                words = args.split()
+            if m in ("br", "YS", "PP", "sp", "LP", "P"):
+                flush()
+            elif m == "SY":
+                flush()
+                cur.append(text(" ".join(words)))
+            elif m == "OP":
+                cur.append("[" + text(" ".join(words)) + "]")
+            elif m in ("B", "I", "R", "SM"):
+                cur.append(text(" ".join(words)))
+            elif m in ("BR", "RB", "IR", "RI", "BI", "IB"):
+                cur.append(text("".join(words)))
+            continue
+        cur.append(text(l))
+    flush()
+    for line in out:
+        print(os.path.basename(page) + "\t" + line)
 PY
 }
 
 "$BENCHTUI" --help >"$tmp/usage" || fail "benchtui --help: exit $?"
+man_synopses "$src"/man/*.1 >"$tmp/man" || fail "the man pages' SYNOPSIS unread"
 before=$fails
 for c in $cmds; do
 	want=$(grep "^benchtui $c\( \|$\)" "$tmp/all")
@@ -88,12 +92,16 @@ for c in $cmds; do
 	# benchtui --help
 	grep -qxF -- "$want" <(sed 's/^usage: //; s/^       //' "$tmp/usage") ||
 		fail "benchtui --help lacks '$want'"
-	# The man page.
-	page=$src/man/benchtui-$c.1
-	[ -f "$page" ] || page=$src/man/benchtui.1
-	got=$(man_synopsis "$page" | grep "^benchtui $c\( \|$\)")
+	# The man page: the command's own, else the first page whose
+	# SYNOPSIS has it (resume is in benchtui-run(1), help in benchtui(1)).
+	got=$(awk -F '\t' -v own="benchtui-$c.1" -v c="$c" '
+	    index($2, "benchtui " c " ") == 1 || $2 == "benchtui " c {
+		if ($1 == own) { print $1 "\t" $2; found = 1; exit }
+		if (first == "") first = $1 "\t" $2 }
+	    END { if (!found && first != "") print first }' "$tmp/man")
+	page=${got%%$'\t'*} got=${got#*$'\t'}
 	[ "$got" = "$want" ] ||
-		fail "$(basename "$page") SYNOPSIS: '$got', the table: '$want'"
+		fail "${page:-no page}'s SYNOPSIS: '$got', the table: '$want'"
 	# README.md: the command's line in the block of commands.
 	got=$(sed -n "s/^    \(benchtui $c\( .*\)\?\)\$/\1/p" "$src/README.md" |
 	    sed 's/ *# .*$//' | head -1)
