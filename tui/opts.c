@@ -75,13 +75,11 @@ opts_row(const struct opts_cmd *c, int val)
 
 	if (val < OPTS_LONG(0))
 		return opts_by_key(c, val);
-
 	for (const struct opts_opt *o = c->opts; o->name != NULL; o++, n++)
 		if (n == i)
 			return o;
 	return &opts_help_row;
 }
-
 
 /* An unknown or ambiguous long option (the text after "--", up to any
  * '='): the usage error, with the nearest name or the names it could
@@ -89,15 +87,15 @@ opts_row(const struct opts_cmd *c, int val)
 static int
 opts_bad_long(const struct opts_cmd *c, const char *text)
 {
-	const char *names[OPTS_MAX + 1];
-	char want[64], hint[160], words[256] = "";
+	const char *names[OPTS_MAX + 1], *near;
+	char want[64], hint[160] = "", words[256] = "";
 	size_t n = 0, len = strcspn(text, "="), nprefix = 0;
 
 	snprintf(want, sizeof want, "--%.*s", (int)len, text);
 	for (const struct opts_opt *o = c->opts; o->name != NULL &&
 	    n < OPTS_MAX; o++) {
 		names[n++] = o->name;
-		if (strncmp(o->name, text, len) == 0 && len > 0) {
+		if (len > 0 && strncmp(o->name, text, len) == 0) {
 			size_t w = strlen(words);
 			snprintf(words + w, sizeof words - w, "%s--%s",
 			    nprefix++ > 0 ? ", " : "", o->name);
@@ -105,17 +103,11 @@ opts_bad_long(const struct opts_cmd *c, const char *text)
 	}
 	names[n++] = "help";
 	if (nprefix > 1)
-		return opts_error(c, "ambiguous "
-		    "option '%s' (%s)", want, words);
-	/* The names without their dashes, so that "--hedless" is as near to
-	 * "headless" as the hint's words say. */
-	suggest_hint(hint, sizeof hint, want + 2, names, n);
-	if (hint[0] != '\0') {
-		const char *near = suggest_nearest(want + 2, names, n);
+		return opts_error(c, "ambiguous option '%s' (%s)", want, words);
+	/* Compared without their dashes, which every name shares. */
+	if ((near = suggest_nearest(want + 2, names, n)) != NULL)
 		snprintf(hint, sizeof hint, " (did you mean \"--%s\"?)", near);
-	}
-	return opts_error(c, "unknown option "
-	    "'%s'%s", want, hint);
+	return opts_error(c, "unknown option '%s'%s", want, hint);
 }
 
 /* What getopt_long could not take: an unknown option, or one whose value
@@ -130,6 +122,9 @@ opts_bad(struct opts_parser *p, int c)
 	if (c == ':' && (o = opts_row(cmd, optopt)) != NULL)
 		return opts_error(cmd, "option '--%s' needs a value (%s)",
 		    o->name, o->arg);
+	/* "--flag=V" of a flag: getopt_long names the flag in optopt. */
+	if (optopt >= OPTS_LONG(0) && (o = opts_row(cmd, optopt)) != NULL)
+		return opts_error(cmd, "option '--%s' takes no value", o->name);
 	if (optopt == 0 && strncmp(last, "--", 2) == 0)
 		return opts_bad_long(cmd, last + 2);
 	return opts_error(cmd, "unknown option '-%c'", optopt > 0 &&

@@ -39,6 +39,7 @@ struct opts_cmd {
 	const struct opts_opt *opts;
 };
 
+/* Rows a table may hold (load's, the longest, has 26). */
 #define OPTS_MAX 40
 
 /* The parse of one argv against one command's rows (getopt_long's state

@@ -117,6 +117,9 @@ done
 "$BENCHTUI" report x --format 2>"$tmp/err"
 [ $? = 2 ] && grep -q "option '--format' needs a value (text|json|csv|markdown)" "$tmp/err" ||
 	fail "a missing value: $(cat "$tmp/err")"
+"$BENCHTUI" run x.json --headless=yes 2>"$tmp/err"
+[ $? = 2 ] && grep -q "option '--headless' takes no value" "$tmp/err" ||
+	fail "a flag given a value: $(cat "$tmp/err")"
 "$BENCHTUI" run x.json --h 2>"$tmp/err"
 [ $? = 2 ] && grep -q "ambiguous option '--h' (--headless, --host)" "$tmp/err" ||
 	fail "an ambiguous option: $(cat "$tmp/err")"

@@ -2,7 +2,8 @@
 /* The option tables' machinery (tui/opts.c): one table makes the
  * synopsis (every kind of row), a usage wrapped at 80 columns that reads
  * back as the synopsis, and the parse (long, short, clustered, an alias,
- * an optional value, a missing value, an unknown option). */
+ * an optional value, a missing value, an unknown option, a value given
+ * to a flag). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,6 +133,7 @@ test_bad(void **state)
 	char *missing[] = { "frob", "in", "--out", NULL };
 	char *short_missing[] = { "frob", "-o", NULL };
 	char *short_unknown[] = { "frob", "-z", NULL };
+	char *flag_value[] = { "frob", "--quiet-ish=1", NULL };
 
 	(void)state;
 	test_stops(unknown, 2);
@@ -139,6 +141,7 @@ test_bad(void **state)
 	test_stops(missing, 2);
 	test_stops(short_missing, 2);
 	test_stops(short_unknown, 2);
+	test_stops(flag_value, 2);
 }
 
 int
