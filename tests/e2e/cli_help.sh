@@ -26,7 +26,7 @@ for c in $cmds; do
 	fi
 done
 # Options are listed one line each, and --help wins wherever it stands.
-[ "$(grep -c '^  --' < <("$BENCHTUI" report --help))" -ge 4 ] &&
+[ "$(grep -cE '^  (-[a-zA-Z], )?--' < <("$BENCHTUI" report --help))" -ge 4 ] &&
     ok "report lists its options" || fail "report --help: $("$BENCHTUI" report --help)"
 "$BENCHTUI" run nonexistent.json --headless --help > /dev/null 2>&1 &&
     ok "run ... --help: exit 0, nothing run" || fail "run ... --help did not exit 0"

@@ -87,17 +87,21 @@ sed -i '0,/"cpu":/s/"cpu":/"cpu": 1e-3, "x":/' "$tmp/tampered/log.jsonl"
 rc=$?
 [ $rc = 4 ] && grep -q 'tampered: the seal does not verify (changed: log.jsonl)' "$tmp/t.err" ||
 	{ cat "$tmp/t.err"; fail "a changed seal: exit $rc"; }
-# Unsealed: exit 2 suggesting --partial, which reads it.
+# Unsealed: exit 2 suggesting --unsealed, which reads it (and so does
+# its old spelling --partial).
 cp -r "$tmp/b" "$tmp/unsealed"
 chmod -R u+w "$tmp/unsealed"
 rm "$tmp/unsealed/SHA256SUMS"
 "$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" >/dev/null 2>"$tmp/u.err"
 rc=$?
-[ $rc = 2 ] && grep -q 'not sealed.*--partial' "$tmp/u.err" ||
+[ $rc = 2 ] && grep -q 'not sealed.*--unsealed' "$tmp/u.err" ||
 	{ cat "$tmp/u.err"; fail "an unsealed folder: exit $rc"; }
-"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --partial >"$tmp/p.txt" 2>&1 &&
+"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --unsealed >"$tmp/p.txt" 2>&1 &&
     grep -q 'B (.*unsealed) is not sealed: read as it is' "$tmp/p.txt" ||
-	{ cat "$tmp/p.txt"; fail "--partial does not read an unsealed folder"; }
+	{ cat "$tmp/p.txt"; fail "--unsealed does not read an unsealed folder"; }
+"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --partial >"$tmp/p2.txt" 2>&1 &&
+    cmp -s "$tmp/p.txt" "$tmp/p2.txt" ||
+	{ cat "$tmp/p2.txt"; fail "--partial is not --unsealed's old spelling"; }
 # Not a round: exit 2 naming what is missing.
 mkdir "$tmp/empty"
 "$BENCHTUI" compare "$tmp/a" "$tmp/empty" 2>"$tmp/e.err" >/dev/null

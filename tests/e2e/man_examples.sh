@@ -119,7 +119,7 @@ for c in run resume replay report verify seal check load bisect agent; do
 	[ "$c" = resume ] && page=benchtui-run
 	man1=$BENCHTUI_SOURCE_DIR/man/$page.1
 	[ -f "$man1" ] || fail "no $page(1) for $c"
-	"$BENCHTUI" "$c" --help | grep -oE '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$tmp/help"
+	"$BENCHTUI" "$c" --help | grep -oE '^  (-[a-zA-Z], )?--[a-z0-9-]+' | sed 's/^.*--/--/' | sort -u >"$tmp/help"
 	# Found nothing, the loops below would check nothing.
 	[ -s "$tmp/help" ] || fail "$c --help lists no option"
 	while read -r opt; do
@@ -128,7 +128,6 @@ for c in run resume replay report verify seal check load bisect agent; do
 		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; $page(1) does not"
 	done <"$tmp/help"
 	name=$c
-	[ "$c" = replay ] && name='\\-\\-replay'
 	awk -v cmd=".B benchtui $name" '$0 == cmd { p = 1; next }
 	    p && /^\.(br|SH)/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
 		fail "$page(1) SYNOPSIS has no '.B benchtui $name' line"
