@@ -143,3 +143,64 @@ def floor_interval(a, b, level):
     if not u:
         return est, None
     return est, [sa[v - 1] / sb[u - 1], sa[u - 1] / sb[v - 1]]
+
+
+# A round on several hosts, from benchtui(1) STATISTICS: pairs only
+# within a host; the pooled estimate is the round's rule over all of
+# them; each host's own beside it; every two hosts' ratios compared by
+# the two-sample rule (tests/compare_ref.py) at level 1 - (1 - level) / P,
+# P the number of host pairs that both have ratios; the hosts that differ
+# from the most others named.
+
+def hosts_rule(legs, level, margin, estimator="paired"):
+    """legs: {rep: {arm: (host, value)}} of the two arms "a" (the arm)
+    and "b" (its comparison arm), ok legs only.  Returns (pooled,
+    {host: part}, depends, differ), pooled and each part a dict of n,
+    estimate, ci, verdict."""
+    import compare_ref
+    hosts = []
+    for rep in sorted(legs):
+        for arm in sorted(legs[rep]):
+            h = legs[rep][arm][0]
+            if h is not None and h not in hosts:
+                hosts.append(h)
+    by = {h: [] for h in hosts}
+    every = []
+    for rep in sorted(legs):
+        if "a" not in legs[rep] or "b" not in legs[rep]:
+            continue
+        (ha, x), (hb, y) = legs[rep]["a"], legs[rep]["b"]
+        if ha != hb:
+            continue
+        every.append((x, y))
+        if ha is not None:
+            by[ha].append((x, y))
+
+    def part(pairs):
+        keep = [(x, y) for x, y in pairs
+                if x is not None and y is not None and x > 0 and y > 0]
+        rs = [x / y for x, y in keep]
+        if estimator == "floor":
+            est, ci = floor_interval([x for x, _ in keep],
+                                     [y for _, y in keep], level)
+        else:
+            est, ci = interval(rs, level)
+        return {"n": len(rs), "estimate": est, "ci": ci,
+                "verdict": verdict(ci, margin), "ratios": rs}
+
+    pooled = part(every)
+    parts = {h: part(by[h]) for h in hosts}
+    with_n = [h for h in hosts if parts[h]["n"] > 0]
+    npairs = len(with_n) * (len(with_n) - 1) // 2
+    blevel = 1 - (1 - level) / npairs if npairs else level
+    degree = {h: 0 for h in hosts}
+    for i, h in enumerate(with_n):
+        for g in with_n[i + 1:]:
+            _, ci, _ = compare_ref.interval2(parts[h]["ratios"],
+                                             parts[g]["ratios"], blevel)
+            if ci is not None and (ci[0] > 1 or ci[1] < 1):
+                degree[h] += 1
+                degree[g] += 1
+    top = max(degree.values(), default=0)
+    differ = [h for h in hosts if top > 0 and degree[h] == top]
+    return pooled, parts, top > 0, differ
