@@ -146,6 +146,10 @@ grep -q "different hosts (rep 3" "$tmp/cross2.got" ||
 	fail "text report failed: $(cat "$tmp/odd3.txt")"
 grep -q "depends on the machine.*hB" "$tmp/odd3.txt" ||
 	fail "text: no 'depends on the machine' naming hB: $(cat "$tmp/odd3.txt")"
+grep -q "paired reps on 3 hosts" "$tmp/odd3.txt" ||
+	fail "text: the summary does not say the round ran on 3 hosts"
+grep -q "depends on the machine (hB differs)" "$tmp/odd3.txt" ||
+	fail "text: the summary's verdict does not say it depends on hB"
 grep -q "host hA" "$tmp/odd3.txt" ||
 	fail "text: no line of host hA: $(cat "$tmp/odd3.txt")"
 "$BENCHTUI" report "$tmp/odd3.log" --baseline b --format markdown \
