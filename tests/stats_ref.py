@@ -147,16 +147,17 @@ def floor_interval(a, b, level):
 
 # A round on several hosts, from benchtui(1) STATISTICS: pairs only
 # within a host; the pooled estimate is the round's rule over all of
-# them; each host's own beside it; every two hosts' ratios compared by
-# the two-sample rule (tests/compare_ref.py) at level 1 - (1 - level) / P,
-# P the number of host pairs that both have ratios; the hosts that differ
-# from the most others named.
+# them; each host's own beside it; each host's ratios against all the
+# other hosts' ratios by the two-sample rule (tests/compare_ref.py) at
+# level 1 - (1 - level) / H, H the hosts with ratios (1 - level when
+# H = 2: one comparison); a host differs when that interval excludes 1;
+# when hosts differ both ways, only the side with fewer hosts is named.
 
 def hosts_rule(legs, level, margin, estimator="paired"):
     """legs: {rep: {arm: (host, value)}} of the two arms "a" (the arm)
     and "b" (its comparison arm), ok legs only.  Returns (pooled,
     {host: part}, depends, differ), pooled and each part a dict of n,
-    estimate, ci, verdict."""
+    estimate, ci, verdict, ratios."""
     import compare_ref
     hosts = []
     for rep in sorted(legs):
@@ -191,16 +192,20 @@ def hosts_rule(legs, level, margin, estimator="paired"):
     pooled = part(every)
     parts = {h: part(by[h]) for h in hosts}
     with_n = [h for h in hosts if parts[h]["n"] > 0]
-    npairs = len(with_n) * (len(with_n) - 1) // 2
-    blevel = 1 - (1 - level) / npairs if npairs else level
-    degree = {h: 0 for h in hosts}
-    for i, h in enumerate(with_n):
-        for g in with_n[i + 1:]:
-            _, ci, _ = compare_ref.interval2(parts[h]["ratios"],
-                                             parts[g]["ratios"], blevel)
-            if ci is not None and (ci[0] > 1 or ci[1] < 1):
-                degree[h] += 1
-                degree[g] += 1
-    top = max(degree.values(), default=0)
-    differ = [h for h in hosts if top > 0 and degree[h] == top]
-    return pooled, parts, top > 0, differ
+    blevel = 1 - (1 - level) / len(with_n) if len(with_n) > 2 else level
+    side = {}
+    for h in (with_n if len(with_n) > 1 else []):
+        rest = [r for g in with_n if g != h for r in parts[g]["ratios"]]
+        _, ci, _ = compare_ref.interval2(rest, parts[h]["ratios"], blevel)
+        if ci is not None and ci[0] > 1:
+            side[h] = 1
+        elif ci is not None and ci[1] < 1:
+            side[h] = -1
+    up = [h for h in hosts if side.get(h) == 1]
+    down = [h for h in hosts if side.get(h) == -1]
+    if up and down and len(up) != len(down):
+        named = up if len(up) < len(down) else down
+    else:
+        named = up + down
+    differ = [h for h in hosts if h in named]
+    return pooled, parts, bool(side), differ

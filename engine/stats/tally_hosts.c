@@ -2,9 +2,9 @@
  *
  * The pooled estimate is the round's rule over every pair of legs that
  * ran on one host (tally_pair never pairs across hosts).  Beside it, each
- * host's own estimate, and whether the hosts' effects differ: every two
- * hosts' ratios compared by the two-sample rule (compare's), at the
- * round's level shared among the comparisons.  benchtui(1) STATISTICS
+ * host's own estimate, and whether the hosts' effects differ: each host's
+ * ratios against the other hosts' by the two-sample rule (compare's), at
+ * the round's level shared among the comparisons.  benchtui(1) STATISTICS
  * states the rule; docs/STATISTICS.md why this one. */
 #include <math.h>
 #include <stdint.h>
@@ -21,7 +21,8 @@
 struct hpart {
 	size_t off, n;
 	struct tally_ests e;
-	size_t degree;       /* hosts whose effect differs from this one's */
+	int side;            /* its effect against the others': 1 larger,
+	                      * -1 smaller, 0 no difference seen */
 };
 
 static json_t *
@@ -42,17 +43,18 @@ tally_host_json(const struct hpart *p, enum spec_estimator chosen,
 	return o;
 }
 
-/* Whether the effects of two hosts (their ratios x and y) differ: the
- * two-sample interval of y against x at level excludes 1. */
-static bool
-tally_hosts_differ(const double *x, size_t nx, const double *y, size_t ny,
+/* Whether a host's effect (its ratios y) differs from the others' (x):
+ * 1 when the two-sample interval of y against x at level lies above 1,
+ * -1 below, else 0. */
+static int
+tally_hosts_side(const double *x, size_t nx, const double *y, size_t ny,
     double level)
 {
 	double est, lo, hi;
 
 	if (!stats_interval2(x, nx, y, ny, level, &est, &lo, &hi))
-		return false;
-	return lo > 1 || hi < 1;
+		return 0;
+	return lo > 1 ? 1 : hi < 1 ? -1 : 0;
 }
 
 void
@@ -60,17 +62,18 @@ tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
     const struct tarm *b, size_t m, json_t *o)
 {
 	const struct tally *t = cw->t;
-	size_t nh = t->nhosts, room = 0, used = 0, pairs, maxdeg = 0;
+	size_t nh = t->nhosts, room = 0, used = 0, withn, nside[2] = { 0, 0 };
 	struct hpart *part;
-	double *r, *va, *vb, level;
+	double *r, *va, *vb, *rest, level;
 	json_t *hosts = json_object(), *differ = json_array();
 
 	if (b != NULL)
 		room = (a->nlegs < b->nlegs ? a->nlegs : b->nlegs) + 1;
 	part = xcalloc(nh, sizeof *part);
-	r = xreallocarray(NULL, 3 * room + 1, sizeof *r);
+	r = xreallocarray(NULL, 4 * room + 1, sizeof *r);
 	va = r + room;
 	vb = va + room;
+	rest = vb + room;
 	for (size_t h = 0; h < nh; h++) {
 		struct hpart *p = &part[h];
 
@@ -83,37 +86,45 @@ tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
 		    &p->e);
 		used += p->n;
 	}
-	/* Every two hosts with pairs, at the level shared among them
-	 * (Bonferroni): no effect differs by chance more often than the
-	 * round's level allows, however many hosts. */
-	pairs = 0;
+	/* Each host with pairs against the pooled pairs of the others, at
+	 * the level shared among those comparisons (Bonferroni; two hosts
+	 * are one comparison): no host reads as different by chance more
+	 * often than the round's level allows, however many hosts. */
+	withn = 0;
 	for (size_t h = 0; h < nh; h++)
-		for (size_t g = h + 1; g < nh; g++)
-			pairs += part[h].n > 0 && part[g].n > 0;
-	level = pairs ? 1 - (1 - t->level) / (double)pairs : t->level;
-	for (size_t h = 0; h < nh; h++)
-		for (size_t g = h + 1; g < nh; g++) {
-			if (part[h].n == 0 || part[g].n == 0 ||
-			    !tally_hosts_differ(r + part[h].off, part[h].n,
-			    r + part[g].off, part[g].n, level))
-				continue;
-			part[h].degree++;
-			part[g].degree++;
-		}
+		withn += part[h].n > 0;
+	level = withn > 2 ? 1 - (1 - t->level) / (double)withn : t->level;
+	for (size_t h = 0; withn > 1 && h < nh; h++) {
+		size_t k = 0;
+
+		if (part[h].n == 0)
+			continue;
+		for (size_t g = 0; g < nh; g++)
+			if (g != h) {
+				memcpy(rest + k, r + part[g].off, part[g].n *
+				    sizeof *rest);
+				k += part[g].n;
+			}
+		part[h].side = tally_hosts_side(rest, k, r + part[h].off,
+		    part[h].n, level);
+		nside[part[h].side > 0 ? 1 : 0] += part[h].side != 0;
+	}
+	/* A typical host reads as different from a rest that holds an odd
+	 * one: when hosts differ both ways, only the side with fewer hosts
+	 * is named (both when as many). */
 	for (size_t h = 0; h < nh; h++) {
-		if (part[h].degree > maxdeg)
-			maxdeg = part[h].degree;
+		int s = part[h].side;
+
 		json_object_set_new(hosts, t->hosts[h], tally_host_json(
 		    &part[h], t->estimator, t->margin));
+		if (s == 0 || (nside[0] && nside[1] &&
+		    nside[s > 0 ? 1 : 0] > nside[s > 0 ? 0 : 1]))
+			continue;
+		json_array_append_new(differ, json_string(t->hosts[h]));
 	}
-	/* The hosts that differ from the most others: with one odd host
-	 * among three, that one; with two hosts, both (nothing tells which
-	 * is the odd one). */
-	for (size_t h = 0; maxdeg > 0 && h < nh; h++)
-		if (part[h].degree == maxdeg)
-			json_array_append_new(differ, json_string(t->hosts[h]));
 	json_object_set_new(o, "hosts", hosts);
-	json_object_set_new(o, "depends_on_machine", json_boolean(maxdeg > 0));
+	json_object_set_new(o, "depends_on_machine", json_boolean(
+	    nside[0] + nside[1] > 0));
 	json_object_set_new(o, "hosts_differ", differ);
 	free(r);
 	free(part);

@@ -3,10 +3,10 @@
 # A round on several hosts, read from its log alone: benchtui report's
 # json pinned against tests/stats_ref.py's hosts_rule, an independent
 # implementation (pairs within a host, the pooled and each host's
-# Wilcoxon interval with every Walsh average listed, every two hosts
-# compared by tests/compare_ref.py's Mann-Whitney interval at the shared
-# level).  Synthetic logs: one host slowed on three hosts, two alike
-# hosts, a 2-2 split on four at 0.99, tied ratios and zero values (the
+# Wilcoxon interval with every Walsh average listed, each host against
+# the others compared by tests/compare_ref.py's Mann-Whitney interval at
+# the shared level).  Synthetic logs: one host slowed on three hosts (6
+# reps a host, and 4), two alike hosts, a 2-2 split on four at 0.99, tied ratios and zero values (the
 # normal approximation of the two-sample rule), 60 reps a host (beyond
 # its exact table), a rep whose legs name different hosts (never
 # paired, warned).  Then the formats: text and markdown say the effect
@@ -14,7 +14,7 @@
 # a log with one host (or none) carries no host keys.
 . "$(dirname "$0")/e2e_lib.sh"
 
-cases="odd3 alike2 split4 ties3 big3 cross2"
+cases="odd3 few3 alike2 split4 ties3 big3 cross2"
 PYTHONPATH="$BENCHTUI_SOURCE_DIR/tests" python3 - "$tmp" $cases <<'PY' ||
 import json, random, sys
 import stats_ref
@@ -25,10 +25,12 @@ def make(case, d):
     grid = None
     if case == "odd3":
         hosts, reps, eff = ["hA", "hB", "hC"], 18, {"hB": 1.3}
+    elif case == "few3":
+        hosts, reps, eff = ["hA", "hB", "hC"], 12, {"hB": 1.3}
     elif case == "alike2":
         hosts, reps, eff = ["one", "two"], 20, {}
     elif case == "split4":
-        hosts, reps, eff = ["w", "x", "y", "z"], 32, {"x": 1.1, "y": 1.1}
+        hosts, reps, eff = ["w", "x", "y", "z"], 96, {"x": 1.1, "y": 1.1}
         level = 0.99
     elif case == "ties3":
         hosts, reps, eff = ["p", "q", "r"], 24, {"r": 1.05}
@@ -128,7 +130,8 @@ for case in sys.argv[2:]:
 # figures never reach the branches that matter.
 w = {c: json.load(open("%s/%s.want" % (sys.argv[1], c)))
      for c in sys.argv[2:]}
-for c, dep, diff in (("odd3", True, ["hB"]), ("alike2", False, []),
+for c, dep, diff in (("odd3", True, ["hB"]), ("few3", True, ["hB"]),
+                     ("big3", True, ["m1"]), ("alike2", False, []),
                      ("split4", True, ["w", "x", "y", "z"]),
                      ("cross2", True, ["hi", "lo"])):
     if c in w and (w[c]["depends"], sorted(w[c]["differ"])) != (dep, diff):
