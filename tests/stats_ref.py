@@ -149,9 +149,11 @@ def floor_interval(a, b, level):
 # within a host; the pooled estimate is the round's rule over all of
 # them; each host's own beside it; each host's ratios against all the
 # other hosts' ratios by the two-sample rule (tests/compare_ref.py) at
-# level 1 - (1 - level) / H, H the hosts with ratios (1 - level when
-# H = 2: one comparison); a host differs when that interval excludes 1;
-# when hosts differ both ways, only the side with fewer hosts is named.
+# level 1 - (1 - level) / H, H the hosts with ratios (level itself when
+# H = 2: one comparison); of the hosts whose interval excludes 1, the one
+# whose estimate is farthest from 1 is named and set aside, and the rest
+# looked at again until none differs; two left are named together when
+# they differ.
 
 def hosts_rule(legs, level, margin, estimator="paired"):
     """legs: {rep: {arm: (host, value)}} of the two arms "a" (the arm)
@@ -191,21 +193,25 @@ def hosts_rule(legs, level, margin, estimator="paired"):
 
     pooled = part(every)
     parts = {h: part(by[h]) for h in hosts}
-    with_n = [h for h in hosts if parts[h]["n"] > 0]
-    blevel = 1 - (1 - level) / len(with_n) if len(with_n) > 2 else level
-    side = {}
-    for h in (with_n if len(with_n) > 1 else []):
-        rest = [r for g in with_n if g != h for r in parts[g]["ratios"]]
-        _, ci, _ = compare_ref.interval2(rest, parts[h]["ratios"], blevel)
-        if ci is not None and ci[0] > 1:
-            side[h] = 1
-        elif ci is not None and ci[1] < 1:
-            side[h] = -1
-    up = [h for h in hosts if side.get(h) == 1]
-    down = [h for h in hosts if side.get(h) == -1]
-    if up and down and len(up) != len(down):
-        named = up if len(up) < len(down) else down
-    else:
-        named = up + down
+    active = [h for h in hosts if parts[h]["n"] > 0]
+    blevel = 1 - (1 - level) / len(active) if len(active) > 2 else level
+    named = []
+    while len(active) >= 2:
+        best, far = None, -1.0
+        for h in active:
+            rest = [r for g in active if g != h for r in parts[g]["ratios"]]
+            est, ci, _ = compare_ref.interval2(rest, parts[h]["ratios"],
+                                               blevel)
+            if ci is None or ci[0] <= 1 <= ci[1]:
+                continue
+            if abs(math.log(est)) > far:
+                best, far = h, abs(math.log(est))
+        if best is None:
+            break
+        if len(active) == 2:
+            named += active
+            break
+        named.append(best)
+        active.remove(best)
     differ = [h for h in hosts if h in named]
-    return pooled, parts, bool(side), differ
+    return pooled, parts, bool(differ), differ

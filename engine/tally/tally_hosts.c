@@ -2,9 +2,10 @@
  *
  * The pooled estimate is the round's rule over every pair of legs that
  * ran on one host (tally_pair never pairs across hosts).  Beside it, each
- * host's own estimate, and whether the hosts' effects differ: each host's
+ * host's own estimate, and which hosts' effects differ: each host's
  * ratios against the other hosts' by the two-sample rule (compare's), at
- * the round's level shared among the comparisons.  benchtui(1) STATISTICS
+ * the round's level shared among the comparisons, the farthest named
+ * first.  benchtui(1) STATISTICS
  * states the rule; docs/STATISTICS.md why this one. */
 #include <math.h>
 #include <stdint.h>
@@ -21,8 +22,8 @@
 struct hpart {
 	size_t off, n;
 	struct tally_ests e;
-	int side;            /* its effect against the others': 1 larger,
-	                      * -1 smaller, 0 no difference seen */
+	bool active;         /* still looked at (tally_hosts_name) */
+	bool named;          /* differs from the others */
 };
 
 static json_t *
@@ -43,18 +44,79 @@ tally_host_json(const struct hpart *p, enum spec_estimator chosen,
 	return o;
 }
 
-/* Whether a host's effect (its ratios y) differs from the others' (x):
- * 1 when the two-sample interval of y against x at level lies above 1,
- * -1 below, else 0. */
-static int
-tally_hosts_side(const double *x, size_t nx, const double *y, size_t ny,
+/* How far a host's effect (its ratios y) lies from the others' (x): the
+ * |log| of the two-sample estimate of y against x at level when its
+ * interval excludes 1, else -1 (no difference seen). */
+static double
+tally_hosts_apart(const double *x, size_t nx, const double *y, size_t ny,
     double level)
 {
 	double est, lo, hi;
 
-	if (!stats_interval2(x, nx, y, ny, level, &est, &lo, &hi))
-		return 0;
-	return lo > 1 ? 1 : hi < 1 ? -1 : 0;
+	if (!stats_interval2(x, nx, y, ny, level, &est, &lo, &hi) ||
+	    (lo <= 1 && hi >= 1))
+		return -1;
+	return fabs(log(est));
+}
+
+/* The active hosts' ratios but host h's, pooled into rest; how many. */
+static size_t
+tally_hosts_rest(const struct hpart *part, size_t nh, size_t h,
+    const double *r, double *rest)
+{
+	size_t k = 0;
+
+	for (size_t g = 0; g < nh; g++)
+		if (g != h && part[g].active) {
+			memcpy(rest + k, r + part[g].off, part[g].n *
+			    sizeof *rest);
+			k += part[g].n;
+		}
+	return k;
+}
+
+/* Which hosts differ (benchtui-stats(7)), step by step: among the active
+ * hosts (those with ratios), each against the others pooled at level;
+ * of those whose interval excludes 1, the one whose estimate lies
+ * farthest from 1 is named and leaves the active set, and the rest are
+ * looked at again, until none differs.  Two active hosts are compared
+ * with each other, both named when they differ.  A typical host reads as
+ * different from a rest that holds an odd one; naming the odd one first
+ * and taking it out keeps the typical ones unnamed. */
+static void
+tally_hosts_name(struct hpart *part, size_t nh, const double *r,
+    double *rest, double level)
+{
+	size_t active = 0;
+
+	for (size_t h = 0; h < nh; h++)
+		active += part[h].active = part[h].n > 0;
+	while (active >= 2) {
+		size_t best = nh, k;
+		double far = -1, d;
+
+		for (size_t h = 0; h < nh; h++) {
+			if (!part[h].active)
+				continue;
+			k = tally_hosts_rest(part, nh, h, r, rest);
+			d = tally_hosts_apart(rest, k, r + part[h].off,
+			    part[h].n, level);
+			if (d > far) {
+				far = d;
+				best = h;
+			}
+		}
+		if (best == nh)
+			return;
+		if (active == 2) {
+			for (size_t h = 0; h < nh; h++)
+				part[h].named |= part[h].active;
+			return;
+		}
+		part[best].named = true;
+		part[best].active = false;
+		active--;
+	}
 }
 
 void
@@ -62,7 +124,7 @@ tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
     const struct tarm *b, size_t m, json_t *o)
 {
 	const struct tally *t = cw->t;
-	size_t nh = t->nhosts, room = 0, used = 0, withn, nside[2] = { 0, 0 };
+	size_t nh = t->nhosts, room = 0, used = 0, withn = 0;
 	struct hpart *part;
 	double *r, *va, *vb, *rest, level;
 	json_t *hosts = json_object(), *differ = json_array();
@@ -85,46 +147,22 @@ tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
 		tally_estimate(cw->km, r + used, va + used, vb + used, p->n,
 		    &p->e);
 		used += p->n;
+		withn += p->n > 0;
 	}
-	/* Each host with pairs against the pooled pairs of the others, at
-	 * the level shared among those comparisons (Bonferroni; two hosts
-	 * are one comparison): no host reads as different by chance more
-	 * often than the round's level allows, however many hosts. */
-	withn = 0;
-	for (size_t h = 0; h < nh; h++)
-		withn += part[h].n > 0;
+	/* The level shared among the hosts' comparisons (Bonferroni; two
+	 * hosts are one comparison): no host reads as different by chance
+	 * more often than the round's level allows, however many hosts. */
 	level = withn > 2 ? 1 - (1 - t->level) / (double)withn : t->level;
-	for (size_t h = 0; withn > 1 && h < nh; h++) {
-		size_t k = 0;
-
-		if (part[h].n == 0)
-			continue;
-		for (size_t g = 0; g < nh; g++)
-			if (g != h) {
-				memcpy(rest + k, r + part[g].off, part[g].n *
-				    sizeof *rest);
-				k += part[g].n;
-			}
-		part[h].side = tally_hosts_side(rest, k, r + part[h].off,
-		    part[h].n, level);
-		nside[part[h].side > 0 ? 1 : 0] += part[h].side != 0;
-	}
-	/* A typical host reads as different from a rest that holds an odd
-	 * one: when hosts differ both ways, only the side with fewer hosts
-	 * is named (both when as many). */
+	tally_hosts_name(part, nh, r, rest, level);
 	for (size_t h = 0; h < nh; h++) {
-		int s = part[h].side;
-
 		json_object_set_new(hosts, t->hosts[h], tally_host_json(
 		    &part[h], t->estimator, t->margin));
-		if (s == 0 || (nside[0] && nside[1] &&
-		    nside[s > 0 ? 1 : 0] > nside[s > 0 ? 0 : 1]))
-			continue;
-		json_array_append_new(differ, json_string(t->hosts[h]));
+		if (part[h].named)
+			json_array_append_new(differ, json_string(t->hosts[h]));
 	}
 	json_object_set_new(o, "hosts", hosts);
 	json_object_set_new(o, "depends_on_machine", json_boolean(
-	    nside[0] + nside[1] > 0));
+	    json_array_size(differ) > 0));
 	json_object_set_new(o, "hosts_differ", differ);
 	free(r);
 	free(part);
