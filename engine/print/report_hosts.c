@@ -42,16 +42,19 @@ report_host_names(char *buf, size_t len, const json_t *list)
 }
 
 /* The sentence: "the effect depends on the machine: host B differs
- * from the others" (or the hosts, when two or more differ alike). */
+ * from the other hosts" (or the hosts that differ; every host of the
+ * round named: they differ from each other). */
 static void
 report_depends(char *buf, size_t len, const json_t *m)
 {
 	const json_t *list = json_object_get(m, "hosts_differ");
+	size_t n = json_array_size(list);
 	char names[1024];
 
 	snprintf(buf, len, "the effect depends on the machine: %s %s",
 	    report_host_names(names, sizeof names, list),
-	    json_array_size(list) > 1 ? "differ from each other" :
+	    n == json_object_size(json_object_get(m, "hosts")) ?
+	    "differ from each other" : n > 1 ? "differ from the other hosts" :
 	    "differs from the other hosts");
 }
 
