@@ -65,7 +65,10 @@ report_text_hosts(FILE *out, const char *metric, const json_t *m)
 	const char *name;
 	char line[1300], buf[1200];
 
-	if (!json_is_object(hosts))
+	/* A metric no pair has (a counter this machine lacks) gets no rows
+	 * of nothing. */
+	if (!json_is_object(hosts) ||
+	    json_integer_value(json_object_get(m, "n")) == 0)
 		return;
 	json_object_foreach((json_t *)hosts, name, h) {
 		char b1[32], b2[64], lbl[64];
@@ -100,7 +103,8 @@ report_markdown_hosts(FILE *out, const json_t *cell)
 		char line[1200];
 		size_t i = 0;
 
-		if (!json_is_object(hosts))
+		if (!json_is_object(hosts) ||
+		    json_integer_value(json_object_get(m, "n")) == 0)
 			continue;
 		if (!any)
 			fputs("\nPer host (pairs within a host only):\n\n", out);
