@@ -17,6 +17,9 @@
 #include "tally_piece.h"
 #include "xalloc.h"
 
+/* The most hosts with ratios whose differences are looked for. */
+#define TALLY_HOSTS_RULE_MAX 64
+
 /* One host's part of an arm-metric: its ratios (and the pairs' values,
  * sorted) in the room at off, n of them. */
 struct hpart {
@@ -153,7 +156,16 @@ tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
 	 * hosts are one comparison): no host reads as different by chance
 	 * more often than the round's level allows, however many hosts. */
 	level = withn > 2 ? 1 - (1 - t->level) / (double)withn : t->level;
-	tally_hosts_name(part, nh, r, rest, level);
+	/* Each step compares every host with all the others' ratios: a
+	 * crafted log of a thousand hosts would take hours.  A fleet that
+	 * large runs a round a node and reads them with compare. */
+	if (withn <= TALLY_HOSTS_RULE_MAX)
+		tally_hosts_name(part, nh, r, rest, level);
+	else
+		tally_warn(cw->w, W_HOST, "%s %s vs %s %s: %zu hosts, more than "
+		    "%d: which hosts differ is not computed", cw->c->name,
+		    a->name, b ? b->name : "?", t->metrics[m], withn,
+		    TALLY_HOSTS_RULE_MAX);
 	for (size_t h = 0; h < nh; h++) {
 		json_object_set_new(hosts, t->hosts[h], tally_host_json(
 		    &part[h], t->estimator, t->margin));
