@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone est=2 needs=jq,sha256sum
 # benchtui compare on two real rounds of this box: the same round run
 # twice, the "changed" arm's binary replaced between the runs by a copy of
 # the same small program doing 2.5 times the work.  The changed arm reads
@@ -9,7 +10,6 @@
 # with nothing in common; a different margin said in the header; the
 # formats; --fail-on (exit 6).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum
 : "${BENCHTUI_CMP_LOOP:?}" "${BENCHTUI_CMP_LOOP_SLOW:?}"
 
 cp "$BENCHTUI_CMP_LOOP" "$tmp/base"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=48
 # The response corpus (tests/data/http/responses.jsonl) over real sockets:
 # load_replay.py replays each raw response in every split of its bytes
 # (valid ones) or whole, byte at a time and cut at five points (invalid

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=python3
 # Every example in the man pages runs as written, as check_examples does
 # for the example round files.  Each .EX block is marked by the comment
 # line before it (a block without one fails):
@@ -17,7 +18,6 @@
 # Also: every option a command's --help lists is in benchtui(1), and
 # every option benchtui(1)'s SYNOPSIS gives a command is in its --help.
 . "$(dirname "$0")/e2e_lib.sh"
-need python3
 
 mkdir -p "$tmp/bin" "$tmp/ex"
 ln -s "$(realpath "$BENCHTUI")" "$tmp/bin/benchtui"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=170 needs=jq
 # A hostile agent (hostile_agent.py, put in place of benchtui agent
 # through the round's "agent" argv, reached over the test's own sshd)
 # relays the real agent and, at one request, lies: events of every type
@@ -12,7 +13,6 @@
 # the log holds no event the operator's side did not write.  resume with
 # the agent good again completes every leg exactly once and verify passes.
 . "$(dirname "$0")/remote_lib.sh"
-need jq
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) ||
 	{ echo "SKIP: no python3 for the hostile agent"; exit 77; }
 remote_up
