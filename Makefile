@@ -36,8 +36,9 @@ export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(P
 # mostly wait (on legs, servers, screens); the rest run alone anyway.
 TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
 # (Suite 'deb', the package's test, runs in check-deb only: minutes of CPU.)
+# (Suite 'slow', a test's every case where check runs some, in check-slow.)
 MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS) \
-              --no-suite deb
+              --no-suite deb --no-suite slow
 
 # What the sanitizer build runs (tests/meson.build's suites), and how.
 ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covered
@@ -46,7 +47,7 @@ ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 
 .PHONY: all demo check check-libperf check-raw check-asan build build-asan \
         check-alone check-alone-asan check-beside deps packages libperf \
-        bench install deb check-deb clean distclean
+        bench install deb check-deb check-slow clean distclean
 
 all: build
 
@@ -144,7 +145,8 @@ check-beside: build build-asan
 		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
 		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
 	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
-		-C $(MESON_DIR) --no-suite alone --no-suite deb || rc=1; \
+		-C $(MESON_DIR) --no-suite alone --no-suite deb --no-suite slow \
+		|| rc=1; \
 	wait $$asan || rc=1; \
 	echo "--- $(ASAN_DIR):"; cat $(ASAN_DIR)/meson-logs/beside.txt; \
 	exit $$rc
@@ -179,6 +181,13 @@ deb: | $(STAMP_PKGS)
 
 check-deb: build
 	meson test --print-errorlogs -C $(MESON_DIR) --suite deb --logbase deb
+
+# Not part of check: the tests that make check runs a part of, whole
+# (suite 'slow': every cut of the HTTP corpus, every lie of the hostile
+# agent).
+check-slow: build
+	meson test --print-errorlogs --num-processes $(TEST_JOBS) -C $(MESON_DIR) \
+		--suite slow --logbase slow
 
 # Not part of check: a measurement that wants an idle machine.  Prints one
 # table and writes bench/results/LATEST.json and a dated copy; then the
