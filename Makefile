@@ -100,16 +100,17 @@ demo: build
 # the others do not (suite 'asan-covered').  Both are built first; then
 # the tests that run alone (suite 'alone': the gate's and a few timed
 # ones), one at a time, libperf's then ASan's; then every other test of
-# both builds at once (check-beside), which keeps both cores busy to the
-# end instead of each build's longest tests running on their own.  Each
-# build's meson-logs hold alone.json and testlog.json (.ci/run totals
-# them).  tests/meson.build says which tests run alone, and in what order
-# the others start.  check-libperf and check-asan run one build's tests
+# both builds at once, the fuzz build beside them (check-beside), which
+# keeps both cores busy to the end instead of each build's longest tests
+# running on their own.  Each build's meson-logs hold alone.json and
+# testlog.json (.ci/run totals them).  Each test says whether it runs
+# alone, and about how long it takes (the others start longest first),
+# in its own file (HACKING.md, Tests).  check-libperf and check-asan run one build's tests
 # the usual way (testlog.json only); check-raw (not part of check) is the
 # build of a machine without libperf or glibc's _np calls (as on musl or
 # glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
 # unit suites.
-check: build build-asan check-alone check-alone-asan check-beside check-fuzz
+check: build build-asan check-alone check-alone-asan check-beside
 
 # (alone.json is make check's: removed, or .ci/run would count it again.)
 check-libperf: build
@@ -136,19 +137,24 @@ check-alone-asan: build-asan
 	$(ASAN_ENV) $(MESON_TEST) -C $(ASAN_DIR) --suite alone --no-suite tui \
 		--no-suite measure --no-suite asan-covered --logbase alone
 
-# Both builds' other tests at once, each meson with BESIDE_JOBS processes;
-# the ASan run's lines follow the libperf run's.  Fails when either does.
+# Both builds' other tests at once, each meson with BESIDE_JOBS processes,
+# and the fuzz build (check-fuzz) beside them: its compiling fills the
+# cores while the last long tests run.  The ASan run's and the fuzz
+# build's lines follow the libperf run's.  Fails when any does.
 BESIDE_JOBS ?= $(TEST_JOBS)
 check-beside: build build-asan
 	@rc=0; \
 	$(ASAN_ENV) meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
 		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
 		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
+	$(MAKE) --no-print-directory check-fuzz >$(BUILD)/fuzz.txt 2>&1 & fuzz=$$!; \
 	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
 		-C $(MESON_DIR) --no-suite alone --no-suite deb --no-suite slow \
 		|| rc=1; \
 	wait $$asan || rc=1; \
 	echo "--- $(ASAN_DIR):"; cat $(ASAN_DIR)/meson-logs/beside.txt; \
+	wait $$fuzz || rc=1; \
+	echo "--- check-fuzz:"; cat $(BUILD)/fuzz.txt; \
 	exit $$rc
 
 # The program, its man pages (so `man benchtui` works) and its themes
