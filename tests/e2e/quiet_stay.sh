@@ -14,7 +14,7 @@ set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 
 cat >"$T/round.json" <<JSON
-{"name": "stay", "reps": 4, "baseline": "a",
+{"name": "stay", "reps": 8, "baseline": "a",
  "command": ["/bin/sleep", "1"],
  "arms": [{"name": "a"}, {"name": "b"}],
  "cells": [{"name": "c"}]}
