@@ -147,7 +147,7 @@ check-beside: build build-asan
 	$(ASAN_ENV) meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
 		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
 		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
-	$(MAKE) --no-print-directory check-fuzz >$(BUILD)/fuzz.txt 2>&1 & fuzz=$$!; \
+	( $(FUZZ_RUN) ) >$(BUILD)/fuzz.txt 2>&1 & fuzz=$$!; \
 	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
 		-C $(MESON_DIR) --no-suite alone --no-suite deb --no-suite slow \
 		|| rc=1; \
@@ -219,11 +219,18 @@ $(FUZZ_DIR)/build.ninja: | $(LP_PC)
 	@CC=clang ./tools/meson-setup $(FUZZ_DIR) --buildtype=debugoptimized \
 		-Dlibperf=enabled -Dfuzz=true
 
-check-fuzz: $(FUZZ_DIR)/build.ninja
-	@ninja -C $(FUZZ_DIR) -j$(JOBS) $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
-	@for t in $(FUZZ_TARGETS); do \
+# Every target built, then each run over its corpus (check-beside runs
+# this too, beside the tests: not a recursive make, which make -n would
+# run).
+FUZZ_RUN = ninja -C $(FUZZ_DIR) -j$(JOBS) \
+		$(addprefix fuzz/fuzz-,$(FUZZ_TARGETS)) && \
+	for t in $(FUZZ_TARGETS); do \
 		$(FUZZ_DIR)/fuzz/fuzz-$$t -runs=0 fuzz/corpus/$$t \
 			>$(FUZZ_DIR)/fuzz-$$t.log 2>&1 || { \
 			tail -20 $(FUZZ_DIR)/fuzz-$$t.log; \
 			echo "fuzz-$$t: its corpus failed"; exit 1; }; \
-	done; echo "fuzz: $(words $(FUZZ_TARGETS)) targets ran their corpora"
+	done && echo "fuzz: $(words $(FUZZ_TARGETS)) targets ran their corpora"
+
+check-fuzz: $(FUZZ_DIR)/build.ninja
+	@$(FUZZ_RUN)
+check-beside: $(FUZZ_DIR)/build.ninja
