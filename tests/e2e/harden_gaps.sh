@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=python3,bc
+# test: est=7 needs=python3,bc
 # Small gaps, each its own case:
 #   - a failed warm-up leg warns at once;
 #   - a server that cannot start names its cell once in the stop message;

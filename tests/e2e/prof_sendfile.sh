@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=strace
+# test: est=6 needs=strace
 # The question a syscalls profile exists for: how many system calls does a
 # request cost each server variant?  nginx (Debian's nginx-light) with 2
 # workers serving a 64 KiB file, sendfile on (arm on) against off (arm

@@ -1,4 +1,4 @@
-/* test: est=3 */
+/* test: est=18 */
 /* test stats_null_shuffled: asan-covered est=12 arg=shuffled */
 /* stats_null: k of the signed-rank interval built on a kept distribution
  * (the one of a smaller n, one step or more on) is the k of the whole
