@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # Help everywhere: "benchtui help" lists every command; "benchtui help CMD"
 # and "benchtui CMD --help" print the same synopsis, options and man page
 # pointer and exit 0 for every subcommand, running nothing; an unknown

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=2
 # benchtui load against python3 -m http.server: a verified run writes its
 # metrics and one evidence line per request over one reused connection; a
 # wrong --expect-sha256 fails on request 1 naming both digests; bad usage

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=python3
 # Every example in the man pages runs as written, as check_examples does
 # for the example round files.  Each .EX block is marked by the comment
 # line before it (a block without one fails):
@@ -18,7 +19,6 @@
 # (benchtui-COMMAND(1); resume's is benchtui-run(1)), and every option
 # that page's SYNOPSIS gives the command is in its --help.
 . "$(dirname "$0")/e2e_lib.sh"
-need python3
 
 mkdir -p "$tmp/bin" "$tmp/ex"
 ln -s "$(realpath "$BENCHTUI")" "$tmp/bin/benchtui"
