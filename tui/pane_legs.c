@@ -310,6 +310,7 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	const char *verdict = json_string_value(json_object_get(mo, "verdict"));
 	bool none = json_integer_value(json_object_get(mo, "n")) == 0;
 	bool suspect = json_is_true(json_object_get(mo, "suspect"));
+	bool byhost = json_is_true(json_object_get(mo, "depends_on_machine"));
 	int x = 1, strip;
 	size_t i;
 
@@ -337,15 +338,17 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	}
 	x += RATIO_CI_W;
 	/* Beside undecided, what its interval can see (words_verdict_short);
-	 * a suspect verdict says so instead. */
-	if (suspect)
+	 * a suspect verdict, or one whose hosts differ (BY HOST: the effect
+	 * depends on the machine), says so instead. */
+	if (suspect || byhost)
 		snprintf(buf, sizeof buf, "%s", verdict ? verdict : "unknown");
 	else
 		words_verdict_short(buf, sizeof buf, mo);
 	render_put(w, y, x, cw + 1 - x, pane_legs_verdict_role(verdict), buf);
-	if (suspect)
+	if (suspect || byhost)
 		render_put(w, y, x + (int)strlen(buf) + 1, cw - x -
-		    (int)strlen(buf), THEME_BAD, "SUSPECT");
+		    (int)strlen(buf), THEME_BAD, suspect && byhost ?
+		    "SUSPECT HOST" : suspect ? "SUSPECT" : "BY HOST");
 	x += RATIO_VERDICT_W;
 	if (!show_range)
 		goto strip;

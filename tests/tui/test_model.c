@@ -1,3 +1,4 @@
+/* test: */
 /* model: the reducer fed a hand-written log (tests/data/tui/round): two
  * cells, three arms with an A/A twin, three reps, a failed leg, a noisy
  * gate, a pause, an abort and a resume. */
