@@ -408,6 +408,7 @@ agent_stop(struct agent *a, const json_t *req)
 void
 agent_end_server(struct agent *a, double grace_s)
 {
+	agent_prof_end(a);      /* the profiler first, never left tracing */
 	srvmeter_destroy(a->meter);
 	a->meter = NULL;
 	if (a->srv != NULL)

@@ -13,6 +13,7 @@
 struct cgroup;
 struct server;
 struct srvmeter;
+struct agent_prof;
 
 struct agent {
 	struct wire_in in;
@@ -42,6 +43,8 @@ struct agent {
 	/* The legs' cgroup (agent_leg.c), tried at the first leg. */
 	bool cg_tried;
 	struct cgroup *cg, *cg_self, *cg_legs;
+	/* A profile of the server (agent_prof.c), or NULL. */
+	struct agent_prof *prof;
 };
 
 /* A reply to req: {"id": its id (null when it had none), "ok": ok}. */
@@ -95,6 +98,12 @@ bool agent_log_name_ok(const char *s);
  * legs' cgroup removed (at the agent's end). */
 json_t *agent_leg(struct agent *a, const json_t *req);
 void agent_leg_cgroup_end(struct agent *a);
+
+/* agent_prof.c: prof_start, prof_stop, prof_report and prof_get (op);
+ * their reply.  And a profiler still running stopped (before its server
+ * is ended, at the agent's end). */
+json_t *agent_prof(struct agent *a, const char *op, const json_t *req);
+void agent_prof_end(struct agent *a);
 
 /* The server and its whole tree ended (grace_s between SIGTERM and
  * SIGKILL), the window dropped. */
