@@ -1,0 +1,89 @@
+#!/bin/bash
+# test: needs=sshd,strace,perf,python3 timeout=90
+# Profiles of a server on another host: python3 -m http.server on the ssh
+# test host (an sshd on 127.0.0.1 this test starts), `benchtui load`
+# against it from here, "syscalls" and "server_perf" of two arms.  The
+# agent attaches strace and perf there and stops them; the files come
+# back into legs/ (the strace table with its total row, perf report's
+# text); the events carry the host and what the far side's checked
+# answers said; verify passes.  Then a far side that sends a profile file
+# larger than agent_limits.profile_bytes: the copy stops at the limit.
+set -u
+. "$(dirname "$0")/remote_lib.sh"
+need strace perf python3
+remote_up
+
+port=$(free_port)
+mkdir "$T/www"
+head -c 65536 /dev/urandom >"$T/www/f.bin"
+round() {
+	jq -n --arg port "$port" --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" \
+		--arg host "$RHOST" --arg dir "$T/agent" --arg wd "$T/www" '
+	{"name": "farprof", "reps": 1, "baseline": "a", "quiet": false,
+	 "workdir": $wd, "ssh": $ssh, "agent": [$b, "agent"],
+	 "command": ["${BENCHTUI}", "load", ("http://127.0.0.1:" + $port + "/f.bin"),
+	             "--requests", "300", "--warmup", "20",
+	             "--metrics", "${METRICS}"],
+	 "arms": [{"name": "a"}, {"name": "b"}],
+	 "cells": [{"name": "http", "server": {"host": $host, "dir": $dir,
+	     "cmd": ["python3", "-m", "http.server", "--protocol", "HTTP/1.1",
+	             "--directory", $wd, "-b", "127.0.0.1", $port],
+	     "ready": {"tcp_port": ($port | tonumber), "timeout_s": 20}}}],
+	 "profile": {"arms": ["a", "b"], "syscalls": {},
+	             "server_perf": {"args": ["-F", "499"]}}}' | jq "$@"
+}
+round . >"$T/round.json"
+"$BENCHTUI" check "$T/round.json" >"$T/check" 2>&1 || fail "check: $(cat "$T/check")"
+strace -f -tt -e trace=execve,wait4,kill -o /tmp/fp/st.txt "$BENCHTUI" run "$T/round.json" --headless --out "$T/out" >"$T/stdout" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "run exited $rc: $(tail -5 "$T/stdout")"
+log=$T/out/log.jsonl
+
+for a in a b; do
+	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "syscalls")' "$log")
+	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one syscalls profile of $a: $ev"
+	echo "$ev" | jq -e --arg h "$RHOST" '.status == "ok" and .host == $h and
+		.traced_threads >= 1 and .detach.server_alive and
+		.detach.server_answers and .detach.traced_after == 0 and
+		.contaminated == false and .total.calls > 0 and
+		.total.per_request > 0 and .requests == 300 and
+		(.copied | length) == 2' >/dev/null || fail "$a: syscalls: $ev"
+	txt=$T/out/legs/sys-http-$a.txt
+	[ -f "$txt" ] && [ ! -L "$txt" ] || fail "no legs/sys-http-$a.txt"
+	sum=$(awk 'NF >= 5 && $1 ~ /^[0-9]/ && $NF != "total" { s += $4 } END { print s + 0 }' "$txt")
+	tot=$(awk 'NF >= 5 && $NF == "total" { print $4 }' "$txt")
+	[ -n "$tot" ] && [ "$sum" = "$tot" ] || fail "$txt: rows add up to $sum, total '$tot'"
+	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "server_perf")' "$log")
+	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile of $a: $ev"
+	echo "$ev" | jq -e --arg h "$RHOST" '(.status == "ok" and .host == $h and
+		.samples > 0 and (.top | length) > 0 and .processes >= 1) or
+		(.status == "failed" and (.reason | test("blocked|paranoid|PMU")))' \
+		>/dev/null || fail "$a: server_perf: $ev"
+	if echo "$ev" | jq -e '.status == "ok"' >/dev/null; then
+		rep=$T/out/legs/prof-http-$a-server.report
+		grep -q 'flat profile by symbol' "$rep" || fail "$rep holds no flat profile"
+		grep -q 'python' "$rep" || fail "$rep names no python symbol or object"
+	fi
+done
+fail DEBUG
+
+"$BENCHTUI" report "$T/out" --format text >"$T/report.txt" || fail "report failed"
+grep -qi 'total' "$T/report.txt" || fail "the report has no syscall total: $(head -40 "$T/report.txt")"
+"$BENCHTUI" verify "$T/out" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
+ok "the report shows the profiles and verify passes"
+
+# A far side that says its profile file holds 100 MiB and sends every
+# piece full, against a limit of 1 MiB: the copy stops at the limit.
+echo '{"mode": "bigfile"}' >"$T/mode.json"
+round --arg h "$BENCHTUI_SOURCE_DIR/tests/e2e/hostile_agent.py" --arg m "$T/mode.json" \
+	'.agent = ["python3", $h, $m] + .agent | .agent_limits = {"profile_bytes": 1048576} |
+	.profile = {"arms": ["a"], "syscalls": {}}' >"$T/big.json"
+"$BENCHTUI" run "$T/big.json" --headless --out "$T/big" >"$T/big.stdout" 2>&1
+size=$(stat -c %s "$T/big/legs/sys-http-a.txt")
+[ "$size" -eq 1048576 ] || fail "the far table was copied to $size bytes, not cut at 1048576"
+jq -s -e 'map(select(.t == "profile" and .kind == "syscalls")) | length == 1 and
+	(.[0] | .status == "failed" and (.copied[0] | .cut == true and
+	 .bytes == 1048576 and .size == 104857600))' \
+	"$T/big/log.jsonl" >/dev/null || fail "the event does not say the copy was cut: $(jq -c 'select(.t == "profile")' "$T/big/log.jsonl")"
+du -s "$T/big" | awk '{ exit !($1 < 4096) }' || fail "the round folder grew past the limit: $(du -sh "$T/big")"
+ok "a far profile file past agent_limits.profile_bytes is cut at the limit"
