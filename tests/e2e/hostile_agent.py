@@ -24,7 +24,6 @@ Modes:
   silent               hello never answered
   bigfile              every prof_get answered with as many bytes as
                        asked, of a file said to hold 100 MiB
-  overfill             prof_get answered with twice the bytes asked
 """
 import base64
 import json
@@ -128,8 +127,8 @@ def main():
             for _ in range((1 << 30) // CHUNK):
                 sys.stderr.buffer.write(block)
             sys.stderr.buffer.flush()
-        if mode in ("bigfile", "overfill") and op == "prof_get":
-            n = reqs[msg["id"]].get("max", 0) * (2 if mode == "overfill" else 1)
+        if mode == "bigfile" and op == "prof_get":
+            n = reqs[msg["id"]].get("max", 0)
             msg["data"] = base64.b64encode(b"x" * n).decode()
             msg["size"] = 100 << 20
         if mode.startswith("refuse:") and op == mode[7:] and first(op):

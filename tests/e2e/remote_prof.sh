@@ -87,3 +87,19 @@ jq -s -e 'map(select(.t == "profile" and .kind == "syscalls")) | length == 1 and
 	"$T/big/log.jsonl" >/dev/null || fail "the event does not say the copy was cut: $(jq -c 'select(.t == "profile")' "$T/big/log.jsonl")"
 du -s "$T/big" | awk '{ exit !($1 < 4096) }' || fail "the round folder grew past the limit: $(du -sh "$T/big")"
 ok "a far profile file past agent_limits.profile_bytes is cut at the limit"
+
+# A far host without strace: the profile fails there with its reason, and
+# the round completes (check here cannot see that host's tools).
+mkdir "$T/emptybin"
+py=$(command -v python3)
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+round --arg e "$T/emptybin" --arg py "$py" '.agent = ["env", ("PATH=" + $e)] + .agent |
+	.cells[0].server.cmd[0] = $py | .profile = {"arms": ["a"], "syscalls": {}}' >"$T/none.json"
+"$BENCHTUI" check "$T/none.json" >/dev/null 2>&1 || fail "check refused a far server's profile"
+"$BENCHTUI" run "$T/none.json" --headless --out "$T/none" >"$T/none.stdout" 2>&1 ||
+	fail "a far host without strace failed the round: $(tail -3 "$T/none.stdout")"
+jq -s -e --arg h "$RHOST" 'map(select(.t == "profile")) | length == 1 and
+	(.[0] | .status == "failed" and (.reason | test("strace is not installed on this host")) and
+	 (.reason | contains($h)))' "$T/none/log.jsonl" >/dev/null ||
+	fail "no failed profile naming the host and the missing strace: $(jq -c 'select(.t == "profile")' "$T/none/log.jsonl")"
+ok "a far host without strace: the profile fails with its reason, the round completes"
