@@ -6,7 +6,7 @@
  * it as a leg line too (an object with "t": "leg", or a legacy row: no "t"
  * but cell, arm and rep), counted or not alike (a warm-up), and the record
  * made from its json_t must be the scanner's: tally_rec_diff, the same
- * comparison tests/engine/stats/test_tally_line.c makes.  Any disagreement
+ * comparison tests/engine/tally/test_tally_line.c makes.  Any disagreement
  * aborts, naming the field and the line. */
 #include <stdio.h>
 #include <stdlib.h>

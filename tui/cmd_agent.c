@@ -40,7 +40,7 @@ cmd_agent(int argc, char **argv)
 	if (isatty(0))
 		fprintf(stderr, "benchtui agent: reading requests (one JSON "
 		    "object per line) from stdin, as ssh runs it for a round "
-		    "whose server.host names this host; see benchtui(1) REMOTE "
-		    "HOSTS\n");
+		    "whose server.host names this host; see benchtui-agent(1)"
+		    "\n");
 	return agent_run(dir, 0, 1);
 }

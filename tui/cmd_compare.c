@@ -3,7 +3,7 @@
  *
  * Two sealed rounds side by side: both folders read back and checked by
  * roundread (engine/record), their environments by envdiff, the
- * arithmetic by compare (engine/stats), printed in the chosen format. */
+ * arithmetic by compare (engine/print), printed in the chosen format. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -235,23 +235,15 @@ agent_gate_woken(struct agent *a, json_t **next)
 	return op != NULL && strcmp(op, "release") == 0 ? "released" : NULL;
 }
 
-/* The gate's word for how a wait ended; NULL when the open stops (a
- * request that is not release woke it, or the input closed). */
+/* The gate's word for how a wait ended (quiet_result_word); NULL when
+ * the open stops (a request that is not release woke it, or the input
+ * closed). */
 static const char *
 agent_gate_word(struct agent *a, enum quiet_result res, json_t **next)
 {
-	switch (res) {
-	case QUIET_OK:
-		return "quiet";
-	case QUIET_TIMEOUT:
-		return "timeout";
-	case QUIET_BUDGET:
-		return "budget";
-	case QUIET_RELEASED:
-		return "released";
-	default:
-		return agent_gate_woken(a, next);
-	}
+	const char *word = quiet_result_word(res);
+
+	return word != NULL ? word : agent_gate_woken(a, next);
 }
 
 /* open's gate settings for this leg: what is left of the round's budget

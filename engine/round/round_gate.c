@@ -39,21 +39,6 @@ round_gate_keys(struct run *u)
 	return any;
 }
 
-/* The budget in words: "budget_s 30 s", or the scaled one's rule and
- * what it came to. */
-static void
-round_gate_budget_words(const struct run *u, char *buf, size_t len)
-{
-	double b = u->r->spec->quiet.budget_s;
-
-	if (b >= 0)
-		snprintf(buf, len, "budget_s %g s", b);
-	else
-		snprintf(buf, len, "%g s plus %g%% of the legs' time, %.1f s "
-		    "so far", QUIET_BUDGET_BASE_S, QUIET_BUDGET_SHARE * 100,
-		    quiet_budget(u->quiet));
-}
-
 /* The budget is spent: said once, in the log (a gate event and a warning
  * the console and the report show). */
 static void
@@ -72,7 +57,7 @@ round_gate_budget_spent(struct run *u, const char *leg)
 	json_object_set_new(ev, "spent_s", json_real(round(quiet_spent(
 	    u->quiet) * 1000) / 1000));
 	round_emit_new(u, ev);
-	round_gate_budget_words(u, words, sizeof words);
+	quiet_budget_words(u->quiet, words, sizeof words);
 	round_warn(u, "the quiet gate has waited its whole budget (%s) by "
 	    "leg %s: the rest of the round runs without waiting for a quiet "
 	    "box; legs that run on a busy one are marked gate \"budget\" and "
@@ -100,7 +85,7 @@ round_gate_startup(struct run *u, double *waited)
 	if (st.busy) {
 		char words[128];
 
-		round_gate_budget_words(u, words, sizeof words);
+		quiet_budget_words(u->quiet, words, sizeof words);
 		round_warn(u, "%s; the gate holds each leg until the box is "
 		    "quiet, for at most its budget (%s) in all",
 		    json_string_value(json_object_get(ev, "msg")), words);
@@ -108,15 +93,6 @@ round_gate_startup(struct run *u, double *waited)
 	json_decref(ev);
 	return 0;
 }
-
-/* The probe's "auto" rule: a leg is probed unless every leg of its cell
- * and arm before it used less than a quarter of a core over its wall.
- * One that computes is slowed about as much as its cpu is; one that
- * mostly waits (on I/O, a server, a sleep) is not, and is not probed.
- * Before the first leg of a cell and arm nothing is known and the probe
- * runs.  A quarter, and once is enough: on a busy box a leg that computes
- * may get a third of its cpu, and its cpu/wall reads low. */
-#define ROUND_GATE_CPU_BOUND 0.25
 
 void
 round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
@@ -129,13 +105,10 @@ round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
 	    (double)res->ru.ru_stime.tv_usec / 1e6;
 
 	if (u->quiet == NULL || s->quiet.probe != SPEC_PROBE_AUTO ||
-	    res->aborted || !(res->wall > 0))
+	    res->aborted)
 		return;
-	if (u->gate_bound == NULL)
-		u->gate_bound = xcalloc(s->ncells * s->narms, 1);
-	if (u->gate_bound[pl->cell * s->narms + pl->arm] != 1)
-		u->gate_bound[pl->cell * s->narms + pl->arm] =
-		    cpu >= ROUND_GATE_CPU_BOUND * res->wall ? 1 : 2;
+	quiet_probe_leg_ran(u->quiet, pl->cell * s->narms + pl->arm,
+	    s->ncells * s->narms, cpu, res->wall);
 }
 
 static bool
@@ -145,9 +118,9 @@ round_gate_probes(const struct run *u, const struct plan_leg *pl)
 
 	if (s->quiet.probe == SPEC_PROBE_OFF)
 		return false;
-	if (s->quiet.probe == SPEC_PROBE_ON || u->gate_bound == NULL)
+	if (s->quiet.probe == SPEC_PROBE_ON)
 		return true;
-	return u->gate_bound[pl->cell * s->narms + pl->arm] != 2;
+	return quiet_probe_auto(u->quiet, pl->cell * s->narms + pl->arm);
 }
 
 /* A leg the operator's g let go: logged, unless a G released the round
@@ -212,14 +185,16 @@ round_gate_mark(struct run *u, enum tally_gate how, const char *where,
 	return 0;
 }
 
+/* The gate's verdict as the leg line carries it. */
+static const enum tally_gate round_gate_how[] = {
+	[QUIET_OK] = TALLY_GATE_QUIET, [QUIET_TIMEOUT] = TALLY_GATE_TIMEOUT,
+	[QUIET_RELEASED] = TALLY_GATE_WAIVED, [QUIET_BUDGET] = TALLY_GATE_BUDGET,
+	[QUIET_ABORTED] = TALLY_GATE_NONE };
+
 int
 round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
     struct round_gate_rec *g)
 {
-	static const enum tally_gate how[] = { [QUIET_OK] = TALLY_GATE_QUIET,
-	    [QUIET_TIMEOUT] = TALLY_GATE_TIMEOUT,
-	    [QUIET_RELEASED] = TALLY_GATE_WAIVED,
-	    [QUIET_BUDGET] = TALLY_GATE_BUDGET };
 	struct quiet_seen seen;
 	enum quiet_result res;
 	double looked = 0;
@@ -247,8 +222,8 @@ round_gate(struct run *u, const struct plan_leg *pl, const char *leg,
 	g->probe_us = seen.probe_us;
 	if (res == QUIET_ABORTED)
 		return -1;
-	return round_gate_mark(u, how[res], "the machine", seen.foreign, leg,
-	    g);
+	return round_gate_mark(u, round_gate_how[res], "the machine",
+	    seen.foreign, leg, g);
 }
 
 int
@@ -313,30 +288,24 @@ int
 round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
     struct round_gate_rec *g)
 {
-	static const struct { const char *w; enum tally_gate how; } m[] = {
-		{ "quiet", TALLY_GATE_QUIET }, { "released", TALLY_GATE_WAIVED },
-		{ "timeout", TALLY_GATE_TIMEOUT }, { "budget", TALLY_GATE_BUDGET },
-	};
-	const char *word = json_string_value(json_object_get(far, "gate"));
+	enum quiet_result res;
 	const json_t *pr = json_object_get(far, "probe"),
 	    *pu = json_object_get(far, "probe_us");
 	char where[300], name[REMOTE_NAME_MAX];
 
 	*g = (struct round_gate_rec){ .how = TALLY_GATE_NONE, .probe = NAN,
 	    .probe_us = NAN, .client_busy = NAN, .server_busy = NAN };
-	for (size_t i = 0; word != NULL && i < sizeof m / sizeof m[0]; i++) {
-		if (strcmp(word, m[i].w) != 0)
-			continue;
-		/* One budget for the round: the far wait is spent of it. */
-		g->wait_s = json_number_value(json_object_get(far, "wait_s"));
-		g->probe = json_is_number(pr) ? json_number_value(pr) : NAN;
-		g->probe_us = json_is_number(pu) ? json_number_value(pu) : NAN;
-		quiet_spend(u->quiet, g->wait_s);
-		(void)round_gate_keys(u);
-		snprintf(where, sizeof where, "the legs' host %s",
-		    remote_name(u->r->spec->host, name));
-		return round_gate_mark(u, m[i].how, where, json_number_value(
-		    json_object_get(far, "foreign")), leg, g);
-	}
-	return 0;
+	if (!quiet_result_of_word(json_string_value(json_object_get(far,
+	    "gate")), &res))
+		return 0;
+	/* One budget for the round: the far wait is spent of it. */
+	g->wait_s = json_number_value(json_object_get(far, "wait_s"));
+	g->probe = json_is_number(pr) ? json_number_value(pr) : NAN;
+	g->probe_us = json_is_number(pu) ? json_number_value(pu) : NAN;
+	quiet_spend(u->quiet, g->wait_s);
+	(void)round_gate_keys(u);
+	snprintf(where, sizeof where, "the legs' host %s",
+	    remote_name(u->r->spec->host, name));
+	return round_gate_mark(u, round_gate_how[res], where,
+	    json_number_value(json_object_get(far, "foreign")), leg, g);
 }

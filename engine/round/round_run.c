@@ -524,7 +524,6 @@ round_run(struct round *r, char *err, size_t errlen)
 	procs_reap_orphans(NULL, 0);
 	round_scratch_release(&u);
 	free(u.ledger);
-	free(u.gate_bound);
 	quiet_destroy(u.quiet);
 	round_run_cgroup_end(&u);
 	counters_destroy(u.ctr);

@@ -557,7 +557,7 @@ spec_parse_counters(struct parser *p, json_t *j)
 			char hint[128];
 
 			return spec_perr(p, sub, "unknown event \"%s\"%s (see "
-			    "benchtui(1), COUNTERS)", s->counters[i],
+			    "benchtui-run(1), COUNTERS)", s->counters[i],
 			    suggest_hint(hint, sizeof hint, s->counters[i],
 			    counters_names(), SIZE_MAX));
 		}

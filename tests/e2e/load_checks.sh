@@ -62,8 +62,8 @@ for bad in "ftp://x/" "--requests 0 http://x/" "http://x/ --bogus 1" ""; do
 done
 
 # Every option load --help lists is the program's and is in the manual's
-# LOAD section; the usage line names each too.
-man=$(sed -n '/^\.SH LOAD/,/^\.SH /p' "$BENCHTUI_SOURCE_DIR/man/benchtui.1")
+# page, benchtui-load(1); the usage line names each too.
+man=$(cat "$BENCHTUI_SOURCE_DIR/man/benchtui-load.1")
 "$BENCHTUI" load --help >"$T/help"
 "$BENCHTUI" load >/dev/null 2>"$T/usage"
 n=0
@@ -71,7 +71,7 @@ for flag in $(grep -o '^  --[a-z0-9-]*' "$T/help"); do
 	[ "$flag" = --help ] && continue
 	n=$((n + 1))
 	grep -qF -- "${flag//-/\\-}" <<<"$man" ||
-		fail "$flag is not in benchtui(1) LOAD"
+		fail "$flag is not in benchtui-load(1)"
 	grep -qF -- "$flag" "$T/usage" || fail "$flag is not in load's usage"
 	"$BENCHTUI" load "$flag" >"$T/stdout" 2>&1
 	grep -q "unknown or incomplete option '$flag'" "$T/stdout" ||

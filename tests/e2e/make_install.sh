@@ -1,7 +1,7 @@
 #!/bin/bash
-# make install: the program, both man pages and the themes land under
-# PREFIX (staged in DESTDIR), so `man benchtui` and `man benchtui-round`
-# find their pages.  The Makefile's target is read as make would run it
+# make install: the program, every man page and the themes land under
+# PREFIX (staged in DESTDIR), so `man benchtui`, `man benchtui-run`, ...
+# and `man benchtui-round` find their pages.  The Makefile's target is read as make would run it
 # (make -n: the build it would start is not this test's to pay for); what
 # it runs, meson install of this build, runs for real into a folder.
 . "$(dirname "$0")/e2e_lib.sh"
@@ -23,7 +23,10 @@ root=$tmp/root$prefix
 for t in default light mono high-contrast; do
 	[ -f "$root/share/benchtui/themes/$t.theme" ] || fail "theme $t not installed"
 done
-for page in "1 benchtui" "5 benchtui-round"; do
+n=0
+for f in "$src"/man/*.[1-8]; do
+	page="${f##*.} $(basename "$f" ".${f##*.}")"
+	n=$((n + 1))
 	set -- $page
 	found=$(MANPATH="$root/share/man" man -w "$2" 2>/dev/null)
 	[ "$found" = "$root/share/man/man$1/$2.$1" ] && ok "man $2 finds $found" ||
@@ -31,4 +34,5 @@ for page in "1 benchtui" "5 benchtui-round"; do
 	MANPATH="$root/share/man" MANWIDTH=80 man "$2" 2>"$tmp/man.err" |
 	    grep -q "^NAME" && [ ! -s "$tmp/man.err" ] || fail "man $2 does not render: $(cat "$tmp/man.err")"
 done
+[ "$n" -ge 14 ] || fail "only $n man pages in man/"
 finish

@@ -14,8 +14,9 @@
 #                             standard output
 #   .\" example: output       what the program prints in a state a test
 #                             cannot make (a busy box): shown, not run
-# Also: every option a command's --help lists is in benchtui(1), and
-# every option benchtui(1)'s SYNOPSIS gives a command is in its --help.
+# Also: every option a command's --help lists is in its page
+# (benchtui-COMMAND(1); resume's is benchtui-run(1)), and every option
+# that page's SYNOPSIS gives the command is in its --help.
 . "$(dirname "$0")/e2e_lib.sh"
 need python3
 
@@ -69,8 +70,11 @@ def shell(where, lines):
         elif want and p.stdout.rstrip("\n").split("\n") != want:
             bad.append("%s: %s printed:\n%s\nnot:\n%s" % (where, cmd, p.stdout, "\n".join(want)))
 
+# Every page of man/, the overview first (its round is saved for the
+# others' examples).
+pages = sorted(os.listdir(os.path.join(src, "man")), key=lambda p: (p != "benchtui.1", p))
 n = 0
-for man in ("man/benchtui.1", "man/benchtui-round.5"):
+for man in ["man/" + p for p in pages if re.search(r"\.[1-8]$", p)]:
     lines = open(os.path.join(src, man)).read().split("\n")
     for i, l in enumerate(lines):
         if not l.startswith(".EX"):
@@ -110,23 +114,28 @@ sys.exit(1 if bad or n < 10 else 0)
 PY
 
 # --help and the manual agree on every command's options.
-man1=$BENCHTUI_SOURCE_DIR/man/benchtui.1
-for c in run resume replay report verify seal check load bisect; do
+for c in run resume replay report verify seal check load bisect agent; do
+	page=benchtui-$c
+	[ "$c" = resume ] && page=benchtui-run
+	man1=$BENCHTUI_SOURCE_DIR/man/$page.1
+	[ -f "$man1" ] || fail "no $page(1) for $c"
 	"$BENCHTUI" "$c" --help | grep -oE '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$tmp/help"
 	# Found nothing, the loops below would check nothing.
 	[ -s "$tmp/help" ] || fail "$c --help lists no option"
 	while read -r opt; do
-		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; benchtui(1) does not"
+		# --help is every command's, in benchtui(1).
+		[ "$opt" = --help ] && continue
+		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; $page(1) does not"
 	done <"$tmp/help"
 	name=$c
 	[ "$c" = replay ] && name='\\-\\-replay'
 	awk -v cmd=".B benchtui $name" '$0 == cmd { p = 1; next }
-	    p && /^\.br/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
-		fail "benchtui(1) SYNOPSIS has no '.B benchtui $name' line"
+	    p && /^\.(br|SH)/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
+		fail "$page(1) SYNOPSIS has no '.B benchtui $name' line"
 	grep -oE '\\-\\-[a-z]+(\\-[a-z]+)*' "$tmp/synopsis" |
 	    sed 's/\\-/-/g' | sort -u >"$tmp/syn"
 	while read -r opt; do
-		grep -qx -- "$opt" "$tmp/help" || fail "benchtui(1) SYNOPSIS gives $c $opt; $c --help does not"
+		grep -qx -- "$opt" "$tmp/help" || fail "$page(1) SYNOPSIS gives $c $opt; $c --help does not"
 	done <"$tmp/syn"
 done
 finish

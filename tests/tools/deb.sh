@@ -1,8 +1,8 @@
 #!/bin/bash
 # make deb: dpkg-buildpackage builds benchtui_*.deb from debian/, and
 # lintian passes it with no error or warning (make deb fails otherwise;
-# its output is printed here).  Then the .deb holds the program, both
-# man pages and the themes, its program runs, and it depends on no
+# its output is printed here).  Then the .deb holds the program, every
+# man page of man/ and the themes, its program runs, and it depends on no
 # libperf (linked in, built from linux-source).  Minutes of CPU: suite
 # 'deb', which make check leaves out and make check-deb runs.
 set -u
@@ -26,8 +26,8 @@ deb=${debs[0]}
 echo "$(basename "$deb"): $(stat -c %s "$deb") bytes, installed $(dpkg-deb -f "$deb" Installed-Size) KiB"
 
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
-for f in ./usr/bin/benchtui ./usr/share/man/man1/benchtui.1.gz \
-	./usr/share/man/man5/benchtui-round.5.gz \
+pages=$(cd "$src/man" && for m in *.[1-8]; do echo "./usr/share/man/man${m##*.}/$m.gz"; done)
+for f in ./usr/bin/benchtui $pages \
 	./usr/share/benchtui/themes/ ./usr/share/doc/benchtui/copyright; do
 	grep -qxF -- "$f" "$tmp/files" || fail "the .deb lacks $f"
 done

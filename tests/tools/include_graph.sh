@@ -30,8 +30,8 @@ plant circle engine/base/clock.c '#include "round.h"'
 expect circle 'circle: base -> round -> base'
 expect circle 'engine/base/clock.c: includes round.h from engine/round, a layer above'
 plant private tui/model.c '#include "tally_int.h"'
-expect private 'tui/model.c: includes tally_int.h, private to engine/stats'
-plant bypath engine/round/round.c '#include "../stats/private/tally_int.h"'
-expect bypath 'engine/round/round.c: includes ../stats/private/tally_int.h by a path'
+expect private 'tui/model.c: includes tally_int.h, private to engine/tally'
+plant bypath engine/round/round.c '#include "../tally/private/tally_int.h"'
+expect bypath 'engine/round/round.c: includes ../tally/private/tally_int.h by a path'
 [ $bad = 0 ] && echo "include-graph: all passed"
 exit $bad

@@ -167,9 +167,6 @@ struct run {
 	 * budget's warning is out. */
 	bool gate_released_all, gate_budget_warned;
 	bool gate_started;       /* the start-up look is done */
-	/* The probe's "auto" rule: [cell * narms + arm] 0 no leg yet, 1 one
-	 * was CPU-bound, 2 none was (NULL until a leg ran). */
-	unsigned char *gate_bound;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -427,7 +424,7 @@ int round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
  * from now on, and is logged.  Whether any key came. */
 bool round_gate_keys(struct run *u);
 /* Leg pl ran (res): whether its cell and arm are CPU-bound, for the
- * probe's "auto" rule. */
+ * probe's "auto" rule (quiet_probe_auto). */
 void round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
     const struct leg_result *res);
 

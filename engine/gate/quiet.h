@@ -163,6 +163,30 @@ void quiet_set_history(struct quiet *q, double spent_s, double legs_s);
  * 0: one that scales, whose whole the agent does not know). */
 void quiet_set_budget_left(struct quiet *q, double total_s, double left_s);
 
+/* The budget in words: "budget_s 30 s", or the scaled one's rule and
+ * what it came to so far. */
+void quiet_budget_words(const struct quiet *q, char *buf, size_t len);
+
+/* How a wait ended, in the one word the log, the leg line and the
+ * agent's wire say it: "quiet", "timeout", "released", "budget"; NULL
+ * for QUIET_ABORTED, which no leg carries.  quiet_result_of_word reads
+ * one back (false: not one of them). */
+const char *quiet_result_word(enum quiet_result res);
+bool quiet_result_of_word(const char *word, enum quiet_result *res);
+
+/* The probe's "auto" rule: a leg is probed unless every leg of its kind
+ * (key, below nkeys: the round's cell and arm) before it used less than
+ * QUIET_PROBE_CPU_BOUND of a core over its wall.  One that computes is
+ * slowed about as much as its cpu is; one that mostly waits (on I/O, a
+ * server, a sleep) is not, and is not probed.  Before the first leg of
+ * a kind nothing is known and the probe runs.  A quarter, and once is
+ * enough: on a busy box a leg that computes may get a third of its cpu,
+ * and its cpu/wall reads low. */
+#define QUIET_PROBE_CPU_BOUND 0.25
+void quiet_probe_leg_ran(struct quiet *q, size_t key, size_t nkeys,
+    double cpu_s, double wall_s);
+bool quiet_probe_auto(const struct quiet *q, size_t key);
+
 /* How many of the busiest processes it names. */
 #define QUIET_STARTUP_TOP 3
 

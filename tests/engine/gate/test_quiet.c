@@ -745,6 +745,63 @@ test_smt_sibling_warning(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* How a wait ended has one word each way (the log, the leg line, the
+ * agent's wire); the budget says itself; the probe's "auto" rule keeps
+ * a kind of leg's probe once one of them computed. */
+static void
+test_words_and_probe_rule(void **state)
+{
+	static const enum quiet_result all[] = { QUIET_OK, QUIET_TIMEOUT,
+	    QUIET_RELEASED, QUIET_BUDGET };
+	struct quiet_params c = cfg_of(1000, 200, 10);
+	enum quiet_result back;
+	struct quiet *q;
+	char buf[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		const char *w = quiet_result_word(all[i]);
+
+		assert_non_null(w);
+		assert_true(quiet_result_of_word(w, &back));
+		assert_int_equal(back, all[i]);
+	}
+	assert_null(quiet_result_word(QUIET_ABORTED));
+	assert_string_equal(quiet_result_word(QUIET_RELEASED), "released");
+	assert_false(quiet_result_of_word("waived", &back));
+	assert_false(quiet_result_of_word(NULL, &back));
+
+	c.budget_s = 30;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	assert_non_null(q);
+	quiet_budget_words(q, buf, sizeof buf);
+	assert_string_equal(buf, "budget_s 30 s");
+	/* Nothing known: every kind probes. */
+	assert_true(quiet_probe_auto(q, 0));
+	assert_true(quiet_probe_auto(q, 3));
+	/* A leg that waits: its kind no longer probes; the others do. */
+	quiet_probe_leg_ran(q, 0, 4, 0.01, 1.0);
+	assert_false(quiet_probe_auto(q, 0));
+	assert_true(quiet_probe_auto(q, 1));
+	/* One that computes, and once is enough. */
+	quiet_probe_leg_ran(q, 0, 4, 0.5, 1.0);
+	quiet_probe_leg_ran(q, 0, 4, 0.01, 1.0);
+	assert_true(quiet_probe_auto(q, 0));
+	/* No wall, or a kind out of range: nothing learnt. */
+	quiet_probe_leg_ran(q, 1, 4, 0, 0);
+	quiet_probe_leg_ran(q, 9, 4, 0.01, 1.0);
+	assert_true(quiet_probe_auto(q, 1));
+	assert_true(quiet_probe_auto(q, 9));
+	quiet_destroy(q);
+
+	c.budget_s = QUIET_BUDGET_SCALED;
+	q = quiet_create(&c, NULL, 0, getpid(), NULL);
+	assert_non_null(q);
+	quiet_budget_words(q, buf, sizeof buf);
+	assert_non_null(strstr(buf, "5 s plus 25% of the legs' time"));
+	quiet_destroy(q);
+}
+
 /* Two groups, two tests (tests/meson.build): "load" (quiet), what a
  * hog or a leg of the test's own shows against the machine's other load,
  * which runs alone, since a busy machine makes these skip; and "wait"
@@ -768,6 +825,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_wait_budget_and_release_all),
 		cmocka_unit_test(test_wait_budget_scaled),
 		cmocka_unit_test(test_smt_sibling_warning),
+		cmocka_unit_test(test_words_and_probe_rule),
 	};
 	const char *group = argc > 1 ? argv[1] : "";
 	int rc = 0;

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
 #include "event.h"
@@ -40,6 +41,10 @@ struct quiet {
 	double cand_t0;
 	struct quiettop_proc stay[QUIET_STAY_MAX];
 	size_t nstay;
+	/* The probe's "auto" rule: [key] 0 no leg yet, 1 one was CPU-bound,
+	 * 2 none was (NULL until a leg ran). */
+	unsigned char *bound;
+	size_t nbound;
 };
 
 /* Three decimals are all the precision a tick-based figure has. */
@@ -564,6 +569,62 @@ quiet_set_budget_left(struct quiet *q, double total_s, double left_s)
 }
 
 void
+quiet_budget_words(const struct quiet *q, char *buf, size_t len)
+{
+	if (q->cfg.budget_s >= 0)
+		snprintf(buf, len, "budget_s %g s", q->cfg.budget_s);
+	else
+		snprintf(buf, len, "%g s plus %g%% of the legs' time, %.1f s "
+		    "so far", QUIET_BUDGET_BASE_S, QUIET_BUDGET_SHARE * 100,
+		    quiet_budget(q));
+}
+
+static const char *const quiet_words[] = { [QUIET_OK] = "quiet",
+    [QUIET_TIMEOUT] = "timeout", [QUIET_RELEASED] = "released",
+    [QUIET_BUDGET] = "budget" };
+
+const char *
+quiet_result_word(enum quiet_result res)
+{
+	if ((size_t)res >= sizeof quiet_words / sizeof quiet_words[0])
+		return NULL;
+	return quiet_words[res];
+}
+
+bool
+quiet_result_of_word(const char *word, enum quiet_result *res)
+{
+	for (size_t i = 0; word != NULL &&
+	    i < sizeof quiet_words / sizeof quiet_words[0]; i++)
+		if (quiet_words[i] != NULL && strcmp(word, quiet_words[i]) == 0) {
+			*res = (enum quiet_result)i;
+			return true;
+		}
+	return false;
+}
+
+void
+quiet_probe_leg_ran(struct quiet *q, size_t key, size_t nkeys,
+    double cpu_s, double wall_s)
+{
+	if (!(wall_s > 0) || key >= nkeys)
+		return;
+	if (q->bound == NULL) {
+		if ((q->bound = calloc(nkeys, 1)) == NULL)
+			return;  /* no record: every leg probes, as before one ran */
+		q->nbound = nkeys;
+	}
+	if (key < q->nbound && q->bound[key] != 1)
+		q->bound[key] = cpu_s >= QUIET_PROBE_CPU_BOUND * wall_s ? 1 : 2;
+}
+
+bool
+quiet_probe_auto(const struct quiet *q, size_t key)
+{
+	return q->bound == NULL || key >= q->nbound || q->bound[key] != 2;
+}
+
+void
 quiet_leg_begin(struct quiet *q)
 {
 	q->leg_t0 = clock_now();
@@ -692,5 +753,6 @@ quiet_destroy(struct quiet *q)
 	quietsamp_destroy(q->samp);
 	quiettop_destroy(q->top);
 	probe_destroy(q->probe);
+	free(q->bound);
 	free(q);
 }
