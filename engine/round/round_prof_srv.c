@@ -1,9 +1,8 @@
 /* The round driver, profile phase: what the profiles of a cell's server
- * share (syscalls and server_perf).  The server's whole process tree and
- * its tasks, one leg of the arm run as the server's load with the
- * profiler attached after the load's warm-up, a profiler stopped by a
- * signal to it alone, and the check that the server still answers a real
- * request afterwards. */
+ * share (syscalls and server_perf).  One leg of the arm run as the
+ * server's load with the profiler attached after the load's warm-up, and
+ * the check that the server still answers a real request afterwards (the
+ * server's tree, its tasks and the profiler's stop are proftree.c's). */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -16,40 +15,10 @@
 #include "legcmd.h"
 #include "procs.h"
 #include "profile.h"
-#include "proftree.h"
 #include "round_int.h"
 #include "server.h"
 #include "template.h"
 #include "xalloc.h"
-
-/* The tree, its tasks and the stop are proftree's, which the agent uses
- * for a server on its host too. */
-size_t
-round_prof_tree(pid_t root, pid_t *pids, size_t max)
-{
-	return proftree_tree(root, pids, max);
-}
-
-struct prof_tasks
-round_prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
-{
-	struct proftree_tasks t = proftree_count_tasks(pids, n, tracer);
-
-	return (struct prof_tasks){ .tasks = t.tasks,
-	    .by_tracer = t.by_tracer, .traced = t.traced };
-}
-
-char *
-round_prof_pidlist(const pid_t *pids, size_t n)
-{
-	return proftree_pidlist(pids, n);
-}
-
-int
-round_prof_stop_tool(pid_t tool, double seconds)
-{
-	return proftree_stop_tool(tool, seconds);
-}
 
 /* leg_run's look at the load: stopped after its warm-up, the profiler
  * attaches, and the load goes on. */

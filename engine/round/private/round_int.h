@@ -48,6 +48,7 @@
 #include "leg.h"
 #include "logw.h"
 #include "plan.h"
+#include "proftree.h"
 #include "quiet.h"
 #include "resume.h"
 #include "round.h"
@@ -516,24 +517,15 @@ bool round_prof_is_load(const struct legcmd *cmd);
  * its warm-up and its counted requests. */
 bool round_prof_hold(const struct legcmd *cmd);
 
-/* The server under a profiler (round_prof_srv.c). */
-#define PROF_PROCS_MAX 4096
-/* The server's processes: root and its descendants, sorted. */
-size_t round_prof_tree(pid_t root, pid_t *pids, size_t max);
-struct prof_tasks {
-	int tasks;      /* threads of every process of the tree */
-	int by_tracer;  /* of which traced by the tracer */
-	int traced;     /* of which traced by anyone */
-};
-/* Every task of every process of the tree, and who traces it (TracerPid
- * in /proc/PID/task/TID/status).  O(threads of the server). */
-struct prof_tasks round_prof_count_tasks(const pid_t *pids, size_t n,
-    pid_t tracer);
-/* "P1,P2,..." (malloc'd). */
-char *round_prof_pidlist(const pid_t *pids, size_t n);
-/* SIGINT to a profiler alone, waited on for seconds (then SIGKILL): its
- * wait status, or -1 when it had to be killed. */
-int round_prof_stop_tool(pid_t tool, double seconds);
+/* The server under a profiler: its tree, its tasks and the profiler's
+ * stop are proftree.h's (the agent's too), by the names the profile
+ * files use. */
+#define PROF_PROCS_MAX PROFTREE_MAX
+#define prof_tasks proftree_tasks
+#define round_prof_tree proftree_tree
+#define round_prof_count_tasks proftree_count_tasks
+#define round_prof_pidlist proftree_pidlist
+#define round_prof_stop_tool proftree_stop_tool
 /* One leg of the arm as the server's load, the profiler attached (attach)
  * after the load's warm-up when hold, else before the leg. */
 struct prof_load {
