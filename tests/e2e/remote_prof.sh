@@ -32,6 +32,11 @@ round() {
 	 "profile": {"arms": ["a"], "syscalls": {},
 	             "server_perf": {"args": ["-F", "199"]}}}' | jq "$@"
 }
+round '.agent_limits = {"profile_bytes": 100}' >"$T/small.json"
+"$BENCHTUI" check "$T/small.json" >"$T/small.out" 2>&1 &&
+	fail "check took a profile_bytes of 100"
+grep -q 'agent_limits.profile_bytes' "$T/small.out" ||
+	fail "check does not name agent_limits.profile_bytes: $(cat "$T/small.out")"
 round . >"$T/round.json"
 "$BENCHTUI" check "$T/round.json" >"$T/check" 2>&1 || fail "check: $(cat "$T/check")"
 "$BENCHTUI" run "$T/round.json" --headless --out "$T/out" >"$T/stdout" 2>&1
