@@ -9,7 +9,8 @@
  *   prof_start  {kind, args}: the profiler attached to the server's tree
  *   prof_stop   the profiler stopped; what the detach left
  *   prof_report {args}: perf report ARGS -i the data, into a file here
- *   prof_get    {file, offset, max}: bytes of a file, base64
+ *   prof_get    {file, offset, max}: bytes of a file, base64 (also a
+ *               leg's output, "leg:NAME", for the client to keep)
  *
  * The load comes from the client's side, as it does for a local server.
  * One profile at a time; a new prof_start drops the last one's files. */
@@ -84,6 +85,10 @@ agent_prof_end(struct agent *a)
 static char *
 agent_prof_path(const struct agent *a, const char *name)
 {
+	/* a leg's output (agent_leg.c's file), by its name there */
+	if (name != NULL && strncmp(name, "leg:", 4) == 0)
+		return agent_log_name_ok(name + 4) ? xasprintf("%s/%s", a->dir,
+		    name + 4) : NULL;
 	for (size_t i = 0; i < sizeof agent_prof_files /
 	    sizeof agent_prof_files[0]; i++)
 		if (name != NULL && strcmp(name, agent_prof_files[i][0]) == 0)
@@ -323,7 +328,7 @@ agent_prof_get(struct agent *a, const json_t *req)
 	if (path == NULL || off < 0 || max <= 0 || max > AGENT_PROF_GET_MAX) {
 		free(path);
 		return agent_refuse(req, "malformed", "prof_get: file (out, "
-		    "data or report), offset >= 0 and max (1 to %d)",
+		    "data, report or leg:NAME), offset >= 0 and max (1 to %d)",
 		    AGENT_PROF_GET_MAX);
 	}
 	fd = rfile_open(path, O_RDONLY, 0);

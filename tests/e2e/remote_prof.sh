@@ -108,3 +108,18 @@ jq -s -e --arg h "$RHOST" 'map(select(.t == "profile")) | length == 1 and
 	 (.reason | contains($h)))' "$T/none/log.jsonl" >/dev/null ||
 	fail "no failed profile naming the host and the missing strace: $(jq -c 'select(.t == "profile")' "$T/none/log.jsonl")"
 ok "a far host without strace: the profile fails with its reason, the round completes"
+
+# Legs on the far host (the round's "host"): each leg's output, kept
+# there, is copied into legs/ here, as a local leg's would be.
+round --arg h "$RHOST" '.host = $h | del(.profile)' >"$T/legs.json"
+"$BENCHTUI" run "$T/legs.json" --headless --out "$T/legs" >"$T/legs.stdout" 2>&1 ||
+	fail "the round on the far host failed: $(tail -3 "$T/legs.stdout")"
+for a in a b; do
+	f=$T/legs/legs/http-$a-r1.out
+	want=$(jq -r --arg a "$a" 'select(.t == "leg" and .arm == $a) | .output_bytes' "$T/legs/log.jsonl")
+	[ -f "$f" ] && [ ! -L "$f" ] || fail "no legs/http-$a-r1.out copied back"
+	[ "$want" -gt 0 ] && [ "$(stat -c %s "$f")" = "$want" ] ||
+		fail "legs/http-$a-r1.out holds $(stat -c %s "$f") bytes, the leg line says $want"
+done
+"$BENCHTUI" verify "$T/legs" >/dev/null 2>&1 || fail "verify of the far legs' round failed"
+ok "a far leg's output is copied back into legs/"
