@@ -5,6 +5,7 @@
  * through a->handle. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "agent_int.h"
@@ -93,4 +94,17 @@ agent_strv(const json_t *req, const json_t *arr, const char *what,
 		(*out)[(*n)++] = xstrdup(json_string_value(v));
 	}
 	return NULL;
+}
+
+bool
+agent_log_name_ok(const char *s)
+{
+	if (s == NULL || s[0] == '\0' || s[0] == '.' || strlen(s) > 200)
+		return false;
+	for (; *s != '\0'; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+		    !(*s >= '0' && *s <= '9') && *s != '-' && *s != '_' &&
+		    *s != '.')
+			return false;
+	return true;
 }

@@ -28,6 +28,7 @@
 #include "perfsplit.h"
 #include "profile.h"
 #include "profrepeat.h"
+#include "proftree.h"
 #include "rfile.h"
 #include "round_int.h"
 #include "server.h"
@@ -73,6 +74,8 @@ struct prof_perf {
 	json_t *split;          /* prof-repeat's account of the runs */
 	char rplan[PATH_MAX], aplan[PATH_MAX];
 	int plan_fd;
+	/* server_perf of a server on another host: taken there */
+	struct prof_far far;
 };
 
 /* The options perf record gets: the round's, and --call-graph dwarf
@@ -160,6 +163,11 @@ round_prof_report_run(struct prof_perf *pp, const char *const *args,
 	size_t k = 0;
 	int rc;
 
+	if (pp->far.rm != NULL) {
+		template_free_argv(envp);
+		rc = round_prof_far_report(&pp->far, args, f);
+		return rc == -2 || pp->far.lost ? -2 : rc;
+	}
 	argv[k++] = pp->perf;
 	argv[k++] = "report";
 	argv[k++] = "-i";
@@ -807,31 +815,58 @@ round_prof_perf(struct run *u, const struct spec_cell *cell,
 
 /* --- server_perf: the server's tree while one leg runs as its load ------- */
 
-/* perf_event descriptors perf holds open. */
+/* The far attach: perf record there, with this round's options (its
+ * agent chooses the call-graph method on what its perf can do). */
 static int
-round_prof_perf_events(pid_t pid)
+round_prof_srv_far_attach(struct prof_perf *pp)
 {
-	char path[64], link[64], lp[384];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+	const struct spec_profile *pr = pp->u->r->spec->profile;
+	const json_t *st;
 
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if (round_prof_far_start(&pp->far, pr->srv_perf_args,
+	    pr->nsrv_perf_args) != 0) {
+		pp->aborted = pp->far.lost;
+		round_prof_fmt(pp->why, sizeof pp->why, "%s", pp->far.why);
 		return -1;
-	while ((de = readdir(d)) != NULL) {
-		ssize_t k;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(lp, sizeof lp, "%s/%.200s", path, de->d_name);
-		if ((k = readlink(lp, link, sizeof link - 1)) <= 0)
-			continue;
-		link[k] = '\0';
-		n += strcmp(link, "anon_inode:[perf_event]") == 0;
 	}
-	closedir(d);
-	return n;
+	st = pp->far.started;
+	pp->nbefore = (size_t)json_integer_value(json_object_get(st,
+	    "processes"));
+	pp->tasks = (int)json_integer_value(json_object_get(st, "tasks"));
+	if (json_string_value(json_object_get(st, "unwind")) != NULL)
+		pp->unwind = json_string_value(json_object_get(st, "unwind"));
+	pp->fallback = json_is_true(json_object_get(st, "fallback"));
+	return 0;
+}
+
+/* The far perf stopped and its words and recording copied back (the
+ * recording only within agent_limits.profile_bytes: past it, it stays
+ * there, and perf report runs there all the same).  Its status as a
+ * local perf's (0 or -1), or -2 with the event emitted. */
+static int
+round_prof_srv_far_stop(struct prof_perf *pp)
+{
+	int cut;
+
+	if (round_prof_far_stop(&pp->far) == 0) {
+		pp->far.copied = json_array();
+		if (round_prof_far_get(&pp->far, "out", pp->out_fd, pp->rout,
+		    pp->far.copied) >= 0 && (cut = round_prof_far_get(&pp->far,
+		    "data", pp->data_fd, pp->rdata, pp->far.copied)) >= 0) {
+			/* a recording cut short is no recording: none here */
+			if (cut > 0 && ftruncate(pp->data_fd, 0) != 0)
+				cut = -1;
+			if (cut >= 0)
+				return json_is_true(json_object_get(
+				    pp->far.stopped, "stopped")) ? 0 : -1;
+		}
+	}
+	if (pp->far.lost)
+		(void)round_prof_perf_aborted(pp);
+	else
+		round_prof_perf_failed(pp, pp->far.why[0] != '\0' ?
+		    pp->far.why : "the recording could not be kept", true);
+	return -2;
 }
 
 /* The attach (round_prof_load's callback): perf record -p of the server's
@@ -841,27 +876,22 @@ static int
 round_prof_srv_attach(void *arg)
 {
 	struct prof_perf *pp = arg;
-	const struct spec_profile *pr = pp->u->r->spec->profile;
 	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
 	char **envp = legcmd_envp(&c_locale, 1), data[64], **argv, *pids;
 	struct spawn_req sr = { .path = pp->perf, .envp = envp,
 	    .cwd = pp->u->r->dir, .out_fd = pp->out_fd };
-	size_t k = 0;
 	double waited = 0;
 	int st, have = 0;
 
+	if (pp->far.rm != NULL) {
+		template_free_argv(envp);
+		return round_prof_srv_far_attach(pp);
+	}
 	pp->nbefore = round_prof_tree(pp->spid, pp->before, PROF_PROCS_MAX);
 	pp->tasks = round_prof_count_tasks(pp->before, pp->nbefore, 0).tasks;
 	pids = round_prof_pidlist(pp->before, pp->nbefore);
-	argv = xcalloc(pr->nsrv_perf_args + 10, sizeof *argv);
-	argv[k++] = pp->perf;
-	argv[k++] = "record";
-	for (size_t i = 0; pp->args[i] != NULL; i++)
-		argv[k++] = pp->args[i];
-	argv[k++] = "-p";
-	argv[k++] = pids;
-	argv[k++] = "-o";
-	argv[k++] = (char *)rfile_fd_path(pp->data_fd, data, sizeof data);
+	argv = proftree_perf_argv(pp->perf, pp->args, pp->before,
+	    pp->nbefore, rfile_fd_path(pp->data_fd, data, sizeof data));
 	sr.argv = argv;
 	pp->tool = spawn_run(&sr, NULL, pp->why, sizeof pp->why);
 	free(argv);
@@ -876,7 +906,7 @@ round_prof_srv_attach(void *arg)
 	}
 	free(pids);
 	while (pp->tool > 0) {
-		if ((have = round_prof_perf_events(pp->tool)) >= pp->tasks &&
+		if ((have = proftree_perf_events(pp->tool)) >= pp->tasks &&
 		    pp->tasks > 0) {
 			/* opened; enabled right after */
 			round_wait(pp->u, 0.2, false);
@@ -907,24 +937,41 @@ round_prof_srv_attach(void *arg)
 static int
 round_prof_srv_finish(struct prof_perf *pp, struct prof_load *pl)
 {
-	int st = round_prof_stop_tool(pp->tool, PROF_STOP_S);
+	bool far = pp->far.rm != NULL;
+	int st = far ? round_prof_srv_far_stop(pp) :
+	    round_prof_stop_tool(pp->tool, PROF_STOP_S);
 	pid_t after[PROF_PROCS_MAX];
-	size_t nafter = round_prof_tree(pp->spid, after, PROF_PROCS_MAX);
-	char how[512], *pids = round_prof_pidlist(pp->before, pp->nbefore);
-	bool answers = server_alive(pp->srv) && round_prof_answers(pp->u,
-	    pp->cell, pl->cmd, how, sizeof how);
+	size_t nafter = 0;
+	char how[512], *pids;
+	bool alive, answers, contaminated;
 	json_t *ev;
 
+	if (st == -2)
+		return round_aborted(pp->u) ? -1 : 0;
+	if (far) {
+		alive = json_is_true(json_object_get(pp->far.stopped, "alive"));
+		contaminated = json_is_true(json_object_get(pp->far.stopped,
+		    "contaminated"));
+		pids = xstrdup(json_string_value(json_object_get(
+		    pp->far.started, "pids")));
+	} else {
+		nafter = round_prof_tree(pp->spid, after, PROF_PROCS_MAX);
+		alive = server_alive(pp->srv);
+		contaminated = nafter != pp->nbefore || memcmp(pp->before,
+		    after, pp->nbefore * sizeof *after) != 0;
+		pids = round_prof_pidlist(pp->before, pp->nbefore);
+	}
+	answers = alive && round_prof_answers(pp->u, pp->cell, pl->cmd, how,
+	    sizeof how);
 	pp->tool = -1;
-	if (st < 0 || !((WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
-	    WEXITSTATUS(st) == 130)) || (WIFSIGNALED(st) &&
-	    WTERMSIG(st) == SIGINT)))
+	if (!proftree_stopped_ok(false, st))
 		round_prof_fmt(pp->why, sizeof pp->why, "perf record did not "
 		    "finish on SIGINT (see %s)", pp->rout);
 	else if (!answers)
 		round_prof_fmt(pp->why, sizeof pp->why, "the server does not "
-		    "answer after the profile: %s", server_alive(pp->srv) ? how :
-		    server_death(pp->srv));
+		    "answer after the profile: %s", alive ? how : far ?
+		    json_string_value(json_object_get(pp->far.stopped,
+		    "death")) ?: "it died there" : server_death(pp->srv));
 	else if (pl->res.timed_out || !spec_ok_rc(pp->u->r->spec, pl->res.rc) ||
 	    pl->res.signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "the load leg %s (see %s)",
@@ -944,10 +991,12 @@ round_prof_srv_finish(struct prof_perf *pp, struct prof_load *pl)
 	json_object_set_new(ev, "attach", json_string(pl->hold ? "after the "
 	    "load's warm-up" : "before the load (it has no warm-up to wait "
 	    "out)"));
-	json_object_set_new(ev, "contaminated", json_boolean(
-	    nafter != pp->nbefore || memcmp(pp->before, after,
-	    pp->nbefore * sizeof *after) != 0));
+	json_object_set_new(ev, "contaminated", json_boolean(contaminated));
 	json_object_set_new(ev, "check", json_string(how));
+	if (far) {
+		json_object_set_new(ev, "host", json_string(pp->far.host));
+		json_object_set(ev, "copied", pp->far.copied);
+	}
 	free(pids);
 	return round_prof_perf_finish(pp, ev);
 }
@@ -966,6 +1015,9 @@ round_prof_srv_record(struct prof_perf *pp, struct legcmd *cmd)
 		if (pp->tool > 0)
 			(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
 		pp->tool = -1;
+		if (pp->far.started != NULL && pp->far.stopped == NULL &&
+		    !pp->far.lost)
+			(void)round_prof_far_stop(&pp->far);
 		return round_prof_perf_aborted(pp);
 	}
 	if (rc != 0 || (pl.hold && !pl.attached)) {
@@ -996,21 +1048,28 @@ round_prof_server_perf(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
+	pp.far = (struct prof_far){ .u = u, .rm = round_remote_for(u,
+	    cell->server), .host = round_server_host(srv), .cell = cell->name,
+	    .arm = arm->name, .kind = "server_perf" };
 	round_prof_perf_args(&pp);
 	if (round_prof_perf_files(&pp) != 0)
 		round_prof_perf_failed(&pp, pp.why, false);
 	else if ((where = round_prof_server_where(cell, srv, wbuf,
 	    sizeof wbuf)) != NULL)
 		round_prof_perf_failed(&pp, where, false);
-	else if ((ret = round_prof_ready(u, cell, arm, "server_perf", "perf",
-	    pp.perf, -2, &cmd)) != 0)
+	else if ((ret = round_prof_ready(u, cell, arm, "server_perf",
+	    pp.far.rm != NULL ? NULL : "perf", pp.perf, -2, &cmd)) != 0)
 		;
 	else if (round_prof_perf_open(&pp, true) == 0) {
-		pp.spid = server_pid(pp.srv);
+		pp.spid = pp.far.rm != NULL ? 0 : server_pid(pp.srv);
 		ret = round_prof_srv_record(&pp, &cmd);
 	}
 	if (pp.tool > 0)
 		(void)round_prof_stop_tool(pp.tool, PROF_STOP_S);
+	/* a far perf never left recording after a failure here */
+	if (pp.far.started != NULL && pp.far.stopped == NULL && !pp.far.lost)
+		(void)round_prof_far_stop(&pp.far);
+	round_prof_far_finish(&pp.far);
 	round_prof_perf_close(&pp);
 	legcmd_finish(&cmd);
 	return ret < 0 ? -1 : 0;

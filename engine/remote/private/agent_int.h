@@ -6,8 +6,11 @@
  *   agent_leg.c      a leg run here, as a local leg is
  *   agent_server.c   the server's ops: start, open, close, stop; the
  *                    gate before a window or a leg
- *   agent_reply.c    replies, refusals, a line out, and the request
- *                    that came while an op waited (answered through
+ *   agent_prof.c     a profile of the server: prof_start, prof_stop,
+ *                    prof_report, prof_get
+ *   agent_reply.c    replies, refusals, a line out, a file name's
+ *                    rule, and the request that came while an op
+ *                    waited (answered through
  *                    a->handle, the loop's dispatch: the one call up)
  *
  * tools/include-graph checks it from the objects (make check's
@@ -24,6 +27,7 @@
 struct cgroup;
 struct server;
 struct srvmeter;
+struct agent_prof;
 
 struct agent {
 	struct wire_in in;
@@ -57,6 +61,8 @@ struct agent {
 	 * while an op waited through it, so the ops' files and
 	 * agent_reply.c call nothing above them. */
 	void (*handle)(struct agent *a, json_t *req);
+	/* A profile of the server (agent_prof.c), or NULL. */
+	struct agent_prof *prof;
 };
 
 /* agent_reply.c.  A reply to req: {"id": its id (null when it had
@@ -109,6 +115,12 @@ bool agent_log_name_ok(const char *s);
  * legs' cgroup removed (at the agent's end). */
 json_t *agent_leg(struct agent *a, const json_t *req);
 void agent_leg_cgroup_end(struct agent *a);
+
+/* agent_prof.c: prof_start, prof_stop, prof_report and prof_get (op);
+ * their reply.  And a profiler still running stopped (before its server
+ * is ended, at the agent's end). */
+json_t *agent_prof(struct agent *a, const char *op, const json_t *req);
+void agent_prof_end(struct agent *a);
 
 /* The server and its whole tree ended (grace_s between SIGTERM and
  * SIGKILL), the window dropped. */
