@@ -14,6 +14,8 @@
  *                    phase after a cell's timed legs: round_run.c)
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
+ *   round_prof_far.c    a far server's profile: taken by its agent,
+ *                    its files copied back within the limit
  *   round_prof.c     what the profile kinds share
  *   round_hosts.c    one round on several hosts: the reps dealt, one
  *                    worker thread per host, its replies logged here
