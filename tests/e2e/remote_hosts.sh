@@ -51,11 +51,11 @@ replay_shows "$T/out" 130 "rep  *host " "the legs table has a host column"
 if [ "$check_host_report" = 1 ]; then
 	"$BENCHTUI" report "$T/out" --format json >"$T/report.json" ||
 		fail "report --format json failed"
-	jq -e --argjson h "$hosts" --arg b "${H[2]}" '.cells.c.arms.b.metrics.wall as $m |
+	jq -e --argjson h "$hosts" --arg b "${H[2]}" '.cells.c.arms.b.metrics.cpu as $m |
 		($m.hosts | keys | sort) == ($h | sort) and
 		($m.hosts | to_entries | all(.value | has("estimate") and has("lo") and has("hi") and .n == 6)) and
 		$m.depends_on_machine == true and $m.hosts_differ == [$b]' "$T/report.json" >/dev/null ||
-		fail "the json report lacks each host's estimate or names the wrong host: $(jq -c '.cells.c.arms.b.metrics.wall | {hosts, depends_on_machine, hosts_differ}' "$T/report.json" 2>&1 | cut -c1-600)"
+		fail "the json report lacks each host's estimate or names the wrong host: $(jq -c '.cells.c.arms.b.metrics.cpu | {hosts, depends_on_machine, hosts_differ}' "$T/report.json" 2>&1 | cut -c1-600)"
 	grep "depends on the machine" "$T/report" | grep -qF "${H[2]}" ||
 		fail "the text report does not say the effect depends on the machine, naming ${H[2]}: $(grep -i -m3 'host\|machine' "$T/report")"
 	ok "the report shows each host's estimate and names ${H[2]} as the host that differs"

@@ -166,12 +166,17 @@ remote_tree_start() {
 
 # replay_shows DIR WIDTH PATTERN WHAT: the console replaying DIR in a
 # terminal WIDTH columns wide shows a line matching PATTERN (grep) within
-# 10 s: ok WHAT, else the screen and fail.  No tmux: nothing is checked.
+# 30 s (a loaded box starts a console slowly): ok WHAT, else the screen
+# and fail.  No tmux: nothing is checked.
 replay_shows() {
-	local sock=$T/tmux.sock
+	# A socket of each call's own: the last call's server may still be
+	# going away (kill-server does not wait), and a new session on its
+	# socket then fails with "server exited unexpectedly".
+	replay_shows_n=$((${replay_shows_n:-0} + 1))
+	local sock=$T/tmux.$replay_shows_n.sock
 	command -v tmux >/dev/null || return 0
 	tmux -S "$sock" new-session -d -x "$2" -y 35 "$BENCHTUI --replay $1 --instant; sleep 60"
-	if wait_until 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q '$3'"; then
+	if wait_until 30 sh -c "tmux -S '$sock' capture-pane -p | grep -q '$3'"; then
 		ok "$4"
 	else
 		tmux -S "$sock" capture-pane -p | head -12
@@ -242,7 +247,7 @@ hosts_round() {
 	jq -n --argjson ssh "$(hosts_ssh_json)" --arg b "$BENCHTUI" \
 		--arg wd "$T" --argjson reps "$reps" '{
 		name: "hosts", reps: $reps, baseline: "a", workdir: $wd,
-		command: ["sh", "-c", "n=40000; [ -n \"$SLOW\" ] && [ \"$ARMX\" = 1 ] && n=120000; exec awk -v n=$n \"BEGIN { for (i = 0; i < n; i++) s += i * i }\""],
+		command: ["sh", "-c", "n=150000; [ -n \"$SLOW\" ] && [ \"$ARMX\" = 1 ] && n=600000; exec awk -v n=$n \"BEGIN { for (i = 0; i < n; i++) s += i * i }\""],
 		arms: [{name: "a"}, {name: "b", env: {ARMX: "1"}}],
 		cells: [{name: "c"}],
 		ssh: $ssh, agent: ["sh", "-c", "cd \"$AGENT_HOME\" && exec \"$0\" agent \"$@\"", $b],
