@@ -46,16 +46,10 @@ echo "$c" | jq -e '.moved_most == "stage_offer" and
 	(.split[] | select(.caller == "stage_offer") | .noise == false and
 	 .diff_ci[0] > 0 and .per_run_diff_ci[0] > 0)' >/dev/null ||
 	fail "stage_offer is not named as the caller that moved: $c"
-# header_copy copies what it copied in both arms: its time per run holds
-# still, and its interval holds 0 -- in 10 of 12 rounds here; in 2 it
-# took +0.7 and +0.8 samples a run more in arm big (beside stage_offer's
-# +60: what the big arm's copies leave the core with, or chance).  So
-# what the program guarantees is asserted: noise, or a move of under a
-# twentieth of stage_offer's
-hc_noise=$(echo "$c" | jq '[.split[] | select(.caller == "header_copy")][0].noise')
-[ "$hc_noise" = true ] ||
-	echo "$c" | jq -e '([.split[] | select(.caller == "header_copy")][0].per_run_diff | fabs) * 20 <
-		[.split[] | select(.caller == "stage_offer")][0].per_run_diff' >/dev/null ||
+# header_copy copies what it copied in both arms, in a region of its
+# own, after arithmetic that drains the big arm's stores: its interval
+# holds 0
+echo "$c" | jq -e '[.split[] | select(.caller == "header_copy")][0].noise == true' >/dev/null ||
 	fail "header_copy is not marked noise: $c"
 for f in text markdown csv; do
 	"$BENCHTUI" report "$tmp/out" --format $f >"$tmp/rep.$f" || fail "report $f"
@@ -63,7 +57,7 @@ done
 grep -q 'by immediate caller: stage_offer moved it most' "$tmp/rep.text" ||
 	fail "text report: $(sed -n '/^profiles/,$p' "$tmp/rep.text")"
 grep -Eq '^ +stage_offer .* MOVED$' "$tmp/rep.text" || fail "text: stage_offer not MOVED"
-[ "$hc_noise" != true ] || grep -Eq '^ +header_copy .* noise$' "$tmp/rep.text" ||
+grep -Eq '^ +header_copy .* noise$' "$tmp/rep.text" ||
 	fail "text: header_copy not noise"
 grep -Eq '^\| `stage_offer` \|.*\| moved \|$' "$tmp/rep.markdown" || fail "markdown: no caller rows"
 grep -Eq '^profile,c,big,perf,small,ok,[^,]*<-stage_offer,.*,caller moved,' "$tmp/rep.csv" ||
