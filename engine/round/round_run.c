@@ -241,6 +241,31 @@ round_run_prof_cell_perf(struct run *u, const struct spec_cell *cell)
 	    -1 : 0;
 }
 
+/* The server_perf profiles of the cell's arms that want one, their load
+ * runs taking turns on the cell's server (srv), or each run on its arm's
+ * own where each leg has its own. */
+static int
+round_run_prof_cell_srvperf(struct run *u, const struct spec_cell *cell,
+    struct round_srv *srv)
+{
+	const struct spec *s = u->r->spec;
+	const struct spec_arm *arms[ROUND_PROF_ARMS_MAX];
+	size_t n = 0;
+
+	for (size_t a = 0; a < s->narms && n < ROUND_PROF_ARMS_MAX; a++)
+		if (spec_profiles(s, cell->name, s->arms[a].name, "server_perf") &&
+		    !round_run_prof_done(u, cell->name, s->arms[a].name,
+		    "server_perf"))
+			arms[n++] = &s->arms[a];
+	if (n == 0)
+		return 0;
+	round_pause_point(u);
+	if (round_aborted(u))
+		return -1;
+	return round_prof_server_perf(u, cell, arms, n, srv) != 0 ||
+	    round_aborted(u) ? -1 : 0;
+}
+
 static int
 round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 {
@@ -248,6 +273,9 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 	const struct spec_cell *cell = &s->cells[c];
 
 	if (s->profile != NULL && round_run_prof_cell_perf(u, cell) != 0)
+		return -1;
+	if (s->profile != NULL && round_run_prof_cell_srvperf(u, cell, srv) !=
+	    0)
 		return -1;
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
@@ -276,8 +304,6 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 		}
 		if (want[0])
 			rc = round_prof_perf(u, cell, &arm, 1);
-		if (rc == 0 && want[1] && !round_aborted(u))
-			rc = round_prof_server_perf(u, cell, arm, use);
 		if (rc == 0 && want[2] && !round_aborted(u))
 			rc = round_prof_syscalls(u, cell, arm, use);
 		if (own != NULL)
