@@ -1,4 +1,6 @@
 #!/bin/bash
+# test life-kill-prof: asan-covered est=10 needs=perf
+# test life-kill-prof-server: est=34 arg=server
 # The kill campaign over the profile phase: kill -9 benchtui while its perf
 # profiles run (at a random moment after a profile leg started), resuming
 # after each, until the round completes.  Then: every leg counted exactly
@@ -10,7 +12,6 @@
 # two tests (life-kill-prof, life-kill-prof-server: the argument "server"),
 # so they run beside each other.
 . "$(dirname "$0")/life_lib.sh"
-need perf
 campaigns=${1:-perf}
 
 export DEMO_SPIN_MS=100

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=20 needs=perf,jq
 # Which caller moved memcpy, on a program built as users build theirs:
 # prof-memcpy, -O2 -g WITHOUT frame pointers, copies through memcpy from
 # header_copy and stage_offer; arm big (PROF_MEMCPY=big) copies 8 times
@@ -10,7 +11,6 @@
 # why callers may be missing or skipped.
 . "$(dirname "$0")/tui_lib.sh"
 : "${BENCHTUI_PROF_MEMCPY:?set BENCHTUI_PROF_MEMCPY to the prof-memcpy program}"
-need perf jq
 
 round() { # FILE, perf settings
 	cat >"$1" <<EOF

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=9 needs=strace,perf
 # Profiles of a pre-forked server: nginx (Debian's nginx-light) as a master
 # and 2 workers, serving a 4 KiB file once per request to benchtui load.
 # The syscalls profile attaches to every task of all 3 processes (each
@@ -10,7 +11,6 @@
 # answers an HTTP request and nothing is left traced.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need strace perf
 . "$(dirname "$0")/nginx_lib.sh"
 
 port=$(free_port)

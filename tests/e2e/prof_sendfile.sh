@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=6 needs=strace
 # The question a syscalls profile exists for: how many system calls does a
 # request cost each server variant?  nginx (Debian's nginx-light) with 2
 # workers serving a 64 KiB file, sendfile on (arm on) against off (arm
@@ -8,7 +9,6 @@
 # (two pread64 and two writev instead of writev and sendfile), within 1%; each table has a total row; the call that moved is pread64.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need strace
 . "$(dirname "$0")/nginx_lib.sh"
 
 port=$(free_port)
