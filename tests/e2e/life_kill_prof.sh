@@ -195,7 +195,7 @@ server_campaign_kinds() {
              "-b", "127.0.0.1", "$port"],
      "ready": {"tcp_port": $port, "timeout_s": 20}}}],
  "profile": {"arms": ["a", "b"], "perf": {"min_samples": 300},
-             "server_perf": {},
+             "server_perf": {"min_runs": 2, "min_samples": 50, "max_s": 5},
              "syscalls": {"trace": ["read", "sendto", "recvfrom", "close"]}}}
 EOF
 	KINDS=(perf server_perf syscalls) MAXKILLS=6
