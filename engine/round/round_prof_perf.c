@@ -240,8 +240,14 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 		    json_number_value(json_object_get(ev, "wall")),
 		    json_string_value(json_object_get(ev, "stopped")),
 		    pp->min_samples, pp->max_s);
-	fprintf(out, "data: %s (perf report -i %s)\nsampled event: %s\n"
-	    "samples: %lld\n", pp->rdata, pp->rdata, event[0] != '\0' ? event :
+	if (pp->arm_ro != NULL)
+		fprintf(out, "data: one file per run, the last %s (perf report "
+		    "-i FILE)\n", pp->rdata);
+	else
+		fprintf(out, "data: %s (perf report -i %s)\n", pp->rdata,
+		    pp->rdata);
+	fprintf(out, "sampled event: %s\n"
+	    "samples: %lld\n", event[0] != '\0' ? event :
 	    "unknown", (long long)json_integer_value(json_object_get(ev,
 	    "samples")));
 	if (json_is_true(json_object_get(ev, "under_min_samples")))
