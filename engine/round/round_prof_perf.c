@@ -159,7 +159,8 @@ round_prof_perf_read(struct prof_perf *pp, int data_ro, FILE *f)
 		json_decref(prof);
 		return NULL;
 	}
-	if (json_integer_value(json_object_get(prof, "samples")) == 0) {
+	if (json_integer_value(json_object_get(prof, "samples")) == 0 &&
+	    !pp->zero_ok) {
 		round_prof_fmt(pp->why, sizeof pp->why, "perf recorded no samples "
 		    "(see %s)", pp->rout);
 		json_decref(prof);
@@ -391,9 +392,12 @@ round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
 		json_object_set_new(e, "under_min_runs", json_boolean(
 		    json_integer_value(json_object_get(ak, "runs")) <
 		    pp->min_runs));
-		if (pp->arm_ro != NULL)
+		if (pp->arm_ro != NULL) {
 			snprintf(pp->rdata, sizeof pp->rdata, "%s", json_string_value(
 			    json_object_get(e, "graph_of")));
+			snprintf(pp->rout, sizeof pp->rout, "%s", json_string_value(
+			    json_array_get(json_object_get(e, "files"), 1)));
+		}
 		if (json_integer_value(json_object_get(e, "samples")) == 0) {
 			round_prof_fmt(pp->why, sizeof pp->why, "perf recorded no "
 			    "samples of the arm's runs (see %s)", pp->rout);

@@ -254,9 +254,13 @@ srvperf_read(struct srvperf *sp, struct srvperf_arm *a, size_t k)
 	}
 	json_array_append_new(sp->list, json_pack("{s:i,s:I}", "arm", (int)k,
 	    "pid", (json_int_t)sp->nruns));
-	if (sp->event == NULL)
+	/* a run without samples names no event */
+	if ((sp->event == NULL || sp->event[0] == '\0') &&
+	    json_string_value(json_object_get(prof, "event")) != NULL) {
+		free(sp->event);
 		sp->event = xstrdup(json_string_value(json_object_get(prof,
 		    "event")));
+	}
 	a->runs++;
 	a->samples += json_integer_value(json_object_get(prof, "samples"));
 	if (a->ro >= 0)
@@ -508,7 +512,8 @@ round_prof_server_perf(struct run *u, const struct spec_cell *cell,
 	const struct spec_arm *ok[ROUND_PROF_ARMS_MAX];
 	struct srvperf sp = { .pp = { .u = u, .cell = cell, .arm = arms[0],
 	    .kind = "server_perf", .data_fd = -1, .runs_fd = -1, .out_fd = -1,
-	    .plan_fd = -1, .tool = -1, .min_samples = pr->srv_min_samples,
+	    .plan_fd = -1, .tool = -1, .zero_ok = true,
+	    .min_samples = pr->srv_min_samples,
 	    .min_runs = pr->srv_min_runs, .max_s = pr->srv_max_s },
 	    .srv = srv, .rows = json_array(), .list = json_array() };
 	struct prof_perf *pp = &sp.pp;

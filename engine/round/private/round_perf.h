@@ -45,11 +45,14 @@ struct prof_perf {
 	/* when to stop taking runs: the kind's min_samples, min_runs, max_s */
 	long min_samples, min_runs;
 	double max_s;
-	/* server_perf, per arm: the files its event names, what else its
-	 * event holds, and the data its report's caller graph is read from
-	 * (NULL: the recording's, for every arm) */
+	/* server_perf, per arm: the files its event names (its report and
+	 * perf's output first), what else its event holds ("graph_of": the
+	 * data its report's caller graph is read from), and that data,
+	 * open (NULL: the recording's, for every arm) */
 	json_t *arm_files, *arm_extra;
 	const int *arm_ro;
+	bool zero_ok;           /* a recording without samples is read as
+	                         * such (one run of several), not failed */
 };
 
 /* perf record's options (the round's, and the call-graph method). */
