@@ -105,6 +105,8 @@ jq -e '.profiles.ng.b.server_perf | .vs == "a" and .runs >= 3 and
 grep -q 'ng  server_perf  b vs a' "$T/rep.txt" || fail "text report: no server_perf"
 grep -Eq 'server_perf.*from [0-9]+ runs' "$T/rep.txt" ||
 	fail "text report: server_perf runs: $(grep -A2 server_perf "$T/rep.txt")"
+grep -Eq '^profile ng b server_perf ok \([0-9]+ samples from [0-9]+ runs\): ' "$T/stdout" ||
+	fail "headless line: $(grep '^profile' "$T/stdout")"
 grep -Eq 'ng server_perf b vs a \([0-9]+ samples from [0-9]+ runs; a [0-9]+ from [0-9]+\)' "$T/stdout" ||
 	fail "headless summary: $(grep server_perf "$T/stdout")"
 grep -q 'ng  syscalls  b vs a' "$T/rep.txt" || fail "text report: $(cat "$T/rep.txt")"
