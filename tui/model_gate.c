@@ -8,6 +8,16 @@
 #include "model_int.h"
 #include "tally.h"
 
+/* Whether a gate holds the next leg: this machine's or a host's. */
+bool
+model_holding(const struct model *m)
+{
+	for (size_t i = 0; i < m->nhosts; i++)
+		if (m->hosts[i].holding)
+			return true;
+	return m->quiet_seen && !m->quiet_ok;
+}
+
 void
 model_feed_quiet(struct model *m, const json_t *ev, double ts)
 {

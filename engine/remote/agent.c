@@ -39,91 +39,6 @@ agent_on_signal(int sig)
 	errno = saved;
 }
 
-json_t *
-agent_reply(const json_t *req, bool ok)
-{
-	json_t *id = json_object_get(req, "id"), *r = json_object();
-
-	json_object_set_new(r, "id", json_is_integer(id) ? json_incref(id) :
-	    json_null());
-	json_object_set_new(r, "ok", json_boolean(ok));
-	return r;
-}
-
-json_t *
-agent_refuse(const json_t *req, const char *cause, const char *fmt, ...)
-{
-	json_t *r = agent_reply(req, false);
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_object_set_new(r, "cause", json_string(cause));
-	json_object_set_new(r, "error", json_string(msg));
-	return r;
-}
-
-void
-agent_send(struct agent *a, json_t *msg)
-{
-	if (msg != NULL && wire_write(a->out, msg) != 0 && !a->quit) {
-		a->quit = true;
-		a->exit_code = 1;
-	}
-	json_decref(msg);
-}
-
-json_t *
-agent_then(struct agent *a, json_t *r, json_t *next)
-{
-	if (next == NULL)
-		return r;
-	agent_send(a, r);
-	agent_handle(a, next);
-	json_decref(next);
-	return NULL;
-}
-
-const char *
-agent_op(const json_t *req)
-{
-	return json_string_value(json_object_get(req, "op"));
-}
-
-bool
-agent_interrupted(const struct agent *a)
-{
-	char c;
-
-	if (wire_pending(&a->in))
-		return true;
-	/* A signal's byte stays for the loop to see. */
-	return recv(a->sig_rd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
-}
-
-json_t *
-agent_strv(const json_t *req, const json_t *arr, const char *what,
-    char ***out, size_t *n)
-{
-	size_t i;
-	json_t *v;
-
-	*n = 0;
-	*out = xcalloc(json_array_size(arr) + 1, sizeof **out);
-	if (!json_is_array(arr))
-		return agent_refuse(req, "malformed", "%s must be an array of "
-		    "strings", what);
-	json_array_foreach(arr, i, v) {
-		if (!json_is_string(v))
-			return agent_refuse(req, "malformed", "%s[%zu] is not a "
-			    "string", what, i);
-		(*out)[(*n)++] = xstrdup(json_string_value(v));
-	}
-	return NULL;
-}
-
 /* The folder given on the command line: made when missing (its last
  * component only: the agent writes nowhere else), then absolute. */
 static void
@@ -301,7 +216,7 @@ agent_bins(struct agent *a, const json_t *req)
 	return r;
 }
 
-void
+static void
 agent_handle(struct agent *a, json_t *req)
 {
 	const char *op = agent_op(req);
@@ -330,6 +245,10 @@ agent_handle(struct agent *a, json_t *req)
 		r = agent_stop(a, req);
 	else if (strcmp(op, "leg") == 0)
 		r = agent_leg(a, req);
+	else if (strncmp(op, "prof_", 5) == 0 && (strcmp(op + 5, "start") ==
+	    0 || strcmp(op + 5, "stop") == 0 || strcmp(op + 5, "report") == 0 ||
+	    strcmp(op + 5, "get") == 0))
+		r = agent_prof(a, op, req);
 	else
 		r = agent_refuse(req, "malformed", "line %lu: no op \"%s\"",
 		    a->in.line, op);
@@ -376,7 +295,8 @@ agent_signals(void)
 int
 agent_run(const char *dir, int in_fd, int out_fd)
 {
-	struct agent a = { .out = out_fd, .exit_code = 0 };
+	struct agent a = { .out = out_fd, .exit_code = 0,
+	    .handle = agent_handle };
 	const char *forced = getenv(AGENT_VERSION_ENV),
 	    *fproto = getenv(AGENT_PROTOCOL_ENV);
 	char err[1024];

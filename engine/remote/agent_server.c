@@ -39,19 +39,6 @@ agent_start_req_free(struct agent_start_req *q)
 	free(q->env);
 }
 
-bool
-agent_log_name_ok(const char *s)
-{
-	if (s == NULL || s[0] == '\0' || s[0] == '.' || strlen(s) > 200)
-		return false;
-	for (; *s != '\0'; s++)
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
-		    !(*s >= '0' && *s <= '9') && *s != '-' && *s != '_' &&
-		    *s != '.')
-			return false;
-	return true;
-}
-
 /* start's fields into q: NULL, or the refusal. */
 static json_t *
 agent_start_parse(const json_t *req, struct agent_start_req *q)
@@ -400,6 +387,7 @@ agent_stop(struct agent *a, const json_t *req)
 void
 agent_end_server(struct agent *a, double grace_s)
 {
+	agent_prof_end(a);      /* the profiler first, never left tracing */
 	srvmeter_destroy(a->meter);
 	a->meter = NULL;
 	if (a->srv != NULL)

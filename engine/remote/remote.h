@@ -153,6 +153,40 @@ json_t *remote_leg(struct remote *rm, json_t *req, double timeout_s,
     const struct remote_gate *g, int abort_fd, int release_fd,
     remote_event_fn fn, void *arg, bool *started, char *err, size_t errlen);
 
+/* A profile of the server there (server_perf, syscalls), taken by the
+ * agent with the code a local profile runs, while the load runs here.
+ * Each returns NULL (or -1, or -3 for report) with err; *refused then
+ * says the agent said no (a missing tool, a kernel setting, the
+ * profiler not attaching: the profile fails with its words, the
+ * connection stands) rather than the connection being lost.
+ *
+ * start: the profiler attached to the server's tree (kind "syscalls" or
+ * "server_perf", args perf record's options as the round gives them);
+ * its answer (new): processes, tasks, pids, and for perf unwind and
+ * fallback (the method that host's perf unwinds with). */
+json_t *remote_prof_start(struct remote *rm, const char *kind,
+    char *const *args, size_t nargs, bool *refused, char *err,
+    size_t errlen);
+/* stop: SIGINT to the profiler alone; stopped (it ended as asked),
+ * alive, death, traced_after, contaminated (new). */
+json_t *remote_prof_stop(struct remote *rm, bool *refused, char *err,
+    size_t errlen);
+/* perf report ARGS -i the recording, there, into its "report" file:
+ * perf report's exit status (-2 aborted there), or -3. */
+int remote_prof_report(struct remote *rm, char *const *args, size_t nargs,
+    bool *refused, char *err, size_t errlen);
+/* A file of the profile there ("out", "data", "report") copied to fd in
+ * pieces, never more than limit bytes whatever the far side says or
+ * sends: bytes written, size (what the far side said it holds, at
+ * least bytes), cut (it holds more than limit).  0, or -1. */
+struct remote_fetch {
+	long long bytes, size;
+	bool cut;
+};
+int remote_prof_get(struct remote *rm, const char *file, int fd,
+    long long limit, struct remote_fetch *f, bool *refused, char *err,
+    size_t errlen);
+
 /* Close the agent's input (it ends what runs and exits), wait for ssh,
  * end it by pid when it lingers; free rm. */
 void remote_disconnect(struct remote *rm);

@@ -577,3 +577,42 @@ bad:
 	json_decref(out);
 	return NULL;
 }
+
+json_t *
+remote_check_prof_start(const json_t *r, char *why, size_t len)
+{
+	static const char *const unwinds[] = { "dwarf", "fp", "lbr", NULL };
+	const struct rc_field f[] = {
+		{ "processes", RC_INT, true, false, 1, 1e6, NULL },
+		{ "tasks", RC_INT, true, false, 0, 1e7, NULL },
+		{ "pids", RC_TEXT, true, false, 0, 0, NULL },
+		{ "unwind", RC_WORD, false, false, 0, 0, unwinds },
+		{ "fallback", RC_BOOL, false, false, 0, 0, NULL },
+	};
+
+	return rc_build(r, f, RC_N(f), why, len);
+}
+
+json_t *
+remote_check_prof_stop(const json_t *r, char *why, size_t len)
+{
+	const struct rc_field f[] = {
+		{ "stopped", RC_BOOL, true, false, 0, 0, NULL },
+		{ "alive", RC_BOOL, true, false, 0, 0, NULL },
+		{ "death", RC_TEXT, false, false, 0, 0, NULL },
+		{ "traced_after", RC_INT, true, false, 0, 1e7, NULL },
+		{ "contaminated", RC_BOOL, true, false, 0, 0, NULL },
+	};
+
+	return rc_build(r, f, RC_N(f), why, len);
+}
+
+json_t *
+remote_check_prof_report(const json_t *r, char *why, size_t len)
+{
+	const struct rc_field f[] = {
+		{ "rc", RC_INT, true, false, -2, 255, NULL },
+	};
+
+	return rc_build(r, f, RC_N(f), why, len);
+}

@@ -3,14 +3,17 @@
  * local leg is run (remote_leg), its values (checked by the client) into
  * the leg_result the leg line is made from, and its counters onto that
  * line.  The log, the arithmetic and the seal stay here. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "event.h"
 #include "legcmd.h"
 #include "remote.h"
+#include "rfile.h"
 #include "round_int.h"
 #include "xalloc.h"
 
@@ -72,6 +75,34 @@ round_far_result(const json_t *far, struct leg_result *res)
 	    -1;
 	res->strays = (size_t)json_integer_value(json_object_get(far,
 	    "strays"));
+}
+
+/* The leg's output, kept there, copied into legs/ here (no link
+ * followed) within output.max_bytes, so the folder holds what a local
+ * leg's would.  A copy that fails leaves the leg's numbers as they are;
+ * a connection lost meanwhile is seen before the next leg. */
+static void
+round_far_output(struct run *u, struct remote *rm, const struct legcmd *cmd)
+{
+	long long max = u->r->spec->output_max_bytes;
+	char *name, *file, *abs, err[512];
+	struct remote_fetch f;
+	bool refused;
+	int fd;
+
+	if (cmd->out_rel == NULL || !u->r->spec->output_keep || max <= 0)
+		return;
+	name = round_far_out(cmd->out_rel);
+	file = xasprintf("leg:%s", name);
+	abs = xasprintf("%s/%s", u->r->dir, cmd->out_rel);
+	if ((fd = rfile_create(abs, O_CLOEXEC, 0644)) >= 0) {
+		(void)remote_prof_get(rm, file, fd, max, &f, &refused, err,
+		    sizeof err);
+		close(fd);
+	}
+	free(abs);
+	free(file);
+	free(name);
 }
 
 json_t *
@@ -145,6 +176,7 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		}
 		return -1;
 	}
+	round_far_output(u, rm, cmd);
 	return round_far_reply(u, leg, gated, *far, res, g, foreign);
 }
 

@@ -27,6 +27,7 @@
 #include "perfsplit.h"
 #include "profile.h"
 #include "profrepeat.h"
+#include "proftree.h"
 #include "rfile.h"
 #include "round_int.h"
 #include "round_perf.h"
@@ -106,6 +107,11 @@ round_prof_report_run(struct prof_perf *pp, const char *const *args,
 	size_t k = 0;
 	int rc;
 
+	if (pp->far.rm != NULL) {
+		template_free_argv(envp);
+		rc = round_prof_far_report(&pp->far, args, f);
+		return rc == -2 || pp->far.lost ? -2 : rc;
+	}
 	argv[k++] = pp->perf;
 	argv[k++] = "report";
 	argv[k++] = "-i";
@@ -187,6 +193,14 @@ round_prof_perf_graph(struct prof_perf *pp, int data_ro, FILE *f, FILE *out)
 	    "--percent-limit 1%s%s) =====\n\n", pp->arm_ro != NULL ?
 	    "; of the last run alone, " : "", pp->arm_ro != NULL ? pp->rdata :
 	    "");
+	/* a far server's runs: perf report runs there, on its last
+	 * recording alone, which is not this arm's when arms took turns */
+	if (pp->arm_ro != NULL && pp->far.rm != NULL) {
+		fprintf(out, "(not taken: perf report runs on the server's host, "
+		    "where only the last run's recording is kept; this arm's last is "
+		    "%s, as copied back)\n", pp->rdata);
+		return;
+	}
 	if (round_prof_report_run(pp, graph, data_ro, f) != 0) {
 		fprintf(out, "(perf report failed)\n");
 		return;

@@ -1,9 +1,8 @@
 /* The round driver, profile phase: what the profiles of a cell's server
- * share (syscalls and server_perf).  The server's whole process tree and
- * its tasks, one leg of the arm run as the server's load with the
- * profiler attached after the load's warm-up, a profiler stopped by a
- * signal to it alone, and the check that the server still answers a real
- * request afterwards. */
+ * share (syscalls and server_perf).  One leg of the arm run as the
+ * server's load with the profiler attached after the load's warm-up, and
+ * the check that the server still answers a real request afterwards (the
+ * server's tree, its tasks and the profiler's stop are proftree.c's). */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -20,109 +19,6 @@
 #include "server.h"
 #include "template.h"
 #include "xalloc.h"
-
-size_t
-round_prof_tree(pid_t root, pid_t *pids, size_t max)
-{
-	size_t n = procs_descendants(root, pids + 1, max - 1) + 1;
-
-	pids[0] = root;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
-			pid_t t = pids[j];
-
-			pids[j] = pids[j - 1];
-			pids[j - 1] = t;
-		}
-	return n;
-}
-
-struct prof_tasks
-round_prof_count_tasks(const pid_t *pids, size_t n, pid_t tracer)
-{
-	struct prof_tasks t = { 0 };
-
-	for (size_t i = 0; i < n; i++) {
-		char path[64];
-		struct dirent *de;
-		DIR *d;
-
-		snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
-		if ((d = opendir(path)) == NULL)
-			continue;
-		while ((de = readdir(d)) != NULL) {
-			char sp[128], *st, *tp;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(sp, sizeof sp, "/proc/%d/task/%.20s/status",
-			    (int)pids[i], de->d_name);
-			/* a thread may end between the listing and this */
-			if ((st = profile_slurp(sp, 8192)) == NULL)
-				continue;
-			if ((tp = strstr(st, "\nTracerPid:")) != NULL) {
-				long who = strtol(tp + 11, NULL, 10);
-
-				t.tasks++;
-				t.traced += who != 0;
-				t.by_tracer += who == (long)tracer;
-			}
-			free(st);
-		}
-		closedir(d);
-	}
-	return t;
-}
-
-char *
-round_prof_pidlist(const pid_t *pids, size_t n)
-{
-	char *s = xmalloc(n * 12 + 1);
-	size_t k = 0;
-
-	s[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		k += (size_t)snprintf(s + k, 13, "%s%d", i ? "," : "",
-		    (int)pids[i]);
-	return s;
-}
-
-/* Wait (abort-blind: a detach must finish even during an abort) until pid
- * exits: its status, or -1 after seconds. */
-static int
-round_prof_wait_exit(pid_t pid, double seconds)
-{
-	double waited = 0;
-	int st;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			return st;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		if (waited >= seconds)
-			return -1;
-		usleep(10000);
-		waited += 0.01;
-	}
-}
-
-int
-round_prof_stop_tool(pid_t tool, double seconds)
-{
-	int st;
-
-	/* SIGINT to the tool alone (never its group, never the server): it
-	 * detaches and writes what it gathered */
-	kill(tool, SIGINT);
-	if ((st = round_prof_wait_exit(tool, seconds)) >= 0)
-		return st;
-	kill(tool, SIGKILL);
-	(void)round_prof_wait_exit(tool, 3.0);
-	return -1;
-}
 
 /* leg_run's look at the load: stopped after its warm-up, the profiler
  * attaches, and the load goes on. */

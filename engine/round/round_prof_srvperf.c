@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "legcmd.h"
 #include "profile.h"
+#include "proftree.h"
 #include "rfile.h"
 #include "round_int.h"
 #include "round_perf.h"
@@ -32,61 +33,80 @@
 #define PROF_ATTACH_S 10.0
 #define PROF_STOP_S 120.0
 
-/* perf_event descriptors perf holds open. */
+/* The far attach: perf record there, with this round's options (its
+ * agent chooses the call-graph method on what its perf can do). */
 static int
-round_prof_perf_events(pid_t pid)
+srvperf_far_attach(struct prof_perf *pp)
 {
-	char path[64], link[64], lp[384];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+	const struct spec_profile *pr = pp->u->r->spec->profile;
+	const json_t *st;
 
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if (round_prof_far_start(&pp->far, pr->srv_perf_args,
+	    pr->nsrv_perf_args) != 0) {
+		pp->aborted = pp->far.lost;
+		round_prof_fmt(pp->why, sizeof pp->why, "%s", pp->far.why);
 		return -1;
-	while ((de = readdir(d)) != NULL) {
-		ssize_t k;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(lp, sizeof lp, "%s/%.200s", path, de->d_name);
-		if ((k = readlink(lp, link, sizeof link - 1)) <= 0)
-			continue;
-		link[k] = '\0';
-		n += strcmp(link, "anon_inode:[perf_event]") == 0;
 	}
-	closedir(d);
-	return n;
+	st = pp->far.started;
+	pp->nbefore = (size_t)json_integer_value(json_object_get(st,
+	    "processes"));
+	pp->tasks = (int)json_integer_value(json_object_get(st, "tasks"));
+	if (json_string_value(json_object_get(st, "unwind")) != NULL)
+		pp->unwind = json_string_value(json_object_get(st, "unwind"));
+	pp->fallback = json_is_true(json_object_get(st, "fallback"));
+	return 0;
+}
+
+/* The far perf stopped and its words and recording copied back (the
+ * recording only within agent_limits.profile_bytes: past it, it stays
+ * there, and perf report runs there all the same).  Its status as a
+ * local perf's (0 or -1); -2 failed (pp->why) or lost (pp->far.lost). */
+static int
+srvperf_far_stop(struct prof_perf *pp)
+{
+	int cut;
+
+	if (round_prof_far_stop(&pp->far) == 0) {
+		pp->far.copied = json_array();
+		if (round_prof_far_get(&pp->far, "out", pp->out_fd, pp->rout,
+		    pp->far.copied) >= 0 && (cut = round_prof_far_get(&pp->far,
+		    "data", pp->data_fd, pp->rdata, pp->far.copied)) >= 0) {
+			/* a recording cut short is no recording: none here */
+			if (cut > 0 && ftruncate(pp->data_fd, 0) != 0)
+				cut = -1;
+			if (cut >= 0)
+				return json_is_true(json_object_get(
+				    pp->far.stopped, "stopped")) ? 0 : -1;
+		}
+	}
+	round_prof_fmt(pp->why, sizeof pp->why, "%s", pp->far.why[0] != '\0' ?
+	    pp->far.why : "the recording could not be kept");
+	return -2;
 }
 
 /* The attach (round_prof_load's callback): perf record -p of the server's
  * processes as they are now, waited on until it holds an event on each of
  * their tasks.  0, or -1 with pp->why. */
 static int
-round_prof_srv_attach(void *arg)
+srvperf_attach(void *arg)
 {
 	struct prof_perf *pp = arg;
-	const struct spec_profile *pr = pp->u->r->spec->profile;
 	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
 	char **envp = legcmd_envp(&c_locale, 1), data[64], **argv, *pids;
 	struct spawn_req sr = { .path = pp->perf, .envp = envp,
 	    .cwd = pp->u->r->dir, .out_fd = pp->out_fd };
-	size_t k = 0;
 	double waited = 0;
 	int st, have = 0;
 
+	if (pp->far.rm != NULL) {
+		template_free_argv(envp);
+		return srvperf_far_attach(pp);
+	}
 	pp->nbefore = round_prof_tree(pp->spid, pp->before, PROF_PROCS_MAX);
 	pp->tasks = round_prof_count_tasks(pp->before, pp->nbefore, 0).tasks;
 	pids = round_prof_pidlist(pp->before, pp->nbefore);
-	argv = xcalloc(pr->nsrv_perf_args + 10, sizeof *argv);
-	argv[k++] = pp->perf;
-	argv[k++] = "record";
-	for (size_t i = 0; pp->args[i] != NULL; i++)
-		argv[k++] = pp->args[i];
-	argv[k++] = "-p";
-	argv[k++] = pids;
-	argv[k++] = "-o";
-	argv[k++] = (char *)rfile_fd_path(pp->data_fd, data, sizeof data);
+	argv = proftree_perf_argv(pp->perf, pp->args, pp->before,
+	    pp->nbefore, rfile_fd_path(pp->data_fd, data, sizeof data));
 	sr.argv = argv;
 	pp->tool = spawn_run(&sr, NULL, pp->why, sizeof pp->why);
 	free(argv);
@@ -101,7 +121,7 @@ round_prof_srv_attach(void *arg)
 	}
 	free(pids);
 	while (pp->tool > 0) {
-		if ((have = round_prof_perf_events(pp->tool)) >= pp->tasks &&
+		if ((have = proftree_perf_events(pp->tool)) >= pp->tasks &&
 		    pp->tasks > 0) {
 			/* opened; enabled right after */
 			round_wait(pp->u, 0.2, false);
@@ -157,31 +177,51 @@ static int
 srvperf_check(struct srvperf *sp, struct srvperf_arm *a, struct prof_load *pl)
 {
 	struct prof_perf *pp = &sp->pp;
-	int st = round_prof_stop_tool(pp->tool, PROF_STOP_S);
+	bool far = pp->far.rm != NULL, alive, answers, contaminated;
+	int st = far ? srvperf_far_stop(pp) :
+	    round_prof_stop_tool(pp->tool, PROF_STOP_S);
 	pid_t after[PROF_PROCS_MAX];
-	size_t nafter = round_prof_tree(pp->spid, after, PROF_PROCS_MAX);
-	char how[512], *pids = round_prof_pidlist(pp->before, pp->nbefore);
-	bool answers = server_alive(pp->srv) && round_prof_answers(pp->u,
-	    pp->cell, pl->cmd, how, sizeof how);
+	size_t nafter;
+	char how[512] = "", *pids;
 
 	pp->tool = -1;
-	if (st < 0 || !((WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
-	    WEXITSTATUS(st) == 130)) || (WIFSIGNALED(st) &&
-	    WTERMSIG(st) == SIGINT)))
+	if (st == -2)
+		return pp->far.lost ? -1 : 1;
+	if (far) {
+		alive = json_is_true(json_object_get(pp->far.stopped, "alive"));
+		contaminated = json_is_true(json_object_get(pp->far.stopped,
+		    "contaminated"));
+		pids = xstrdup(json_string_value(json_object_get(
+		    pp->far.started, "pids")) ?: "");
+		json_object_set_new(a->extra, "host", json_string(pp->far.host));
+		if (json_object_get(a->extra, "copied") == NULL)
+			json_object_set_new(a->extra, "copied", json_array());
+		json_array_extend(json_object_get(a->extra, "copied"),
+		    pp->far.copied);
+	} else {
+		nafter = round_prof_tree(pp->spid, after, PROF_PROCS_MAX);
+		alive = server_alive(pp->srv);
+		contaminated = nafter != pp->nbefore || memcmp(pp->before,
+		    after, pp->nbefore * sizeof *after) != 0;
+		pids = round_prof_pidlist(pp->before, pp->nbefore);
+	}
+	answers = alive && round_prof_answers(pp->u, pp->cell, pl->cmd, how,
+	    sizeof how);
+	if (!proftree_stopped_ok(false, st))
 		round_prof_fmt(pp->why, sizeof pp->why, "perf record did not "
 		    "finish on SIGINT (see %s)", pp->rout);
 	else if (!answers)
 		round_prof_fmt(pp->why, sizeof pp->why, "the server does not "
-		    "answer after the profile: %s", server_alive(pp->srv) ? how :
-		    server_death(pp->srv));
+		    "answer after the profile: %s", alive ? how : far ?
+		    json_string_value(json_object_get(pp->far.stopped,
+		    "death")) ?: "it died there" : server_death(pp->srv));
 	else if (pl->res.timed_out || !spec_ok_rc(pp->u->r->spec, pl->res.rc) ||
 	    pl->res.signal != 0)
 		round_prof_fmt(pp->why, sizeof pp->why, "the load leg %s (see %s)",
 		    pl->res.timed_out ? "timed out" : "failed", pp->rruns);
 	/* the last run's tree stands for the arm's; a run whose tree
 	 * changed marks the arm's profile contaminated */
-	a->contaminated |= nafter != pp->nbefore || memcmp(pp->before, after,
-	    pp->nbefore * sizeof *after) != 0;
+	a->contaminated |= contaminated;
 	json_object_set_new(a->extra, "pids", json_string(pids));
 	json_object_set_new(a->extra, "processes", json_integer((json_int_t)
 	    pp->nbefore));
@@ -204,7 +244,7 @@ srvperf_record(struct srvperf *sp, struct srvperf_arm *a)
 	struct prof_perf *pp = &sp->pp;
 	struct prof_load pl = { .u = pp->u, .cell = pp->cell, .arm = pp->arm,
 	    .kind = pp->kind, .cmd = &a->cmd, .out_abs = pp->aruns,
-	    .attach = round_prof_srv_attach, .arg = pp,
+	    .attach = srvperf_attach, .arg = pp,
 	    .hold = round_prof_hold(&a->cmd) };
 	int rc = round_prof_load(&pl);
 
@@ -214,6 +254,8 @@ srvperf_record(struct srvperf *sp, struct srvperf_arm *a)
 		pp->tool = -1;
 		return -1;
 	}
+	if (pp->far.lost)
+		return -1;
 	if (rc != 0 || (pl.hold && !pl.attached)) {
 		if (pp->tool > 0)
 			(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
@@ -334,17 +376,31 @@ srvperf_run(struct srvperf *sp, size_t k)
 	if ((use = srvperf_server(sp, &own)) == NULL)
 		rc = pp->aborted ? -1 : 1;
 	else {
+		/* a server on another host: its agent records each run */
+		pp->far = (struct prof_far){ .u = pp->u, .rm = round_remote_for(
+		    pp->u, pp->cell->server), .host = round_server_host(use),
+		    .cell = pp->cell->name, .arm = pp->arm->name,
+		    .kind = pp->kind };
 		pp->srv = round_server_here(use);
-		pp->spid = server_pid(pp->srv);
+		pp->spid = pp->far.rm != NULL ? 0 : server_pid(pp->srv);
 		rc = srvperf_record(sp, a);
 	}
 	if (pp->tool > 0)
 		(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
 	pp->tool = -1;
-	if (own != NULL)
-		round_server_stop(pp->u, pp->cell, own);
+	/* a far perf never left recording after a failure here */
+	if (pp->far.started != NULL && pp->far.stopped == NULL &&
+	    !pp->far.lost)
+		(void)round_prof_far_stop(&pp->far);
+	/* the recording is read (perf report runs there, for a far one)
+	 * before the server goes */
 	if (rc == 0)
 		rc = srvperf_read(sp, a, k);
+	if (pp->far.lost)
+		rc = -1;
+	round_prof_far_finish(&pp->far);
+	if (own != NULL)
+		round_server_stop(pp->u, pp->cell, own);
 	close(pp->data_fd);
 	pp->data_fd = -1;
 	pp->out_fd = -1;            /* the arm's, closed with it */
@@ -468,7 +524,9 @@ srvperf_arms(struct srvperf *sp, const struct spec_arm *const *arms,
 		struct srvperf_arm *a = &sp->a[n];
 		char name[300], arep[PATH_MAX], *rel[3] = { a->rrep, a->rout,
 		    NULL };
+		/* a far server's perf is its agent's to look for */
 		int rc = round_prof_ready(pp->u, pp->cell, arms[k], pp->kind,
+		    round_remote_for(pp->u, pp->cell->server) != NULL ? NULL :
 		    "perf", pp->perf, -2, &a->cmd);
 
 		if (rc < 0)

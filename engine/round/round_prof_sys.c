@@ -18,6 +18,7 @@
 #include "legcmd.h"
 #include "legmetrics.h"
 #include "profile.h"
+#include "proftree.h"
 #include "rfile.h"
 #include "round_int.h"
 #include "server.h"
@@ -43,6 +44,7 @@ struct prof_sys {
 	int txt_fd, log_fd;
 	struct prof_tasks tk;   /* when it attached */
 	bool aborted;
+	struct prof_far far;    /* a server on another host: its agent */
 };
 
 static int
@@ -111,24 +113,12 @@ round_prof_sys_spawn(struct prof_sys *ps)
 	/* LC_ALL=C: strace's table in the C locale whatever the round's. */
 	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
 	char **envp = legcmd_envp(&c_locale, 1), txt[64], **argv;
-	char (*pidbuf)[16];
-	size_t k = 0;
 	struct spawn_req sr = { .path = ps->strace, .envp = envp,
 		.cwd = ps->u->r->dir, .out_fd = ps->log_fd };
 
 	ps->nbefore = round_prof_tree(ps->spid, ps->before, PROF_PROCS_MAX);
-	argv = xcalloc(2 * ps->nbefore + 10, sizeof *argv);
-	pidbuf = xcalloc(ps->nbefore, sizeof *pidbuf);
-	argv[k++] = ps->strace;
-	argv[k++] = "-f";
-	argv[k++] = "-c";
-	for (size_t i = 0; i < ps->nbefore; i++) {
-		snprintf(pidbuf[i], sizeof pidbuf[i], "%d", (int)ps->before[i]);
-		argv[k++] = "-p";
-		argv[k++] = pidbuf[i];
-	}
-	argv[k++] = "-o";
-	argv[k++] = (char *)rfile_fd_path(ps->txt_fd, txt, sizeof txt);
+	argv = proftree_strace_argv(ps->strace, ps->before, ps->nbefore,
+	    rfile_fd_path(ps->txt_fd, txt, sizeof txt));
 	sr.argv = argv;
 	ps->tracer = spawn_run(&sr, NULL, ps->why, sizeof ps->why);
 	if (ps->tracer > 0) {
@@ -139,7 +129,6 @@ round_prof_sys_spawn(struct prof_sys *ps)
 		round_emit_new(ps->u, se);
 	}
 	free(argv);
-	free(pidbuf);
 	template_free_argv(envp);
 	return ps->tracer > 0 ? 0 : -1;
 }
@@ -154,6 +143,18 @@ round_prof_sys_attach(void *arg)
 	double waited = 0;
 	int st;
 
+	if (ps->far.rm != NULL) {
+		if (round_prof_far_start(&ps->far, NULL, 0) != 0) {
+			ps->aborted = ps->far.lost;
+			round_prof_fmt(ps->why, sizeof ps->why, "%s", ps->far.why);
+			return -1;
+		}
+		ps->nbefore = (size_t)json_integer_value(json_object_get(
+		    ps->far.started, "processes"));
+		ps->tk.tasks = (int)json_integer_value(json_object_get(
+		    ps->far.started, "tasks"));
+		return 0;
+	}
 	if (round_prof_sys_spawn(ps) != 0)
 		return -1;
 	for (;;) {
@@ -195,7 +196,7 @@ round_prof_sys_event(struct prof_sys *ps, const struct prof_load *pl,
 	pid_t after[PROF_PROCS_MAX];
 	size_t nafter;
 	char how[512];
-	bool answers;
+	bool answers, alive, contaminated;
 
 	json_object_set_new(ev, "files", json_pack("[s,s,s,s]", ps->rtxt,
 	    ps->rlog, ps->rout, pl->cmd->metrics_rel));
@@ -206,17 +207,28 @@ round_prof_sys_event(struct prof_sys *ps, const struct prof_load *pl,
 	    "load's warm-up" : "before the load (it has no warm-up to wait "
 	    "out)"));
 	json_object_set_new(ev, "load_rc", json_integer(pl->res.rc));
-	nafter = round_prof_tree(ps->spid, after, PROF_PROCS_MAX);
-	*traced = round_prof_count_tasks(after, nafter, 0).traced;
-	answers = server_alive(ps->srv) && round_prof_answers(ps->u, ps->cell,
-	    pl->cmd, how, sizeof how);
+	if (ps->far.rm != NULL) {
+		const json_t *st = ps->far.stopped;
+
+		alive = json_is_true(json_object_get(st, "alive"));
+		*traced = (int)json_integer_value(json_object_get(st,
+		    "traced_after"));
+		contaminated = json_is_true(json_object_get(st,
+		    "contaminated"));
+		json_object_set_new(ev, "host", json_string(ps->far.host));
+	} else {
+		nafter = round_prof_tree(ps->spid, after, PROF_PROCS_MAX);
+		*traced = round_prof_count_tasks(after, nafter, 0).traced;
+		alive = server_alive(ps->srv);
+		contaminated = nafter != ps->nbefore || memcmp(ps->before,
+		    after, ps->nbefore * sizeof *after) != 0;
+	}
+	answers = alive && round_prof_answers(ps->u, ps->cell, pl->cmd, how,
+	    sizeof how);
 	json_object_set_new(ev, "detach", json_pack("{s:s,s:b,s:b,s:s,s:i}",
-	    "signal", "SIGINT to strace alone", "server_alive",
-	    server_alive(ps->srv), "server_answers", answers, "check", how,
-	    "traced_after", *traced));
-	json_object_set_new(ev, "contaminated", json_boolean(
-	    nafter != ps->nbefore || memcmp(ps->before, after,
-	    ps->nbefore * sizeof *after) != 0));
+	    "signal", "SIGINT to strace alone", "server_alive", alive,
+	    "server_answers", answers, "check", how, "traced_after", *traced));
+	json_object_set_new(ev, "contaminated", json_boolean(contaminated));
 	return ev;
 }
 
@@ -230,13 +242,16 @@ round_prof_sys_verdict(struct prof_sys *ps, json_t *ev, int st, int traced,
 	size_t len = sizeof ps->why;
 	int fd;
 
+	const json_t *detach = json_object_get(ev, "detach");
+
 	/* strace prints its table and then ends by the signal it got */
-	if (st < 0 || !(WIFEXITED(st) || (WIFSIGNALED(st) &&
-	    WTERMSIG(st) == SIGINT)))
+	if (!proftree_stopped_ok(true, st))
 		round_prof_fmt(why, len, "strace did not finish on SIGINT (see %s)",
 		    ps->rlog);
-	else if (!server_alive(ps->srv))
+	else if (!json_is_true(json_object_get(detach, "server_alive")))
 		round_prof_fmt(why, len, "the server died during the trace (%s)",
+		    ps->far.rm != NULL ? json_string_value(json_object_get(
+		    ps->far.stopped, "death")) ?: "its agent says so" :
 		    server_death(ps->srv));
 	else if (!json_is_true(json_object_get(json_object_get(ev, "detach"),
 	    "server_answers")))
@@ -290,15 +305,44 @@ round_prof_sys_per_request(json_t *ev, const char *metrics, json_t *rows,
 	    json_real(requests) : json_null());
 }
 
+/* A far strace stopped and its table and words copied back: 0 (a
+ * status as strace's when it ended as asked), -1, or -2 with the
+ * profile's event emitted (failed, or aborted: the connection lost). */
+static int
+round_prof_sys_far_stop(struct prof_sys *ps)
+{
+	bool ok;
+
+	if (round_prof_far_stop(&ps->far) == 0) {
+		ok = json_is_true(json_object_get(ps->far.stopped, "stopped"));
+		ps->far.copied = json_array();
+		if (round_prof_far_get(&ps->far, "data", ps->txt_fd, ps->rtxt,
+		    ps->far.copied) >= 0 && round_prof_far_get(&ps->far, "out",
+		    ps->log_fd, ps->rlog, ps->far.copied) >= 0)
+			return ok ? 0 : -1;
+	}
+	if (ps->far.lost)
+		round_emit_new(ps->u, round_prof_event(ps->cell->name,
+		    ps->arm->name, "syscalls", "aborted"));
+	else
+		round_prof_sys_failed(ps, ps->far.why, ps->files);
+	return -2;
+}
+
 /* After the load: strace detached, the event with its verdict. */
 static void
 round_prof_sys_finish(struct prof_sys *ps, struct prof_load *pl)
 {
 	json_t *ev, *rows = NULL, *total = NULL;
-	int st = round_prof_stop_tool(ps->tracer, PROF_DETACH_S), traced;
+	int st = ps->far.rm != NULL ? round_prof_sys_far_stop(ps) :
+	    round_prof_stop_tool(ps->tracer, PROF_DETACH_S), traced;
 
 	ps->tracer = -1;
+	if (st == -2)
+		return;
 	ev = round_prof_sys_event(ps, pl, &traced);
+	if (ps->far.copied != NULL)
+		json_object_set(ev, "copied", ps->far.copied);
 	round_prof_sys_verdict(ps, ev, st, traced, &pl->res, &rows, &total);
 	if (ps->why[0] != '\0') {
 		json_object_set_new(ev, "status", json_string("failed"));
@@ -335,6 +379,9 @@ round_prof_sys_trace(struct prof_sys *ps, struct legcmd *cmd)
 	ps->files[3] = cmd->metrics_rel;
 	rc = round_prof_load(&pl);
 	if (ps->aborted || pl.res.aborted || round_aborted(ps->u)) {
+		if (ps->far.started != NULL && ps->far.stopped == NULL &&
+		    !ps->far.lost)
+			(void)round_prof_far_stop(&ps->far);
 		if (ps->tracer > 0)
 			(void)round_prof_stop_tool(ps->tracer, PROF_DETACH_S);
 		ps->tracer = -1;
@@ -371,20 +418,27 @@ round_prof_syscalls(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	ps.strace = spec_resolve_program("strace", u->r->spec->workdir);
+	ps.far = (struct prof_far){ .u = u, .rm = round_remote_for(u,
+	    cell->server), .host = round_server_host(srv), .cell = cell->name,
+	    .arm = arm->name, .kind = "syscalls" };
 	if (round_prof_sys_files(&ps) != 0)
 		round_prof_sys_failed(&ps, ps.why, NULL);
 	else if ((where = round_prof_server_where(cell, srv, wbuf,
 	    sizeof wbuf)) != NULL)
 		round_prof_sys_failed(&ps, where, NULL);
 	else {
-		ps.spid = server_pid(ps.srv);
-		ret = round_prof_ready(u, cell, arm, "syscalls", "strace",
-		    ps.strace, -1, &cmd);
+		ps.spid = ps.far.rm != NULL ? 0 : server_pid(ps.srv);
+		ret = round_prof_ready(u, cell, arm, "syscalls", ps.far.rm !=
+		    NULL ? NULL : "strace", ps.strace, -1, &cmd);
 		if (ret == 0)
 			ret = round_prof_sys_trace(&ps, &cmd);
 	}
 	if (ps.tracer > 0)
 		(void)round_prof_stop_tool(ps.tracer, PROF_DETACH_S);
+	/* a far strace never left attached after a failure here */
+	if (ps.far.started != NULL && ps.far.stopped == NULL && !ps.far.lost)
+		(void)round_prof_far_stop(&ps.far);
+	round_prof_far_finish(&ps.far);
 	if (ps.txt_fd >= 0)
 		close(ps.txt_fd);
 	if (ps.log_fd >= 0)

@@ -53,6 +53,9 @@ struct spec_server {
 #define SPEC_AGENT_LINE_BYTES (1 << 20)
 #define SPEC_AGENT_STDERR_BYTES (1 << 20)
 #define SPEC_AGENT_HELLO_S 60.0
+/* ... and 64 MiB for each profile file copied back from a far host (a
+ * recording past it stays there; a text is cut at it). */
+#define SPEC_AGENT_PROFILE_BYTES (64 << 20)
 
 /* Whether the cell's server runs on another host (server.host). */
 bool spec_server_remote(const struct spec_server *sv);
@@ -235,6 +238,7 @@ struct spec {
 		int line_bytes;      /* one line (a reply or an event) */
 		int stderr_bytes;    /* ssh's stderr, per connection */
 		double hello_s;      /* the wait for hello's answer */
+		int profile_bytes;   /* each profile file copied back */
 	} agent_limits;
 	bool output_keep;    /* output.keep: "all" (true) or "none" */
 	long long output_max_bytes; /* output.max_bytes, default 8 MiB */

@@ -129,19 +129,20 @@ spec_parse_hosts(struct parser *p, json_t *v)
 	return 0;
 }
 
-/* agent_limits: {"line_bytes", "stderr_bytes", "hello_s"}, each
- * optional. */
+/* agent_limits: {"line_bytes", "stderr_bytes", "hello_s",
+ * "profile_bytes"}, each optional. */
 static int
 spec_parse_agent_limits(struct parser *p, json_t *j)
 {
 	static const char *const keys[] = { "line_bytes", "stderr_bytes",
-	    "hello_s", NULL };
+	    "hello_s", "profile_bytes", NULL };
 	struct spec *s = p->s;
 	json_t *v;
 
 	s->agent_limits.line_bytes = SPEC_AGENT_LINE_BYTES;
 	s->agent_limits.stderr_bytes = SPEC_AGENT_STDERR_BYTES;
 	s->agent_limits.hello_s = SPEC_AGENT_HELLO_S;
+	s->agent_limits.profile_bytes = SPEC_AGENT_PROFILE_BYTES;
 	if (j == NULL)
 		return 0;
 	if (!json_is_object(j))
@@ -156,6 +157,10 @@ spec_parse_agent_limits(struct parser *p, json_t *j)
 	if ((v = json_object_get(j, "stderr_bytes")) != NULL &&
 	    spec_want_int(p, v, "agent_limits.stderr_bytes", 0, 1 << 30,
 	    &s->agent_limits.stderr_bytes) < 0)
+		return -1;
+	if ((v = json_object_get(j, "profile_bytes")) != NULL &&
+	    spec_want_int(p, v, "agent_limits.profile_bytes", 4096, 1 << 30,
+	    &s->agent_limits.profile_bytes) < 0)
 		return -1;
 	if ((v = json_object_get(j, "hello_s")) != NULL &&
 	    spec_want_number(p, v, "agent_limits.hello_s", 0, true,

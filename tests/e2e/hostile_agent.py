@@ -22,7 +22,10 @@ Modes:
   num:OP:VALUE         every number in OP's answer (but its id) VALUE
   version              hello answered as another version
   silent               hello never answered
+  bigfile              every prof_get answered with as many bytes as
+                       asked, of a file said to hold 100 MiB
 """
+import base64
 import json
 import os
 import subprocess
@@ -40,6 +43,7 @@ def main():
     agent = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE)
     ops = {}
+    reqs = {}
     done = set()
     out = sys.stdout.buffer
     lock = threading.Lock()
@@ -123,6 +127,10 @@ def main():
             for _ in range((1 << 30) // CHUNK):
                 sys.stderr.buffer.write(block)
             sys.stderr.buffer.flush()
+        if mode == "bigfile" and op == "prof_get":
+            n = reqs[msg["id"]].get("max", 0)
+            msg["data"] = base64.b64encode(b"x" * n).decode()
+            msg["size"] = 100 << 20
         if mode.startswith("refuse:") and op == mode[7:] and first(op):
             send(json.dumps({"id": msg["id"], "ok": False, "cause": "failed",
                              "error": "evil refusal: no %s today" % op}))
@@ -140,6 +148,7 @@ def main():
         try:
             req = json.loads(raw)
             ops[req.get("id")] = req.get("op")
+            reqs[req.get("id")] = req
         except ValueError:
             pass
         agent.stdin.write(raw)

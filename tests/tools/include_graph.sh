@@ -3,7 +3,7 @@
 # tools/include-graph passes on the tree as it is, and fails, naming the
 # file, on a copy with a circle planted (base including the driver's
 # header, which includes base), a private header seen from tui/, and an
-# include by path.
+# include by path, and the record including the command builder.
 set -u
 src=${BENCHTUI_SOURCE_DIR:?}
 tmp=$(mktemp -d) || exit 1
@@ -34,5 +34,9 @@ plant private tui/model.c '#include "tally_int.h"'
 expect private 'tui/model.c: includes tally_int.h, private to engine/tally'
 plant bypath engine/round/round.c '#include "../tally/private/tally_int.h"'
 expect bypath 'engine/round/round.c: includes ../tally/private/tally_int.h by a path'
+# The record builds no command: the layer order lets it see spec, but
+# it keeps out of the command builder (environment.json is provenance's).
+plant keepout engine/record/logw.c '#include "legcmd.h"'
+expect keepout 'engine/record/logw.c: includes legcmd.h, and engine/record keeps out of the command builder'
 [ $bad = 0 ] && echo "include-graph: all passed"
 exit $bad

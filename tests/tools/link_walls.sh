@@ -7,7 +7,9 @@
 # passes on the build as it is, and fails, naming the file, on a copy of
 # the sources and objects with an upward call planted (base calling the
 # driver, the driver calling the front end, round.c calling round_run.c
-# above it) and a driver file its list lacks.  A file including a header
+# above it, the record calling the command builder below it, which it
+# keeps out of, agent_server.c calling agent_leg.c and model_gate.c
+# calling model.c above them) and a driver file its list lacks.  A file including a header
 # through the source root (`#include "engine/round/round.h"` from base)
 # fails to compile, naming the file, and a compile line with the source
 # root on its include path fails the check.
@@ -97,10 +99,21 @@ expect tui 'engine/round/round.c: calls theme_init, defined in tui/theme.c, a la
 plant order engine/round/round.c 'int round_planted(struct round *r);
 int round_planted(struct round *r) { return round_run(r, 0, 0); }'
 expect order 'engine/round/round.c: calls round_run, defined in engine/round/round_run.c, listed above it in round_int.h'
+plant keepout engine/record/logw.c 'void legcmd_build(void);
+void logw_planted(void);
+void logw_planted(void) { legcmd_build(); }'
+expect keepout 'engine/record/logw.c: calls legcmd_build, defined in engine/spec/legcmd.c, and engine/record keeps out of the command builder'
+# The agent's and the console model's files run one way too.
+plant agent engine/remote/agent_server.c 'void agent_planted(struct agent *a);
+void agent_planted(struct agent *a) { (void)agent_leg(a, NULL); }'
+expect agent 'engine/remote/agent_server.c: calls agent_leg, defined in engine/remote/agent_leg.c, listed above it in agent_int.h'
+plant model tui/model_gate.c 'void model_planted(struct model *m);
+void model_planted(struct model *m) { model_feed(m, NULL); }'
+expect model 'tui/model_gate.c: calls model_feed, defined in tui/model.c, listed above it in model_int.h'
 # The front end calling the engine is the way down: the copy as built
 # passed above, its tui/ objects calling the engine throughout.
 
-touch "$t/engine/round/round_planted.c"
+echo '#include "round_int.h"' >"$t/engine/round/round_planted.c"
 "$graph" "$t" "$t/build" >"$tmp/unlisted.out" 2>&1
 echo $? >"$tmp/unlisted.rc"
 expect unlisted 'engine/round/round_planted.c: not in round_int.h'

@@ -1,6 +1,20 @@
-/* Inside the agent: what agent.c (the loop, hello, ping, bins) and
- * agent_server.c (start, open, close, stop) share.  Not part of the
- * engine's public surface. */
+/* Inside the agent: what its files share.  Not part of the engine's
+ * public surface.  Calls run one way: a file calls only the files listed
+ * below it here.
+ *
+ *   agent.c          the loop and the op dispatch; hello, ping, bins
+ *   agent_leg.c      a leg run here, as a local leg is
+ *   agent_server.c   the server's ops: start, open, close, stop; the
+ *                    gate before a window or a leg
+ *   agent_prof.c     a profile of the server: prof_start, prof_stop,
+ *                    prof_report, prof_get
+ *   agent_reply.c    replies, refusals, a line out, a file name's
+ *                    rule, and the request that came while an op
+ *                    waited (answered through
+ *                    a->handle, the loop's dispatch: the one call up)
+ *
+ * tools/include-graph checks it from the objects (make check's
+ * link_walls). */
 #ifndef BENCHTUI_AGENT_INT_H
 #define BENCHTUI_AGENT_INT_H
 
@@ -13,6 +27,7 @@
 struct cgroup;
 struct server;
 struct srvmeter;
+struct agent_prof;
 
 struct agent {
 	struct wire_in in;
@@ -42,9 +57,16 @@ struct agent {
 	/* The legs' cgroup (agent_leg.c), tried at the first leg. */
 	bool cg_tried;
 	struct cgroup *cg, *cg_self, *cg_legs;
+	/* The op dispatch (agent.c): agent_then answers a request that came
+	 * while an op waited through it, so the ops' files and
+	 * agent_reply.c call nothing above them. */
+	void (*handle)(struct agent *a, json_t *req);
+	/* A profile of the server (agent_prof.c), or NULL. */
+	struct agent_prof *prof;
 };
 
-/* A reply to req: {"id": its id (null when it had none), "ok": ok}. */
+/* agent_reply.c.  A reply to req: {"id": its id (null when it had
+ * none), "ok": ok}. */
 json_t *agent_reply(const json_t *req, bool ok);
 /* A refusal: ok false, cause and the message. */
 json_t *agent_refuse(const json_t *req, const char *cause, const char *fmt,
@@ -61,8 +83,6 @@ void agent_send(struct agent *a, json_t *msg);
 json_t *agent_then(struct agent *a, json_t *r, json_t *next);
 /* A request's op, or NULL. */
 const char *agent_op(const json_t *req);
-/* Handle one request (op dispatch): its reply sent. */
-void agent_handle(struct agent *a, json_t *req);
 /* Whether a wait should end before it begins: a request is buffered
  * already, or a signal came. */
 bool agent_interrupted(const struct agent *a);
@@ -95,6 +115,12 @@ bool agent_log_name_ok(const char *s);
  * legs' cgroup removed (at the agent's end). */
 json_t *agent_leg(struct agent *a, const json_t *req);
 void agent_leg_cgroup_end(struct agent *a);
+
+/* agent_prof.c: prof_start, prof_stop, prof_report and prof_get (op);
+ * their reply.  And a profiler still running stopped (before its server
+ * is ended, at the agent's end). */
+json_t *agent_prof(struct agent *a, const char *op, const json_t *req);
+void agent_prof_end(struct agent *a);
 
 /* The server and its whole tree ended (grace_s between SIGTERM and
  * SIGKILL), the window dropped. */

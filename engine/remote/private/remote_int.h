@@ -44,5 +44,12 @@ json_t *remote_check_leg(const json_t *r, double waited_max,
     char *const *names, long long max_bytes, char *why, size_t len);
 /* stop's answer: state, pid, death. */
 json_t *remote_check_stop(const json_t *r, char *why, size_t len);
+/* prof_start's answer: processes, tasks, pids, unwind, fallback. */
+json_t *remote_check_prof_start(const json_t *r, char *why, size_t len);
+/* prof_stop's answer: stopped, alive, death, traced_after,
+ * contaminated. */
+json_t *remote_check_prof_stop(const json_t *r, char *why, size_t len);
+/* prof_report's answer: rc. */
+json_t *remote_check_prof_report(const json_t *r, char *why, size_t len);
 
 #endif

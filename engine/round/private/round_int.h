@@ -14,6 +14,8 @@
  *                    phase after a cell's timed legs: round_run.c)
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
+ *   round_prof_far.c    a far server's profile: taken by its agent,
+ *                    its files copied back within the limit
  *   round_prof.c     what the profile kinds share
  *   round_hosts.c    one round on several hosts: the reps dealt, one
  *                    worker thread per host, its replies logged here
@@ -45,10 +47,12 @@
 #include <jansson.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "leg.h"
 #include "logw.h"
 #include "plan.h"
+#include "proftree.h"
 #include "quiet.h"
 #include "resume.h"
 #include "round.h"
@@ -554,7 +558,8 @@ void round_prof_paths(struct run *u, const char *name, const char *ext,
  * (never followed) and the profile refused (-1 with why naming it and
  * its target), as is a folder (left as it is). */
 int round_prof_claim(struct run *u, char *const *rel, char *why, size_t len);
-/* Whether a profile of kind can be taken with tool (its path as resolved,
+/* Whether a profile of kind can be taken with tool (tool NULL: on another
+ * host, whose agent checks it there; else its path as resolved,
  * or NULL): nothing on this machine blocks it, the tool is installed and
  * the leg's command is built (rep 0 perf, -1 syscalls, -2 server_perf).
  * 0 to go on; 1 when it cannot (its failed event emitted); -1 when the
@@ -562,9 +567,9 @@ int round_prof_claim(struct run *u, char *const *rel, char *why, size_t len);
 int round_prof_ready(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, const char *kind, const char *tool,
     const char *path, int rep, struct legcmd *cmd);
-/* Why the cell's server cannot be profiled from here (a literal, or buf
- * filled), or NULL when it can: the one check point for servers benchtui
- * cannot attach to (not running, or on another host). */
+/* Why the cell's server cannot be profiled (a literal, or buf filled),
+ * or NULL when it can (one on another host: by its agent there): the one
+ * check point for servers benchtui cannot attach to. */
 const char *round_prof_server_where(const struct spec_cell *cell,
     const struct round_srv *srv, char *buf, size_t len);
 /* Whether the leg's command is benchtui load (this program, "load"). */
@@ -573,24 +578,15 @@ bool round_prof_is_load(const struct legcmd *cmd);
  * its warm-up and its counted requests. */
 bool round_prof_hold(const struct legcmd *cmd);
 
-/* The server under a profiler (round_prof_srv.c). */
-#define PROF_PROCS_MAX 4096
-/* The server's processes: root and its descendants, sorted. */
-size_t round_prof_tree(pid_t root, pid_t *pids, size_t max);
-struct prof_tasks {
-	int tasks;      /* threads of every process of the tree */
-	int by_tracer;  /* of which traced by the tracer */
-	int traced;     /* of which traced by anyone */
-};
-/* Every task of every process of the tree, and who traces it (TracerPid
- * in /proc/PID/task/TID/status).  O(threads of the server). */
-struct prof_tasks round_prof_count_tasks(const pid_t *pids, size_t n,
-    pid_t tracer);
-/* "P1,P2,..." (malloc'd). */
-char *round_prof_pidlist(const pid_t *pids, size_t n);
-/* SIGINT to a profiler alone, waited on for seconds (then SIGKILL): its
- * wait status, or -1 when it had to be killed. */
-int round_prof_stop_tool(pid_t tool, double seconds);
+/* The server under a profiler: its tree, its tasks and the profiler's
+ * stop are proftree.h's (the agent's too), by the names the profile
+ * files use. */
+#define PROF_PROCS_MAX PROFTREE_MAX
+#define prof_tasks proftree_tasks
+#define round_prof_tree proftree_tree
+#define round_prof_count_tasks proftree_count_tasks
+#define round_prof_pidlist proftree_pidlist
+#define round_prof_stop_tool proftree_stop_tool
 /* One leg of the arm as the server's load, the profiler attached (attach)
  * after the load's warm-up when hold, else before the leg. */
 struct prof_load {
@@ -619,6 +615,37 @@ bool round_prof_answers(struct run *u, const struct spec_cell *cell,
     const struct legcmd *cmd, char *how, size_t len);
 
 /* The kinds: 0 to go on, -1 when the round was aborted during it. */
+/* A profile of a server on another host (round_prof_far.c): its agent
+ * attaches the profiler there, the load runs here, the files come back
+ * bounded by agent_limits.profile_bytes.  Each call: 0, or -1 with why
+ * (a refusal: the profile fails with it; lost: the round was stopped
+ * resumably, the profile is aborted). */
+struct prof_far {
+	struct run *u;
+	struct remote *rm;      /* NULL: the server is here */
+	const char *host, *cell, *arm, *kind;
+	json_t *started;        /* prof_start's answer, checked */
+	json_t *stopped;        /* prof_stop's answer, checked */
+	json_t *copied;         /* the files copied back, or NULL */
+	bool lost;
+	char why[768];
+};
+/* The profiler attached there (args: perf record's options as the round
+ * gives them); profile_start emitted with the host. */
+int round_prof_far_start(struct prof_far *pf, char *const *args,
+    size_t nargs);
+int round_prof_far_stop(struct prof_far *pf);
+/* The far file ("out", "data", "report") into fd, at most profile_bytes;
+ * its account {file: rel, bytes, size, cut} appended to copied (when not
+ * NULL).  1 when it was cut at the limit. */
+int round_prof_far_get(struct prof_far *pf, const char *file, int fd,
+    const char *rel, json_t *copied);
+/* perf report ARGS there, its output copied into f (rewound): its exit
+ * status, -2 when the connection was lost, -1 otherwise. */
+int round_prof_far_report(struct prof_far *pf, const char *const *args,
+    FILE *f);
+void round_prof_far_finish(struct prof_far *pf);
+
 /* The perf profiles of a cell's arms (at most ROUND_PROF_ARMS_MAX): their
  * legs' runs take turns (A B B A ...) under one perf record, and each
  * arm gets its own event from its runs' samples. */

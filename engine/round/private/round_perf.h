@@ -53,6 +53,8 @@ struct prof_perf {
 	const int *arm_ro;
 	bool zero_ok;           /* a recording without samples is read as
 	                         * such (one run of several), not failed */
+	/* server_perf of a server on another host: taken there, run by run */
+	struct prof_far far;
 };
 
 /* perf record's options (the round's, and the call-graph method). */

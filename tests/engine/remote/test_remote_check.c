@@ -170,6 +170,19 @@ test_start_stop_hello_numbers(void **state)
 	    "\"max_server_busy\":0.5,\"probe\":true,\"probe_margin\":0.01}}");
 }
 
+/* A far profile's answers: counts that are not counts are refused. */
+static void
+test_prof_numbers(void **state)
+{
+	(void)state;
+	each_number_refused(remote_check_prof_start, "{\"id\":3,\"ok\":true,"
+	    "\"processes\":3,\"tasks\":5,\"pids\":\"1,2,3\","
+	    "\"unwind\":\"dwarf\",\"fallback\":false}");
+	each_number_refused(remote_check_prof_stop, "{\"id\":4,\"ok\":true,"
+	    "\"stopped\":true,\"alive\":true,\"traced_after\":0,"
+	    "\"contaminated\":false}");
+}
+
 static void
 test_leg_numbers(void **state)
 {
@@ -266,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_close_numbers),
 		cmocka_unit_test(test_start_stop_hello_numbers),
 		cmocka_unit_test(test_leg_numbers),
+		cmocka_unit_test(test_prof_numbers),
 		cmocka_unit_test(test_wait_bounded),
 		cmocka_unit_test(test_rebuilt),
 		cmocka_unit_test(test_unasked),
