@@ -51,8 +51,14 @@ srvperf_far_attach(struct prof_perf *pp)
 	pp->nbefore = (size_t)json_integer_value(json_object_get(st,
 	    "processes"));
 	pp->tasks = (int)json_integer_value(json_object_get(st, "tasks"));
-	if (json_string_value(json_object_get(st, "unwind")) != NULL)
-		pp->unwind = json_string_value(json_object_get(st, "unwind"));
+	/* kept past this run's answer: the method as one of ours */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const methods[] = { "dwarf", "fp", "lbr" };
+		const char *u = json_string_value(json_object_get(st, "unwind"));
+
+		if (u != NULL && strcmp(u, methods[i]) == 0)
+			pp->unwind = methods[i];
+	}
 	pp->fallback = json_is_true(json_object_get(st, "fallback"));
 	return 0;
 }
