@@ -193,12 +193,16 @@ headless_leg(struct headless *h, const json_t *ev)
 	fflush(h->out);
 }
 
-/* "profile cpu on perf ok: prof_hot_extra 49.5%, prof_base 48.6%" */
+/* "profile cpu on perf ok (2070 samples from 10 runs): prof_hot_extra
+ * 49.5%, prof_base 48.6%" */
 static void
 headless_profile(struct headless *h, const json_t *ev)
 {
 	const json_t *top = json_object_get(ev, "top"), *r;
 	const char *kind = headless_str(ev, "kind");
+	/* the runs its intervals are over (perf, server_perf) */
+	bool under, runs = json_is_integer(json_object_get(ev, "runs")) &&
+	    json_is_integer(json_object_get(ev, "samples"));
 	size_t i;
 
 	fprintf(h->out, "profile %s %s %s %s", headless_str(ev, "cell"),
@@ -206,14 +210,21 @@ headless_profile(struct headless *h, const json_t *ev)
 	if (json_is_string(json_object_get(ev, "reason")))
 		fprintf(h->out, ": %s", headless_str(ev, "reason"));
 	/* Fewer samples than asked: its shares are coarser than promised. */
-	if (json_is_true(json_object_get(ev, "under_min_samples")) ||
+	under = json_is_true(json_object_get(ev, "under_min_samples")) ||
 	    (json_is_integer(json_object_get(ev, "samples")) &&
 	    json_integer_value(json_object_get(ev, "samples")) <
-	    json_integer_value(json_object_get(ev, "min_samples"))))
-		fprintf(h->out, " (%lld samples, under min_samples %lld)",
-		    (long long)json_integer_value(json_object_get(ev, "samples")),
-		    (long long)json_integer_value(json_object_get(ev,
-		    "min_samples")));
+	    json_integer_value(json_object_get(ev, "min_samples")));
+	if (runs || under) {
+		fprintf(h->out, " (%lld samples", (long long)json_integer_value(
+		    json_object_get(ev, "samples")));
+		if (runs)
+			fprintf(h->out, " from %lld runs", (long long)
+			    json_integer_value(json_object_get(ev, "runs")));
+		if (under)
+			fprintf(h->out, ", under min_samples %lld", (long long)
+			    json_integer_value(json_object_get(ev, "min_samples")));
+		fputc(')', h->out);
+	}
 	json_array_foreach(top, i, r) {
 		if (i >= 3)
 			break;

@@ -26,18 +26,19 @@ pane_prof_headlines(struct model *m, char (*lines)[160], int n)
 	json_object_foreach((json_t *)profiles, cell, c)
 		json_object_foreach((json_t *)c, arm, a)
 			json_object_foreach((json_t *)a, kind, p) {
+		/* perf and server_perf: symbols; syscalls: calls */
+		bool perf = strcmp(kind, "syscalls") != 0;
 		const char *vs = json_string_value(json_object_get(p, "vs"));
 		const json_t *top = json_array_get(json_object_get(p,
-		    strcmp(kind, "perf") == 0 ? "symbols" : "syscalls"), 0);
+		    perf ? "symbols" : "syscalls"), 0);
 		const char *name = json_string_value(json_object_get(top,
-		    strcmp(kind, "perf") == 0 ? "symbol" : "syscall"));
+		    perf ? "symbol" : "syscall"));
 		const json_t *d = json_object_get(top, "diff");
 
 		if (k >= n || vs == NULL || name == NULL || !json_is_number(d))
 			continue;
 		snprintf(lines[k++], 160, "%s %s vs %s: %s %+.1f %s", cell, arm,
-		    vs, name, json_number_value(d), strcmp(kind, "perf") == 0 ?
-		    "pts" : "calls/req");
+		    vs, name, json_number_value(d), perf ? "pts" : "calls/req");
 	}
 	return k;
 }

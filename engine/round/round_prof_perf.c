@@ -1,15 +1,14 @@
-/* The round driver, profile phase: perf profiles.
+/* The round driver, profile phase: perf profiles of the legs.
  *
- * perf: the leg repeated under one perf record (benchtui prof-repeat runs
- * it until the samples reach min_samples, or max_s pass), all into
- * legs/prof-CELL-ARM.data.  server_perf: perf record of every process and
- * thread of the cell's server (each process named with -p, so workers
- * forked before the profile are recorded too) while one leg of the arm
- * runs as its load, stopped by SIGINT to perf alone.  Either way perf
- * writes into a file benchtui made (rfile) through its open descriptor,
- * never through a name a leg could have replaced; perf report's output
- * comes through a temporary file outside the folder, and
- * legs/prof-CELL-ARM[-server].report is written by benchtui. */
+ * The leg repeated under one perf record (benchtui prof-repeat runs the
+ * arms' legs in turn until the samples reach min_samples and the runs
+ * min_runs, or max_s pass), all into legs/prof-CELL-A+B.data, split by
+ * run into each arm's profile.  perf writes into a file benchtui made
+ * (rfile) through its open descriptor, never through a name a leg could
+ * have replaced; perf report's output comes through a temporary file
+ * outside the folder, and legs/prof-CELL-ARM[-server].report is written
+ * by benchtui.  The steps from the data to the reports and events serve
+ * server_perf too (round_perf.h, round_prof_srvperf.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +30,7 @@
 #include "proftree.h"
 #include "rfile.h"
 #include "round_int.h"
+#include "round_perf.h"
 #include "server.h"
 #include "spawn.h"
 #include "template.h"
@@ -43,45 +43,12 @@
  * callers it lists. */
 #define PROF_FLAT_ROWS 200
 #define PROF_CALLERS_OF 10
-/* How long perf gets to attach to a server, and to write its data. */
-#define PROF_ATTACH_S 10.0
-#define PROF_STOP_S 120.0
 
-struct prof_perf {
-	struct run *u;
-	const struct spec_cell *cell;
-	const struct spec_arm *arm;
-	const char *kind;       /* "perf" or "server_perf" */
-	char *perf;
-	char rdata[PATH_MAX], adata[PATH_MAX], rrep[PATH_MAX], arep[PATH_MAX],
-	    rout[PATH_MAX], aout[PATH_MAX], rruns[PATH_MAX], aruns[PATH_MAX],
-	    why[768];
-	int data_fd, runs_fd, out_fd;
-	/* server_perf */
-	struct server *srv;
-	pid_t spid, before[PROF_PROCS_MAX], tool;
-	size_t nbefore;
-	int tasks;
-	bool aborted;
-	/* perf record's options with the call-graph method, and the method */
-	char **args;
-	const char *unwind;
-	bool fallback;          /* no DWARF here: frame pointers instead */
-	/* perf: the arms whose runs take turns under the one recording */
-	const struct spec_arm **arms;
-	size_t narms;
-	struct legcmd *cmds;
-	json_t *split;          /* prof-repeat's account of the runs */
-	char rplan[PATH_MAX], aplan[PATH_MAX];
-	int plan_fd;
-	/* server_perf of a server on another host: taken there */
-	struct prof_far far;
-};
 
 /* The options perf record gets: the round's, and --call-graph dwarf
  * where they choose no method (frame pointers where perf cannot unwind
  * from DWARF). */
-static void
+void
 round_prof_perf_args(struct prof_perf *pp)
 {
 	const struct spec_profile *pr = pp->u->r->spec->profile;
@@ -97,7 +64,7 @@ round_prof_perf_args(struct prof_perf *pp)
 
 /* What the event says of the call chains: how they were unwound, and
  * why not from DWARF where the default fell back. */
-static void
+void
 round_prof_perf_unwind(const struct prof_perf *pp, json_t *ev)
 {
 	json_object_set_new(ev, "unwind", json_string(pp->unwind));
@@ -106,31 +73,8 @@ round_prof_perf_unwind(const struct prof_perf *pp, json_t *ev)
 		    PROFILE_NO_DWARF));
 }
 
-/* The files of a profile: legs/prof-CELL-ARM.{data,report,out,runs}
- * (perf), legs/prof-CELL-ARM-server.{data,report,out,load.out}
- * (server_perf).  Claimed: -1 with pp->why when one is in the way. */
-static int
-round_prof_perf_files(struct prof_perf *pp)
-{
-	bool srv = strcmp(pp->kind, "server_perf") == 0;
-	char name[300];
-	char *rel[5] = { pp->rdata, pp->rrep, pp->rout, pp->rruns, NULL };
-
-	round_prof_fmt(name, sizeof name, "prof-%s-%s%s", pp->cell->name,
-	    pp->arm->name, srv ? "-server" : "");
-	round_prof_paths(pp->u, name, ".data", pp->rdata, pp->adata,
-	    sizeof pp->adata);
-	round_prof_paths(pp->u, name, ".report", pp->rrep, pp->arep,
-	    sizeof pp->arep);
-	round_prof_paths(pp->u, name, ".out", pp->rout, pp->aout,
-	    sizeof pp->aout);
-	round_prof_paths(pp->u, name, srv ? ".load.out" : ".runs", pp->rruns,
-	    pp->aruns, sizeof pp->aruns);
-	return round_prof_claim(pp->u, rel, pp->why, sizeof pp->why);
-}
-
 /* A failed profile: every arm's whose runs took turns in it. */
-static void
+void
 round_prof_perf_failed(struct prof_perf *pp, const char *why, bool files)
 {
 	const char *fl[] = { pp->rdata, pp->rout, pp->rruns, NULL };
@@ -141,7 +85,7 @@ round_prof_perf_failed(struct prof_perf *pp, const char *why, bool files)
 		    files ? fl : NULL);
 }
 
-static int
+int
 round_prof_perf_aborted(struct prof_perf *pp)
 {
 	for (size_t k = 0; k < (pp->arms != NULL ? pp->narms : 1); k++)
@@ -187,7 +131,7 @@ round_prof_report_run(struct prof_perf *pp, const char *const *args,
 
 /* The flat profile with each symbol's callers: parsed, or NULL with
  * pp->why (pp->aborted when the round was). */
-static json_t *
+json_t *
 round_prof_perf_read(struct prof_perf *pp, int data_ro, FILE *f)
 {
 	static const char *with_g[] = { "--stdio", "--no-children",
@@ -221,7 +165,8 @@ round_prof_perf_read(struct prof_perf *pp, int data_ro, FILE *f)
 		json_decref(prof);
 		return NULL;
 	}
-	if (json_integer_value(json_object_get(prof, "samples")) == 0) {
+	if (json_integer_value(json_object_get(prof, "samples")) == 0 &&
+	    !pp->zero_ok) {
 		round_prof_fmt(pp->why, sizeof pp->why, "perf recorded no samples "
 		    "(see %s)", pp->rout);
 		json_decref(prof);
@@ -245,7 +190,17 @@ round_prof_perf_graph(struct prof_perf *pp, int data_ro, FILE *f, FILE *out)
 
 	fprintf(out, "\n===== caller call graph (perf report --stdio "
 	    "--no-children --sort dso,sym -g graph,0.5,caller "
-	    "--percent-limit 1) =====\n\n");
+	    "--percent-limit 1%s%s) =====\n\n", pp->arm_ro != NULL ?
+	    "; of the last run alone, " : "", pp->arm_ro != NULL ? pp->rdata :
+	    "");
+	/* a far server's runs: perf report runs there, on its last
+	 * recording alone, which is not this arm's when arms took turns */
+	if (pp->arm_ro != NULL && pp->far.rm != NULL) {
+		fprintf(out, "(not taken: perf report runs on the server's host, "
+		    "where only the last run's recording is kept; this arm's last is "
+		    "%s, as copied back)\n", pp->rdata);
+		return;
+	}
 	if (round_prof_report_run(pp, graph, data_ro, f) != 0) {
 		fprintf(out, "(perf report failed)\n");
 		return;
@@ -271,7 +226,6 @@ round_prof_perf_graph(struct prof_perf *pp, int data_ro, FILE *f, FILE *out)
 static void
 round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 {
-	const struct spec_profile *pr = pp->u->r->spec->profile;
 	bool srv = strcmp(pp->kind, "server_perf") == 0;
 	const char *event = json_string_value(json_object_get(ev, "event"));
 	long long n = json_integer_value(json_object_get(ev, "samples")),
@@ -282,23 +236,38 @@ round_prof_perf_head(struct prof_perf *pp, FILE *out, const json_t *ev)
 	for (size_t i = 0; pp->args[i] != NULL; i++)
 		fprintf(out, " %s", pp->args[i]);
 	if (srv)
-		fprintf(out, " -p %s (the server's %zu processes, %d tasks) "
-		    "while one leg ran as its load\n", json_string_value(
-		    json_object_get(ev, "pids")), pp->nbefore, pp->tasks);
+		fprintf(out, " -p PIDS (each run: the server's processes, %lld "
+		    "of them with %lld tasks in the last, %s) while one leg ran "
+		    "as its load, %lld runs in %.1f s (mirror order with the "
+		    "other arms; stopped: %s; min_samples %ld, min_runs %ld, "
+		    "max_s %g)\n", (long long)json_integer_value(json_object_get(
+		    ev, "processes")), (long long)json_integer_value(
+		    json_object_get(ev, "tasks")), json_string_value(
+		    json_object_get(ev, "pids")), (long long)json_integer_value(
+		    json_object_get(ev, "runs")), json_number_value(
+		    json_object_get(ev, "wall")), json_string_value(
+		    json_object_get(ev, "stopped")), pp->min_samples,
+		    pp->min_runs, pp->max_s);
 	else
 		fprintf(out, " -- the leg, repeated %lld times in %.1f s "
 		    "(stopped: %s; min_samples %ld, max_s %g)\n",
 		    (long long)json_integer_value(json_object_get(ev, "runs")),
 		    json_number_value(json_object_get(ev, "wall")),
 		    json_string_value(json_object_get(ev, "stopped")),
-		    pr->min_samples, pr->max_s);
-	fprintf(out, "data: %s (perf report -i %s)\nsampled event: %s\n"
-	    "samples: %lld\n", pp->rdata, pp->rdata, event[0] != '\0' ? event :
+		    pp->min_samples, pp->max_s);
+	if (pp->arm_ro != NULL)
+		fprintf(out, "data: one file per run, the last %s (perf report "
+		    "-i FILE)\n", pp->rdata);
+	else
+		fprintf(out, "data: %s (perf report -i %s)\n", pp->rdata,
+		    pp->rdata);
+	fprintf(out, "sampled event: %s\n"
+	    "samples: %lld\n", event[0] != '\0' ? event :
 	    "unknown", (long long)json_integer_value(json_object_get(ev,
 	    "samples")));
 	if (json_is_true(json_object_get(ev, "under_min_samples")))
 		fprintf(out, "UNDER min_samples (%ld): every share below is "
-		    "rough, and most differences noise\n", pr->min_samples);
+		    "rough, and most differences noise\n", pp->min_samples);
 	fprintf(out, "call chains: %s; no caller recorded for %lld samples "
 	    "(%.1f%%)\n", strcmp(pp->unwind, "dwarf") == 0 ? "unwound from "
 	    "DWARF" : strcmp(pp->unwind, "lbr") == 0 ? "from the last branch "
@@ -394,11 +363,11 @@ round_prof_perf_per_run(const json_t *ev, const json_t *per_run)
 
 /* The recording of several arms' runs: each arm's share of it (by run)
  * in its own event and report. */
-static void
+void
 round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
     const json_t *ev, int ro, FILE *tmp)
 {
-	const struct spec_profile *pr = pp->u->r->spec->profile;
+	bool srv = strcmp(pp->kind, "server_perf") == 0;
 	json_t *parts = perfsplit(prof, json_object_get(pp->split, "list"),
 	    json_integer_value(json_object_get(pp->split, "self")),
 	    pp->narms);
@@ -410,15 +379,22 @@ round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
 		char name[300];
 
 		pp->arm = pp->arms[k];
-		round_prof_fmt(name, sizeof name, "prof-%s-%s", pp->cell->name,
-		    pp->arm->name);
+		round_prof_fmt(name, sizeof name, "prof-%s-%s%s", pp->cell->name,
+		    pp->arm->name, srv ? "-server" : "");
 		round_prof_paths(pp->u, name, ".report", pp->rrep, pp->arep,
 		    sizeof pp->arep);
 		json_object_set_new(e, "arm", json_string(pp->arm->name));
-		json_object_set_new(e, "files", json_pack("[s,s,s,s,s]",
-		    pp->rdata, pp->rrep, pp->rout, pp->rruns, pp->rplan));
+		if (pp->arm_files != NULL)
+			json_object_set(e, "files", json_array_get(pp->arm_files,
+			    k));
+		else
+			json_object_set_new(e, "files", json_pack("[s,s,s,s,s]",
+			    pp->rdata, pp->rrep, pp->rout, pp->rruns, pp->rplan));
+		if (pp->arm_extra != NULL)
+			json_object_update(e, json_array_get(pp->arm_extra, k));
 		json_object_set(e, "runs", json_object_get(ak, "runs"));
-		json_object_set(e, "cpu", json_object_get(ak, "cpu_s"));
+		if (json_object_get(ak, "cpu_s") != NULL)
+			json_object_set(e, "cpu", json_object_get(ak, "cpu_s"));
 		json_object_set_new(e, "arms", json_integer((json_int_t)
 		    pp->narms));
 		perfread_event(e, pk, PROFILE_TOP);
@@ -426,19 +402,26 @@ round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
 		    json_object_get(pk, "per_run")));
 		json_object_set_new(e, "under_min_samples", json_boolean(
 		    json_integer_value(json_object_get(e, "samples")) <
-		    pr->min_samples));
+		    pp->min_samples));
 		json_object_set_new(e, "under_min_runs", json_boolean(
 		    json_integer_value(json_object_get(ak, "runs")) <
-		    pr->min_runs));
+		    pp->min_runs));
+		if (pp->arm_ro != NULL) {
+			snprintf(pp->rdata, sizeof pp->rdata, "%s", json_string_value(
+			    json_object_get(e, "graph_of")));
+			snprintf(pp->rout, sizeof pp->rout, "%s", json_string_value(
+			    json_array_get(json_object_get(e, "files"), 1)));
+		}
 		if (json_integer_value(json_object_get(e, "samples")) == 0) {
 			round_prof_fmt(pp->why, sizeof pp->why, "perf recorded no "
 			    "samples of the arm's runs (see %s)", pp->rout);
 			round_prof_failed(pp->u, pp->cell->name, pp->arm->name,
-			    "perf", pp->why, NULL);
+			    pp->kind, pp->why, NULL);
 			json_decref(e);
-		} else if (round_prof_perf_write(pp, pk, e, ro, tmp) != 0) {
+		} else if (round_prof_perf_write(pp, pk, e, pp->arm_ro != NULL ?
+		    pp->arm_ro[k] : ro, tmp) != 0) {
 			round_prof_failed(pp->u, pp->cell->name, pp->arm->name,
-			    "perf", pp->why, NULL);
+			    pp->kind, pp->why, NULL);
 			json_decref(e);
 		} else {
 			round_emit_new(pp->u, e);
@@ -666,7 +649,7 @@ round_prof_perf_record(struct prof_perf *pp)
 	return round_prof_perf_finish(pp, ev);
 }
 
-static void
+void
 round_prof_perf_close(struct prof_perf *pp)
 {
 	if (pp->data_fd >= 0)
@@ -760,9 +743,11 @@ int
 round_prof_perf(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *const *arms, size_t narms)
 {
+	const struct spec_profile *pr = u->r->spec->profile;
 	struct prof_perf pp = { .u = u, .cell = cell, .arm = arms[0],
 	    .kind = "perf", .data_fd = -1, .runs_fd = -1, .out_fd = -1,
-	    .plan_fd = -1 };
+	    .plan_fd = -1, .min_samples = pr->min_samples,
+	    .min_runs = pr->min_runs, .max_s = pr->max_s };
 	const struct spec_arm *ok[ROUND_PROF_ARMS_MAX];
 	struct legcmd cmds[ROUND_PROF_ARMS_MAX];
 	size_t n = 0;
@@ -813,264 +798,3 @@ round_prof_perf(struct run *u, const struct spec_cell *cell,
 	return ret < 0 ? -1 : 0;
 }
 
-/* --- server_perf: the server's tree while one leg runs as its load ------- */
-
-/* The far attach: perf record there, with this round's options (its
- * agent chooses the call-graph method on what its perf can do). */
-static int
-round_prof_srv_far_attach(struct prof_perf *pp)
-{
-	const struct spec_profile *pr = pp->u->r->spec->profile;
-	const json_t *st;
-
-	if (round_prof_far_start(&pp->far, pr->srv_perf_args,
-	    pr->nsrv_perf_args) != 0) {
-		pp->aborted = pp->far.lost;
-		round_prof_fmt(pp->why, sizeof pp->why, "%s", pp->far.why);
-		return -1;
-	}
-	st = pp->far.started;
-	pp->nbefore = (size_t)json_integer_value(json_object_get(st,
-	    "processes"));
-	pp->tasks = (int)json_integer_value(json_object_get(st, "tasks"));
-	if (json_string_value(json_object_get(st, "unwind")) != NULL)
-		pp->unwind = json_string_value(json_object_get(st, "unwind"));
-	pp->fallback = json_is_true(json_object_get(st, "fallback"));
-	return 0;
-}
-
-/* The far perf stopped and its words and recording copied back (the
- * recording only within agent_limits.profile_bytes: past it, it stays
- * there, and perf report runs there all the same).  Its status as a
- * local perf's (0 or -1), or -2 with the event emitted. */
-static int
-round_prof_srv_far_stop(struct prof_perf *pp)
-{
-	int cut;
-
-	if (round_prof_far_stop(&pp->far) == 0) {
-		pp->far.copied = json_array();
-		if (round_prof_far_get(&pp->far, "out", pp->out_fd, pp->rout,
-		    pp->far.copied) >= 0 && (cut = round_prof_far_get(&pp->far,
-		    "data", pp->data_fd, pp->rdata, pp->far.copied)) >= 0) {
-			/* a recording cut short is no recording: none here */
-			if (cut > 0 && ftruncate(pp->data_fd, 0) != 0)
-				cut = -1;
-			if (cut >= 0)
-				return json_is_true(json_object_get(
-				    pp->far.stopped, "stopped")) ? 0 : -1;
-		}
-	}
-	if (pp->far.lost)
-		(void)round_prof_perf_aborted(pp);
-	else
-		round_prof_perf_failed(pp, pp->far.why[0] != '\0' ?
-		    pp->far.why : "the recording could not be kept", true);
-	return -2;
-}
-
-/* The attach (round_prof_load's callback): perf record -p of the server's
- * processes as they are now, waited on until it holds an event on each of
- * their tasks.  0, or -1 with pp->why. */
-static int
-round_prof_srv_attach(void *arg)
-{
-	struct prof_perf *pp = arg;
-	struct spec_kv c_locale = { .key = "LC_ALL", .val = "C" };
-	char **envp = legcmd_envp(&c_locale, 1), data[64], **argv, *pids;
-	struct spawn_req sr = { .path = pp->perf, .envp = envp,
-	    .cwd = pp->u->r->dir, .out_fd = pp->out_fd };
-	double waited = 0;
-	int st, have = 0;
-
-	if (pp->far.rm != NULL) {
-		template_free_argv(envp);
-		return round_prof_srv_far_attach(pp);
-	}
-	pp->nbefore = round_prof_tree(pp->spid, pp->before, PROF_PROCS_MAX);
-	pp->tasks = round_prof_count_tasks(pp->before, pp->nbefore, 0).tasks;
-	pids = round_prof_pidlist(pp->before, pp->nbefore);
-	argv = proftree_perf_argv(pp->perf, pp->args, pp->before,
-	    pp->nbefore, rfile_fd_path(pp->data_fd, data, sizeof data));
-	sr.argv = argv;
-	pp->tool = spawn_run(&sr, NULL, pp->why, sizeof pp->why);
-	free(argv);
-	template_free_argv(envp);
-	if (pp->tool > 0) {
-		json_t *se = round_prof_event(pp->cell->name, pp->arm->name,
-		    pp->kind, NULL);
-
-		json_object_set_new(se, "pid", json_integer(pp->tool));
-		json_object_set_new(se, "pids", json_string(pids));
-		round_emit_new(pp->u, se);
-	}
-	free(pids);
-	while (pp->tool > 0) {
-		if ((have = proftree_perf_events(pp->tool)) >= pp->tasks &&
-		    pp->tasks > 0) {
-			/* opened; enabled right after */
-			round_wait(pp->u, 0.2, false);
-			return 0;
-		}
-		if (waitpid(pp->tool, &st, WNOHANG) == pp->tool) {
-			pp->tool = -1;
-			round_prof_fmt(pp->why, sizeof pp->why, "perf record exited "
-			    "before it attached to the server (see %s)", pp->rout);
-			return -1;
-		}
-		if (round_aborted(pp->u) || waited >= PROF_ATTACH_S) {
-			pp->aborted = round_aborted(pp->u);
-			round_prof_fmt(pp->why, sizeof pp->why, "perf record opened "
-			    "%d events for the server's %d tasks within %g s (see "
-			    "%s)", have, pp->tasks, PROF_ATTACH_S, pp->rout);
-			(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
-			pp->tool = -1;
-			return -1;
-		}
-		round_wait(pp->u, 0.01, false);
-		waited += 0.01;
-	}
-	return -1;
-}
-
-/* After the load: perf stopped, the server checked, the event made. */
-static int
-round_prof_srv_finish(struct prof_perf *pp, struct prof_load *pl)
-{
-	bool far = pp->far.rm != NULL;
-	int st = far ? round_prof_srv_far_stop(pp) :
-	    round_prof_stop_tool(pp->tool, PROF_STOP_S);
-	pid_t after[PROF_PROCS_MAX];
-	size_t nafter = 0;
-	char how[512], *pids;
-	bool alive, answers, contaminated;
-	json_t *ev;
-
-	if (st == -2)
-		return round_aborted(pp->u) ? -1 : 0;
-	if (far) {
-		alive = json_is_true(json_object_get(pp->far.stopped, "alive"));
-		contaminated = json_is_true(json_object_get(pp->far.stopped,
-		    "contaminated"));
-		pids = xstrdup(json_string_value(json_object_get(
-		    pp->far.started, "pids")));
-	} else {
-		nafter = round_prof_tree(pp->spid, after, PROF_PROCS_MAX);
-		alive = server_alive(pp->srv);
-		contaminated = nafter != pp->nbefore || memcmp(pp->before,
-		    after, pp->nbefore * sizeof *after) != 0;
-		pids = round_prof_pidlist(pp->before, pp->nbefore);
-	}
-	answers = alive && round_prof_answers(pp->u, pp->cell, pl->cmd, how,
-	    sizeof how);
-	pp->tool = -1;
-	if (!proftree_stopped_ok(false, st))
-		round_prof_fmt(pp->why, sizeof pp->why, "perf record did not "
-		    "finish on SIGINT (see %s)", pp->rout);
-	else if (!answers)
-		round_prof_fmt(pp->why, sizeof pp->why, "the server does not "
-		    "answer after the profile: %s", alive ? how : far ?
-		    json_string_value(json_object_get(pp->far.stopped,
-		    "death")) ?: "it died there" : server_death(pp->srv));
-	else if (pl->res.timed_out || !spec_ok_rc(pp->u->r->spec, pl->res.rc) ||
-	    pl->res.signal != 0)
-		round_prof_fmt(pp->why, sizeof pp->why, "the load leg %s (see %s)",
-		    pl->res.timed_out ? "timed out" : "failed", pp->rruns);
-	if (pp->why[0] != '\0') {
-		free(pids);
-		round_prof_perf_failed(pp, pp->why, true);
-		return 0;
-	}
-	ev = round_prof_event(pp->cell->name, pp->arm->name, pp->kind, "ok");
-	json_object_set_new(ev, "files", json_pack("[s,s,s,s]", pp->rdata,
-	    pp->rrep, pp->rout, pp->rruns));
-	json_object_set_new(ev, "pids", json_string(pids));
-	json_object_set_new(ev, "processes", json_integer((json_int_t)
-	    pp->nbefore));
-	json_object_set_new(ev, "tasks", json_integer(pp->tasks));
-	json_object_set_new(ev, "attach", json_string(pl->hold ? "after the "
-	    "load's warm-up" : "before the load (it has no warm-up to wait "
-	    "out)"));
-	json_object_set_new(ev, "contaminated", json_boolean(contaminated));
-	json_object_set_new(ev, "check", json_string(how));
-	if (far) {
-		json_object_set_new(ev, "host", json_string(pp->far.host));
-		json_object_set(ev, "copied", pp->far.copied);
-	}
-	free(pids);
-	return round_prof_perf_finish(pp, ev);
-}
-
-/* perf record of the server while the load runs.  0, or -1 aborted. */
-static int
-round_prof_srv_record(struct prof_perf *pp, struct legcmd *cmd)
-{
-	struct prof_load pl = { .u = pp->u, .cell = pp->cell, .arm = pp->arm,
-	    .kind = pp->kind, .cmd = cmd, .out_abs = pp->aruns,
-	    .attach = round_prof_srv_attach, .arg = pp,
-	    .hold = round_prof_hold(cmd) };
-	int rc = round_prof_load(&pl);
-
-	if (pp->aborted || pl.res.aborted || round_aborted(pp->u)) {
-		if (pp->tool > 0)
-			(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
-		pp->tool = -1;
-		if (pp->far.started != NULL && pp->far.stopped == NULL &&
-		    !pp->far.lost)
-			(void)round_prof_far_stop(&pp->far);
-		return round_prof_perf_aborted(pp);
-	}
-	if (rc != 0 || (pl.hold && !pl.attached)) {
-		if (pp->tool > 0)
-			(void)round_prof_stop_tool(pp->tool, PROF_STOP_S);
-		pp->tool = -1;
-		if (rc == 0)
-			round_prof_fmt(pp->why, sizeof pp->why, "the load ended "
-			    "before its warm-up was over (see %s)", pp->rruns);
-		else if (!pl.attach_failed)
-			snprintf(pp->why, sizeof pp->why, "%s", pl.why);
-		round_prof_perf_failed(pp, pp->why, true);
-		return 0;
-	}
-	return round_prof_srv_finish(pp, &pl);
-}
-
-int
-round_prof_server_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct round_srv *srv)
-{
-	struct prof_perf pp = { .u = u, .cell = cell, .arm = arm,
-	    .kind = "server_perf", .srv = round_server_here(srv), .data_fd = -1,
-	    .runs_fd = -1, .out_fd = -1, .tool = -1 };
-	struct legcmd cmd = { 0 };
-	const char *where;
-	char wbuf[512];
-	int ret = 0;
-
-	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
-	pp.far = (struct prof_far){ .u = u, .rm = round_remote_for(u,
-	    cell->server), .host = round_server_host(srv), .cell = cell->name,
-	    .arm = arm->name, .kind = "server_perf" };
-	round_prof_perf_args(&pp);
-	if (round_prof_perf_files(&pp) != 0)
-		round_prof_perf_failed(&pp, pp.why, false);
-	else if ((where = round_prof_server_where(cell, srv, wbuf,
-	    sizeof wbuf)) != NULL)
-		round_prof_perf_failed(&pp, where, false);
-	else if ((ret = round_prof_ready(u, cell, arm, "server_perf",
-	    pp.far.rm != NULL ? NULL : "perf", pp.perf, -2, &cmd)) != 0)
-		;
-	else if (round_prof_perf_open(&pp, true) == 0) {
-		pp.spid = pp.far.rm != NULL ? 0 : server_pid(pp.srv);
-		ret = round_prof_srv_record(&pp, &cmd);
-	}
-	if (pp.tool > 0)
-		(void)round_prof_stop_tool(pp.tool, PROF_STOP_S);
-	/* a far perf never left recording after a failure here */
-	if (pp.far.started != NULL && pp.far.stopped == NULL && !pp.far.lost)
-		(void)round_prof_far_stop(&pp.far);
-	round_prof_far_finish(&pp.far);
-	round_prof_perf_close(&pp);
-	legcmd_finish(&cmd);
-	return ret < 0 ? -1 : 0;
-}

@@ -215,30 +215,34 @@ round_run_prof_pending(struct run *u, size_t c)
 /* The profile phase (round_prof*.c): cell c's profiles after its timed
  * legs, its server (or NULL) still up; the kinds in order, each in its
  * own file.  0 to go on, -1 when the round was aborted. */
-/* The perf profiles of the cell's arms that want one, their runs taking
- * turns under one recording.  Not where each arm has its own server (it
- * is up for that arm's profiles alone): those are taken arm by arm. */
+/* The perf (or server_perf) profiles of the cell's arms that want one,
+ * their runs taking turns: perf's under one recording, server_perf's on
+ * the cell's server (srv), or each run on its arm's own where each leg
+ * has its own.  perf is not taken here where each arm has its own server
+ * (it is up for that arm's profiles alone): those are taken arm by arm. */
 static int
-round_run_prof_cell_perf(struct run *u, const struct spec_cell *cell)
+round_run_prof_cell_turns(struct run *u, const struct spec_cell *cell,
+    const char *kind, struct round_srv *srv)
 {
 	const struct spec *s = u->r->spec;
 	const struct spec_arm *arms[ROUND_PROF_ARMS_MAX];
+	bool perf = strcmp(kind, "perf") == 0;
 	size_t n = 0;
 
-	if (cell->server != NULL && spec_server_per_leg(s, cell))
+	if (perf && cell->server != NULL && spec_server_per_leg(s, cell))
 		return 0;
 	for (size_t a = 0; a < s->narms && n < ROUND_PROF_ARMS_MAX; a++)
-		if (spec_profiles(s, cell->name, s->arms[a].name, "perf") &&
-		    !round_run_prof_done(u, cell->name, s->arms[a].name,
-		    "perf"))
+		if (spec_profiles(s, cell->name, s->arms[a].name, kind) &&
+		    !round_run_prof_done(u, cell->name, s->arms[a].name, kind))
 			arms[n++] = &s->arms[a];
 	if (n == 0)
 		return 0;
 	round_pause_point(u);
 	if (round_aborted(u))
 		return -1;
-	return round_prof_perf(u, cell, arms, n) != 0 || round_aborted(u) ?
-	    -1 : 0;
+	return (perf ? round_prof_perf(u, cell, arms, n) :
+	    round_prof_server_perf(u, cell, arms, n, srv)) != 0 ||
+	    round_aborted(u) ? -1 : 0;
 }
 
 static int
@@ -247,7 +251,9 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 	const struct spec *s = u->r->spec;
 	const struct spec_cell *cell = &s->cells[c];
 
-	if (s->profile != NULL && round_run_prof_cell_perf(u, cell) != 0)
+	if (s->profile != NULL && (round_run_prof_cell_turns(u, cell, "perf",
+	    srv) != 0 || round_run_prof_cell_turns(u, cell, "server_perf",
+	    srv) != 0))
 		return -1;
 	for (size_t a = 0; s->profile != NULL && a < s->narms; a++) {
 		const struct spec_arm *arm = &s->arms[a];
@@ -276,8 +282,6 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 		}
 		if (want[0])
 			rc = round_prof_perf(u, cell, &arm, 1);
-		if (rc == 0 && want[1] && !round_aborted(u))
-			rc = round_prof_server_perf(u, cell, arm, use);
 		if (rc == 0 && want[2] && !round_aborted(u))
 			rc = round_prof_syscalls(u, cell, arm, use);
 		if (own != NULL)

@@ -146,6 +146,9 @@ struct spec_profile {
 	bool server_perf;    /* "server_perf" given */
 	char **srv_perf_args; /* its perf record options; default as perf's */
 	size_t nsrv_perf_args;
+	long srv_min_samples; /* server_perf's, as perf's: load runs per */
+	long srv_min_runs;    /* arm until these samples and runs, */
+	double srv_max_s;     /* or these seconds */
 	bool syscalls;       /* "syscalls" given */
 	char **trace;        /* the calls shown (all are counted); none: all */
 	size_t ntrace;

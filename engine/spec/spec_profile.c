@@ -189,46 +189,62 @@ spec_profile_args(struct parser *p, json_t *args, const char *path,
 	return 0;
 }
 
+/* min_samples, min_runs and max_s of a perf kind (at where: its
+ * field names), their defaults first. */
 static int
-spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
+spec_profile_repeat(struct parser *p, json_t *j, const char *where,
+    long *min_samples, long *min_runs, double *max_s)
 {
-	static const char *const keys[] = { "args", "min_samples", "min_runs",
-	    "max_s", NULL };
-	json_t *args, *v;
+	char f[64];
+	json_t *v;
 	int min = 2000;
 
-	pr->min_samples = 2000;
-	pr->min_runs = 10;
-	pr->max_s = 60;
-	if (spec_profile_kind(p, j, "profile.perf", keys,
-	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
-	    &args) < 0)
-		return -1;
-	pr->perf = true;
+	*min_samples = 2000;
+	*min_runs = 10;
+	*max_s = 60;
+	snprintf(f, sizeof f, "%s.min_samples", where);
 	if ((v = json_object_get(j, "min_samples")) != NULL) {
 		if (!json_is_integer(v) || json_integer_value(v) < 1)
-			return spec_perr(p, "profile.perf.min_samples", "must be "
+			return spec_perr(p, f, "must be "
 			    "an integer of at least 1 (the samples a profile "
 			    "repeats its leg for; default 2000)");
-		if (spec_want_int(p, v, "profile.perf.min_samples", 1,
-		    100000000, &min) < 0)
+		if (spec_want_int(p, v, f, 1, 100000000, &min) < 0)
 			return -1;
-		pr->min_samples = min;
+		*min_samples = min;
 	}
+	snprintf(f, sizeof f, "%s.min_runs", where);
 	if ((v = json_object_get(j, "min_runs")) != NULL) {
 		/* the intervals take the run as the unit: one run has no
 		 * spread to read */
 		if (!json_is_integer(v) || json_integer_value(v) < 2 ||
 		    json_integer_value(v) > 100000)
-			return spec_perr(p, "profile.perf.min_runs", "must be an "
+			return spec_perr(p, f, "must be an "
 			    "integer from 2 to 100000 (the runs per arm a profile "
 			    "takes at least: its intervals are over runs; default "
 			    "10)");
-		pr->min_runs = (long)json_integer_value(v);
+		*min_runs = (long)json_integer_value(v);
 	}
+	snprintf(f, sizeof f, "%s.max_s", where);
 	if ((v = json_object_get(j, "max_s")) != NULL &&
-	    spec_want_number(p, v, "profile.perf.max_s", 0, true,
-	    &pr->max_s) < 0)
+	    spec_want_number(p, v, f, 0, true, max_s) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+spec_profile_perf(struct parser *p, struct spec_profile *pr, json_t *j)
+{
+	static const char *const keys[] = { "args", "min_samples", "min_runs",
+	    "max_s", NULL };
+	json_t *args;
+
+	if (spec_profile_kind(p, j, "profile.perf", keys,
+	    spec_profile_perf_default, &pr->perf_args, &pr->nperf_args,
+	    &args) < 0)
+		return -1;
+	pr->perf = true;
+	if (spec_profile_repeat(p, j, "profile.perf", &pr->min_samples,
+	    &pr->min_runs, &pr->max_s) < 0)
 		return -1;
 	if (args == NULL)
 		return 0;
@@ -240,7 +256,8 @@ static int
 spec_profile_server_perf(struct parser *p, struct spec_profile *pr,
     json_t *j)
 {
-	static const char *const keys[] = { "args", NULL };
+	static const char *const keys[] = { "args", "min_samples", "min_runs",
+	    "max_s", NULL };
 	json_t *args;
 
 	if (spec_profile_kind(p, j, "profile.server_perf", keys,
@@ -248,6 +265,9 @@ spec_profile_server_perf(struct parser *p, struct spec_profile *pr,
 	    &pr->nsrv_perf_args, &args) < 0)
 		return -1;
 	pr->server_perf = true;
+	if (spec_profile_repeat(p, j, "profile.server_perf",
+	    &pr->srv_min_samples, &pr->srv_min_runs, &pr->srv_max_s) < 0)
+		return -1;
 	if (args == NULL)
 		return 0;
 	return spec_profile_args(p, args, "profile.server_perf.args",

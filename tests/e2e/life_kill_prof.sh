@@ -1,6 +1,6 @@
 #!/bin/bash
 # test life-kill-prof: asan-covered est=10 needs=perf
-# test life-kill-prof-server: est=34 arg=server
+# test life-kill-prof-server: est=50 arg=server
 # The kill campaign over the profile phase: kill -9 benchtui while its perf
 # profiles run (at a random moment after a profile leg started), resuming
 # after each, until the round completes.  Then: every leg counted exactly
@@ -195,7 +195,7 @@ server_campaign_kinds() {
              "-b", "127.0.0.1", "$port"],
      "ready": {"tcp_port": $port, "timeout_s": 20}}}],
  "profile": {"arms": ["a", "b"], "perf": {"min_samples": 300},
-             "server_perf": {},
+             "server_perf": {"min_runs": 2, "min_samples": 50, "max_s": 5},
              "syscalls": {"trace": ["read", "sendto", "recvfrom", "close"]}}}
 EOF
 	KINDS=(perf server_perf syscalls) MAXKILLS=6

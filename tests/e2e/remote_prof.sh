@@ -30,7 +30,8 @@ round() {
 	             "--directory", $wd, "-b", "127.0.0.1", $port],
 	     "ready": {"tcp_port": ($port | tonumber), "timeout_s": 20}}}],
 	 "profile": {"arms": ["a"], "syscalls": {},
-	             "server_perf": {"args": ["-F", "199"]}}}' | jq "$@"
+	             "server_perf": {"args": ["-F", "199"], "min_runs": 2,
+	                             "min_samples": 20, "max_s": 5}}}' | jq "$@"
 }
 round '.agent_limits = {"profile_bytes": 100}' >"$T/small.json"
 "$BENCHTUI" check "$T/small.json" >"$T/small.out" 2>&1 &&
@@ -61,9 +62,12 @@ for a in a; do
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "server_perf")' "$log")
 	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile of $a: $ev"
 	echo "$ev" | jq -e --arg h "$RHOST" '(.status == "ok" and .host == $h and
-		.samples > 0 and (.top | length) > 0 and .processes >= 1) or
+		.samples > 0 and (.top | length) > 0 and .processes >= 1 and
+		.runs >= 2 and (.per_run.samples | length) == .runs and
+		(.copied | length) == 2 * .runs) or
 		(.status == "failed" and (.reason | test("blocked|paranoid|PMU")))' \
 		>/dev/null || fail "$a: server_perf: $ev"
+	echo "$a far server_perf: $(echo "$ev" | jq -c '[.status, .runs, .samples, .reason]')"
 	if echo "$ev" | jq -e '.status == "ok"' >/dev/null; then
 		rep=$T/out/legs/prof-http-$a-server.report
 		grep -q 'flat profile by symbol' "$rep" || fail "$rep holds no flat profile"

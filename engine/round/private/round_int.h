@@ -652,8 +652,10 @@ void round_prof_far_finish(struct prof_far *pf);
 #define ROUND_PROF_ARMS_MAX 64
 int round_prof_perf(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *const *arms, size_t narms);
+/* The server_perf profiles of a cell's arms, their load runs taking turns
+ * (srv NULL: each run starts the arm's own server). */
 int round_prof_server_perf(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, struct round_srv *srv);
+    const struct spec_arm *const *arms, size_t narms, struct round_srv *srv);
 int round_prof_syscalls(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, struct round_srv *srv);
 

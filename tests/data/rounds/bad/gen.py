@@ -210,6 +210,7 @@ case("profile-perf-pid", 'profile.perf.args[0]: "-p" is the round\'s to set', pr
 case("profile-callgraph-bad", 'profile.perf.args[1]: "dwarf,big" sets a call-graph method benchtui cannot read back', prof({"arms": ["a"], "perf": {"args": ["--call-graph", "dwarf,big"]}}))
 case("profile-branch-stack", 'profile.server_perf.args[2]: "-b" sets a call-graph method benchtui cannot read back', prof({"arms": ["a"], "server_perf": {"args": ["-F", "99", "-b"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 case("profile-syscalls-no-server", "profile.syscalls: none of the profiled cells has a server to trace", prof({"arms": ["a"], "syscalls": {}}))
+case("profile-server-perf-min-runs", "profile.server_perf.min_runs: must be an integer from 2 to 100000", prof({"arms": ["a"], "server_perf": {"min_runs": 1}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 case("profile-trace-bad", 'profile.syscalls.trace[1]: "wr ite" is not a system call name', prof({"arms": ["a"], "syscalls": {"trace": ["read", "wr ite"]}}, {"cmd": ["/bin/sleep", "60"], "ready": {"tcp_port": 1}}))
 # Leg order, statistics and adaptive reps, on a one-arm round without bin.
 def solo(**kw):
