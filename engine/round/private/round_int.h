@@ -10,8 +10,11 @@
  *                    replay of a resumed log
  *   round_close.c    the closing: abort or done, the summaries, the seal
  *   round_hook.c     a cell's setup and cleanup, around its legs
- *   round_prof_perf.c   perf and server_perf profiles (the profile
- *                    phase after a cell's timed legs: round_run.c)
+ *   round_prof_srvperf.c  server_perf: the server's tree under perf
+ *                    over load runs in mirror order (calls the next)
+ *   round_prof_perf.c   perf profiles (the profile phase after a
+ *                    cell's timed legs: round_run.c), their arms' runs
+ *                    split and read back
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
  *   round_prof_far.c    a far server's profile: taken by its agent,
