@@ -2,11 +2,13 @@
 # test: alone est=8
 # Load that comes and goes is still waited out.  A loop started by this
 # test (busy 200 ms of every second, ended by its pid) runs beside a round
-# of short legs: the gate holds each leg until a window without a burst,
-# so the legs' foreign load is below max_foreign_cores in at least 90% of
-# them, and the loop is never named as load that stays (it runs in a
-# quarter of the samples).  A fixed budget_s, so the waits are the load's
-# to end.  Skipped (77) on a box already busier than a burst could show.
+# of short legs (20 ms each, so the round outlasts a second and meets a
+# burst: 60 legs of /bin/true once all fell between two): the gate holds
+# each leg until a window without a burst, so the legs' foreign load is
+# below max_foreign_cores in at least 90% of them, and the loop is never
+# named as load that stays (it runs in a quarter of the samples).  A
+# fixed budget_s, so the waits are the load's to end.  Skipped (77) on a
+# box already busier than a burst could show.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -15,7 +17,7 @@ gate_threshold
 echo "baseline load $base cores; gate threshold $thr"
 cat >"$T/round.json" <<JSON
 {"name": "comego", "reps": 30, "baseline": "a",
- "command": ["/bin/true"],
+ "command": ["/bin/sleep", "0.02"],
  "arms": [{"name": "a"}, {"name": "b"}],
  "cells": [{"name": "c"}],
  "quiet": {"max_foreign_cores": $thr, "window_ms": 500, "budget_s": 60,
