@@ -1,0 +1,63 @@
+#!/bin/bash
+# test: needs=sshd,perf timeout=120
+# The legs' perf profile with the legs on another host (the round's
+# "host", the test's own sshd): two arms of the prof-hot program, their
+# runs taking turns under one perf record of benchtui prof-repeat THERE
+# (the agent's prof_legs).  The recording, perf's words, the runs and the plan
+# come back into legs/, perf report runs there, and the split by run and
+# the differential view are made here: both profile events ok with the
+# host, each arm's report, the report's "on vs off" view naming
+# prof_hot_extra; verify passes.  A round with "host" and a syscalls
+# profile is refused by check, naming the field.
+. "$(dirname "$0")/remote_lib.sh"
+: "${BENCHTUI_PROF_HOT:?set BENCHTUI_PROF_HOT to the prof-hot test program}"
+need perf
+remote_up
+
+jq -n --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" --arg host "$RHOST" \
+	--arg hot "$BENCHTUI_PROF_HOT" '
+{"name": "farlegprof", "reps": 1, "baseline": "off", "quiet": false,
+ "ssh": $ssh, "agent": [$b, "agent"], "host": $host,
+ "bin": $hot, "command": ["${BIN}", "3000000"],
+ "arms": [{"name": "off"}, {"name": "on", "env": {"PROF_HOT": "1"}}],
+ "cells": [{"name": "cpu"}],
+ "profile": {"arms": ["off", "on"],
+             "perf": {"args": ["-F", "999", "-g"], "min_runs": 2,
+                      "min_samples": 50, "max_s": 10}}}' >"$T/r.json"
+"$BENCHTUI" check "$T/r.json" >"$T/check" 2>&1 || fail "check: $(cat "$T/check")"
+grep -qx 'profile cpu on perf' "$T/check" || fail "check lists no profile of on: $(cat "$T/check")"
+
+jq '.profile.syscalls = {}' "$T/r.json" >"$T/sys.json"
+"$BENCHTUI" check "$T/sys.json" >"$T/sys.out" 2>&1 && fail "check took syscalls with host"
+grep -q 'profile.syscalls' "$T/sys.out" || fail "check does not name profile.syscalls: $(cat "$T/sys.out")"
+ok "check takes perf with host, refuses syscalls naming it"
+
+"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 ||
+	fail "run exited $?: $(tail -5 "$T/stdout")"
+log=$T/out/log.jsonl
+jq -e -s --arg h "$RHOST" 'map(select(.t == "profile" and .status == "ok")) |
+	length == 2 and all(.kind == "perf" and .host == $h and .runs >= 2 and
+	.samples > 0 and (.copied | length) == 3)' "$log" >/dev/null ||
+	fail "profile events: $(jq -c 'select(.t == "profile")' "$log")"
+jq -e -s --arg h "$RHOST" 'any(.t == "profile_start" and .kind == "perf" and .host == $h)' \
+	"$log" >/dev/null || fail "no profile start naming the host: $(jq -c 'select(.t == "profile")' "$log")"
+jq -r 'select(.t == "profile" and .status == "ok") | "\(.arm): \(.samples) samples from \(.runs) runs on \(.host)"' "$log"
+for ext in data out runs plan; do
+	[ -s "$T/out/legs/prof-cpu-off+on.$ext" ] || fail "no legs/prof-cpu-off+on.$ext"
+done
+for a in off on; do
+	grep -q '===== flat profile by symbol and shared object' "$T/out/legs/prof-cpu-$a.report" ||
+		fail "legs/prof-cpu-$a.report has no flat profile"
+done
+grep -q 'prof_hot_extra' "$T/out/legs/prof-cpu-on.report" ||
+	fail "the on arm's report does not name prof_hot_extra"
+jq -e '.runs >= 4 and (.list | length) == .runs' "$T/out/legs/prof-cpu-off+on.runs" \
+	>/dev/null || fail "the runs' account: $(head -c 300 "$T/out/legs/prof-cpu-off+on.runs")"
+ok "the legs' perf profile was taken on $RHOST and its files copied back"
+
+"$BENCHTUI" report "$T/out" >"$T/rep.txt" || fail "report"
+grep -q 'cpu  perf  on vs off' "$T/rep.txt" || fail "no differential view: $(cat "$T/rep.txt")"
+grep -q 'prof_hot_extra' "$T/rep.txt" || fail "the view lacks prof_hot_extra"
+"$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
+ok "the report shows on vs off; verify passes"
+finish
