@@ -60,4 +60,35 @@ grep -q 'cpu  perf  on vs off' "$T/rep.txt" || fail "no differential view: $(cat
 grep -q 'prof_hot_extra' "$T/rep.txt" || fail "the view lacks prof_hot_extra"
 "$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
 ok "the report shows on vs off; verify passes"
+
+# The demo round with "host": its work cell's perf profile (chunk4k vs
+# chunk512) taken there, the net cell's server there with the legs.
+port=$(free_port)
+jq --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" --arg host "$RHOST" \
+	--arg demo "$BENCHTUI_DEMO" --arg port "$port" \
+	--arg wd "$BENCHTUI_SOURCE_DIR/assets/demo" '
+	.bin = $demo | .workdir = $wd | del(.cpus) | .reps = 2 | .quiet = false |
+	.ssh = $ssh | .agent = [$b, "agent"] | .host = $host |
+	.cells |= map(if .server then .vars.PORT = $port |
+		.vars.ARGS = ["--port", $port, "--requests", "300"] |
+		.server.cmd[3] = $port | .server.ready.tcp_port = ($port | tonumber)
+		else . end) |
+	.profile.perf += {"min_runs": 2, "min_samples": 50, "max_s": 10}' \
+	"$BENCHTUI_SOURCE_DIR/assets/demo/demo.json" >"$T/demo.json"
+"$BENCHTUI" check "$T/demo.json" >"$T/demo.check" 2>&1 ||
+	fail "check of the demo with host: $(cat "$T/demo.check")"
+"$BENCHTUI" run "$T/demo.json" --headless --out "$T/demo" >"$T/demo.stdout" 2>&1 ||
+	fail "the demo with host exited $?: $(grep -Ei 'stop|fail|lost' "$T/demo.stdout" | head -5)"
+jq -e -s --arg h "$RHOST" 'map(select(.t == "profile" and .kind == "perf")) |
+	length == 2 and all(.status == "ok" and .host == $h and .cell == "work")' \
+	"$T/demo/log.jsonl" >/dev/null ||
+	fail "demo profiles: $(jq -c 'select(.t == "profile") | [.arm, .status, .reason]' "$T/demo/log.jsonl")"
+for a in chunk4k chunk512; do
+	[ -s "$T/demo/legs/prof-work-$a.report" ] || fail "no legs/prof-work-$a.report"
+done
+"$BENCHTUI" report "$T/demo" >"$T/demo.rep" || fail "report of the demo"
+grep -q 'work  perf  chunk512 vs chunk4k' "$T/demo.rep" ||
+	fail "the demo's report has no differential view: $(grep perf "$T/demo.rep")"
+"$BENCHTUI" verify "$T/demo" >/dev/null || fail "verify of the demo failed"
+ok "the demo round with host: its perf profiles taken there, verify passes"
 finish
