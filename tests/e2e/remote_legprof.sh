@@ -8,7 +8,8 @@
 # the differential view are made here: both profile events ok with the
 # host, each arm's report, the report's "on vs off" view naming
 # prof_hot_extra; verify passes.  A round with "host" and a syscalls
-# profile is refused by check, naming the field.
+# profile is refused by check, naming the field.  Then the demo round with
+# "host"; then a round on two hosts, whose profile is taken on the first.
 . "$(dirname "$0")/remote_lib.sh"
 : "${BENCHTUI_PROF_HOT:?set BENCHTUI_PROF_HOT to the prof-hot test program}"
 need perf
@@ -91,4 +92,18 @@ grep -q 'work  perf  chunk512 vs chunk4k' "$T/demo.rep" ||
 	fail "the demo's report has no differential view: $(grep perf "$T/demo.rep")"
 "$BENCHTUI" verify "$T/demo" >/dev/null || fail "verify of the demo failed"
 ok "the demo round with host: its perf profiles taken there, verify passes"
+
+# On several hosts the legs' perf profile is taken on the first.
+hosts_up 2
+hosts_round "$T/h.json" 2 --arg h1 "${H[1]}" --arg h2 "${H[2]}" '.hosts = [$h1, $h2] |
+	.profile = {"arms": ["a", "b"], "perf": {"min_runs": 2, "min_samples": 20, "max_s": 5}}'
+"$BENCHTUI" run "$T/h.json" --headless --out "$T/h" >"$T/h.stdout" 2>&1 ||
+	fail "the round on two hosts exited $?: $(grep -Ei 'stop|fail|lost' "$T/h.stdout" | head -5)"
+jq -e -s --arg h "${H[1]}" 'map(select(.t == "profile" and .kind == "perf")) |
+	length == 2 and all(.status == "ok" and .host == $h)' "$T/h/log.jsonl" >/dev/null ||
+	fail "profiles on two hosts: $(jq -c 'select(.t == "profile") | [.arm, .status, .host, .reason]' "$T/h/log.jsonl")"
+[ -s "$T/agent1/benchtui-agent/prof.runs" ] && [ ! -e "$T/agent2/benchtui-agent/prof.runs" ] ||
+	fail "the recording was not made on the first host alone: $(ls "$T"/agent*/benchtui-agent)"
+"$BENCHTUI" verify "$T/h" >/dev/null || fail "verify of the round on two hosts failed"
+ok "on two hosts the legs' perf profile was taken on the first (${H[1]})"
 finish
