@@ -459,7 +459,7 @@ agent_prof_legs(struct agent *a, const json_t *req)
 {
 	const json_t *t = json_object_get(req, "timeout_s");
 	json_t *plan = json_deep_copy(json_object_get(req, "plan")), *r;
-	char **args = NULL, **popts = NULL, why[512];
+	char **args = NULL, **popts = NULL, why[512], *perf;
 	const char *unwind = NULL;
 	size_t nargs = 0, bad;
 	struct leg_result res;
@@ -480,13 +480,15 @@ agent_prof_legs(struct agent *a, const json_t *req)
 		r = agent_refuse(req, "blocked", "%s", why);
 		goto done;
 	}
-	a->prof = xcalloc(1, sizeof *a->prof);
-	a->prof->tool = -1;
-	if ((a->prof->path = spec_resolve_program("perf", a->dir)) == NULL) {
+	if ((perf = spec_resolve_program("perf", a->dir)) == NULL) {
 		r = agent_refuse(req, "no_tool", "perf is not installed on this "
 		    "host (not on PATH)");
 		goto done;
 	}
+	/* prof_report and prof_get then serve this recording */
+	a->prof = xcalloc(1, sizeof *a->prof);
+	a->prof->tool = -1;
+	a->prof->path = perf;
 	chosen = spec_perf_unwind(args, nargs, &bad) != NULL;
 	dwarf = chosen || profile_perf_dwarf() != 0;
 	popts = profile_perf_args(args, nargs, dwarf, &unwind);
