@@ -33,6 +33,20 @@ jq '.profile.syscalls = {}' "$T/r.json" >"$T/sys.json"
 grep -q 'profile.syscalls' "$T/sys.out" || fail "check does not name profile.syscalls: $(cat "$T/sys.out")"
 ok "check takes perf with host, refuses syscalls naming it"
 
+# The agent's prof_legs refuses a plan it cannot run, in its own words.
+mkdir "$T/ag"
+printf '%s\n' '{"id":1,"op":"hello","protocol":2,"version":"'"$("$BENCHTUI" --version | awk '{print $2}')"'"}' \
+	'{"id":2,"op":"prof_legs","plan":{"arms":[{"argv":["no-such-prog"],"env":[],"cwd":"/"}]},"args":[],"timeout_s":5}' \
+	'{"id":3,"op":"prof_legs","timeout_s":5}' \
+	'{"id":4,"op":"prof_legs","plan":{"arms":[]},"args":[],"timeout_s":5}' \
+	'{"id":5,"op":"prof_report","args":[]}' |
+	timeout 20 "$BENCHTUI" agent --dir "$T/ag" >"$T/ag.out" 2>&1
+jq -e -s 'length == 5 and .[0].ok and (.[1:] | all(.ok == false)) and
+	(.[1].error | test("no program \"no-such-prog\"")) and .[2].cause == "malformed" and
+	(.[3].error | test("plan.arms")) and .[4].cause == "malformed"' "$T/ag.out" >/dev/null ||
+	fail "prof_legs refusals: $(cut -c1-200 "$T/ag.out")"
+ok "prof_legs refuses a missing program, a missing plan, no arms"
+
 "$BENCHTUI" run "$T/r.json" --headless --out "$T/out" >"$T/stdout" 2>&1 ||
 	fail "run exited $?: $(tail -5 "$T/stdout")"
 log=$T/out/log.jsonl
