@@ -28,10 +28,15 @@ jq -n --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" --arg host "$RHOST" \
 "$BENCHTUI" check "$T/r.json" >"$T/check" 2>&1 || fail "check: $(cat "$T/check")"
 grep -qx 'profile cpu on perf' "$T/check" || fail "check lists no profile of on: $(cat "$T/check")"
 
+# perf is looked for there, not here: check passes without it here
+mkdir "$T/nobin"
+ln -s "$(command -v ssh)" "$T/nobin/ssh"
+PATH=$T/nobin "$BENCHTUI" check "$T/r.json" >"$T/check2" 2>&1 ||
+	fail "check without perf here: $(cat "$T/check2")"
 jq '.profile.syscalls = {}' "$T/r.json" >"$T/sys.json"
 "$BENCHTUI" check "$T/sys.json" >"$T/sys.out" 2>&1 && fail "check took syscalls with host"
 grep -q 'profile.syscalls' "$T/sys.out" || fail "check does not name profile.syscalls: $(cat "$T/sys.out")"
-ok "check takes perf with host, refuses syscalls naming it"
+ok "check takes perf with host (without perf here), refuses syscalls naming it"
 
 # The agent's prof_legs refuses a plan it cannot run, in its own words.
 mkdir "$T/ag"
