@@ -100,14 +100,12 @@ round_prof_far_legs(struct prof_perf *pp, struct leg_result *res)
 	res->timed_out = json_is_true(json_object_get(r, "timed_out"));
 	res->aborted = json_is_true(json_object_get(r, "aborted"));
 	res->wall = json_number_value(json_object_get(r, "wall"));
-	for (size_t i = 0; i < 3; i++) {
-		static const char *const methods[] = { "dwarf", "fp", "lbr" };
-
-		if (strcmp(json_string_value(json_object_get(r, "unwind")),
-		    methods[i]) == 0)
-			pp->unwind = methods[i];
-	}
+	/* perf record's options as that host chose them (the call-graph
+	 * method on what its perf can do), for the report's head */
 	pp->fallback = json_is_true(json_object_get(r, "fallback"));
+	free(pp->args);
+	pp->args = profile_perf_args(pr->perf_args, pr->nperf_args,
+	    !pp->fallback, &pp->unwind);
 	json_decref(r);
 	if (legfar_copy(pp) != 0)
 		return pp->far.lost ? -2 : -1;

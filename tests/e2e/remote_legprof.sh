@@ -69,6 +69,8 @@ for a in off on; do
 	grep -q '===== flat profile by symbol and shared object' "$T/out/legs/prof-cpu-$a.report" ||
 		fail "legs/prof-cpu-$a.report has no flat profile"
 done
+grep -q '^benchtui perf profile of cell cpu, arm on: perf record -F 999 -g -- the leg' \
+	"$T/out/legs/prof-cpu-on.report" || fail "the report's head: $(head -2 "$T/out/legs/prof-cpu-on.report")"
 grep -q 'prof_hot_extra' "$T/out/legs/prof-cpu-on.report" ||
 	fail "the on arm's report does not name prof_hot_extra"
 jq -e '.runs >= 4 and (.list | length) == .runs' "$T/out/legs/prof-cpu-off+on.runs" \
