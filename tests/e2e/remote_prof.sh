@@ -59,11 +59,14 @@ for a in a; do
 	sum=$(awk 'NF >= 5 && $1 ~ /^[0-9]/ && $NF != "total" { s += $4 } END { print s + 0 }' "$txt")
 	tot=$(awk 'NF >= 5 && $NF == "total" { print $4 }' "$txt")
 	[ -n "$tot" ] && [ "$sum" = "$tot" ] || fail "$txt: rows add up to $sum, total '$tot'"
+	# min_runs 2 within max_s 5: a loaded box under the sanitizer once
+	# had time for one run, which the event marks under_min_runs.
 	ev=$(jq -c --arg a "$a" 'select(.t == "profile" and .arm == $a and .kind == "server_perf")' "$log")
 	[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile of $a: $ev"
 	echo "$ev" | jq -e --arg h "$RHOST" '(.status == "ok" and .host == $h and
 		.samples > 0 and (.top | length) > 0 and .processes >= 1 and
-		.runs >= 2 and (.per_run.samples | length) == .runs and
+		(.runs >= 2 or (.stopped == "max_s" and .under_min_runs and
+		 .runs >= 1)) and (.per_run.samples | length) == .runs and
 		(.copied | length) == 2 * .runs) or
 		(.status == "failed" and (.reason | test("blocked|paranoid|PMU")))' \
 		>/dev/null || fail "$a: server_perf: $ev"
