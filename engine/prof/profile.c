@@ -313,18 +313,21 @@ profile_warnings(const struct spec *s)
 	char buf[256];
 	const char *why;
 	size_t bad;
+	/* legs on another host: their perf profile is taken there, on what
+	 * that host's perf and kernel allow (the profile event says) */
+	bool perf_here = s->host == NULL && s->nhosts == 0;
 
 	if (s->profile == NULL)
 		return w;
-	if (((s->profile->perf && spec_perf_unwind(s->profile->perf_args,
-	    s->profile->nperf_args, &bad) == NULL) ||
+	if (((s->profile->perf && perf_here && spec_perf_unwind(
+	    s->profile->perf_args, s->profile->nperf_args, &bad) == NULL) ||
 	    (s->profile->server_perf && spec_perf_unwind(
 	    s->profile->srv_perf_args, s->profile->nsrv_perf_args, &bad) ==
 	    NULL)) && profile_perf_dwarf() == 0)
 		json_array_append_new(w, json_string("profile.perf: "
 		    PROFILE_NO_DWARF));
-	if (s->profile->perf && (why = profile_blocked("perf", buf,
-	    sizeof buf)) != NULL)
+	if (s->profile->perf && perf_here && (why = profile_blocked("perf",
+	    buf, sizeof buf)) != NULL)
 		json_array_append_new(w, json_pack("s+", "profile.perf: ", why));
 	if (s->profile->server_perf && (why = profile_blocked("perf", buf,
 	    sizeof buf)) != NULL)

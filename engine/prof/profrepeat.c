@@ -317,3 +317,44 @@ profrepeat_main(int argc, char **argv)
 	json_decref(p.pj);
 	return rc;
 }
+
+char **
+profrepeat_perf_argv(const char *perf, char *const *args, const char *data,
+    const char *self, const char *plan, const char *result)
+{
+	size_t n = 0, k = 0;
+	char **argv;
+
+	while (args != NULL && args[n] != NULL)
+		n++;
+	argv = xcalloc(n + 16, sizeof *argv);
+	argv[k++] = (char *)perf;
+	argv[k++] = "record";
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = args[i];
+	argv[k++] = "-o";
+	argv[k++] = (char *)data;
+	argv[k++] = "--";
+	argv[k++] = (char *)self;
+	argv[k++] = PROFREPEAT_CMD;
+	argv[k++] = "--plan";
+	argv[k++] = (char *)plan;
+	argv[k++] = "--result";
+	argv[k++] = (char *)result;
+	return argv;
+}
+
+void
+profrepeat_layout_fix(int *saved)
+{
+	*saved = personality(0xffffffff);
+	if (*saved >= 0)
+		(void)personality((unsigned long)*saved | ADDR_NO_RANDOMIZE);
+}
+
+void
+profrepeat_layout_restore(int saved)
+{
+	if (saved >= 0)
+		(void)personality((unsigned long)saved);
+}

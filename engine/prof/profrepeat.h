@@ -30,4 +30,15 @@
  * cannot be written. */
 int profrepeat_main(int argc, char **argv);
 
+/* perf record ARGS -o DATA -- SELF prof-repeat --plan PLAN --result
+ * RESULT: the one command line both the round driver and a far host's
+ * agent run (the strings borrowed; the array malloc'd, NULL-ended). */
+char **profrepeat_perf_argv(const char *perf, char *const *args,
+    const char *data, const char *self, const char *plan,
+    const char *result);
+/* The fixed address layout on (before perf record starts: the runner's
+ * libraries then lie above every run's) and back (*saved, -1 none). */
+void profrepeat_layout_fix(int *saved);
+void profrepeat_layout_restore(int saved);
+
 #endif

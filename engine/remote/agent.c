@@ -247,7 +247,7 @@ agent_handle(struct agent *a, json_t *req)
 		r = agent_leg(a, req);
 	else if (strncmp(op, "prof_", 5) == 0 && (strcmp(op + 5, "start") ==
 	    0 || strcmp(op + 5, "stop") == 0 || strcmp(op + 5, "report") == 0 ||
-	    strcmp(op + 5, "get") == 0))
+	    strcmp(op + 5, "get") == 0 || strcmp(op + 5, "legs") == 0))
 		r = agent_prof(a, op, req);
 	else
 		r = agent_refuse(req, "malformed", "line %lu: no op \"%s\"",

@@ -11,6 +11,11 @@
  *   prof_report {args}: perf report ARGS -i the data, into a file here
  *   prof_get    {file, offset, max}: bytes of a file, base64 (also a
  *               leg's output, "leg:NAME", for the client to keep)
+ *   prof_legs   {plan, args, timeout_s}: the legs' perf profile, taken
+ *               here (legs on this host): perf record ARGS -- benchtui
+ *               prof-repeat over the plan the client would run, each
+ *               arm's program resolved here; then prof_report and
+ *               prof_get as for a server's (files data, out, runs, plan)
  *
  * The load comes from the client's side, as it does for a local server.
  * One profile at a time; a new prof_start drops the last one's files. */
@@ -24,8 +29,10 @@
 #include <sys/stat.h>
 
 #include "agent_int.h"
+#include "leg.h"
 #include "legcmd.h"
 #include "profile.h"
+#include "profrepeat.h"
 #include "proftree.h"
 #include "rfile.h"
 #include "server.h"
@@ -49,6 +56,8 @@ static const char *const agent_prof_files[][2] = {
 	{ "out", "prof.out" },   /* the profiler's own words */
 	{ "data", "prof.data" }, /* strace's table, or perf's data */
 	{ "report", "prof.report" }, /* the last perf report's output */
+	{ "runs", "prof.runs" }, /* prof-repeat's account of the legs' runs */
+	{ "plan", "prof.plan" }, /* the plan it ran, as resolved here */
 };
 
 struct agent_prof {
@@ -328,7 +337,7 @@ agent_prof_get(struct agent *a, const json_t *req)
 	if (path == NULL || off < 0 || max <= 0 || max > AGENT_PROF_GET_MAX) {
 		free(path);
 		return agent_refuse(req, "malformed", "prof_get: file (out, "
-		    "data, report or leg:NAME), offset >= 0 and max (1 to %d)",
+		    "data, report, runs, plan or leg:NAME), offset >= 0 and max (1 to %d)",
 		    AGENT_PROF_GET_MAX);
 	}
 	fd = rfile_open(path, O_RDONLY, 0);
@@ -354,6 +363,153 @@ agent_prof_get(struct agent *a, const json_t *req)
 	return r;
 }
 
+/* The plan's arms with each program resolved here (and benchtui
+ * itself run with the fixed layout, as the client's side does).  NULL,
+ * or the refusal. */
+static json_t *
+agent_prof_legs_plan(const json_t *req, json_t *plan)
+{
+	const json_t *arms = json_object_get(plan, "arms");
+	const char *self = template_self_path();
+	json_t *arm;
+	size_t i;
+
+	if (!json_is_array(arms) || json_array_size(arms) == 0 ||
+	    json_array_size(arms) > 64)
+		return agent_refuse(req, "malformed", "prof_legs: plan.arms: 1 "
+		    "to 64 arms");
+	if (self == NULL)
+		return agent_refuse(req, "failed", "prof_legs: benchtui cannot "
+		    "find its own program (/proc/self/exe) here");
+	json_array_foreach(arms, i, arm) {
+		const char *argv0 = json_string_value(json_array_get(
+		    json_object_get(arm, "argv"), 0)), *cwd = json_string_value(
+		    json_object_get(arm, "cwd"));
+		char *path;
+
+		if (argv0 == NULL || cwd == NULL || !json_is_array(
+		    json_object_get(arm, "env")))
+			return agent_refuse(req, "malformed", "prof_legs: "
+			    "plan.arms[%zu]: argv, env and cwd", i);
+		if ((path = spec_resolve_program(argv0, cwd)) == NULL)
+			return agent_refuse(req, "failed", "prof_legs: no program "
+			    "\"%s\" (relative to %s or on PATH) on this host",
+			    argv0, cwd);
+		json_object_set_new(arm, "path", json_string(path));
+		json_object_set_new(arm, "fixed_layout", json_boolean(strcmp(path,
+		    self) == 0));
+		free(path);
+	}
+	return NULL;
+}
+
+/* perf record of prof-repeat over the plan, here, into the profile's
+ * files; res its status.  NULL, or the refusal. */
+static json_t *
+agent_prof_legs_run(struct agent *a, const json_t *req, json_t *plan,
+    char **popts, double timeout_s, struct leg_result *res)
+{
+	const json_t *arm0 = json_array_get(json_object_get(plan, "arms"), 0);
+	char **envp = NULL, **argv, fp[3][64], err[512];
+	int data = agent_prof_create(a, "data"), runs = agent_prof_create(a,
+	    "runs"), pl = agent_prof_create(a, "plan"), persona, rc;
+	char *out = agent_prof_path(a, "out");
+	size_t nenv = 0;
+	json_t *r = NULL;
+
+	if (data < 0 || runs < 0 || pl < 0 ||
+	    json_dumpfd(plan, pl, JSON_COMPACT) != 0) {
+		r = agent_refuse(req, "failed", "the profile's files in %s: %s",
+		    a->dir, strerror(errno));
+		goto done;
+	}
+	if ((r = agent_strv(req, json_object_get(arm0, "env"), "prof_legs: "
+	    "plan.arms[0].env", &envp, &nenv)) != NULL)
+		goto done;
+	argv = profrepeat_perf_argv(a->prof->path, popts, rfile_fd_path(data,
+	    fp[0], 64), template_self_path(), rfile_fd_path(pl, fp[1], 64),
+	    rfile_fd_path(runs, fp[2], 64));
+	{
+		struct leg_spec ls = { .path = a->prof->path, .argv = argv,
+			.envp = envp, .cwd = json_string_value(json_object_get(
+			arm0, "cwd")), .out_path = out, .timeout_s = timeout_s,
+			.abort_fd = a->wake };
+
+		profrepeat_layout_fix(&persona);
+		rc = leg_run(&ls, res, NULL, NULL, err, sizeof err);
+		profrepeat_layout_restore(persona);
+	}
+	free(argv);
+	if (rc != 0)
+		r = agent_refuse(req, "failed", "prof_legs: %s", err);
+done:
+	template_free_argv(envp);
+	free(out);
+	if (data >= 0)
+		close(data);
+	if (runs >= 0)
+		close(runs);
+	if (pl >= 0)
+		close(pl);
+	return r;
+}
+
+static json_t *
+agent_prof_legs(struct agent *a, const json_t *req)
+{
+	const json_t *t = json_object_get(req, "timeout_s");
+	json_t *plan = json_deep_copy(json_object_get(req, "plan")), *r;
+	char **args = NULL, **popts = NULL, why[512], *perf;
+	const char *unwind = NULL;
+	size_t nargs = 0, bad;
+	struct leg_result res;
+	bool chosen, dwarf;
+
+	agent_prof_free(a);
+	if (!json_is_object(plan) || !json_is_number(t) ||
+	    json_number_value(t) <= 0 || json_number_value(t) > 1e6) {
+		json_decref(plan);
+		return agent_refuse(req, "malformed", "prof_legs: plan (an "
+		    "object) and timeout_s (seconds) are wanted");
+	}
+	if ((r = agent_strv(req, json_object_get(req, "args"), "prof_legs: "
+	    "args", &args, &nargs)) != NULL ||
+	    (r = agent_prof_legs_plan(req, plan)) != NULL)
+		goto done;
+	if (profile_blocked("perf", why, sizeof why) != NULL) {
+		r = agent_refuse(req, "blocked", "%s", why);
+		goto done;
+	}
+	if ((perf = spec_resolve_program("perf", a->dir)) == NULL) {
+		r = agent_refuse(req, "no_tool", "perf is not installed on this "
+		    "host (not on PATH)");
+		goto done;
+	}
+	/* prof_report and prof_get then serve this recording */
+	a->prof = xcalloc(1, sizeof *a->prof);
+	a->prof->tool = -1;
+	a->prof->path = perf;
+	chosen = spec_perf_unwind(args, nargs, &bad) != NULL;
+	dwarf = chosen || profile_perf_dwarf() != 0;
+	popts = profile_perf_args(args, nargs, dwarf, &unwind);
+	if ((r = agent_prof_legs_run(a, req, plan, popts,
+	    json_number_value(t), &res)) != NULL)
+		goto done;
+	r = agent_reply(req, true);
+	json_object_set_new(r, "rc", json_integer(res.rc));
+	json_object_set_new(r, "signal", json_integer(res.signal));
+	json_object_set_new(r, "timed_out", json_boolean(res.timed_out));
+	json_object_set_new(r, "aborted", json_boolean(res.aborted));
+	json_object_set_new(r, "wall", json_real(res.wall));
+	json_object_set_new(r, "unwind", json_string(unwind));
+	json_object_set_new(r, "fallback", json_boolean(!chosen && !dwarf));
+done:
+	free(popts);
+	template_free_argv(args);
+	json_decref(plan);
+	return r;
+}
+
 json_t *
 agent_prof(struct agent *a, const char *op, const json_t *req)
 {
@@ -366,5 +522,7 @@ agent_prof(struct agent *a, const char *op, const json_t *req)
 		return agent_prof_stop(a, req);
 	if (strcmp(op, "prof_report") == 0)
 		return agent_prof_report(a, req);
+	if (strcmp(op, "prof_legs") == 0)
+		return agent_prof_legs(a, req);
 	return agent_prof_get(a, req);
 }

@@ -608,6 +608,23 @@ remote_check_prof_stop(const json_t *r, char *why, size_t len)
 }
 
 json_t *
+remote_check_prof_legs(const json_t *r, char *why, size_t len)
+{
+	static const char *const unwinds[] = { "dwarf", "fp", "lbr", NULL };
+	const struct rc_field f[] = {
+		{ "rc", RC_INT, true, false, -1, 255, NULL },
+		{ "signal", RC_INT, true, false, 0, 128, NULL },
+		{ "timed_out", RC_BOOL, true, false, 0, 0, NULL },
+		{ "aborted", RC_BOOL, true, false, 0, 0, NULL },
+		{ "wall", RC_NUM, true, false, 0, 1e7, NULL },
+		{ "unwind", RC_WORD, true, false, 0, 0, unwinds },
+		{ "fallback", RC_BOOL, true, false, 0, 0, NULL },
+	};
+
+	return rc_build(r, f, RC_N(f), why, len);
+}
+
+json_t *
 remote_check_prof_report(const json_t *r, char *why, size_t len)
 {
 	const struct rc_field f[] = {

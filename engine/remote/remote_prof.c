@@ -80,6 +80,18 @@ remote_prof_stop(struct remote *rm, bool *refused, char *err, size_t errlen)
 	    3 * REMOTE_CALL_S, remote_check_prof_stop, refused, err, errlen);
 }
 
+json_t *
+remote_prof_legs(struct remote *rm, const json_t *plan, char *const *args,
+    size_t nargs, double timeout_s, bool *refused, char *err,
+    size_t errlen)
+{
+	/* the agent's own bound on the recording, then the answer's way */
+	return remote_prof_call(rm, json_pack("{s:s,s:O,s:o,s:f}", "op",
+	    "prof_legs", "plan", plan, "args", remote_strv(args, nargs),
+	    "timeout_s", timeout_s), timeout_s + REMOTE_CALL_S,
+	    remote_check_prof_legs, refused, err, errlen);
+}
+
 int
 remote_prof_report(struct remote *rm, char *const *args, size_t nargs,
     bool *refused, char *err, size_t errlen)

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/personality.h>
 #include <sys/wait.h>
 
 #include "event.h"
@@ -506,11 +505,12 @@ round_prof_perf_plan(struct prof_perf *pp)
 			json_array_append_new(argv, json_string(c->argv[i]));
 		for (size_t i = 0; c->envp[i] != NULL; i++)
 			json_array_append_new(env, json_string(c->envp[i]));
+		/* legs on another host: resolved there (prof_legs) */
 		json_array_append_new(json_object_get(plan, "arms"), json_pack(
 		    "{s:s,s:s,s:s,s:o,s:o,s:b}", "arm", pp->arms[k]->name, "path",
-		    c->exec_path, "cwd", c->cwd, "argv", argv, "env", env,
-		    "fixed_layout", strcmp(c->exec_path, template_self_path()) ==
-		    0));
+		    c->exec_path != NULL ? c->exec_path : c->argv[0], "cwd", c->cwd, "argv", argv, "env", env,
+		    "fixed_layout", c->exec_path != NULL && strcmp(c->exec_path,
+		    template_self_path()) == 0));
 	}
 	rc = json_dumpfd(plan, pp->plan_fd, JSON_COMPACT);
 	json_decref(plan);
@@ -525,24 +525,9 @@ round_prof_perf_plan(struct prof_perf *pp)
 static char **
 round_prof_perf_argv(struct prof_perf *pp, char own[3][64])
 {
-	size_t k = 0;
-	char **argv = xcalloc(pp->u->r->spec->profile->nperf_args + 16,
-	    sizeof *argv);
-
-	argv[k++] = pp->perf;
-	argv[k++] = "record";
-	for (size_t i = 0; pp->args[i] != NULL; i++)
-		argv[k++] = pp->args[i];
-	argv[k++] = "-o";
-	argv[k++] = (char *)rfile_fd_path(pp->data_fd, own[0], 64);
-	argv[k++] = "--";
-	argv[k++] = (char *)template_self_path();
-	argv[k++] = PROFREPEAT_CMD;
-	argv[k++] = "--plan";
-	argv[k++] = (char *)rfile_fd_path(pp->plan_fd, own[1], 64);
-	argv[k++] = "--result";
-	argv[k++] = (char *)rfile_fd_path(pp->runs_fd, own[2], 64);
-	return argv;
+	return profrepeat_perf_argv(pp->perf, pp->args, rfile_fd_path(
+	    pp->data_fd, own[0], 64), template_self_path(), rfile_fd_path(
+	    pp->plan_fd, own[1], 64), rfile_fd_path(pp->runs_fd, own[2], 64));
 }
 
 /* What prof-repeat wrote, or NULL. */
@@ -610,20 +595,24 @@ round_prof_perf_record(struct prof_perf *pp)
 	    "perf", 0 };
 	struct leg_result res;
 	json_t *runs, *ev;
-	int persona = personality(0xffffffff), rc;
+	int persona, rc;
 
 	/* perf record, and the runner it starts, with the fixed address
 	 * layout: the runner's libraries then lie above every run's, and
 	 * perf's unwinder (which takes a library's base from the lowest of
 	 * a process's maps, the runner's kept across the run's exec among
 	 * them) finds each run's own (profrepeat.c) */
-	if (persona >= 0)
-		(void)personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
-	rc = leg_run(&ls, &res, round_prof_started, &ps, pp->why,
-	    sizeof pp->why);
-	if (persona >= 0)
-		(void)personality((unsigned long)persona);
+	if (pp->far.rm != NULL) {
+		rc = round_prof_far_legs(pp, &res);
+	} else {
+		profrepeat_layout_fix(&persona);
+		rc = leg_run(&ls, &res, round_prof_started, &ps, pp->why,
+		    sizeof pp->why);
+		profrepeat_layout_restore(persona);
+	}
 	free(argv);
+	if (rc == -2 || (rc != 0 && pp->far.lost))
+		return round_prof_perf_aborted(pp);
 	if (rc != 0) {
 		round_prof_perf_failed(pp, pp->why, false);
 		return 0;
@@ -645,6 +634,10 @@ round_prof_perf_record(struct prof_perf *pp)
 	    json_integer(s->profile->min_samples));
 	json_object_set_new(ev, "min_runs", json_integer(s->profile->min_runs));
 	json_object_set_new(ev, "max_s", json_real(s->profile->max_s));
+	if (pp->far.rm != NULL) {
+		json_object_set_new(ev, "host", json_string(pp->far.host));
+		json_object_set(ev, "copied", pp->far.copied);
+	}
 	pp->split = runs;
 	return round_prof_perf_finish(pp, ev);
 }
@@ -663,6 +656,7 @@ round_prof_perf_close(struct prof_perf *pp)
 	free(pp->perf);
 	free(pp->args);
 	json_decref(pp->split);
+	round_prof_far_finish(&pp->far);
 }
 
 /* The data file, and the second file the kind writes through its
@@ -754,18 +748,30 @@ round_prof_perf(struct run *u, const struct spec_cell *cell,
 	int ret = 0, rc;
 
 	memset(cmds, 0, sizeof cmds);
+	/* legs on another host (on several: the first) are profiled there */
+	pp.far = (struct prof_far){ .u = u, .kind = "perf", .cell = cell->name,
+	    .arm = arms[0]->name, .host = u->r->spec->host != NULL ?
+	    u->r->spec->host : u->r->spec->nhosts > 0 ? u->r->spec->hosts[0] :
+	    NULL };
+	if (pp.far.host != NULL && (pp.far.rm = round_remote_legs_at(u,
+	    pp.far.host)) == NULL) {
+		for (size_t k = 0; k < narms; k++)
+			round_prof_failed(u, cell->name, arms[k]->name, "perf",
+			    "the legs' host has no agent connected", NULL);
+		return 0;
+	}
 	pp.perf = spec_resolve_program("perf", u->r->spec->workdir);
 	round_prof_perf_args(&pp);
 	/* each arm's command; an arm that cannot run is failed alone */
 	for (size_t k = 0; k < narms && k < ROUND_PROF_ARMS_MAX; k++) {
-		rc = round_prof_ready(u, cell, arms[k], "perf", "perf", pp.perf, 0,
-		    &cmds[n]);
+		rc = round_prof_ready(u, cell, arms[k], "perf", pp.far.rm != NULL ?
+		    NULL : "perf", pp.perf, 0, &cmds[n]);
 
 		if (rc < 0) {
 			ret = -1;
 			break;
 		}
-		if (rc == 0 && (cmds[n].exec_path == NULL ||
+		if (rc == 0 && pp.far.rm == NULL && (cmds[n].exec_path == NULL ||
 		    template_self_path() == NULL)) {
 			round_prof_failed(u, cell->name, arms[k]->name, "perf",
 			    cmds[n].exec_path == NULL ? "the leg's program is not "

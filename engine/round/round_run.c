@@ -293,8 +293,9 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 }
 
 /* One cell on several hosts at once (round_hosts.c): its setup, its
- * legs dealt among the hosts, its cleanup.  No server, no profiles
- * (the round file's check refuses them). */
+ * legs dealt among the hosts, its profiles (the legs' perf profile,
+ * taken on the first host), its cleanup.  No server (the round file's
+ * check refuses one). */
 static bool
 round_run_cell_hosts(struct run *u, size_t c)
 {
@@ -310,11 +311,14 @@ round_run_cell_hosts(struct run *u, size_t c)
 		if (r->plan.legs[i].cell == c &&
 		    round_run_leg_todo(r, &r->plan.legs[i]))
 			todo++;
-	if (todo == 0)
+	if (todo == 0 && !round_run_prof_pending(u, c))
 		return true;
 	if (round_hook(u, c, false) != 0)
 		return false;
 	go = round_hosts_cell(u, c, &cb);
+	if (go && !r->fatal && !round_aborted(u) &&
+	    round_run_prof_cell(u, c, NULL) != 0)
+		go = false;
 	if (!r->fatal)
 		(void)round_hook(u, c, true);
 	return go;

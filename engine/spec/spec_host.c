@@ -105,16 +105,18 @@ spec_host_check_profilers(const struct spec *s, char *err, size_t errlen)
 		"strace" };
 	bool here = false;
 
-	/* A server's profiles are taken where it runs: on another host, by
-	 * its agent, which check cannot see (a missing tool there fails the
-	 * profile, not the round). */
+	/* A server's profiles are taken where it runs, and the legs' where
+	 * they run: on another host, by its agent, which check cannot see (a
+	 * missing tool there fails the profile, not the round). */
 	for (size_t c = 0; c < s->ncells; c++)
 		here = here || (s->cells[c].server != NULL &&
 		    !spec_server_remote(s->cells[c].server));
 	for (int i = 0; i < SPEC_PROFILE_KINDS; i++) {
 		char *found;
 
-		if (tool[i] == NULL || (i > 0 && !here))
+		/* legs on another host: their perf profile is taken there */
+		if (tool[i] == NULL || (i > 0 && !here) || (i == 0 &&
+		    (s->host != NULL || s->nhosts > 0)))
 			continue;
 		if ((found = spec_resolve_program(tool[i], s->workdir)) != NULL) {
 			free(found);

@@ -7,7 +7,7 @@
  *   agent_server.c   the server's ops: start, open, close, stop; the
  *                    gate before a window or a leg
  *   agent_prof.c     a profile of the server: prof_start, prof_stop,
- *                    prof_report, prof_get
+ *                    prof_report, prof_get; and the legs' (prof_legs)
  *   agent_reply.c    replies, refusals, a line out, a file name's
  *                    rule, and the request that came while an op
  *                    waited (answered through
@@ -116,7 +116,7 @@ bool agent_log_name_ok(const char *s);
 json_t *agent_leg(struct agent *a, const json_t *req);
 void agent_leg_cgroup_end(struct agent *a);
 
-/* agent_prof.c: prof_start, prof_stop, prof_report and prof_get (op);
+/* agent_prof.c: prof_start, prof_stop, prof_report, prof_get, prof_legs;
  * their reply.  And a profiler still running stopped (before its server
  * is ended, at the agent's end). */
 json_t *agent_prof(struct agent *a, const char *op, const json_t *req);

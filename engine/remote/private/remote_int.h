@@ -46,6 +46,7 @@ json_t *remote_check_leg(const json_t *r, double waited_max,
 json_t *remote_check_stop(const json_t *r, char *why, size_t len);
 /* prof_start's answer: processes, tasks, pids, unwind, fallback. */
 json_t *remote_check_prof_start(const json_t *r, char *why, size_t len);
+json_t *remote_check_prof_legs(const json_t *r, char *why, size_t len);
 /* prof_stop's answer: stopped, alive, death, traced_after,
  * contaminated. */
 json_t *remote_check_prof_stop(const json_t *r, char *why, size_t len);

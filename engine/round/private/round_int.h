@@ -15,6 +15,8 @@
  *   round_prof_perf.c   perf profiles (the profile phase after a
  *                    cell's timed legs: round_run.c), their arms' runs
  *                    split and read back
+ *   round_prof_legfar.c  the perf profile of legs on another host:
+ *                    taken there by its agent, its files copied back
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
  *   round_prof_far.c    a far server's profile: taken by its agent,

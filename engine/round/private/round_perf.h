@@ -75,4 +75,10 @@ void round_prof_perf_arms(struct prof_perf *pp, const json_t *prof,
     const json_t *ev, int ro, FILE *tmp);
 void round_prof_perf_close(struct prof_perf *pp);
 
+/* round_prof_legfar.c: perf record of the legs' runs on their host
+ * (pp->far), its status into res, its files copied back into legs/.
+ * 0; -1 failed (pp->why); -2 the connection was lost (the round
+ * stopped resumably). */
+int round_prof_far_legs(struct prof_perf *pp, struct leg_result *res);
+
 #endif

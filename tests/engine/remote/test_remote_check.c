@@ -181,6 +181,22 @@ test_prof_numbers(void **state)
 	each_number_refused(remote_check_prof_stop, "{\"id\":4,\"ok\":true,"
 	    "\"stopped\":true,\"alive\":true,\"traced_after\":0,"
 	    "\"contaminated\":false}");
+	each_number_refused(remote_check_prof_legs, "{\"id\":6,\"ok\":true,"
+	    "\"rc\":0,\"signal\":0,\"timed_out\":false,\"aborted\":false,"
+	    "\"wall\":1.5,\"unwind\":\"fp\",\"fallback\":false}");
+	/* the legs' recording there: a method of no name, a field missing */
+	for (int i = 0; i < 2; i++) {
+		json_t *g = load(i == 0 ? "{\"id\":6,\"ok\":true,\"rc\":0,"
+		    "\"signal\":0,\"timed_out\":false,\"aborted\":false,"
+		    "\"wall\":1.5,\"unwind\":\"guess\",\"fallback\":false}" :
+		    "{\"id\":6,\"ok\":true,\"rc\":0,\"signal\":0,"
+		    "\"timed_out\":false,\"wall\":1.5,\"unwind\":\"fp\","
+		    "\"fallback\":false}");
+		char why[320];
+
+		assert_null(remote_check_prof_legs(g, why, sizeof why));
+		json_decref(g);
+	}
 }
 
 static void
