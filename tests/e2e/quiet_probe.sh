@@ -33,6 +33,13 @@ awk -v w="$first" 'BEGIN { exit !(w >= 1.0) }' ||
 	fail "the first leg waited $first s on a probe faked slow for its first 4 s (2 s of them the start-up look)"
 events quiet | jq -se 'any(.[]; .ok == false and .probe >= 1.3 and
     .probe_max <= 1.02)' >/dev/null || fail "no quiet event held on the probe"
+# Every leg quiet once the fake slowness is over, unless the box itself
+# stayed busy for the whole 60 s budget (the gate says so with a budget
+# event): then this test cannot tell, as quiet_comego cannot.
+if [ -n "$(events gate | jq -c 'select(.kind == "budget")')" ]; then
+	echo "SKIP: the budget ran out: the box stayed busier than the gate's threshold"
+	exit 77
+fi
 [ "$(events leg | jq -r '.gate' | sort -u)" = quiet ] || fail "not every leg quiet"
 events leg | jq -se 'any(.[]; (.probe | type) != "number" or .probe_us <= 0)' \
     >/dev/null && fail "a leg line without the probe's figures"
