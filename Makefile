@@ -36,8 +36,9 @@ export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(P
 # mostly wait (on legs, servers, screens); the rest run alone anyway.
 TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
 # (Suite 'deb', the package's test, runs in check-deb only: minutes of CPU.)
+# (Suite 'slow', a test's every case where check runs some, in check-slow.)
 MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS) \
-              --no-suite deb
+              --no-suite deb --no-suite slow
 
 # What the sanitizer build runs (tests/meson.build's suites), and how.
 ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covered
@@ -46,7 +47,7 @@ ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 
 .PHONY: all demo check check-libperf check-raw check-asan build build-asan \
         check-alone check-alone-asan check-beside deps packages libperf \
-        bench install deb check-deb clean distclean
+        bench install deb check-deb check-slow clean distclean
 
 all: build
 
@@ -99,16 +100,17 @@ demo: build
 # the others do not (suite 'asan-covered').  Both are built first; then
 # the tests that run alone (suite 'alone': the gate's and a few timed
 # ones), one at a time, libperf's then ASan's; then every other test of
-# both builds at once (check-beside), which keeps both cores busy to the
-# end instead of each build's longest tests running on their own.  Each
-# build's meson-logs hold alone.json and testlog.json (.ci/run totals
-# them).  tests/meson.build says which tests run alone, and in what order
-# the others start.  check-libperf and check-asan run one build's tests
+# both builds at once, the fuzz build beside them (check-beside), which
+# keeps both cores busy to the end instead of each build's longest tests
+# running on their own.  Each build's meson-logs hold alone.json and
+# testlog.json (.ci/run totals them).  Each test says whether it runs
+# alone, and about how long it takes (the others start longest first),
+# in its own file (HACKING.md, Tests).  check-libperf and check-asan run one build's tests
 # the usual way (testlog.json only); check-raw (not part of check) is the
 # build of a machine without libperf or glibc's _np calls (as on musl or
 # glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
 # unit suites.
-check: build build-asan check-alone check-alone-asan check-beside check-fuzz
+check: build build-asan check-alone check-alone-asan check-beside
 
 # (alone.json is make check's: removed, or .ci/run would count it again.)
 check-libperf: build
@@ -135,18 +137,24 @@ check-alone-asan: build-asan
 	$(ASAN_ENV) $(MESON_TEST) -C $(ASAN_DIR) --suite alone --no-suite tui \
 		--no-suite measure --no-suite asan-covered --logbase alone
 
-# Both builds' other tests at once, each meson with BESIDE_JOBS processes;
-# the ASan run's lines follow the libperf run's.  Fails when either does.
+# Both builds' other tests at once, each meson with BESIDE_JOBS processes,
+# and the fuzz build (check-fuzz) beside them: its compiling fills the
+# cores while the last long tests run.  The ASan run's and the fuzz
+# build's lines follow the libperf run's.  Fails when any does.
 BESIDE_JOBS ?= $(TEST_JOBS)
 check-beside: build build-asan
 	@rc=0; \
 	$(ASAN_ENV) meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
 		-C $(ASAN_DIR) $(ASAN_TESTS) --no-suite alone \
 		>$(ASAN_DIR)/meson-logs/beside.txt 2>&1 & asan=$$!; \
+	( $(FUZZ_RUN) ) >$(BUILD)/fuzz.txt 2>&1 & fuzz=$$!; \
 	meson test --print-errorlogs --num-processes $(BESIDE_JOBS) \
-		-C $(MESON_DIR) --no-suite alone --no-suite deb || rc=1; \
+		-C $(MESON_DIR) --no-suite alone --no-suite deb --no-suite slow \
+		|| rc=1; \
 	wait $$asan || rc=1; \
 	echo "--- $(ASAN_DIR):"; cat $(ASAN_DIR)/meson-logs/beside.txt; \
+	wait $$fuzz || rc=1; \
+	echo "--- check-fuzz:"; cat $(BUILD)/fuzz.txt; \
 	exit $$rc
 
 # The program, its man pages (so `man benchtui` works) and its themes
@@ -180,6 +188,13 @@ deb: | $(STAMP_PKGS)
 check-deb: build
 	meson test --print-errorlogs -C $(MESON_DIR) --suite deb --logbase deb
 
+# Not part of check: the tests that make check runs a part of, whole
+# (suite 'slow': every cut of the HTTP corpus, every lie of the hostile
+# agent).
+check-slow: build
+	meson test --print-errorlogs --num-processes $(TEST_JOBS) -C $(MESON_DIR) \
+		--suite slow --logbase slow
+
 # Not part of check: a measurement that wants an idle machine.  Prints one
 # table and writes bench/results/LATEST.json and a dated copy; then the
 # quiet gate's (bench/gate.py: gate-LATEST.json and its dated copy)
@@ -204,11 +219,18 @@ $(FUZZ_DIR)/build.ninja: | $(LP_PC)
 	@CC=clang ./tools/meson-setup $(FUZZ_DIR) --buildtype=debugoptimized \
 		-Dlibperf=enabled -Dfuzz=true
 
-check-fuzz: $(FUZZ_DIR)/build.ninja
-	@ninja -C $(FUZZ_DIR) -j$(JOBS) $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
-	@for t in $(FUZZ_TARGETS); do \
+# Every target built, then each run over its corpus (check-beside runs
+# this too, beside the tests: not a recursive make, which make -n would
+# run).
+FUZZ_RUN = ninja -C $(FUZZ_DIR) -j$(JOBS) \
+		$(addprefix fuzz/fuzz-,$(FUZZ_TARGETS)) && \
+	for t in $(FUZZ_TARGETS); do \
 		$(FUZZ_DIR)/fuzz/fuzz-$$t -runs=0 fuzz/corpus/$$t \
 			>$(FUZZ_DIR)/fuzz-$$t.log 2>&1 || { \
 			tail -20 $(FUZZ_DIR)/fuzz-$$t.log; \
 			echo "fuzz-$$t: its corpus failed"; exit 1; }; \
-	done; echo "fuzz: $(words $(FUZZ_TARGETS)) targets ran their corpora"
+	done && echo "fuzz: $(words $(FUZZ_TARGETS)) targets ran their corpora"
+
+check-fuzz: $(FUZZ_DIR)/build.ninja
+	@$(FUZZ_RUN)
+check-beside: $(FUZZ_DIR)/build.ninja

@@ -151,7 +151,7 @@ class BenchTls:
                             "f64k.txt")
         t_end = time.monotonic() + 20
         while not os.path.exists(f64k) or subprocess.run(
-                [BENCHTUI, "load", url, "--requests", "1", "--quiet"] +
+                [BENCHTUI, "load", url, "--requests", "1", "--no-summary"] +
                 load_args, stderr=subprocess.DEVNULL).returncode != 0:
             if time.monotonic() > t_end or srv.poll() is not None:
                 os.killpg(srv.pid, 15)

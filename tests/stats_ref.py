@@ -143,3 +143,75 @@ def floor_interval(a, b, level):
     if not u:
         return est, None
     return est, [sa[v - 1] / sb[u - 1], sa[u - 1] / sb[v - 1]]
+
+
+# A round on several hosts, from benchtui(1) STATISTICS: pairs only
+# within a host; the pooled estimate is the round's rule over all of
+# them; each host's own beside it; each host's ratios against all the
+# other hosts' ratios by the two-sample rule (tests/compare_ref.py) at
+# level 1 - (1 - level) / H, H the hosts with ratios (level itself when
+# H = 2: one comparison); of the hosts whose interval excludes 1, the one
+# whose estimate is farthest from 1 is named and set aside, and the rest
+# looked at again until none differs; two left are named together when
+# they differ.
+
+def hosts_rule(legs, level, margin, estimator="paired"):
+    """legs: {rep: {arm: (host, value)}} of the two arms "a" (the arm)
+    and "b" (its comparison arm), ok legs only.  Returns (pooled,
+    {host: part}, depends, differ), pooled and each part a dict of n,
+    estimate, ci, verdict, ratios."""
+    import compare_ref
+    hosts = []
+    for rep in sorted(legs):
+        for arm in sorted(legs[rep]):
+            h = legs[rep][arm][0]
+            if h is not None and h not in hosts:
+                hosts.append(h)
+    by = {h: [] for h in hosts}
+    every = []
+    for rep in sorted(legs):
+        if "a" not in legs[rep] or "b" not in legs[rep]:
+            continue
+        (ha, x), (hb, y) = legs[rep]["a"], legs[rep]["b"]
+        if ha != hb:
+            continue
+        every.append((x, y))
+        if ha is not None:
+            by[ha].append((x, y))
+
+    def part(pairs):
+        keep = [(x, y) for x, y in pairs
+                if x is not None and y is not None and x > 0 and y > 0]
+        rs = [x / y for x, y in keep]
+        if estimator == "floor":
+            est, ci = floor_interval([x for x, _ in keep],
+                                     [y for _, y in keep], level)
+        else:
+            est, ci = interval(rs, level)
+        return {"n": len(rs), "estimate": est, "ci": ci,
+                "verdict": verdict(ci, margin), "ratios": rs}
+
+    pooled = part(every)
+    parts = {h: part(by[h]) for h in hosts}
+    active = [h for h in hosts if parts[h]["n"] > 0]
+    blevel = 1 - (1 - level) / len(active) if len(active) > 2 else level
+    named = []
+    while len(active) >= 2:
+        best, far = None, -1.0
+        for h in active:
+            rest = [r for g in active if g != h for r in parts[g]["ratios"]]
+            est, ci, _ = compare_ref.interval2(rest, parts[h]["ratios"],
+                                               blevel)
+            if ci is None or ci[0] <= 1 <= ci[1]:
+                continue
+            if abs(math.log(est)) > far:
+                best, far = h, abs(math.log(est))
+        if best is None:
+            break
+        if len(active) == 2:
+            named += active
+            break
+        named.append(best)
+        active.remove(best)
+    differ = [h for h in hosts if h in named]
+    return pooled, parts, bool(differ), differ

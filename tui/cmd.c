@@ -13,27 +13,13 @@
 #include "xalloc.h"
 
 int
-cmd_usage_error(const char *sub, const char *use, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "benchtui %s: ", sub);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", use);
-	return 2;
-}
-
-int
-cmd_operand(int argc, char **argv, const char *sub, const char *use,
+cmd_operand(int argc, char **argv, const struct opts_cmd *c,
     const char *none, const char *many, const char **operand)
 {
 	if (argc - optind > 1)
-		return cmd_usage_error(sub, use, many, argv[optind + 1],
-		    argv[optind]);
+		return opts_error(c, many, argv[optind + 1], argv[optind]);
 	if (optind >= argc)
-		return cmd_usage_error(sub, use, "%s", none);
+		return opts_error(c, "%s", none);
 	*operand = argv[optind];
 	return 0;
 }
@@ -61,13 +47,27 @@ cmd_log_path(const char *input, bool is_dir)
 }
 
 int
-cmd_fail_on(const char *sub, const char *use, const char *rule,
-    struct failon *f)
+cmd_fail_on(const struct opts_cmd *c, const char *rule, struct failon *f)
 {
 	char err[512];
 
 	if (failon_add(f, rule, err, sizeof err) != 0)
-		return cmd_usage_error(sub, use, "--fail-on %s", err);
+		return opts_error(c, "--fail-on %s", err);
+	return 0;
+}
+
+int
+cmd_host(const struct opts_cmd *c, const char *host)
+{
+	if (host[0] == '\0')
+		return opts_error(c, "--host: empty host");
+	if (host[0] == '-')
+		return opts_error(c, "--host '%s' starts with '-', which ssh "
+		    "would read as an option", host);
+	for (const char *k = host; *k != '\0'; k++)
+		if ((unsigned char)*k < 0x20 || *k == 0x7f)
+			return opts_error(c, "--host: the host holds a control "
+			    "character");
 	return 0;
 }
 
@@ -83,7 +83,7 @@ cmd_name_add(const char ***names, size_t *n, const char *name)
 }
 
 int
-cmd_fail_on_check(const char *sub, const char *use, const struct failon *f,
+cmd_fail_on_check(const struct opts_cmd *c, const struct failon *f,
     const struct tally *const *t, size_t nt, bool baseline_too)
 {
 	const char **arms = NULL, **metrics = NULL;
@@ -105,7 +105,7 @@ cmd_fail_on_check(const char *sub, const char *use, const struct failon *f,
 	for (size_t i = 0; i < f->n && rc == 0; i++)
 		if (failon_check_names(&f->r[i], nt, arms, na, metrics, nm,
 		    err, sizeof err) != 0)
-			rc = cmd_usage_error(sub, use, "--fail-on %s", err);
+			rc = opts_error(c, "--fail-on %s", err);
 	free(arms);
 	free(metrics);
 	return rc;

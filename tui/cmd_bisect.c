@@ -1,7 +1,6 @@
 /* bisect, and resume of a bisect folder: parse the flags, then hand each
  * step's round to the console (a terminal) or run it silently and print
  * one line per step. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,24 +13,31 @@
 #include "headless.h"
 #include "round.h"
 
-static const char bisect_usage[] =
-    "usage: benchtui bisect ROUND.json --repo DIR --good REV --bad REV "
-    "--build CMD [--metric M] [--out DIR] [--headless] [--theme NAME]\n";
-
 enum { OPT_REPO = 1, OPT_GOOD, OPT_BAD, OPT_BUILD, OPT_METRIC, OPT_OUT,
-    OPT_HEADLESS, OPT_THEME, OPT_HELP };
+    OPT_HEADLESS, OPT_THEME };
 
-static const struct option bisect_options[] = {
-	{ "repo", required_argument, NULL, OPT_REPO },
-	{ "good", required_argument, NULL, OPT_GOOD },
-	{ "bad", required_argument, NULL, OPT_BAD },
-	{ "build", required_argument, NULL, OPT_BUILD },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "headless", no_argument, NULL, OPT_HEADLESS },
-	{ "theme", required_argument, NULL, OPT_THEME },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_bisect_rows[] = {
+	{ "repo", 0, "DIR", OPTS_REQUIRED, OPT_REPO, "the git repository (its "
+	  "own worktree is never touched)" },
+	{ "good", 0, "REV", OPTS_REQUIRED, OPT_GOOD, "a revision that is good "
+	  "(an ancestor of --bad)" },
+	{ "bad", 0, "REV", OPTS_REQUIRED, OPT_BAD, "a revision that is worse" },
+	{ "build", 0, "CMD", OPTS_REQUIRED, OPT_BUILD, "builds a revision in "
+	  "its worktree: split at spaces, no shell, ${OUT} its build folder" },
+	{ "metric", 0, "M", 0, OPT_METRIC, "the metric that moved (default "
+	  "cpu)" },
+	{ "out", 'o', "DIR", 0, OPT_OUT, "the bisect folder (new or empty); "
+	  "default ./bisects/bisect-TIME" },
+	{ "headless", 0, NULL, 0, OPT_HEADLESS, "no console: one line per "
+	  "step" },
+	{ "theme", 0, "NAME", 0, OPT_THEME, "the console's colours" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_bisect_opts = {
+	"bisect", "ROUND.json",
+	"Find the commit that moved a metric, each step a sealed round.",
+	"benchtui-bisect(1)", cmd_bisect_rows,
 };
 
 /* How the steps are shown. */
@@ -147,35 +153,30 @@ cmd_bisect(int argc, char **argv)
 	struct bisect_opts o = { 0 };
 	const char *theme = NULL;
 	bool headless = false;
+	struct opts_parser p;
 	int c, code;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", bisect_options, NULL)) != -1) {
+	opts_init(&p, &cmd_bisect_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
-		case OPT_REPO: o.repo = optarg; break;
-		case OPT_GOOD: o.good = optarg; break;
-		case OPT_BAD: o.bad = optarg; break;
-		case OPT_BUILD: o.build = optarg; break;
-		case OPT_METRIC: o.metric = optarg; break;
-		case OPT_OUT: o.out_dir = optarg; break;
+		case OPTS_STOP: return p.status;
+		case OPT_REPO: o.repo = p.arg; break;
+		case OPT_GOOD: o.good = p.arg; break;
+		case OPT_BAD: o.bad = p.arg; break;
+		case OPT_BUILD: o.build = p.arg; break;
+		case OPT_METRIC: o.metric = p.arg; break;
+		case OPT_OUT: o.out_dir = p.arg; break;
 		case OPT_HEADLESS: headless = true; break;
-		case OPT_THEME: theme = optarg; break;
-		case OPT_HELP:
-			fputs(bisect_usage, stdout);
-			return 0;
-		default:
-			return cmd_usage_error("bisect", bisect_usage, "unknown "
-			    "or incomplete option '%s'", argv[optind - 1]);
+		case OPT_THEME: theme = p.arg; break;
 		}
 	}
-	if ((code = cmd_operand(argc, argv, "bisect", bisect_usage,
+	if ((code = cmd_operand(argc, argv, &cmd_bisect_opts,
 	    "missing ROUND.json", "too many arguments (one ROUND.json)",
 	    &o.round_path)) != 0)
 		return code;
 	if (o.repo == NULL || o.good == NULL || o.bad == NULL ||
 	    o.build == NULL)
-		return cmd_usage_error("bisect", bisect_usage, "missing %s",
+		return opts_error(&cmd_bisect_opts, "missing %s",
 		    o.repo == NULL ? "--repo DIR" : o.good == NULL ?
 		    "--good REV" : o.bad == NULL ? "--bad REV" : "--build CMD");
 	return cmd_bisect_go(&o, headless, theme);

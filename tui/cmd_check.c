@@ -24,8 +24,20 @@
 #include "words.h"
 #include "xalloc.h"
 
-static const char check_usage[] =
-    "usage: benchtui check ROUND.json [--host]\n";
+enum { CHECK_HOST = 1 };
+
+static const struct opts_opt cmd_check_rows[] = {
+	{ "host", 0, "HOST", OPTS_OPTARG | OPTS_REPEAT, CHECK_HOST, "bare: "
+	  "also look at this box's load for a few seconds, as run does before "
+	  "its first leg; =HOST: check HOST as run's --host HOST would" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_check_opts = {
+	"check", "ROUND.json",
+	"Validate a round file, print its plan and commands; run nothing.",
+	"benchtui-check(1), benchtui-round(5)", cmd_check_rows,
+};
 
 /* An argv as a shell would read it back, only for the reader: the leg
  * itself never passes through a shell. */
@@ -226,6 +238,16 @@ cmd_check_print_header(const struct spec *s, size_t nlegs)
 	else if (s->order == SPEC_ORDER_SHUFFLE)
 		printf("shuffle_seed (chosen by run; the plan below is "
 		    "seed 0's)\n");
+	/* Several hosts: rep r on the ((r - 1) mod n)-th, whole, each
+	 * host's j-th rep in the arm order of the plan's rep j below. */
+	if (s->nhosts > 1) {
+		printf("hosts");
+		for (size_t i = 0; i < s->nhosts; i++) {
+			printf(" ");
+			cmd_check_print_arg(stdout, s->hosts[i]);
+		}
+		printf(" (rep r on the ((r-1) mod %zu)-th)\n", s->nhosts);
+	}
 	printf("confidence %g\n", s->confidence);
 	printf("margin %g\n", s->margin);
 	printf("estimator %s\n", spec_estimator_name(s->estimator));
@@ -390,6 +412,21 @@ cmd_check_host_look(const struct spec *s)
 	free(mask);
 }
 
+/* check --host=HOST...: the hosts run --host would deal the reps among,
+ * each as ssh is given it. */
+static void
+cmd_check_print_hosts(const char *const *hosts, size_t n)
+{
+	if (n == 0)
+		return;
+	printf("hosts");
+	for (size_t i = 0; i < n; i++) {
+		putchar(' ');
+		cmd_check_print_arg(stdout, hosts[i]);
+	}
+	putchar('\n');
+}
+
 static void
 cmd_check_warn(const char *msg, void *arg)
 {
@@ -407,23 +444,31 @@ cmd_check(int argc, char **argv)
 	char err[1024];
 	int rc = 2;
 	const char *file = NULL;
+	const char **hosts = NULL;
+	size_t nhosts = 0;
+	struct opts_parser p;
 	bool host = false;
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--host") == 0)
+	opts_init(&p, &cmd_check_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
+		if (c == OPTS_STOP) {
+			rc = p.status;
+			goto out;
+		}
+		if (p.arg == NULL) {
 			host = true;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return cmd_usage_error("check", check_usage,
-			    "unknown option '%s'", argv[i]);
-		else if (file != NULL)
-			return cmd_usage_error("check", check_usage,
-			    "too many arguments");
-		else
-			file = argv[i];
+			continue;
+		}
+		if ((rc = cmd_host(&cmd_check_opts, p.arg)) != 0)
+			goto out;
+		hosts = xreallocarray(hosts, nhosts + 1, sizeof *hosts);
+		hosts[nhosts++] = p.arg;
 	}
-	if (file == NULL)
-		return cmd_usage_error("check", check_usage, "%s",
-		    "no round file given");
+	if ((rc = cmd_operand(argc, argv, &cmd_check_opts, "no round file "
+	    "given", "too many arguments ('%s')", &file)) != 0)
+		goto out;
+	rc = 2;
 
 	if (spec_load(file, NULL, &s, err, sizeof err) < 0 ||
 	    spec_check_commands(s, err, sizeof err) < 0 ||
@@ -445,6 +490,7 @@ cmd_check(int argc, char **argv)
 	}
 	shown = xcalloc(s->ncells * s->narms, 1);
 	cmd_check_print_header(s, plan.n);
+	cmd_check_print_hosts(hosts, nhosts);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_leg *l = &plan.legs[i];
 		unsigned char *seen = &shown[l->cell * s->narms + l->arm];
@@ -465,6 +511,7 @@ cmd_check(int argc, char **argv)
 		cmd_check_host_look(s);
 	rc = 0;
 out:
+	free(hosts);
 	free(shown);
 	plan_finish(&plan);
 	spec_destroy(s);

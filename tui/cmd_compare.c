@@ -1,11 +1,10 @@
-/* benchtui compare DIR_A DIR_B [--format F] [--fail-on RULE]... [--partial]
+/* benchtui compare DIR_A DIR_B [--format F] [--fail-on RULE]... [--unsealed]
  *                              [--confidence L]
  *
  * Two sealed rounds side by side: both folders read back and checked by
  * roundread (engine/record), their environments by envdiff, the
  * arithmetic by compare (engine/print), printed in the chosen format. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,24 +19,32 @@
 #include "roundread.h"
 #include "xalloc.h"
 
-static const char compare_usage[] =
-    "usage: benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] "
-    "[--fail-on RULE]... [--partial] [--confidence L]\n";
+enum { OPT_FORMAT = 1, OPT_UNSEALED, OPT_CONFIDENCE, OPT_FAIL_ON };
 
-enum { OPT_FORMAT = 1, OPT_PARTIAL, OPT_CONFIDENCE, OPT_FAIL_ON };
+static const struct opts_opt cmd_compare_rows[] = {
+	{ "format", 'f', "text|json|csv|markdown", 0, OPT_FORMAT, "the "
+	  "output's format (default text)" },
+	{ "fail-on", 0, "RULE", OPTS_REPEAT, OPT_FAIL_ON, "exit 6 when a "
+	  "verdict matches RULE: METRIC:VERDICT or ARM/METRIC:VERDICT" },
+	{ "unsealed", 0, NULL, 0, OPT_UNSEALED, "also read a folder that is "
+	  "not sealed, as it is" },
+	/* seal --partial is another thing: a seal, required there. */
+	{ "partial", 0, NULL, OPTS_ALIAS, OPT_UNSEALED, NULL },
+	{ "confidence", 0, "L", 0, OPT_CONFIDENCE, "the intervals' level "
+	  "(default: A's confidence)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
 
-static const struct option compare_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-	{ "partial", no_argument, NULL, OPT_PARTIAL },
-	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
-	{ NULL, 0, NULL, 0 },
+const struct opts_cmd cmd_compare_opts = {
+	"compare", "DIR_A DIR_B",
+	"Set two sealed rounds side by side: B against A, per cell, arm and "
+	"metric.", "benchtui-compare(1)", cmd_compare_rows,
 };
 
 struct cmd_compare_args {
 	const char *dir[2];
 	int fmt;
-	bool partial;
+	bool unsealed;         /* --unsealed (--partial) */
 	double confidence;     /* NAN: the first round's */
 	struct failon rules;   /* --fail-on's */
 };
@@ -52,55 +59,53 @@ cmd_compare_level(const char *s, double *out)
 	*out = strtod(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || !(*out > 0) ||
 	    !(*out < 1))
-		return cmd_usage_error("compare", compare_usage, "--confidence: "
+		return opts_error(&cmd_compare_opts, "--confidence: "
 		    "'%s' is not a level between 0 and 1 (0.95 for 95%%)", s);
 	return 0;
 }
 
+/* The options and the two folders: -1 to go on, or the exit status (0
+ * after --help). */
 static int
 cmd_compare_parse(int argc, char **argv, struct cmd_compare_args *a)
 {
 	const char *fmtname = "text";
+	struct opts_parser p;
 	int c, rc;
 
 	a->confidence = NAN;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", compare_options, NULL)) != -1) {
+	opts_init(&p, &cmd_compare_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
+		case OPTS_STOP:
+			return p.status;
 		case OPT_FORMAT:
-			fmtname = optarg;
+			fmtname = p.arg;
 			break;
-		case OPT_PARTIAL:
-			a->partial = true;
+		case OPT_UNSEALED:
+			a->unsealed = true;
 			break;
 		case OPT_CONFIDENCE:
-			if ((rc = cmd_compare_level(optarg, &a->confidence)) != 0)
+			if ((rc = cmd_compare_level(p.arg, &a->confidence)) != 0)
 				return rc;
 			break;
 		case OPT_FAIL_ON:
-			if ((rc = cmd_fail_on("compare", compare_usage, optarg,
+			if ((rc = cmd_fail_on(&cmd_compare_opts, p.arg,
 			    &a->rules)) != 0)
 				return rc;
 			break;
-		case ':':
-			return cmd_usage_error("compare", compare_usage,
-			    "%s needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("compare", compare_usage,
-			    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
-		return cmd_usage_error("compare", compare_usage, "%s",
+		return opts_error(&cmd_compare_opts, "%s",
 		    argc - optind < 2 ? "two round folders are needed, A (before) "
 		    "and B (after)" : "more than two round folders given");
 	a->dir[0] = argv[optind];
 	a->dir[1] = argv[optind + 1];
 	if ((a->fmt = report_format_parse(fmtname)) < 0)
-		return cmd_usage_error("compare", compare_usage,
+		return opts_error(&cmd_compare_opts,
 		    "--format: unknown format '%s'", fmtname);
-	return 0;
+	return -1;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -146,7 +151,7 @@ cmd_compare_settings(const struct cmd_compare_args *a,
 	for (int i = 0; i < 2; i++)
 		if (!r[i]->sealed)
 			cmd_compare_note(notes, "%c (%s) is not sealed: read as it "
-			    "is (--partial)", 'A' + i, r[i]->dir);
+			    "is (--unsealed)", 'A' + i, r[i]->dir);
 }
 
 /* "small, big" of t's cells, for the message of two rounds with nothing
@@ -207,15 +212,15 @@ cmd_compare(int argc, char **argv)
 	size_t i;
 	int rc;
 
-	if ((rc = cmd_compare_parse(argc, argv, &a)) != 0)
+	if ((rc = cmd_compare_parse(argc, argv, &a)) >= 0)
 		goto out;
 	for (int k = 0; k < 2; k++)
-		if ((rc = roundread_open(a.dir[k], a.partial, &r[k], err,
+		if ((rc = roundread_open(a.dir[k], a.unsealed, &r[k], err,
 		    sizeof err)) != 0) {
 			cmd_compare_say(err);
 			goto out;
 		}
-	if ((rc = cmd_fail_on_check("compare", compare_usage, &a.rules,
+	if ((rc = cmd_fail_on_check(&cmd_compare_opts, &a.rules,
 	    (const struct tally *const[]){ r[0]->tally, r[1]->tally }, 2,
 	    true)) != 0)
 		goto out;

@@ -5,7 +5,6 @@
  * message names the request and what differed) or the server could not be
  * reached; 2 bad usage. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,17 +15,6 @@
 #include "cmd.h"
 #include "digest.h"
 #include "httpload.h"
-
-static const char load_usage[] =
-    "usage: benchtui load URL [--requests N | --duration S] [--warmup N]\n"
-    "           [--connections C] [--threads T] [--rate R]\n"
-    "           [--method M] [--body FILE] [--header K:V]...\n"
-    "           [--expect-status S] [--expect-bytes N]\n"
-    "           [--expect-sha256 HEX | --expect-file PATH]\n"
-    "           [--evidence FILE] [--metrics FILE] [--timeout S] [--quiet]\n"
-    "           [--cacert FILE | --insecure] [--tls-resume]\n"
-    "           [--new-connection] [--h2 [--streams S]]\n"
-    "           [--accept-encoding CODINGS]\n";
 
 /* A whole decimal number in [lo, hi]. */
 static int
@@ -91,36 +79,65 @@ enum {
 	LOAD_HEADER, LOAD_SHA256, LOAD_FILE, LOAD_EVIDENCE, LOAD_METRICS,
 	LOAD_METHOD, LOAD_BODY, LOAD_CACERT, LOAD_ACCEPT_ENC,
 	LOAD_QUIET, LOAD_INSECURE, LOAD_RESUME, LOAD_NEWCONN, LOAD_H2,
-	LOAD_HELP = 'h',
 };
 
-static const struct option cmd_load_options[] = {
-	{ "requests", required_argument, NULL, LOAD_REQUESTS },
-	{ "warmup", required_argument, NULL, LOAD_WARMUP },
-	{ "connections", required_argument, NULL, LOAD_CONNECTIONS },
-	{ "threads", required_argument, NULL, LOAD_THREADS },
-	{ "expect-status", required_argument, NULL, LOAD_STATUS },
-	{ "expect-bytes", required_argument, NULL, LOAD_BYTES },
-	{ "timeout", required_argument, NULL, LOAD_TIMEOUT },
-	{ "duration", required_argument, NULL, LOAD_DURATION },
-	{ "rate", required_argument, NULL, LOAD_RATE },
-	{ "header", required_argument, NULL, LOAD_HEADER },
-	{ "expect-sha256", required_argument, NULL, LOAD_SHA256 },
-	{ "expect-file", required_argument, NULL, LOAD_FILE },
-	{ "evidence", required_argument, NULL, LOAD_EVIDENCE },
-	{ "metrics", required_argument, NULL, LOAD_METRICS },
-	{ "method", required_argument, NULL, LOAD_METHOD },
-	{ "body", required_argument, NULL, LOAD_BODY },
-	{ "accept-encoding", required_argument, NULL, LOAD_ACCEPT_ENC },
-	{ "quiet", no_argument, NULL, LOAD_QUIET },
-	{ "streams", required_argument, NULL, LOAD_STREAMS },
-	{ "cacert", required_argument, NULL, LOAD_CACERT },
-	{ "insecure", no_argument, NULL, LOAD_INSECURE },
-	{ "tls-resume", no_argument, NULL, LOAD_RESUME },
-	{ "new-connection", no_argument, NULL, LOAD_NEWCONN },
-	{ "h2", no_argument, NULL, LOAD_H2 },
-	{ "help", no_argument, NULL, LOAD_HELP },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_load_rows[] = {
+	{ "requests", 0, "N", 0, LOAD_REQUESTS, "counted requests (default "
+	  "1000)" },
+	{ "duration", 0, "S", OPTS_OR, LOAD_DURATION, "send for S seconds "
+	  "instead of a count" },
+	{ "warmup", 0, "N", OPTS_MORE, LOAD_WARMUP, "requests first, checked, "
+	  "not measured" },
+	{ "connections", 0, "C", 0, LOAD_CONNECTIONS, "C persistent "
+	  "connections, a request in flight on each" },
+	{ "threads", 0, "T", 0, LOAD_THREADS, "threads driving them (default "
+	  "1, at most C)" },
+	{ "rate", 0, "R", 0, LOAD_RATE, "R requests/s; latency counted from "
+	  "each one's due time" },
+	{ "method", 0, "M", OPTS_MORE, LOAD_METHOD, "the method (default GET; "
+	  "POST with --body)" },
+	{ "body", 0, "FILE", OPTS_MORE, LOAD_BODY, "send FILE as every "
+	  "request's body" },
+	{ "header", 0, "K:V", OPTS_MORE | OPTS_REPEAT, LOAD_HEADER, "a request "
+	  "header" },
+	{ "expect-status", 0, "S", OPTS_MORE, LOAD_STATUS, "the status every "
+	  "response must have (default 200)" },
+	{ "expect-bytes", 0, "N", OPTS_MORE, LOAD_BYTES, "the body length "
+	  "every response must have" },
+	{ "expect-sha256", 0, "HEX", OPTS_MORE, LOAD_SHA256, "the body's "
+	  "sha256" },
+	{ "expect-file", 0, "PATH", 0, LOAD_FILE, "the body is this file's "
+	  "bytes (its size and sha256)" },
+	{ "accept-encoding", 0, "CODINGS", OPTS_MORE, LOAD_ACCEPT_ENC, "send "
+	  "Accept-Encoding: CODINGS; bodies checked as sent" },
+	{ "evidence", 0, "FILE", OPTS_MORE, LOAD_EVIDENCE, "one JSON line per "
+	  "request" },
+	{ "metrics", 0, "FILE", OPTS_MORE, LOAD_METRICS, "requests, rps, bytes "
+	  "and latency percentiles as JSON" },
+	{ "timeout", 0, "S", OPTS_MORE, LOAD_TIMEOUT, "each response whole "
+	  "within S s of sending (default 30)" },
+	{ "no-summary", 0, NULL, OPTS_MORE, LOAD_QUIET, "no summary line" },
+	/* Renamed: "quiet" is the quiet gate's word everywhere else. */
+	{ "quiet", 0, NULL, OPTS_ALIAS, LOAD_QUIET, NULL },
+	{ "cacert", 0, "FILE", OPTS_MORE, LOAD_CACERT, "https://: verify the "
+	  "server against FILE's certificates" },
+	{ "insecure", 0, NULL, OPTS_MORE, LOAD_INSECURE, "https://: take any "
+	  "certificate (test ones)" },
+	{ "tls-resume", 0, NULL, OPTS_MORE, LOAD_RESUME, "resume the TLS "
+	  "session on new connections" },
+	{ "new-connection", 0, NULL, OPTS_MORE, LOAD_NEWCONN, "a new "
+	  "connection (and handshake) per request" },
+	{ "h2", 0, NULL, OPTS_MORE, LOAD_H2, "HTTP/2: ALPN h2 over TLS, prior "
+	  "knowledge on http://" },
+	{ "streams", 0, "S", OPTS_MORE, LOAD_STREAMS, "--h2: S requests in "
+	  "flight per connection (default 1)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_load_opts = {
+	"load", "URL",
+	"A verified HTTP/1.1 keep-alive load, as a leg (${BENCHTUI} load).",
+	"benchtui-load(1)", cmd_load_rows,
 };
 
 /* The whole-number options' ranges, from LOAD_REQUESTS on. */
@@ -150,7 +167,7 @@ static const struct {
 /* What the command line said beyond the options' fields. */
 struct cmd_load_args {
 	const char *file;           /* --expect-file */
-	bool quiet, requests, bytes;  /* --quiet; --requests, --expect-bytes given */
+	bool quiet, requests, bytes;  /* --no-summary; --requests, --expect-bytes given */
 };
 
 /* A number option into its field of o: 0, or a usage error's exit
@@ -166,7 +183,7 @@ cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg,
 	if (opt >= LOAD_TIMEOUT) {
 		k = (size_t)(opt - LOAD_TIMEOUT);
 		if (cmd_load_decimal(arg, cmd_load_decs[k].hi, &d) != 0)
-			return cmd_usage_error("load", load_usage, "%s '%s': "
+			return opts_error(&cmd_load_opts, "%s '%s': "
 			    "expected a number more than 0 and at most %g "
 			    "(digits and one '.')", cmd_load_decs[k].name, arg,
 			    cmd_load_decs[k].hi);
@@ -176,7 +193,7 @@ cmd_load_set_number(struct httpload_opts *o, int opt, const char *arg,
 	}
 	if (cmd_load_number(arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi,
 	    &v) != 0)
-		return cmd_usage_error("load", load_usage, "%s '%s': expected "
+		return opts_error(&cmd_load_opts, "%s '%s': expected "
 		    "a whole number from %lld to %lld", cmd_load_nums[k].name,
 		    arg, cmd_load_nums[k].lo, cmd_load_nums[k].hi);
 	switch (opt) {
@@ -202,16 +219,16 @@ cmd_load_set_other(struct httpload_opts *o, int opt, const char *arg,
 	case LOAD_HEADER:
 		colon = strchr(arg, ':');
 		if (colon == NULL || colon == arg || strpbrk(arg, "\r\n"))
-			return cmd_usage_error("load", load_usage, "--header "
+			return opts_error(&cmd_load_opts, "--header "
 			    "'%s': expected NAME:VALUE on one line", arg);
 		if (o->nheaders == HTTPLOAD_MAX_HEADERS)
-			return cmd_usage_error("load", load_usage, "more than "
+			return opts_error(&cmd_load_opts, "more than "
 			    "%d --header options", HTTPLOAD_MAX_HEADERS);
 		o->headers[o->nheaders++] = arg;
 		return 0;
 	case LOAD_SHA256:
 		if (cmd_load_hex(arg) != 0)
-			return cmd_usage_error("load", load_usage,
+			return opts_error(&cmd_load_opts,
 			    "--expect-sha256 '%s': expected 64 hex digits", arg);
 		snprintf(o->expect_sha256, sizeof o->expect_sha256, "%s", arg);
 		return 0;
@@ -246,18 +263,18 @@ cmd_load_transport(struct httpload_opts *o)
 	bool https = strncmp(o->url, "https://", 8) == 0;
 
 	if (o->cacert != NULL && o->insecure)
-		return cmd_usage_error("load", load_usage, "--cacert and "
+		return opts_error(&cmd_load_opts, "--cacert and "
 		    "--insecure both given: verify against FILE, or not at all");
 	if (!https && (o->cacert != NULL || o->insecure || o->tls_resume))
-		return cmd_usage_error("load", load_usage, "%s needs an "
+		return opts_error(&cmd_load_opts, "%s needs an "
 		    "https:// URL", o->cacert != NULL ? "--cacert" :
 		    o->insecure ? "--insecure" : "--tls-resume");
 	if (o->streams > 0 && !o->h2)
-		return cmd_usage_error("load", load_usage, "--streams needs "
+		return opts_error(&cmd_load_opts, "--streams needs "
 		    "--h2 (an HTTP/1.1 connection carries one request at a "
 		    "time)");
 	if (o->h2 && o->new_connection && !https)
-		return cmd_usage_error("load", load_usage, "--h2 and "
+		return opts_error(&cmd_load_opts, "--h2 and "
 		    "--new-connection on an http:// URL: HTTP/2 without TLS is "
 		    "spoken by prior knowledge on a connection kept open");
 	if (o->streams == 0)
@@ -270,10 +287,10 @@ static int
 cmd_load_combined(struct httpload_opts *o, const struct cmd_load_args *a)
 {
 	if (a->file != NULL && o->expect_sha256[0] != '\0')
-		return cmd_usage_error("load", load_usage,
+		return opts_error(&cmd_load_opts,
 		    "--expect-sha256 and --expect-file both given");
 	if (a->requests && o->duration_s > 0)
-		return cmd_usage_error("load", load_usage, "--requests and "
+		return opts_error(&cmd_load_opts, "--requests and "
 		    "--duration both given: the run is a count or a time");
 	return cmd_load_transport(o);
 }
@@ -284,17 +301,15 @@ static int
 cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
     struct cmd_load_args *a)
 {
+	struct opts_parser p;
 	int c, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", cmd_load_options, NULL)) !=
-	    -1) {
+	opts_init(&p, &cmd_load_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		rc = 0;
-		if (c == LOAD_HELP) {
-			fputs(load_usage, stdout);
-			return 0;
-		} else if (c == LOAD_QUIET)
+		if (c == OPTS_STOP)
+			return p.status;
+		else if (c == LOAD_QUIET)
 			a->quiet = true;
 		else if (c == LOAD_INSECURE)
 			o->insecure = true;
@@ -305,16 +320,13 @@ cmd_load_parse(int argc, char **argv, struct httpload_opts *o,
 		else if (c == LOAD_H2)
 			o->h2 = true;
 		else if (c >= LOAD_REQUESTS && c <= LOAD_RATE)
-			rc = cmd_load_set_number(o, c, optarg, a);
-		else if (c >= LOAD_HEADER && c <= LOAD_ACCEPT_ENC)
-			rc = cmd_load_set_other(o, c, optarg, a);
+			rc = cmd_load_set_number(o, c, p.arg, a);
 		else
-			return cmd_usage_error("load", load_usage, "unknown or "
-			    "incomplete option '%s'", argv[optind - 1]);
+			rc = cmd_load_set_other(o, c, p.arg, a);
 		if (rc != 0)
 			return rc;
 	}
-	if ((rc = cmd_operand(argc, argv, "load", load_usage, "no URL given",
+	if ((rc = cmd_operand(argc, argv, &cmd_load_opts, "no URL given",
 	    "more than one URL given ('%s')", &o->url)) != 0)
 		return rc;
 	if ((rc = cmd_load_combined(o, a)) != 0)

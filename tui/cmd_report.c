@@ -5,7 +5,6 @@
  * the chosen format.  A round folder (or a log inside one) supplies its
  * round.json, so arms, vs and aa_of are the ones the round ran with. */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +20,6 @@
 #include "spec.h"
 #include "tally.h"
 #include "xalloc.h"
-
-static const char report_usage[] =
-    "usage: benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] "
-    "[--baseline ARM] [--aa ARM=OF]... [--fail-on RULE]...\n";
 
 /* The round folder a log belongs to: DIR itself, or the folder of a log
  * that sits next to round.json and environment.json.  malloc'd, or NULL for
@@ -47,12 +42,22 @@ cmd_report_round_dir(const char *input, bool is_dir)
 
 enum { OPT_FORMAT = 1, OPT_BASELINE, OPT_AA, OPT_FAIL_ON };
 
-static const struct option report_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "aa", required_argument, NULL, OPT_AA },
-	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_report_rows[] = {
+	{ "format", 'f', "text|json|csv|markdown", 0, OPT_FORMAT, "the "
+	  "output's format (default text)" },
+	{ "baseline", 0, "ARM", 0, OPT_BASELINE, "a bare log: compare every "
+	  "arm with ARM" },
+	{ "aa", 0, "ARM=OF", OPTS_REPEAT, OPT_AA, "a bare log: ARM is an A/A "
+	  "copy of OF" },
+	{ "fail-on", 0, "RULE", OPTS_REPEAT, OPT_FAIL_ON, "exit 6 when a "
+	  "verdict of a complete round matches RULE" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_report_opts = {
+	"report", "DIR|LOG.jsonl",
+	"Print a round's ratios, intervals and verdicts.",
+	"benchtui-report(1)", cmd_report_rows,
 };
 
 /* --baseline ARM into the tally.  0, or a usage error's exit status. */
@@ -62,11 +67,11 @@ cmd_report_baseline(struct tally *t, const char *arm)
 	int bb = tally_set_baseline(t, arm);
 
 	if (bb == -2)
-		return cmd_usage_error("report", report_usage, "--baseline: '%s' "
+		return opts_error(&cmd_report_opts, "--baseline: '%s' "
 		    "is an A/A copy (--aa); the baseline must be an original "
 		    "arm", arm);
 	if (bb != 0)
-		return cmd_usage_error("report", report_usage, "--baseline: '%s' "
+		return opts_error(&cmd_report_opts, "--baseline: '%s' "
 		    "is not a valid arm name", arm);
 	return 0;
 }
@@ -80,18 +85,18 @@ cmd_report_aa(struct tally *t, const char *val)
 	int bad;
 
 	if (eq == NULL)
-		return cmd_usage_error("report", report_usage, "--aa: '%s' is "
+		return opts_error(&cmd_report_opts, "--aa: '%s' is "
 		    "not ARM=OF", val);
 	arm = xasprintf("%.*s", (int)(eq - val), val);
 	bad = tally_add_aa(t, arm, eq + 1);
 	free(arm);
 	if (bad == -2)
-		return cmd_usage_error("report", report_usage, "--aa: '%s' "
+		return opts_error(&cmd_report_opts, "--aa: '%s' "
 		    "contradicts another --aa or --baseline (an arm is one A/A "
 		    "copy at most, of an arm that is not a copy, and not the "
 		    "baseline)", val);
 	if (bad)
-		return cmd_usage_error("report", report_usage, "--aa: '%s' does "
+		return opts_error(&cmd_report_opts, "--aa: '%s' does "
 		    "not name two different valid arms", val);
 	return 0;
 }
@@ -105,57 +110,53 @@ struct cmd_report_args {
 };
 
 /* The options (--baseline and --aa go straight into t) and the input.
- * 0, or an exit status. */
+ * -1 to go on, or the exit status (0 after --help). */
 static int
 cmd_report_parse(int argc, char **argv, struct tally *t,
     struct cmd_report_args *a)
 {
 	const char *fmtname = "text";
+	struct opts_parser p;
 	int c, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", report_options, NULL)) != -1) {
+	opts_init(&p, &cmd_report_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
+		case OPTS_STOP:
+			return p.status;
 		case OPT_FORMAT:
-			fmtname = optarg;
+			fmtname = p.arg;
 			break;
 		case OPT_BASELINE:
-			a->baseline = optarg;
-			if ((rc = cmd_report_baseline(t, optarg)) != 0)
+			a->baseline = p.arg;
+			if ((rc = cmd_report_baseline(t, p.arg)) != 0)
 				return rc;
 			break;
 		case OPT_AA:
 			a->aa_given = true;
-			if ((rc = cmd_report_aa(t, optarg)) != 0)
+			if ((rc = cmd_report_aa(t, p.arg)) != 0)
 				return rc;
 			break;
 		case OPT_FAIL_ON:
-			if ((rc = cmd_fail_on("report", report_usage, optarg,
+			if ((rc = cmd_fail_on(&cmd_report_opts, p.arg,
 			    &a->rules)) != 0)
 				return rc;
 			break;
-		case ':':
-			return cmd_usage_error("report", report_usage,
-			    "%s needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("report", report_usage,
-			    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if ((rc = cmd_operand(argc, argv, "report", report_usage,
+	if ((rc = cmd_operand(argc, argv, &cmd_report_opts,
 	    "no round folder or log given",
 	    "more than one input ('%2$s' and '%1$s')", &a->input)) != 0)
 		return rc;
 	if ((a->fmt = report_format_parse(fmtname)) < 0) {
 		char hint[128];
 
-		return cmd_usage_error("report", report_usage,
+		return opts_error(&cmd_report_opts,
 		    "--format: unknown format '%s'%s", fmtname, suggest_hint(
 		    hint, sizeof hint, fmtname, report_format_names(),
 		    SIZE_MAX));
 	}
-	return 0;
+	return -1;
 }
 
 /* The log to read (*log) and, when it sits in a round folder, the round
@@ -295,7 +296,7 @@ cmd_report_rules(struct cmd_report_args *a, const struct spec *spec)
 		return 0;
 	for (size_t i = 0; i < a->rules.n; i++)
 		if (failon_check_arm(&a->rules.r[i], spec, err, sizeof err) != 0)
-			return cmd_usage_error("report", report_usage,
+			return opts_error(&cmd_report_opts,
 			    "--fail-on %s", err);
 	for (size_t i = 0; i < spec->fail_on.n; i++)
 		failon_add(&a->rules, spec->fail_on.r[i].text, err, sizeof err);
@@ -311,13 +312,13 @@ cmd_report(int argc, char **argv)
 	struct spec *spec = NULL;
 	int rc;
 
-	if ((rc = cmd_report_parse(argc, argv, t, &a)) != 0)
+	if ((rc = cmd_report_parse(argc, argv, t, &a)) >= 0)
 		goto out;
 	rc = 2;
 	if (cmd_report_open(&a, t, &log, &spec, &spath) != 0 ||
 	    cmd_report_read(log, spec, spath, t) != 0)
 		goto out;
-	if ((rc = cmd_fail_on_check("report", report_usage, &a.rules,
+	if ((rc = cmd_fail_on_check(&cmd_report_opts, &a.rules,
 	    (const struct tally *const[]){ t }, 1, false)) != 0 ||
 	    (rc = cmd_report_rules(&a, spec)) != 0)
 		goto out;

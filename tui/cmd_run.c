@@ -1,6 +1,5 @@
 /* run and resume: parse the flags, create the round, hand it to the
  * console (a terminal) or the headless printer. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,29 +10,58 @@
 #include "cmd.h"
 #include "console.h"
 #include "headless.h"
+#include "opts.h"
 #include "failon.h"
 #include "round.h"
 #include "xalloc.h"
 
-static const char run_usage[] =
-    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] "
-    "[--sign KEY.pem] [--fail-on RULE]... [--accept-changed-files]\n";
-static const char resume_usage[] =
-    "usage: benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] "
-    "[--fail-on RULE]... [--accept-changed-files]\n";
+enum { RUN_OUT = 1, RUN_HEADLESS, RUN_THEME, RUN_SIGN, RUN_FAIL_ON,
+    RUN_ACCEPT_FILES, RUN_HOST };
 
-enum { OPT_OUT = 1, OPT_HEADLESS, OPT_THEME, OPT_SIGN, OPT_HELP,
-    OPT_FAIL_ON, OPT_ACCEPT_FILES };
+static const struct opts_opt cmd_run_rows[] = {
+	{ "out", 'o', "DIR", 0, RUN_OUT, "the round folder (new or empty); "
+	  "default ./rounds/NAME-TIME in the current directory" },
+	{ "headless", 0, NULL, 0, RUN_HEADLESS, "no console: one line per leg "
+	  "and the summary (also when stdout is not a terminal)" },
+	{ "theme", 0, "NAME", 0, RUN_THEME, "the console's colours (see "
+	  "benchtui(1) Themes)" },
+	{ "sign", 0, "KEY.pem", 0, RUN_SIGN, "sign SHA256SUMS with this "
+	  "Ed25519 key" },
+	{ "fail-on", 0, "RULE", OPTS_REPEAT, RUN_FAIL_ON, "exit 6 when a "
+	  "verdict matches RULE: METRIC:VERDICT or ARM/METRIC:VERDICT" },
+	{ "accept-changed-files", 0, NULL, 0, RUN_ACCEPT_FILES, "a kept file "
+	  "changed before the seal: go on, recorded (default: stop, exit 3)" },
+	{ "host", 0, "HOST", OPTS_REPEAT, RUN_HOST, "run the reps on HOST (an "
+	  "ssh destination), dealt among every --host given" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
 
-static const struct option run_options[] = {
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "headless", no_argument, NULL, OPT_HEADLESS },
-	{ "theme", required_argument, NULL, OPT_THEME },
-	{ "sign", required_argument, NULL, OPT_SIGN },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-	{ "accept-changed-files", no_argument, NULL, OPT_ACCEPT_FILES },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_resume_rows[] = {
+	{ "headless", 0, NULL, 0, RUN_HEADLESS, "no console" },
+	{ "theme", 0, "NAME", 0, RUN_THEME, "the console's colours" },
+	{ "sign", 0, "KEY.pem", 0, RUN_SIGN, "sign SHA256SUMS with this "
+	  "Ed25519 key" },
+	{ "fail-on", 0, "RULE", OPTS_REPEAT, RUN_FAIL_ON, "exit 6 when a "
+	  "verdict matches RULE" },
+	{ "accept-changed-files", 0, NULL, 0, RUN_ACCEPT_FILES, "a kept file "
+	  "changed since the round kept it: go on with it, recorded in the "
+	  "resume event" },
+	/* Refused in words of its own: the folder is the round's. */
+	{ "out", 'o', "DIR", OPTS_HIDDEN, RUN_OUT, NULL },
+	{ "host", 0, "HOST", OPTS_HIDDEN | OPTS_REPEAT, RUN_HOST, NULL },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_run_opts = {
+	"run", "ROUND.json",
+	"Run a round live in the console (or headless), then seal it.",
+	"benchtui-run(1), benchtui-round(5)", cmd_run_rows,
+};
+
+const struct opts_cmd cmd_resume_opts = {
+	"resume", "DIR",
+	"Go on with a stopped round (abort, signal, crash) in its folder.",
+	"benchtui-run(1) LIFECYCLE", cmd_resume_rows,
 };
 
 /* After the console: where the round is, how it ended in words, and the
@@ -67,6 +95,7 @@ struct cmd_run_args {
 	bool headless;
 	struct failon rules;     /* --fail-on's */
 	const char **texts;      /* their text, for opts.fail_on */
+	const char **hosts;      /* --host's, for opts.hosts */
 };
 
 /* The options and the operand into a; resume takes no --out.  -1 to go
@@ -74,43 +103,52 @@ struct cmd_run_args {
 static int
 cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 {
-	const char *sub = resume ? "resume" : "run";
-	const char *use = resume ? resume_usage : run_usage;
+	const struct opts_cmd *cmd = resume ? &cmd_resume_opts : &cmd_run_opts;
+	struct opts_parser p;
+	size_t nhosts = 0;
 	int c, code;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
+	opts_init(&p, cmd, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
-		case OPT_OUT:
+		case OPTS_STOP:
+			return p.status;
+		case RUN_OUT:
 			if (resume)
-				return cmd_usage_error(sub, use, "--out is not "
-				    "accepted: a round resumes in its own folder");
-			a->opts.out_dir = optarg;
+				return opts_error(cmd, "--out is not accepted: a "
+				    "round resumes in its own folder");
+			a->opts.out_dir = p.arg;
 			break;
-		case OPT_HEADLESS:
+		case RUN_HEADLESS:
 			a->headless = true;
 			break;
-		case OPT_THEME:
-			a->theme = optarg;
+		case RUN_THEME:
+			a->theme = p.arg;
 			break;
-		case OPT_SIGN:
-			a->opts.sign_key = optarg;
+		case RUN_SIGN:
+			a->opts.sign_key = p.arg;
 			break;
-		case OPT_HELP:
-			fputs(use, stdout);
-			return 0;
-		case OPT_FAIL_ON:
-			if ((code = cmd_fail_on(sub, use, optarg,
-			    &a->rules)) != 0)
+		case RUN_FAIL_ON:
+			if ((code = cmd_fail_on(cmd, p.arg, &a->rules)) != 0)
 				return code;
 			break;
-		case OPT_ACCEPT_FILES:
+		case RUN_ACCEPT_FILES:
 			a->opts.accept_changed_files = true;
 			break;
-		default:
-			return cmd_usage_error(sub, use, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+		case RUN_HOST:
+			/* The hosts are the round's: resume uses those its
+			 * log recorded. */
+			if (resume)
+				return opts_error(cmd, "--host is not accepted: "
+				    "a round resumes on the hosts it ran on");
+			if ((code = cmd_host(cmd, p.arg)) != 0)
+				return code;
+			a->hosts = xreallocarray(a->hosts, nhosts + 1,
+			    sizeof *a->hosts);
+			a->hosts[nhosts++] = p.arg;
+			a->opts.hosts = a->hosts;
+			a->opts.nhosts = nhosts;
+			break;
 		}
 	}
 	a->texts = xreallocarray(NULL, a->rules.n + 1, sizeof *a->texts);
@@ -118,7 +156,7 @@ cmd_run_parse(int argc, char **argv, bool resume, struct cmd_run_args *a)
 		a->texts[i] = a->rules.r[i].text;
 	a->opts.fail_on = a->texts;
 	a->opts.nfail_on = a->rules.n;
-	if ((code = cmd_operand(argc, argv, sub, use,
+	if ((code = cmd_operand(argc, argv, cmd,
 	    resume ? "missing DIR" : "missing ROUND.json",
 	    resume ? "too many arguments (one DIR)" :
 	    "too many arguments (one ROUND.json)",
@@ -217,6 +255,7 @@ cmd_run_main(int argc, char **argv, bool resume)
 out:
 	failon_finish(&a.rules);
 	free(a.texts);
+	free(a.hosts);
 	return code;
 }
 

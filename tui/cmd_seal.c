@@ -4,7 +4,6 @@
  * verify recomputes a round folder's seal; seal --partial seals a round
  * that did not complete (an abort, a crash), on purpose, with a summary
  * that says so. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,20 +13,32 @@
 #include "round.h"
 #include "seal.h"
 
-static const char verify_usage[] = "usage: benchtui verify DIR [--pubkey PUB.pem]\n";
-static const char seal_usage[] = "usage: benchtui seal DIR --partial [--sign KEY.pem]\n";
-
 enum { OPT_PUBKEY = 1, OPT_PARTIAL, OPT_SIGN };
 
-static const struct option verify_options[] = {
-	{ "pubkey", required_argument, NULL, OPT_PUBKEY },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_verify_rows[] = {
+	{ "pubkey", 0, "PUB.pem", 0, OPT_PUBKEY, "also check the signature "
+	  "with this key" },
+	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
-static const struct option seal_options[] = {
-	{ "partial", no_argument, NULL, OPT_PARTIAL },
-	{ "sign", required_argument, NULL, OPT_SIGN },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_seal_rows[] = {
+	{ "partial", 0, NULL, OPTS_REQUIRED, OPT_PARTIAL, "required: the "
+	  "round is not complete" },
+	{ "sign", 0, "KEY.pem", 0, OPT_SIGN, "sign SHA256SUMS with this "
+	  "Ed25519 key" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct opts_cmd cmd_verify_opts = {
+	"verify", "DIR",
+	"Check a sealed folder against SHA256SUMS; exit 4 names changes.",
+	"benchtui-verify(1)", cmd_verify_rows,
+};
+
+const struct opts_cmd cmd_seal_opts = {
+	"seal", "DIR",
+	"Seal a round that stopped early, on purpose, as it is.",
+	"benchtui-seal(1)", cmd_seal_rows,
 };
 
 /* Lines of DIR/SHA256SUMS: the number of files the seal covers. */
@@ -51,10 +62,10 @@ cmd_seal_count(const char *dir)
 /* The one round folder after the options: 0 and *dir, or the usage
  * error's exit status. */
 static int
-cmd_seal_dir(int argc, char **argv, const char *sub, const char *use,
+cmd_seal_dir(int argc, char **argv, const struct opts_cmd *c,
     const char **dir)
 {
-	return cmd_operand(argc, argv, sub, use, "no round folder given",
+	return cmd_operand(argc, argv, c, "no round folder given",
 	    "more than one folder given ('%s')", dir);
 }
 
@@ -63,21 +74,16 @@ cmd_verify(int argc, char **argv)
 {
 	const char *dir = NULL, *pubkey = NULL;
 	char err[1024] = "";
+	struct opts_parser p;
 	int rc, c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", verify_options, NULL)) != -1) {
-		if (c == OPT_PUBKEY)
-			pubkey = optarg;
-		else if (c == ':')
-			return cmd_usage_error("verify", verify_usage,
-			    "--pubkey needs a PEM public key file");
-		else
-			return cmd_usage_error("verify", verify_usage,
-			    "unknown option '%s'", argv[optind - 1]);
+	opts_init(&p, &cmd_verify_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
+		if (c == OPTS_STOP)
+			return p.status;
+		pubkey = p.arg;
 	}
-	if ((rc = cmd_seal_dir(argc, argv, "verify", verify_usage, &dir)) != 0)
+	if ((rc = cmd_seal_dir(argc, argv, &cmd_verify_opts, &dir)) != 0)
 		return rc;
 	rc = seal_verify(dir, pubkey, stdout, err, sizeof err);
 	if (rc == 2) {
@@ -113,26 +119,22 @@ cmd_seal(int argc, char **argv)
 	bool partial = false;
 	char err[1024] = "";
 	struct round_partial done;
+	struct opts_parser p;
 	int rc, c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", seal_options, NULL)) != -1) {
+	opts_init(&p, &cmd_seal_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
+		if (c == OPTS_STOP)
+			return p.status;
 		if (c == OPT_PARTIAL)
 			partial = true;
-		else if (c == OPT_SIGN)
-			key = optarg;
-		else if (c == ':')
-			return cmd_usage_error("seal", seal_usage,
-			    "--sign needs an Ed25519 private key PEM file");
 		else
-			return cmd_usage_error("seal", seal_usage,
-			    "unknown option '%s'", argv[optind - 1]);
+			key = p.arg;
 	}
-	if ((rc = cmd_seal_dir(argc, argv, "seal", seal_usage, &dir)) != 0)
+	if ((rc = cmd_seal_dir(argc, argv, &cmd_seal_opts, &dir)) != 0)
 		return rc;
 	if (!partial)
-		return cmd_usage_error("seal", seal_usage, "a complete round is "
+		return opts_error(&cmd_seal_opts, "a complete round is "
 		    "sealed when it completes; --partial seals an unfinished one "
 		    "on purpose and must be given");
 	rc = round_seal_partial(dir, key, &done, err, sizeof err);

@@ -12,21 +12,6 @@
 #include "profrepeat.h"
 #include "xalloc.h"
 
-static const char usage[] =
-    "usage: benchtui run ROUND.json [--out DIR] [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
-    "       benchtui resume DIR [--headless] [--theme NAME] [--sign KEY.pem] [--fail-on RULE]...\n"
-    "       benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n"
-    "       benchtui report DIR|LOG.jsonl [--format text|json|csv|markdown] [--baseline ARM] [--aa ARM=OF] [--fail-on RULE]...\n"
-    "       benchtui compare DIR_A DIR_B [--format text|json|csv|markdown] [--fail-on RULE]... [--partial] [--confidence L]\n"
-    "       benchtui verify DIR [--pubkey PUB.pem]\n"
-    "       benchtui seal DIR --partial [--sign KEY.pem]\n"
-    "       benchtui check ROUND.json\n"
-    "       benchtui help [COMMAND]    (every command also takes --help)\n"
-    "       benchtui load URL [--requests N | --duration S] [--connections C] [--rate R] ...\n"
-    "       benchtui agent --dir DIR   (run by ssh on a server's host)\n"
-    "       benchtui bisect ROUND.json --repo DIR --good REV --bad REV --build CMD [--metric M] [--out DIR] [--headless]\n"
-    "       benchtui --version | --help\n";
-
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -72,7 +57,7 @@ main(int argc, char **argv)
 	json_set_alloc_funcs(xmalloc, free);
 	main_hoist_replay(argc, argv);
 	if (argc < 2) {
-		fputs(usage, stderr);
+		cmd_help_usage(stderr);
 		return 2;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
@@ -81,7 +66,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(usage, stdout);
+		cmd_help_usage(stdout);
 		return 0;
 	}
 	/* Internal: what a round's perf profile runs under perf record.  Its
@@ -106,9 +91,10 @@ main(int argc, char **argv)
 
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			names[i] = commands[i].name;
-		fprintf(stderr, "benchtui: unknown command '%s'%s\n%s", argv[1],
+		fprintf(stderr, "benchtui: unknown command '%s'%s\n", argv[1],
 		    suggest_hint(hint, sizeof hint, argv[1], names,
-		    sizeof names / sizeof names[0]), usage);
+		    sizeof names / sizeof names[0]));
+		cmd_help_usage(stderr);
 	}
 	return 2;
 }

@@ -365,6 +365,16 @@ model_feed_round(struct model *m, const json_t *ev, double ts)
 		m->legs_total = (size_t)json_integer_value(total);
 	if (m->start_ts == 0)
 		m->start_ts = ts;
+	/* Several hosts: each has its line in the quiet box. */
+	{
+		const json_t *hosts = json_object_get(ev, "hosts"), *v;
+		size_t i;
+
+		m->several_hosts = json_array_size(hosts) > 1;
+		json_array_foreach(hosts, i, v)
+			if (m->several_hosts && json_is_string(v))
+				(void)model_host(m, json_string_value(v));
+	}
 	model_gate_round(m, ev);
 	m->state = MODEL_RUNNING;
 }
@@ -396,6 +406,13 @@ model_feed_leg_start(struct model *m, const json_t *ev, double ts)
 	m->cur_out = out ? xstrdup(out) : NULL;
 	m->cur_start = json_incref((json_t *)ev);
 	m->gate_wait_since = 0;
+	if (m->several_hosts && model_get_str(ev, "host") != NULL) {
+		struct model_host *h = model_host(m, model_get_str(ev, "host"));
+
+		if (h != NULL)
+			snprintf(h->leg, sizeof h->leg, "%.20s %.20s r%d",
+			    m->cur_cell, m->cur_arm, m->cur_rep);
+	}
 	/* A leg runs: no gate holds, here or on a server's host. */
 	for (size_t i = 0; i < m->nhosts; i++)
 		m->hosts[i].holding = false;
@@ -433,6 +450,15 @@ model_feed_leg(struct model *m, const json_t *ev, double ts)
 	l.rep = model_get_int(ev, "rep", 0);
 	l.seq = model_get_int(ev, "seq", 0);
 	l.warmup = model_get_int(ev, "warmup", 0);
+	model_copy_name(l.host, model_get_str(ev, "host"));
+	if (m->several_hosts && l.host[0] != '\0') {
+		struct model_host *h = model_host(m, l.host);
+
+		if (h != NULL) {
+			h->leg[0] = '\0';
+			h->legs++;
+		}
+	}
 	/* A legacy row has no status field: the one rule gives it. */
 	status = tally_leg_status_name(tally_leg_status(ev));
 	snprintf(l.status, sizeof l.status, "%s", status);
@@ -561,7 +587,8 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		return model_feed_gate(m, ev);
 	} else if (strcmp(t, "leg_start") == 0) {
 		model_feed_leg_start(m, ev, ts);
-		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_PLAN;
+		return MODEL_CHANGE_CURRENT | MODEL_CHANGE_PLAN |
+		    (m->several_hosts ? MODEL_CHANGE_QUIET : 0);
 	} else if (strcmp(t, "leg_state") == 0 && m->cur_active &&
 	    model_get_int(ev, "seq", -1) == m->cur_seq) {
 		const char *st = model_get_str(ev, "state");
@@ -579,6 +606,7 @@ model_apply(struct model *m, const char *t, const json_t *ev, double ts)
 		 * server's host's line says how its gate let the leg go. */
 		return MODEL_CHANGE_LEGS | MODEL_CHANGE_CURRENT |
 		    ((m->nlegs > 0 && m->legs[m->nlegs - 1].unquiet) ||
+		    m->several_hosts ||
 		    model_get_str(json_object_get(ev, "server"), "gate") !=
 		    NULL ? MODEL_CHANGE_QUIET : 0) |
 		    (model_get_int(ev, "warmup", 0) > 0 ? 0 :

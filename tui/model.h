@@ -56,6 +56,7 @@ struct model_leg {
 	double end_ts;         /* seconds since the epoch */
 	json_t *ev;            /* the leg line itself (for the details view) */
 	json_t *start;         /* its leg_start event, or NULL */
+	char host[MODEL_NAME]; /* the host it ran on ("" here) */
 };
 
 #define MODEL_LOG_MAX 1000
@@ -89,6 +90,10 @@ struct model_host {
 	double probe_max;      /* most that passes */
 	double waited, limit;  /* the hold's countdown (NAN) */
 	char last_gate[16];    /* how it let the last leg go ("" none yet) */
+	/* One of the round's several hosts: the leg it runs ("" none), and
+	 * the legs it has run. */
+	char leg[MODEL_NAME];
+	int legs;
 };
 
 struct model {
@@ -152,6 +157,8 @@ struct model {
 	bool gate_budget_spent;/* the gate waits no more */
 	struct model_host hosts[MODEL_HOSTS_MAX];
 	size_t nhosts;
+	bool several_hosts;    /* the round's reps are dealt among hosts:
+	                        * the legs table has a host column */
 
 	/* The counters the round asked for (the round event) and the metrics
 	 * legs reported, in order of appearance. */

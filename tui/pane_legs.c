@@ -8,7 +8,7 @@
 #include "theme.h"
 #include "words.h"
 
-enum col { C_CELL, C_ARM, C_REP, C_MARK, C_RC, C_WALL, C_CPU, C_VAL,
+enum col { C_CELL, C_ARM, C_REP, C_HOST, C_MARK, C_RC, C_WALL, C_CPU, C_VAL,
 	C_IPC, C_RSS, C_FOR };
 
 /* The table's columns for this draw: the fixed ones, then one per counter
@@ -47,6 +47,8 @@ pane_legs_columns(const struct model *m, int cw, struct lcol *c, int *namew)
 	pane_legs_col_add(c, &n, C_CELL, "cell", *namew, 0, NULL);
 	pane_legs_col_add(c, &n, C_ARM, "arm", *namew, 0, NULL);
 	pane_legs_col_add(c, &n, C_REP, "rep", 3, 0, NULL);
+	if (m->several_hosts)
+		pane_legs_col_add(c, &n, C_HOST, "host", 14, 1, NULL);
 	pane_legs_col_add(c, &n, C_MARK, "", 1, 0, NULL);
 	pane_legs_col_add(c, &n, C_RC, "rc", 4, 4, NULL);
 	pane_legs_col_add(c, &n, C_WALL, "wall", 7, 0, NULL);
@@ -122,6 +124,14 @@ pane_legs_cell(const struct model_leg *l, const struct lcol *c, bool sel,
 		snprintf(buf, len, "%-*.*s", cwid, cwid, c->kind == C_CELL ?
 		    l->cell : l->arm);
 		break;
+	case C_HOST: {
+		/* Its end: hosts on one network differ there (a port). */
+		size_t hl = strlen(l->host);
+
+		snprintf(buf, len, "%*.*s", cwid, cwid, l->host + (hl >
+		    (size_t)cwid ? hl - (size_t)cwid : 0));
+		break;
+	}
 	case C_REP:
 		if (l->warmup > 0) /* a warm-up leg: wK */
 			snprintf(buf, len, "%*s%d", cwid - 1 - (l->warmup > 9),
@@ -300,6 +310,7 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	const char *verdict = json_string_value(json_object_get(mo, "verdict"));
 	bool none = json_integer_value(json_object_get(mo, "n")) == 0;
 	bool suspect = json_is_true(json_object_get(mo, "suspect"));
+	bool byhost = json_is_true(json_object_get(mo, "depends_on_machine"));
 	int x = 1, strip;
 	size_t i;
 
@@ -327,15 +338,17 @@ pane_legs_ratio_line(struct render *r, WINDOW *w, int y, int cw,
 	}
 	x += RATIO_CI_W;
 	/* Beside undecided, what its interval can see (words_verdict_short);
-	 * a suspect verdict says so instead. */
-	if (suspect)
+	 * a suspect verdict, or one whose hosts differ (BY HOST: the effect
+	 * depends on the machine), says so instead. */
+	if (suspect || byhost)
 		snprintf(buf, sizeof buf, "%s", verdict ? verdict : "unknown");
 	else
 		words_verdict_short(buf, sizeof buf, mo);
 	render_put(w, y, x, cw + 1 - x, pane_legs_verdict_role(verdict), buf);
-	if (suspect)
+	if (suspect || byhost)
 		render_put(w, y, x + (int)strlen(buf) + 1, cw - x -
-		    (int)strlen(buf), THEME_BAD, "SUSPECT");
+		    (int)strlen(buf), THEME_BAD, suspect && byhost ?
+		    "SUSPECT HOST" : suspect ? "SUSPECT" : "BY HOST");
 	x += RATIO_VERDICT_W;
 	if (!show_range)
 		goto strip;

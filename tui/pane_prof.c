@@ -1,7 +1,7 @@
 /* The ratios pane's profiles view: each profiled arm beside its comparison
  * arm, from the report's "profiles" (profdiff.h) -- symbol samples and
  * shares, the move in points and in ms per run, largest first, noise
- * marked "~"; the callers of the symbols that moved most; syscalls per
+ * marked "~" and what moved in the A/A pair too "!"; the callers of the symbols that moved most; syscalls per
  * request side by side with their ratio.  It scrolls (j/k) and shows its
  * position like the ratios it replaces. */
 #include <stdio.h>
@@ -67,6 +67,9 @@ pane_prof_perf_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 	const char *name = json_string_value(json_object_get(row, "symbol"));
 	double d = pane_prof_num(row, "diff");
 	bool noise = json_is_true(json_object_get(row, "noise"));
+	/* moved in the cell's A/A pair too: "!" beside the move */
+	const char *aa = json_is_true(json_object_get(row, "unstable")) ?
+	    "!" : "";
 	int x = 2 + pane_prof_namew(cw);
 	char buf[80], cut[256];
 
@@ -83,10 +86,11 @@ pane_prof_perf_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 	    "vs_samples"), pane_prof_num(row, "vs_share"));
 	render_put(w, y, x + 13, 12, THEME_LABEL, buf);
 	if (json_is_number(json_object_get(row, "time_moved_ms")))
-		snprintf(buf, sizeof buf, "%+6.1f %+7.2f%s", d,
-		    pane_prof_num(row, "time_moved_ms"), noise ? " ~" : "");
+		snprintf(buf, sizeof buf, "%+6.1f %+7.2f%s%s", d,
+		    pane_prof_num(row, "time_moved_ms"), noise ? " ~" : " ", aa);
 	else
-		snprintf(buf, sizeof buf, "%+6.1f %7s%s", d, "", noise ? " ~" : "");
+		snprintf(buf, sizeof buf, "%+6.1f %7s%s%s", d, "", noise ? " ~" :
+		    " ", aa);
 	render_put(w, y, x + 26, 17, noise ? THEME_DIM : d > 0 ? THEME_ABOVE :
 	    d < 0 ? THEME_BELOW : THEME_NORMAL, buf);
 }
@@ -115,6 +119,37 @@ pane_prof_sys_row(WINDOW *w, int y, int cw, const json_t *row, bool vs)
 		render_put(w, y, col + 19, 16, q > 1 ? THEME_ABOVE : q < 1 &&
 		    q >= 0 ? THEME_BELOW : THEME_NORMAL, buf);
 	}
+}
+
+/* What moved in the cell's A/A pair, shown beside the real profile: its
+ * symbols are marked "!" (unstable) in every profile of the kind. */
+static void
+pane_prof_aa(const json_t *aa, char *line)
+{
+	const json_t *moved = json_object_get(aa, "moved"), *m;
+	size_t i, k;
+
+	k = (size_t)snprintf(line, 200, "%s A/A pair (%s vs %s): ",
+	    json_array_size(moved) > 0 ? "!" : " ", json_string_value(
+	    json_object_get(aa, "arm")), json_string_value(json_object_get(aa,
+	    "vs")));
+	if (k >= 150)
+		return;  /* long arm names: the line ends with them */
+	if (json_array_size(moved) == 0)
+		snprintf(line + k, 200 - k, "nothing moved");
+	json_array_foreach(moved, i, m) {
+		if (k >= 150) {
+			snprintf(line + k, 200 - k, ", ...");
+			break;
+		}
+		k += (size_t)snprintf(line + k, 200 - k, "%s%s %+.1f", i ? ", " :
+		    "", json_string_value(json_object_get(m, "symbol")),
+		    pane_prof_num(m, "diff"));
+		if (k >= 200)
+			return;  /* cut where the line ends */
+	}
+	if (json_array_size(moved) > 0 && k < 170)
+		snprintf(line + k, 200 - k, " (marked ! unstable)");
 }
 
 /* A profile's title and what to know before its rows: samples and runs,
@@ -155,6 +190,8 @@ pane_prof_head(const char *cell, const char *arm, const char *kind,
 		    strcmp(json_string_value(json_object_get(p, "unwind")),
 		    "fp") == 0 ? " (frame pointers: a leaf's caller may be "
 		    "skipped; --call-graph dwarf gets it right)" : "");
+	if (json_object_get(p, "aa") != NULL)
+		pane_prof_aa(json_object_get(p, "aa"), lines[(*n)++]);
 	if (json_is_true(json_object_get(p, "under_min_samples")) ||
 	    json_is_true(json_object_get(p, "vs_under_min_samples")))
 		snprintf(lines[(*n)++], 200, "! under min_samples (%.0f): the "

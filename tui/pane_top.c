@@ -112,6 +112,15 @@ pane_top_host_line(const struct model_host *o, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s: ", o->name);
 
+	/* One of several hosts: its leg and its count first. */
+	if (o->leg[0] != '\0' || o->legs > 0) {
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%d legs",
+		    o->leg[0] != '\0' ? "runs " : "", o->leg, o->leg[0] !=
+		    '\0' ? ", " : "", o->legs);
+		if (isnan(o->foreign) || n + 2 >= len)
+			return;
+		n += (size_t)snprintf(buf + n, len - n, ", ");
+	}
 	if (isnan(o->foreign)) {
 		snprintf(buf + n, len - n, "no samples yet");
 		return;

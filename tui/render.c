@@ -401,6 +401,7 @@ static const char *const help_text[] = {
 	"       wholly above / below 1   undecided: more reps would tell",
 	"       unknown: too few reps for an interval   SUSPECT/BIASED: the",
 	"       A/A arms differ, so the round measures something else too",
+	"       BY HOST: the hosts differ; the effect depends on the machine",
 	"",
 	"Any key closes this help.",
 };

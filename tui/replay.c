@@ -4,7 +4,6 @@
  * round, paced by their timestamps divided by the speed.  A gap between two
  * events is shortened to REPLAY_GAP_MAX seconds (after the speed), so a
  * round that sat paused overnight does not replay overnight. */
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -30,8 +29,6 @@
 #define REPLAY_SPEED_MIN (1.0 / 64)
 #define REPLAY_SPEED_MAX 4096.0
 
-static const char replay_usage[] =
-    "usage: benchtui --replay DIR|LOG.jsonl [--speed X | --instant] [--headless] [--theme NAME]\n";
 
 struct events {
 	json_t **ev;
@@ -436,12 +433,21 @@ out:
 
 enum { OPT_INSTANT = 1, OPT_HEADLESS, OPT_SPEED, OPT_THEME };
 
-static const struct option replay_options[] = {
-	{ "instant", no_argument, NULL, OPT_INSTANT },
-	{ "headless", no_argument, NULL, OPT_HEADLESS },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "theme", required_argument, NULL, OPT_THEME },
-	{ NULL, 0, NULL, 0 },
+static const struct opts_opt cmd_replay_rows[] = {
+	{ "speed", 0, "X", 0, OPT_SPEED, "play X times faster than recorded" },
+	{ "instant", 0, NULL, OPTS_OR, OPT_INSTANT, "show the end state at "
+	  "once" },
+	{ "headless", 0, NULL, 0, OPT_HEADLESS, "print the legs and the "
+	  "summary instead" },
+	{ "theme", 0, "NAME", 0, OPT_THEME, "the console's colours" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+/* "benchtui --replay" is the same command (main.c). */
+const struct opts_cmd cmd_replay_opts = {
+	"replay", "DIR|LOG.jsonl",
+	"Show a recorded round in the console, as it happened.",
+	"benchtui-replay(1)", cmd_replay_rows,
 };
 
 int
@@ -452,12 +458,14 @@ cmd_replay(int argc, char **argv)
 	bool instant = false, headless = false, have_speed = false;
 	struct stat st;
 	char *log, *end;
+	struct opts_parser p;
 	int c, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", replay_options, NULL)) != -1) {
+	opts_init(&p, &cmd_replay_opts, argc, argv);
+	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
+		case OPTS_STOP:
+			return p.status;
 		case OPT_INSTANT:
 			instant = true;
 			break;
@@ -465,30 +473,24 @@ cmd_replay(int argc, char **argv)
 			headless = true;
 			break;
 		case OPT_SPEED:
-			speed = strtod(optarg, &end);
+			speed = strtod(p.arg, &end);
 			if (*end || !(speed > 0) || speed > 1e6)
-				return cmd_usage_error(argv[0], replay_usage,
-				    "--speed: '%s' is not a positive number", optarg);
+				return opts_error(&cmd_replay_opts, "--speed: "
+				    "'%s' is not a positive number", p.arg);
 			have_speed = true;
 			break;
 		case OPT_THEME:
-			theme = optarg;
+			theme = p.arg;
 			break;
-		case ':':
-			return cmd_usage_error(argv[0], replay_usage,
-			    "%s needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(argv[0], replay_usage,
-			    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if ((rc = cmd_operand(argc, argv, argv[0], replay_usage, "no log given",
+	if ((rc = cmd_operand(argc, argv, &cmd_replay_opts, "no log given",
 	    "more than one log given ('%s')", &input)) != 0)
 		return rc;
 	/* A round folder, as report takes: its log. */
 	log = cmd_log_path(input, stat(input, &st) == 0 && S_ISDIR(st.st_mode));
 	if (instant && have_speed)
-		rc = cmd_usage_error(argv[0], replay_usage,
+		rc = opts_error(&cmd_replay_opts,
 		    "--speed and --instant exclude each other");
 	else if (headless || !isatty(STDOUT_FILENO))
 		rc = replay_headless(log);

@@ -16,6 +16,7 @@ struct compare_work {
 	double level, margin;
 	json_t *only_a, *only_b, *notes;
 	size_t matched;          /* metric entries made */
+	bool per_host;           /* both rounds name hosts, one several */
 	double *va, *vb;         /* one sample of each round */
 	size_t capa, capb;
 	/* tally_ratios' room, three lists a buffer: its own. */
@@ -141,9 +142,52 @@ compare_effect(struct compare_work *w, const char *cell, const char *arm,
 	size_t na = tally_ratios(w->a, cell, arm, metric, &w->ra, &w->capra);
 	size_t nb = tally_ratios(w->b, cell, arm, metric, &w->rb, &w->caprb);
 
-	if (na > 0 && nb > 0)
-		json_object_set_new(ej, metric, compare_entry(w, w->ra, na,
-		    w->rb, nb, false));
+	json_t *e, *hosts;
+
+	if (na == 0 || nb == 0)
+		return;
+	e = compare_entry(w, w->ra, na, w->rb, nb, false);
+	json_object_set_new(ej, metric, e);
+	if (!w->per_host)
+		return;
+	/* Each host both rounds ran on: did the effect change there. */
+	hosts = json_object();
+	for (size_t h = 0; h < tally_host_count(w->a); h++) {
+		const char *name = tally_host_at(w->a, h);
+
+		na = tally_ratios_host(w->a, cell, arm, metric, name, &w->ra,
+		    &w->capra);
+		nb = tally_ratios_host(w->b, cell, arm, metric, name, &w->rb,
+		    &w->caprb);
+		if (na > 0 && nb > 0)
+			json_object_set_new(hosts, name, compare_entry(w, w->ra,
+			    na, w->rb, nb, false));
+	}
+	if (json_object_size(hosts) > 0)
+		json_object_set_new(e, "hosts", hosts);
+	else
+		json_decref(hosts);
+}
+
+/* Whether both rounds name hosts, one of them several: each effect is
+ * then compared host by host too, and rounds without a host in common
+ * are noted. */
+static bool
+compare_per_host(const struct tally *a, const struct tally *b,
+    json_t *notes)
+{
+	size_t na = tally_host_count(a), nb = tally_host_count(b);
+
+	if (na == 0 || nb == 0 || (na < 2 && nb < 2))
+		return false;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if (strcmp(tally_host_at(a, i), tally_host_at(b, j)) == 0)
+				return true;
+	json_array_append_new(notes, json_string("the rounds ran on no host "
+	    "in common: each effect is compared over every host's pairs, "
+	    "not host by host"));
+	return false;
 }
 
 /* Each metric of both rounds (A's order, then B's own), f for each. */
@@ -259,6 +303,7 @@ compare_build(const struct tally *a, const struct tally *b, double level,
 	    .notes = notes };
 	json_t *cells = json_object();
 
+	w.per_host = compare_per_host(a, b, notes);
 	for (size_t i = 0; i < tally_cell_count(a); i++) {
 		size_t ib = compare_cell(b, tally_cell_at(a, i));
 		if (ib < tally_cell_count(b))

@@ -266,8 +266,18 @@ compare_print_cell(FILE *out, const char *cname, const json_t *cell,
 	fputs("  effect: each arm's ratio to its comparison arm, B's against "
 	    "A's\n", out);
 	json_object_foreach((json_t *)arms, aname, arm)
-		json_object_foreach(json_object_get(arm, "effect"), metric, m)
+		json_object_foreach(json_object_get(arm, "effect"), metric, m) {
+			const json_t *h;
+			const char *host;
+
 			compare_print_row(out, aname, metric, m, false);
+			json_object_foreach(json_object_get(m, "hosts"), host,
+			    h) {
+				char *at = xasprintf("%s@%s", metric, host);
+				compare_print_row(out, aname, at, h, false);
+				free(at);
+			}
+		}
 }
 
 static void
@@ -387,22 +397,57 @@ compare_print_csv(const json_t *cmp, FILE *out)
 		json_object_foreach(json_object_get(arm, "metrics"), metric, m)
 			compare_print_csv_row(out, cmp, cname, aname, metric,
 			    "metric", m);
-		json_object_foreach(json_object_get(arm, "effect"), metric, m)
+		json_object_foreach(json_object_get(arm, "effect"), metric, m) {
+			const json_t *h;
+			const char *host;
+
 			compare_print_csv_row(out, cmp, cname, aname, metric,
 			    "effect", m);
+			json_object_foreach(json_object_get(m, "hosts"), host,
+			    h) {
+				char *at = xasprintf("%s@%s", metric, host);
+				compare_print_csv_row(out, cmp, cname, aname, at,
+				    "effect", h);
+				free(at);
+			}
+		}
 	}
 	compare_print_csv_only(out, cmp, "only_a");
 	compare_print_csv_only(out, cmp, "only_b");
 	compare_print_csv_rounds(out, cmp);
 }
 
-/* One markdown table of a cell's metrics (abs) or effects. */
+/* One markdown row of a metric (abs) or an effect. */
+static void
+compare_print_md_row(FILE *out, const char *aname, const char *metric,
+    const json_t *m, bool abs)
+{
+	char a[32], b[32], r[32], ci[80];
+	const char *v = compare_print_str(json_object_get(m, "verdict"));
+	bool strong = strcmp(v, "above") == 0 || strcmp(v, "below") == 0;
+
+	fprintf(out, "| %s | %s | %lld | %lld |", aname, metric,
+	    (long long)json_integer_value(json_object_get(m, "n_a")),
+	    (long long)json_integer_value(json_object_get(m, "n_b")));
+	if (abs)
+		fprintf(out, " %s | %s |", compare_print_abs(a, sizeof a,
+		    metric, json_object_get(m, "abs_a")),
+		    compare_print_abs(b, sizeof b, metric,
+		    json_object_get(m, "abs_b")));
+	fprintf(out, " %s | %s | %s%s%s |\n", compare_print_ratio(r,
+	    sizeof r, json_object_get(m, "estimate")),
+	    compare_print_ci(ci, sizeof ci, m), strong ? "**" : "", v,
+	    strong ? "**" : "");
+}
+
+/* One markdown table of a cell's metrics (abs) or effects (each host's
+ * after the pooled one, as METRIC@HOST). */
 static void
 compare_print_md_table(FILE *out, const json_t *arms, bool abs,
     const char *lvl)
 {
-	const json_t *arm, *m;
-	const char *aname, *metric;
+	const json_t *arm, *m, *h;
+	const char *aname, *metric, *host;
 
 	fprintf(out, "| arm | metric | n A | n B |%s B/A | CI %s%% | verdict "
 	    "|\n|---|---|--:|--:|%s--:|---|---|\n", abs ? " A | B |" : "", lvl,
@@ -410,22 +455,12 @@ compare_print_md_table(FILE *out, const json_t *arms, bool abs,
 	json_object_foreach((json_t *)arms, aname, arm)
 	json_object_foreach(json_object_get(arm, abs ? "metrics" : "effect"),
 	    metric, m) {
-		char a[32], b[32], r[32], ci[80];
-		const char *v = compare_print_str(json_object_get(m, "verdict"));
-		bool strong = strcmp(v, "above") == 0 || strcmp(v, "below") == 0;
-
-		fprintf(out, "| %s | %s | %lld | %lld |", aname, metric,
-		    (long long)json_integer_value(json_object_get(m, "n_a")),
-		    (long long)json_integer_value(json_object_get(m, "n_b")));
-		if (abs)
-			fprintf(out, " %s | %s |", compare_print_abs(a, sizeof a,
-			    metric, json_object_get(m, "abs_a")),
-			    compare_print_abs(b, sizeof b, metric,
-			    json_object_get(m, "abs_b")));
-		fprintf(out, " %s | %s | %s%s%s |\n", compare_print_ratio(r,
-		    sizeof r, json_object_get(m, "estimate")),
-		    compare_print_ci(ci, sizeof ci, m), strong ? "**" : "", v,
-		    strong ? "**" : "");
+		compare_print_md_row(out, aname, metric, m, abs);
+		json_object_foreach(json_object_get(m, "hosts"), host, h) {
+			char *at = xasprintf("%s@%s", metric, host);
+			compare_print_md_row(out, aname, at, h, abs);
+			free(at);
+		}
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "escape.h"
+#include "report_int.h"
 #include "profdiff.h"
 #include "csvout.h"
 #include "profile.h"
@@ -49,8 +50,7 @@ report_format_parse(const char *name)
 	return -1;
 }
 
-/* A ratio in at most 7 characters; "n/a" for null. */
-static const char *
+const char *
 report_ratio(char *buf, size_t len, const json_t *x)
 {
 	double v;
@@ -67,8 +67,7 @@ report_ratio(char *buf, size_t len, const json_t *x)
 	return buf;
 }
 
-/* "[lo, hi]" of two ratios, or "n/a" when either is missing. */
-static const char *
+const char *
 report_range(char *buf, size_t len, const json_t *lo, const json_t *hi)
 {
 	char a[32], b[32];
@@ -309,6 +308,7 @@ report_text_cell(FILE *out, const char *cname, const json_t *cell,
 			    report_ci(b4, sizeof b4, m),
 			    report_verdict(b5, sizeof b5, m));
 			report_text_alt(out, m);
+			report_text_hosts(out, metric, m);
 		}
 	}
 }
@@ -437,10 +437,12 @@ report_csv(const json_t *rep, FILE *out, const struct report_lists *lists)
 	const char *round = json_string_value(json_object_get(rep, "round"));
 	const char *cname, *aname, *metric;
 	const json_t *cell, *arm, *m;
+	bool hosts = report_has_hosts(rep);
 
 	fputs("round,cell,arm,vs,metric,n,median,min,max,geomean,abs,vs_abs,"
 	    "estimate,ci_lo,ci_hi,level,margin,spread,floor,verdict,suspect,"
-	    "ratios\n", out);
+	    "ratios", out);
+	fputs(hosts ? ",host,differs\n" : "\n", out);
 	json_object_foreach(json_object_get(rep, "cells"), cname, cell)
 	json_object_foreach(json_object_get(cell, "arms"), aname, arm)
 	json_object_foreach(json_object_get(arm, "metrics"), metric, m) {
@@ -473,7 +475,11 @@ report_csv(const json_t *rep, FILE *out, const struct report_lists *lists)
 		    "true" : "false", true);
 		fputc(',', out);
 		report_csv_ratios(out, m, cname, aname, metric, lists);
-		fputc('\n', out);
+		if (hosts)
+			report_csv_hosts(out, rep, cname, aname, json_string_value(
+			    json_object_get(arm, "vs")), metric, m);
+		else
+			fputc('\n', out);
 	}
 }
 
@@ -549,6 +555,7 @@ report_markdown(const json_t *rep, FILE *out)
 			report_markdown_alt(out, m);
 			fputs(" |\n", out);
 		}
+		report_markdown_hosts(out, cell);
 	}
 	if (json_array_size(json_object_get(rep, "warnings")) > 0) {
 		fputs("\n## Warnings\n\n", out);

@@ -305,6 +305,28 @@ words_reps(char *buf, size_t len, const json_t *mo)
 		    (long long)json_integer_value(r));
 }
 
+/* A round on several hosts whose hosts' effects differ: "; depends on
+ * the machine (hB differs)" after the verdict, the pooled figure not
+ * being the whole story. */
+static void
+words_depends(char *buf, size_t len, const json_t *mo)
+{
+	const json_t *list = json_object_get(mo, "hosts_differ"), *h;
+	size_t k = strlen(buf), i, n = json_array_size(list);
+
+	if (!json_is_true(json_object_get(mo, "depends_on_machine")) ||
+	    k >= len)
+		return;
+	k += (size_t)snprintf(buf + k, len - k, "; depends on the machine (");
+	json_array_foreach(list, i, h)
+		if (k < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s%.40s",
+			    i ? ", " : "", json_string_value(h) ?
+			    json_string_value(h) : "");
+	if (k < len)
+		snprintf(buf + k, len - k, " differ%s)", n == 1 ? "s" : "");
+}
+
 const char *
 words_verdict(char *buf, size_t len, const char *arm, const char *vs,
     const char *metric, const json_t *mo, double level, double margin)
@@ -344,6 +366,7 @@ words_verdict(char *buf, size_t len, const char *arm, const char *vs,
 	k = strlen(buf);
 	if (json_is_true(json_object_get(mo, "suspect")) && k < len)
 		snprintf(buf + k, len - k, " SUSPECT (the A/A arms differ)");
+	words_depends(buf, len, mo);
 	return buf;
 }
 
@@ -482,7 +505,7 @@ struct words_arm {
 	const char *name, *vs;
 	bool aa;
 	long long reps;
-	size_t n;
+	size_t n, hosts;
 	const char *metric[WORDS_LEAD_MAX];
 	char abs[WORDS_LEAD_MAX][32], vs_abs[WORDS_LEAD_MAX][32];
 	char verdict[WORDS_LEAD_MAX][256];
@@ -500,10 +523,14 @@ words_arm_fill(struct words_arm *w, const char *name, const json_t *arm,
 	w->aa = json_is_string(json_object_get(arm, "aa_of"));
 	w->n = words_lead(metrics, w->metric, WORDS_LEAD_MAX);
 	w->reps = 0;
+	w->hosts = 0;
 	for (size_t i = 0; i < w->n; i++) {
 		const json_t *mo = json_object_get(metrics, w->metric[i]);
 		long long n = (long long)json_integer_value(json_object_get(mo,
 		    "n"));
+		size_t nh = json_object_size(json_object_get(mo, "hosts"));
+
+		w->hosts = nh > w->hosts ? nh : w->hosts;
 
 		w->reps = n > w->reps ? n : w->reps;
 		words_value(w->abs[i], sizeof w->abs[i], w->metric[i],
@@ -519,10 +546,12 @@ static void
 words_arm_text(FILE *out, const struct words_arm *w)
 {
 	int lw = 6, aw = 4, bw = 4;
-	char line[512];
+	char line[512], on[32] = "";
 
-	snprintf(line, sizeof line, "  %s vs %s%s, %lld paired reps", w->name,
-	    w->vs, w->aa ? " (A/A)" : "", w->reps);
+	if (w->hosts > 1)
+		snprintf(on, sizeof on, " on %zu hosts", w->hosts);
+	snprintf(line, sizeof line, "  %s vs %s%s, %lld paired reps%s",
+	    w->name, w->vs, w->aa ? " (A/A)" : "", w->reps, on);
 	words_wrap(out, line, 2, 4);
 	for (size_t i = 0; i < w->n; i++) {
 		int l = (int)strlen(words_label(w->metric[i]));
@@ -545,9 +574,13 @@ words_arm_text(FILE *out, const struct words_arm *w)
 static void
 words_arm_markdown(FILE *out, const struct words_arm *w)
 {
-	fprintf(out, "**`%s` vs `%s`**%s, %lld paired reps\n\n"
+	char on[32] = "";
+
+	if (w->hosts > 1)
+		snprintf(on, sizeof on, " on %zu hosts", w->hosts);
+	fprintf(out, "**`%s` vs `%s`**%s, %lld paired reps%s\n\n"
 	    "| metric | `%s` | `%s` | verdict |\n|---|--:|--:|---|\n", w->name,
-	    w->vs, w->aa ? " (A/A)" : "", w->reps, w->name, w->vs);
+	    w->vs, w->aa ? " (A/A)" : "", w->reps, on, w->name, w->vs);
 	for (size_t i = 0; i < w->n; i++)
 		fprintf(out, "| %s | %s | %s | %s |\n", words_label(w->metric[i]),
 		    w->abs[i], w->vs_abs[i], w->verdict[i]);

@@ -11,7 +11,8 @@
 
 /* A share estimated over runs: p = K / N of the runs' counts k_r of
  * n_r, its variance V = R / (R - 1) * sum (k_r - p n_r)^2 / N^2 (the
- * cluster-robust, CR1, variance of a ratio), R the runs. */
+ * cluster-robust, CR1, variance of a ratio), R the runs, but never
+ * less than p (1 - p) / N, the variance of N samples taken one by one. */
 struct profdiff_share {
 	double p, var;
 	long long k, n;

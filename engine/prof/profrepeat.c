@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -35,6 +36,7 @@
 struct profrepeat_arm {
 	const char *path, *cwd;
 	char **argv, **envp;
+	bool fixed;                 /* runs with the runner's fixed layout */
 	long runs;
 	double cpu_s;
 };
@@ -47,6 +49,7 @@ struct profrepeat {
 	struct profrepeat_arm *arms;
 	size_t narms;
 	json_t *list;               /* [{"arm", "pid", "cpu_s"}] in order */
+	int persona;                /* the personality, randomized layout */
 	/* how the last run ended */
 	long runs;
 	int rc, sig, failed_arm;
@@ -108,6 +111,7 @@ profrepeat_plan(struct profrepeat *p)
 		m->cwd = json_string_value(json_object_get(a, "cwd"));
 		m->argv = profrepeat_strv(json_object_get(a, "argv"));
 		m->envp = profrepeat_strv(json_object_get(a, "env"));
+		m->fixed = json_is_true(json_object_get(a, "fixed_layout"));
 		if (m->path == NULL || m->argv == NULL || m->argv[0] == NULL ||
 		    m->envp == NULL)
 			return profrepeat_usage("an arm of the plan lacks its "
@@ -182,9 +186,21 @@ profrepeat_run(struct profrepeat *p, size_t k)
 	struct rusage ru = { 0 };
 	char err[256];
 	int pidfd = -1, st;
-	pid_t pid = spawn_run(&rq, &pidfd, err, sizeof err);
+	pid_t pid;
 	double cpu;
 
+	/* perf keeps a process's maps from before its exec, and perf 6.1's
+	 * unwinder takes a library's base as the lowest of its maps: a run
+	 * whose libc lies above this runner's unwinds nothing through libc
+	 * (memcpy's callers lost, in about half the runs).  The runner was
+	 * started with the fixed layout, its libraries at the top, and each
+	 * run gets its own randomized layout below them again; a run of
+	 * benchtui itself keeps the fixed layout, where its maps are the
+	 * runner's. */
+	(void)personality((unsigned long)(m->fixed ? p->persona |
+	    ADDR_NO_RANDOMIZE : p->persona));
+	pid = spawn_run(&rq, &pidfd, err, sizeof err);
+	(void)personality((unsigned long)p->persona);
 	p->failed_arm = (int)k;
 	if (pid < 0) {
 		fprintf(stderr, "benchtui prof-repeat: %s\n", err);
@@ -271,6 +287,8 @@ profrepeat_main(int argc, char **argv)
 
 	if (profrepeat_args(&p, argc, argv) != 0)
 		rc = 2;
+	p.persona = personality(0xffffffff);
+	p.persona = p.persona >= 0 ? p.persona & ~ADDR_NO_RANDOMIZE : 0;
 	/* the runs are this process's children: perf record follows them */
 	t0 = clock_now();
 	if (rc == 0)

@@ -13,7 +13,10 @@
 
 /* benchtui prof-repeat --plan PLAN --result FILE (argv[0] is
  * "prof-repeat").  PLAN: {"min_samples", "min_runs", "max_s", "rate",
- * "timeout", "arms": [{"path", "argv", "env", "cwd"}]}.  Runs the arms in
+ * "timeout", "arms": [{"path", "argv", "env", "cwd", "fixed_layout"}]}.
+ * It is started with the fixed address layout (ADDR_NO_RANDOMIZE), and
+ * runs each arm with a randomized one (fixed_layout: the fixed one, for
+ * benchtui itself).  Runs the arms in
  * passes of mirror order (A B, B A, ...) with their own environment and
  * folder (no PATH search, no shell), each run in its own process group
  * (whatever it leaves is killed) bounded by timeout seconds (0: none),

@@ -555,6 +555,17 @@ resume_recorded_order(const struct resume_state *rs, enum spec_order *order,
 	return 0;
 }
 
+const json_t *
+resume_recorded_hosts(const struct resume_state *rs)
+{
+	const json_t *h = json_object_get(rs->round_ev, "hosts");
+
+	if (!json_is_true(json_object_get(rs->round_ev, "hosts_given")) ||
+	    !json_is_array(h))
+		return NULL;
+	return h;
+}
+
 int
 resume_cell_stopped(const struct resume_state *rs, const char *cell)
 {

@@ -37,6 +37,12 @@ const char *resume_workdir(const struct resume_state *rs);
 int resume_recorded_order(const struct resume_state *rs,
     enum spec_order *order, uint64_t *seed);
 
+/* The hosts run --host gave the round (the round event's "hosts" when
+ * its "hosts_given" is true), so resume deals the reps to the same
+ * hosts: a JSON array of strings (borrowed), or NULL when the round file
+ * chose them (or the legs ran here). */
+const json_t *resume_recorded_hosts(const struct resume_state *rs);
+
 /* The rep at which an adaptive look decided the cell (its legs past it
  * are not run), or 0. */
 int resume_cell_stopped(const struct resume_state *rs, const char *cell);

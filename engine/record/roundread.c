@@ -95,7 +95,7 @@ roundread_seal(struct roundread *r, bool partial, char *err, size_t errlen)
 			return 0;
 		snprintf(err, errlen, "%s: not sealed (no %s): a round that is "
 		    "still running, stopped, or not sealed yet; compare it as "
-		    "it is with --partial", r->dir, SEAL_SUMS);
+		    "it is with --unsealed", r->dir, SEAL_SUMS);
 		return 2;
 	}
 	if ((mem = open_memstream(&lines, &len)) == NULL)

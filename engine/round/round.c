@@ -553,6 +553,8 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	/* A missing program or an offline cpu would only show mid-round:
 	 * refuse before the folder exists. */
 	if (spec_load(opts->spec_path, NULL, &r->spec, err, errlen) != 0 ||
+	    spec_use_hosts(r->spec, opts->hosts, opts->nhosts, "--host", err,
+	    errlen) != 0 ||
 	    spec_check_commands(r->spec, err, errlen) != 0 ||
 	    spec_check_host(r->spec, err, errlen) != 0 ||
 	    round_fail_on(r, opts, err, errlen) != 0) {
@@ -563,6 +565,7 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	 * event so that resume and a reader can replay the same order.  53
 	 * bits, so that every JSON reader (jq, JavaScript: doubles) reads it
 	 * back exactly. */
+	r->hosts_given = opts->nhosts > 0;
 	if (r->spec->order == SPEC_ORDER_SHUFFLE && !r->spec->has_shuffle_seed) {
 		uint64_t seed = 0;
 		if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
@@ -643,6 +646,30 @@ round_refuse_done(struct round *r, bool partial, char *err, size_t errlen)
 	return -1;
 }
 
+/* The hosts run --host gave the round, recorded in its round event:
+ * resume deals the reps to the same ones. */
+static int
+round_resume_hosts(struct round *r, char *err, size_t errlen)
+{
+	const json_t *rec = resume_recorded_hosts(r->rs);
+	size_t n = json_array_size(rec), i;
+	const char **hosts;
+	json_t *h;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	hosts = xcalloc(n, sizeof *hosts);
+	json_array_foreach(rec, i, h)
+		if ((hosts[i] = json_string_value(h)) == NULL)
+			hosts[i] = "";
+	rc = spec_use_hosts(r->spec, hosts, n, "the recorded --host", err,
+	    errlen);
+	free(hosts);
+	r->hosts_given = rc == 0;
+	return rc;
+}
+
 /* An existing round folder, for resume or (partial) seal --partial: the
  * lock, the log read back, round.json checked against the sha256 the log
  * recorded, what a killed benchtui left running ended, the log opened for
@@ -687,6 +714,7 @@ round_create_resume(struct round *r, const char *dir, bool partial,
 		return -1;
 	}
 	if (spec_load(path, resume_workdir(r->rs), &r->spec, err, errlen) != 0 ||
+	    round_resume_hosts(r, err, errlen) != 0 ||
 	    (!partial && (spec_check_commands(r->spec, err, errlen) != 0 ||
 	    spec_check_host(r->spec, err, errlen) != 0)))
 		return -1;

@@ -32,6 +32,11 @@ struct round_opts {
 	 * the round kept it (at resume, at the seal) is accepted and
 	 * recorded, not a stop. */
 	bool accept_changed_files;
+	/* run --host: the hosts the reps are dealt among, in place of the
+	 * round file's "host" and "hosts" (recorded in the round event, so
+	 * resume deals to the same ones). */
+	const char *const *hosts;
+	size_t nhosts;
 	round_event_fn on_event;
 	void *arg;
 };

@@ -74,27 +74,14 @@ round_far_result(const json_t *far, struct leg_result *res)
 	    "strays"));
 }
 
-int
-round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
-    const struct legcmd *cmd, json_t *start, struct leg_result *res,
-    struct round_gate_rec *g, double *foreign, json_t **far)
+json_t *
+round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
+    const char *host)
 {
 	const struct spec *s = u->r->spec;
-	struct remote *rm = round_remote_legs(u);
-	char *out = round_far_out(cmd->out_rel), during[240];
-	struct remote_gate rg;
-	bool started = false, gated;
-	const json_t *fg;
+	char *out = round_far_out(cmd->out_rel);
 	json_t *req;
 
-	*far = NULL;
-	if (rm == NULL || remote_lost(rm, true)) {
-		snprintf(during, sizeof during, "before a leg");
-		if (rm != NULL)
-			round_remote_lost(u, rm, during);
-		free(out);
-		return -1;
-	}
 	req = json_pack("{s:o,s:o,s:s,s:s?,s:i,s:f,s:s,s:b,s:I}", "argv",
 	    legcmd_argv_json(cmd->argv), "env", legcmd_env_json(cmd), "cwd",
 	    cmd->cwd, "cpus", s->client_cpus, "nice", s->nice, "timeout_s",
@@ -104,10 +91,45 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 	/* Its leg_start: the host's, with no pid of this machine (resume
 	 * ends only local pids). */
 	json_object_set_new(start, "pid", json_null());
-	json_object_set_new(start, "host", json_string(s->host));
+	json_object_set_new(start, "host", json_string(host));
 	round_emit(u->r, start);
+	return req;
+}
+
+int
+round_far_reply(struct run *u, const char *leg, bool gated,
+    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
+    double *foreign)
+{
+	const json_t *fg;
+
+	round_far_result(far, res);
+	if (u->quiet != NULL && isfinite(res->wall))
+		quiet_legs_ran(u->quiet, res->wall);
+	fg = json_object_get(far, "foreign");
+	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
+	return gated ? round_gate_far_mark(u, leg, far, g) : 0;
+}
+
+int
+round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
+    const struct legcmd *cmd, json_t *start, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign, json_t **far)
+{
+	struct remote *rm = round_remote_legs(u);
+	struct remote_gate rg;
+	bool started = false, gated;
+	json_t *req;
+
+	*far = NULL;
+	if (rm == NULL || remote_lost(rm, true)) {
+		if (rm != NULL)
+			round_remote_lost(u, rm, "before a leg");
+		return -1;
+	}
+	req = round_far_request(u, cmd, start, u->r->spec->host);
 	gated = round_gate_far_ask(u, pl, &rg);
-	*far = remote_leg(rm, req, s->timeout_s, gated ? &rg : NULL,
+	*far = remote_leg(rm, req, u->r->spec->timeout_s, gated ? &rg : NULL,
 	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_emit_cb, u,
 	    &started, u->err, sizeof u->err);
 	if (*far == NULL) {
@@ -123,12 +145,7 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		}
 		return -1;
 	}
-	round_far_result(*far, res);
-	if (u->quiet != NULL && isfinite(res->wall))
-		quiet_legs_ran(u->quiet, res->wall);
-	fg = json_object_get(*far, "foreign");
-	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
-	return gated ? round_gate_far_mark(u, leg, *far, g) : 0;
+	return round_far_reply(u, leg, gated, *far, res, g, foreign);
 }
 
 void

@@ -54,6 +54,8 @@ struct round_leg {
 	struct leg_result res;
 	json_t *srvblock;        /* the leg line's "server" */
 	json_t *far;             /* a leg on the legs' host: its values */
+	const char *host;        /* that host (its leg line's "host") */
+	bool gated;              /* one of several hosts: its gate asked */
 };
 
 /* What a step tells round_leg. */
@@ -612,7 +614,7 @@ round_leg_record(struct round_leg *l)
 		l->srvblock = NULL;
 	}
 	if (l->far != NULL)
-		round_far_record(ev, l->far, u->r->spec->host);
+		round_far_record(ev, l->far, l->host);
 	if (!l->res.aborted && l->prepare_rc <= 0 &&
 	    u->metrics_named &&
 	    (metrics = round_leg_metrics(u, l, &l->res)) != NULL)
@@ -667,7 +669,8 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 	const struct spec *s = u->r->spec;
 	struct round_leg l = { .u = u, .pl = pl, .warmup = warmup, .srv = srv,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
-		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1 };
+		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1,
+		.host = s->host };
 	struct round_srv *own = NULL;
 	int rc;
 
@@ -714,4 +717,64 @@ round_leg(struct run *u, const struct plan_leg *pl, int warmup,
 	if (rc == RUN_LEG_FAIL)
 		*failed = true;
 	return rc == RUN_LEG_GO ? 0 : -1;
+}
+
+struct round_leg *
+round_leg_far_begin(struct run *u, const struct plan_leg *pl, int warmup,
+    const char *host, json_t **req, struct remote_gate *rg)
+{
+	const struct spec *s = u->r->spec;
+	struct round_leg *l = xcalloc(1, sizeof *l);
+
+	*l = (struct round_leg){ .u = u, .pl = pl, .warmup = warmup,
+		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
+		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1,
+		.host = host };
+	snprintf(l->name, sizeof l->name, "%s %s %c%d", l->cell->name,
+	    l->arm->name, warmup > 0 ? 'w' : 'r', warmup > 0 ? warmup :
+	    pl->rep);
+	*req = NULL;
+	if (round_leg_setup(l) != RUN_LEG_GO) {
+		round_leg_far_free(l);
+		return NULL;
+	}
+	l->start = round_leg_start_made(l);
+	*req = round_far_request(u, &l->cmd, l->start, host);
+	json_decref(l->start);
+	l->start = NULL;
+	l->gated = round_gate_far_ask(u, pl, rg);
+	return l;
+}
+
+bool
+round_leg_far_gated(const struct round_leg *l)
+{
+	return l->gated;
+}
+
+const char *
+round_leg_far_name(const struct round_leg *l)
+{
+	return l->name;
+}
+
+int
+round_leg_far_end(struct round_leg *l, json_t *far)
+{
+	l->far = far;
+	if (round_far_reply(l->u, l->name, l->gated, far, &l->res, &l->gate,
+	    &l->foreign) != 0)
+		return -1;
+	return round_leg_record(l) == RUN_LEG_GO ? 0 : -1;
+}
+
+void
+round_leg_far_free(struct round_leg *l)
+{
+	if (l == NULL)
+		return;
+	json_decref(l->start);
+	legcmd_finish(&l->cmd);
+	json_decref(l->far);
+	free(l);
 }

@@ -64,6 +64,17 @@ round_open_log_round(struct run *u)
 	/* The gate's settings: its budget for the console's ETA, its
 	 * thresholds for a report of a bare log. */
 	json_object_set_new(ev, "quiet", spec_quiet_json(&s->quiet));
+	/* The hosts the reps are dealt among (rep r to hosts[(r - 1) mod
+	 * n]), and whether run --host chose them: resume deals to the same
+	 * ones. */
+	if (s->nhosts > 0) {
+		json_object_set_new(ev, "hosts", round_open_names(s->hosts,
+		    s->nhosts));
+		json_object_set_new(ev, "hosts_given",
+		    json_boolean(u->r->hosts_given));
+		if (s->nhosts > 1)
+			json_object_set_new(ev, "deal", json_string("rep"));
+	}
 	if (s->adaptive.on) {
 		json_t *ad = json_object();
 		json_object_set_new(ad, "min", json_integer(s->adaptive.min));

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 
 #include "event.h"
@@ -515,8 +516,10 @@ round_prof_perf_plan(struct prof_perf *pp)
 		for (size_t i = 0; c->envp[i] != NULL; i++)
 			json_array_append_new(env, json_string(c->envp[i]));
 		json_array_append_new(json_object_get(plan, "arms"), json_pack(
-		    "{s:s,s:s,s:s,s:o,s:o}", "arm", pp->arms[k]->name, "path",
-		    c->exec_path, "cwd", c->cwd, "argv", argv, "env", env));
+		    "{s:s,s:s,s:s,s:o,s:o,s:b}", "arm", pp->arms[k]->name, "path",
+		    c->exec_path, "cwd", c->cwd, "argv", argv, "env", env,
+		    "fixed_layout", strcmp(c->exec_path, template_self_path()) ==
+		    0));
 	}
 	rc = json_dumpfd(plan, pp->plan_fd, JSON_COMPACT);
 	json_decref(plan);
@@ -616,9 +619,19 @@ round_prof_perf_record(struct prof_perf *pp)
 	    "perf", 0 };
 	struct leg_result res;
 	json_t *runs, *ev;
-	int rc = leg_run(&ls, &res, round_prof_started, &ps, pp->why,
-	    sizeof pp->why);
+	int persona = personality(0xffffffff), rc;
 
+	/* perf record, and the runner it starts, with the fixed address
+	 * layout: the runner's libraries then lie above every run's, and
+	 * perf's unwinder (which takes a library's base from the lowest of
+	 * a process's maps, the runner's kept across the run's exec among
+	 * them) finds each run's own (profrepeat.c) */
+	if (persona >= 0)
+		(void)personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+	rc = leg_run(&ls, &res, round_prof_started, &ps, pp->why,
+	    sizeof pp->why);
+	if (persona >= 0)
+		(void)personality((unsigned long)persona);
 	free(argv);
 	if (rc != 0) {
 		round_prof_perf_failed(pp, pp->why, false);

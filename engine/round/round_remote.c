@@ -4,6 +4,7 @@
  * environment.json's hosts; a connection that drops stops the round
  * resumably, naming the host. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,18 @@ struct round_host {
 	json_t *cells;                 /* the cells it serves */
 	json_t *bins;                  /* from its agent */
 	char err[1536];                /* why it could not be reached */
+	/* The thread that connected it (several hosts connect at once),
+	 * parked until the round ends: ssh dies with the thread that
+	 * started it (PR_SET_PDEATHSIG). */
+	struct round_remote_park *park;
+	pthread_t th;
+	bool th_up;
+};
+
+struct round_remote_park {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool end;
 };
 
 /* ssh's stderr for host, in the round's folder: servers/ssh-HOST.log,
@@ -84,6 +97,8 @@ round_remote_list(struct run *u)
 	}
 	if (s->host != NULL)
 		round_remote_add(u, s->host, SPEC_AGENT_DIR)->legs = true;
+	for (size_t i = 0; s->host == NULL && i < s->nhosts; i++)
+		round_remote_add(u, s->hosts[i], SPEC_AGENT_DIR)->legs = true;
 }
 
 /* The programs a host's servers run, as legcmd builds them (each arm's
@@ -129,11 +144,23 @@ round_remote_probe_off(struct run *u, const struct round_host *h)
 		    remote_name(h->host, name), why);
 }
 
-/* Connect to one host: ssh, hello, its binaries. */
-static int
-round_remote_connect_one(struct run *u, struct round_host *h,
-    const char *ssh_path)
+/* Connect to one host: ssh, hello, its binaries (the programs progs);
+ * nothing logged, so hosts connect on threads of their own. */
+struct round_remote_conn {
+	struct run *u;
+	struct round_host *h;
+	const char *ssh_path;
+	json_t *progs;
+	/* Its thread's: done when connected (or not). */
+	bool done;
+};
+
+static void *
+round_remote_connect_one(void *arg)
 {
+	struct round_remote_conn *c = arg;
+	struct run *u = c->u;
+	struct round_host *h = c->h;
 	const struct spec *s = u->r->spec;
 	/* The round's gate settings, for its gate there: the one budget
 	 * (what is left of it goes with each open), the server's pinned
@@ -141,33 +168,94 @@ round_remote_connect_one(struct run *u, struct round_host *h,
 	 * host's clock decides). */
 	struct quiet_params qp = spec_quiet_params(s);
 	char *stderr_path = xasprintf("%s/%s", u->r->dir, h->log);
-	struct remote_params p = { .host = h->host, .ssh_path = ssh_path,
+	struct remote_params p = { .host = h->host, .ssh_path = c->ssh_path,
 		.ssh = s->ssh, .agent = s->agent, .dir = h->dir,
 		.counters = s->counters, .quiet = s->quiet.enabled ? &qp : NULL,
 		.stderr_path = stderr_path, .abort_fd = u->r->abort_pipe[0],
 		.timeout_s = s->agent_limits.hello_s,
 		.line_max = (size_t)s->agent_limits.line_bytes,
 		.stderr_max = (size_t)s->agent_limits.stderr_bytes };
-	json_t *progs;
 
 	qp.probe = s->quiet.probe != SPEC_PROBE_OFF;
 	h->rm = remote_connect(&p, h->err, sizeof h->err);
 	free(stderr_path);
 	if (h->rm == NULL)
-		return -1;
-	round_remote_probe_off(u, h);
-	progs = round_remote_programs(u, h->host);
-	h->bins = remote_bins(h->rm, progs, h->err, sizeof h->err);
-	json_decref(progs);
+		return NULL;
+	h->bins = remote_bins(h->rm, c->progs, h->err, sizeof h->err);
 	/* A leg's count of requests starts after the handshake. */
 	(void)remote_requests_take(h->rm);
-	return h->bins != NULL ? 0 : -1;
+	return NULL;
+}
+
+/* A host's own thread: connect, say so, then stay until the round ends
+ * (round_remote_end), so its ssh lives as long. */
+static void *
+round_remote_connect_parked(void *arg)
+{
+	struct round_remote_conn *c = arg;
+	struct round_remote_park *pk = c->h->park;
+
+	(void)round_remote_connect_one(c);
+	pthread_mutex_lock(&pk->mu);
+	c->done = true;
+	pthread_cond_broadcast(&pk->cv);
+	while (!pk->end)
+		pthread_cond_wait(&pk->cv, &pk->mu);
+	pthread_mutex_unlock(&pk->mu);
+	return NULL;
+}
+
+/* Every host at once (each its own ssh handshake and hello; several
+ * hosts would otherwise wait for each other), then, here, each one's
+ * warning.  The first host (in order) that failed, or NULL. */
+static struct round_host *
+round_remote_connect_all(struct run *u, const char *ssh_path)
+{
+	struct round_remote_conn *c = xcalloc(u->nhosts, sizeof *c);
+	struct round_remote_park *pk = NULL;
+	struct round_host *bad = NULL;
+
+	if (u->nhosts > 1) {
+		pk = xcalloc(1, sizeof *pk);
+		pthread_mutex_init(&pk->mu, NULL);
+		pthread_cond_init(&pk->cv, NULL);
+	}
+	for (size_t i = 0; i < u->nhosts; i++) {
+		struct round_host *h = &u->hosts[i];
+
+		c[i] = (struct round_remote_conn){ .u = u, .h = h,
+			.ssh_path = ssh_path,
+			.progs = round_remote_programs(u, h->host) };
+		h->park = pk;
+		h->th_up = pk != NULL && pthread_create(&h->th, NULL,
+		    round_remote_connect_parked, &c[i]) == 0;
+		if (!h->th_up)
+			(void)round_remote_connect_one(&c[i]);
+	}
+	for (size_t i = 0; i < u->nhosts; i++) {
+		struct round_host *h = &u->hosts[i];
+
+		if (h->th_up) {
+			pthread_mutex_lock(&pk->mu);
+			while (!c[i].done)
+				pthread_cond_wait(&pk->cv, &pk->mu);
+			pthread_mutex_unlock(&pk->mu);
+		}
+		json_decref(c[i].progs);
+		if (h->rm != NULL)
+			round_remote_probe_off(u, h);
+		if ((h->rm == NULL || h->bins == NULL) && bad == NULL)
+			bad = h;
+	}
+	free(c);
+	return bad;
 }
 
 int
 round_remote_connect(struct run *u)
 {
 	const struct spec *s = u->r->spec;
+	struct round_host *bad = NULL;
 	char *ssh_path = NULL;
 	int rc = 0;
 
@@ -181,13 +269,11 @@ round_remote_connect(struct run *u)
 		    s->ssh[0]);
 		rc = -1;
 	}
-	for (size_t i = 0; rc == 0 && i < u->nhosts; i++)
-		if (round_remote_connect_one(u, &u->hosts[i], ssh_path) != 0) {
-			snprintf(u->err, sizeof u->err, "%.900s; no leg ran: the "
-			    "round stopped, resume connects again",
-			    u->hosts[i].err);
-			rc = -1;
-		}
+	if (rc == 0 && (bad = round_remote_connect_all(u, ssh_path)) != NULL) {
+		snprintf(u->err, sizeof u->err, "%.900s; no leg ran: the round "
+		    "stopped, resume connects again", bad->err);
+		rc = -1;
+	}
 	free(ssh_path);
 	if (rc != 0 && !round_aborted(u)) {
 		u->stop_logged_err = true;
@@ -296,6 +382,15 @@ round_remote_legs(struct run *u)
 	return NULL;
 }
 
+struct remote *
+round_remote_legs_at(struct run *u, const char *host)
+{
+	for (size_t i = 0; i < u->nhosts; i++)
+		if (u->hosts[i].legs && strcmp(u->hosts[i].host, host) == 0)
+			return u->hosts[i].rm;
+	return NULL;
+}
+
 size_t
 round_remote_keep(const struct run *u, pid_t *keep, size_t max)
 {
@@ -310,11 +405,30 @@ round_remote_keep(const struct run *u, pid_t *keep, size_t max)
 void
 round_remote_end(struct run *u)
 {
+	struct round_remote_park *pk = u->nhosts > 0 ? u->hosts[0].park : NULL;
+
 	for (size_t i = 0; i < u->nhosts; i++) {
 		remote_disconnect(u->hosts[i].rm);
+		u->hosts[i].rm = NULL;
+	}
+	/* Each ssh is gone: the threads that started them may end. */
+	if (pk != NULL) {
+		pthread_mutex_lock(&pk->mu);
+		pk->end = true;
+		pthread_cond_broadcast(&pk->cv);
+		pthread_mutex_unlock(&pk->mu);
+	}
+	for (size_t i = 0; i < u->nhosts; i++) {
+		if (u->hosts[i].th_up)
+			pthread_join(u->hosts[i].th, NULL);
 		json_decref(u->hosts[i].cells);
 		json_decref(u->hosts[i].bins);
 		free(u->hosts[i].log);
+	}
+	if (pk != NULL) {
+		pthread_mutex_destroy(&pk->mu);
+		pthread_cond_destroy(&pk->cv);
+		free(pk);
 	}
 	free(u->hosts);
 	u->hosts = NULL;

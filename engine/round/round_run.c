@@ -288,6 +288,34 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 	return 0;
 }
 
+/* One cell on several hosts at once (round_hosts.c): its setup, its
+ * legs dealt among the hosts, its cleanup.  No server, no profiles
+ * (the round file's check refuses them). */
+static bool
+round_run_cell_hosts(struct run *u, size_t c)
+{
+	static const struct round_hosts_cbs cb = {
+		.todo = round_run_leg_todo, .fail_fast = round_run_fail_fast,
+		.warmup_failed = round_run_warmup_failed,
+	};
+	struct round *r = u->r;
+	size_t todo = 0;
+	bool go;
+
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.legs[i].cell == c &&
+		    round_run_leg_todo(r, &r->plan.legs[i]))
+			todo++;
+	if (todo == 0)
+		return true;
+	if (round_hook(u, c, false) != 0)
+		return false;
+	go = round_hosts_cell(u, c, &cb);
+	if (!r->fatal)
+		(void)round_hook(u, c, true);
+	return go;
+}
+
 /* One cell: its server, then its legs in plan order, then its profiles.  false when the round
  * stops (*failed for a failure that is not resumable). */
 static bool
@@ -299,6 +327,8 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 	size_t todo = 0;
 	bool stop = false;
 
+	if (r->spec->nhosts > 1)
+		return round_run_cell_hosts(u, c);
 	for (size_t i = 0; i < r->plan.n; i++)
 		if (r->plan.legs[i].cell == c &&
 		    round_run_leg_todo(r, &r->plan.legs[i]))
@@ -508,6 +538,9 @@ round_run(struct round *r, char *err, size_t errlen)
 		    !round_aborted(&u); c++)
 			if (!round_run_cell(&u, c, &failed))
 				break;
+		/* A host lost stops the round once the others are done. */
+		if (!failed && !r->fatal)
+			(void)round_hosts_lost(&u);
 		if (failed || round_aborted(&u) || r->fatal)
 			rc = round_close_stopped(&u, failed);
 		else
@@ -517,6 +550,7 @@ round_run(struct round *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", u.err);
 	/* The servers elsewhere are stopped by now, or their agents end
 	 * them as their input closes. */
+	round_hosts_end(&u);
 	round_remote_end(&u);
 	/* The servers are stopped by now: nothing of ours may outlive the
 	 * round. */

@@ -705,7 +705,7 @@ spec_parse_root_keys(struct parser *p, json_t *root)
 	    "profile", "order", "shuffle_seed", "confidence", "margin",
 	    "estimator", "fail_fast", "warmup", "prepare", "output", "matrix",
 	    "fail_on", "ssh", "agent", "ok_rc", "stdin", "files",
-	    "agent_limits", "host", "hook_timeout_s", NULL };
+	    "agent_limits", "host", "hook_timeout_s", "hosts", NULL };
 	static const char *const required[] = { "name", "command", "arms",
 	    "baseline", NULL };
 
@@ -1009,5 +1009,6 @@ spec_destroy(struct spec *s)
 	template_free_argv(s->ssh);
 	template_free_argv(s->agent);
 	free(s->host);
+	template_free_argv(s->hosts);
 	free(s);
 }

@@ -40,6 +40,8 @@ struct spec_server {
 	char *dir;           /* with host: the agent's folder there (the
 	                      * server's cwd and log), default SPEC_AGENT_DIR;
 	                      * else NULL */
+	bool host_own;       /* the round file named server.host (not the
+	                      * round's "host" inherited) */
 };
 
 /* The agent's folder on a server's host when server.dir is absent:
@@ -54,6 +56,16 @@ struct spec_server {
 
 /* Whether the cell's server runs on another host (server.host). */
 bool spec_server_remote(const struct spec_server *sv);
+
+/* The hosts a round runs on, in place of the round file's "host" and
+ * "hosts" (run --host, or the hosts a resumed round's log recorded):
+ * one host is as "host"; several deal the reps among them.  what names
+ * where they came from in messages ("--host").  0, or -1 with err: a
+ * host given twice, or one ssh would misread; a cell whose server.host
+ * is not one of them (named); a round file several hosts cannot run
+ * yet (a cell server, prepare, scratch, stdin, profile). */
+int spec_use_hosts(struct spec *s, const char *const *hosts, size_t n,
+    const char *what, char *err, size_t errlen);
 
 struct spec_arm {
 	char *name;
@@ -210,7 +222,11 @@ struct spec {
 	                      * before --dir DIR */
 	size_t nagent;
 	char *host;          /* "host": every leg there (and every server
-	                      * without a host of its own), or NULL */
+	                      * without a host of its own), or NULL; also
+	                      * hosts[0] when hosts holds one */
+	char **hosts;        /* "hosts" (or run --host): the reps dealt among
+	                      * them; NULL-terminated, or NULL */
+	size_t nhosts;
 	/* agent_limits: what a far side may send, set on this side. */
 	struct {
 		int line_bytes;      /* one line (a reply or an event) */

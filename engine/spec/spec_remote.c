@@ -25,23 +25,36 @@ spec_server_remote(const struct spec_server *sv)
  * shell here, so shell metacharacters are only characters; but a leading
  * '-' would be read by ssh as an option, and a control character (a
  * newline) has no place in a host name or a path.  A host is never
- * expanded, so a ${VAR} in it would reach ssh as written. */
+ * expanded, so a ${VAR} in it would reach ssh as written.  What is wrong
+ * with w (a host when host), or NULL. */
+static const char *
+spec_remote_word_why(const char *w, bool host)
+{
+	if (host && strstr(w, "${") != NULL)
+		return "holds ${...}, which is never expanded in a host: write "
+		    "the host itself";
+	if (w[0] == '-')
+		return "starts with '-', which ssh would read as an option";
+	for (const char *c = w; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "holds a control character";
+	return NULL;
+}
+
 static int
 spec_remote_word(struct parser *p, json_t *v, const char *path, char **out)
 {
+	const char *why;
+
 	if (spec_want_string(p, v, path, true, out) < 0)
 		return -1;
-	if ((strcmp(path, "host") == 0 || strstr(path, ".host") != NULL) &&
-	    strstr(*out, "${") != NULL)
-		return spec_perr(p, path, "\"%s\" holds ${...}, which is never "
-		    "expanded in a host: write the host itself", *out);
-	if ((*out)[0] == '-')
-		return spec_perr(p, path, "\"%s\" starts with '-', which ssh "
-		    "would read as an option", *out);
-	for (const char *c = *out; *c != '\0'; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return spec_perr(p, path, "holds a control character");
-	return 0;
+	why = spec_remote_word_why(*out, strcmp(path, "host") == 0 ||
+	    strstr(path, ".host") != NULL || strncmp(path, "hosts", 5) == 0);
+	if (why == NULL)
+		return 0;
+	if (strstr(why, "control") != NULL)
+		return spec_perr(p, path, "%s", why);
+	return spec_perr(p, path, "\"%s\" %s", *out, why);
 }
 
 int
@@ -65,6 +78,54 @@ spec_parse_server_host(struct parser *p, json_t *j, const char *path,
 	} else if (srv->host != NULL) {
 		srv->dir = xstrdup(SPEC_AGENT_DIR);
 	}
+	srv->host_own = srv->host != NULL;
+	return 0;
+}
+
+/* Every server without a host of its own runs on the legs' one host
+ * (none: here); called again when the hosts are replaced. */
+static void
+spec_remote_inherit(struct spec *s)
+{
+	for (size_t c = 0; c < s->ncells; c++) {
+		struct spec_server *sv = s->cells[c].server;
+
+		if (sv == NULL || sv->host_own)
+			continue;
+		free(sv->host);
+		free(sv->dir);
+		sv->host = s->host != NULL ? xstrdup(s->host) : NULL;
+		sv->dir = s->host != NULL ? xstrdup(SPEC_AGENT_DIR) : NULL;
+	}
+}
+
+/* "hosts": a non-empty array of hosts, each once. */
+static int
+spec_parse_hosts(struct parser *p, json_t *v)
+{
+	struct spec *s = p->s;
+	char path[32];
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return spec_perr(p, "hosts", "must be a non-empty array of "
+		    "hosts, not %s", json_is_array(v) ? "an empty array" :
+		    spec_json_type(v));
+	s->hosts = xcalloc(json_array_size(v) + 1, sizeof *s->hosts);
+	json_array_foreach(v, i, e) {
+		snprintf(path, sizeof path, "hosts[%zu]", i);
+		if (spec_remote_word(p, e, path, &s->hosts[i]) < 0)
+			return -1;
+		s->nhosts++;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(s->hosts[k], s->hosts[i]) == 0)
+				return spec_perr(p, path, "\"%s\" is hosts[%zu] "
+				    "already; a host is listed once", s->hosts[i],
+				    k);
+	}
+	if (s->nhosts == 1)
+		s->host = xstrdup(s->hosts[0]);
 	return 0;
 }
 
@@ -112,20 +173,17 @@ spec_parse_remote(struct parser *p, json_t *root)
 	if (spec_parse_agent_limits(p, json_object_get(root, "agent_limits")) <
 	    0)
 		return -1;
-	if ((v = json_object_get(root, "host")) != NULL) {
-		if (spec_remote_word(p, v, "host", &s->host) < 0)
-			return -1;
-		/* Every server without a host of its own runs there too. */
-		for (size_t c = 0; c < s->ncells; c++) {
-			struct spec_server *sv = s->cells[c].server;
-
-			if (sv == NULL || sv->host != NULL)
-				continue;
-			sv->host = xstrdup(s->host);
-			if (sv->dir == NULL)
-				sv->dir = xstrdup(SPEC_AGENT_DIR);
-		}
-	}
+	if ((v = json_object_get(root, "host")) != NULL &&
+	    json_object_get(root, "hosts") != NULL)
+		return spec_perr(p, "hosts", "and \"host\" are both set: \"host\" "
+		    "runs the legs on one host, \"hosts\" deals them among "
+		    "several; keep one");
+	if (v != NULL && spec_remote_word(p, v, "host", &s->host) < 0)
+		return -1;
+	if ((v = json_object_get(root, "hosts")) != NULL &&
+	    spec_parse_hosts(p, v) < 0)
+		return -1;
+	spec_remote_inherit(s);
 
 	if ((v = json_object_get(root, "ssh")) != NULL) {
 		if (spec_want_argv(p, v, "ssh", &s->ssh, &s->nssh) < 0)
@@ -144,7 +202,8 @@ spec_parse_remote(struct parser *p, json_t *root)
 }
 
 /* Legs on another host ("host") run its command there; what a leg
- * reads or leaves on this machine around it cannot follow yet. */
+ * reads or leaves on this machine around it cannot follow yet.  Legs
+ * on several hosts at once share no cell server yet. */
 static int
 spec_check_leg_host(struct parser *p)
 {
@@ -152,11 +211,25 @@ spec_check_leg_host(struct parser *p)
 	const char *what = s->prepare != NULL ? "prepare" : s->scratch != NULL ?
 	    "scratch" : s->stdin_path != NULL ? "stdin" : s->profile != NULL ?
 	    "profile" : NULL;
+	const char *field = s->nhosts > 0 ? "hosts" : "host";
 
-	if (s->host == NULL || what == NULL)
+	if (s->host == NULL && s->nhosts == 0)
 		return 0;
-	return spec_perr(p, "host", "legs on another host (%s) do not take %s "
-	    "yet: run the round there, or drop %s", s->host, what, what);
+	if (what != NULL)
+		return spec_perr(p, field, "legs on another host (%s) do not "
+		    "take %s yet: run the round there, or drop %s", s->host !=
+		    NULL ? s->host : s->hosts[0], what, what);
+	for (size_t c = 0; s->nhosts > 1 && c < s->ncells; c++) {
+		char path[64];
+
+		if (s->cells[c].server == NULL)
+			continue;
+		snprintf(path, sizeof path, "cells[%zu].server", c);
+		return spec_perr(p, path, "cell %s has a server, and a round on "
+		    "several hosts (%zu) runs no cell server yet: run it on one "
+		    "host", s->cells[c].name, s->nhosts);
+	}
+	return 0;
 }
 
 /* One agent serves a host for the whole round, in one folder: two cells
@@ -190,4 +263,72 @@ spec_check_hosts(struct parser *p)
 		}
 	}
 	return 0;
+}
+
+/* The hosts' own checks, as the round file's (each once, a word ssh
+ * reads as a host). */
+static int
+spec_use_hosts_words(struct parser *p, const char *const *hosts, size_t n,
+    const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why = spec_remote_word_why(hosts[i], true);
+
+		if (hosts[i][0] == '\0')
+			why = "is empty";
+		if (why != NULL) {
+			snprintf(p->err, p->errlen, "%s \"%s\": %s", what,
+			    hosts[i], why);
+			return -1;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(hosts[k], hosts[i]) == 0) {
+				snprintf(p->err, p->errlen, "%s \"%s\" is given "
+				    "twice; each host runs its own share of the "
+				    "reps, so name it once", what, hosts[i]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+int
+spec_use_hosts(struct spec *s, const char *const *hosts, size_t n,
+    const char *what, char *err, size_t errlen)
+{
+	struct parser p = { .file = s->path, .err = err, .errlen = errlen,
+		.s = s };
+
+	if (n == 0)
+		return 0;
+	if (spec_use_hosts_words(&p, hosts, n, what) < 0)
+		return -1;
+	/* A server the round file puts on a host of its own stays there;
+	 * one the hosts do not include would be reached by no leg host. */
+	for (size_t c = 0; c < s->ncells; c++) {
+		const struct spec_server *sv = s->cells[c].server;
+		bool in = false;
+		char path[64];
+
+		if (sv == NULL || !sv->host_own)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			in |= strcmp(hosts[i], sv->host) == 0;
+		if (in)
+			continue;
+		snprintf(path, sizeof path, "cells[%zu].server.host", c);
+		return spec_perr(&p, path, "cell %s runs its server on \"%s\", "
+		    "which is not one of %s's hosts; add %s %s, or drop the "
+		    "cell's server.host", s->cells[c].name, sv->host, what,
+		    what, sv->host);
+	}
+	free(s->host);
+	template_free_argv(s->hosts);
+	s->hosts = xcalloc(n + 1, sizeof *s->hosts);
+	for (size_t i = 0; i < n; i++)
+		s->hosts[i] = xstrdup(hosts[i]);
+	s->nhosts = n;
+	s->host = n == 1 ? xstrdup(hosts[0]) : NULL;
+	spec_remote_inherit(s);
+	return spec_check_leg_host(&p);
 }

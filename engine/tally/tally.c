@@ -91,6 +91,7 @@ tally_arm_free(struct tarm *a)
 {
 	free(a->name);
 	free(a->legs);
+	free(a->host);
 	free(a->vals);
 }
 
@@ -575,6 +576,9 @@ tally_destroy(struct tally *t)
 	for (size_t i = 0; i < t->nmetrics; i++)
 		free(t->metrics[i]);
 	free(t->metrics);
+	for (size_t i = 0; i < t->nhosts; i++)
+		free(t->hosts[i]);
+	free(t->hosts);
 	tally_named_free(t);
 	for (size_t i = 0; i < t->naa; i++) {
 		free(t->aa[i].name);

@@ -185,6 +185,17 @@ const char *tally_vs_of(const struct tally *t, const char *cell,
 size_t tally_values(const struct tally *t, const char *cell, const char *arm,
     const char *metric, double **buf, size_t *cap);
 
+/* The hosts the leg lines named ("host"), in the order first seen: a
+ * round on several hosts has more than one. */
+size_t tally_host_count(const struct tally *t);
+const char *tally_host_at(const struct tally *t, size_t i);
+
+/* tally_ratios of the reps whose legs ran on host alone (0 when the tally
+ * has no such host). */
+size_t tally_ratios_host(const struct tally *t, const char *cell,
+    const char *arm, const char *metric, const char *host, double **buf,
+    size_t *cap);
+
 /* The "profile" events fed so far (profdiff.h), or NULL when none. */
 const struct profdiff *tally_profiles(const struct tally *t);
 

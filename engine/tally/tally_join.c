@@ -17,7 +17,8 @@
 static const char *const warn_kind[W_KINDS] = {
 	"too few paired reps for an interval", "failed legs", "timed-out legs",
 	"multiplexed counters", "legs with foreign CPU above the threshold",
-	"duplicate counted leg lines", "leg lines outside the plan", "other",
+	"duplicate counted leg lines", "leg lines outside the plan",
+	"legs of one rep on different hosts", "other",
 };
 
 static size_t

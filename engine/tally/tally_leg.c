@@ -202,6 +202,7 @@ tally_rec_from_json(const struct tally *t, struct tally_legrec *r,
 	r->cell = json_string_value(json_object_get(ev, "cell"));
 	r->arm = json_string_value(json_object_get(ev, "arm"));
 	r->rep = tally_num(json_object_get(ev, "rep"));
+	r->host = json_string_value(json_object_get(ev, "host"));
 	tally_rec_status_json(r, ev);
 	r->multiplexed = json_is_true(mux) ||
 	    (json_is_array(mux) && json_array_size(mux) > 0);
@@ -293,6 +294,7 @@ tally_rec_diff(const struct tally_legrec *a, const struct tally_legrec *b)
 	TALLY_DIFF(tally_str_same(a->arm, b->arm), arm);
 	TALLY_DIFF(tally_str_same(a->status, b->status), status);
 	TALLY_DIFF(TALLY_SAME(rep), rep);
+	TALLY_DIFF(tally_str_same(a->host, b->host), host);
 	TALLY_DIFF(a->timed_out == b->timed_out, timed_out);
 	TALLY_DIFF(a->rc_kind == b->rc_kind && a->rc == b->rc, rc);
 	TALLY_DIFF(a->signalled == b->signalled, signalled);
@@ -472,6 +474,41 @@ tally_vals_slot(struct tarm *a, size_t n)
 	return v;
 }
 
+/* The host's number in the tally (1 + its index; 0 for a line without
+ * one), a new host added: a change of shape, since every multi-host
+ * piece lists the round's hosts.  -1 past TALLY_MAX_HOSTS. */
+static int
+tally_host_index(struct tally *t, const char *host)
+{
+	if (host == NULL)
+		return 0;
+	for (size_t i = 0; i < t->nhosts; i++)
+		if (strcmp(t->hosts[i], host) == 0)
+			return (int)i + 1;
+	if (t->nhosts == TALLY_MAX_HOSTS)
+		return -1;
+	t->hosts = xreallocarray(t->hosts, t->nhosts + 1, sizeof *t->hosts);
+	t->hosts[t->nhosts++] = xstrdup(host);
+	tally_reshape(t);
+	return (int)t->nhosts;
+}
+
+/* Record leg r's host h in a: the host array made at the first leg
+ * with a host, and grown as legs is (old: nlegs before it grew). */
+static void
+tally_host_set(struct tarm *a, size_t old, size_t r, int h)
+{
+	if (a->host == NULL) {
+		if (h == 0)
+			return;
+		a->host = xcalloc(a->nlegs, sizeof *a->host);
+	} else if (old < a->nlegs) {
+		a->host = xreallocarray(a->host, a->nlegs, sizeof *a->host);
+		memset(a->host + old, 0, (a->nlegs - old) * sizeof *a->host);
+	}
+	a->host[r] = (uint16_t)h;
+}
+
 /* The cell and arm a line names, or NULL (counted, and named in the
  * warnings) when the spec has neither. */
 static struct tarm *
@@ -500,8 +537,8 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 	struct tarm *a;
 	struct tleg *l;
 	double *v, thr;
-	int status;
-	size_t rep;
+	int status, host;
+	size_t rep, old;
 
 	if (r->cell == NULL || r->arm == NULL || isnan(r->rep) || r->rep < 0 ||
 	    r->rep > TALLY_MAX_REP || r->rep != floor(r->rep)) {
@@ -514,6 +551,10 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		t->gate_wait_s += r->wait_s;
 	if (isfinite(r->fixed[M_WALL]) && r->fixed[M_WALL] > 0)
 		t->gate_legs_s += r->fixed[M_WALL];
+	if ((host = tally_host_index(t, r->host)) < 0) {
+		t->unusable++;
+		return;
+	}
 	if ((a = tally_rec_arm(t, r, rep, &c)) == NULL)
 		return;
 	if ((status = tally_rec_status(r)) == TALLY_LEG_ABORTED) {
@@ -527,7 +568,9 @@ tally_feed_rec(struct tally *t, const struct tally_legrec *r)
 		t->unusable++;
 		return;
 	}
+	old = a->nlegs;
 	l = tally_leg_slot(a, rep);
+	tally_host_set(a, old, rep, host);
 	a->ver = ++t->clock;
 	a->change_ver[a->nchanges % TALLY_RECENT] = a->ver;
 	a->change_rep[a->nchanges % TALLY_RECENT] = (uint32_t)rep;

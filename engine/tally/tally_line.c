@@ -359,7 +359,7 @@ enum tally_line_key {
 	K_SIGNAL, K_WARMUP, K_MULTIPLEXED, K_FOREIGN, K_THRESHOLD, K_MAXFC,
 	K_GATE, K_QTIMEOUT, K_QOVERRIDE, K_WAIT, K_CLIENT_BUSY, K_SERVER_BUSY,
 	K_WALL, K_CPU, K_CYCLES, K_INSTRUCTIONS, K_UTIME, K_STIME, K_BYTES,
-	K_COUNTERS, K_SERVER, K_METRICS,
+	K_COUNTERS, K_SERVER, K_METRICS, K_HOST,
 };
 
 static enum tally_line_key
@@ -392,7 +392,7 @@ tally_line_key(const char *k, size_t n)
 		TLINE_KEY("utime", K_UTIME), TLINE_KEY("stime", K_STIME),
 		TLINE_KEY("bytes", K_BYTES),
 		TLINE_KEY("counters", K_COUNTERS), TLINE_KEY("server", K_SERVER),
-		TLINE_KEY("metrics", K_METRICS),
+		TLINE_KEY("metrics", K_METRICS), TLINE_KEY("host", K_HOST),
 	};
 #undef TLINE_KEY
 
@@ -431,6 +431,9 @@ tally_line_set(struct tline *s, struct tally_legrec *r, struct tline_seen *seen,
 		break;
 	case K_STATUS:
 		r->status = tally_line_str(s, v);
+		break;
+	case K_HOST:
+		r->host = tally_line_str(s, v);
 		break;
 	case K_TIMED_OUT:
 		r->timed_out = v->type == TV_TRUE;

@@ -169,20 +169,20 @@ tally_changes_unpaired(const struct tarm *b, uint64_t since_ver,
 	return seen_since;
 }
 
-/* Paired ratios of metric m, a against b, in rep order into out (room for
- * max(a, b) reps), and the pairs' values into va and vb, compacted the same
- * way; returns n. */
-static size_t
-tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
-    size_t reps, double *out, double *va, double *vb)
+size_t
+tally_pair_host(const struct tarm *a, const struct tarm *b, size_t m,
+    size_t reps, int host, double *out, double *va, double *vb)
 {
 	size_t n = a->nlegs < b->nlegs ? a->nlegs : b->nlegs, k = 0;
 
 	for (size_t r = 0; r < n; r++) {
 		const struct tleg *la = &a->legs[r], *lb = &b->legs[r];
+		unsigned h = tally_leg_host(a, r);
 		double x, y;
+		/* Ratios are paired within a host, never across. */
 		if (la->status != LEG_OK || lb->status != LEG_OK ||
-		    !tally_in_plan(reps, r))
+		    !tally_in_plan(reps, r) || h != tally_leg_host(b, r) ||
+		    (host >= 0 && h != (unsigned)host))
 			continue;
 		x = tally_val(a, la, m);
 		y = tally_val(b, lb, m);
@@ -193,6 +193,16 @@ tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
 		}
 	}
 	return k;
+}
+
+/* Paired ratios of metric m, a against b, in rep order into out (room for
+ * max(a, b) reps), and the pairs' values into va and vb, compacted the same
+ * way; returns n. */
+static size_t
+tally_pair(const struct tarm *a, const struct tarm *b, size_t m,
+    size_t reps, double *out, double *va, double *vb)
+{
+	return tally_pair_host(a, b, m, reps, -1, out, va, vb);
 }
 
 bool
@@ -247,8 +257,7 @@ tally_pair_sorted(struct tally_cellwork *cw, const struct tarm *a,
 	return n;
 }
 
-/* Both estimators of ratios[0..n), sa and sb their pairs' values sorted. */
-static void
+void
 tally_estimate(struct kmemo *km, const double *ratios, const double *sa,
     const double *sb, size_t n, struct tally_ests *e)
 {
@@ -594,6 +603,9 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 		json_object_set_new(mj, t->metrics[m], tally_metric_json(
 		    cw->ratios, cw->va, cw->vb, n, &e, t->estimator, aa,
 		    t->margin, cw->bias[m], cw->lists));
+		if (t->nhosts > 1)
+			tally_hosts_add(cw, a, b, m, json_object_get(mj,
+			    t->metrics[m]));
 		(*ncmp)++;
 	}
 	json_object_set_new(aj, "metrics", mj);
@@ -604,6 +616,28 @@ tally_arm_json(struct tally_cellwork *cw, size_t i, const char *vs,
 		    "too few for an interval at level %g; its verdicts are "
 		    "unknown", cw->c->name, a->name, vs, maxn, cw->km->level);
 	return aj;
+}
+
+/* A rep whose two legs ran on different hosts is never paired: say so
+ * (the dealing keeps a rep's arms on one host, so a log that does not is
+ * broken or hand-made). */
+static void
+tally_warn_cross(struct tally_cellwork *cw, const struct tarm *a,
+    const struct tarm *b)
+{
+	const struct tally *t = cw->t;
+	size_t first = 0, n = tally_cross_hosts(a, b, cw->reps, &first);
+	unsigned ha, hb;
+
+	if (n == 0)
+		return;
+	ha = tally_leg_host(a, first);
+	hb = tally_leg_host(b, first);
+	tally_warn(cw->w, W_HOST, "%s %s vs %s: %zu reps whose legs ran on "
+	    "different hosts (rep %zu: %.60s and %.60s); not paired",
+	    cw->c->name, a->name, b->name, n, first,
+	    ha ? t->hosts[ha - 1] : "no host", hb ? t->hosts[hb - 1] :
+	    "no host");
 }
 
 void
@@ -627,6 +661,8 @@ tally_piece_build(struct tally_cellwork *cw, size_t i, struct tally_piece *p)
 	    &p->timed_out, &p->planned, &p->uq);
 	p->arm = vs != NULL ? tally_arm_json(cw, i, vs, p->ipc, &p->ncmp) :
 	    NULL;
+	if (b != NULL)
+		tally_warn_cross(cw, a, b);
 	p->ver_a = a->ver;
 	p->ver_b = b != NULL ? b->ver : 0;
 	p->stopped_rep = c->stopped_rep;

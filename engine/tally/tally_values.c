@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tally_int.h"
+#include "tally_piece.h"
 #include "xalloc.h"
 
 size_t
@@ -98,4 +99,44 @@ tally_values(const struct tally *t, const char *cell, const char *arm,
 			(*buf)[n++] = v;
 	}
 	return n;
+}
+
+size_t
+tally_host_count(const struct tally *t)
+{
+	return t->nhosts;
+}
+
+const char *
+tally_host_at(const struct tally *t, size_t i)
+{
+	return i < t->nhosts ? t->hosts[i] : NULL;
+}
+
+size_t
+tally_ratios_host(const struct tally *t, const char *cell, const char *arm,
+    const char *metric, const char *host, double **buf, size_t *cap)
+{
+	size_t i = tally_values_cell(t, cell), m, h, need;
+	const struct tarm *a, *b;
+
+	for (m = 0; m < t->nmetrics; m++)
+		if (strcmp(t->metrics[m], metric) == 0)
+			break;
+	for (h = 0; h < t->nhosts; h++)
+		if (strcmp(t->hosts[h], host) == 0)
+			break;
+	if (i == t->ncells || m == t->nmetrics || h == t->nhosts ||
+	    t->cells[i].narms == 0 ||
+	    (a = tally_find_arm(&t->cells[i], arm)) == NULL ||
+	    (b = tally_find_arm(&t->cells[i], tally_vs(t, &t->cells[i], arm,
+	    NULL))) == NULL)
+		return 0;
+	need = (a->nlegs > b->nlegs ? a->nlegs : b->nlegs) + 1;
+	if (*cap < need) {
+		*buf = xreallocarray(*buf, need, 3 * sizeof **buf);
+		*cap = need;
+	}
+	return tally_pair_host(a, b, m, tally_plan_reps(t), (int)h + 1, *buf,
+	    *buf + *cap, *buf + 2 * *cap);
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=5
 # bisect's bad input, each an error naming it (exit 2) before anything is
 # built: a revision git does not know, --good not an ancestor of --bad, a
 # --repo that is not a git repository, a round file without ${OUT}.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone measure est=7
 # bisect over a range with no regression (after the culprit: two commits
 # change other code only): exit 7 with every step's verdict, in
 # bisect.json and a line each, and the folder sealed.

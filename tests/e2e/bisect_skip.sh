@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone measure est=20
 # bisect where the commit after the culprit does not build: that commit
 # is skipped (its step says build-failed, its build log kept), and the
 # culprit is still named.

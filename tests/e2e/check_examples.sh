@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=15
 # benchtui check: the example rounds (and the demo round, when present) print
 # exactly the expected plan; the plan's order also matches SPEC.md's rule
 # recomputed here with jq; check runs nothing; and every broken round of

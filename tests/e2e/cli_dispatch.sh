@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: counters asan-covered
 # The command-line dispatch: --version names the counter backend, unknown
 # commands are usage errors (exit 2), and --replay is accepted as an option
 # anywhere among replay's own flags, and as the subcommand `replay`.

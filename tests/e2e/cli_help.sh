@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # Help everywhere: "benchtui help" lists every command; "benchtui help CMD"
 # and "benchtui CMD --help" print the same synopsis, options and man page
 # pointer and exit 0 for every subcommand, running nothing; an unknown
@@ -26,7 +27,7 @@ for c in $cmds; do
 	fi
 done
 # Options are listed one line each, and --help wins wherever it stands.
-[ "$(grep -c '^  --' < <("$BENCHTUI" report --help))" -ge 4 ] &&
+[ "$(grep -cE '^  (-[a-zA-Z], )?--' < <("$BENCHTUI" report --help))" -ge 4 ] &&
     ok "report lists its options" || fail "report --help: $("$BENCHTUI" report --help)"
 "$BENCHTUI" run nonexistent.json --headless --help > /dev/null 2>&1 &&
     ok "run ... --help: exit 0, nothing run" || fail "run ... --help did not exit 0"

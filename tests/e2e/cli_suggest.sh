@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # A misspelt command, report format or round-file key gets the name it
 # meant (edit distance), and still exits 2.
 . "$(dirname "$0")/e2e_lib.sh"

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq,sha256sum
 # compare shows text from a round folder or a far host through the one
 # escape rule: an ESC in environment.json's facts (hostname, a host's
 # kernel) or in a folder's name reaches the terminal as \x1b in text,
 # csv and markdown, and on stderr; a backtick in a folder's name keeps
 # the markdown heading's code span whole.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum
 
 cat >"$tmp/r.json" <<EOF2
 {"name": "e", "reps": 3, "command": ["/bin/true"], "baseline": "base",

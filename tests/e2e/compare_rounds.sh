@@ -1,15 +1,23 @@
 #!/bin/bash
+# test: est=3 needs=jq,sha256sum
 # benchtui compare on two real rounds of this box: the same round run
 # twice, the "changed" arm's binary replaced between the runs by a copy of
 # the same small program doing 2.5 times the work.  The changed arm reads
-# above for cpu, the unchanged one same or undecided (margin 25%), and the
-# header's differences are exactly the changed binary's sha256.  Then the
+# above for cpu, and so does its effect (its ratio to the unchanged arm,
+# B's against A's); the unchanged arm's ratio is at most 1/1.5 of the
+# changed one's; and the header's differences are exactly the changed
+# binary's sha256.  (The unchanged arm's own verdict is not asserted: the
+# two rounds run at different moments, and whatever else the box runs
+# then moves every leg of a round alike, by 5-10% on this VM, where a
+# guest's task-clock counts the time its vcpu was stolen.  With 8 reps of
+# a 9 ms leg compare rightly reads such a shift "above" at times; the
+# effect, read inside each round where the arms alternate, does not see
+# it.  Runs beside others for the same reason.)  Then the
 # refusals: a changed seal (exit 4, naming the file), an unsealed folder
 # (exit 2, suggesting --partial), a folder that is not a round, two rounds
 # with nothing in common; a different margin said in the header; the
 # formats; --fail-on (exit 6).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum
 : "${BENCHTUI_CMP_LOOP:?}" "${BENCHTUI_CMP_LOOP_SLOW:?}"
 
 cp "$BENCHTUI_CMP_LOOP" "$tmp/base"
@@ -40,10 +48,10 @@ case $(v changed) in
 above) ok "the changed arm reads above for cpu" ;;
 *) fail "the changed arm reads '$(v changed)' for cpu, not above" ;;
 esac
-case $(v base) in
-same|undecided) ok "the unchanged arm reads $(v base) for cpu" ;;
-*) fail "the unchanged arm reads '$(v base)' for cpu" ;;
-esac
+e() { jq -r ".cells.c.arms.$1.metrics.cpu.estimate" "$tmp/cmp.json"; }
+awk -v b="$(e base)" -v c="$(e changed)" 'BEGIN { exit !(b > 0 && c / b >= 1.5) }' &&
+	ok "the unchanged arm's ratio $(e base) against the changed one's $(e changed)" ||
+	fail "the unchanged arm's ratio $(e base) is not below the changed one's $(e changed) / 1.5"
 sha_a=$(sha256sum <"$BENCHTUI_CMP_LOOP" | cut -d' ' -f1)
 sha_b=$(sha256sum <"$BENCHTUI_CMP_LOOP_SLOW" | cut -d' ' -f1)
 want=$(jq -nc --arg k "bin:$tmp/changed" --arg a "$sha_a" --arg b "$sha_b" \
@@ -70,14 +78,14 @@ grep -Eq '^  changed/cpu +8/8 .* above$' "$tmp/cmp.txt" || fail "no text row for
 "$BENCHTUI" compare "$tmp/a" "$tmp/b" --format markdown | grep -q '^| changed | cpu | 8 | 8 |' ||
 	fail "markdown row"
 
-# --fail-on: the slowdown matches (6, named with its interval); the
-# unchanged arm does not.
+# --fail-on: the slowdown matches (6, named with its interval); what did
+# not happen (the changed arm faster) does not.
 "$BENCHTUI" compare "$tmp/a" "$tmp/b" --fail-on changed/cpu:above >/dev/null 2>"$tmp/f.err"
 rc=$?
 [ $rc = 6 ] && grep -q 'c/changed cpu above: [0-9.]* \[[0-9.]*, [0-9.]*\]' "$tmp/f.err" ||
 	{ cat "$tmp/f.err"; fail "--fail-on changed/cpu:above: exit $rc"; }
-"$BENCHTUI" compare "$tmp/a" "$tmp/b" --fail-on base/cpu:above >/dev/null 2>&1 ||
-	fail "--fail-on base/cpu:above matched an unchanged arm"
+"$BENCHTUI" compare "$tmp/a" "$tmp/b" --fail-on changed/cpu:below >/dev/null 2>&1 ||
+	fail "--fail-on changed/cpu:below matched a slower arm"
 
 # A changed seal: exit 4, naming the file.
 cp -r "$tmp/b" "$tmp/tampered"
@@ -87,17 +95,21 @@ sed -i '0,/"cpu":/s/"cpu":/"cpu": 1e-3, "x":/' "$tmp/tampered/log.jsonl"
 rc=$?
 [ $rc = 4 ] && grep -q 'tampered: the seal does not verify (changed: log.jsonl)' "$tmp/t.err" ||
 	{ cat "$tmp/t.err"; fail "a changed seal: exit $rc"; }
-# Unsealed: exit 2 suggesting --partial, which reads it.
+# Unsealed: exit 2 suggesting --unsealed, which reads it (and so does
+# its old spelling --partial).
 cp -r "$tmp/b" "$tmp/unsealed"
 chmod -R u+w "$tmp/unsealed"
 rm "$tmp/unsealed/SHA256SUMS"
 "$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" >/dev/null 2>"$tmp/u.err"
 rc=$?
-[ $rc = 2 ] && grep -q 'not sealed.*--partial' "$tmp/u.err" ||
+[ $rc = 2 ] && grep -q 'not sealed.*--unsealed' "$tmp/u.err" ||
 	{ cat "$tmp/u.err"; fail "an unsealed folder: exit $rc"; }
-"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --partial >"$tmp/p.txt" 2>&1 &&
+"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --unsealed >"$tmp/p.txt" 2>&1 &&
     grep -q 'B (.*unsealed) is not sealed: read as it is' "$tmp/p.txt" ||
-	{ cat "$tmp/p.txt"; fail "--partial does not read an unsealed folder"; }
+	{ cat "$tmp/p.txt"; fail "--unsealed does not read an unsealed folder"; }
+"$BENCHTUI" compare "$tmp/a" "$tmp/unsealed" --partial >"$tmp/p2.txt" 2>&1 &&
+    cmp -s "$tmp/p.txt" "$tmp/p2.txt" ||
+	{ cat "$tmp/p2.txt"; fail "--partial is not --unsealed's old spelling"; }
 # Not a round: exit 2 naming what is missing.
 mkdir "$tmp/empty"
 "$BENCHTUI" compare "$tmp/a" "$tmp/empty" 2>"$tmp/e.err" >/dev/null

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq,sha256sum
 # compare carries report's warnings of each folder, and a partial seal,
 # into its header (text, markdown) and its json and csv: a resealed
 # folder with a repeated leg line, a wall of 1e308, a rep outside the
 # plan and an arm not in round.json is named, not compared in silence;
 # a folder with fewer legs than its plan (seal --partial) says so.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum
 
 cat >"$tmp/r.json" <<EOF2
 {"name": "w", "reps": 4, "command": ["/bin/true"], "baseline": "base",

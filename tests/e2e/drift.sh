@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: alone measure est=3 needs=jq
 # Drift: two identical arms (b an A/A copy of a) running a program that
 # gets 0.5% slower with each call.  Under "order": "mirror" the drift
 # cancels within each pair of reps: the cpu estimate is within 0.3% of 1
 # and the verdict same or undecided.  Under "seed" (with 2 arms a always
 # runs first) b reads 0.5% slower every rep: the cell reads biased on cpu.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_DRIFT:?}"
 
 for order in mirror seed; do

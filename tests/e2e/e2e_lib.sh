@@ -16,6 +16,18 @@ need() {
 	done
 }
 
+# The test's own declaration (its "# test: ... needs=TOOL,TOOL" lines,
+# tools/test-needs): a tool it names is needed before anything runs.
+need_declared() {
+	local line w tools
+	while IFS= read -r line; do
+		for w in ${line#*:}; do
+			case $w in needs=*) tools=${w#needs=}; need ${tools//,/ } ;; esac
+		done
+	done < <(head -40 "$1" | grep -E '^# test( [A-Za-z0-9_.+-]+)?:')
+}
+need_declared "${BASH_SOURCE[-1]}"
+
 # need_hup: skip (77) when this test was started with SIGHUP ignored (under
 # nohup, say): benchtui then keeps ignoring it, as it should, and no hangup
 # the test sends can reach it.  Bit 0 of SigIgn is SIGHUP.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq
 # A fail_on rule that could never fire is refused wherever a rule is
 # read, with the nearest name: a misspelt metric (wal) or an arm no round
 # has (zz) in run --fail-on, the round file's fail_on (check names it and
@@ -6,7 +7,6 @@
 # A comma makes a list: 'wall:below,wall:unknown' is two rules, the
 # second of which matches.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 cat >"$tmp/r.json" <<EOF2
 {"name": "f", "reps": 3, "command": ["/bin/true"], "baseline": "base",

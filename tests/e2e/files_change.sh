@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq,sha256sum,timeout
 # Kept files are hashed again at resume and at the seal: a change stops
 # the round resumably (exit 3) naming the file and both sha256, or with
 # --accept-changed-files goes on and is recorded in the resume event.
 # Files under /proc and /sys are refused at check; a fifo is refused
 # without blocking.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum timeout
 
 echo "level=1" >"$tmp/conf.txt"
 # A leg of rep 3 changes the kept file: the seal must notice.

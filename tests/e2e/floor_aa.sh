@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # The floor estimator's A/A false-positive rate on real noise: 1000 rounds
 # at each n = 6, 10, 20, 40, resampled in blocks from tests/data/noise (a
 # shared VM's bursty legs), through bench/estimate (the reports' own

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq
 # "estimator": "floor" from the round file to every reader: check names a
 # misspelt or mistyped estimator with the valid values (exit 2) and prints
 # the chosen one; an adaptive run's looks decide by the floor verdict (as
@@ -6,7 +7,6 @@
 # the round event, report json (estimator, verdicts, alt), a bare copy of
 # the log, and the text report's "(paired)" row where the two disagree.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_LOOP:?}"
 
 base() {

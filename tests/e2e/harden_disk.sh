@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # Full disks and racing runs.  A disk that fills while a leg writes its own
 # output fails the harness's file, not the leg: the round stops resumably
 # (exit 3), the leg is not recorded as failed, and resume runs it again.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # A full disk is the write's own error, not a free-space guess.  On a
 # small tmpfs holding the round folder:
 #   - a leg fills the disk, prints while it is full, then frees it before

@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: needs=jq
 # Terminal escapes from a crafted log or round folder never reach the
 # terminal raw: report (text, markdown, csv) and headless --replay show
 # ESC, BEL, CR and the C1 controls (as UTF-8, U+009B is a CSI to some
 # terminals) as \xNN or \r, as verify and the console do (one rule).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 # Names, a warning, an abort reason and profile symbols carrying
 # ESC ] 0 ; title BEL (retitle), ESC [ 2 J (clear), CR and U+009B.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timeout=300 est=2 needs=jq
 # benchtui on a machine without openat2 (a seccomp filter answering EPERM),
 # close_range (before Linux 5.9) and pidfds (before 5.3), as the shim
 # libnofeat makes it (LD_PRELOAD, NOFEAT): each fallback keeps its
@@ -11,7 +12,6 @@
 # The shim's log shows each call was refused, so the fallback ran.
 . "$(dirname "$0")/e2e_lib.sh"
 : "${BENCHTUI_NOFEAT:?set BENCHTUI_NOFEAT to libnofeat.so}"
-need jq
 here=$(dirname "$0")
 # benchtui alone runs with the shim (not jq, not the test's shell): a
 # wrapper the tests below take for benchtui.

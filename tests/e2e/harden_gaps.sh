@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=7 needs=python3,bc
 # Small gaps, each its own case:
 #   - a failed warm-up leg warns at once;
 #   - a server that cannot start names its cell once in the stop message;
@@ -10,7 +11,6 @@
 #   - a 10,000-cell matrix of long names checks in well under a second
 #     (0.5 s of cpu).
 . "$(dirname "$0")/life_lib.sh"
-need python3 bc
 
 # --- a failed warm-up leg ---
 cat >"$T/warm.json" <<'EOF'

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # Symlinks a leg plants in the round folder never send benchtui's writes
 # elsewhere, in run and in resume: a link under a leg's output name, under
 # the summaries' temp names, a legs/ folder replaced by a link, and a

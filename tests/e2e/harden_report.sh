@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # report: nothing to report is an error (not "round null" with exit 0); leg
 # lines outside the plan and values no leg can have are named in the
 # warnings and counted nowhere (the arithmetic is in the tally unit test).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone est=1
 # A signal benchtui gets from the round's own tree (a leg, or a process the
 # leg started and set loose with setsid) is the leg's doing: recorded on
 # that leg's line and in a warning, and the round goes on.  It used to be

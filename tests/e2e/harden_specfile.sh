@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # round.json is read-only from the start, and a round file changed during
 # the round is never sealed as if it were the round: the seal refuses,
 # naming the mismatch, and so does report (whose arms come from it).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=5
 # A leg that stops itself (SIGSTOP) with no timeout_s: the headless line
 # says it is stopped and that an abort ends it, and an abort does end it
 # (it used to look like a leg that hangs, with nothing said).

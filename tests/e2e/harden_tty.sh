@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # Legs run in a session of their own, with no controlling terminal: a leg
 # that reads /dev/tty fails at once (it used to stop on SIGTTIN for ever
 # when benchtui ran in a terminal), and one that writes there cannot draw

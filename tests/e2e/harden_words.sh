@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # Clear words: a file without the execute bit says so; a deleted workdir is
 # named (not blamed on /bin/sh) and stops the round resumably; a server that
 # would not start stops it resumably (exit 3); a resume that succeeds does

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq,timeout
 # A cell's setup and cleanup run under a limit (hook_timeout_s, default
 # 600 s when the round has no timeout_s) and say what runs: a setup that
 # never exits stops the round resumably (exit 3) after its limit instead
 # of hanging it with nothing on screen; a cleanup killed by a signal
 # names the signal.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq timeout
 
 cat >"$tmp/r.json" <<EOF2
 {"name": "h", "reps": 1, "command": ["/bin/true"], "baseline": "a",

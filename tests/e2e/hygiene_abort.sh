@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # An abort (SIGTERM to a headless benchtui; or the signal named by $1, as
 # hygiene_hangup.sh passes HUP for a terminal that closed) in the middle of
 # a leg whose process and grandchild ignore SIGTERM, in a cell with a

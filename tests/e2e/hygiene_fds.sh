@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # Legs and cell servers inherit no descriptor of benchtui's own (the log,
 # the counters, the terminal): in each, only 0, 1 and 2 are open.  The
 # test itself hands benchtui an extra descriptor (9) to make sure that one

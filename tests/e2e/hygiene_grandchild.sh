@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=2
 # Legs that fork a grandchild which ignores SIGTERM and outlives its parent:
 # one leg exits at once leaving it behind, one runs into timeout_s.  When
 # the round is over, none of them is running (checked by the pids the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # kill -9 of benchtui in the middle of a leg: the leg's leader dies with it
 # (PR_SET_PDEATHSIG), but what the leg forked stays in the leg's process
 # group with no PDEATHSIG of its own.  resume must end that group before it

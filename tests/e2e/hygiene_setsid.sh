@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # A leg whose child escapes its process group and session with setsid(1)
 # and ignores SIGTERM: killing the leg's group misses it, but benchtui (a
 # subreaper that walks its own tree) ends it; it is gone when the round is.

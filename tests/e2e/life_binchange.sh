@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-binchange: est=2
 # A resume with a binary that changed since the round started is warned
 # about (sha256 against environment.json), in the log and on stderr, and
 # the round still completes.  A resume with nothing changed warns nothing.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-disk: asan-covered est=2
 # Full disk: the round folder sits on a 256 KiB tmpfs that the test fills
 # (a filler file) while the round runs.  benchtui must stop with a clear
 # error (naming the file and "No space left on device") and exit 3, with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-kill: est=6
 # Kill campaign: kill -9 benchtui at >= 10 random moments of a 42-leg round,
 # resuming after each (resume itself gets killed too), until it completes.
 # Then: exactly one counted leg line per planned leg, no torn line, no leg

@@ -1,4 +1,6 @@
 #!/bin/bash
+# test life-kill-prof: asan-covered est=10 needs=perf
+# test life-kill-prof-server: est=34 arg=server
 # The kill campaign over the profile phase: kill -9 benchtui while its perf
 # profiles run (at a random moment after a profile leg started), resuming
 # after each, until the round completes.  Then: every leg counted exactly
@@ -10,7 +12,6 @@
 # two tests (life-kill-prof, life-kill-prof-server: the argument "server"),
 # so they run beside each other.
 . "$(dirname "$0")/life_lib.sh"
-need perf
 campaigns=${1:-perf}
 
 export DEMO_SPIN_MS=100
@@ -157,6 +158,11 @@ perf_campaign() {
 		[ -s "$dir/legs/prof-c1-$a.report" ] || fail "no prof-c1-$a.report"
 	done
 	[ ! -e "$dir/legs/prof-c2-a.report" ] || fail "c2 was profiled"
+	# The kills landed in the arms' interleaved runs: one recording of
+	# both arms' runs, in mirror order, taken once to its end.
+	jq -e '[.list[0:4][] | .arm] == [0, 1, 1, 0]' "$dir/legs/prof-c1-a+b.runs" \
+		>/dev/null || fail "the runs were not interleaved: $(jq -c '[.list[] | .arm]' \
+		"$dir/legs/prof-c1-a+b.runs")"
 	# (The arms' runs share one recording, prof-c1-A+B.data.)
 	! ls "$dir/legs" | grep -Eq '^prof-c1-(aa[.+]|.*\+aa\.)' ||
 		fail "aa was profiled: $(ls "$dir/legs" | grep '^prof-c1-')"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-sealcrash: asan-covered
 # A crash between "done" and the seal: the folder as a kill -9 would leave
 # it at each step of the end (done logged but no summary; summaries written
 # but a half-written SHA256SUMS temp file; a stale signature), made by hand

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-server: asan-covered est=4
 # Crash safety with a cell server: kill -9 benchtui at random moments of a
 # round whose cells run the demo server, resuming after each.  No server or
 # leg of a killed benchtui may be left running (the port must be free for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-server-per-leg: asan-covered est=3
 # Crash safety with a server per leg: kill -9 benchtui at random moments of
 # a round whose arms set server_env (so every leg starts and stops its own
 # demo server), resuming after each.  No server of a killed benchtui may be

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-sigint: est=6
 # SIGINT headless: the running leg is ended and logged as aborted, an abort
 # event is logged, exit 3.  Then, on copies of that aborted folder:
 #   - resume refuses a changed round.json (exit 2, naming the file);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-tamper:
 # The seal: a complete round is sealed (files read-only, verify and
 # sha256sum -c agree); tampering (one byte changed, one file deleted, one
 # added) is named by verify with exit 4, and sha256sum -c fails too.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test life-tui: alone tui est=5
 # Abort and resume through the console (tmux): a then y aborts the round
 # (exit 3, the leg in flight logged as aborted); `benchtui resume DIR` in
 # the console then completes it, exactly once, and seals it.  Then the same

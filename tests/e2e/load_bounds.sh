@@ -1,4 +1,6 @@
 #!/bin/bash
+# test: alone asan-beside asan-covered est=1 needs=/usr/bin/time arg=early
+# test load_bounds_stream: est=7
 # benchtui load bounded by what it was told (against load_server.py):
 # --timeout is a whole-response limit (a body or a header trickling one
 # byte a second is ended by it); a 2 GiB body is hashed as it streams
@@ -11,7 +13,6 @@
 # other tests: its bounds are a whole second and more, and memory).
 set -u
 . "$(dirname "$0")/load_lib.sh"
-need /usr/bin/time
 part=${1:-stream}
 start_load_server
 # Under ASan (make check-asan) memory and time are the sanitizer's: the

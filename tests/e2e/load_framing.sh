@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=4
 # benchtui load against servers that close and that send interim
 # responses: python3 -m http.server speaking HTTP/1.0 (it closes after each
 # response) is loaded with a new connection per request, counted as such

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=4
 # benchtui load against nginx with gzip on: a 256 KiB text file comes
 # chunked and gzip-coded; --accept-encoding gzip loads it on 2 connections
 # and every body's length and sha256 (the coded bytes, after the chunks

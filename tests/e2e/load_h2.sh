@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=6
 # benchtui load over HTTP/2 against nginx (assets/rounds/nginx-tls,
 # Debian's nginx-light): ALPN h2 over TLS with 8 streams on each of 2
 # connections (2 threads), every body checked; prior knowledge on http://

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=3
 # benchtui load against the nginx example's server (assets/rounds/nginx,
 # Debian's nginx-light): --duration on 4 connections and 2 threads checks
 # every body against the file and keeps 4 ports; --rate sends exactly the

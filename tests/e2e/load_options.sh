@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=8 needs=/usr/bin/time
 # benchtui load's wrk-style options against load_server.py, every response
 # still checked: --duration runs for a time with the warm-up outside it;
 # --connections C keeps C requests in flight at once (the server's /hold
@@ -8,7 +9,6 @@
 # what they say; bad combinations exit 2.
 set -u
 . "$(dirname "$0")/load_lib.sh"
-need /usr/bin/time
 start_load_server
 
 # --duration, warm-up excluded.

@@ -3,15 +3,16 @@
 a server of our own replays each raw response cut into pieces, and the real
 benchtui load reads it.
 
-    load_replay.py BENCHTUI CORPUS OUTDIR
+    load_replay.py BENCHTUI CORPUS OUTDIR [all]
 
 The server (threads, 127.0.0.1, a port the kernel picks) answers
 GET /c/NAME?mode=M&run=ID with NAME's bytes: mode=every cuts request k of
 that URL at its k-th split point (the first request whole), so one run of
 len(resp) requests reads every split into two writes; mode=at&at=K cuts at
 K (0: whole); mode=bytes writes a byte at a time.  Pieces are 1 ms apart,
-so the client reads them apart.  After a case marked close the server
-closes the connection; else it waits for the next request on it.
+so the client reads them apart; four cases are loaded at a time.  After a
+case marked close the server closes the connection; else it waits for the
+next request on it.
 
 Each valid response is loaded in every split (one run) and byte at a time,
 its body's length and sha256 checked in the evidence of every request and
@@ -21,7 +22,14 @@ be refused (exit 1) naming a request and its reason; an incomplete one
 must end in its reason within --timeout.  No run may outlast its
 --timeout by more than a few seconds.  Prints the figures; exit 1 at the
 first case that fails.
+
+Without "all" (make check), a valid response is cut at 24 points spread
+evenly over it, not at every one, and an invalid one is loaded whole,
+byte at a time and cut in its middle: the other cuts take the same
+parser paths, which the unit test (test_load_corpus.c) runs at every
+split in-process.  "all" (suite 'slow', make check-slow) cuts every way.
 """
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -36,7 +44,8 @@ import urllib.parse
 CASES = {}
 COUNT = {}
 COUNT_LOCK = threading.Lock()
-# An "every" run reads at most this many split points (evenly spread).
+# An "every" run reads at most this many split points (evenly spread);
+# main() sets it.
 MAX_SPLITS = 300
 GAP = 0.001
 
@@ -111,9 +120,12 @@ class Server(socketserver.ThreadingTCPServer):
     request_queue_size = 256
 
 
+class Failure(Exception):
+    pass
+
+
 def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+    raise Failure(msg)
 
 
 class Runner:
@@ -121,6 +133,7 @@ class Runner:
         self.benchtui, self.base, self.out = benchtui, base, out
         self.runs = self.requests = self.splits = 0
         self.worst = 0.0
+        self.lock = threading.Lock()
 
     def load(self, case, query, requests, timeout, evidence=None):
         """(exit status, stderr, seconds) of one benchtui load."""
@@ -142,9 +155,10 @@ class Runner:
         p = subprocess.run(args, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=timeout + 60)
         took = time.monotonic() - t
-        self.runs += 1
-        self.requests += requests
-        self.worst = max(self.worst, took - timeout)
+        with self.lock:
+            self.runs += 1
+            self.requests += requests
+            self.worst = max(self.worst, took - timeout)
         if took > timeout + 10:
             fail("%s %s: %.1f s, past --timeout %g" % (case["name"], query,
                                                      took, timeout))
@@ -179,13 +193,15 @@ class Runner:
                 fail("%s (%s): %d new connections (metrics %d) for %d "
                      "requests" % (case["name"], query, fresh,
                                    m["connections"], requests))
-            self.splits += requests if query.startswith("mode=every") else 1
+            with self.lock:
+                self.splits += requests if query.startswith("mode=every") \
+                    else 1
 
     def refuse(self, case):
         n = len(case["bytes"])
+        cuts = {1, n // 3, n // 2, 2 * n // 3, n - 1} if ALL else {n // 2}
         queries = ["mode=at&at=0", "mode=bytes"] + \
-            ["mode=at&at=%d" % k for k in sorted({1, n // 3, n // 2,
-                                                  2 * n // 3, n - 1})]
+            ["mode=at&at=%d" % k for k in sorted(cuts)]
         if case.get("incomplete"):
             queries = queries[:3]
             reasons = ["in the middle of the response"] if \
@@ -199,11 +215,18 @@ class Runner:
                     "request " not in err:
                 fail("%s (%s): exit %d, want 1 naming a request and '%s': "
                      "%s" % (case["name"], q, rc, reasons[0], err.strip()))
-            self.splits += 1
+            with self.lock:
+                self.splits += 1
+
+
+ALL = False
 
 
 def main():
+    global ALL, MAX_SPLITS
     benchtui, corpus, out = sys.argv[1:4]
+    ALL = sys.argv[4:] == ["all"]
+    MAX_SPLITS = 300 if ALL else 24
     for line in open(corpus):
         c = json.loads(line)
         c["bytes"] = c["resp"].encode("latin-1")
@@ -213,11 +236,19 @@ def main():
     srv = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     r = Runner(benchtui, "http://127.0.0.1:%d" % srv.server_address[1], out)
-    for c in CASES.values():
-        if "body" in c:
-            r.accept(c)
-        else:
-            r.refuse(c)
+    # Four cases at a time: a run mostly waits on the 1 ms gaps between
+    # pieces (byte at a time) and on --timeout (incomplete ones).
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        runs = [pool.submit(r.accept if "body" in c else r.refuse, c)
+                for c in CASES.values()]
+        for f in runs:
+            try:
+                f.result()
+            except Failure as e:
+                print("FAIL: %s" % e)
+                for g in runs:
+                    g.cancel()
+                sys.exit(1)
     print("ok: %d responses (%d valid) over sockets: %d ways of cutting "
           "them, %d runs, %d requests; no run past its --timeout by more "
           "than %.2f s" % (len(CASES), sum("body" in c for c in

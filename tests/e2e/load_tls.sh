@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=8
 # benchtui load over TLS against nginx (assets/rounds/nginx-tls, Debian's
 # nginx-light, with a self-signed certificate the server script makes with
 # `openssl req`): keep-alive on 2 connections, every body checked and the

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: asan-covered needs=make,man
 # make install: the program, every man page and the themes land under
 # PREFIX (staged in DESTDIR), so `man benchtui`, `man benchtui-run`, ...
 # and `man benchtui-round` find their pages.  The Makefile's target is read as make would run it
 # (make -n: the build it would start is not this test's to pay for); what
 # it runs, meson install of this build, runs for real into a folder.
 . "$(dirname "$0")/e2e_lib.sh"
-need make man
 src=$BENCHTUI_SOURCE_DIR
 
 make -s -n -C "$src" install PREFIX=/opt/bt DESTDIR="$tmp/stage" >"$tmp/plan" 2>&1 ||

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=python3
 # Every example in the man pages runs as written, as check_examples does
 # for the example round files.  Each .EX block is marked by the comment
 # line before it (a block without one fails):
@@ -18,7 +19,6 @@
 # (benchtui-COMMAND(1); resume's is benchtui-run(1)), and every option
 # that page's SYNOPSIS gives the command is in its --help.
 . "$(dirname "$0")/e2e_lib.sh"
-need python3
 
 mkdir -p "$tmp/bin" "$tmp/ex"
 ln -s "$(realpath "$BENCHTUI")" "$tmp/bin/benchtui"
@@ -119,7 +119,7 @@ for c in run resume replay report verify seal check load bisect agent; do
 	[ "$c" = resume ] && page=benchtui-run
 	man1=$BENCHTUI_SOURCE_DIR/man/$page.1
 	[ -f "$man1" ] || fail "no $page(1) for $c"
-	"$BENCHTUI" "$c" --help | grep -oE '^  --[a-z-]+' | sed 's/^  //' | sort -u >"$tmp/help"
+	"$BENCHTUI" "$c" --help | grep -oE '^  (-[a-zA-Z], )?--[a-z0-9-]+' | sed 's/^.*--/--/' | sort -u >"$tmp/help"
 	# Found nothing, the loops below would check nothing.
 	[ -s "$tmp/help" ] || fail "$c --help lists no option"
 	while read -r opt; do
@@ -128,7 +128,6 @@ for c in run resume replay report verify seal check load bisect agent; do
 		grep -qF -- "${opt//-/\\-}" "$man1" || fail "$c --help lists $opt; $page(1) does not"
 	done <"$tmp/help"
 	name=$c
-	[ "$c" = replay ] && name='\\-\\-replay'
 	awk -v cmd=".B benchtui $name" '$0 == cmd { p = 1; next }
 	    p && /^\.(br|SH)/ { exit } p { print } END { exit !p }' "$man1" >"$tmp/synopsis" ||
 		fail "$page(1) SYNOPSIS has no '.B benchtui $name' line"

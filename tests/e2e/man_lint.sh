@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # The manual: mandoc -Tlint finds nothing in any page of man/, not even a
 # style message (a line over 80 bytes), and no file users or contributors read (man/, README.md,
 # HACKING.md, docs/, assets/) points at a contract file they do not have.

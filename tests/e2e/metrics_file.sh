@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # A leg's own metrics file (${METRICS}): a good one is the leg line's
 # "metrics" and a metric of the report; a bad one (not JSON, not numbers, a
 # reserved name) gets one warning naming the leg and the file, and the leg

@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: needs=jq,python3
 # "order": "shuffle" without a seed: run picks one and records it in the
 # round event, and the legs ran in the order benchtui-round(5) defines
 # (SplitMix64 from shuffle_seed, Fisher-Yates per rep, cell after cell),
 # reimplemented here from the manual's words.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq python3
 
 cat >"$tmp/sh.json" <<'EOF2'
 {"name": "sh", "reps": 4, "order": "shuffle", "command": ["true"],

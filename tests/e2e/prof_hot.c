@@ -8,9 +8,16 @@
  * known caller), and the common path's shares (prof_base, prof_small)
  * are the same in both (noise).
  *
- * Usage: prof-hot [N]   (N loop steps of each function; default 2e8) */
+ * An A/A arm is a copy of its original (the same env): a second argument
+ * "drift" (its name through ${ARM}) makes it take the hot path all the
+ * same, as an A/A pair whose arms are not alike would, so that what moved
+ * in the pair can be marked unstable.
+ *
+ * Usage: prof-hot [N [ARM]]   (N loop steps of each function; default
+ * 2e8) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static volatile double prof_sink;
 
@@ -84,7 +91,8 @@ main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 200000000L;
 
 	prof_sink = prof_common(n);
-	if (getenv("PROF_HOT") != NULL)
+	if (getenv("PROF_HOT") != NULL ||
+	    (argc > 2 && strcmp(argv[2], "drift") == 0))
 		prof_sink += prof_hot_path(n);
 	else
 		prof_sink += prof_cold_path(n);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # A leg that plants symlinks where its profile's files go
 # (legs/prof-CELL-ARM.report, pointing outside the round folder):
 # the targets are untouched, the profile fails with a reason naming the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=20 needs=perf,jq
 # Which caller moved memcpy, on a program built as users build theirs:
 # prof-memcpy, -O2 -g WITHOUT frame pointers, copies through memcpy from
 # header_copy and stage_offer; arm big (PROF_MEMCPY=big) copies 8 times
@@ -10,7 +11,6 @@
 # why callers may be missing or skipped.
 . "$(dirname "$0")/tui_lib.sh"
 : "${BENCHTUI_PROF_MEMCPY:?set BENCHTUI_PROF_MEMCPY to the prof-memcpy program}"
-need perf jq
 
 round() { # FILE, perf settings
 	cat >"$1" <<EOF
@@ -30,22 +30,32 @@ jq -e -s 'map(select(.t == "profile")) | length == 2 and all(.status == "ok" and
 	fail "profiles: $(jq -c 'select(.t == "profile") | [.arm, .status, .reason, .unwind, .runs]' "$log")"
 "$BENCHTUI" report "$tmp/out" --format json >"$tmp/rep.json" || fail "report json"
 c=$(jq -c '.profiles.c.big.perf.callers[] | select(.symbol | test("mem(move|cpy)"))' "$tmp/rep.json" | head -1)
-# perf's DWARF unwinder (libdw) now and then loses every caller of the
-# samples in libc of a whole run; where it lost most of them here, the
-# recording cannot say which caller moved memcpy, and the test says so
+[ -n "$c" ] || fail "memcpy did not move: $(jq -c '.profiles.c.big.perf.symbols[0:4]' "$tmp/rep.json")"
+# Every run's chains go through libc: perf keeps a process's maps from
+# before its exec, and perf 6.1 takes a library's base from the lowest of
+# them, so a run whose libc lay above the runner's lost every caller of
+# memcpy (half the runs, by ASLR's draw).  The runner lays itself out at
+# the top (fixed layout), each run below it: no run loses its callers.
 lost=$(echo "$c" | jq '[.split[] | select(.caller | startswith("(none")) | .samples][0] // 0')
 all=$(echo "$c" | jq '[.split[] | .samples] | add // 0')
-if [ "$all" -gt 0 ] && [ $((lost * 2)) -gt "$all" ]; then
-	echo "perf's DWARF unwinding recorded no caller for $lost of memcpy's $all samples in arm big: cannot judge the callers on this recording"
-	exit 77
-fi
-[ -n "$c" ] || fail "memcpy did not move: $(jq -c '.profiles.c.big.perf.symbols[0:4]' "$tmp/rep.json")"
+echo "memcpy in arm big: $lost of $all samples with no caller recorded"
+[ "$all" -gt 0 ] && [ $((lost * 20)) -le "$all" ] ||
+	fail "memcpy's callers lost in arm big: $lost of $all samples"
 echo "memcpy by caller: $(echo "$c" | jq -c '[.symbol, .moved_most, (.split[] | [.caller, .diff, .diff_ci, .per_run_diff, .per_run_diff_ci, .noise])]')"
 echo "$c" | jq -e '.moved_most == "stage_offer" and
 	(.split[] | select(.caller == "stage_offer") | .noise == false and
 	 .diff_ci[0] > 0 and .per_run_diff_ci[0] > 0)' >/dev/null ||
 	fail "stage_offer is not named as the caller that moved: $c"
-echo "$c" | jq -e '.split[] | select(.caller == "header_copy") | .noise == true' >/dev/null ||
+# header_copy copies what it copied in both arms: its time per run holds
+# still, and its interval holds 0 -- in 10 of 12 rounds here; in 2 it
+# took +0.7 and +0.8 samples a run more in arm big (beside stage_offer's
+# +60: what the big arm's copies leave the core with, or chance).  So
+# what the program guarantees is asserted: noise, or a move of under a
+# twentieth of stage_offer's
+hc_noise=$(echo "$c" | jq '[.split[] | select(.caller == "header_copy")][0].noise')
+[ "$hc_noise" = true ] ||
+	echo "$c" | jq -e '([.split[] | select(.caller == "header_copy")][0].per_run_diff | fabs) * 20 <
+		[.split[] | select(.caller == "stage_offer")][0].per_run_diff' >/dev/null ||
 	fail "header_copy is not marked noise: $c"
 for f in text markdown csv; do
 	"$BENCHTUI" report "$tmp/out" --format $f >"$tmp/rep.$f" || fail "report $f"
@@ -53,7 +63,8 @@ done
 grep -q 'by immediate caller: stage_offer moved it most' "$tmp/rep.text" ||
 	fail "text report: $(sed -n '/^profiles/,$p' "$tmp/rep.text")"
 grep -Eq '^ +stage_offer .* MOVED$' "$tmp/rep.text" || fail "text: stage_offer not MOVED"
-grep -Eq '^ +header_copy .* noise$' "$tmp/rep.text" || fail "text: header_copy not noise"
+[ "$hc_noise" != true ] || grep -Eq '^ +header_copy .* noise$' "$tmp/rep.text" ||
+	fail "text: header_copy not noise"
 grep -Eq '^\| `stage_offer` \|.*\| moved \|$' "$tmp/rep.markdown" || fail "markdown: no caller rows"
 grep -Eq '^profile,c,big,perf,small,ok,[^,]*<-stage_offer,.*,caller moved,' "$tmp/rep.csv" ||
 	fail "csv: no caller row"

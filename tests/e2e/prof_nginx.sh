@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=9 needs=strace,perf
 # Profiles of a pre-forked server: nginx (Debian's nginx-light) as a master
 # and 2 workers, serving a 4 KiB file once per request to benchtui load.
 # The syscalls profile attaches to every task of all 3 processes (each
@@ -8,34 +9,14 @@
 # answers an HTTP request and nothing is left traced.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need strace perf
-nginx=/usr/sbin/nginx
-[ -x "$nginx" ] || { echo "nginx is not installed: apt-get install nginx-light (make check's set-up installs it)"; exit 77; }
+. "$(dirname "$0")/nginx_lib.sh"
 
 port=$(free_port)
-mkdir -p "$T/www" "$T/run"
+mkdir -p "$T/www"
 # nginx's workers run as another user: they must reach the file
 chmod a+rx "$T" "$T/www"
 head -c 4096 /dev/urandom >"$T/www/f4k.bin"
-cat >"$T/nginx.conf" <<EOF
-worker_processes 2;
-error_log stderr warn;
-pid $T/run/nginx.pid;
-events { worker_connections 64; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush off;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
-    default_type application/octet-stream;
-    server {
-        listen 127.0.0.1:$port;
-        root $T/www;
-        location / { }
-    }
-}
-EOF
+nginx_conf "$T/nginx.conf" "$port" "$T/www" on
 cat >"$T/round.json" <<EOF
 {"name": "profnginx", "reps": 1, "baseline": "a", "quiet": false,
  "workdir": "$T/www",

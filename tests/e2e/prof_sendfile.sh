@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=6 needs=strace
 # The question a syscalls profile exists for: how many system calls does a
 # request cost each server variant?  nginx (Debian's nginx-light) with 2
 # workers serving a 64 KiB file, sendfile on (arm on) against off (arm
@@ -8,35 +9,14 @@
 # (two pread64 and two writev instead of writev and sendfile), within 1%; each table has a total row; the call that moved is pread64.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need strace
-nginx=/usr/sbin/nginx
-[ -x "$nginx" ] || { echo "nginx is not installed: apt-get install nginx-light (make check's set-up installs it)"; exit 77; }
+. "$(dirname "$0")/nginx_lib.sh"
 
 port=$(free_port)
-mkdir -p "$T/www" "$T/run"
+mkdir -p "$T/www"
 chmod a+rx "$T" "$T/www"
 head -c 65536 /dev/urandom >"$T/www/f64k.bin"
-for sf in on off; do
-	cat >"$T/nginx-$sf.conf" <<EOF
-worker_processes 2;
-error_log stderr warn;
-pid $T/run/nginx.pid;
-events { worker_connections 64; }
-http {
-    access_log off;
-    sendfile $sf;
-    tcp_nopush off;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
-    default_type application/octet-stream;
-    server {
-        listen 127.0.0.1:$port;
-        root $T/www;
-        location / { }
-    }
-}
-EOF
-done
+nginx_conf "$T/nginx-on.conf" "$port" "$T/www" on
+nginx_conf "$T/nginx-off.conf" "$port" "$T/www" off
 cat >"$T/round.json" <<EOF
 {"name": "sendfile", "reps": 1, "baseline": "on", "quiet": false,
  "workdir": "$T/www",

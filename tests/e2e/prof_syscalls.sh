@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=3 needs=strace,python3
 # A syscalls profile: a round whose cell server is python3 -m http.server
 # --protocol HTTP/1.1 and whose legs are `benchtui load` against it,
 # profiled with "syscalls" for two arms.  strace attaches to every server
@@ -8,7 +9,6 @@
 # by side view in the report holds both arms' calls per request.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need strace python3
 
 port=$(free_port)
 mkdir "$T/www"

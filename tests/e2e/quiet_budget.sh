@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=3
 # budget_s bounds the whole round's wait.  A gate that can never open
 # (max_foreign_cores 0: any load at all is too much) and a timeout_s of
 # ten minutes, with on_timeout "abort": without the budget the first leg

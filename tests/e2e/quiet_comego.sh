@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone est=8
 # Load that comes and goes is still waited out.  A loop started by this
 # test (busy 200 ms of every second, ended by its pid) runs beside a round
 # of short legs: the gate holds each leg until a window without a burst,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=8 needs=jq
 # The demo never stalls at the gate, however busy the machine: its round
 # with its own gate settings but max_foreign_cores 0 (a box busier than
 # any could be), 2 reps (12 legs): every leg is let go by timeout or by
@@ -7,7 +8,6 @@
 # threshold of 0 is never met.
 . "$(dirname "$0")/e2e_lib.sh"
 : "${BENCHTUI_DEMO:?}"
-need jq
 
 demo_json '.quiet.max_foreign_cores = 0 | .reps = 2 | del(.profile)' \
     >"$tmp/demo.json" || exit 1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone asan-covered est=4 needs=taskset
 # The client's pinned cpu busy with foreign work holds the legs, however
 # generous max_foreign_cores is (the workaround that blinded the gate
 # before): a hog pinned to the client cpu, max_foreign_cores 100, budget_s
@@ -8,7 +9,6 @@
 # legs.  Decided from the hog's own share of its cpu, not from timing.
 set -u
 . "$(dirname "$0")/hygiene_lib.sh"
-need taskset
 
 cpu=$(( $(getconf _NPROCESSORS_ONLN) - 1 ))
 cat >"$T/round.json" <<EOF

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone asan-covered est=12
 # The calibration probe, end to end.  A machine slowed by what the guest
 # cannot see cannot be had on demand: BENCHTUI_PROBE_SLOW_S makes every
 # probe of the first seconds read half as slow again, so the tests decide

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # The calibration probe on a clock that cannot time it (clocksource
 # jiffies, faked through BENCHTUI_SYSFS_CLOCKSOURCE): "probe": true is a
 # check error naming the field and the clock; "auto" passes check and runs

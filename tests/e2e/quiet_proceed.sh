@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone asan-covered est=6
 # A CPU hog that comes once the round runs and stays to its end: the gate
 # gives up after timeout_s and, with on_timeout "proceed", runs the leg
 # and flags it: gate "timeout" with its wait_s, and a foreign figure

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=3
 # budget_s is the whole round's, across a resume.  A gate that can never
 # open (max_foreign_cores 0) and budget_s 2; the first leg hangs and is
 # aborted (SIGINT to benchtui, by its pid: exit 3), after its wait spent

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone est=5
 # The start-up look: before the first leg the gate samples the box for a
 # few seconds, and a box already busier than max_foreign_cores is said in
 # one line naming the load and the busiest foreign processes.  A hog (a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui needs=tmux,jq,python3
 # README.md starts with the two commands and the console's capture, and
 # the capture is what the program draws: tools/readme-capture replays the
 # recorded demo round (tests/data/readme) at 100x30 in tmux, and the
@@ -6,7 +7,6 @@
 # BENCHTUI_README_UPDATE=1 the test writes the fresh capture into
 # README.md instead (and passes).
 . "$(dirname "$0")/e2e_lib.sh"
-need tmux jq python3
 src=$BENCHTUI_SOURCE_DIR
 
 "$src/tools/readme-capture" "$BENCHTUI" >"$tmp/capture" 2>"$tmp/err"

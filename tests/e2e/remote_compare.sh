@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=4 needs=sha256sum
 # compare's environment header sets the servers' hosts side by side: two
 # rounds of the demo's server cell with its server on the ssh test host (an
 # sshd on 127.0.0.1 this test starts), the far server's binary a copy of
@@ -7,7 +8,6 @@
 # hashed there, under the host's name, in json and in text; the host's
 # facts are the same.
 . "$(dirname "$0")/remote_lib.sh"
-need sha256sum
 remote_up
 
 far=$T/far/demo-server

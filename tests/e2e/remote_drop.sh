@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=4
 # A dropped connection mid-leg: the ssh client killed by its pid while a
 # leg runs.  benchtui stops the round resumably (exit 3) within seconds,
 # naming the host, long before the leg would have ended; the server's whole

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone est=11 needs=taskset
 # The far host's quiet gate runs with the round's settings and spends the
 # round's one budget, on the ssh test host (an sshd on 127.0.0.1 this test
 # starts).
@@ -15,7 +16,6 @@
 #     go.  Decided from the hog's own share of its cpu, not from timing:
 #     77 when the hog got too little of it to tell.
 . "$(dirname "$0")/remote_lib.sh"
-need taskset
 remote_up
 
 # (1) the far probe, and the one budget.

@@ -1,4 +1,7 @@
 #!/bin/bash
+# test: est=40 needs=jq
+# test remote_hostile_numbers: est=30 arg=numbers
+# test remote_hostile_all: slow arg=all
 # A hostile agent (hostile_agent.py, put in place of benchtui agent
 # through the round's "agent" argv, reached over the test's own sshd)
 # relays the real agent and, at one request, lies: events of every type
@@ -11,8 +14,19 @@
 # pid the lies name lives on); the round folder stays within the limits;
 # the log holds no event the operator's side did not write.  resume with
 # the agent good again completes every leg exactly once and verify passes.
+#
+# Each lie is a round of its own (2-4 s, an ssh connection and an agent
+# each), so the lies come in two tests that run beside each other: the
+# lines (no argument) and the numbers ("numbers").  make check sends the
+# events of three types, not all fifteen (one check refuses every type
+# but quiet), and each number out of range (1e308) to each request but
+# -1e308 and NaN to one (a sign, and a line that is not JSON, refused
+# before any request's own checks); "all" (remote_hostile_all, suite
+# 'slow') sends every lie.
+part=${1:-lines}
+# part NAME: whether this run sends NAME's lies.
+part() { [ "$part" = "$1" ] || [ "$part" = all ]; }
 . "$(dirname "$0")/remote_lib.sh"
-need jq
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) ||
 	{ echo "SKIP: no python3 for the hostile agent"; exit 77; }
 remote_up
@@ -96,65 +110,84 @@ resumes() {
 
 # Events of every type the log knows, each sent while the gate of the
 # first leg is open: only the gate's own samples may pass, rebuilt.
-for t in round env leg_start leg server cgroup ledger done seal abort resume \
-	warning look gate prof; do
-	stops "event-$t" "event:$t" "a protocol error: the agent's line [0-9]+: an event of type other than quiet"
-done
-resumes event-cgroup
-resumes event-leg_start
+types="leg_start cgroup done"
+[ "$part" = all ] && types="round env leg_start leg server cgroup ledger done
+	seal abort resume warning look gate prof"
+if part lines; then
+	for t in $types; do
+		stops "event-$t" "event:$t" "a protocol error: the agent's line [0-9]+: an event of type other than quiet"
+	done
+	resumes event-cgroup
+	resumes event-leg_start
 
-# A gate sample whose values are in range but carries pids and paths of
-# its own: passed on rebuilt, the extras gone; the round completes.
-set_mode "event:quiet"
-round "$T/quiet.json"
-"$BENCHTUI" run "$T/quiet.json" --headless --out "$T/quiet" >"$T/quiet.out" 2>&1 ||
-	fail "quiet sample: run exited $?: $(tail -3 "$T/quiet.out")"
-jq -s -e 'map(select(.t == "quiet" and .host == "root@127.0.0.1")) | length == 1 and
-	(.[0] | has("pid") or has("path") or has("cgroup") or has("msg") | not)' "$T/quiet/log.jsonl" >/dev/null ||
-	fail "quiet sample: not passed on rebuilt: $(grep '"t":"quiet"' "$T/quiet/log.jsonl" | head -2)"
-untouched "$T/quiet" quiet
-ok "a far gate's sample is passed on rebuilt from its checked values, its extras dropped"
+	# A gate sample whose values are in range but carries pids and paths of
+	# its own: passed on rebuilt, the extras gone; the round completes.
+	set_mode "event:quiet"
+	round "$T/quiet.json"
+	"$BENCHTUI" run "$T/quiet.json" --headless --out "$T/quiet" >"$T/quiet.out" 2>&1 ||
+		fail "quiet sample: run exited $?: $(tail -3 "$T/quiet.out")"
+	jq -s -e 'map(select(.t == "quiet" and .host == "root@127.0.0.1")) | length == 1 and
+		(.[0] | has("pid") or has("path") or has("cgroup") or has("msg") | not)' "$T/quiet/log.jsonl" >/dev/null ||
+		fail "quiet sample: not passed on rebuilt: $(grep '"t":"quiet"' "$T/quiet/log.jsonl" | head -2)"
+	untouched "$T/quiet" quiet
+	ok "a far gate's sample is passed on rebuilt from its checked values, its extras dropped"
 
-# Answers with more than was asked (events, legs, pids inside them): only
-# the checked fields are kept; the round completes and verify passes.
-set_mode extra
-round "$T/extra.json"
-"$BENCHTUI" run "$T/extra.json" --headless --out "$T/extra" >"$T/extra.out" 2>&1 ||
-	fail "extra: run exited $?: $(tail -3 "$T/extra.out")"
-"$BENCHTUI" verify "$T/extra" >/dev/null || fail "extra: verify failed"
-untouched "$T/extra" extra
-ok "answers carrying events, legs and pids of their own: only their checked fields are kept"
+	# Answers with more than was asked (events, legs, pids inside them): only
+	# the checked fields are kept; the round completes and verify passes.
+	set_mode extra
+	round "$T/extra.json"
+	"$BENCHTUI" run "$T/extra.json" --headless --out "$T/extra" >"$T/extra.out" 2>&1 ||
+		fail "extra: run exited $?: $(tail -3 "$T/extra.out")"
+	"$BENCHTUI" verify "$T/extra" >/dev/null || fail "extra: verify failed"
+	untouched "$T/extra" extra
+	ok "answers carrying events, legs and pids of their own: only their checked fields are kept"
 
-stops stray stray "a protocol error: the agent's line [0-9]+ answers request another while open"
-stops legline legline "a protocol error: the agent's line [0-9]+ is not a reply or an event"
-stops longline longline "a protocol error: the agent's line [0-9]+: longer than 1048576 bytes"
-stops stderr stderr "a protocol error: ssh's stderr passed 1048576 bytes \\(agent_limits.stderr_bytes"
-log_bytes=$(stat -c %s "$T/stderr/servers/ssh-root_127.0.0.1.log")
-[ "$log_bytes" -le 1048576 ] || fail "stderr: the ssh log holds $log_bytes bytes"
-ok "stderr: the ssh log holds $log_bytes bytes of 1 GB"
-stops refuse-open refuse:open "the agent refused open: evil refusal: no open today"
-resumes refuse-open
-stops refuse-close refuse:close "the agent refused close: evil refusal: no close today"
+	stops stray stray "a protocol error: the agent's line [0-9]+ answers request another while open"
+	stops legline legline "a protocol error: the agent's line [0-9]+ is not a reply or an event"
+	stops longline longline "a protocol error: the agent's line [0-9]+: longer than 1048576 bytes"
+	stops stderr stderr "a protocol error: ssh's stderr passed 1048576 bytes \\(agent_limits.stderr_bytes"
+	log_bytes=$(stat -c %s "$T/stderr/servers/ssh-root_127.0.0.1.log")
+	[ "$log_bytes" -le 1048576 ] || fail "stderr: the ssh log holds $log_bytes bytes"
+	ok "stderr: the ssh log holds $log_bytes bytes of 1 GB"
+	stops refuse-open refuse:open "the agent refused open: evil refusal: no open today"
+	resumes refuse-open
+	stops refuse-close refuse:close "the agent refused close: evil refusal: no close today"
+fi
 
-for v in 1e308 -1e308 NaN; do
-	stops "num-open$v" "num:open:$v" "a protocol error: .*(out of range|not JSON|not an integer|not a number)"
-	stops "num-close$v" "num:close:$v" "a protocol error: .*(out of range|not JSON|not an integer|not a number)"
-	stops "num-start$v" "num:start:$v" "a protocol error: .*(out of range|not JSON|not an integer|not a number)"
-	stops "num-hello$v" "num:hello:$v" "(a protocol error|the agent there is benchtui)"
-done
-jq -e '.hosts[1].error' "$T/num-hello1e308/environment.json" >/dev/null 2>&1 || true
-resumes "num-open1e308"
+num="a protocol error: .*(out of range|not JSON|not an integer|not a number)"
+# nums REQUEST VALUE...: a round whose agent answers REQUEST with VALUE
+# for every number, for each VALUE.
+nums() {
+	local req=$1 v pat=$num
+	shift
+	[ "$req" = hello ] && pat="(a protocol error|the agent there is benchtui)"
+	for v in "$@"; do
+		stops "num-$req$v" "num:$req:$v" "$pat"
+	done
+}
+if [ "$part" = all ]; then
+	for req in open close start hello; do
+		nums "$req" 1e308 -1e308 NaN
+	done
+elif part numbers; then
+	nums open 1e308 -1e308 NaN
+	for req in close start hello; do
+		nums "$req" 1e308
+	done
+fi
+if part numbers; then
+	resumes "num-open1e308"
 
-# Legs on that host (the round's "host"): a leg's answer lies or is
-# refused.
-LEGS_HOST=$RHOST
-for v in 1e308 -1e308 NaN; do
-	stops "num-leg$v" "num:leg:$v" "a protocol error: .*(out of range|not JSON|not an integer|not a number)"
-done
-stops refuse-leg refuse:leg "evil refusal: no leg today"
-resumes refuse-leg
-LEGS_HOST=
+	# Legs on that host (the round's "host"): a leg's answer lies or is
+	# refused.
+	LEGS_HOST=$RHOST
+	if [ "$part" = all ]; then nums leg 1e308 -1e308 NaN; else nums leg 1e308; fi
+	stops refuse-leg refuse:leg "evil refusal: no leg today"
+	resumes refuse-leg
+	LEGS_HOST=
+fi
 
+part lines || finish
 version=$("$BENCHTUI" --version | awk '{ print $2 }')
 stops version version "the agent there is benchtui 9.9.9-evil \\(protocol [0-9]+\\), this is benchtui $version"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=3
 # kill -9 of benchtui mid-round: nothing it could say reaches the agent,
 # yet the server's whole tree on the "remote" side (the server and the
 # child it forked) is gone within 2 s: ssh dies with benchtui

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=20
 # Legs on another host: the round's "host" runs every leg there through
 # the agent (the test's own sshd, whose sessions live in a mount namespace
 # of their own).  Each leg writes its mount namespace into a file named by

@@ -191,3 +191,78 @@ replay_shows() {
 	fi
 	tmux -S "$sock" kill-server 2>/dev/null
 }
+
+# remote_host_add [NAME=VALUE...]: one more ssh test host (after
+# remote_up), an sshd of its own on another free port with the same keys,
+# whose sessions get each NAME=VALUE (sshd's SetEnv): several "hosts" on
+# one machine, each with an environment of its own.  Sets $HPORT and
+# $HPID and adds the port to known_hosts; the sshd is stopped by its pid
+# at the end.  A round names it as "ssh://root@127.0.0.1:$HPORT" (ssh
+# without -p: hosts_ssh_json).
+remote_host_add() {
+	local conf
+	HPORT=$(free_port)
+	conf=$RDIR/sshd_config.$HPORT
+	sed "s/^Port .*/Port $HPORT/; s|^PidFile .*|PidFile $RDIR/sshd.$HPORT.pid|" \
+		"$RDIR/sshd_config" >"$conf"
+	[ $# -gt 0 ] && echo "SetEnv $*" >>"$conf"
+	echo "[127.0.0.1]:$HPORT $(cut -d' ' -f1,2 "$RDIR/host_key.pub")" >>"$RDIR/known_hosts"
+	if unshare -m true 2>/dev/null; then
+		unshare -m sh -c 'mount -t tmpfs -o mode=755 none /run &&
+			mkdir -m 755 /run/sshd && exec "$0" -D -e -f "$1"' \
+			"$SSHD" "$conf" >"$RDIR/sshd.$HPORT.log" 2>&1 &
+	else
+		"$SSHD" -D -e -f "$conf" >"$RDIR/sshd.$HPORT.log" 2>&1 &
+	fi
+	HPID=$!
+	disown "$HPID"   # no "Killed" when it is stopped at the end
+	OWN_PIDS+=("$HPID")
+	wait_until 10 port_busy "$HPORT" || fail "sshd on $HPORT did not start: $(tail -3 "$RDIR/sshd.$HPORT.log")"
+}
+
+# The round's "ssh" for hosts written ssh://root@127.0.0.1:PORT: the
+# test's key and known_hosts, the port from the host.
+hosts_ssh_json() {
+	ssh_json | jq -c 'index("-p") as $i | del(.[$i, $i + 1])'
+}
+
+# hosts_round FILE REPS [JQ-ARGS... JQ]: a round of two arms (a, and b
+# with ARMX=1) in one cell, a short CPU loop (awk) as the leg, three times
+# longer for arm b where the host's session has SLOW set; the agent this
+# build's benchtui, started in the folder its host's AGENT_HOME names (a
+# folder per host on one machine).  JQ edits more.
+hosts_round() {
+	local file=$1 reps=$2 edit=.
+	local -a args=()
+	shift 2
+	if [ $# -gt 0 ]; then
+		edit=${!#}
+		args=("${@:1:$#-1}")
+	fi
+	jq -n --argjson ssh "$(hosts_ssh_json)" --arg b "$BENCHTUI" \
+		--arg wd "$T" --argjson reps "$reps" '{
+		name: "hosts", reps: $reps, baseline: "a", workdir: $wd,
+		command: ["sh", "-c", "n=40000; [ -n \"$SLOW\" ] && [ \"$ARMX\" = 1 ] && n=120000; exec awk -v n=$n \"BEGIN { for (i = 0; i < n; i++) s += i * i }\""],
+		arms: [{name: "a"}, {name: "b", env: {ARMX: "1"}}],
+		cells: [{name: "c"}],
+		ssh: $ssh, agent: ["sh", "-c", "cd \"$AGENT_HOME\" && exec \"$0\" agent \"$@\"", $b],
+		quiet: false}' | jq "${args[@]}" "$edit" >"$file"
+}
+
+# hosts_up N [K NAME=VALUE...]: N more ssh test hosts (remote_host_add),
+# each with its own AGENT_HOME folder; the K-th's sessions also get each
+# NAME=VALUE.  Their hosts in H[1..N], their ports in P[1..N].
+hosts_up() {
+	local n=$1 k=${2:-0} i
+	shift 2 2>/dev/null || shift $#
+	for ((i = 1; i <= n; i++)); do
+		mkdir -p "$T/agent$i"
+		if [ "$i" = "$k" ]; then
+			remote_host_add "AGENT_HOME=$T/agent$i" "$@"
+		else
+			remote_host_add "AGENT_HOME=$T/agent$i"
+		fi
+		H[i]="ssh://root@127.0.0.1:$HPORT"
+		P[i]=$HPORT
+	done
+}

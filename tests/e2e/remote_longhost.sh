@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq,ssh
 # A server on a host of 253 characters (the most DNS allows) that cannot
 # be reached: the round stops resumably (exit 3) before any leg, in ssh's
 # own words, with the reason whole after the host (shortened in the
@@ -7,7 +8,6 @@
 # environment.json's hosts entry names it with the whole host.  Nothing
 # leaves the machine: the name ends in .invalid, which never resolves.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq ssh
 
 label=$(printf 'a%.0s' $(seq 63))
 name="$label.$label.$label.$(printf 'b%.0s' $(seq 53)).invalid"

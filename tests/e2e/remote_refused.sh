@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: needs=jq,python3
 # A server's agent that refuses close (after a leg) or stop (after the
 # cell): the round stops resumably (exit 3) naming the agent's own words,
 # never an empty reason.  ssh's place is taken by python3 running a relay
 # to the real agent that refuses the one request itself.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq python3
 
 cat >"$tmp/agent.py" <<'EOF2'
 # ssh's place: agent.py OP HOST LINE, LINE the agent's command as the far

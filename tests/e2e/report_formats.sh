@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=2
 # report's text, csv and markdown formats over the golden logs: text fits
 # 100 columns, csv parses with one row per cell/arm/metric, markdown tables
 # have a consistent number of columns.

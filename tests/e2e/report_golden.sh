@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # report --format json against hand-checked golden files, number by number
 # (tolerance 1e-9), and report's handling of torn, bad and missing logs.
 . "$(dirname "$0")/e2e_lib.sh"

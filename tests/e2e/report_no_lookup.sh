@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered needs=strace,jq
 # report and --replay read a recorded round; they never build its commands
 # or look its programs up on PATH (a folder from another machine names
 # programs this one lacks).  The round runs `true` by its bare name, which
@@ -7,7 +8,6 @@
 # folder whose round.json names a template no build of it expands (hand
 # made, unsealed) still reports.
 . "$(dirname "$0")/e2e_lib.sh"
-need strace jq
 
 cat >"$tmp/r.json" <<'JSON'
 {"name": "nolookup", "reps": 2, "command": ["true"], "baseline": "a",

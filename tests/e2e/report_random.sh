@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # report --format json against an independent Python implementation of
 # SPEC.md's arithmetic, over random logs (seeded, so a failure reproduces):
 # random statuses (ok, failed, timed_out, aborted then rerun), missing

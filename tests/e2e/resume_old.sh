@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq
 # A round folder written before the leg order was recorded (its round
 # event has no "order"; tests/data/resume-old, stopped after 3 of 6 legs)
 # resumes under the seed rule it was written with: the legs left run in
@@ -6,7 +7,6 @@
 # exactly one leg line.  Under today's default (mirror) rep 2 would run b
 # before a.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_SOURCE_DIR:?}"
 
 cp -r "$BENCHTUI_SOURCE_DIR/tests/data/resume-old" "$tmp/old"

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: est=6 needs=jq
 # Adaptive reps: looks at min, each 1.5x growth and max, each a look event
 # at the Bonferroni level; the cell stops at the first look where every arm
 # that is not an A/A copy is decided, the report uses that level, and the
 # round is complete (not partial) with fewer legs than max would take.
 # b burns 1.5x a's CPU time (the drift program, tests/e2e/drift.c).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_DRIFT:?}"
 
 jq -n --arg d "$BENCHTUI_DRIFT" --arg st "$tmp/state" '{

@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: asan-covered needs=jq
 # A bin (round or arm) that holds templates runs what it expands to for
 # the leg's cell and arm, not the raw string: every leg runs, records the
 # expanded, resolved path as its bin, and environment.json hashes the
 # expanded binaries.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 mkdir "$tmp/tools"
 for t in one two alt; do

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: counters asan-covered raw-asan-covered est=21
 # The demo round, headless, end to end: the round folder, the log (one leg
 # line per planned leg, every SPEC.md field), the legs' output files, the
 # headless lines, and the seal.  The quiet gate is off: the machine is

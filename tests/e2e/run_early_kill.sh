@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: needs=jq
 # A run killed (kill -9) before its round event, here while it connects
 # to a server's host (an ssh that never answers), leaves only its own
 # unstarted files: run may use the folder again, as if it were empty.  A
 # SIGTERM at the same point leaves a resumable round (exit 3).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 cat >"$tmp/far.json" <<EOF2
 {"name": "far", "reps": 2, "command": ["/bin/true"], "baseline": "a",

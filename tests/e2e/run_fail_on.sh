@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # fail_on on a real round: `run --fail-on cpu:above` on a round with a
 # clear slowdown (one arm runs the same small program doing 2.5 times the
 # work) exits 6 and names the arm, the metric and the interval; without

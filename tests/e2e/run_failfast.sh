@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq
 # fail_fast across resumes: the legs an arm failed before its cause was
 # fixed do not keep counting, so once the cause is fixed one resume
 # completes the round (it used to stop again after every leg: a 10-leg
@@ -6,7 +7,6 @@
 # nothing left to run (it completes, sealed, exit 5).  The stop message is
 # printed once, and with output.keep "none" it names no output file.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 # Arm b needs input.bin in the workdir (the round file's folder).
 cat >"$tmp/ff.json" <<'EOF'

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: asan-covered needs=jq
 # Loud failures: a round that completes with failed legs is sealed and exits
 # 5, naming how many failed, where, and the first failing leg's output file;
 # fail_fast stops a round whose arm fails its first N legs in a cell,
 # resumably (exit 3), naming the arm, the cell and the end of the leg's
 # output; "fail_fast": 0 runs on and exits 5.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_SOURCE_DIR:?}"
 
 # tests/data/failures/some.json: arm b fails in rep 2 only (FAIL_REP), a never.

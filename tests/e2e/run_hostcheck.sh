@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: needs=jq
 # run and resume check the host before anything runs: a program that is not
 # there, or a cpu that is not online, is refused with exit 2 and a message
 # naming the field, before run creates the folder and before resume
 # appends to the log.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 cat > "$tmp/base.json" <<'EOF'
 {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=3 needs=gzip
 # The round fields of what a leg reads and what counts as its success:
 # ok_rc (a grep that finds nothing is ok, a grep with no file is not),
 # stdin (a filter's input, opened afresh per leg, its output counted in
@@ -8,7 +9,6 @@
 # environment.json, covered by verify; one over 16 MiB hashed, not
 # copied, and check says so).
 . "$(dirname "$0")/e2e_lib.sh"
-need gzip
 
 # 1. ok_rc: [0, 1] counts a grep that finds nothing as ok.
 printf 'alpha\nbeta\n' >"$tmp/words.txt"

@@ -1,10 +1,10 @@
 #!/bin/bash
+# test: alone asan-covered est=2 needs=jq
 # A binary that goes missing mid-round (run checked it was there): the leg
 # that cannot exec it is recorded failed with exec_error, and the warning
 # names the leg and the binary.  The gate stays on, as rounds have it by
 # default, with a threshold this shared test machine can meet.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 mkdir "$tmp/tools"
 # The first leg removes the program itself.

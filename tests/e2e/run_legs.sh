@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone counters asan-covered est=2
 # run's edge cases: a non-empty --out is refused and left untouched; a leg
 # that exits 3 is recorded failed and the round completes (exit 5, with
 # fail_fast off); a leg that

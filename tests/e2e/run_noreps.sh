@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq
 # reps left out: the round is adaptive until decided, min 8 and max 40, on
 # its headline metric (cpu here: no server), and check prints the rule.  b
 # burns 1.5x a's CPU time (the drift program), so the cell stops at its
 # first deciding look; a server round whose legs write ${METRICS} decides
 # on requests/s instead (check only).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 : "${BENCHTUI_DRIFT:?}"
 
 jq -n --arg d "$BENCHTUI_DRIFT" --arg st "$tmp/state" '{

@@ -1,11 +1,11 @@
 #!/bin/bash
+# test: needs=jq
 # output: a leg writing 200 MB under "max_bytes": 1 MiB runs to its end
 # (exit 0, neither blocked nor killed), the round folder stays under 2 MiB,
 # and its line says output_bytes 200000000 and output_truncated; under
 # "keep": "none" no output file is written and the bytes are still counted;
 # a small output is kept whole (output_truncated false).
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 head=$(command -v head)
 cat > "$tmp/big.json" <<EOF

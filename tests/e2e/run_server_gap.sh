@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=3
 # A cell server that dies between legs (here: while the round settles before
 # the first leg) fails the round at once, before a leg runs against
 # nothing: exit 3 (resumable), a message naming the cell, no leg line, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq,setpriv
 # Clear words for what fails between a leg's clone and its exec: with
 # CAP_SYS_NICE dropped (as a user who is not root), "nice": -5 makes check
 # warn, and every leg says setpriority (nice -5) failed, with the hint,
@@ -6,7 +7,6 @@
 # program that is not one (a script without #!) says the exec failed and
 # why, for a leg and for a server.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq setpriv
 drop=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
 "${drop[@]}" true 2>/dev/null || { echo "SKIP: setpriv cannot drop CAP_SYS_NICE here"; exit 77; }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered needs=jq,gzip
 # Arms that differ only by flags, and a matrix of cells.
 # 1. A gzip round whose arms differ only by spliced "${FLAGS}" arrays (one
 #    of them empty): every leg runs the argv its arm splices (leg_start's
@@ -7,7 +8,6 @@
 # 2. A 2x2 matrix: four cells named by the template, in product order
 #    (the last variable fastest), each leg running its cell's values.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq gzip
 
 gz=$(command -v gzip)
 seq 1 20000 > "$tmp/input.txt"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq
 # warmup and prepare.
 # 1. warmup 2: before each cell's counted legs, two warm-up legs per arm
 #    in the order of the cell's first rep, logged with "warmup": K and
@@ -8,7 +9,6 @@
 # 2. A prepare that exits 3 fails its legs with prepare_rc 3, the leg's
 #    own command never runs, and the round still completes.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq
 
 cat > "$tmp/warm.json" <<'EOF'
 {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test:
 # A cell server that dies in the middle of the cell (the first leg kills it
 # by its pid, then ends once it is dead): that leg is recorded as failed,
 # the round aborts resumably (exit 3) with a message naming the cell, the

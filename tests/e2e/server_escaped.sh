@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: est=16 needs=python3,jq,setsid,pgrep
 # Servers whose listener escapes the server's process tree, per leg (each
 # leg starts the next server on the same port), with the round's cgroup
 # and without one (BENCHTUI_NO_CGROUP, the /proc way):
@@ -12,7 +13,6 @@
 # theirs is left running.
 . "$(dirname "$0")/e2e_lib.sh"
 : "${BENCHTUI_DEMO:?set BENCHTUI_DEMO to the benchtui-demo binary}"
-need python3 jq setsid pgrep
 T=$tmp
 
 cat >"$T/big.py" <<'EOF'

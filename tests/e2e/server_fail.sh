@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=2
 # A cell server that exits before it is ready, and one that never listens:
 # each fails the round at once with a non-zero exit and a message naming the
 # cell and its log, and leaves no process behind (checked by pid).  A

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered
 # A cell server for real: the demo workload serves on loopback, pinned to
 # the server cpus, the client legs talk to it, it stays up for all reps and
 # is stopped by pid after the cell; the log shows its lifecycle.

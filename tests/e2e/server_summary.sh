@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=3
 # A server round's summary leads with what it is about: requests/s, p99
 # latency and the server's CPU, each with both arms' absolute values (in
 # req/s and time) and the verdict with its interval, in the headless

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: needs=jq,sha256sum
 # Smaller gaps where benchtui knew something was wrong and said nothing:
 # a wall of 5e-324 (a subnormal no clock yields) is left out with a
 # warning, and the json report still prints (a ratio against it was
@@ -9,7 +10,6 @@
 # "? 0, ? 0, ? 0") and says when a profile has fewer samples than
 # min_samples.
 . "$(dirname "$0")/e2e_lib.sh"
-need jq sha256sum
 
 cat >"$tmp/r.json" <<EOF2
 {"name": "g", "reps": 3, "command": ["/bin/true"], "baseline": "base",

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: asan-covered est=2
 # The interval pinned against tests/stats_ref.py, an independent
 # implementation (exact integer null distribution, every Walsh average
 # listed): n = 6, 7, 10, 50, 200 (exact) and 2500 (normal approximation),

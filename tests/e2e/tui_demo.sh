@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=11
 # The demo round in the console: the panes appear, the legs table fills,
 # the ratios pane shows verdicts, the round ends sealed and q exits 0.
 . "$(dirname "$0")/tui_lib.sh"

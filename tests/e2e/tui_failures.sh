@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui
 # The console's end state says what headless says: a round complete with a
 # failed leg ends sealed with "failed 1" in the header and exits 5 with the
 # same message on stderr; a fail_fast stop ends aborted and exits 3 naming

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone tui est=4
 # A gate that can never open (max_foreign_cores 0) holds each leg and shows
 # the time left to its timeout_s; g lets the held leg go: the leg line says
 # gate "waived", the gate's last quiet event override, and a gate event

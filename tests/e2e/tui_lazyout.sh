@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui needs=jq
 # A leg's output file is made only when the leg writes its first byte: a
 # silent leg leaves no file (and so no inode), its line still says
 # output_bytes 0; a leg that writes gets legs/CELL-ARM-rREP.out, the name
@@ -6,7 +7,6 @@
 # (whose rerun of an aborted leg that now writes nothing leaves no stale
 # file), the exit-5 message, and the console's Enter on a silent leg.
 . "$(dirname "$0")/tui_lib.sh"
-need jq
 
 cat >"$tmp/lazy.json" <<'EOF'
 {"name": "lazy", "reps": 2, "baseline": "quiet", "quiet": false,

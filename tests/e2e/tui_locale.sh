@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=5 needs=jq,localedef
 # The operator's locale never reaches the sealed data: the same round, run
 # in the console and headless under LC_ALL=de_DE.UTF-8 (a comma as the
 # decimal point), seals summary.json and summary.md that are the same byte
@@ -10,7 +11,6 @@
 # (LOCPATH), so the machine needs only the locales package's sources.
 . "$(dirname "$0")/tui_lib.sh"
 : "${BENCHTUI_PROF_HOT:?set BENCHTUI_PROF_HOT to the prof-hot test program}"
-need jq localedef
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 
 mkdir -p "$tmp/loc"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=5
 # The console's profiles view: replaying a round that profiled two arms of
 # one program (tests/data/profile/prof-replay.jsonl, a bare log: "on" is
 # compared with "off", the first arm seen), the current-leg pane names the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: alone tui est=3
 # Quitting: Ctrl-C asks, Ctrl-C again aborts and quits at once (exit 3,
 # resumable), and the terminal then shows the round folder, the exit
 # status in words and the exact resume command.  A quit question still

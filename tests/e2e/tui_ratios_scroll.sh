@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui
 # The ratios pane scrolled: the row at the top keeps its cell's name above
 # it, the bottom border says which lines are in view, and a terminal that
 # grows until every line fits brings the pane back to its first line.

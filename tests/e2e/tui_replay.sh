@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=10
 # --replay of a finished round reaches the same final ratios as
 # `benchtui report --format json`: every estimate and verdict on the
 # screen is the report's, rounded as shown.  Also the headless replay and replay keys.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui
 # Resizing to 80x24 and back keeps every pane's title readable; Tab and
 # Enter on a leg show its details.
 . "$(dirname "$0")/tui_lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui est=3
 # q while a round runs asks first, and y aborts (exit 3); SIGTERM to the
 # console aborts the round resumably and restores the terminal (exit 3).
 . "$(dirname "$0")/tui_lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui
 # A 12.7 ms leg reads 12.7ms in every view: the headless leg lines and
 # summary, report text and markdown, summary.md, the console's legs table,
 # ratios pane and leg details, and the summary the console leaves on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: tui
 # The ratios pane makes a verdict actionable: estimate, interval and verdict
 # word, the ratios' min-max labelled as a range, BIASED on the cell's line
 # and SUSPECT beside every verdict on a metric whose A/A arms differ, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timeout=60
 # tools/commit-check passes a commit written as HACKING.md's History asks,
 # and fails, naming the commit, a long subject, a subject without its
 # area, a commit without a body, and a merge with a long subject (a merge

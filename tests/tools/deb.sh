@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timeout=1800
 # make deb: dpkg-buildpackage builds benchtui_*.deb from debian/, and
 # lintian passes it with no error or warning (make deb fails otherwise;
 # its output is printed here).  Then the .deb holds the program, every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timeout=60
 # tools/include-graph passes on the tree as it is, and fails, naming the
 # file, on a copy with a circle planted (base including the driver's
 # header, which includes base), a private header seen from tui/, and an

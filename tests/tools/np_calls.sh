@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: counters asan-covered timeout=60
 # glibc's _np calls (strerrordesc_np, strerrorname_np, sigabbrev_np) are
 # engine/base/sysname.c's alone: no other object of the build refers to
 # one (but test_sysname.c's, which holds the tables against them), so a

@@ -1,3 +1,4 @@
+/* test: */
 /* model: the reducer fed a hand-written log (tests/data/tui/round): two
  * cells, three arms with an A/A twin, three reps, a failed leg, a noisy
  * gate, a pause, an abort and a resume. */
@@ -393,6 +394,34 @@ test_stopped_leg(void **state)
 	model_finish(&m);
 }
 
+/* A round on several hosts: each host has its line (the leg it runs,
+ * the legs it ran), and each leg its host. */
+static void
+test_several_hosts(void **state)
+{
+	static const char *const lines[] = {
+		"{\"t\":\"round\",\"name\":\"r\",\"hosts\":[\"ha\",\"hb\"]}",
+		"{\"t\":\"leg_start\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"seq\":3,\"host\":\"hb\"}",
+		"{\"t\":\"leg\",\"cell\":\"c\",\"arm\":\"a\",\"rep\":2,\"seq\":3,\"host\":\"hb\",\"status\":\"ok\",\"rc\":0,\"wall\":0.1,\"cpu\":0.1}",
+		"{\"t\":\"leg_start\",\"cell\":\"c\",\"arm\":\"b\",\"rep\":2,\"seq\":4,\"host\":\"hb\"}",
+	};
+	struct model m;
+
+	(void)state;
+	fed_model(&m, lines, 3);
+	assert_true(m.several_hosts);
+	assert_int_equal(m.nhosts, 2);
+	assert_string_equal(m.hosts[0].name, "ha");
+	assert_int_equal(m.hosts[1].legs, 1);
+	assert_string_equal(m.hosts[1].leg, "");
+	assert_int_equal(m.nlegs, 1);
+	assert_string_equal(m.legs[0].host, "hb");
+	feed_text(&m, lines[3]);
+	assert_string_equal(m.hosts[1].leg, "c b r2");
+	assert_int_equal(m.hosts[0].legs, 0);
+	model_finish(&m);
+}
+
 /* A failed profile goes to the message log with its reason; an ok one
  * does not. */
 static void
@@ -541,6 +570,7 @@ main(void)
 		cmocka_unit_test(test_columns_warmup_log),
 		cmocka_unit_test(test_parse_ts),
 		cmocka_unit_test(test_stopped_leg),
+		cmocka_unit_test(test_several_hosts),
 		cmocka_unit_test(test_long_abort_logged),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,3 +1,4 @@
+/* test: */
 /* The model's ratios in slices (model_ratios_advance), as the console's
  * loop brings them up to date between polls: what the panes draw
  * (model_ratios_shown) stays the last complete report until a slice

@@ -1,3 +1,4 @@
+/* test: */
 /* The console redraws by dirty panes: each event type marks the panes that
  * show what it changed (model_take_changes -> render_touch_changes), and
  * no others.  No terminal: only the dirty mask is looked at. */

@@ -1,3 +1,4 @@
+/* test: */
 /* theme: the theme-file parser, colours and the shipped themes. */
 #include <setjmp.h>
 #include <stdarg.h>

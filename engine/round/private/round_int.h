@@ -15,6 +15,8 @@
  *   round_prof_sys.c    the syscalls profile
  *   round_prof_srv.c    a server under a profiler
  *   round_prof.c     what the profile kinds share
+ *   round_hosts.c    one round on several hosts: the reps dealt, one
+ *                    worker thread per host, its replies logged here
  *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
@@ -102,6 +104,9 @@ struct round {
 	json_t *files_ref;
 	json_t *files_changed;
 	bool accept_changed_files;
+	/* run --host chose the hosts (recorded in the round event, for
+	 * resume). */
+	bool hosts_given;
 
 	/* A fatal error (the log cannot be written) stops the round. */
 	bool fatal;
@@ -166,6 +171,8 @@ struct run {
 	 * budget's warning is out. */
 	bool gate_released_all, gate_budget_warned;
 	bool gate_started;       /* the start-up look is done */
+	/* Legs on several hosts at once (round_hosts.c), or NULL. */
+	struct round_hosts *mh;
 };
 
 /* --- round.c: the round object ----------------------------------------- */
@@ -290,6 +297,15 @@ int round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 /* The leg line ev gets the host, its counters, output and program as
  * that host measured them. */
 void round_far_record(json_t *ev, const json_t *far, const char *host);
+/* round_far_leg's halves, for legs on several hosts at once
+ * (round_hosts.c): the request for cmd's leg, its leg_start (start)
+ * logged with host and no pid; then the checked reply far into res, *g
+ * (when gated) and *foreign.  0; -1 when the round stops. */
+json_t *round_far_request(struct run *u, const struct legcmd *cmd,
+    json_t *start, const char *host);
+int round_far_reply(struct run *u, const char *leg, bool gated,
+    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
+    double *foreign);
 
 /* --- round_remote.c: the servers' hosts -------------------------------- */
 
@@ -316,6 +332,9 @@ void round_remote_refused(struct run *u, const char *why, const char *during);
 void round_remote_watch(struct run *u, const char *leg);
 /* The agent of the legs' host ("host"), or NULL (legs run here). */
 struct remote *round_remote_legs(struct run *u);
+/* The agent of host, one of the legs' several hosts ("hosts"), or
+ * NULL. */
+struct remote *round_remote_legs_at(struct run *u, const char *host);
 /* The ssh processes (a leg's leftovers are ended around them): how many
  * pids written to keep. */
 size_t round_remote_keep(const struct run *u, pid_t *keep, size_t max);
@@ -427,6 +446,31 @@ bool round_gate_keys(struct run *u);
 void round_gate_leg_ran(struct run *u, const struct plan_leg *pl,
     const struct leg_result *res);
 
+/* --- round_hosts.c: one round on several hosts -------------------------- */
+
+/* What the plan loop (round_run.c) tells the hosts' loop. */
+struct round_hosts_cbs {
+	/* Whether leg pl is still to run (not done before a resume). */
+	bool (*todo)(const struct round *r, const struct plan_leg *pl);
+	/* fail_fast after the counted leg at plan index i: true when the
+	 * round stops (u->err). */
+	bool (*fail_fast)(struct run *u, size_t i);
+	/* The K-th warm-up leg of pl's cell and arm failed: said once. */
+	void (*warmup_failed)(struct run *u, const struct plan_leg *pl, int k);
+};
+/* Cell c's legs on the round's hosts, all at once (the workers started
+ * at the first cell).  false when the round stops (u->err says why); a
+ * host lost stops only its own legs (round_hosts_lost says so at the
+ * end). */
+bool round_hosts_cell(struct run *u, size_t c,
+    const struct round_hosts_cbs *cb);
+/* After the last cell: when a host was lost (or refused a leg), the
+ * round stops resumably, u->err naming each; true then. */
+bool round_hosts_lost(struct run *u);
+/* The workers joined, their state freed (before the agents are
+ * disconnected). */
+void round_hosts_end(struct run *u);
+
 /* --- round_look.c: adaptive looks -------------------------------------- */
 
 /* Cell c has completed rep: when rep is one of an adaptive round's looks,
@@ -455,6 +499,21 @@ void round_metrics_plan(struct run *u);
  * leg gets its own here, started before the leg and stopped after it. */
 int round_leg(struct run *u, const struct plan_leg *pl, int warmup,
     struct round_srv *srv, bool *failed);
+/* A leg on one of several hosts (round_hosts.c), in two halves around
+ * its agent's reply: its command built and its leg_start logged with
+ * host, *req the request for remote_leg and rg what the host's gate is
+ * told (round_leg_far_gated: whether to gate); NULL when the round stops
+ * (u->err says why).  Then the reply (far, taken) into its leg line: 0,
+ * or -1 when the round stops.  round_leg_far_free in either case. */
+struct round_leg;
+struct remote_gate;
+struct round_leg *round_leg_far_begin(struct run *u,
+    const struct plan_leg *pl, int warmup, const char *host, json_t **req,
+    struct remote_gate *rg);
+bool round_leg_far_gated(const struct round_leg *l);
+const char *round_leg_far_name(const struct round_leg *l);
+int round_leg_far_end(struct round_leg *l, json_t *far);
+void round_leg_far_free(struct round_leg *l);
 
 /* --- round_hook.c: a cell's setup and cleanup --------------------------- */
 

@@ -21,6 +21,8 @@ enum { M_WALL, M_CPU, M_CYCLES, M_INSTRUCTIONS, M_FIXED };
 #define TALLY_LEVEL 0.95
 #define TALLY_MARGIN 0.01
 #define TALLY_RECENT 8           /* changes of an arm remembered */
+#define TALLY_MAX_HOSTS 1024     /* hosts of a round beyond this are a
+                                  * broken log: their lines not counted */
 
 enum {
 	LEG_NONE = TALLY_LEG_NONE, LEG_OK = TALLY_LEG_OK,
@@ -58,6 +60,7 @@ enum { TALLY_RC_ABSENT, TALLY_RC_INT, TALLY_RC_OTHER };
 struct tally_legrec {
 	const char *cell, *arm;
 	double rep;
+	const char *host;     /* "host": the machine the leg ran on */
 	/* The status rule's inputs (tally_rec_status). */
 	const char *status;
 	bool timed_out;       /* "timed_out": true */
@@ -97,6 +100,10 @@ struct tarm {
 	char *name;
 	struct tleg *legs;  /* indexed by rep */
 	size_t nlegs;
+	/* Beside legs (as long), the host of each leg: 0 none, else 1 + its
+	 * index in the tally's hosts.  NULL until a leg of the arm names a
+	 * host, so a round on one box costs nothing more. */
+	uint16_t *host;
 	double *vals;
 	size_t nvals, capvals;
 	uint64_t ver;       /* the tally's clock when a leg line last changed
@@ -131,6 +138,8 @@ struct tally {
 	size_t nmetrics;
 	struct tcell *cells;
 	size_t ncells;
+	char **hosts;                /* every leg line's "host", as seen */
+	size_t nhosts;
 	size_t last_cell, last_arm;  /* lookup cache: lines come in runs */
 
 	char *baseline;              /* --baseline */
@@ -187,6 +196,13 @@ struct tally {
 	struct tally_cache *cache;   /* NULL until tally_report_cached */
 };
 
+
+/* Leg r's host in a (1 + its index in t->hosts; 0 none). */
+static inline unsigned
+tally_leg_host(const struct tarm *a, size_t r)
+{
+	return a->host != NULL ? a->host[r] : 0;
+}
 
 /* Room for the kv lists, kept in the tally and reused line after line. */
 void tally_kv_add(struct tally_kvlist *l, const char *name, double val);

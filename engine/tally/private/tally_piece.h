@@ -22,7 +22,7 @@
 /* Warnings, each kind listed one by one up to TALLY_WARN_CAP and then
  * counted, so a million failed legs do not make a million lines. */
 enum { W_FEW, W_FAILED, W_TIMEOUT, W_MUX, W_FOREIGN, W_DUP, W_OUTSIDE,
-    W_OTHER, W_KINDS };
+    W_HOST, W_OTHER, W_KINDS };
 
 /* The report's warnings, or one piece's: list holds each listed warning
  * (a json string), kind its kind, count every one of each kind. */
@@ -149,6 +149,29 @@ void tally_aa_build(struct tally_cellwork *cw, size_t i,
 /* The cell's floor and biased metrics from its A/A arms' states. */
 void tally_cell_floor(const struct tally_cellwork *cw, double *floor,
     bool *bias);
+
+/* Both estimators of ratios[0..n), sa and sb their pairs' values
+ * sorted. */
+void tally_estimate(struct kmemo *km, const double *ratios, const double *sa,
+    const double *sb, size_t n, struct tally_ests *e);
+
+/* Paired ratios of metric m, a against b, of the legs that ran on host
+ * (1 + its index; 0: legs without a host; -1: any host, as long as both
+ * legs name the same), in rep order into out, the pairs' values into va
+ * and vb; n. */
+size_t tally_pair_host(const struct tarm *a, const struct tarm *b, size_t m,
+    size_t reps, int host, double *out, double *va, double *vb);
+
+/* A multi-host round (tally_hosts.c): each host's estimate of arm a
+ * against b on metric m, and whether they differ, as the keys "hosts",
+ * "depends_on_machine" and "hosts_differ" of the metric's object o. */
+void tally_hosts_add(struct tally_cellwork *cw, const struct tarm *a,
+    const struct tarm *b, size_t m, json_t *o);
+
+/* The reps where a's and b's counted ok legs name different hosts (never
+ * paired), *first the first of them. */
+size_t tally_cross_hosts(const struct tarm *a, const struct tarm *b,
+    size_t reps, size_t *first);
 
 /* Build arm i's piece (its warnings into p->w, emptied first). */
 void tally_piece_build(struct tally_cellwork *cw, size_t i,

@@ -1,3 +1,4 @@
+/* test: */
 /* escape: the one rule for outside text on a terminal, each kind of byte
  * with each flag, and the stream that applies it to UTF-8 cut between
  * two writes. */

@@ -1,3 +1,4 @@
+/* test: */
 /* event: timestamps, one line per event, exact reals, legacy rows. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* test: */
 /* suggest: the nearest name to a slip of the keyboard, and none for a
  * word that is no slip. */
 #include <setjmp.h>

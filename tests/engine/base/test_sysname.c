@@ -1,3 +1,4 @@
+/* test: counters asan-covered */
 /* sysname: the fallback tables say what glibc says, for every errno value
  * and signal it knows (where this build uses glibc's calls), and the
  * public calls answer in either build. */

@@ -1,3 +1,4 @@
+/* test: */
 /* xalloc: out of memory is one policy -- the front end's hook, a message,
  * exit 1 (never abort) -- and array growth never wraps around. */
 #include <setjmp.h>

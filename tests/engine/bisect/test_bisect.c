@@ -1,3 +1,4 @@
+/* test: */
 /* bisect without git: narrowing (the next revision, skips stepped
  * around, the end with one commit or with a range skips hide) and a
  * step's round file made from the user's (arms replaced, ${OUT} filled,

@@ -1,3 +1,4 @@
+/* test: alone est=2 */
 /* probe: the calibration loop, its floor, its cpu, its clock check; and
  * the quiet gate holding a leg on a slow probe.  A real slowdown cannot
  * be had on demand, so the gate's tests fake one (BENCHTUI_PROBE_SLOW_S);

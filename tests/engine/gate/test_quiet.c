@@ -1,3 +1,5 @@
+/* test: alone asan-covered est=12 arg=load */
+/* test quiet_wait: arg=wait */
 /* quiet: the gate's arithmetic on real processes.  The machine is shared
  * (other builds run on it), so no test asserts an absolute foreign figure:
  * each compares two gates measuring the same interval, one that owns the
@@ -110,9 +112,11 @@ ru_cpu(const struct rusage *ru)
 
 /* A leg (a busy child, reaped before the leg ends) is ours, not foreign:
  * the gate rooted at us reports about a leg's worth of cores less than one
- * rooted elsewhere, over the same interval. */
-static void
-test_leg_own_child_is_not_foreign(void **state)
+ * rooted elsewhere, over the same interval.  One try: whether the
+ * difference was a leg's worth (0.7 to 1.3 of it, 0.1 to spare); false
+ * with *starved set when the box left the leg too little cpu to tell. */
+static bool
+leg_own_child_try(bool *starved)
 {
 	struct quiet_params c = cfg_of(0.25, 1000, 300);
 	pid_t sleeper = start_sleeper();
@@ -123,7 +127,6 @@ test_leg_own_child_is_not_foreign(void **state)
 	pid_t pid;
 	int status;
 
-	(void)state;
 	assert_non_null(mine);
 	assert_non_null(other);
 	quiet_leg_begin(mine);
@@ -145,16 +148,37 @@ test_leg_own_child_is_not_foreign(void **state)
 	quiet_destroy(mine);
 	quiet_destroy(other);
 	stop_sleeper(sleeper);
-	if (leg_cores <= 0.2) {
-		/* Other work on this shared machine starved the leg: a leg's
-		 * worth of cores is then within the noise. */
-		print_message("skipped: the leg got %.2f cores\n", leg_cores);
-		skip();
-	}
-	assert_true(f_other - f_mine >= 0.7 * leg_cores - 0.1);
+	/* Other work on this shared machine starved the leg: a leg's worth
+	 * of cores is then within the noise. */
+	*starved = leg_cores <= 0.2;
 	/* ...and not much more: the gate that owns the leg takes away the
 	 * leg, not more than the leg. */
-	assert_true(f_other - f_mine <= 1.3 * leg_cores + 0.1);
+	return !*starved && f_other - f_mine >= 0.7 * leg_cores - 0.1 &&
+	    f_other - f_mine <= 1.3 * leg_cores + 0.1;
+}
+
+/* Each gate samples on its own 100 ms clock, so their spans differ by up
+ * to a sample at either end, and the box's other work in those edges
+ * (a burst of a core or two, for a tenth of a second) reaches one gate
+ * and not the other: 0.4 cores either way over a 0.8 s leg, seen once in
+ * make check.  A gate that counted its leg, or took away more than it,
+ * would be off by a leg in every try; the test passes on the first of
+ * three tries that reads a leg's worth. */
+static void
+test_leg_own_child_is_not_foreign(void **state)
+{
+	bool starved = false;
+	int tries;
+
+	(void)state;
+	for (tries = 0; tries < 3; tries++)
+		if (leg_own_child_try(&starved))
+			return;
+	if (starved) {
+		print_message("skipped: the leg got too little cpu\n");
+		skip();
+	}
+	fail_msg("three tries: the gates' difference was not a leg's worth");
 }
 
 /* A leg in the tree of a gate, while foreign work runs beside it: the

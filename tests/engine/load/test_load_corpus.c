@@ -1,3 +1,4 @@
+/* test load_resp_corpus: */
 /* The response corpus (tests/data/http/responses.jsonl: raw responses
  * written from RFC 9112's rules, each with what a strict reader makes of
  * it) through the reader benchtui load uses, in every split of its bytes:

@@ -1,3 +1,4 @@
+/* test: */
 /* load_resp: a response read as benchtui load reads it, in every size of
  * piece from one byte to whole.  Each row is a response and what the
  * reader must say of it (passes, fails naming what, incomplete), the same

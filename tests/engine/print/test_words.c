@@ -1,3 +1,4 @@
+/* test: */
 /* words: values in adaptive units, verdicts in words, the lead metrics
  * and the summary every view prints. */
 #include <math.h>

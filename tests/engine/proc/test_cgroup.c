@@ -1,3 +1,4 @@
+/* test: */
 /* cgroup: a round's group and a child group for legs, a leg whose
  * descendants escape its process group (setsid, double fork), and
  * cgroup.kill ending them all.  Exits 77 where no cgroup v2 group can be

@@ -1,3 +1,5 @@
+/* test: counters raw-asan-covered */
+/* test counters-pmu: counters timeout=60 arg=pmu */
 /* Counters on real child processes: the test binary re-executes itself as
  * the leg ("work MB ITER"), so the work is known exactly and needs no shell
  * and no outside program.

@@ -1,3 +1,4 @@
+/* test: counters raw-asan-covered */
 /* leg: real children.  Exit codes, signals, a timeout that ends the whole
  * process group (a grandchild that ignores SIGTERM too), abort, the env,
  * captured output, fd hygiene, exec failure, and counters. */

@@ -1,3 +1,4 @@
+/* test: */
 /* procs: tree ticks, descendants, group ends and orphan reaping, on real
  * child processes. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* test: est=3 */
 /* server: start, readiness, failures and stop, against real processes (the
  * demo workload's serve mode, /bin/false, sleep).  Every test ends by
  * checking that no process of ours is left. */

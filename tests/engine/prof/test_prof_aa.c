@@ -1,3 +1,4 @@
+/* test: */
 /* Intervals over runs, validated: 20 A/A pairs of profiles from one real
  * recording (tests/data/profile/aa-runs.jsonl: prof-memcpy's arms a and
  * aa, one program, 200 runs of 40 samples each, taking turns under one

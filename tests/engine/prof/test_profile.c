@@ -1,3 +1,4 @@
+/* test: */
 /* Profiles: the "profile" field read back, the readers of perf report's
  * and strace -c's text (captured on this project's machine, in
  * tests/data/profile), and the side-by-side comparison. */

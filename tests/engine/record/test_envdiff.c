@@ -1,3 +1,4 @@
+/* test: */
 /* envdiff: compare's environment header from two environment.json
  * objects: the facts it names, the governors summed up, binaries and
  * files by name with null where a round has none. */

@@ -1,3 +1,4 @@
+/* test: */
 /* logread: legacy rows, torn tails of both kinds, bad lines, unknown types. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* test: */
 /* logw: one whole line per event, O_APPEND|O_CLOEXEC, and a write that
  * runs out of room mid-line is cut back so no torn line is left. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* test: timeout=60 */
 /* logw: a failed background fdatasync is never lost.  fdatasync is
  * wrapped (-Wl,--wrap=fdatasync) so that one call fails with EIO, as the
  * kernel reports a writeback error once: the next append is told, even

@@ -1,3 +1,4 @@
+/* test: counters asan-covered */
 /* Provenance and digest: the host facts have every key with the right type,
  * noise warnings follow from a crafted host object, bins hash every binary
  * once by its absolute path, and sha256 matches the published vectors. */

@@ -1,3 +1,4 @@
+/* test: */
 /* resume_load on crafted round folders: a torn last line cut back (and the
  * bytes it dropped), counted and aborted legs, legacy rows, completion, and
  * resume_end_stale ending a leftover process group but not a process whose

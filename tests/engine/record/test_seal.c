@@ -1,3 +1,4 @@
+/* test: est=5 */
 /* seal_write and seal_verify on a temporary round-like folder: the
  * SHA256SUMS format, read-only files, tamper detection (changed, missing,
  * added), Ed25519 signing and its refusals. */

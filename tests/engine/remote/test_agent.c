@@ -1,3 +1,4 @@
+/* test: asan-covered est=12 */
 /* agent: the far end of a remote server, driven over a socket as ssh
  * would drive it.  hello first, of the same version (another is refused
  * naming both); a bad line named by its number; a log name outside the

@@ -1,3 +1,4 @@
+/* test: */
 /* remote_check: every number of every answer and event an agent sends
  * (a leg's too),
  * set in turn to 1e308, -1e308, -1 and a string, is refused naming its

@@ -1,3 +1,4 @@
+/* test: */
 /* wire: the agent protocol's lines -- whole lines however they arrive,
  * counted; a line that is not one object named by its number; a line past
  * WIRE_LINE_MAX named and skipped; the end, a cut-short last line, a

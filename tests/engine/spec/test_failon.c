@@ -1,3 +1,4 @@
+/* test: */
 /* failon: rules read and checked, matched against a report object (a
  * suspect verdict never matches), joined to fit a buffer. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* test: */
 /* The one command builder: spliced argv per arm, warm-up and counted
  * output paths, ${REP} of a warm-up leg, the server's argv, the argv
  * line, and check's warnings (empty argument, shell operator, missing

@@ -1,3 +1,4 @@
+/* test: */
 /* Leg order (SPEC.md "Leg order"), against orders worked out by hand:
  * mirror (odd rep r rotates left by ((r-1)/2) mod n, even reps reverse the
  * rep before), seed (rep r rotates left by (r-1) mod n, reversed when r is

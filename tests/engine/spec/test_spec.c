@@ -1,3 +1,4 @@
+/* test: */
 /* Round files: every field with a valid value (read back), and the table of
  * broken rounds in tests/data/rounds/bad (EXPECT: file, then the text the
  * message must hold after "FILE: "), which check_examples.sh also runs

@@ -1,3 +1,4 @@
+/* test: */
 /* ${NAME} templates: lookup order (cell vars, round vars, built-ins),
  * recursion, cycles, "$$", syntax errors, and template_check. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* test: est=6 */
 /* stats: hand-computed cases for every function of stats.h. */
 #include <math.h>
 #include <setjmp.h>

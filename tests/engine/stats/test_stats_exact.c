@@ -1,3 +1,4 @@
+/* test: */
 /* Arithmetic at the edges: the normal quantile against R's qnorm, and
  * the floor estimator's u and the signed-rank k at levels built to sit
  * within an ulp of a tail probability, against exact rational arithmetic

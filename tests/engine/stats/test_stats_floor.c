@@ -1,3 +1,4 @@
+/* test: */
 /* stats_floor: the floor estimator's ranks, tail, interval, and the
  * invariances its definition promises (benchtui(1) STATISTICS). */
 #include <math.h>

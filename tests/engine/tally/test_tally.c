@@ -1,3 +1,4 @@
+/* test: */
 /* tally: hand-computed reports from small logs. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* test: */
 /* tally_line: a leg line read straight from its text (tally_feed_line)
  * must give the tally exactly what jansson's json_t gives it (tally_feed):
  * the same log read both ways gives the same report, odd lines included;

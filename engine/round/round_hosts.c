@@ -1,0 +1,502 @@
+/* The round driver, one round on several hosts ("hosts", run --host):
+ * a cell's reps dealt among the hosts as whole reps (rep r to hosts[(r -
+ * 1) mod n], so every pair of legs stays on one host), each host's legs
+ * in its own mirror order (its j-th rep in the arm order of the plan's
+ * rep j), all hosts at once: one leg in flight per host.
+ *
+ * One worker thread per host drives its agent (remote_leg blocks until
+ * the reply); this thread alone logs, feeds the tally and the front end:
+ * the workers hand it their far gate's events and their replies through
+ * a queue, with a byte on a pipe to wake it.  A host whose connection
+ * drops (or whose agent refuses a leg) stops its own legs only; the
+ * others go on to the end of theirs, and the round then stops
+ * resumably, naming the host. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "remote.h"
+#include "round_int.h"
+#include "xalloc.h"
+
+/* What a worker hands the round's thread: one of its host's gate
+ * events, or the reply to its leg. */
+struct hosts_msg {
+	struct hosts_msg *next;
+	struct hosts_worker *w;
+	json_t *ev;               /* an event (new), or NULL: the reply */
+	json_t *far;              /* the reply (new), or NULL: none came */
+	bool lost;                /* the connection is lost */
+	char err[1024];           /* why no reply came */
+};
+
+/* One planned leg in a host's queue. */
+struct hosts_item {
+	size_t i;                 /* index into the plan */
+	int warmup;               /* K of a warm-up leg, else 0 */
+};
+
+struct hosts_worker {
+	struct round_hosts *hs;
+	const char *host;
+	struct remote *rm;
+	pthread_t th;
+	bool th_up;
+	pthread_cond_t cv;
+	/* Under hs->mu: the request for the worker, and its end. */
+	json_t *req;
+	struct remote_gate rg;
+	bool gated, quit;
+	/* The round's thread's own. */
+	struct round_leg *l;      /* the leg in flight, or NULL */
+	struct hosts_item cur;
+	bool dead;                /* lost or refused: no more legs here */
+	char dead_why[1024];
+	size_t left;              /* its legs not run when it stopped */
+	struct hosts_item *q;
+	size_t nq, qpos;
+};
+
+struct round_hosts {
+	struct run *u;
+	pthread_mutex_t mu;
+	struct hosts_msg *head, *tail;
+	int wake[2];
+	struct hosts_worker *w;
+	size_t n;
+};
+
+static void
+round_hosts_post(struct round_hosts *hs, struct hosts_msg *m)
+{
+	char b = 1;
+
+	pthread_mutex_lock(&hs->mu);
+	if (hs->tail != NULL)
+		hs->tail->next = m;
+	else
+		hs->head = m;
+	hs->tail = m;
+	pthread_mutex_unlock(&hs->mu);
+	while (write(hs->wake[1], &b, 1) < 0 && errno == EINTR)
+		;
+}
+
+/* remote_leg's callback: the far gate's events, for the round's thread
+ * to log (borrowed: copied). */
+static void
+round_hosts_event(json_t *ev, void *arg)
+{
+	struct hosts_worker *w = arg;
+	struct hosts_msg *m = xcalloc(1, sizeof *m);
+
+	m->w = w;
+	m->ev = json_deep_copy(ev);
+	round_hosts_post(w->hs, m);
+}
+
+/* The settle pause before a leg, on the worker: an abort ends it. */
+static void
+round_hosts_settle(const struct round *r)
+{
+	struct pollfd p = { .fd = r->abort_pipe[0], .events = POLLIN };
+	double end = clock_now() + r->spec->settle_s, left;
+
+	while ((left = end - clock_now()) > 0 && poll(&p, 1,
+	    (int)(left * 1e3) + 1) <= 0)
+		;
+}
+
+static void *
+round_hosts_worker(void *arg)
+{
+	struct hosts_worker *w = arg;
+	struct round_hosts *hs = w->hs;
+	const struct round *r = hs->u->r;
+
+	for (;;) {
+		struct hosts_msg *m;
+		struct remote_gate rg;
+		json_t *req;
+		bool gated, started = false;
+
+		pthread_mutex_lock(&hs->mu);
+		while (w->req == NULL && !w->quit)
+			pthread_cond_wait(&w->cv, &hs->mu);
+		req = w->req;
+		w->req = NULL;
+		rg = w->rg;
+		gated = w->gated;
+		pthread_mutex_unlock(&hs->mu);
+		if (req == NULL)
+			return NULL;
+		m = xcalloc(1, sizeof *m);
+		m->w = w;
+		if (r->spec->settle_s > 0)
+			round_hosts_settle(r);
+		/* The operator's g releases this machine's gate; the far
+		 * gates of several hosts are let go by G (rg) alone. */
+		m->far = remote_leg(w->rm, req, r->spec->timeout_s, gated ? &rg :
+		    NULL, r->abort_pipe[0], -1, round_hosts_event, w, &started,
+		    m->err, sizeof m->err);
+		if (m->far == NULL && remote_lost(w->rm, false)) {
+			m->lost = true;
+			snprintf(m->err, sizeof m->err, "%s", remote_lost_why(w->rm));
+		}
+		round_hosts_post(hs, m);
+	}
+}
+
+/* Start the workers, one per host, each with its host's agent. */
+static struct round_hosts *
+round_hosts_new(struct run *u)
+{
+	const struct spec *s = u->r->spec;
+	struct round_hosts *hs = xcalloc(1, sizeof *hs);
+
+	hs->u = u;
+	pthread_mutex_init(&hs->mu, NULL);
+	if (pipe2(hs->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+		hs->wake[0] = hs->wake[1] = -1;
+	hs->n = s->nhosts;
+	hs->w = xcalloc(hs->n, sizeof *hs->w);
+	for (size_t h = 0; h < hs->n; h++) {
+		struct hosts_worker *w = &hs->w[h];
+
+		w->hs = hs;
+		w->host = s->hosts[h];
+		w->rm = round_remote_legs_at(u, w->host);
+		pthread_cond_init(&w->cv, NULL);
+		if (w->rm == NULL || hs->wake[0] < 0) {
+			w->dead = true;
+			snprintf(w->dead_why, sizeof w->dead_why, "%s: not "
+			    "connected", w->host);
+			continue;
+		}
+		w->th_up = pthread_create(&w->th, NULL, round_hosts_worker,
+		    w) == 0;
+		if (!w->th_up) {
+			w->dead = true;
+			snprintf(w->dead_why, sizeof w->dead_why, "%s: no thread "
+			    "to drive its agent: %s", w->host, strerror(errno));
+		}
+	}
+	return hs;
+}
+
+void
+round_hosts_end(struct run *u)
+{
+	struct round_hosts *hs = u->mh;
+
+	if (hs == NULL)
+		return;
+	for (size_t h = 0; h < hs->n; h++) {
+		struct hosts_worker *w = &hs->w[h];
+
+		pthread_mutex_lock(&hs->mu);
+		w->quit = true;
+		pthread_cond_signal(&w->cv);
+		pthread_mutex_unlock(&hs->mu);
+		if (w->th_up)
+			pthread_join(w->th, NULL);
+		pthread_cond_destroy(&w->cv);
+		json_decref(w->req);
+		round_leg_far_free(w->l);
+		free(w->q);
+	}
+	while (hs->head != NULL) {
+		struct hosts_msg *m = hs->head;
+
+		hs->head = m->next;
+		json_decref(m->ev);
+		json_decref(m->far);
+		free(m);
+	}
+	if (hs->wake[0] >= 0) {
+		close(hs->wake[0]);
+		close(hs->wake[1]);
+	}
+	pthread_mutex_destroy(&hs->mu);
+	free(hs->w);
+	free(hs);
+	u->mh = NULL;
+}
+
+static void
+round_hosts_push(struct hosts_worker *w, size_t i, int warmup)
+{
+	w->q = xreallocarray(w->q, w->nq + 1, sizeof *w->q);
+	w->q[w->nq++] = (struct hosts_item){ .i = i, .warmup = warmup };
+}
+
+static int
+round_hosts_cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The plan's legs of cell c's rep in plan order (narms of them) into
+ * idx; false when the plan has no such rep. */
+static bool
+round_hosts_rep(const struct plan *p, size_t c, int rep, size_t *idx)
+{
+	for (size_t a = 0; a < p->narms; a++) {
+		long i = plan_find(p, c, a, rep);
+
+		if (i < 0)
+			return false;
+		idx[a] = (size_t)i;
+	}
+	qsort(idx, p->narms, sizeof *idx, round_hosts_cmp_size);
+	return true;
+}
+
+/* Host h's queue for cell c: its warm-ups (in the order of its first
+ * rep), then its reps (r = h + 1, h + 1 + n, ...), the j-th in the arm
+ * order of the plan's rep j (a shuffled plan's own rep r), the legs done
+ * before a resume left out. */
+static void
+round_hosts_deal(struct round_hosts *hs, size_t h, size_t c,
+    const struct round_hosts_cbs *cb)
+{
+	const struct round *r = hs->u->r;
+	const struct plan *p = &r->plan;
+	struct hosts_worker *w = &hs->w[h];
+	size_t *order = xcalloc(p->narms, sizeof *order);
+	int j = 0;
+
+	w->nq = w->qpos = 0;
+	for (int rep = (int)h + 1; rep <= p->reps; rep += (int)hs->n) {
+		bool any = false;
+
+		j++;
+		if (!round_hosts_rep(p, c, r->spec->order ==
+		    SPEC_ORDER_SHUFFLE ? rep : j, order))
+			break;
+		for (size_t a = 0; a < p->narms; a++) {
+			size_t arm = p->legs[order[a]].arm;
+			long i = plan_find(p, c, arm, rep);
+
+			if (i >= 0 && cb->todo(r, &p->legs[i])) {
+				if (!any && w->nq == 0)
+					for (int k = 1; k <= r->spec->warmup; k++)
+						for (size_t b = 0; b < p->narms; b++)
+							round_hosts_push(w,
+							    order[b], k);
+				round_hosts_push(w, (size_t)i, 0);
+				any = true;
+			}
+		}
+	}
+	free(order);
+}
+
+/* Hand host w its next leg: built and its leg_start logged here, run
+ * by its worker.  false when the round stops (u->err). */
+static bool
+round_hosts_send(struct round_hosts *hs, struct hosts_worker *w)
+{
+	struct run *u = hs->u;
+	const struct hosts_item *it = &w->q[w->qpos];
+	struct remote_gate rg;
+	json_t *req;
+
+	if ((w->l = round_leg_far_begin(u, &u->r->plan.legs[it->i], it->warmup,
+	    w->host, &req, &rg)) == NULL)
+		return false;
+	w->cur = *it;
+	w->qpos++;
+	pthread_mutex_lock(&hs->mu);
+	w->req = req;
+	w->rg = rg;
+	w->gated = round_leg_far_gated(w->l);
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&hs->mu);
+	return true;
+}
+
+/* A cell's progress: the legs each rep still has to run, and how far
+ * the reps are complete from the first on, for an adaptive round's
+ * looks (a look reads reps 1..L, so it waits for all of them). */
+struct hosts_cell {
+	size_t c;
+	int *left;                /* [rep]: legs queued or in flight */
+	int front;                /* reps 1..front are complete */
+	bool decided;             /* a look decided the cell */
+};
+
+/* Host w's reply (m->far, taken) into its leg line, or the host's stop.
+ * false when the round stops. */
+static bool
+round_hosts_reply(struct round_hosts *hs, struct hosts_worker *w,
+    struct hosts_msg *m, struct hosts_cell *hc,
+    const struct round_hosts_cbs *cb)
+{
+	struct run *u = hs->u;
+	const struct plan_leg *pl = &u->r->plan.legs[w->cur.i];
+	struct round_leg *l = w->l;
+	bool go = true;
+
+	w->l = NULL;
+	if (m->far == NULL) {
+		round_leg_far_free(l);
+		if (round_aborted(u))
+			return false;
+		/* Its leg runs again on resume; the other hosts go on. */
+		w->dead = true;
+		snprintf(w->dead_why, sizeof w->dead_why, "%s%.900s", m->lost ? "" :
+		    "the agent could not run a leg: ", m->err);
+		w->left = w->nq - w->qpos + 1;
+		return true;
+	}
+	if (round_leg_far_end(l, m->far) != 0)
+		go = false;
+	m->far = NULL;
+	round_leg_far_free(l);
+	if (go && w->cur.warmup > 0 && u->last_leg_bad)
+		cb->warmup_failed(u, pl, w->cur.warmup);
+	if (!go || w->cur.warmup > 0)
+		return go;
+	if (cb->fail_fast(u, w->cur.i))
+		return false;
+	if (--hc->left[pl->rep] == 0)
+		while (hc->front < u->r->plan.reps &&
+		    hc->left[hc->front + 1] == 0) {
+			hc->front++;
+			if (!hc->decided && round_look(u, hc->c, hc->front))
+				hc->decided = true;
+		}
+	return true;
+}
+
+/* Whether host w takes its next leg: not when it stopped or has none;
+ * once the cell is decided, only the rest of the rep it is in. */
+static bool
+round_hosts_next(const struct run *u, const struct hosts_worker *w,
+    const struct hosts_cell *hc)
+{
+	const struct plan *p = &u->r->plan;
+
+	if (w->dead || w->l != NULL || w->qpos >= w->nq)
+		return false;
+	if (hc->decided && w->qpos > 0 && w->q[w->qpos].warmup == 0 &&
+	    p->legs[w->q[w->qpos].i].rep != p->legs[w->q[w->qpos - 1].i].rep)
+		return false;
+	return !hc->decided || w->qpos > 0;
+}
+
+/* The round's thread: the workers' messages, in the order they came. */
+static bool
+round_hosts_drain(struct round_hosts *hs, struct hosts_cell *hc,
+    const struct round_hosts_cbs *cb)
+{
+	struct pollfd p = { .fd = hs->wake[0], .events = POLLIN };
+	char buf[64];
+	bool go = true;
+
+	(void)poll(&p, 1, 250);
+	while (read(hs->wake[0], buf, sizeof buf) > 0)
+		;
+	for (;;) {
+		struct hosts_msg *m;
+
+		pthread_mutex_lock(&hs->mu);
+		if ((m = hs->head) != NULL && (hs->head = m->next) == NULL)
+			hs->tail = NULL;
+		pthread_mutex_unlock(&hs->mu);
+		if (m == NULL)
+			return go;
+		if (m->ev != NULL)
+			round_emit(hs->u->r, m->ev);
+		else if (!round_hosts_reply(hs, m->w, m, hc, cb))
+			go = false;
+		json_decref(m->ev);
+		json_decref(m->far);
+		free(m);
+	}
+}
+
+bool
+round_hosts_cell(struct run *u, size_t c, const struct round_hosts_cbs *cb)
+{
+	struct round_hosts *hs;
+	struct hosts_cell hc = { .c = c };
+	bool go = true, busy;
+
+	if (u->mh == NULL)
+		u->mh = round_hosts_new(u);
+	hs = u->mh;
+	hc.left = xcalloc((size_t)u->r->plan.reps + 2, sizeof *hc.left);
+	for (size_t h = 0; h < hs->n; h++) {
+		round_hosts_deal(hs, h, c, cb);
+		for (size_t k = 0; k < hs->w[h].nq; k++)
+			if (hs->w[h].q[k].warmup == 0)
+				hc.left[u->r->plan.legs[hs->w[h].q[k].i].rep]++;
+	}
+	/* Reps an earlier session completed (nothing of them is queued)
+	 * are complete, and were looked at then. */
+	while (hc.front < u->r->plan.reps && hc.left[hc.front + 1] == 0)
+		hc.front++;
+	for (;;) {
+		busy = false;
+		for (size_t h = 0; h < hs->n; h++)
+			busy |= hs->w[h].l != NULL;
+		/* Paused: the legs in flight end, then the round holds. */
+		if (go && !busy && atomic_load(&u->r->paused))
+			round_pause_point(u);
+		for (size_t h = 0; h < hs->n; h++) {
+			struct hosts_worker *w = &hs->w[h];
+
+			if (go && !round_aborted(u) && !u->r->fatal &&
+			    !atomic_load(&u->r->paused) &&
+			    round_hosts_next(u, w, &hc) &&
+			    !round_hosts_send(hs, w))
+				go = false;
+			busy |= w->l != NULL;
+		}
+		if (!busy)
+			break;
+		if (!round_hosts_drain(hs, &hc, cb))
+			go = false;
+	}
+	free(hc.left);
+	return go && !round_aborted(u) && !u->r->fatal;
+}
+
+bool
+round_hosts_lost(struct run *u)
+{
+	struct round_hosts *hs = u->mh;
+	size_t n = 0, k = 0;
+
+	for (size_t h = 0; hs != NULL && h < hs->n; h++)
+		n += hs->w[h].dead;
+	if (n == 0 || round_aborted(u))
+		return false;
+	for (size_t h = 0; h < hs->n; h++) {
+		const struct hosts_worker *w = &hs->w[h];
+
+		if (!w->dead)
+			continue;
+		k += (size_t)snprintf(u->err + k, sizeof u->err - k, "%s%.400s",
+		    k > 0 ? "; " : "", w->dead_why);
+		if (k >= sizeof u->err)
+			break;
+	}
+	if (k < sizeof u->err)
+		snprintf(u->err + k, sizeof u->err - k, "; %s legs stopped there, "
+		    "the other hosts ran theirs; the round stopped, resume "
+		    "reconnects", n > 1 ? "their" : "its");
+	u->stop_logged_err = true;
+	round_abort_internal(u->r, "a legs' host was lost");
+	return true;
+}
