@@ -24,7 +24,7 @@ static const struct opts_opt cmd_run_rows[] = {
 	{ "headless", 0, NULL, 0, RUN_HEADLESS, "no console: one line per leg "
 	  "and the summary (also when stdout is not a terminal)" },
 	{ "theme", 0, "NAME", 0, RUN_THEME, "the console's colours (see "
-	  "benchtui(1) Themes)" },
+	  "benchtui-run(1) Themes)" },
 	{ "sign", 0, "KEY.pem", 0, RUN_SIGN, "sign SHA256SUMS with this "
 	  "Ed25519 key" },
 	{ "fail-on", 0, "RULE", OPTS_REPEAT, RUN_FAIL_ON, "exit 6 when a "
