@@ -9,7 +9,9 @@
 # host, each arm's report, the report's "on vs off" view naming
 # prof_hot_extra; verify passes.  A round with "host" and a syscalls
 # profile is refused by check, naming the field.  Then the demo round with
-# "host"; then a round on two hosts, whose profile is taken on the first.
+# "host", where no leg process runs here (checked through the mount
+# namespace each leg process writes); then a round on two hosts, whose
+# profile is taken on the first.
 . "$(dirname "$0")/remote_lib.sh"
 : "${BENCHTUI_PROF_HOT:?set BENCHTUI_PROF_HOT to the prof-hot test program}"
 need perf
@@ -84,13 +86,20 @@ grep -q 'prof_hot_extra' "$T/rep.txt" || fail "the view lacks prof_hot_extra"
 ok "the report shows on vs off; verify passes"
 
 # The demo round with "host": its work cell's perf profile (chunk4k vs
-# chunk512) taken there, the net cell's server there with the legs.
+# chunk512) taken there, the net cell's server there with the legs.  The
+# demo's command runs through sh, which writes its mount namespace and
+# cgroup into files named by its pid and then execs the demo's own argv
+# (the pid stays the leg's): the test sshd's sessions live in a mount
+# namespace of their own, so each file says where that leg ran.
 port=$(free_port)
+mkdir "$T/ns"
 jq --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" --arg host "$RHOST" \
-	--arg demo "$BENCHTUI_DEMO" --arg port "$port" \
+	--arg demo "$BENCHTUI_DEMO" --arg port "$port" --arg ns "$T/ns" \
 	--arg wd "$BENCHTUI_SOURCE_DIR/assets/demo" '
 	.bin = $demo | .workdir = $wd | del(.cpus) | .reps = 2 | .quiet = false |
 	.ssh = $ssh | .agent = [$b, "agent"] | .host = $host |
+	.command = ["sh", "-c", "readlink /proc/self/ns/mnt >\"$1/ns.$$$$\"; cat /proc/self/cgroup >\"$1/cg.$$$$\"; shift; exec \"$@\"",
+	            "leg", $ns] + .command |
 	.cells |= map(if .server then .vars.PORT = $port |
 		.vars.ARGS = ["--port", $port, "--requests", "300"] |
 		.server.cmd[3] = $port | .server.ready.tcp_port = ($port | tonumber)
@@ -113,6 +122,34 @@ grep -q 'work  perf  chunk512 vs chunk4k' "$T/demo.rep" ||
 	fail "the demo's report has no differential view: $(grep perf "$T/demo.rep")"
 "$BENCHTUI" verify "$T/demo" >/dev/null || fail "verify of the demo failed"
 ok "the demo round with host: its perf profiles taken there, verify passes"
+
+# No leg process ran here: every leg line carries the host, its pid is a
+# process that wrote its namespace from the far side's (the sshd's), its
+# cgroup the far agent's legs group, its counters the far side's; and
+# every process the leg command started (the profile's runs too) ran there.
+here=$(readlink /proc/self/ns/mnt)
+there=$(readlink /proc/"$SSHD_PID"/ns/mnt)
+[ "$here" != "$there" ] || { echo "SKIP: the test sshd shares this mount namespace"; exit 77; }
+dlog=$T/demo/log.jsonl
+jq -e -s --arg h "$RHOST" 'map(select(.t == "leg")) | length == 12 and
+	all(.host == $h and .status == "ok" and (.pid | type) == "number" and
+	(.counters | type == "object" and length > 0))' "$dlog" >/dev/null ||
+	fail "a demo leg line lacks the host, a pid or counters: $(grep -m1 '"t":"leg"' "$dlog" | cut -c1-400)"
+jq -e -s 'map(select(.t == "leg_start")) | length == 12 and all(.pid == null)' "$dlog" >/dev/null ||
+	fail "a demo leg_start names a local pid"
+apid=$(jq -r '.hosts[] | select(.role == "legs and servers") | .agent.pid' "$T/demo/environment.json")
+[ -n "$apid" ] && [ "$apid" != null ] || fail "environment.json names no agent for the legs"
+for pid in $(jq -r 'select(.t == "leg") | .pid' "$dlog"); do
+	[ -f "$T/ns/ns.$pid" ] || fail "leg pid $pid wrote no namespace file: not the leg's pid"
+	grep -q "/benchtui-agent-$apid/legs\$" "$T/ns/cg.$pid" ||
+		fail "leg pid $pid ran in cgroup $(cat "$T/ns/cg.$pid"), not the far agent's (pid $apid) legs group"
+done
+nfiles=$(find "$T/ns" -name 'ns.*' | wc -l)
+[ "$nfiles" -gt 12 ] || fail "$nfiles processes ran the leg command: the profile's runs are missing"
+for f in "$T"/ns/ns.*; do
+	[ "$(cat "$f")" = "$there" ] || fail "${f##*/} ran in $(cat "$f"), not the far side's $there"
+done
+ok "no demo leg ran here: $nfiles leg processes (12 timed, the rest the profile's) in $there (this one $here), the timed ones in agent $apid's cgroup"
 
 # On several hosts the legs' perf profile is taken on the first.
 hosts_up 2
