@@ -82,7 +82,7 @@ round_far_result(const json_t *far, struct leg_result *res)
  * leg's would.  A copy that fails leaves the leg's numbers as they are;
  * a connection lost meanwhile is seen before the next leg. */
 static void
-round_far_output(struct run *u, struct remote *rm, const struct legcmd *cmd)
+round_far_output(struct run *u, struct remote *rm, const char *rel)
 {
 	long long max = u->r->spec->output_max_bytes;
 	char *name, *file, *abs, err[512];
@@ -90,11 +90,11 @@ round_far_output(struct run *u, struct remote *rm, const struct legcmd *cmd)
 	bool refused;
 	int fd;
 
-	if (cmd->out_rel == NULL || !u->r->spec->output_keep || max <= 0)
+	if (rel == NULL || !u->r->spec->output_keep || max <= 0)
 		return;
-	name = round_far_out(cmd->out_rel);
+	name = round_far_out(rel);
 	file = xasprintf("leg:%s", name);
-	abs = xasprintf("%s/%s", u->r->dir, cmd->out_rel);
+	abs = xasprintf("%s/%s", u->r->dir, rel);
 	if ((fd = rfile_create(abs, O_CLOEXEC, 0644)) >= 0) {
 		(void)remote_prof_get(rm, file, fd, max, &f, &refused, err,
 		    sizeof err);
@@ -105,20 +105,70 @@ round_far_output(struct run *u, struct remote *rm, const struct legcmd *cmd)
 	free(name);
 }
 
-json_t *
-round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
-    const char *host)
+/* The leg request for argv with cmd's env and cwd, its output into the
+ * agent's file for rel (the round folder's path). */
+static json_t *
+round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
+    const char *rel)
 {
 	const struct spec *s = u->r->spec;
-	char *out = round_far_out(cmd->out_rel);
+	char *out = round_far_out(rel != NULL ? rel : "none");
 	json_t *req;
 
 	req = json_pack("{s:o,s:o,s:s,s:s?,s:i,s:f,s:s,s:b,s:I}", "argv",
-	    legcmd_argv_json(cmd->argv), "env", legcmd_env_json(cmd), "cwd",
+	    legcmd_argv_json(argv), "env", legcmd_env_json(cmd), "cwd",
 	    cmd->cwd, "cpus", s->client_cpus, "nice", s->nice, "timeout_s",
 	    s->timeout_s, "out", out, "keep", s->output_keep, "max_bytes",
 	    (json_int_t)s->output_max_bytes);
 	free(out);
+	return req;
+}
+
+int
+round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
+    const char *out_abs, double timeout_s, struct leg_result *res,
+    char *why, size_t len)
+{
+	struct remote *rm = round_remote_legs(u);
+	size_t n = strlen(u->r->dir);
+	const char *rel = out_abs != NULL && strncmp(out_abs, u->r->dir, n) ==
+	    0 && out_abs[n] == '/' ? out_abs + n + 1 : NULL;
+	json_t *req, *far;
+	bool started;
+
+	memset(res, 0, sizeof *res);
+	if (rm == NULL || remote_lost(rm, true)) {
+		snprintf(why, len, "the legs' host is not connected");
+		if (rm != NULL)
+			round_remote_lost(u, rm, "before a profile's load");
+		return -1;
+	}
+	req = round_far_req(u, cmd, argv != NULL ? argv : cmd->argv, rel);
+	if (timeout_s > 0)
+		json_object_set_new(req, "timeout_s", json_real(timeout_s));
+	far = remote_leg(rm, req, timeout_s > 0 ? timeout_s :
+	    u->r->spec->timeout_s, NULL, u->r->abort_pipe[0], -1, round_emit_cb,
+	    u, &started, why, len);
+	if (far == NULL) {
+		if (remote_lost(rm, false)) {
+			round_remote_lost(u, rm, "during a profile's load");
+			return -1;
+		}
+		return 1;
+	}
+	round_far_result(far, res);
+	json_decref(far);
+	if (argv == NULL)
+		round_far_output(u, rm, rel);
+	return 0;
+}
+
+json_t *
+round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
+    const char *host)
+{
+	json_t *req = round_far_req(u, cmd, cmd->argv, cmd->out_rel);
+
 	/* Its leg_start: the host's, with no pid of this machine (resume
 	 * ends only local pids). */
 	json_object_set_new(start, "pid", json_null());
@@ -176,7 +226,7 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		}
 		return -1;
 	}
-	round_far_output(u, rm, cmd);
+	round_far_output(u, rm, cmd->out_rel);
 	return round_far_reply(u, leg, gated, *far, res, g, foreign);
 }
 

@@ -82,12 +82,19 @@ round_prof_load(struct prof_load *pl)
 
 	pl->ps = (struct prof_start){ u, pl->cell->name, pl->arm->name,
 	    pl->kind, 0 };
+	/* The load of legs on another host runs there, where its stop
+	 * after the warm-up is not watched: the profiler attaches first. */
+	if ((pl->far = round_remote_legs(u) != NULL))
+		pl->hold = false;
 	/* Without a warm-up to wait out, the profiler attaches first. */
 	if (!pl->hold) {
 		pl->attached = true;
 		pl->attach_failed = pl->attach(pl->arg) != 0;
 	}
-	if (!pl->attach_failed)
+	if (!pl->attach_failed && pl->far)
+		rc = round_far_load(u, pl->cmd, NULL, pl->out_abs, 0, &pl->res,
+		    pl->why, sizeof pl->why) != 0 ? 1 : 0;
+	else if (!pl->attach_failed)
 		rc = leg_run(&ls, &pl->res, round_prof_started, &pl->ps,
 		    pl->why, sizeof pl->why) != 0 ? 1 : 0;
 	round_prof_hold_env_free(env);
@@ -142,16 +149,49 @@ round_prof_answers(struct run *u, const struct spec_cell *cell,
 	char **argv = round_prof_request_argv(cmd);
 	int rc;
 
+	if (argv == NULL && round_remote_legs(u) != NULL) {
+		/* not an HTTP load benchtui knows, and the port is the far
+		 * host's: its agent's word that the server lives */
+		round_prof_fmt(how, len, "the server alive on the legs' host, "
+		    "as its agent says (the load is not benchtui load)");
+		return true;
+	}
 	if (argv == NULL) {
 		/* not an HTTP load benchtui knows: the port must accept */
 		round_prof_fmt(how, len, "a TCP connect to port %d (the load is "
 		    "not benchtui load)", cell->server->tcp_port);
 		return server_port_accepts(cell->server->tcp_port, 5000);
 	}
-	rc = profile_exec_fd(argv, NULL, u->r->dir, -1, -1, 15.0);
+	if (round_remote_legs(u) != NULL) {
+		struct leg_result res;
+		char why[512];
+
+		/* there, with the load's own program */
+		argv[0] = cmd->argv[0];
+		if (round_far_load(u, cmd, argv, NULL, 15.0, &res, why,
+		    sizeof why) != 0) {
+			round_prof_fmt(how, len, "an HTTP request for %s on the "
+			    "legs' host: %s", argv[2], why);
+			free(argv);
+			return false;
+		}
+		rc = res.signal != 0 || res.timed_out ? -1 : res.rc;
+	} else {
+		rc = profile_exec_fd(argv, NULL, u->r->dir, -1, -1, 15.0);
+	}
 	round_prof_fmt(how, len, "an HTTP request for %s (benchtui load "
-	    "--requests 1: %s %d)", argv[2], rc == 0 ? "exit" : "it exited",
-	    rc);
+	    "--requests 1%s: %s %d)", argv[2], round_remote_legs(u) != NULL ?
+	    ", on the legs' host" : "", rc == 0 ? "exit" : "it exited", rc);
 	free(argv);
 	return rc == 0;
+}
+
+const char *
+round_prof_attach_words(const struct prof_load *pl)
+{
+	if (pl->hold)
+		return "after the load's warm-up";
+	return pl->far ? "before the load (its legs run on another host, "
+	    "where its warm-up is not watched)" : "before the load (it has "
+	    "no warm-up to wait out)";
 }

@@ -232,9 +232,8 @@ srvperf_check(struct srvperf *sp, struct srvperf_arm *a, struct prof_load *pl)
 	json_object_set_new(a->extra, "processes", json_integer((json_int_t)
 	    pp->nbefore));
 	json_object_set_new(a->extra, "tasks", json_integer(pp->tasks));
-	json_object_set_new(a->extra, "attach", json_string(pl->hold ?
-	    "after the load's warm-up" : "before the load (it has no warm-up "
-	    "to wait out)"));
+	json_object_set_new(a->extra, "attach", json_string(
+	    round_prof_attach_words(pl)));
 	json_object_set_new(a->extra, "contaminated", json_boolean(
 	    a->contaminated));
 	json_object_set_new(a->extra, "check", json_string(how));

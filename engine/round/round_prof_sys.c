@@ -203,9 +203,8 @@ round_prof_sys_event(struct prof_sys *ps, const struct prof_load *pl,
 	json_object_set_new(ev, "traced_threads", json_integer(ps->tk.tasks));
 	json_object_set_new(ev, "traced_processes",
 	    json_integer((json_int_t)ps->nbefore));
-	json_object_set_new(ev, "attach", json_string(pl->hold ? "after the "
-	    "load's warm-up" : "before the load (it has no warm-up to wait "
-	    "out)"));
+	json_object_set_new(ev, "attach", json_string(
+	    round_prof_attach_words(pl)));
 	json_object_set_new(ev, "load_rc", json_integer(pl->res.rc));
 	if (ps->far.rm != NULL) {
 		const json_t *st = ps->far.stopped;

@@ -213,13 +213,11 @@ static int
 spec_check_leg_host(struct parser *p)
 {
 	const struct spec *s = p->s;
-	/* the legs' perf profile is taken there (its agent's prof_legs);
-	 * a profile of a cell server that runs there with the legs is not
-	 * yet */
+	/* the legs' perf profile is taken there (its agent's prof_legs), and
+	 * a cell server's there with the legs (prof_start, its load a leg
+	 * there) */
 	const char *what = s->prepare != NULL ? "prepare" : s->scratch != NULL ?
-	    "scratch" : s->stdin_path != NULL ? "stdin" : s->profile != NULL &&
-	    s->profile->server_perf ? "profile.server_perf" : s->profile !=
-	    NULL && s->profile->syscalls ? "profile.syscalls" : NULL;
+	    "scratch" : s->stdin_path != NULL ? "stdin" : NULL;
 	const char *field = s->nhosts > 0 ? "hosts" : "host";
 
 	if (s->host == NULL && s->nhosts == 0)

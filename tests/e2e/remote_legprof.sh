@@ -7,8 +7,8 @@
 # come back into legs/, perf report runs there, and the split by run and
 # the differential view are made here: both profile events ok with the
 # host, each arm's report, the report's "on vs off" view naming
-# prof_hot_extra; verify passes.  A round with "host" and a syscalls
-# profile is refused by check, naming the field.  Then the demo round with
+# prof_hot_extra; verify passes.  A round with "host" and a scratch
+# folder is refused by check, naming the field.  Then the demo round with
 # "host", where no leg process runs here (checked through the mount
 # namespace each leg process writes); then a round on two hosts, whose
 # profile is taken on the first.
@@ -35,10 +35,10 @@ mkdir "$T/nobin"
 ln -s "$(command -v ssh)" "$T/nobin/ssh"
 PATH=$T/nobin "$BENCHTUI" check "$T/r.json" >"$T/check2" 2>&1 ||
 	fail "check without perf here: $(cat "$T/check2")"
-jq '.profile.syscalls = {}' "$T/r.json" >"$T/sys.json"
-"$BENCHTUI" check "$T/sys.json" >"$T/sys.out" 2>&1 && fail "check took syscalls with host"
-grep -q 'profile.syscalls' "$T/sys.out" || fail "check does not name profile.syscalls: $(cat "$T/sys.out")"
-ok "check takes perf with host (without perf here), refuses syscalls naming it"
+jq --arg s "$T/scratch" '.scratch = $s' "$T/r.json" >"$T/sys.json"
+"$BENCHTUI" check "$T/sys.json" >"$T/sys.out" 2>&1 && fail "check took scratch with host"
+grep -q 'do not take scratch' "$T/sys.out" || fail "check does not name scratch: $(cat "$T/sys.out")"
+ok "check takes perf with host (without perf here), refuses scratch naming it"
 
 # The agent's prof_legs refuses a plan it cannot run, in its own words.
 mkdir "$T/ag"

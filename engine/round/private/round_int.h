@@ -315,6 +315,13 @@ json_t *round_far_request(struct run *u, const struct legcmd *cmd,
 int round_far_reply(struct run *u, const char *leg, bool gated,
     const json_t *far, struct leg_result *res, struct round_gate_rec *g,
     double *foreign);
+/* A profile's leg on the legs' host, unrecorded: argv (NULL: cmd's own,
+ * its output copied back into out_abs) with cmd's env and cwd, within
+ * timeout_s (0: the round's).  0 with res; 1 when the agent could not
+ * run it (why); -1 when the connection was lost (the round stopped). */
+int round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
+    const char *out_abs, double timeout_s, struct leg_result *res,
+    char *why, size_t len);
 
 /* --- round_remote.c: the servers' hosts -------------------------------- */
 
@@ -604,6 +611,7 @@ struct prof_load {
 	int (*attach)(void *arg);   /* 0 attached; -1 (its reason in arg) */
 	void *arg;
 	bool hold;
+	bool far;                   /* the legs' host runs it (set by the call) */
 	/* what happened */
 	bool attached, attach_failed;
 	struct prof_start ps;
@@ -613,6 +621,8 @@ struct prof_load {
 /* 0 when the leg ran (pl->res; pl->attached tells whether the profiler
  * got to attach); 1 when the attach failed or the leg could not start. */
 int round_prof_load(struct prof_load *pl);
+/* When the profiler attached, in words for the profile's event. */
+const char *round_prof_attach_words(const struct prof_load *pl);
 /* Whether the server answers a real request after a profile: an HTTP
  * request to the load's URL when the load is benchtui load, else a TCP
  * connect to the ready port.  how says which, and what came back. */

@@ -1,0 +1,72 @@
+#!/bin/bash
+# test: needs=sshd,strace,perf,python3 timeout=120
+# Profiles of a cell server that runs with the legs on another host (the
+# round's "host", the test's own sshd): python3 -m http.server there,
+# `benchtui load` as the legs there too.  "syscalls" and "server_perf" of
+# an arm are taken there through the agent (prof_start, prof_stop,
+# prof_get), their load a leg the agent runs there (its output written in
+# the agent's folder, copied back), the check that the server still
+# answers a request made there; the files come back into legs/ and are
+# sealed; verify passes.
+set -u
+. "$(dirname "$0")/remote_lib.sh"
+need strace perf python3
+remote_up
+
+port=$(free_port)
+mkdir "$T/www"
+head -c 65536 /dev/urandom >"$T/www/f.bin"
+jq -n --arg port "$port" --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" \
+	--arg host "$RHOST" --arg dir "$T/agent" --arg wd "$T/www" '
+{"name": "farlegsrv", "reps": 1, "baseline": "a", "quiet": false,
+ "workdir": $wd, "ssh": $ssh, "agent": [$b, "agent"], "host": $host,
+ "command": ["${BENCHTUI}", "load", ("http://127.0.0.1:" + $port + "/f.bin"),
+             "--requests", "300", "--warmup", "20",
+             "--metrics", "${METRICS}"],
+ "arms": [{"name": "a"}, {"name": "b"}],
+ "cells": [{"name": "http", "server": {"host": $host, "dir": $dir,
+     "cmd": ["python3", "-m", "http.server", "--protocol", "HTTP/1.1",
+             "--directory", $wd, "-b", "127.0.0.1", $port],
+     "ready": {"tcp_port": ($port | tonumber), "timeout_s": 20}}}],
+ "profile": {"arms": ["a"], "syscalls": {},
+             "server_perf": {"args": ["-F", "199"], "min_runs": 2,
+                             "min_samples": 20, "max_s": 5}}}' >"$T/round.json"
+"$BENCHTUI" check "$T/round.json" >"$T/check" 2>&1 || fail "check refused server profiles with host: $(cat "$T/check")"
+"$BENCHTUI" run "$T/round.json" --headless --out "$T/out" >"$T/stdout" 2>&1 ||
+	fail "run exited $?: $(tail -5 "$T/stdout")"
+log=$T/out/log.jsonl
+jq -e -s --arg h "$RHOST" 'map(select(.t == "leg")) | length == 2 and all(.host == $h and .status == "ok")' \
+	"$log" >/dev/null || fail "the timed legs did not run there: $(jq -c 'select(.t == "leg") | [.arm, .host, .status]' "$log")"
+
+ev=$(jq -c 'select(.t == "profile" and .kind == "syscalls")' "$log")
+[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one syscalls profile: $ev"
+echo "$ev" | jq -e --arg h "$RHOST" '.status == "ok" and .host == $h and
+	.traced_threads >= 1 and .detach.server_alive and
+	.detach.server_answers and (.detach.check | test("on the legs. host")) and
+	.detach.traced_after == 0 and .total.calls > 0 and
+	(.attach | test("another host")) and (.copied | length) == 2' >/dev/null ||
+	fail "syscalls: $ev"
+[ -s "$T/out/legs/sys-http-a.txt" ] || fail "no legs/sys-http-a.txt copied back"
+ev=$(jq -c 'select(.t == "profile" and .kind == "server_perf")' "$log")
+[ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile: $ev"
+echo "$ev" | jq -e --arg h "$RHOST" '(.status == "ok" and .host == $h and
+	.samples > 0 and .runs >= 1 and (.copied | length) == 2 * .runs) or
+	(.status == "failed" and (.reason | test("blocked|paranoid|PMU")))' \
+	>/dev/null || fail "server_perf: $ev"
+echo "far server_perf: $(echo "$ev" | jq -c '[.status, .runs, .samples, .reason]')"
+# Each load leg ran there: its output was written in the agent's folder
+# (and copied back into legs/).
+for f in "$T"/out/legs/prof-http-a-server.r*.load.out "$T"/out/legs/sys-http-a.out; do
+	[ -e "$f" ] || continue
+	far=$T/agent/leg-legs_$(basename "$f")
+	[ -s "$far" ] || fail "$(basename "$f"): no load output in the agent's folder ($(ls "$T/agent"))"
+	cmp -s "$far" "$f" || fail "$(basename "$f") differs from the far one"
+	n=$((${n:-0} + 1))
+done
+[ "${n:-0}" -ge 3 ] || fail "the profiles' load outputs: $(ls "$T/out/legs")"
+ok "syscalls and server_perf of the server there with the legs: taken there, its $n loads run there"
+
+"$BENCHTUI" verify "$T/out" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
+grep -q 'sys-http-a.txt' "$T/out/SHA256SUMS" || fail "the syscalls table is not sealed"
+ok "the profiles' files are sealed; verify passes"
+finish
