@@ -32,6 +32,24 @@
 #define PROFREPEAT_PER_RUN 1.5
 #define PROFREPEAT_MARGIN 1.1
 
+/* The run under way (its own session and group), for the signal that
+ * ends the runner: a recording stopped (an abort, a timeout) ends the
+ * run with it, never leaves it running alone. */
+static volatile sig_atomic_t profrepeat_child;
+
+static void
+profrepeat_on_signal(int sig)
+{
+	pid_t run = (pid_t)profrepeat_child;
+
+	if (run > 0) {
+		kill(-run, SIGKILL);
+		kill(run, SIGKILL);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* One arm of the plan: what it runs, and what its runs did so far. */
 struct profrepeat_arm {
 	const char *path, *cwd;
@@ -200,6 +218,7 @@ profrepeat_run(struct profrepeat *p, size_t k)
 	(void)personality((unsigned long)(m->fixed ? p->persona |
 	    ADDR_NO_RANDOMIZE : p->persona));
 	pid = spawn_run(&rq, &pidfd, err, sizeof err);
+	profrepeat_child = pid > 0 ? pid : 0;
 	(void)personality((unsigned long)p->persona);
 	p->failed_arm = (int)k;
 	if (pid < 0) {
@@ -209,6 +228,7 @@ profrepeat_run(struct profrepeat *p, size_t k)
 	}
 	st = profrepeat_wait(pid, pidfd, p->timeout_s > 0 ? clock_now() +
 	    p->timeout_s : 0, &ru, &p->timed_out);
+	profrepeat_child = 0;
 	if (pidfd >= 0)
 		close(pidfd);
 	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
@@ -289,6 +309,9 @@ profrepeat_main(int argc, char **argv)
 		rc = 2;
 	p.persona = personality(0xffffffff);
 	p.persona = p.persona >= 0 ? p.persona & ~ADDR_NO_RANDOMIZE : 0;
+	signal(SIGTERM, profrepeat_on_signal);
+	signal(SIGINT, profrepeat_on_signal);
+	signal(SIGHUP, profrepeat_on_signal);
 	/* the runs are this process's children: perf record follows them */
 	t0 = clock_now();
 	if (rc == 0)

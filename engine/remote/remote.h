@@ -174,13 +174,14 @@ json_t *remote_prof_stop(struct remote *rm, bool *refused, char *err,
 /* legs: the legs' perf profile taken there (legs on that host): perf
  * record ARGS of benchtui prof-repeat over plan (the one the round
  * driver writes for a local one; each arm's program resolved there),
- * bounded by timeout_s there.  {rc, signal, timed_out, aborted, wall,
- * unwind, fallback}, checked; its files ("data", "out", "runs", "plan")
+ * bounded by timeout_s there; abort_fd readable (or -1) sends cancel,
+ * which ends the recording there by its process group.  {rc, signal,
+ * timed_out, aborted, wall, unwind, fallback}, checked; its files ("data", "out", "runs", "plan")
  * then come back with remote_prof_get, and remote_prof_report reads
  * its data there. */
 json_t *remote_prof_legs(struct remote *rm, const json_t *plan,
-    char *const *args, size_t nargs, double timeout_s, bool *refused,
-    char *err, size_t errlen);
+    char *const *args, size_t nargs, double timeout_s, int abort_fd,
+    bool *refused, char *err, size_t errlen);
 /* perf report ARGS -i the recording, there, into its "report" file:
  * perf report's exit status (-2 aborted there), or -3. */
 int remote_prof_report(struct remote *rm, char *const *args, size_t nargs,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include "clock.h"
 #include "remote.h"
 #include "remote_conn.h"
 #include "remote_int.h"
@@ -35,17 +36,20 @@ remote_strv(char *const *v, size_t n)
 /* A prof request's answer, checked with check: a new object, or NULL
  * with err (*refused: the agent said no, the connection stands). */
 static json_t *
-remote_prof_call(struct remote *rm, json_t *req, double timeout_s,
-    json_t *(*check)(const json_t *, char *, size_t), bool *refused,
-    char *err, size_t errlen)
+remote_prof_call_ab(struct remote *rm, json_t *req, double timeout_s,
+    int abort_fd, json_t *(*check)(const json_t *, char *, size_t),
+    bool *refused, char *err, size_t errlen)
 {
 	const char *op = json_string_value(json_object_get(req, "op"));
+	struct remote_wait w = { .deadline = clock_now() + timeout_s,
+		.abort_fd = abort_fd, .release_fd = -1 };
 	char name[32], why[320];
 	json_t *reply, *ok;
 
 	snprintf(name, sizeof name, "%s", op);
 	*refused = false;
-	reply = remote_call_plain(rm, req, timeout_s);
+	/* an abort sends cancel, which ends what runs there */
+	reply = remote_call(rm, req, &w);
 	if (reply == NULL) {
 		snprintf(err, errlen, "%s", rm->why);
 		return NULL;
@@ -62,6 +66,15 @@ remote_prof_call(struct remote *rm, json_t *req, double timeout_s,
 		snprintf(err, errlen, "%s", rm->why);
 	}
 	return ok;
+}
+
+static json_t *
+remote_prof_call(struct remote *rm, json_t *req, double timeout_s,
+    json_t *(*check)(const json_t *, char *, size_t), bool *refused,
+    char *err, size_t errlen)
+{
+	return remote_prof_call_ab(rm, req, timeout_s, -1, check, refused, err,
+	    errlen);
 }
 
 json_t *
@@ -82,13 +95,13 @@ remote_prof_stop(struct remote *rm, bool *refused, char *err, size_t errlen)
 
 json_t *
 remote_prof_legs(struct remote *rm, const json_t *plan, char *const *args,
-    size_t nargs, double timeout_s, bool *refused, char *err,
+    size_t nargs, double timeout_s, int abort_fd, bool *refused, char *err,
     size_t errlen)
 {
 	/* the agent's own bound on the recording, then the answer's way */
-	return remote_prof_call(rm, json_pack("{s:s,s:O,s:o,s:f}", "op",
+	return remote_prof_call_ab(rm, json_pack("{s:s,s:O,s:o,s:f}", "op",
 	    "prof_legs", "plan", plan, "args", remote_strv(args, nargs),
-	    "timeout_s", timeout_s), timeout_s + REMOTE_CALL_S,
+	    "timeout_s", timeout_s), timeout_s + REMOTE_CALL_S, abort_fd,
 	    remote_check_prof_legs, refused, err, errlen);
 }
 

@@ -81,8 +81,8 @@ round_prof_far_legs(struct prof_perf *pp, struct leg_result *res)
 	round_emit_new(pp->u, se);
 	/* max_s, then a pass under way, then perf's own writing */
 	r = remote_prof_legs(pp->far.rm, plan, pr->perf_args, pr->nperf_args,
-	    pr->max_s + each * (double)pp->narms + 120, &refused, err,
-	    sizeof err);
+	    pr->max_s + each * (double)pp->narms + 120,
+	    pp->u->r->abort_pipe[0], &refused, err, sizeof err);
 	json_decref(plan);
 	if (r == NULL) {
 		if (!refused) {
@@ -107,6 +107,10 @@ round_prof_far_legs(struct prof_perf *pp, struct leg_result *res)
 	pp->args = profile_perf_args(pr->perf_args, pr->nperf_args,
 	    !pp->fallback, &pp->unwind);
 	json_decref(r);
+	/* an abort ended the recording there: nothing to copy back, the
+	 * profile is taken again on resume */
+	if (res->aborted || round_aborted(pp->u))
+		return 0;
 	if (legfar_copy(pp) != 0)
 		return pp->far.lost ? -2 : -1;
 	return 0;
