@@ -5,6 +5,7 @@
  * through legout.c's cap), its values sent back for the client to check
  * and record.  The output file stays here, in the agent's folder. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 
 #include "agent_int.h"
 #include "cgroup.h"
@@ -21,6 +23,7 @@
 #include "legout.h"
 #include "procs.h"
 #include "quiet.h"
+#include "rfile.h"
 #include "spec.h"
 #include "template.h"
 #include "xalloc.h"
@@ -54,11 +57,14 @@ agent_leg_cgroup_end(struct agent *a)
 }
 
 /* What leg asks: argv, env over the agent's, cwd, cpus, nice, timeout_s,
- * out (a file name in the agent's folder), keep, max_bytes. */
+ * out (a file name in the agent's folder), keep, max_bytes; and the
+ * round's prepare argv to run before it, and its stdin's content
+ * (base64), both optional. */
 struct agent_leg_req {
 	char **argv;
 	char **envp;
-	const char *cwd, *cpus, *out;
+	char **prepare;
+	const char *cwd, *cpus, *out, *in_b64;
 	int nice;
 	double timeout_s;
 	bool keep;
@@ -84,6 +90,21 @@ agent_leg_parse(const json_t *req, struct agent_leg_req *q)
 	if ((r = agent_strv(req, json_object_get(req, "argv"), "leg: argv",
 	    &q->argv, &n)) != NULL)
 		return r;
+	if (json_object_get(req, "prepare") != NULL) {
+		size_t np = 0;
+
+		if ((r = agent_strv(req, json_object_get(req, "prepare"),
+		    "leg: prepare", &q->prepare, &np)) != NULL)
+			return r;
+		if (np == 0)
+			return agent_refuse(req, "malformed", "leg: prepare is "
+			    "empty");
+	}
+	q->in_b64 = json_string_value(json_object_get(req, "stdin"));
+	if (json_object_get(req, "stdin") != NULL && (q->in_b64 == NULL ||
+	    strlen(q->in_b64) % 4 != 0))
+		return agent_refuse(req, "malformed", "leg: stdin is the "
+		    "content in base64");
 	if (n == 0 || q->cwd == NULL || !agent_log_name_ok(q->out) ||
 	    !(q->timeout_s >= 0) || q->timeout_s > 1e9 || q->max_bytes < 0 ||
 	    q->nice < -20 || q->nice > 19 ||
@@ -154,15 +175,55 @@ agent_leg_reply(const json_t *req, const struct leg_result *res,
 	return r;
 }
 
-/* Run it: the program resolved here, pinned to cpus (this host's), its
- * output drained into DIR/out under the cap; ended by a request that
- * arrives meanwhile (cancel) as an abort ends a local leg. */
+/* The stdin's content into DIR/stdin-OUT (no link followed), its path
+ * (malloc'd) for the leg to open; NULL with err. */
+static char *
+agent_leg_stdin(struct agent *a, const struct agent_leg_req *q, char *err,
+    size_t errlen)
+{
+	size_t n = strlen(q->in_b64), pad = 0;
+	unsigned char *buf = xmalloc(n / 4 * 3 + 1);
+	char *path = xasprintf("%s/stdin-%s", a->dir, q->out);
+	int got = EVP_DecodeBlock(buf, (const unsigned char *)q->in_b64,
+	    (int)n), fd = -1;
+	bool ok = false;
+
+	/* EVP_DecodeBlock counts the padding's zero bytes in */
+	if (n > 0 && q->in_b64[n - 1] == '=')
+		pad = n > 1 && q->in_b64[n - 2] == '=' ? 2 : 1;
+	if (got < 0 || (size_t)got < pad)
+		snprintf(err, errlen, "leg: stdin is not base64");
+	else if ((void)unlink(path), (fd = rfile_create(path, O_CLOEXEC,
+	    0600)) < 0 ||
+	    write(fd, buf, (size_t)got - pad) != (ssize_t)((size_t)got - pad))
+		snprintf(err, errlen, "leg: its stdin %s: %s", path,
+		    strerror(errno));
+	else
+		ok = true;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (!ok) {
+		(void)unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* Run it (or with prepare the round's prepare argv, unmeasured): the
+ * program resolved here, pinned to cpus (this host's), its output
+ * drained into DIR/out under the cap; ended by a request that arrives
+ * meanwhile (cancel) as an abort ends a local leg. */
 static json_t *
-agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q)
+agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
+    bool prepare)
 {
 	int ncpus = get_nprocs_conf();
 	unsigned char *mask = NULL;
-	char *path = spec_resolve_program(q->argv[0], q->cwd), *out, err[1024];
+	char **argv = prepare ? q->prepare : q->argv, *in = NULL,
+	    *path = spec_resolve_program(argv[0], q->cwd), *out,
+	    err[1024] = "";
 	struct counters *ctr = NULL;
 	struct legout *lo;
 	struct leg_result res;
@@ -171,9 +232,14 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q)
 	json_t *r;
 
 	if (path == NULL)
-		return agent_refuse(req, "failed", "leg: no program \"%s\" "
-		    "(relative to %s or on PATH) on this host", q->argv[0],
-		    q->cwd);
+		return agent_refuse(req, "failed", "leg: no %sprogram \"%s\" "
+		    "(relative to %s or on PATH) on this host", prepare ?
+		    "prepare " : "", argv[0], q->cwd);
+	if (!prepare && q->in_b64 != NULL &&
+	    (in = agent_leg_stdin(a, q, err, sizeof err)) == NULL) {
+		free(path);
+		return agent_refuse(req, "failed", "%s", err);
+	}
 	if (q->cpus != NULL) {
 		mask = xcalloc((size_t)ncpus, 1);
 		if (procs_cpulist_parse(q->cpus, mask, ncpus) != 0) {
@@ -188,15 +254,15 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q)
 		r = agent_refuse(req, "failed", "leg: %s", err);
 		goto done;
 	}
-	if (a->ncounters > 0)
+	if (a->ncounters > 0 && !prepare)
 		ctr = counters_create((const char *const *)a->counters,
 		    a->ncounters);
 	{
-		struct leg_spec ls = { .path = path, .argv = q->argv,
+		struct leg_spec ls = { .path = path, .argv = argv,
 			.envp = q->envp, .cwd = q->cwd, .out_path = out,
 			.out = lo, .cpus = mask, .ncpus = ncpus, .nice = q->nice,
 			.timeout_s = q->timeout_s, .ctr = ctr, .cg = a->cg_legs,
-			.abort_fd = a->wake };
+			.abort_fd = a->wake, .in_path = in };
 
 		if (leg_run(&ls, &res, NULL, NULL, err, sizeof err) != 0) {
 			legout_finish(lo, NULL, NULL, NULL);
@@ -207,7 +273,20 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q)
 	procs_reap_orphans(NULL, 0);
 	legout_finish(lo, &bytes, &trunc, NULL);
 	r = agent_leg_reply(req, &res, ctr, bytes, trunc, path);
+	if (prepare) {
+		int prc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
+		    (res.signal != 0 ? res.signal : 9);
+
+		/* the file is the leg's once it runs (a failed prepare's
+		 * stays) */
+		if (prc == 0 && bytes > 0)
+			(void)unlink(out);
+		json_object_set_new(r, "prepare_rc", json_integer(prc));
+	}
 done:
+	if (in != NULL)
+		(void)unlink(in);
+	free(in);
 	counters_destroy(ctr);
 	free(out);
 	free(mask);
@@ -242,6 +321,21 @@ agent_leg(struct agent *a, const json_t *req)
 
 	if ((r = agent_leg_parse(req, &q)) != NULL)
 		goto out;
+	/* The round's prepare, before the gate as a local leg's: one that
+	 * exits non-zero is the leg's line, and the leg does not run. */
+	if (q.prepare != NULL) {
+		json_t *p = agent_leg_run(a, req, &q, true);
+
+		if (!json_is_true(json_object_get(p, "ok")) ||
+		    json_is_true(json_object_get(p, "aborted")) ||
+		    json_integer_value(json_object_get(p, "prepare_rc")) != 0) {
+			r = p;
+			if (json_is_true(json_object_get(r, "ok")))
+				agent_leg_gated(r, "off", &seen, NAN);
+			goto out;
+		}
+		json_decref(p);
+	}
 	if (gate && !agent_gate_setup(a, req)) {
 		r = agent_refuse(req, "malformed", "leg: a gate needs "
 		    "budget_left_s (a number), release_all and probe (true or "
@@ -257,7 +351,9 @@ agent_leg(struct agent *a, const json_t *req)
 	}
 	if (a->quiet != NULL)
 		quiet_leg_begin(a->quiet);
-	r = agent_leg_run(a, req, &q);
+	r = agent_leg_run(a, req, &q, false);
+	if (q.prepare != NULL && json_is_true(json_object_get(r, "ok")))
+		json_object_set_new(r, "prepare_rc", json_integer(0));
 	if (a->quiet != NULL) {
 		struct quiet_seen during;
 
@@ -267,6 +363,7 @@ agent_leg(struct agent *a, const json_t *req)
 		agent_leg_gated(r, word, &seen, foreign);
 out:
 	template_free_argv(q.argv);
+	template_free_argv(q.prepare);
 	template_free_argv(q.envp);
 	return agent_then(a, r, next);
 }

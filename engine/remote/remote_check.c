@@ -532,6 +532,8 @@ remote_check_leg(const json_t *r, double waited_max, char *const *names,
 		{ "probe", RC_NUM, true, true, 0, RC_CORES, NULL },
 		{ "probe_us", RC_NUM, true, true, 0, RC_SECONDS, NULL },
 		{ "foreign", RC_NUM, true, true, 0, RC_CORES, NULL },
+		/* the round's prepare ran there first: its exit */
+		{ "prepare_rc", RC_INT, false, false, 0, 255, NULL },
 	};
 	const struct rc_field cf = { "counters", RC_INT, true, true, 0, RC_BIG,
 	    NULL };

@@ -3,12 +3,14 @@
  * local leg is run (remote_leg), its values (checked by the client) into
  * the leg_result the leg line is made from, and its counters onto that
  * line.  The log, the arithmetic and the seal stay here. */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 
 #include "event.h"
 #include "legcmd.h"
@@ -16,6 +18,10 @@
 #include "rfile.h"
 #include "round_int.h"
 #include "xalloc.h"
+
+/* The most of a leg's stdin sent to its host: its request is one line
+ * of at most 1 MiB once the content is in base64. */
+#define ROUND_FAR_STDIN_MAX (512 << 10)
 
 /* The leg's output file's name in the agent's folder: its path in the
  * round folder, '/' as '_'. */
@@ -29,6 +35,14 @@ round_far_out(const char *rel)
 		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
 			*c = '_';
 	return n;
+}
+
+int
+round_far_prepare_rc(const json_t *far)
+{
+	const json_t *p = json_object_get(far, "prepare_rc");
+
+	return json_is_integer(p) ? (int)json_integer_value(p) : -1;
 }
 
 static double
@@ -105,11 +119,55 @@ round_far_output(struct run *u, struct remote *rm, const char *rel)
 	free(name);
 }
 
+/* The leg's stdin file, read here whole (it is bounded: it travels in
+ * the leg's request, one line the agent reads at most 1 MiB of) into
+ * req as base64.  0; -1 with u->err naming the file. */
+static int
+round_far_stdin(struct run *u, const char *path, json_t *req)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	unsigned char *buf;
+	char *b64;
+	size_t n = 0;
+	ssize_t got = 1;
+
+	if (fd < 0) {
+		snprintf(u->err, sizeof u->err, "stdin %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	buf = xmalloc(ROUND_FAR_STDIN_MAX + 1);
+	while (n <= ROUND_FAR_STDIN_MAX && (got = read(fd, buf + n,
+	    ROUND_FAR_STDIN_MAX + 1 - n)) > 0)
+		n += (size_t)got;
+	close(fd);
+	if (got < 0 || n > ROUND_FAR_STDIN_MAX) {
+		if (got < 0)
+			snprintf(u->err, sizeof u->err, "stdin %s: %s", path,
+			    strerror(errno));
+		else
+			snprintf(u->err, sizeof u->err, "stdin %s holds more than "
+			    "%d bytes, the most a leg on another host takes (its "
+			    "content travels in the leg's request)", path,
+			    ROUND_FAR_STDIN_MAX);
+		free(buf);
+		return -1;
+	}
+	b64 = xmalloc(4 * ((n + 2) / 3) + 1);
+	EVP_EncodeBlock((unsigned char *)b64, buf, (int)n);
+	json_object_set_new(req, "stdin", json_string(b64));
+	free(b64);
+	free(buf);
+	return 0;
+}
+
 /* The leg request for argv with cmd's env and cwd, its output into the
- * agent's file for rel (the round folder's path). */
+ * agent's file for rel (the round folder's path); a timed leg's (leg)
+ * with the round's prepare and the leg's stdin.  NULL with u->err (its
+ * stdin cannot be sent). */
 static json_t *
 round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
-    const char *rel)
+    const char *rel, bool leg)
 {
 	const struct spec *s = u->r->spec;
 	char *out = round_far_out(rel != NULL ? rel : "none");
@@ -121,6 +179,14 @@ round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
 	    s->timeout_s, "out", out, "keep", s->output_keep, "max_bytes",
 	    (json_int_t)s->output_max_bytes);
 	free(out);
+	if (leg && cmd->prepare != NULL)
+		json_object_set_new(req, "prepare", legcmd_argv_json(
+		    cmd->prepare));
+	if (leg && cmd->stdin_path != NULL &&
+	    round_far_stdin(u, cmd->stdin_path, req) != 0) {
+		json_decref(req);
+		return NULL;
+	}
 	return req;
 }
 
@@ -143,7 +209,8 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 			round_remote_lost(u, rm, "before a profile's load");
 		return -1;
 	}
-	req = round_far_req(u, cmd, argv != NULL ? argv : cmd->argv, rel);
+	req = round_far_req(u, cmd, argv != NULL ? argv : cmd->argv, rel,
+	    false);
 	if (timeout_s > 0)
 		json_object_set_new(req, "timeout_s", json_real(timeout_s));
 	far = remote_leg(rm, req, timeout_s > 0 ? timeout_s :
@@ -167,8 +234,13 @@ json_t *
 round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
     const char *host)
 {
-	json_t *req = round_far_req(u, cmd, cmd->argv, cmd->out_rel);
+	json_t *req = round_far_req(u, cmd, cmd->argv, cmd->out_rel, true);
 
+	if (req == NULL) {
+		round_abort_internal(u->r, "a leg's stdin could not be sent to "
+		    "its host");
+		return NULL;
+	}
 	/* Its leg_start: the host's, with no pid of this machine (resume
 	 * ends only local pids). */
 	json_object_set_new(start, "pid", json_null());
@@ -208,7 +280,9 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 			round_remote_lost(u, rm, "before a leg");
 		return -1;
 	}
-	req = round_far_request(u, cmd, start, u->r->spec->host);
+	if ((req = round_far_request(u, cmd, start, u->r->spec->host)) ==
+	    NULL)
+		return -1;
 	gated = round_gate_far_ask(u, pl, &rg);
 	*far = remote_leg(rm, req, u->r->spec->timeout_s, gated ? &rg : NULL,
 	    u->r->abort_pipe[0], u->r->gate_pipe[0], round_emit_cb, u,

@@ -328,7 +328,8 @@ round_leg_prepare(struct round_leg *l)
 	long long bytes;
 	int werr;
 
-	if (l->cmd.prepare == NULL)
+	/* Legs on another host: its agent runs prepare there first. */
+	if (l->cmd.prepare == NULL || l->u->r->spec->host != NULL)
 		return RUN_LEG_GO;
 	if (round_leg_exec(l, true, &res) != 0) {
 		round_abort_internal(l->u->r, "a leg's prepare could not be "
@@ -410,6 +411,19 @@ round_leg_end_leftovers(struct round_leg *l)
 		(void)procs_end_descendants(getpid(), keep, n, 0.5);
 }
 
+/* What a far leg's reply says beside its values: the prepare's exit,
+ * and a filter's bytes (what it wrote, as round_leg_run counts them). */
+static void
+round_leg_far_values(struct round_leg *l)
+{
+	const struct spec *s = l->u->r->spec;
+
+	l->prepare_rc = round_far_prepare_rc(l->far);
+	if (s->stdin_path != NULL && s->scratch == NULL)
+		l->bytes = json_integer_value(json_object_get(l->far,
+		    "output_bytes"));
+}
+
 /* Run on the legs' host: its agent runs the leg as leg_run runs one here
  * and sends back its values; then the server's window, as here. */
 static int
@@ -425,6 +439,7 @@ round_leg_run_far(struct round_leg *l)
 	l->start = NULL;
 	if (rc != 0)
 		return RUN_LEG_STOP;
+	round_leg_far_values(l);
 	if (l->srv != NULL) {
 		l->srvblock = round_server_close(u, l->srv, l->name);
 		if (l->srvblock == NULL && round_server_host(l->srv) != NULL)
@@ -742,6 +757,10 @@ round_leg_far_begin(struct run *u, const struct plan_leg *pl, int warmup,
 	*req = round_far_request(u, &l->cmd, l->start, host);
 	json_decref(l->start);
 	l->start = NULL;
+	if (*req == NULL) {
+		round_leg_far_free(l);
+		return NULL;
+	}
 	l->gated = round_gate_far_ask(u, pl, rg);
 	return l;
 }
@@ -762,6 +781,7 @@ int
 round_leg_far_end(struct round_leg *l, json_t *far)
 {
 	l->far = far;
+	round_leg_far_values(l);
 	if (round_far_reply(l->u, l->name, l->gated, far, &l->res, &l->gate,
 	    &l->foreign) != 0)
 		return -1;

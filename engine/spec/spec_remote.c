@@ -215,9 +215,8 @@ spec_check_leg_host(struct parser *p)
 	const struct spec *s = p->s;
 	/* the legs' perf profile is taken there (its agent's prof_legs), and
 	 * a cell server's there with the legs (prof_start, its load a leg
-	 * there) */
-	const char *what = s->prepare != NULL ? "prepare" : s->scratch != NULL ?
-	    "scratch" : s->stdin_path != NULL ? "stdin" : NULL;
+	 * there); prepare and stdin go with each leg's request */
+	const char *what = s->scratch != NULL ? "scratch" : NULL;
 	const char *field = s->nhosts > 0 ? "hosts" : "host";
 
 	if (s->host == NULL && s->nhosts == 0)

@@ -309,12 +309,17 @@ void round_far_record(json_t *ev, const json_t *far, const char *host);
 /* round_far_leg's halves, for legs on several hosts at once
  * (round_hosts.c): the request for cmd's leg, its leg_start (start)
  * logged with host and no pid; then the checked reply far into res, *g
- * (when gated) and *foreign.  0; -1 when the round stops. */
+ * (when gated) and *foreign.  0; -1 when the round stops.  The request
+ * carries the round's prepare and the leg's stdin (at most 512 KiB);
+ * NULL when that cannot be sent (the round stopped, u->err). */
 json_t *round_far_request(struct run *u, const struct legcmd *cmd,
     json_t *start, const char *host);
 int round_far_reply(struct run *u, const char *leg, bool gated,
     const json_t *far, struct leg_result *res, struct round_gate_rec *g,
     double *foreign);
+/* The exit of the round's prepare, which the agent ran before the leg
+ * (the leg did not run unless 0), or -1. */
+int round_far_prepare_rc(const json_t *far);
 /* A profile's leg on the legs' host, unrecorded: argv (NULL: cmd's own,
  * its output copied back into out_abs) with cmd's env and cwd, within
  * timeout_s (0: the round's).  0 with res; 1 when the agent could not
