@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent_int.h"
+#include "scratch.h"
 #include "probe.h"
 #include "procs.h"
 #include "provenance.h"
@@ -296,7 +297,7 @@ int
 agent_run(const char *dir, int in_fd, int out_fd)
 {
 	struct agent a = { .out = out_fd, .exit_code = 0,
-	    .handle = agent_handle };
+	    .handle = agent_handle, .scratch_lock = -1 };
 	const char *forced = getenv(AGENT_VERSION_ENV),
 	    *fproto = getenv(AGENT_PROTOCOL_ENV);
 	char err[1024];
@@ -334,6 +335,7 @@ agent_run(const char *dir, int in_fd, int out_fd)
 out:
 	agent_end_server(&a, AGENT_END_GRACE_S);
 	agent_leg_cgroup_end(&a);
+	scratch_release(&a.scratch_lock);
 	procs_reap_orphans(NULL, 0);
 	quiet_destroy(a.quiet);
 	template_free_argv(a.counters);

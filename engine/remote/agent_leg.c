@@ -24,6 +24,7 @@
 #include "procs.h"
 #include "quiet.h"
 #include "rfile.h"
+#include "scratch.h"
 #include "spec.h"
 #include "template.h"
 #include "xalloc.h"
@@ -58,13 +59,15 @@ agent_leg_cgroup_end(struct agent *a)
 
 /* What leg asks: argv, env over the agent's, cwd, cpus, nice, timeout_s,
  * out (a file name in the agent's folder), keep, max_bytes; and the
- * round's prepare argv to run before it, and its stdin's content
- * (base64), both optional. */
+ * round's prepare argv to run before it, its stdin's content (base64),
+ * its scratch folder and the paths emptying it must not take
+ * (scratch_keep), all optional. */
 struct agent_leg_req {
 	char **argv;
 	char **envp;
 	char **prepare;
-	const char *cwd, *cpus, *out, *in_b64;
+	char **skeep;           /* scratch_keep: what emptying must not take */
+	const char *cwd, *cpus, *out, *in_b64, *scratch;
 	int nice;
 	double timeout_s;
 	bool keep;
@@ -99,6 +102,16 @@ agent_leg_parse(const json_t *req, struct agent_leg_req *q)
 		if (np == 0)
 			return agent_refuse(req, "malformed", "leg: prepare is "
 			    "empty");
+	}
+	q->scratch = json_string_value(json_object_get(req, "scratch"));
+	if (json_object_get(req, "scratch") != NULL && q->scratch == NULL)
+		return agent_refuse(req, "malformed", "leg: scratch is a path");
+	if (json_object_get(req, "scratch_keep") != NULL) {
+		size_t nk = 0;
+
+		if ((r = agent_strv(req, json_object_get(req, "scratch_keep"),
+		    "leg: scratch_keep", &q->skeep, &nk)) != NULL)
+			return r;
 	}
 	q->in_b64 = json_string_value(json_object_get(req, "stdin"));
 	if (json_object_get(req, "stdin") != NULL && (q->in_b64 == NULL ||
@@ -321,6 +334,16 @@ agent_leg(struct agent *a, const json_t *req)
 
 	if ((r = agent_leg_parse(req, &q)) != NULL)
 		goto out;
+	/* The scratch folder, emptied first as a local leg's is (its
+	 * program as resolved here kept). */
+	if (q.scratch != NULL) {
+		char *path = spec_resolve_program(q.argv[0], q.cwd);
+
+		r = agent_scratch(a, req, q.scratch, q.cwd, path, q.skeep);
+		free(path);
+		if (r != NULL)
+			goto out;
+	}
 	/* The round's prepare, before the gate as a local leg's: one that
 	 * exits non-zero is the leg's line, and the leg does not run. */
 	if (q.prepare != NULL) {
@@ -361,9 +384,24 @@ agent_leg(struct agent *a, const json_t *req)
 	}
 	if (json_is_true(json_object_get(r, "ok")))
 		agent_leg_gated(r, word, &seen, foreign);
+	if (q.scratch != NULL && json_is_true(json_object_get(r, "ok"))) {
+		char err[1024];
+		long long n = scratch_size(q.scratch, err, sizeof err);
+
+		/* A folder turned into a link: the leg's values are not
+		 * kept, and the round stops (resume runs it again). */
+		if (n == -2) {
+			json_decref(r);
+			r = agent_refuse(req, "failed", "%s", err);
+		} else {
+			json_object_set_new(r, "scratch_bytes", n >= 0 ?
+			    json_integer(n) : json_null());
+		}
+	}
 out:
 	template_free_argv(q.argv);
 	template_free_argv(q.prepare);
+	template_free_argv(q.skeep);
 	template_free_argv(q.envp);
 	return agent_then(a, r, next);
 }

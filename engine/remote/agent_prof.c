@@ -14,7 +14,8 @@
  *   prof_legs   {plan, args, timeout_s}: the legs' perf profile, taken
  *               here (legs on this host): perf record ARGS -- benchtui
  *               prof-repeat over the plan the client would run, each
- *               arm's program resolved here; then prof_report and
+ *               arm's program resolved here (and its scratch folder
+ *               emptied); then prof_report and
  *               prof_get as for a server's (files data, out, runs, plan)
  *
  * The load comes from the client's side, as it does for a local server.
@@ -364,14 +365,15 @@ agent_prof_get(struct agent *a, const json_t *req)
 }
 
 /* The plan's arms with each program resolved here (and benchtui
- * itself run with the fixed layout, as the client's side does).  NULL,
- * or the refusal. */
+ * itself run with the fixed layout, as the client's side does), each
+ * arm's scratch folder emptied before the first run as a local
+ * profile's is.  NULL, or the refusal. */
 static json_t *
-agent_prof_legs_plan(const json_t *req, json_t *plan)
+agent_prof_legs_plan(struct agent *a, const json_t *req, json_t *plan)
 {
 	const json_t *arms = json_object_get(plan, "arms");
 	const char *self = template_self_path();
-	json_t *arm;
+	json_t *arm, *r;
 	size_t i;
 
 	if (!json_is_array(arms) || json_array_size(arms) == 0 ||
@@ -398,7 +400,12 @@ agent_prof_legs_plan(const json_t *req, json_t *plan)
 		json_object_set_new(arm, "path", json_string(path));
 		json_object_set_new(arm, "fixed_layout", json_boolean(strcmp(path,
 		    self) == 0));
+		r = json_is_string(json_object_get(arm, "scratch")) ?
+		    agent_scratch(a, req, json_string_value(json_object_get(arm,
+		    "scratch")), cwd, path, NULL) : NULL;
 		free(path);
+		if (r != NULL)
+			return r;
 	}
 	return NULL;
 }
@@ -474,7 +481,7 @@ agent_prof_legs(struct agent *a, const json_t *req)
 	}
 	if ((r = agent_strv(req, json_object_get(req, "args"), "prof_legs: "
 	    "args", &args, &nargs)) != NULL ||
-	    (r = agent_prof_legs_plan(req, plan)) != NULL)
+	    (r = agent_prof_legs_plan(a, req, plan)) != NULL)
 		goto done;
 	if (profile_blocked("perf", why, sizeof why) != NULL) {
 		r = agent_refuse(req, "blocked", "%s", why);

@@ -5,10 +5,12 @@
  * through a->handle. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "agent_int.h"
+#include "scratch.h"
 #include "xalloc.h"
 
 json_t *
@@ -107,4 +109,30 @@ agent_log_name_ok(const char *s)
 		    *s != '.')
 			return false;
 	return true;
+}
+
+json_t *
+agent_scratch(struct agent *a, const json_t *req, const char *scratch,
+    const char *cwd, const char *path, char *const *keep)
+{
+	size_t n = 0, k = 0;
+	struct scratch_hold *h;
+	char err[1024];
+	int rc;
+
+	while (keep != NULL && keep[n] != NULL)
+		n++;
+	if (scratch[0] != '/')
+		return agent_refuse(req, "malformed", "scratch: \"%s\" is not "
+		    "an absolute path", scratch);
+	h = xcalloc(n + 3, sizeof *h);
+	h[k++] = (struct scratch_hold){ cwd, "holds the workdir" };
+	h[k++] = (struct scratch_hold){ a->dir, "holds the agent's folder" };
+	h[k++] = (struct scratch_hold){ path, "holds the leg's program" };
+	for (size_t i = 0; i < n; i++)
+		h[k++] = (struct scratch_hold){ keep[i], "holds a path the "
+		    "leg's command names" };
+	rc = scratch_empty(scratch, h, k, &a->scratch_lock, err, sizeof err);
+	free(h);
+	return rc != 0 ? agent_refuse(req, "failed", "%s", err) : NULL;
 }

@@ -534,6 +534,8 @@ remote_check_leg(const json_t *r, double waited_max, char *const *names,
 		{ "foreign", RC_NUM, true, true, 0, RC_CORES, NULL },
 		/* the round's prepare ran there first: its exit */
 		{ "prepare_rc", RC_INT, false, false, 0, 255, NULL },
+		/* the bytes in its scratch folder there after it */
+		{ "scratch_bytes", RC_INT, false, true, 0, RC_BIG, NULL },
 	};
 	const struct rc_field cf = { "counters", RC_INT, true, true, 0, RC_BIG,
 	    NULL };

@@ -162,12 +162,13 @@ round_far_stdin(struct run *u, const char *path, json_t *req)
 }
 
 /* The leg request for argv with cmd's env and cwd, its output into the
- * agent's file for rel (the round folder's path); a timed leg's (leg)
- * with the round's prepare and the leg's stdin.  NULL with u->err (its
- * stdin cannot be sent). */
+ * agent's file for rel (the round folder's path), its scratch folder (and
+ * keep, the paths emptying it must not take); a timed leg's (leg) with
+ * the round's prepare and the leg's stdin.  NULL with u->err (its stdin
+ * cannot be sent). */
 static json_t *
 round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
-    const char *rel, bool leg)
+    const char *rel, bool leg, char *const *keep)
 {
 	const struct spec *s = u->r->spec;
 	char *out = round_far_out(rel != NULL ? rel : "none");
@@ -179,6 +180,11 @@ round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
 	    s->timeout_s, "out", out, "keep", s->output_keep, "max_bytes",
 	    (json_int_t)s->output_max_bytes);
 	free(out);
+	/* its scratch folder is emptied there, by the same rules */
+	if (cmd->scratch != NULL)
+		json_object_set_new(req, "scratch", json_string(cmd->scratch));
+	if (cmd->scratch != NULL && keep != NULL)
+		json_object_set_new(req, "scratch_keep", legcmd_argv_json(keep));
 	if (leg && cmd->prepare != NULL)
 		json_object_set_new(req, "prepare", legcmd_argv_json(
 		    cmd->prepare));
@@ -210,7 +216,7 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 		return -1;
 	}
 	req = round_far_req(u, cmd, argv != NULL ? argv : cmd->argv, rel,
-	    false);
+	    false, NULL);
 	if (timeout_s > 0)
 		json_object_set_new(req, "timeout_s", json_real(timeout_s));
 	far = remote_leg(rm, req, timeout_s > 0 ? timeout_s :
@@ -231,10 +237,11 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 }
 
 json_t *
-round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
-    const char *host)
+round_far_request(struct run *u, const struct legcmd *cmd, char *const *keep,
+    json_t *start, const char *host)
 {
-	json_t *req = round_far_req(u, cmd, cmd->argv, cmd->out_rel, true);
+	json_t *req = round_far_req(u, cmd, cmd->argv, cmd->out_rel, true,
+	    keep);
 
 	if (req == NULL) {
 		round_abort_internal(u->r, "a leg's stdin could not be sent to "
@@ -266,8 +273,9 @@ round_far_reply(struct run *u, const char *leg, bool gated,
 
 int
 round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
-    const struct legcmd *cmd, json_t *start, struct leg_result *res,
-    struct round_gate_rec *g, double *foreign, json_t **far)
+    const struct legcmd *cmd, char *const *keep, json_t *start,
+    struct leg_result *res, struct round_gate_rec *g, double *foreign,
+    json_t **far)
 {
 	struct remote *rm = round_remote_legs(u);
 	struct remote_gate rg;
@@ -280,8 +288,8 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 			round_remote_lost(u, rm, "before a leg");
 		return -1;
 	}
-	if ((req = round_far_request(u, cmd, start, u->r->spec->host)) ==
-	    NULL)
+	if ((req = round_far_request(u, cmd, keep, start,
+	    u->r->spec->host)) == NULL)
 		return -1;
 	gated = round_gate_far_ask(u, pl, &rg);
 	*far = remote_leg(rm, req, u->r->spec->timeout_s, gated ? &rg : NULL,

@@ -190,7 +190,9 @@ round_leg_scratch(struct run *u, const struct legcmd_where *w,
 	size_t nkeep = 0;
 	int rc;
 
-	if (c->scratch == NULL)
+	/* Legs on another host: their agent empties it there. */
+	if (c->scratch == NULL || u->r->spec->host != NULL ||
+	    u->r->spec->nhosts > 0)
 		return 0;
 	keep = round_leg_cmd_named(u->r->spec, w, c, &nkeep);
 	rc = round_scratch_empty(u, c->scratch, keep, nkeep, u->err,
@@ -412,16 +414,35 @@ round_leg_end_leftovers(struct round_leg *l)
 }
 
 /* What a far leg's reply says beside its values: the prepare's exit,
- * and a filter's bytes (what it wrote, as round_leg_run counts them). */
+ * and its bytes, as round_leg_run counts them (a filter's output, or
+ * its scratch folder's there). */
 static void
 round_leg_far_values(struct round_leg *l)
 {
 	const struct spec *s = l->u->r->spec;
+	const json_t *sb = json_object_get(l->far, "scratch_bytes");
 
 	l->prepare_rc = round_far_prepare_rc(l->far);
 	if (s->stdin_path != NULL && s->scratch == NULL)
 		l->bytes = json_integer_value(json_object_get(l->far,
 		    "output_bytes"));
+	if (l->cmd.scratch != NULL)
+		l->bytes = json_is_integer(sb) ? json_integer_value(sb) : -1;
+}
+
+/* The paths that emptying a far leg's scratch folder there must not
+ * take (those its command names), or NULL without one. */
+static char **
+round_leg_far_keep(const struct round_leg *l)
+{
+	const struct spec *s = l->u->r->spec;
+	struct legcmd_where w = { .spec = s, .cell = l->pl->cell,
+	    .arm = l->pl->arm, .rep = l->warmup > 0 ? 0 : l->pl->rep,
+	    .warmup = l->warmup, .round_dir = l->u->r->dir };
+	size_t n = 0;
+
+	return l->cmd.scratch != NULL ? round_leg_cmd_named(s, &w, &l->cmd,
+	    &n) : NULL;
 }
 
 /* Run on the legs' host: its agent runs the leg as leg_run runs one here
@@ -430,11 +451,13 @@ static int
 round_leg_run_far(struct round_leg *l)
 {
 	struct run *u = l->u;
+	char **keep = round_leg_far_keep(l);
 	int rc;
 
 	l->start = round_leg_start_made(l);
-	rc = round_far_leg(u, l->pl, l->name, &l->cmd, l->start, &l->res,
-	    &l->gate, &l->foreign, &l->far);
+	rc = round_far_leg(u, l->pl, l->name, &l->cmd, keep, l->start,
+	    &l->res, &l->gate, &l->foreign, &l->far);
+	template_free_argv(keep);
 	json_decref(l->start);
 	l->start = NULL;
 	if (rc != 0)
@@ -740,6 +763,7 @@ round_leg_far_begin(struct run *u, const struct plan_leg *pl, int warmup,
 {
 	const struct spec *s = u->r->spec;
 	struct round_leg *l = xcalloc(1, sizeof *l);
+	char **keep;
 
 	*l = (struct round_leg){ .u = u, .pl = pl, .warmup = warmup,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
@@ -753,8 +777,10 @@ round_leg_far_begin(struct run *u, const struct plan_leg *pl, int warmup,
 		round_leg_far_free(l);
 		return NULL;
 	}
+	keep = round_leg_far_keep(l);
 	l->start = round_leg_start_made(l);
-	*req = round_far_request(u, &l->cmd, l->start, host);
+	*req = round_far_request(u, &l->cmd, keep, l->start, host);
+	template_free_argv(keep);
 	json_decref(l->start);
 	l->start = NULL;
 	if (*req == NULL) {

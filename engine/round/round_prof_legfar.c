@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "legcmd.h"
 #include "profile.h"
 #include "remote.h"
 #include "rfile.h"
@@ -30,6 +31,13 @@ legfar_plan(struct prof_perf *pp)
 	json_t *j = text != NULL ? json_loads(text, 0, NULL) : NULL;
 
 	free(text);
+	/* each arm's scratch folder, emptied there before the first run as
+	 * a local profile's is here */
+	for (size_t k = 0; j != NULL && k < pp->narms; k++)
+		if (pp->cmds[k].scratch != NULL)
+			json_object_set_new(json_array_get(json_object_get(j,
+			    "arms"), k), "scratch", json_string(
+			    pp->cmds[k].scratch));
 	return j;
 }
 

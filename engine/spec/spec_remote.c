@@ -206,25 +206,18 @@ spec_parse_remote(struct parser *p, json_t *root)
 	return 0;
 }
 
-/* Legs on another host ("host") run its command there; what a leg
- * reads or leaves on this machine around it cannot follow yet.  Legs
- * on several hosts at once share no cell server yet. */
+/* Legs on another host ("host") run its command there.  Legs on
+ * several hosts at once share no cell server yet. */
 static int
 spec_check_leg_host(struct parser *p)
 {
 	const struct spec *s = p->s;
+
 	/* the legs' perf profile is taken there (its agent's prof_legs), and
 	 * a cell server's there with the legs (prof_start, its load a leg
-	 * there); prepare and stdin go with each leg's request */
-	const char *what = s->scratch != NULL ? "scratch" : NULL;
-	const char *field = s->nhosts > 0 ? "hosts" : "host";
-
+	 * there); prepare, stdin and scratch go with each leg's request */
 	if (s->host == NULL && s->nhosts == 0)
 		return 0;
-	if (what != NULL)
-		return spec_perr(p, field, "legs on another host (%s) do not "
-		    "take %s yet: run the round there, or drop %s", s->host !=
-		    NULL ? s->host : s->hosts[0], what, what);
 	for (size_t c = 0; s->nhosts > 1 && c < s->ncells; c++) {
 		char path[64];
 

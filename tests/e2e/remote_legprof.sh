@@ -7,8 +7,9 @@
 # come back into legs/, perf report runs there, and the split by run and
 # the differential view are made here: both profile events ok with the
 # host, each arm's report, the report's "on vs off" view naming
-# prof_hot_extra; verify passes.  A round with "host" and a scratch
-# folder is refused by check, naming the field.  Then the demo round with
+# prof_hot_extra; verify passes.  Its scratch folder, under the far
+# side's own /run (the test sshd's mount namespace), is made and emptied
+# there only.  Then the demo round with
 # "host", where no leg process runs here (checked through the mount
 # namespace each leg process writes); then a round on two hosts, whose
 # profile is taken on the first.
@@ -17,9 +18,11 @@
 need perf
 remote_up
 
+sc=/run/benchtui-legprof-$$
 jq -n --argjson ssh "$(ssh_json)" --arg b "$BENCHTUI" --arg host "$RHOST" \
-	--arg hot "$BENCHTUI_PROF_HOT" '
+	--arg hot "$BENCHTUI_PROF_HOT" --arg sc "$sc" '
 {"name": "farlegprof", "reps": 1, "baseline": "off", "quiet": false,
+ "scratch": $sc,
  "ssh": $ssh, "agent": [$b, "agent"], "host": $host,
  "bin": $hot, "command": ["${BIN}", "3000000"],
  "arms": [{"name": "off"}, {"name": "on", "env": {"PROF_HOT": "1"}}],
@@ -35,10 +38,7 @@ mkdir "$T/nobin"
 ln -s "$(command -v ssh)" "$T/nobin/ssh"
 PATH=$T/nobin "$BENCHTUI" check "$T/r.json" >"$T/check2" 2>&1 ||
 	fail "check without perf here: $(cat "$T/check2")"
-jq --arg s "$T/scratch" '.scratch = $s' "$T/r.json" >"$T/sys.json"
-"$BENCHTUI" check "$T/sys.json" >"$T/sys.out" 2>&1 && fail "check took scratch with host"
-grep -q 'do not take scratch' "$T/sys.out" || fail "check does not name scratch: $(cat "$T/sys.out")"
-ok "check takes perf with host (without perf here), refuses scratch naming it"
+ok "check takes perf with host (without perf here)"
 
 # The agent's prof_legs refuses a plan it cannot run, in its own words.
 mkdir "$T/ag"
@@ -77,6 +77,11 @@ grep -q 'prof_hot_extra' "$T/out/legs/prof-cpu-on.report" ||
 	fail "the on arm's report does not name prof_hot_extra"
 jq -e '.runs >= 4 and (.list | length) == .runs' "$T/out/legs/prof-cpu-off+on.runs" \
 	>/dev/null || fail "the runs' account: $(head -c 300 "$T/out/legs/prof-cpu-off+on.runs")"
+[ ! -e "$sc" ] || fail "the scratch folder $sc was made here"
+if command -v nsenter >/dev/null; then
+	nsenter -t "$SSHD_PID" -m test -f "$sc/.benchtui-scratch" ||
+		fail "the scratch folder $sc was not made there"
+fi
 ok "the legs' perf profile was taken on $RHOST and its files copied back"
 
 "$BENCHTUI" report "$T/out" >"$T/rep.txt" || fail "report"

@@ -8,7 +8,8 @@
 # copied back, is the file, and a filter's bytes are counted); a prepare
 # that exits 3 is that leg's line (prepare_rc 3, the leg not run, its
 # output prepare's); a stdin past the limit stops the round naming the
-# file and the limit; "scratch" with "host" is still refused by check.
+# file and the limit; "scratch" is made, emptied and measured there (a
+# folder under the far side's own /run, which never exists here).
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 here=$(readlink /proc/self/ns/mnt)
@@ -70,8 +71,27 @@ grep -q "stdin $T/big.in holds more than 524288 bytes" "$T/big.stdout" ||
 	fail "the stop does not name the file and the limit: $(grep -i stdin "$T/big.stdout" | head -3)"
 ok "a stdin past 512 KiB stops the round, naming the file and the limit"
 
-jq --arg s "$T/scratch" '.scratch = $s' "$T/r.json" >"$T/s.json"
-"$BENCHTUI" check "$T/s.json" >"$T/s.out" 2>&1 && fail "check took scratch with host"
-grep -q 'do not take scratch yet' "$T/s.out" || fail "check's words: $(cat "$T/s.out")"
-ok "scratch with host is still refused by check"
+# scratch: made and emptied there before each leg, measured there after.
+# The folder is under /run, which the test sshd's mount namespace has a
+# tmpfs of its own over: it exists there and never here.  Each leg fails
+# (exit 7) unless it finds the folder empty but for the marker, then
+# writes 1234 bytes into it.
+sc=/run/benchtui-scratch-test-$$
+[ ! -e "$sc" ] || fail "$sc exists here already"
+jq --arg sc "$sc" '.scratch = $sc | del(.stdin) |
+	.command = ["sh", "-c", "n=$(ls -A \"$1\" | grep -cv \"^.benchtui-scratch$\"); [ \"$n\" = 0 ] || exit 7; head -c 1234 /dev/zero >\"$1/f\"",
+	            "leg", "${SCRATCH}"]' "$T/r.json" >"$T/s.json"
+"$BENCHTUI" check "$T/s.json" >"$T/s.out" 2>&1 || fail "check refused scratch with host: $(cat "$T/s.out")"
+"$BENCHTUI" run "$T/s.json" --headless --out "$T/s" >"$T/s.stdout" 2>&1 ||
+	fail "the round with scratch exited $?: $(tail -3 "$T/s.stdout")"
+jq -e -s 'map(select(.t == "leg")) | length == 4 and all(.status == "ok" and .bytes == 1234)' \
+	"$T/s/log.jsonl" >/dev/null || fail "scratch legs: $(jq -c 'select(.t == "leg") | [.arm, .rep, .status, .rc, .bytes]' "$T/s/log.jsonl")"
+[ ! -e "$sc" ] || fail "the scratch folder $sc was made here"
+if command -v nsenter >/dev/null; then
+	nsenter -t "$SSHD_PID" -m test -f "$sc/.benchtui-scratch" ||
+		fail "no scratch marker in $sc on the far side"
+	nsenter -t "$SSHD_PID" -m rm -rf "$sc"
+fi
+"$BENCHTUI" verify "$T/s" >/dev/null || fail "verify failed (scratch)"
+ok "scratch made and emptied there before each of 4 legs, 1234 bytes measured there; none here"
 finish

@@ -9,7 +9,8 @@
  *   agent_prof.c     a profile of the server: prof_start, prof_stop,
  *                    prof_report, prof_get; and the legs' (prof_legs)
  *   agent_reply.c    replies, refusals, a line out, a file name's
- *                    rule, and the request that came while an op
+ *                    rule, a leg's scratch folder emptied, and the
+ *                    request that came while an op
  *                    waited (answered through
  *                    a->handle, the loop's dispatch: the one call up)
  *
@@ -63,6 +64,9 @@ struct agent {
 	void (*handle)(struct agent *a, json_t *req);
 	/* A profile of the server (agent_prof.c), or NULL. */
 	struct agent_prof *prof;
+	/* The legs' scratch folder's marker, locked while it is in use
+	 * (scratch.c), or -1. */
+	int scratch_lock;
 };
 
 /* agent_reply.c.  A reply to req: {"id": its id (null when it had
@@ -110,6 +114,13 @@ json_t *agent_num(double x);
 
 /* A file name the agent writes in its folder: one plain name. */
 bool agent_log_name_ok(const char *s);
+/* The leg's scratch folder there (an absolute path) made or emptied by
+ * scratch.c's rules, never holding cwd (the workdir), the agent's
+ * folder, the program as resolved here (path) nor keep (the paths the
+ * leg's command names; NULL-terminated, or NULL).  NULL, or the refusal
+ * naming the folder. */
+json_t *agent_scratch(struct agent *a, const json_t *req, const char *scratch,
+    const char *cwd, const char *path, char *const *keep);
 
 /* agent_leg.c: a leg run here, as a local leg is; its reply.  And the
  * legs' cgroup removed (at the agent's end). */

@@ -301,8 +301,9 @@ struct legcmd;
  * 0; -1 when the round stopped (the connection lost, or the agent could
  * not start it: resumable, u->err names the host). */
 int round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
-    const struct legcmd *cmd, json_t *start, struct leg_result *res,
-    struct round_gate_rec *g, double *foreign, json_t **far);
+    const struct legcmd *cmd, char *const *keep, json_t *start,
+    struct leg_result *res, struct round_gate_rec *g, double *foreign,
+    json_t **far);
 /* The leg line ev gets the host, its counters, output and program as
  * that host measured them. */
 void round_far_record(json_t *ev, const json_t *far, const char *host);
@@ -310,10 +311,12 @@ void round_far_record(json_t *ev, const json_t *far, const char *host);
  * (round_hosts.c): the request for cmd's leg, its leg_start (start)
  * logged with host and no pid; then the checked reply far into res, *g
  * (when gated) and *foreign.  0; -1 when the round stops.  The request
- * carries the round's prepare and the leg's stdin (at most 512 KiB);
- * NULL when that cannot be sent (the round stopped, u->err). */
+ * carries the round's prepare, the leg's stdin (at most 512 KiB) and its
+ * scratch folder, with keep (NULL-terminated, or NULL) the paths that
+ * emptying it there must not take; NULL when the stdin cannot be sent
+ * (the round stopped, u->err). */
 json_t *round_far_request(struct run *u, const struct legcmd *cmd,
-    json_t *start, const char *host);
+    char *const *keep, json_t *start, const char *host);
 int round_far_reply(struct run *u, const char *leg, bool gated,
     const json_t *far, struct leg_result *res, struct round_gate_rec *g,
     double *foreign);
