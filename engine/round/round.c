@@ -24,6 +24,7 @@
 #include "procs.h"
 #include "provenance.h"
 #include "round_int.h"
+#include "scratch.h"
 #include "seal.h"
 #include "rfile.h"
 #include "xalloc.h"
@@ -75,22 +76,7 @@ round_mkdirs(const char *path)
 int
 round_dir_has_entries(int dfd)
 {
-	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), found = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-			found = 1;
-			break;
-		}
-	closedir(d);
-	return found;
+	return scratch_dir_has_entries(dfd);
 }
 
 /* 1 when path exists and holds anything, 0 when missing or empty, -1 when

@@ -370,9 +370,8 @@ scratch_release(int *lock)
 	*lock = -1;
 }
 
-/* Whether the folder dfd holds anything but . and ..: 1, 0, or -1. */
-static int
-scratch_has_entries(int dfd)
+int
+scratch_dir_has_entries(int dfd)
 {
 	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), found = 0;
 	struct dirent *de;
@@ -416,7 +415,7 @@ scratch_marker(int dfd, const char *sp, char *err, size_t errlen)
 		    "not a regular file" : strerror(errno));
 		return -1;
 	}
-	if ((full = scratch_has_entries(dfd)) != 0) {
+	if ((full = scratch_dir_has_entries(dfd)) != 0) {
 		if (full < 0)
 			snprintf(err, errlen, "scratch: %s: cannot read: %s", sp,
 			    strerror(errno));

@@ -24,5 +24,7 @@ int scratch_empty(const char *path, const struct scratch_hold *holds,
  * cannot be read, -2 (with err) when it became a symlink. */
 long long scratch_size(const char *path, char *err, size_t errlen);
 void scratch_release(int *lock);
+/* Whether the folder dfd holds anything but . and ..: 1, 0, or -1. */
+int scratch_dir_has_entries(int dfd);
 
 #endif
