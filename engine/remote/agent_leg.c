@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +62,15 @@ agent_leg_cgroup_end(struct agent *a)
  * out (a file name in the agent's folder), keep, max_bytes; and the
  * round's prepare argv to run before it, its stdin's content (base64),
  * its scratch folder and the paths emptying it must not take
- * (scratch_keep), all optional. */
+ * (scratch_keep), and the profiler to attach to the server when the leg
+ * (a load) stops after its warm-up (attach), all optional. */
 struct agent_leg_req {
 	char **argv;
 	char **envp;
 	char **prepare;
 	char **skeep;           /* scratch_keep: what emptying must not take */
 	const char *cwd, *cpus, *out, *in_b64, *scratch;
+	const json_t *attach;   /* prof_start's {kind, args}, at the stop */
 	int nice;
 	double timeout_s;
 	bool keep;
@@ -113,6 +116,10 @@ agent_leg_parse(const json_t *req, struct agent_leg_req *q)
 		    "leg: scratch_keep", &q->skeep, &nk)) != NULL)
 			return r;
 	}
+	q->attach = json_object_get(req, "attach");
+	if (q->attach != NULL && !json_is_object(q->attach))
+		return agent_refuse(req, "malformed", "leg: attach is an "
+		    "object (prof_start's kind and args)");
 	q->in_b64 = json_string_value(json_object_get(req, "stdin"));
 	if (json_object_get(req, "stdin") != NULL && (q->in_b64 == NULL ||
 	    strlen(q->in_b64) % 4 != 0))
@@ -224,6 +231,38 @@ agent_leg_stdin(struct agent *a, const struct agent_leg_req *q, char *err,
 	return path;
 }
 
+/* A load that stops after its warm-up (BENCHTUI_LOAD_HOLD): the
+ * profiler attached to the server then (prof_start's own code), and the
+ * load continued, as the round driver does for a load here. */
+struct agent_leg_hold {
+	struct agent *a;
+	const json_t *req, *attach;
+	pid_t pid;
+	json_t *reply;          /* prof_start's, once the load stopped */
+};
+
+static void
+agent_leg_hold_started(pid_t pid, void *arg)
+{
+	((struct agent_leg_hold *)arg)->pid = pid;
+}
+
+static void
+agent_leg_hold_state(int stop_sig, void *arg)
+{
+	struct agent_leg_hold *h = arg;
+	json_t *start;
+
+	if (stop_sig == 0 || h->reply != NULL || h->pid <= 0)
+		return;
+	start = json_pack("{s:O?,s:s,s:O?,s:O?}", "id", json_object_get(h->req,
+	    "id"), "op", "prof_start", "kind", json_object_get(h->attach,
+	    "kind"), "args", json_object_get(h->attach, "args"));
+	h->reply = agent_prof(h->a, "prof_start", start);
+	json_decref(start);
+	kill(h->pid, SIGCONT);
+}
+
 /* Run it (or with prepare the round's prepare argv, unmeasured): the
  * program resolved here, pinned to cpus (this host's), its output
  * drained into DIR/out under the cap; ended by a request that arrives
@@ -240,6 +279,8 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 	struct counters *ctr = NULL;
 	struct legout *lo;
 	struct leg_result res;
+	struct agent_leg_hold hold = { .a = a, .req = req,
+	    .attach = q->attach };
 	long long bytes = 0;
 	bool trunc = false;
 	json_t *r;
@@ -277,7 +318,13 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 			.timeout_s = q->timeout_s, .ctr = ctr, .cg = a->cg_legs,
 			.abort_fd = a->wake, .in_path = in };
 
-		if (leg_run(&ls, &res, NULL, NULL, err, sizeof err) != 0) {
+		if (!prepare && q->attach != NULL) {
+			ls.state_fn = agent_leg_hold_state;
+			ls.state_arg = &hold;
+		}
+		if (leg_run(&ls, &res, ls.state_fn != NULL ?
+		    agent_leg_hold_started : NULL, &hold, err,
+		    sizeof err) != 0) {
 			legout_finish(lo, NULL, NULL, NULL);
 			r = agent_refuse(req, "failed", "leg: %s", err);
 			goto done;
@@ -286,6 +333,10 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 	procs_reap_orphans(NULL, 0);
 	legout_finish(lo, &bytes, &trunc, NULL);
 	r = agent_leg_reply(req, &res, ctr, bytes, trunc, path);
+	if (hold.reply != NULL) {
+		json_object_set_new(r, "attach", hold.reply);
+		hold.reply = NULL;
+	}
 	if (prepare) {
 		int prc = res.signal == 0 && !res.timed_out ? res.rc : 128 +
 		    (res.signal != 0 ? res.signal : 9);
@@ -297,6 +348,7 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 		json_object_set_new(r, "prepare_rc", json_integer(prc));
 	}
 done:
+	json_decref(hold.reply);
 	if (in != NULL)
 		(void)unlink(in);
 	free(in);

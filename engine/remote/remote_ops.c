@@ -182,6 +182,32 @@ remote_stop(struct remote *rm, char *err, size_t errlen)
 	    NULL, err, errlen);
 }
 
+/* The profiler the agent attached when the leg (a load) stopped after
+ * its warm-up: prof_start's answer, checked, into ok as "attach", or its
+ * refusal's words as "attach_error".  ok, or NULL with why. */
+static json_t *
+remote_leg_attach(struct remote *rm, const json_t *reply, json_t *ok,
+    char *why, size_t len)
+{
+	const json_t *at = json_object_get(reply, "attach");
+	char err[768];
+	json_t *c;
+
+	if (at == NULL)
+		return ok;
+	if (!json_is_object(at)) {
+		snprintf(why, len, "attach: not an object");
+	} else if (remote_refused(rm, at, err, sizeof err)) {
+		json_object_set_new(ok, "attach_error", json_string(err));
+		return ok;
+	} else if ((c = remote_check_prof_start(at, why, len)) != NULL) {
+		json_object_set_new(ok, "attach", c);
+		return ok;
+	}
+	json_decref(ok);
+	return NULL;
+}
+
 json_t *
 remote_leg(struct remote *rm, json_t *req, double timeout_s,
     const struct remote_gate *g, int abort_fd, int release_fd,
@@ -218,6 +244,8 @@ remote_leg(struct remote *rm, json_t *req, double timeout_s,
 	}
 	ok = remote_check_leg(reply, clock_now() - t0 + 1.0, rm->counters,
 	    max, why, sizeof why);
+	if (ok != NULL)
+		ok = remote_leg_attach(rm, reply, ok, why, sizeof why);
 	json_decref(reply);
 	if (ok == NULL) {
 		remote_broken(rm, "the agent's answer to leg: %s", why);

@@ -198,8 +198,8 @@ round_far_req(struct run *u, const struct legcmd *cmd, char *const *argv,
 
 int
 round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
-    const char *out_abs, double timeout_s, struct leg_result *res,
-    char *why, size_t len)
+    const char *out_abs, double timeout_s, const json_t *attach,
+    json_t **far_out, struct leg_result *res, char *why, size_t len)
 {
 	struct remote *rm = round_remote_legs(u);
 	size_t n = strlen(u->r->dir);
@@ -219,6 +219,11 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 	    false, NULL);
 	if (timeout_s > 0)
 		json_object_set_new(req, "timeout_s", json_real(timeout_s));
+	if (attach != NULL) {
+		json_object_set(req, "attach", (json_t *)attach);
+		json_object_set_new(json_object_get(req, "env"),
+		    "BENCHTUI_LOAD_HOLD", json_string("warmup"));
+	}
 	far = remote_leg(rm, req, timeout_s > 0 ? timeout_s :
 	    u->r->spec->timeout_s, NULL, u->r->abort_pipe[0], -1, round_emit_cb,
 	    u, &started, why, len);
@@ -230,6 +235,8 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 		return 1;
 	}
 	round_far_result(far, res);
+	if (far_out != NULL)
+		*far_out = json_incref(far);
 	json_decref(far);
 	if (argv == NULL)
 		round_far_output(u, rm, rel);

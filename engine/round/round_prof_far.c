@@ -39,14 +39,29 @@ round_prof_far_checked(struct prof_far *pf, json_t *got, bool refused,
 	return NULL;
 }
 
+void
+round_prof_far_given(struct prof_far *pf, const json_t *started,
+    const char *err)
+{
+	pf->given = true;
+	pf->started = started != NULL ? json_incref((json_t *)started) : NULL;
+	if (started == NULL)
+		round_prof_fmt(pf->why, sizeof pf->why, "the profiler could not "
+		    "attach on %s: %s", pf->host, err != NULL ? err : "no answer");
+}
+
 int
 round_prof_far_start(struct prof_far *pf, char *const *args, size_t nargs)
 {
 	char err[768];
-	bool refused;
-	json_t *r = remote_prof_start(pf->rm, pf->kind, args, nargs, &refused,
-	    err, sizeof err), *se;
+	bool refused = false;
+	json_t *r, *se;
 
+	/* attached there already, by the load's leg */
+	if (pf->given && pf->started == NULL)
+		return -1;
+	r = pf->given ? pf->started : remote_prof_start(pf->rm, pf->kind, args,
+	    nargs, &refused, err, sizeof err);
 	if ((pf->started = round_prof_far_checked(pf, r, refused,
 	    "the profiler could not attach", err)) == NULL)
 		return -1;

@@ -63,6 +63,34 @@ round_prof_hold_env_free(char **e)
 	free(e);
 }
 
+/* The load there, the server's profiler attached there by its agent at
+ * the load's stop after its warm-up (the one it serves with the legs);
+ * round_prof_load's answer. */
+static int
+round_prof_load_far_hold(struct prof_load *pl)
+{
+	const struct spec_profile *pr = pl->u->r->spec->profile;
+	bool perf = strcmp(pl->kind, "server_perf") == 0;
+	json_t *args = json_array(), *far = NULL, *attach;
+	int rc;
+
+	for (size_t i = 0; perf && i < pr->nsrv_perf_args; i++)
+		json_array_append_new(args, json_string(pr->srv_perf_args[i]));
+	attach = json_pack("{s:s,s:o}", "kind", pl->kind, "args", args);
+	rc = round_far_load(pl->u, pl->cmd, NULL, pl->out_abs, 0, attach, &far,
+	    &pl->res, pl->why, sizeof pl->why);
+	json_decref(attach);
+	if (rc == 0 && (json_object_get(far, "attach") != NULL ||
+	    json_object_get(far, "attach_error") != NULL)) {
+		pl->attached = true;
+		round_prof_far_given(pl->pf, json_object_get(far, "attach"),
+		    json_string_value(json_object_get(far, "attach_error")));
+		pl->attach_failed = pl->attach(pl->arg) != 0;
+	}
+	json_decref(far);
+	return rc != 0 || pl->attach_failed ? 1 : 0;
+}
+
 int
 round_prof_load(struct prof_load *pl)
 {
@@ -82,9 +110,15 @@ round_prof_load(struct prof_load *pl)
 
 	pl->ps = (struct prof_start){ u, pl->cell->name, pl->arm->name,
 	    pl->kind, 0 };
-	/* The load of legs on another host runs there, where its stop
-	 * after the warm-up is not watched: the profiler attaches first. */
-	if ((pl->far = round_remote_legs(u) != NULL))
+	/* The load of legs on another host runs there: its agent attaches
+	 * the profiler at its stop after the warm-up when the server is
+	 * there too, else the profiler attaches first. */
+	if ((pl->far = round_remote_legs(u) != NULL) && pl->hold &&
+	    pl->pf != NULL && pl->pf->rm == round_remote_legs(u)) {
+		round_prof_hold_env_free(env);
+		return round_prof_load_far_hold(pl);
+	}
+	if (pl->far)
 		pl->hold = false;
 	/* Without a warm-up to wait out, the profiler attaches first. */
 	if (!pl->hold) {
@@ -92,8 +126,8 @@ round_prof_load(struct prof_load *pl)
 		pl->attach_failed = pl->attach(pl->arg) != 0;
 	}
 	if (!pl->attach_failed && pl->far)
-		rc = round_far_load(u, pl->cmd, NULL, pl->out_abs, 0, &pl->res,
-		    pl->why, sizeof pl->why) != 0 ? 1 : 0;
+		rc = round_far_load(u, pl->cmd, NULL, pl->out_abs, 0, NULL, NULL,
+		    &pl->res, pl->why, sizeof pl->why) != 0 ? 1 : 0;
 	else if (!pl->attach_failed)
 		rc = leg_run(&ls, &pl->res, round_prof_started, &pl->ps,
 		    pl->why, sizeof pl->why) != 0 ? 1 : 0;
@@ -168,8 +202,8 @@ round_prof_answers(struct run *u, const struct spec_cell *cell,
 
 		/* there, with the load's own program */
 		argv[0] = cmd->argv[0];
-		if (round_far_load(u, cmd, argv, NULL, 15.0, &res, why,
-		    sizeof why) != 0) {
+		if (round_far_load(u, cmd, argv, NULL, 15.0, NULL, NULL, &res,
+		    why, sizeof why) != 0) {
 			round_prof_fmt(how, len, "an HTTP request for %s on the "
 			    "legs' host: %s", argv[2], why);
 			free(argv);
@@ -192,6 +226,6 @@ round_prof_attach_words(const struct prof_load *pl)
 	if (pl->hold)
 		return "after the load's warm-up";
 	return pl->far ? "before the load (its legs run on another host, "
-	    "where its warm-up is not watched)" : "before the load (it has "
-	    "no warm-up to wait out)";
+	    "and its server elsewhere)" : "before the load (it has no "
+	    "warm-up to wait out)";
 }

@@ -249,7 +249,7 @@ srvperf_record(struct srvperf *sp, struct srvperf_arm *a)
 	struct prof_perf *pp = &sp->pp;
 	struct prof_load pl = { .u = pp->u, .cell = pp->cell, .arm = pp->arm,
 	    .kind = pp->kind, .cmd = &a->cmd, .out_abs = pp->aruns,
-	    .attach = srvperf_attach, .arg = pp,
+	    .attach = srvperf_attach, .arg = pp, .pf = &pp->far,
 	    .hold = round_prof_hold(&a->cmd) };
 	int rc = round_prof_load(&pl);
 

@@ -364,7 +364,7 @@ round_prof_sys_trace(struct prof_sys *ps, struct legcmd *cmd)
 {
 	struct prof_load pl = { .u = ps->u, .cell = ps->cell, .arm = ps->arm,
 	    .kind = "syscalls", .cmd = cmd, .out_abs = ps->aout,
-	    .attach = round_prof_sys_attach, .arg = ps,
+	    .attach = round_prof_sys_attach, .arg = ps, .pf = &ps->far,
 	    .hold = round_prof_hold(cmd) };
 	int rc;
 

@@ -325,11 +325,13 @@ int round_far_reply(struct run *u, const char *leg, bool gated,
 int round_far_prepare_rc(const json_t *far);
 /* A profile's leg on the legs' host, unrecorded: argv (NULL: cmd's own,
  * its output copied back into out_abs) with cmd's env and cwd, within
- * timeout_s (0: the round's).  0 with res; 1 when the agent could not
+ * timeout_s (0: the round's); with attach ({kind, args}) a load that
+ * stops after its warm-up, the profiler attached there then, the checked
+ * reply in *far (new; its "attach" or "attach_error").  0 with res; 1 when the agent could not
  * run it (why); -1 when the connection was lost (the round stopped). */
 int round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
-    const char *out_abs, double timeout_s, struct leg_result *res,
-    char *why, size_t len);
+    const char *out_abs, double timeout_s, const json_t *attach,
+    json_t **far, struct leg_result *res, char *why, size_t len);
 
 /* --- round_remote.c: the servers' hosts -------------------------------- */
 
@@ -620,6 +622,7 @@ struct prof_load {
 	void *arg;
 	bool hold;
 	bool far;                   /* the legs' host runs it (set by the call) */
+	struct prof_far *pf;        /* the server's profile there, or NULL */
 	/* what happened */
 	bool attached, attach_failed;
 	struct prof_start ps;
@@ -650,6 +653,8 @@ struct prof_far {
 	json_t *started;        /* prof_start's answer, checked */
 	json_t *stopped;        /* prof_stop's answer, checked */
 	json_t *copied;         /* the files copied back, or NULL */
+	bool given;             /* attached by the load's leg there
+	                         * (round_prof_far_given) */
 	bool lost;
 	char why[768];
 };
@@ -658,6 +663,11 @@ struct prof_far {
 int round_prof_far_start(struct prof_far *pf, char *const *args,
     size_t nargs);
 int round_prof_far_stop(struct prof_far *pf);
+/* The profiler the legs' agent attached when the load stopped after its
+ * warm-up: started (prof_start's checked answer, borrowed) or err (its
+ * refusal); round_prof_far_start then takes it as its own answer. */
+void round_prof_far_given(struct prof_far *pf, const json_t *started,
+    const char *err);
 /* The far file ("out", "data", "report") into fd, at most profile_bytes;
  * its account {file: rel, bytes, size, cut} appended to copied (when not
  * NULL).  1 when it was cut at the limit. */
