@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=22
+# test: est=22 long
 # A cell's server on another host: the demo's server cell with its server
 # on the ssh test host (an sshd on 127.0.0.1 this test starts).  The round
 # completes; its ratios hold server_cpu with an interval; the server's pid
