@@ -1,0 +1,93 @@
+#!/bin/bash
+# test: timeout=120 needs=sshd est=15
+# One round on two hosts with a cell server (the demo's server cell, no
+# server.host): each host runs its own copy of the server, started,
+# measured and stopped through that host's agent.  Two sshd instances
+# stand in for two machines, each agent in a network namespace of its
+# own, so both copies listen on the same port and a leg can reach only
+# its own host's copy.  Every leg line is ok with its host, and its
+# server figures are those of its host's copy (its pid, its host); the
+# legs of one host shared one network, each host another, none this
+# one's; each leg's output file came back from its host; verify passes
+# and report reads the round.
+. "$(dirname "$0")/remote_lib.sh"
+unshare -n true 2>/dev/null || { echo "SKIP: no network namespace for a host's agent (unshare -n)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: ip (iproute2) is not installed"; exit 77; }
+remote_up
+declare -a H P
+hosts_up 2
+mkdir -p "$T/ns"
+# The agent of each host: in its host's folder, in a network of its own
+# (its loopback up), as a machine of its own would be.
+cat >"$T/agent.sh" <<EOF
+#!/bin/sh
+cd "\$AGENT_HOME" || exit 1
+exec unshare -n sh -c 'ip link set lo up && exec "\$0" agent "\$@"' "$BENCHTUI" "\$@"
+EOF
+chmod +x "$T/agent.sh"
+remote_round "$T/r.json" 200 --arg ns "$T/ns" --arg agent "$T/agent.sh" \
+	--argjson ssh "$(hosts_ssh_json)" '
+	.reps = 4 | .warmup = 0 | .ssh = $ssh | .agent = [$agent] |
+	del(.cells[0].server.host) | del(.cells[0].server.dir) |
+	.command = ["sh", "-c", "readlink /proc/self/ns/net >\"$1/net.$$$$\"; exec \"$2\" client --port \"$3\" --requests 200",
+	            "leg", $ns, "${BIN}", "${PORT}"]'
+"$BENCHTUI" check "$T/r.json" --host="${H[1]}" --host="${H[2]}" >"$T/check" 2>&1 ||
+	fail "check refuses a server on two hosts: $(tail -3 "$T/check")"
+log=$T/out/log.jsonl
+"$BENCHTUI" run "$T/r.json" --headless --out "$T/out" --host "${H[1]}" \
+	--host "${H[2]}" >"$T/stdout" 2>&1 ||
+	fail "run exited $?: $(tail -5 "$T/stdout")"
+hosts=$(jq -c -n --arg a "${H[1]}" --arg b "${H[2]}" '[$a, $b]')
+cell=$(jq -r '.cells[0].name' "$T/r.json")
+legs=$(jq '.reps * (.arms | length)' "$T/r.json")
+
+# One copy of the server on each host, ready then stopped, each event
+# naming its host.
+jq -e -s --argjson h "$hosts" 'map(select(.t == "server")) as $s |
+	($s | map(select(.state == "ready")) | length == 2 and (map(.host) | sort) == ($h | sort) and
+		all((.pid | type) == "number")) and
+	($s | map(select(.state == "stopped")) | (map(.host) | sort) == ($h | sort))' "$log" >/dev/null ||
+	fail "not one server per host, ready then stopped: $(jq -c 'select(.t == "server") | [.state, .host, .pid]' "$log")"
+ok "each host ran its own copy of the server: $(jq -c -s 'map(select(.t == "server" and .state == "ready") | {host, pid})' "$log")"
+
+# Every leg ok on its host, its server block its own host's copy.
+jq -e -s --argjson h "$hosts" --argjson n "$legs" '
+	(map(select(.t == "server" and .state == "ready") | {key: .host, value: .pid}) | from_entries) as $pid |
+	map(select(.t == "leg")) | length == $n and all(.status == "ok" and
+		(.host as $x | $h | index($x)) != null and
+		.server.host == .host and .server.pid == $pid[.host] and
+		(.server.cpu | type) == "number" and (.server.counters | type) == "object")' "$log" >/dev/null ||
+	fail "a leg line lacks its host's server figures: $(jq -c 'select(.t == "leg") | [.arm, .rep, .status, .host, .server.host, .server.pid, .server.cpu]' "$log")"
+jq -e -s --argjson h "$hosts" 'map(select(.t == "leg")) | group_by(.rep) |
+	all((map(.host) | unique | length) == 1 and .[0].host == $h[(.[0].rep - 1) % 2])' "$log" >/dev/null ||
+	fail "a rep did not run whole on its host"
+ok "$legs legs ok, each with its host and that host's server figures (pid, cpu, counters)"
+
+# The legs' networks: one per host, not this one's.
+here=$(readlink /proc/self/ns/net)
+for i in 1 2; do
+	nets=$(for pid in $(jq -r --arg h "${H[$i]}" 'select(.t == "leg" and .host == $h) | .pid' "$log"); do
+		[ -f "$T/ns/net.$pid" ] || fail "leg pid $pid on ${H[$i]} wrote no network file"
+		cat "$T/ns/net.$pid"
+	done | sort -u)
+	[ "$(echo "$nets" | wc -l)" -eq 1 ] || fail "the legs of ${H[$i]} ran in several networks: $nets"
+	[ "$nets" != "$here" ] || fail "the legs of ${H[$i]} ran in this machine's network"
+	net[i]=$nets
+done
+[ "${net[1]}" != "${net[2]}" ] || fail "both hosts' legs shared one network"
+ok "each host's legs ran in that host's network (${net[1]}, ${net[2]}), where only its own copy listens"
+
+# The legs' output files came back from their hosts, whole.
+for f in $(jq -r 'select(.t == "leg") | "\(.cell)-\(.arm)-r\(.rep).out:\(.output_bytes)"' "$log"); do
+	file=$T/out/legs/${f%%:*}
+	[ -f "$file" ] || fail "legs/${f%%:*} was not copied back"
+	[ "$(stat -c %s "$file")" = "${f##*:}" ] || fail "legs/${f%%:*} holds $(stat -c %s "$file") bytes, its leg line says ${f##*:}"
+	grep -q '^client: 200 requests' "$file" || fail "legs/${f%%:*} is not the client's output: $(head -c 200 "$file")"
+done
+ok "each leg's output file was copied back from its host"
+
+"$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed"
+"$BENCHTUI" report "$T/out" >"$T/report" 2>&1 || fail "report failed: $(tail -3 "$T/report")"
+grep -qi "server" "$T/report" || fail "the report shows nothing of the server: $(head -20 "$T/report")"
+ok "verify passes, report reads the round (with $cell's server)"
+finish
