@@ -9,26 +9,15 @@
 # server figures are those of its host's copy (its pid, its host); the
 # legs of one host shared one network, each host another, none this
 # one's; each leg's output file came back from its host; verify passes
-# and report reads the round.
+# and report reads the round.  A cell server whose own host is one of
+# the hosts runs there once, for both hosts' legs, in turn.
 . "$(dirname "$0")/remote_lib.sh"
-unshare -n true 2>/dev/null || { echo "SKIP: no network namespace for a host's agent (unshare -n)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: ip (iproute2) is not installed"; exit 77; }
 remote_up
 declare -a H P
 hosts_up 2
 mkdir -p "$T/ns"
-# The agent of each host: in its host's folder, in a network of its own
-# (its loopback up), as a machine of its own would be.
-cat >"$T/agent.sh" <<EOF
-#!/bin/sh
-cd "\$AGENT_HOME" || exit 1
-exec unshare -n sh -c 'ip link set lo up && exec "\$0" agent "\$@"' "$BENCHTUI" "\$@"
-EOF
-chmod +x "$T/agent.sh"
-remote_round "$T/r.json" 200 --arg ns "$T/ns" --arg agent "$T/agent.sh" \
-	--argjson ssh "$(hosts_ssh_json)" '
-	.reps = 4 | .warmup = 0 | .ssh = $ssh | .agent = [$agent] |
-	del(.cells[0].server.host) | del(.cells[0].server.dir) |
+hosts_srv_round "$T/r.json" 200 --arg ns "$T/ns" '
+	.reps = 4 |
 	.command = ["sh", "-c", "readlink /proc/self/ns/net >\"$1/net.$$$$\"; exec \"$2\" client --port \"$3\" --requests 200",
 	            "leg", $ns, "${BIN}", "${PORT}"]'
 "$BENCHTUI" check "$T/r.json" --host="${H[1]}" --host="${H[2]}" >"$T/check" 2>&1 ||
@@ -90,4 +79,26 @@ ok "each leg's output file was copied back from its host"
 "$BENCHTUI" report "$T/out" >"$T/report" 2>&1 || fail "report failed: $(tail -3 "$T/report")"
 grep -qi "server" "$T/report" || fail "the report shows nothing of the server: $(head -20 "$T/report")"
 ok "verify passes, report reads the round (with $cell's server)"
+
+# A server with a host of its own, one of the hosts, runs there once for
+# every host's legs (the agents in this machine's network, where the
+# other host's legs reach it): the legs take turns, never two at once,
+# and every leg line's server figures are that one server's.
+jq --arg a "${H[1]}" --arg b "$BENCHTUI" '.reps = 2 | .cells[0].server.host = $a |
+	.agent = ["sh", "-c", "cd \"$AGENT_HOME\" && exec \"$0\" agent \"$@\"", $b]' \
+	"$T/r.json" >"$T/one.json"
+"$BENCHTUI" run "$T/one.json" --headless --out "$T/one" --host "${H[1]}" \
+	--host "${H[2]}" >"$T/one.stdout" 2>&1 ||
+	fail "run with the server on ${H[1]} exited $?: $(tail -5 "$T/one.stdout")"
+jq -e -s --arg a "${H[1]}" --argjson h "$hosts" '
+	map(select(.t == "server" and .state == "ready")) as $r |
+	($r | length == 1 and .[0].host == $a) and
+	(map(select(.t == "leg")) | length == 6 and (map(.host) | unique | sort) == ($h | sort) and
+		all(.status == "ok" and .server.host == $a and .server.pid == $r[0].pid)) and
+	(map(select(.t == "leg_start" or .t == "leg")) |
+		reduce .[] as $e ({n: 0, max: 0}; if $e.t == "leg_start" then .n += 1 | .max = ([.max, .n] | max) else .n -= 1 end) |
+		.max == 1)' "$T/one/log.jsonl" >/dev/null ||
+	fail "the one server on ${H[1]} did not serve both hosts' legs in turn: $(jq -c 'select(.t == "leg_start" or .t == "leg" or .t == "server") | [.t, .arm, .rep, .host, .server.host, .state]' "$T/one/log.jsonl")"
+"$BENCHTUI" verify "$T/one" >/dev/null || fail "verify failed (one server)"
+ok "a server on ${H[1]} ran once for both hosts' legs, one leg at a time"
 finish
