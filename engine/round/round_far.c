@@ -129,9 +129,9 @@ round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
 }
 
 int
-round_far_reply(struct run *u, const char *leg, bool gated,
-    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
-    double *foreign)
+round_far_reply(struct run *u, const char *leg, const char *host,
+    bool gated, const json_t *far, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign)
 {
 	const json_t *fg;
 
@@ -140,7 +140,7 @@ round_far_reply(struct run *u, const char *leg, bool gated,
 		quiet_legs_ran(u->quiet, res->wall);
 	fg = json_object_get(far, "foreign");
 	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
-	return gated ? round_gate_far_mark(u, leg, far, g) : 0;
+	return gated ? round_gate_far_mark(u, leg, host, far, g) : 0;
 }
 
 int
@@ -178,7 +178,8 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		return -1;
 	}
 	round_far_output(u->r, rm, cmd->out_rel);
-	return round_far_reply(u, leg, gated, *far, res, g, foreign);
+	return round_far_reply(u, leg, u->r->spec->host, gated, *far, res, g,
+	    foreign);
 }
 
 void

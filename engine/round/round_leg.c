@@ -774,8 +774,8 @@ round_leg_far_end(struct round_leg *l, json_t *far, json_t *srvblock,
 {
 	l->far = far;
 	l->srvblock = srvblock;
-	if (round_far_reply(l->u, l->name, l->gated, far, &l->res, &l->gate,
-	    &l->foreign) != 0)
+	if (round_far_reply(l->u, l->name, l->host, l->gated, far, &l->res,
+	    &l->gate, &l->foreign) != 0)
 		return -1;
 	l->died = died && !l->res.aborted;
 	return round_leg_record(l) == RUN_LEG_GO ? 0 : -1;

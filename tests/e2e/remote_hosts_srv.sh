@@ -10,7 +10,8 @@
 # legs of one host shared one network, each host another, none this
 # one's; each leg's output file came back from its host; verify passes
 # and report reads the round.  A cell server whose own host is one of
-# the hosts runs there once, for both hosts' legs, in turn.
+# the hosts runs there once, for both hosts' legs, in turn.  With the
+# quiet gate on, each host's gate holds its own legs.
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 declare -a H P
@@ -101,4 +102,16 @@ jq -e -s --arg a "${H[1]}" --argjson h "$hosts" '
 	fail "the one server on ${H[1]} did not serve both hosts' legs in turn: $(jq -c 'select(.t == "leg_start" or .t == "leg" or .t == "server") | [.t, .arm, .rep, .host, .server.host, .state]' "$T/one/log.jsonl")"
 "$BENCHTUI" verify "$T/one" >/dev/null || fail "verify failed (one server)"
 ok "a server on ${H[1]} ran once for both hosts' legs, one leg at a time"
+
+# With the quiet gate on, each host's gate holds its own legs (one that
+# never holds on a busy box: the thresholds are far above two cores).
+jq '.reps = 2 | .quiet = {"max_foreign_cores": 64, "max_client_busy": 64,
+	"max_server_busy": 64, "timeout_s": 5, "probe": false}' "$T/r.json" >"$T/q.json"
+"$BENCHTUI" run "$T/q.json" --headless --out "$T/q" --host "${H[1]}" \
+	--host "${H[2]}" >"$T/q.stdout" 2>&1 ||
+	fail "gated run exited $?: $(tail -5 "$T/q.stdout")"
+jq -e -s 'map(select(.t == "leg")) | length == 6 and all(.status == "ok" and .gate == "quiet" and
+	.server.host == .host)' "$T/q/log.jsonl" >/dev/null ||
+	fail "a gated leg line lacks its host's gate or server: $(grep -m1 '"t":"leg"' "$T/q/log.jsonl" | cut -c1-600)"
+ok "gated: each host's gate held its legs, each with its own server's figures"
 finish

@@ -312,9 +312,9 @@ void round_far_record(json_t *ev, const json_t *far, const char *host);
  * (when gated) and *foreign.  0; -1 when the round stops. */
 json_t *round_far_request(struct run *u, const struct legcmd *cmd,
     json_t *start, const char *host);
-int round_far_reply(struct run *u, const char *leg, bool gated,
-    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
-    double *foreign);
+int round_far_reply(struct run *u, const char *leg, const char *host,
+    bool gated, const json_t *far, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign);
 /* The leg's output file (out_rel, relative to the round folder), kept
  * on rm's host, copied back into the round folder within
  * output.max_bytes; nothing logged, so a legs' host's own thread may
@@ -468,8 +468,8 @@ void round_gate_leg_beside(struct run *u, double staying,
  * its wait spent of the one budget.  0; -1 when the round stops. */
 bool round_gate_far_ask(struct run *u, const struct plan_leg *pl,
     struct remote_gate *rg);
-int round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
-    struct round_gate_rec *g);
+int round_gate_far_mark(struct run *u, const char *leg, const char *host,
+    const json_t *far, struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round
  * from now on, and is logged.  Whether any key came. */
