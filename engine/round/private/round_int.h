@@ -23,7 +23,8 @@
  *                    its files copied back within the limit
  *   round_prof.c     what the profile kinds share
  *   round_hosts.c    one round on several hosts: the reps dealt, one
- *                    worker thread per host, its replies logged here
+ *                    worker thread per host, its replies logged here;
+ *                    each host's copy of the cell's server
  *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
