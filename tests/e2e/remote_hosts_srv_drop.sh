@@ -8,6 +8,8 @@
 #   and runs every leg left, each exactly once.
 # - benchtui killed with SIGKILL: both copies end with their agents;
 #   resume runs every leg exactly once, each with its host's server.
+# - B's copy killed: B's leg in flight fails and B's legs stop, the
+#   death logged for B; A runs all its legs; resume completes the round.
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 declare -a H P
@@ -15,7 +17,7 @@ hosts_up 2 2 HOLD=1
 touch "$T/long"
 hosts_srv_round "$T/r.json" 100 --arg long "$T/long" '
 	.reps = 4 |
-	.command = ["sh", "-c", "[ -n \"$HOLD\" ] && [ -e \"$1\" ] && sleep 30; exec \"$2\" client --port \"$3\" --requests 100",
+	.command = ["sh", "-c", "[ -n \"$HOLD\" ] && while [ -e \"$1\" ]; do sleep 0.1; done; exec \"$2\" client --port \"$3\" --requests 100",
 	            "leg", $long, "${BIN}", "${PORT}"]'
 legs=$(jq '.reps * (.arms | length)' "$T/r.json")
 half=$((legs / 2))
@@ -82,4 +84,35 @@ rm -f "$T/long"
 every_leg_once "$log" "resume after SIGKILL"
 "$BENCHTUI" verify "$T/k" >/dev/null || fail "verify failed after SIGKILL and resume"
 ok "resume after SIGKILL ran every leg once; verify passes"
+
+# 3. Host B's copy killed (by its pid) under a held leg: that leg fails,
+# B's legs stop with the death logged for B; A runs all of its own.
+touch "$T/long"
+log=$T/d/log.jsonl
+start_held "$T/d"
+bsrv=$(jq -r --arg b "${H[2]}" 'select(.t == "server" and .state == "ready" and .host == $b) | .pid' "$log")
+[ -n "$bsrv" ] || fail "no server copy on ${H[2]}"
+kill -9 "$bsrv"
+rm -f "$T/long"
+wait "$bpid"
+rc=$?
+[ $rc -eq 3 ] || fail "run exited $rc after B's server died, not 3: $(tail -3 "$T/d.stdout")"
+grep -F "${H[2]}" "$T/d.stdout" | grep -q "died" ||
+	fail "the stop does not say B's server died: $(grep -m3 'stopped\|died' "$T/d.stdout")"
+jq -e -s --arg b "${H[2]}" 'any(.t == "server" and .state == "died" and .host == $b)' "$log" >/dev/null ||
+	fail "no died event for ${H[2]}'s server"
+n=$(jq -s --arg a "${H[1]}" 'map(select(.t == "leg" and .host == $a and .status == "ok")) | length' "$log")
+[ "$n" -eq "$half" ] || fail "${H[1]} ran $n of its $half legs after B's server died"
+ok "B's server died: B's legs stopped, the death logged for B; ${H[1]} ran its $half legs; exit 3"
+# The leg its server died under is recorded failed (as with one host),
+# so the completed round exits 5.
+"$BENCHTUI" resume "$T/d" --headless >"$T/d.resume" 2>&1
+rc=$?
+[ $rc -eq 5 ] || fail "resume after B's server died exited $rc, not 5: $(tail -3 "$T/d.resume")"
+jq -e -s --argjson n "$legs" --arg b "${H[2]}" '[.[] | select(.t == "leg" and .status != "aborted")] |
+	length == $n and (group_by([.cell, .arm, .rep]) | all(length == 1)) and
+	(map(select(.status != "ok")) | length == 1 and .[0].host == $b)' "$log" >/dev/null ||
+	fail "resume after B's server died: not every leg once: $(jq -c 'select(.t == "leg") | [.arm, .rep, .host, .status]' "$log")"
+"$BENCHTUI" verify "$T/d" >/dev/null || fail "verify failed after B's server died and resume"
+ok "resume started B's copy again and ran every leg left once (the one B's server died under failed); verify passes"
 finish
