@@ -42,10 +42,23 @@ every_leg_once() {
 		fail "$2: not every leg ran once with its host's server: $(jq -c 'select(.t == "leg") | [.arm, .rep, .host, .status, .server.host]' "$1")"
 }
 
+# resume_all DIR WHAT: resume DIR (exit 0), every leg once, verify.
+resume_all() {
+	"$BENCHTUI" resume "$1" --headless >"$1.resume" 2>&1 ||
+		fail "$2: resume exited $?: $(tail -3 "$1.resume")"
+	every_leg_once "$1/log.jsonl" "$2"
+	"$BENCHTUI" verify "$1" >/dev/null || fail "$2: verify failed"
+}
+
+# b_server LOG: the pid of host B's copy of the server.
+b_server() {
+	jq -r --arg b "${H[2]}" 'select(.t == "server" and .state == "ready" and .host == $b) | .pid' "$1"
+}
+
 # 1. Host B dropped.
 log=$T/out/log.jsonl
 start_held "$T/out"
-bsrv=$(jq -r --arg b "${H[2]}" 'select(.t == "server" and .state == "ready" and .host == $b) | .pid' "$log")
+bsrv=$(b_server "$log")
 [ -n "$bsrv" ] || fail "no server copy on ${H[2]}"
 sshpid=$(pgrep -P "$bpid" -f "127.0.0.1:${P[2]}" | head -1)
 [ -n "$sshpid" ] || fail "no ssh child of benchtui for ${H[2]}"
@@ -62,10 +75,7 @@ jq -e -s --arg a "${H[1]}" 'any(.t == "server" and .state == "stopped" and .host
 wait_until 10 sh -c "! kill -0 $bsrv 2>/dev/null" || fail "${H[2]}'s server (pid $bsrv) outlived its host's connection"
 ok "the dropped host's legs and server stopped; ${H[1]} ran its $half legs and stopped its server; exit 3"
 rm -f "$T/long"
-"$BENCHTUI" resume "$T/out" --headless >"$T/resume" 2>&1 ||
-	fail "resume exited $?: $(tail -3 "$T/resume")"
-every_leg_once "$log" "resume after the drop"
-"$BENCHTUI" verify "$T/out" >/dev/null || fail "verify failed after resume"
+resume_all "$T/out" "resume after the drop"
 ok "resume ran every leg left once, each with its host's server; verify passes"
 
 # 2. benchtui killed with SIGKILL.
@@ -79,10 +89,7 @@ wait "$bpid" 2>/dev/null
 wait_until 10 tree_gone "$T/k.pids" || fail "a server copy outlived benchtui's SIGKILL: $(cat "$T/k.pids")"
 ok "both copies ended with their agents after benchtui's SIGKILL"
 rm -f "$T/long"
-"$BENCHTUI" resume "$T/k" --headless >"$T/k.resume" 2>&1 ||
-	fail "resume after SIGKILL exited $?: $(tail -3 "$T/k.resume")"
-every_leg_once "$log" "resume after SIGKILL"
-"$BENCHTUI" verify "$T/k" >/dev/null || fail "verify failed after SIGKILL and resume"
+resume_all "$T/k" "resume after SIGKILL"
 ok "resume after SIGKILL ran every leg once; verify passes"
 
 # 3. Host B's copy killed (by its pid) under a held leg: that leg fails,
@@ -90,7 +97,7 @@ ok "resume after SIGKILL ran every leg once; verify passes"
 touch "$T/long"
 log=$T/d/log.jsonl
 start_held "$T/d"
-bsrv=$(jq -r --arg b "${H[2]}" 'select(.t == "server" and .state == "ready" and .host == $b) | .pid' "$log")
+bsrv=$(b_server "$log")
 [ -n "$bsrv" ] || fail "no server copy on ${H[2]}"
 kill -9 "$bsrv"
 rm -f "$T/long"
