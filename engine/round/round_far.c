@@ -81,20 +81,21 @@ round_far_result(const json_t *far, struct leg_result *res)
  * followed) within output.max_bytes, so the folder holds what a local
  * leg's would.  A copy that fails leaves the leg's numbers as they are;
  * a connection lost meanwhile is seen before the next leg. */
-static void
-round_far_output(struct run *u, struct remote *rm, const struct legcmd *cmd)
+void
+round_far_output(const struct round *r, struct remote *rm,
+    const char *out_rel)
 {
-	long long max = u->r->spec->output_max_bytes;
+	long long max = r->spec->output_max_bytes;
 	char *name, *file, *abs, err[512];
 	struct remote_fetch f;
 	bool refused;
 	int fd;
 
-	if (cmd->out_rel == NULL || !u->r->spec->output_keep || max <= 0)
+	if (out_rel == NULL || !r->spec->output_keep || max <= 0)
 		return;
-	name = round_far_out(cmd->out_rel);
+	name = round_far_out(out_rel);
 	file = xasprintf("leg:%s", name);
-	abs = xasprintf("%s/%s", u->r->dir, cmd->out_rel);
+	abs = xasprintf("%s/%s", r->dir, out_rel);
 	if ((fd = rfile_create(abs, O_CLOEXEC, 0644)) >= 0) {
 		(void)remote_prof_get(rm, file, fd, max, &f, &refused, err,
 		    sizeof err);
@@ -128,9 +129,9 @@ round_far_request(struct run *u, const struct legcmd *cmd, json_t *start,
 }
 
 int
-round_far_reply(struct run *u, const char *leg, bool gated,
-    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
-    double *foreign)
+round_far_reply(struct run *u, const char *leg, const char *host,
+    bool gated, const json_t *far, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign)
 {
 	const json_t *fg;
 
@@ -139,7 +140,7 @@ round_far_reply(struct run *u, const char *leg, bool gated,
 		quiet_legs_ran(u->quiet, res->wall);
 	fg = json_object_get(far, "foreign");
 	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
-	return gated ? round_gate_far_mark(u, leg, far, g) : 0;
+	return gated ? round_gate_far_mark(u, leg, host, far, g) : 0;
 }
 
 int
@@ -176,8 +177,9 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		}
 		return -1;
 	}
-	round_far_output(u, rm, cmd);
-	return round_far_reply(u, leg, gated, *far, res, g, foreign);
+	round_far_output(u->r, rm, cmd->out_rel);
+	return round_far_reply(u, leg, u->r->spec->host, gated, *far, res, g,
+	    foreign);
 }
 
 void
