@@ -37,15 +37,18 @@ export PKG_CONFIG_PATH := $(LP_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(P
 TEST_JOBS  ?= $(shell echo $$(( $(JOBS) * 2 )))
 # (Suite 'deb', the package's test, runs in check-deb only: minutes of CPU.)
 # (Suite 'slow', a test's every case where check runs some, in check-slow.)
-MESON_TEST := meson test --print-errorlogs --num-processes $(TEST_JOBS) \
-              --no-suite deb --no-suite slow
+MESON_RUN  := meson test --print-errorlogs --no-suite deb --no-suite slow
+MESON_TEST := $(MESON_RUN) --num-processes $(TEST_JOBS)
+# make check's tests beside each other: more than TEST_JOBS, as its long
+# ones are out and the rest mostly wait on children.
+QUICK_JOBS ?= $(shell echo $$(( $(JOBS) * 3 )))
 
 # What the sanitizer build runs (tests/meson.build's suites), and how.
 ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covered
 ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all demo check check-libperf check-raw check-asan build build-asan \
+.PHONY: all demo check check-all check-libperf check-raw check-asan build build-asan \
         check-alone check-alone-asan check-beside deps packages libperf \
         bench install deb check-deb check-slow clean distclean
 
@@ -91,10 +94,22 @@ build: $(MESON_DIR)/build.ninja
 demo: build
 	./$(MESON_DIR)/tui/benchtui run assets/demo/demo.json
 
-# Two builds.  build/meson: every suite with libperf, and the tests of the
-# files a machine without libperf or glibc's _np calls differs in
-# (counters.c, sysname.c: suite 'counters') again against copies of those
-# built beside (NAME-raw);
+# make check, the quick tier (at most 240 s from a fresh clone on a
+# quiet 2-core box: a developer's loop, and a new user's first check): the
+# libperf build alone, and every test but the long ones (suite 'long', a
+# test's own word: the kill -9s of a profiled server, the hostile
+# agent's every lie, the demo with a far server, the gate's minute-long
+# probes); the alone tests first, one at a time, then the others
+# QUICK_JOBS at once.  make check-all runs everything, in both builds.
+check: build
+	$(MESON_TEST) -C $(MESON_DIR) --suite alone --no-suite long --logbase alone
+	$(MESON_RUN) --num-processes $(QUICK_JOBS) -C $(MESON_DIR) --no-suite alone \
+		--no-suite long
+
+# make check-all (CI's: .ci/run): two builds.  build/meson: every suite
+# with libperf, and the tests of the files a machine without libperf or
+# glibc's _np calls differs in (counters.c, sysname.c: suite 'counters')
+# again against copies of those built beside (NAME-raw);
 # build/meson-asan: the unit and e2e suites under ASan and UBSan, but for
 # the statistical tests (suite 'measure') and the tests that run no line
 # the others do not (suite 'asan-covered').  Both are built first; then
@@ -105,12 +120,13 @@ demo: build
 # running on their own.  Each build's meson-logs hold alone.json and
 # testlog.json (.ci/run totals them).  Each test says whether it runs
 # alone, and about how long it takes (the others start longest first),
-# in its own file (HACKING.md, Tests).  check-libperf and check-asan run one build's tests
-# the usual way (testlog.json only); check-raw (not part of check) is the
+# in its own file (HACKING.md, Tests).  check-libperf and check-asan run
+# one build's tests the usual way (testlog.json only); check-raw (not part
+# of check-all) is the
 # build of a machine without libperf or glibc's _np calls (as on musl or
 # glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
 # unit suites.
-check: build build-asan check-alone check-alone-asan check-beside
+check-all: build build-asan check-alone check-alone-asan check-beside
 
 # (alone.json is make check's: removed, or .ci/run would count it again.)
 check-libperf: build

@@ -128,6 +128,9 @@ cmd_check_print_server(const struct spec *s, size_t ci)
 	putchar('\n');
 	if (c->server->host != NULL)
 		cmd_check_print_ssh(s, c->server);
+	if (c->server->on_hosts)
+		printf("    server-hosts: each host runs its own copy, for its "
+		    "own legs\n");
 	if (per_leg)
 		printf("    server-per-leg: started before each leg with its "
 		    "arm's server_bin and server_env, stopped after it\n");

@@ -26,6 +26,7 @@
 #include "quiet.h"
 #include "rfile.h"
 #include "scratch.h"
+#include "server.h"
 #include "spec.h"
 #include "template.h"
 #include "xalloc.h"
@@ -330,7 +331,14 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 			goto done;
 		}
 	}
-	procs_reap_orphans(NULL, 0);
+	/* The server's status is its own to read (a death it reports at the
+	 * window's close), so a server that died during the leg is not
+	 * reaped with the leg's orphans. */
+	{
+		pid_t keep = a->srv != NULL ? server_pid(a->srv) : 0;
+
+		procs_reap_orphans(&keep, keep > 0 ? 1 : 0);
+	}
 	legout_finish(lo, &bytes, &trunc, NULL);
 	r = agent_leg_reply(req, &res, ctr, bytes, trunc, path);
 	if (hold.reply != NULL) {

@@ -95,20 +95,21 @@ round_far_result(const json_t *far, struct leg_result *res)
  * followed) within output.max_bytes, so the folder holds what a local
  * leg's would.  A copy that fails leaves the leg's numbers as they are;
  * a connection lost meanwhile is seen before the next leg. */
-static void
-round_far_output(struct run *u, struct remote *rm, const char *rel)
+void
+round_far_output(const struct round *r, struct remote *rm,
+    const char *out_rel)
 {
-	long long max = u->r->spec->output_max_bytes;
+	long long max = r->spec->output_max_bytes;
 	char *name, *file, *abs, err[512];
 	struct remote_fetch f;
 	bool refused;
 	int fd;
 
-	if (rel == NULL || !u->r->spec->output_keep || max <= 0)
+	if (out_rel == NULL || !r->spec->output_keep || max <= 0)
 		return;
-	name = round_far_out(rel);
+	name = round_far_out(out_rel);
 	file = xasprintf("leg:%s", name);
-	abs = xasprintf("%s/%s", u->r->dir, rel);
+	abs = xasprintf("%s/%s", r->dir, out_rel);
 	if ((fd = rfile_create(abs, O_CLOEXEC, 0644)) >= 0) {
 		(void)remote_prof_get(rm, file, fd, max, &f, &refused, err,
 		    sizeof err);
@@ -239,7 +240,7 @@ round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
 		*far_out = json_incref(far);
 	json_decref(far);
 	if (argv == NULL)
-		round_far_output(u, rm, rel);
+		round_far_output(u->r, rm, rel);
 	return 0;
 }
 
@@ -264,9 +265,9 @@ round_far_request(struct run *u, const struct legcmd *cmd, char *const *keep,
 }
 
 int
-round_far_reply(struct run *u, const char *leg, bool gated,
-    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
-    double *foreign)
+round_far_reply(struct run *u, const char *leg, const char *host,
+    bool gated, const json_t *far, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign)
 {
 	const json_t *fg;
 
@@ -275,7 +276,7 @@ round_far_reply(struct run *u, const char *leg, bool gated,
 		quiet_legs_ran(u->quiet, res->wall);
 	fg = json_object_get(far, "foreign");
 	*foreign = json_is_number(fg) ? json_number_value(fg) : -1;
-	return gated ? round_gate_far_mark(u, leg, far, g) : 0;
+	return gated ? round_gate_far_mark(u, leg, host, far, g) : 0;
 }
 
 int
@@ -315,8 +316,9 @@ round_far_leg(struct run *u, const struct plan_leg *pl, const char *leg,
 		}
 		return -1;
 	}
-	round_far_output(u, rm, cmd->out_rel);
-	return round_far_reply(u, leg, gated, *far, res, g, foreign);
+	round_far_output(u->r, rm, cmd->out_rel);
+	return round_far_reply(u, leg, u->r->spec->host, gated, *far, res, g,
+	    foreign);
 }
 
 void

@@ -285,8 +285,8 @@ round_gate_far_ask(struct run *u, const struct plan_leg *pl,
 }
 
 int
-round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
-    struct round_gate_rec *g)
+round_gate_far_mark(struct run *u, const char *leg, const char *host,
+    const json_t *far, struct round_gate_rec *g)
 {
 	enum quiet_result res;
 	const json_t *pr = json_object_get(far, "probe"),
@@ -305,7 +305,7 @@ round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
 	quiet_spend(u->quiet, g->wait_s);
 	(void)round_gate_keys(u);
 	snprintf(where, sizeof where, "the legs' host %s",
-	    remote_name(u->r->spec->host, name));
+	    remote_name(host, name));
 	return round_gate_mark(u, round_gate_how[res], where,
 	    json_number_value(json_object_get(far, "foreign")), leg, g);
 }

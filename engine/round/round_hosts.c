@@ -10,11 +10,22 @@
  * a queue, with a byte on a pipe to wake it.  A host whose connection
  * drops (or whose agent refuses a leg) stops its own legs only; the
  * others go on to the end of theirs, and the round then stops
- * resumably, naming the host. */
+ * resumably, naming the host.
+ *
+ * A cell's server with no host of its own runs on every host, a copy
+ * each (started and stopped here, through that host's agent), and the
+ * worker opens its window around each of its host's legs, so the leg
+ * line's server figures are those of its own host's copy; a copy that
+ * dies or whose host drops stops that host alone.  A server with a host
+ * of its own (one of the hosts) runs once, for every host's legs: their
+ * windows must not overlap, so the cell's legs then take turns, one in
+ * flight at a time, and its loss stops the round as a single host's
+ * would.  Each leg's output file is copied back by its worker. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +45,13 @@ struct hosts_msg {
 	json_t *far;              /* the reply (new), or NULL: none came */
 	bool lost;                /* the connection is lost */
 	char err[1024];           /* why no reply came */
+	/* The server's window around the leg: its open and close replies
+	 * (new, or NULL), the close's round trip; srv_lost: its agent's
+	 * connection was lost (srv_err why, or the agent refused). */
+	json_t *opened, *closed;
+	double close_ms;
+	bool srv_lost;
+	char srv_err[1024];
 };
 
 /* One planned leg in a host's queue. */
@@ -49,10 +67,17 @@ struct hosts_worker {
 	pthread_t th;
 	bool th_up;
 	pthread_cond_t cv;
-	/* Under hs->mu: the request for the worker, and its end. */
+	/* Under hs->mu: the request for the worker, and its end; the agent
+	 * of the server whose window wraps the leg (NULL: none), and the
+	 * leg's output file to copy back (or NULL). */
 	json_t *req;
 	struct remote_gate rg;
 	bool gated, quit;
+	struct remote *srv_rm;
+	const char *out_rel;
+	/* The cell's server for its legs: its own copy (own), or the one
+	 * server of the cell (shared), or NULL. */
+	struct round_srv *srv, *own;
 	/* The round's thread's own. */
 	struct round_leg *l;      /* the leg in flight, or NULL */
 	struct hosts_item cur;
@@ -70,6 +95,11 @@ struct round_hosts {
 	int wake[2];
 	struct hosts_worker *w;
 	size_t n;
+	/* The cell's one server (a host of its own), or NULL; while it
+	 * runs, one leg is in flight at a time, the hosts taking turns
+	 * from turn on. */
+	struct round_srv *shared;
+	size_t turn;
 };
 
 static void
@@ -86,6 +116,16 @@ round_hosts_post(struct round_hosts *hs, struct hosts_msg *m)
 	pthread_mutex_unlock(&hs->mu);
 	while (write(hs->wake[1], &b, 1) < 0 && errno == EINTR)
 		;
+}
+
+static void
+round_hosts_msg_free(struct hosts_msg *m)
+{
+	json_decref(m->ev);
+	json_decref(m->far);
+	json_decref(m->opened);
+	json_decref(m->closed);
+	free(m);
 }
 
 /* remote_leg's callback: the far gate's events, for the round's thread
@@ -113,6 +153,45 @@ round_hosts_settle(const struct round *r)
 		;
 }
 
+/* On the worker: the server's window opened before the leg (its host's
+ * gate is the leg's own, so none here).  false when the leg is not to
+ * run: the connection lost (or an abort), or the server dead. */
+static bool
+round_hosts_open(struct hosts_worker *w, struct remote *srv_rm,
+    struct hosts_msg *m)
+{
+	const struct round *r = w->hs->u->r;
+
+	m->opened = remote_open(srv_rm, NULL, r->abort_pipe[0], -1,
+	    round_hosts_event, w, m->srv_err, sizeof m->srv_err);
+	if (m->opened == NULL) {
+		m->srv_lost = remote_lost(srv_rm, false);
+		if (m->srv_lost)
+			snprintf(m->srv_err, sizeof m->srv_err, "%s",
+			    remote_lost_why(srv_rm));
+		return false;
+	}
+	return !json_is_false(json_object_get(m->opened, "alive"));
+}
+
+/* On the worker: the window closed after the leg (whatever became of
+ * it: the agent holds it open until then). */
+static void
+round_hosts_close(struct remote *srv_rm, struct hosts_msg *m)
+{
+	double t0 = clock_now();
+
+	m->closed = remote_close_window(srv_rm, m->srv_err,
+	    sizeof m->srv_err);
+	m->close_ms = (clock_now() - t0) * 1e3;
+	if (m->closed == NULL) {
+		m->srv_lost = remote_lost(srv_rm, false);
+		if (m->srv_lost)
+			snprintf(m->srv_err, sizeof m->srv_err, "%s",
+			    remote_lost_why(srv_rm));
+	}
+}
+
 static void *
 round_hosts_worker(void *arg)
 {
@@ -123,6 +202,8 @@ round_hosts_worker(void *arg)
 	for (;;) {
 		struct hosts_msg *m;
 		struct remote_gate rg;
+		struct remote *srv_rm;
+		const char *out_rel;
 		json_t *req;
 		bool gated, started = false;
 
@@ -133,6 +214,8 @@ round_hosts_worker(void *arg)
 		w->req = NULL;
 		rg = w->rg;
 		gated = w->gated;
+		srv_rm = w->srv_rm;
+		out_rel = w->out_rel;
 		pthread_mutex_unlock(&hs->mu);
 		if (req == NULL)
 			return NULL;
@@ -140,6 +223,11 @@ round_hosts_worker(void *arg)
 		m->w = w;
 		if (r->spec->settle_s > 0)
 			round_hosts_settle(r);
+		if (srv_rm != NULL && !round_hosts_open(w, srv_rm, m)) {
+			json_decref(req);
+			round_hosts_post(hs, m);
+			continue;
+		}
 		/* The operator's g releases this machine's gate; the far
 		 * gates of several hosts are let go by G (rg) alone. */
 		m->far = remote_leg(w->rm, req, r->spec->timeout_s, gated ? &rg :
@@ -149,6 +237,12 @@ round_hosts_worker(void *arg)
 			m->lost = true;
 			snprintf(m->err, sizeof m->err, "%s", remote_lost_why(w->rm));
 		}
+		/* The cell's one server's window closes even when the leg's
+		 * host was lost: its agent is another. */
+		if (srv_rm != NULL && !(m->lost && srv_rm == w->rm))
+			round_hosts_close(srv_rm, m);
+		if (m->far != NULL && !m->lost && out_rel != NULL)
+			round_far_output(r, w->rm, out_rel);
 		round_hosts_post(hs, m);
 	}
 }
@@ -215,9 +309,7 @@ round_hosts_end(struct run *u)
 		struct hosts_msg *m = hs->head;
 
 		hs->head = m->next;
-		json_decref(m->ev);
-		json_decref(m->far);
-		free(m);
+		round_hosts_msg_free(m);
 	}
 	if (hs->wake[0] >= 0) {
 		close(hs->wake[0]);
@@ -319,6 +411,8 @@ round_hosts_send(struct round_hosts *hs, struct hosts_worker *w)
 	w->req = req;
 	w->rg = rg;
 	w->gated = round_leg_far_gated(w->l);
+	w->srv_rm = round_server_agent(w->srv);
+	w->out_rel = round_leg_far_out(w->l);
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&hs->mu);
 	return true;
@@ -334,6 +428,87 @@ struct hosts_cell {
 	bool decided;             /* a look decided the cell */
 };
 
+/* Host w stops: its legs not run yet (the one in flight among them
+ * when inflight) run on resume; the other hosts go on. */
+static void
+round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void
+round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->dead = true;
+	va_start(ap, fmt);
+	vsnprintf(w->dead_why, sizeof w->dead_why, fmt, ap);
+	va_end(ap);
+	w->left = w->nq - w->qpos + (inflight ? 1 : 0);
+}
+
+/* The server around host w's leg: its window's replies taken in.  true
+ * when the leg stands (its figures in *block); false when it does not
+ * (no reply came, or the window did not open or close: the host
+ * stopped, or, for the cell's one server, the round).  *go false when
+ * the round stops. */
+static bool
+round_hosts_window(struct round_hosts *hs, struct hosts_worker *w,
+    struct hosts_msg *m, json_t **block, bool *go)
+{
+	struct run *u = hs->u;
+	const struct spec_cell *cell = &u->r->spec->cells[
+	    u->r->plan.legs[w->cur.i].cell];
+	const char *leg = round_leg_far_name(w->l);
+	char during[200], name[REMOTE_NAME_MAX];
+
+	*block = NULL;
+	if (w->srv == NULL)
+		return m->far != NULL;
+	if (m->opened != NULL)
+		round_server_far_opened(w->srv, m->opened);
+	if (m->closed != NULL)
+		*block = round_server_far_closed(w->srv, m->closed, m->close_ms);
+	if (m->srv_lost || (m->opened != NULL && m->far != NULL &&
+	    m->closed == NULL)) {
+		snprintf(during, sizeof during, "%s leg %s", m->opened == NULL ?
+		    "before" : "after", leg);
+		if (w->srv == hs->shared) {
+			*go = false;
+			if (m->srv_lost)
+				round_remote_lost(u, round_server_agent(w->srv),
+				    during);
+			else
+				round_remote_refused(u, m->srv_err, during);
+		} else {
+			round_hosts_stop(w, true, "%.700s, %s (its server's "
+			    "window)", m->srv_err, during);
+		}
+		json_decref(*block);
+		*block = NULL;
+		return false;
+	}
+	if (m->far != NULL)
+		return true;
+	json_decref(*block);
+	*block = NULL;
+	if (!round_server_alive(w->srv)) {
+		/* Dead before the leg: the leg did not run. */
+		round_server_died(u, cell, w->srv);
+		if (w->srv == hs->shared) {
+			*go = false;
+			snprintf(u->err, sizeof u->err, "cell %s: the server died "
+			    "(%s) before leg %s; the round stopped, resume "
+			    "continues it", cell->name, round_server_death(w->srv),
+			    leg);
+			round_abort_internal(u->r, "the cell's server died");
+		} else {
+			round_hosts_stop(w, true, "cell %s: its server on %s died "
+			    "(%s) before leg %s", cell->name, remote_name(w->host,
+			    name), round_server_death(w->srv), leg);
+		}
+	}
+	return false;
+}
+
 /* Host w's reply (m->far, taken) into its leg line, or the host's stop.
  * false when the round stops. */
 static bool
@@ -343,24 +518,45 @@ round_hosts_reply(struct round_hosts *hs, struct hosts_worker *w,
 {
 	struct run *u = hs->u;
 	const struct plan_leg *pl = &u->r->plan.legs[w->cur.i];
+	const struct spec_cell *cell = &u->r->spec->cells[pl->cell];
 	struct round_leg *l = w->l;
-	bool go = true;
+	json_t *block;
+	bool go = true, stands = round_hosts_window(hs, w, m, &block, &go),
+	    died;
+	char name[REMOTE_NAME_MAX];
 
-	w->l = NULL;
-	if (m->far == NULL) {
+	if (!stands) {
+		w->l = NULL;
 		round_leg_far_free(l);
-		if (round_aborted(u))
+		if (!go || round_aborted(u))
 			return false;
 		/* Its leg runs again on resume; the other hosts go on. */
-		w->dead = true;
-		snprintf(w->dead_why, sizeof w->dead_why, "%s%.900s", m->lost ? "" :
-		    "the agent could not run a leg: ", m->err);
-		w->left = w->nq - w->qpos + 1;
+		if (!w->dead)
+			round_hosts_stop(w, true, "%s%.900s", m->lost ? "" :
+			    "the agent could not run a leg: ", m->err);
 		return true;
 	}
-	if (round_leg_far_end(l, m->far) != 0)
+	died = w->srv != NULL && !round_server_alive(w->srv);
+	w->l = NULL;
+	if (round_leg_far_end(l, m->far, block, died) != 0)
 		go = false;
 	m->far = NULL;
+	if (died) {
+		round_server_died(u, cell, w->srv);
+		if (w->srv == hs->shared) {
+			snprintf(u->err, sizeof u->err, "cell %s: the server died "
+			    "(%s) during leg %s; the round stopped, resume "
+			    "continues it", cell->name, round_server_death(w->srv),
+			    round_leg_far_name(l));
+			round_abort_internal(u->r, "the cell's server died");
+			go = false;
+		} else {
+			round_hosts_stop(w, false, "cell %s: its server on %s died "
+			    "(%s) during leg %s", cell->name, remote_name(w->host,
+			    name), round_server_death(w->srv),
+			    round_leg_far_name(l));
+		}
+	}
 	round_leg_far_free(l);
 	if (go && w->cur.warmup > 0 && u->last_leg_bad)
 		cb->warmup_failed(u, pl, w->cur.warmup);
@@ -419,9 +615,7 @@ round_hosts_drain(struct round_hosts *hs, struct hosts_cell *hc,
 			round_emit(hs->u->r, m->ev);
 		else if (!round_hosts_reply(hs, m->w, m, hc, cb))
 			go = false;
-		json_decref(m->ev);
-		json_decref(m->far);
-		free(m);
+		round_hosts_msg_free(m);
 	}
 }
 
@@ -435,6 +629,7 @@ round_hosts_cell(struct run *u, size_t c, const struct round_hosts_cbs *cb)
 	if (u->mh == NULL)
 		u->mh = round_hosts_new(u);
 	hs = u->mh;
+	hs->turn = 0;
 	hc.left = xcalloc((size_t)u->r->plan.reps + 2, sizeof *hc.left);
 	for (size_t h = 0; h < hs->n; h++) {
 		round_hosts_deal(hs, h, c, cb);
@@ -453,14 +648,20 @@ round_hosts_cell(struct run *u, size_t c, const struct round_hosts_cbs *cb)
 		/* Paused: the legs in flight end, then the round holds. */
 		if (go && !busy && atomic_load(&u->r->paused))
 			round_pause_point(u);
-		for (size_t h = 0; h < hs->n; h++) {
-			struct hosts_worker *w = &hs->w[h];
+		/* The cell's one server: one leg at a time, the hosts in
+		 * turn. */
+		for (size_t k = 0; k < hs->n; k++) {
+			struct hosts_worker *w = &hs->w[(hs->turn + k) % hs->n];
 
 			if (go && !round_aborted(u) && !u->r->fatal &&
 			    !atomic_load(&u->r->paused) &&
-			    round_hosts_next(u, w, &hc) &&
-			    !round_hosts_send(hs, w))
-				go = false;
+			    (hs->shared == NULL || !busy) &&
+			    round_hosts_next(u, w, &hc)) {
+				if (!round_hosts_send(hs, w))
+					go = false;
+				else if (hs->shared != NULL)
+					hs->turn = (size_t)(w - hs->w) + 1;
+			}
 			busy |= w->l != NULL;
 		}
 		if (!busy)
@@ -470,6 +671,69 @@ round_hosts_cell(struct run *u, size_t c, const struct round_hosts_cbs *cb)
 	}
 	free(hc.left);
 	return go && !round_aborted(u) && !u->r->fatal;
+}
+
+bool
+round_hosts_servers(struct run *u, size_t c)
+{
+	const struct spec_cell *cell = &u->r->spec->cells[c];
+	struct round_hosts *hs;
+	char name[REMOTE_NAME_MAX];
+
+	if (cell->server == NULL)
+		return true;
+	if (u->mh == NULL)
+		u->mh = round_hosts_new(u);
+	hs = u->mh;
+	if (!cell->server->on_hosts) {
+		if ((hs->shared = round_server_start(u, cell, NULL, 0)) == NULL) {
+			round_server_wont_start(u);
+			return false;
+		}
+		for (size_t h = 0; h < hs->n; h++)
+			hs->w[h].srv = hs->shared;
+		return true;
+	}
+	for (size_t h = 0; h < hs->n && !round_aborted(u); h++) {
+		struct hosts_worker *w = &hs->w[h];
+		bool lost;
+
+		if (w->dead)
+			continue;
+		round_pause_point(u);
+		if ((w->own = round_server_start_copy(u, cell, w->host,
+		    &lost)) == NULL) {
+			/* That host's legs stop; resume starts it again. */
+			if (!round_aborted(u))
+				round_hosts_stop(w, false, "cell %s: its server "
+				    "would not start on %s: %.800s", cell->name,
+				    remote_name(w->host, name), lost ?
+				    remote_lost_why(w->rm) : u->err);
+			continue;
+		}
+		w->srv = w->own;
+	}
+	round_ledger_note(u);
+	return !round_aborted(u) && !u->r->fatal;
+}
+
+void
+round_hosts_servers_stop(struct run *u, size_t c)
+{
+	const struct spec_cell *cell = &u->r->spec->cells[c];
+	struct round_hosts *hs = u->mh;
+
+	for (size_t h = 0; hs != NULL && h < hs->n; h++) {
+		struct hosts_worker *w = &hs->w[h];
+
+		if (w->own != NULL)
+			round_server_stop(u, cell, w->own);
+		w->own = w->srv = NULL;
+	}
+	if (hs != NULL && hs->shared != NULL) {
+		round_server_stop(u, cell, hs->shared);
+		hs->shared = NULL;
+	}
 }
 
 bool

@@ -56,6 +56,8 @@ struct round_leg {
 	json_t *far;             /* a leg on the legs' host: its values */
 	const char *host;        /* that host (its leg line's "host") */
 	bool gated;              /* one of several hosts: its gate asked */
+	bool multi;              /* one of several hosts: its server's death
+	                          * stops that host alone (round_hosts.c) */
 };
 
 /* What a step tells round_leg. */
@@ -687,6 +689,8 @@ round_leg_record(struct round_leg *l)
 	u->last_leg_bad = st == TALLY_LEG_FAILED || st == TALLY_LEG_TIMED_OUT;
 	round_emit_new(u, ev);
 	round_leg_warnings(l, ran, tsig);
+	if (l->died && l->multi)
+		return RUN_LEG_GO;
 	if (l->died) {
 		round_server_died(u, l->cell, l->srv);
 		snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) "
@@ -768,7 +772,7 @@ round_leg_far_begin(struct run *u, const struct plan_leg *pl, int warmup,
 	*l = (struct round_leg){ .u = u, .pl = pl, .warmup = warmup,
 		.cell = &s->cells[pl->cell], .arm = &s->arms[pl->arm],
 		.prepare_rc = -1, .out_bytes = -1, .foreign = -1, .bytes = -1,
-		.host = host };
+		.host = host, .multi = true };
 	snprintf(l->name, sizeof l->name, "%s %s %c%d", l->cell->name,
 	    l->arm->name, warmup > 0 ? 'w' : 'r', warmup > 0 ? warmup :
 	    pl->rep);
@@ -803,14 +807,23 @@ round_leg_far_name(const struct round_leg *l)
 	return l->name;
 }
 
+const char *
+round_leg_far_out(const struct round_leg *l)
+{
+	return l->cmd.out_rel;
+}
+
 int
-round_leg_far_end(struct round_leg *l, json_t *far)
+round_leg_far_end(struct round_leg *l, json_t *far, json_t *srvblock,
+    bool died)
 {
 	l->far = far;
 	round_leg_far_values(l);
-	if (round_far_reply(l->u, l->name, l->gated, far, &l->res, &l->gate,
-	    &l->foreign) != 0)
+	l->srvblock = srvblock;
+	if (round_far_reply(l->u, l->name, l->host, l->gated, far, &l->res,
+	    &l->gate, &l->foreign) != 0)
 		return -1;
+	l->died = died && !l->res.aborted;
 	return round_leg_record(l) == RUN_LEG_GO ? 0 : -1;
 }
 
@@ -822,5 +835,6 @@ round_leg_far_free(struct round_leg *l)
 	json_decref(l->start);
 	legcmd_finish(&l->cmd);
 	json_decref(l->far);
+	json_decref(l->srvblock);
 	free(l);
 }

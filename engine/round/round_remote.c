@@ -91,20 +91,31 @@ round_remote_list(struct run *u)
 	for (size_t c = 0; c < s->ncells; c++) {
 		const struct spec_server *sv = s->cells[c].server;
 
-		if (spec_server_remote(sv))
+		if (spec_server_remote(sv) && sv->host != NULL)
 			json_array_append_new(round_remote_add(u, sv->host,
 			    sv->dir)->cells, json_string(s->cells[c].name));
 	}
 	if (s->host != NULL)
 		round_remote_add(u, s->host, SPEC_AGENT_DIR)->legs = true;
-	for (size_t i = 0; s->host == NULL && i < s->nhosts; i++)
-		round_remote_add(u, s->hosts[i], SPEC_AGENT_DIR)->legs = true;
+	for (size_t i = 0; s->host == NULL && i < s->nhosts; i++) {
+		struct round_host *h = round_remote_add(u, s->hosts[i],
+		    SPEC_AGENT_DIR);
+
+		h->legs = true;
+		/* A server of each host's own: a copy there. */
+		for (size_t c = 0; c < s->ncells; c++)
+			if (s->cells[c].server != NULL &&
+			    s->cells[c].server->on_hosts)
+				json_array_append_new(h->cells, json_string(
+				    s->cells[c].name));
+	}
 }
 
 /* The programs a host's servers run, as legcmd builds them (each arm's
- * for a server per leg), for its agent to hash. */
+ * for a server per leg), for its agent to hash: those that name it, and
+ * on a legs' host of several, each host's own copy. */
 static json_t *
-round_remote_programs(const struct run *u, const char *host)
+round_remote_programs(const struct run *u, const struct round_host *h)
 {
 	const struct spec *s = u->r->spec;
 	json_t *progs = json_array();
@@ -114,7 +125,9 @@ round_remote_programs(const struct run *u, const char *host)
 		bool per_leg = spec_server_per_leg(s, cell);
 
 		if (!spec_server_remote(cell->server) ||
-		    strcmp(cell->server->host, host) != 0)
+		    (cell->server->host != NULL ?
+		    strcmp(cell->server->host, h->host) != 0 :
+		    !h->legs))
 			continue;
 		for (size_t a = 0; a < (per_leg ? s->narms : 1); a++) {
 			struct legcmd lc;
@@ -225,7 +238,7 @@ round_remote_connect_all(struct run *u, const char *ssh_path)
 
 		c[i] = (struct round_remote_conn){ .u = u, .h = h,
 			.ssh_path = ssh_path,
-			.progs = round_remote_programs(u, h->host) };
+			.progs = round_remote_programs(u, h) };
 		h->park = pk;
 		h->th_up = pk != NULL && pthread_create(&h->th, NULL,
 		    round_remote_connect_parked, &c[i]) == 0;
@@ -286,7 +299,8 @@ round_remote_connect(struct run *u)
 struct remote *
 round_remote_for(struct run *u, const struct spec_server *sv)
 {
-	for (size_t i = 0; spec_server_remote(sv) && i < u->nhosts; i++)
+	for (size_t i = 0; spec_server_remote(sv) && sv->host != NULL &&
+	    i < u->nhosts; i++)
 		if (strcmp(u->hosts[i].host, sv->host) == 0)
 			return u->hosts[i].rm;
 	return NULL;

@@ -292,10 +292,10 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 	return 0;
 }
 
-/* One cell on several hosts at once (round_hosts.c): its setup, its
- * legs dealt among the hosts, its profiles (the legs' perf profile,
- * taken on the first host), its cleanup.  No server (the round file's
- * check refuses one). */
+/* One cell on several hosts at once (round_hosts.c): its server (each
+ * host's own copy, or the cell's one on a host of its own), its setup,
+ * its legs dealt among the hosts, its profiles (the legs' perf profile,
+ * taken on the first host), its cleanup, its server stopped. */
 static bool
 round_run_cell_hosts(struct run *u, size_t c)
 {
@@ -313,14 +313,20 @@ round_run_cell_hosts(struct run *u, size_t c)
 			todo++;
 	if (todo == 0 && !round_run_prof_pending(u, c))
 		return true;
-	if (round_hook(u, c, false) != 0)
+	round_pause_point(u);
+	if (round_aborted(u))
 		return false;
+	if (!round_hosts_servers(u, c) || round_hook(u, c, false) != 0) {
+		round_hosts_servers_stop(u, c);
+		return false;
+	}
 	go = round_hosts_cell(u, c, &cb);
 	if (go && !r->fatal && !round_aborted(u) &&
 	    round_run_prof_cell(u, c, NULL) != 0)
 		go = false;
 	if (!r->fatal)
 		(void)round_hook(u, c, true);
+	round_hosts_servers_stop(u, c);
 	return go;
 }
 

@@ -35,12 +35,17 @@ struct round_srv {
 	struct round_srv_gate far; /* its host's gate before that window */
 	double far_busy;          /* its cpus' foreign work over the last
 	                           * closed one (NAN) */
+	/* A copy on one of several hosts: its host lost stops that host's
+	 * legs alone (round_hosts.c), not the round. */
+	bool copy;
+	bool death_logged;        /* its death is in the log */
 };
 
-/* A server event: the cell, and for a server per leg its arm and rep. */
+/* A server event: the cell, and for a server per leg its arm and rep;
+ * its host (NULL: here). */
 static json_t *
 round_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
-    int rep, const char *state)
+    int rep, const char *state, const char *host)
 {
 	json_t *ev = event_new("server");
 
@@ -50,8 +55,8 @@ round_server_event(const struct spec_cell *cell, const struct spec_arm *arm,
 		json_object_set_new(ev, "rep", json_integer(rep));
 	}
 	json_object_set_new(ev, "state", json_string(state));
-	if (cell->server->host != NULL)
-		json_object_set_new(ev, "host", json_string(cell->server->host));
+	if (host != NULL)
+		json_object_set_new(ev, "host", json_string(host));
 	return ev;
 }
 
@@ -151,15 +156,17 @@ round_server_start_here(struct run *u, const struct spec_cell *cell,
 	return srv;
 }
 
-/* There: its host's agent starts it in its folder; the ready event gets
- * the program and its sha256 as that host has them. */
+/* There (host): its host's agent starts it in its folder; the ready
+ * event gets the program and its sha256 as that host has them.  A copy
+ * whose host was lost leaves the round to its caller. */
 static struct round_srv *
 round_server_start_there(struct run *u, const struct spec_cell *cell,
-    const struct legcmd *cmd, const char *cpus, const char **cause,
-    json_t **started)
+    const char *host, bool copy, const struct legcmd *cmd, const char *cpus,
+    const char **cause, json_t **started)
 {
 	const struct spec_server *sv = cell->server;
-	struct remote *rm = round_remote_for(u, sv);
+	struct remote *rm = copy ? round_remote_legs_at(u, host) :
+	    round_remote_for(u, sv);
 	json_t *env = legcmd_env_json(cmd);
 	char *log = xasprintf("%s-%s.log", u->r->spec->name, cell->name);
 	struct remote_start p = { .cell = cell->name, .argv = cmd->argv,
@@ -173,21 +180,22 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 
 	if (rm == NULL)
 		snprintf(u->err, sizeof u->err, "cell %s: no connection to %s",
-		    cell->name, remote_name(sv->host, name));
+		    cell->name, remote_name(host, name));
 	else if ((*started = remote_start(rm, &p, cause, u->err,
-	    sizeof u->err)) == NULL && strcmp(*cause, "lost") == 0)
+	    sizeof u->err)) == NULL && strcmp(*cause, "lost") == 0 && !copy)
 		round_remote_lost(u, rm, "while the server started");
 	json_decref(env);
 	free(log);
 	if (rm == NULL || *started == NULL)
 		return NULL;
 	json_array_foreach(json_object_get(*started, "warnings"), i, w)
-		round_warn(u, "%s: %s", remote_name(sv->host, name),
+		round_warn(u, "%s: %s", remote_name(host, name),
 		    json_string_value(w));
 	srv = xcalloc(1, sizeof *srv);
 	srv->far_busy = NAN;
 	srv->rm = rm;
-	srv->host = sv->host;
+	srv->host = host;
+	srv->copy = copy;
 	srv->pid = (pid_t)json_integer_value(json_object_get(*started, "pid"));
 	return srv;
 }
@@ -195,11 +203,11 @@ round_server_start_there(struct run *u, const struct spec_cell *cell,
 /* The "ready" event, or "died" ("stopped" when aborted) with why. */
 static void
 round_server_started(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, int rep, struct round_srv *srv,
-    const char *cause, json_t *started)
+    const struct spec_arm *arm, int rep, const char *host,
+    struct round_srv *srv, const char *cause, json_t *started)
 {
 	json_t *ev = round_server_event(cell, arm, rep, srv != NULL ?
-	    "ready" : round_aborted(u) ? "stopped" : "died");
+	    "ready" : round_aborted(u) ? "stopped" : "died", host);
 
 	json_object_set_new(ev, "pid", srv != NULL ? json_integer(srv->pid) :
 	    json_null());
@@ -215,20 +223,22 @@ round_server_started(struct run *u, const struct spec_cell *cell,
 	round_emit_new(u, ev);
 }
 
-struct round_srv *
-round_server_start(struct run *u, const struct spec_cell *cell,
-    const struct spec_arm *arm, int rep)
+/* round_server_start, on host when copy (one of several hosts' own). */
+static struct round_srv *
+round_server_begin(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep, const char *host, bool copy,
+    const char **cause)
 {
 	struct round *r = u->r;
 	const struct spec *s = r->spec;
 	const struct spec_server *sv = cell->server;
 	const char *cpus = sv->cpus != NULL ? sv->cpus : s->server_cpus;
 	struct round_srv *srv = NULL;
-	const char *cause = "failed";
 	json_t *ev, *started = NULL;
 	struct legcmd cmd;
 	char e[640];
 
+	*cause = "failed";
 	u->err[0] = '\0';
 	u->srv_death_logged = false;
 	u->srv_arm = arm;
@@ -238,21 +248,44 @@ round_server_start(struct run *u, const struct spec_cell *cell,
 		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
 		goto out;
 	}
-	ev = round_server_event(cell, arm, rep, "starting");
+	if (!copy)
+		host = sv->host;
+	ev = round_server_event(cell, arm, rep, "starting", host);
 	json_object_set_new(ev, "pid", json_null());
 	json_object_set_new(ev, "log", json_string(cmd.out_rel));
 	json_object_set_new(ev, "argv", legcmd_argv_json(cmd.argv));
 	round_emit_new(u, ev);
-	srv = spec_server_remote(sv) ? round_server_start_there(u, cell, &cmd,
-	    cpus, &cause, &started) : round_server_start_here(u, cell, &cmd,
-	    cpus, &cause);
+	srv = spec_server_remote(sv) ? round_server_start_there(u, cell, host,
+	    copy, &cmd, cpus, cause, &started) : round_server_start_here(u,
+	    cell, &cmd, cpus, cause);
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
 	 * operator aborted the wait.  "cause" tells them apart. */
-	round_server_started(u, cell, arm, rep, srv, cause, started);
+	round_server_started(u, cell, arm, rep, host, srv, *cause, started);
 	json_decref(started);
 out:
 	legcmd_finish(&cmd);
+	return srv;
+}
+
+struct round_srv *
+round_server_start(struct run *u, const struct spec_cell *cell,
+    const struct spec_arm *arm, int rep)
+{
+	const char *cause;
+
+	return round_server_begin(u, cell, arm, rep, NULL, false, &cause);
+}
+
+struct round_srv *
+round_server_start_copy(struct run *u, const struct spec_cell *cell,
+    const char *host, bool *lost)
+{
+	const char *cause;
+	struct round_srv *srv = round_server_begin(u, cell, NULL, 0, host, true,
+	    &cause);
+
+	*lost = srv == NULL && strcmp(cause, "lost") == 0;
 	return srv;
 }
 
@@ -269,7 +302,7 @@ round_server_end(struct run *u, struct round_srv *srv)
 	e[0] = '\0';
 	if (remote_lost(srv->rm, false) ||
 	    (reply = remote_stop(srv->rm, e, sizeof e)) == NULL) {
-		if (round_aborted(u))
+		if (round_aborted(u) || srv->copy)
 			;
 		else if (remote_lost(srv->rm, false))
 			round_remote_lost(u, srv->rm, "while the server stopped");
@@ -292,14 +325,15 @@ round_server_stop(struct run *u, const struct spec_cell *cell,
 	if (u->quiet != NULL)
 		quiet_set_server(u->quiet, 0, NULL, 0);
 	/* A death the leg loop saw is logged already, with its cause. */
-	if (u->srv_death_logged && strcmp(state, "died") == 0)
+	if (srv->death_logged && strcmp(state, "died") == 0)
 		goto out;
 	if (strcmp(state, "died") == 0) {
 		/* Died after the last leg: log it once, with its cause. */
 		round_server_died(u, cell, srv);
 		goto out;
 	}
-	ev = round_server_event(cell, u->srv_arm, u->srv_rep, state);
+	ev = round_server_event(cell, u->srv_arm, u->srv_rep, state,
+	    srv->host);
 	json_object_set_new(ev, "pid", json_integer(srv->pid));
 	round_emit_new(u, ev);
 out:
@@ -314,10 +348,11 @@ round_server_died(struct run *u, const struct spec_cell *cell,
 {
 	json_t *ev;
 
-	if (u->srv_death_logged)
+	if (srv->death_logged)
 		return;
-	u->srv_death_logged = true;
-	ev = round_server_event(cell, u->srv_arm, u->srv_rep, "died");
+	srv->death_logged = u->srv_death_logged = true;
+	ev = round_server_event(cell, u->srv_arm, u->srv_rep, "died",
+	    srv->host);
 	json_object_set_new(ev, "pid", json_integer(srv->pid));
 	json_object_set_new(ev, "msg", json_string(round_server_death(srv)));
 	round_emit_new(u, ev);
@@ -404,6 +439,17 @@ round_server_open(struct run *u, struct round_srv *srv,
 			round_remote_lost(u, srv->rm, during);
 		return -1;
 	}
+	round_server_far_opened(srv, reply);
+	*g = srv->far;
+	json_decref(reply);
+	return 0;
+}
+
+void
+round_server_far_opened(struct round_srv *srv, const json_t *reply)
+{
+	struct round_srv_gate *g = &srv->far;
+
 	g->how = round_server_far_how(json_string_value(json_object_get(reply,
 	    "gate")));
 	g->wait_s = round_server_num(reply, "wait_s");
@@ -413,11 +459,14 @@ round_server_open(struct run *u, struct round_srv *srv,
 	g->server_busy = round_server_num(reply, "server_busy");
 	g->probe = round_server_num(reply, "probe");
 	g->probe_us = round_server_num(reply, "probe_us");
-	srv->far = *g;
 	round_server_remote_alive(srv, reply);
 	srv->window = !srv->dead;
-	json_decref(reply);
-	return 0;
+}
+
+struct remote *
+round_server_agent(const struct round_srv *srv)
+{
+	return srv != NULL ? srv->rm : NULL;
 }
 
 double
@@ -470,6 +519,18 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 			round_remote_refused(u, e, during);
 		return NULL;
 	}
+	block = round_server_far_closed(srv, reply, (clock_now() - t0) * 1e3);
+	json_decref(reply);
+	return block;
+}
+
+json_t *
+round_server_far_closed(struct round_srv *srv, const json_t *reply,
+    double rtt_ms)
+{
+	json_t *block;
+
+	srv->window = false;
 	round_server_remote_alive(srv, reply);
 	srv->far_busy = round_server_num(reply, "server_busy");
 	block = json_incref(json_object_get(reply, "server"));
@@ -478,11 +539,9 @@ round_server_close(struct run *u, struct round_srv *srv, const char *leg)
 		json_object_set_new(block, "host", json_string(srv->host));
 		json_object_set(block, "foreign", json_object_get(reply,
 		    "foreign"));
-		json_object_set_new(block, "rtt_ms", json_real((clock_now() - t0) *
-		    1e3));
+		json_object_set_new(block, "rtt_ms", json_real(rtt_ms));
 		json_object_set_new(block, "requests", json_integer((json_int_t)
 		    remote_requests_take(srv->rm)));
 	}
-	json_decref(reply);
 	return block;
 }

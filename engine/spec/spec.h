@@ -42,6 +42,9 @@ struct spec_server {
 	                      * else NULL */
 	bool host_own;       /* the round file named server.host (not the
 	                      * round's "host" inherited) */
+	bool on_hosts;       /* no host of its own in a round on several
+	                      * hosts: each of them runs its own copy (host
+	                      * NULL, dir SPEC_AGENT_DIR) */
 };
 
 /* The agent's folder on a server's host when server.dir is absent:
@@ -57,7 +60,8 @@ struct spec_server {
  * recording past it stays there; a text is cut at it). */
 #define SPEC_AGENT_PROFILE_BYTES (64 << 20)
 
-/* Whether the cell's server runs on another host (server.host). */
+/* Whether the cell's server runs on another host (server.host), or on
+ * each of the round's several hosts (on_hosts). */
 bool spec_server_remote(const struct spec_server *sv);
 
 /* The hosts a round runs on, in place of the round file's "host" and
@@ -66,7 +70,7 @@ bool spec_server_remote(const struct spec_server *sv);
  * where they came from in messages ("--host").  0, or -1 with err: a
  * host given twice, or one ssh would misread; a cell whose server.host
  * is not one of them (named); a round file several hosts cannot run
- * yet (a cell server, prepare, scratch, stdin, profile). */
+ * yet (a server per leg, prepare, scratch, stdin, profile). */
 int spec_use_hosts(struct spec *s, const char *const *hosts, size_t n,
     const char *what, char *err, size_t errlen);
 

@@ -18,7 +18,7 @@ static const char *const spec_remote_agent_default[] = { "benchtui", "agent",
 bool
 spec_server_remote(const struct spec_server *sv)
 {
-	return sv != NULL && sv->host != NULL;
+	return sv != NULL && (sv->host != NULL || sv->on_hosts);
 }
 
 /* A host or a folder name passed to ssh as one argument: never through a
@@ -83,7 +83,8 @@ spec_parse_server_host(struct parser *p, json_t *j, const char *path,
 }
 
 /* Every server without a host of its own runs on the legs' one host
- * (none: here); called again when the hosts are replaced. */
+ * (none: here), or on each of their several hosts, a copy each;
+ * called again when the hosts are replaced. */
 static void
 spec_remote_inherit(struct spec *s)
 {
@@ -94,8 +95,10 @@ spec_remote_inherit(struct spec *s)
 			continue;
 		free(sv->host);
 		free(sv->dir);
+		sv->on_hosts = s->host == NULL && s->nhosts > 1;
 		sv->host = s->host != NULL ? xstrdup(s->host) : NULL;
-		sv->dir = s->host != NULL ? xstrdup(SPEC_AGENT_DIR) : NULL;
+		sv->dir = s->host != NULL || sv->on_hosts ?
+		    xstrdup(SPEC_AGENT_DIR) : NULL;
 	}
 }
 
@@ -206,8 +209,10 @@ spec_parse_remote(struct parser *p, json_t *root)
 	return 0;
 }
 
-/* Legs on another host ("host") run its command there.  Legs on
- * several hosts at once share no cell server yet. */
+/* Legs on another host ("host") run its command there.  On several
+ * hosts at once, a cell server without a host of its own runs on each of
+ * them, a copy for that host's legs; one with a host of its own runs
+ * there once, and that host must be one of them (as for --host). */
 static int
 spec_check_leg_host(struct parser *p)
 {
@@ -218,15 +223,38 @@ spec_check_leg_host(struct parser *p)
 	 * there); prepare, stdin and scratch go with each leg's request */
 	if (s->host == NULL && s->nhosts == 0)
 		return 0;
+	if (s->nhosts > 1 && s->profile != NULL && (s->profile->server_perf ||
+	    s->profile->syscalls))
+		return spec_perr(p, "hosts", "a round on several hosts (%zu) "
+		    "does not take %s yet: profile the server on one host",
+		    s->nhosts, s->profile->server_perf ? "profile.server_perf" :
+		    "profile.syscalls");
 	for (size_t c = 0; s->nhosts > 1 && c < s->ncells; c++) {
+		const struct spec_server *sv = s->cells[c].server;
+		bool in = false;
 		char path[64];
 
-		if (s->cells[c].server == NULL)
+		if (sv == NULL)
 			continue;
-		snprintf(path, sizeof path, "cells[%zu].server", c);
-		return spec_perr(p, path, "cell %s has a server, and a round on "
-		    "several hosts (%zu) runs no cell server yet: run it on one "
-		    "host", s->cells[c].name, s->nhosts);
+		if (spec_server_per_leg(s, &s->cells[c])) {
+			snprintf(path, sizeof path, "cells[%zu].server", c);
+			return spec_perr(p, path, "cell %s starts a server for "
+			    "each leg (an arm sets server_bin or server_env, or "
+			    "the cmd uses ${ARM}), and a round on several hosts "
+			    "(%zu) runs only a server for the whole cell yet: run "
+			    "it on one host", s->cells[c].name, s->nhosts);
+		}
+		if (!sv->host_own)
+			continue;
+		for (size_t i = 0; i < s->nhosts; i++)
+			in |= strcmp(s->hosts[i], sv->host) == 0;
+		if (in)
+			continue;
+		snprintf(path, sizeof path, "cells[%zu].server.host", c);
+		return spec_perr(p, path, "cell %s runs its server on \"%s\", "
+		    "which is not one of the round's hosts; add it to hosts, or "
+		    "drop the cell's server.host (each host then runs its own "
+		    "copy)", s->cells[c].name, sv->host);
 	}
 	return 0;
 }
@@ -244,13 +272,13 @@ spec_check_hosts(struct parser *p)
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct spec_server *a = s->cells[i].server;
 
-		if (!spec_server_remote(a))
+		if (!spec_server_remote(a) || a->host == NULL)
 			continue;
 		for (size_t k = 0; k < i; k++) {
 			const struct spec_server *b = s->cells[k].server;
 			char path[64];
 
-			if (!spec_server_remote(b) ||
+			if (!spec_server_remote(b) || b->host == NULL ||
 			    strcmp(a->host, b->host) != 0 ||
 			    strcmp(a->dir, b->dir) == 0)
 				continue;

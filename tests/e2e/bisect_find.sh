@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone measure est=20
+# test: alone measure est=20 long
 # bisect on a repository of 24 commits where one (c11) makes the hot
 # function 8% slower in cpu and two later ones change other code only:
 # the culprit is named within ceil(log2 24) + 2 steps plus the

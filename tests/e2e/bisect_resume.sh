@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone measure est=25
+# test: alone measure est=25 long
 # A bisect stopped mid-step resumes: SIGTERM stops it resumably (exit 3,
 # the command to resume said), kill -9 mid-step leaves it as a crash
 # would; resume DIR never runs a finished step again (its round folder

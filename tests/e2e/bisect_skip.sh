@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone measure est=20
+# test: alone measure est=20 long
 # bisect where the commit after the culprit does not build: that commit
 # is skipped (its step says build-failed, its build log kept), and the
 # culprit is still named.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=24
+# test: est=24 long
 # The example rounds in assets/rounds really run: each one, cut to one rep
 # with the quiet gate off (so a busy test machine does not stall it), must
 # finish with exit 0 and one "ok" leg line per planned leg; the zstd round's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=8
+# test: est=8 long
 # The floor estimator pinned against tests/stats_ref.py, written from
 # benchtui(1) STATISTICS alone (exact binomial fractions, a plain scan for
 # u): n = 4, 5, 6, 10, 21, 41, 200 and 2500, levels 0.95 and 0.99, with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=7
+# test: est=7 long
 # The scratch folder is emptied before every leg, so it must be nobody
 # else's: refused (exit 3, resumable once fixed, nothing deleted) when it
 # holds an input the command names, the leg's program, the round file, a

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test life-ctrlc: asan-covered est=10
+# test life-ctrlc: asan-covered est=10 long
 # Ctrl-C at random moments, 50 times, in a round of 1 ms legs, each time
 # followed by resume: a SIGINT to benchtui's process group also reaches a
 # leg that is held before its exec (it is still in that group), and must

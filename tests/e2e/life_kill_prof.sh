@@ -1,6 +1,6 @@
 #!/bin/bash
-# test life-kill-prof: asan-covered est=10 needs=perf
-# test life-kill-prof-server: est=50 arg=server
+# test life-kill-prof: asan-covered est=10 needs=perf long
+# test life-kill-prof-server: est=50 arg=server long
 # The kill campaign over the profile phase: kill -9 benchtui while its perf
 # profiles run (at a random moment after a profile leg started), resuming
 # after each, until the round completes.  Then: every leg counted exactly

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test: alone asan-beside asan-covered est=1 needs=/usr/bin/time arg=early
-# test load_bounds_stream: est=7
+# test load_bounds_stream: est=7 long
 # benchtui load bounded by what it was told (against load_server.py):
 # --timeout is a whole-response limit (a body or a header trickling one
 # byte a second is ended by it); a 2 GiB body is hashed as it streams

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=15
+# test: est=15 long
 # test load_corpus_all: slow arg=all
 # The response corpus (tests/data/http/responses.jsonl) over real sockets:
 # load_replay.py replays each raw response in every split of its bytes

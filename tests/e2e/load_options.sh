@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=8 needs=/usr/bin/time
+# test: est=8 needs=/usr/bin/time long
 # benchtui load's wrk-style options against load_server.py, every response
 # still checked: --duration runs for a time with the warm-up outside it;
 # --connections C keeps C requests in flight at once (the server's /hold

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=python3
+# test: needs=python3,jq est=8
 # Every example in the man pages runs as written, as check_examples does
 # for the example round files.  Each .EX block is marked by the comment
 # line before it (a block without one fails):
@@ -13,8 +13,13 @@
 #                             are saved in (benchtui is this build's), each
 #                             must exit 0; lines after one are its exact
 #                             standard output
+#   .\" example: load         shell lines against the nginx example round's
+#                             server (assets/rounds/nginx/serve.sh, its
+#                             www/ linked in the folder), which the test
+#                             starts on a free port: the URL's 8080 is it
 #   .\" example: output       what the program prints in a state a test
 #                             cannot make (a busy box): shown, not run
+# A command goes on over lines that end in a backslash or a pipe.
 # Also: every option a command's --help lists is in its page
 # (benchtui-COMMAND(1); resume's is benchtui-run(1)), and every option
 # that page's SYNOPSIS gives the command is in its --help.
@@ -22,6 +27,19 @@
 
 mkdir -p "$tmp/bin" "$tmp/ex"
 ln -s "$(realpath "$BENCHTUI")" "$tmp/bin/benchtui"
+# The load examples' server, in its own session (master and worker end
+# together, by group); nginx's worker runs as another user: it must see
+# into the folder.
+[ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed (apt-get install nginx-light)"; exit 77; }
+chmod 755 "$tmp"
+EXAMPLE_PORT=$(free_port)
+export EXAMPLE_PORT
+TMPDIR=$tmp SENDFILE=on setsid sh "$BENCHTUI_SOURCE_DIR/assets/rounds/nginx/serve.sh" \
+	"$EXAMPLE_PORT" >"$tmp/nginx.log" 2>&1 &
+nginx_pgid=$!
+trap 'kill -- -$nginx_pgid 2>/dev/null; e2e_cleanup' EXIT
+wait_until 20 port_busy "$EXAMPLE_PORT" || { echo "FAIL: nginx did not listen: $(cat "$tmp/nginx.log")"; exit 1; }
+ln -s "$tmp/benchtui-nginx-$EXAMPLE_PORT/www" "$tmp/ex/www"
 python3 - "$BENCHTUI_SOURCE_DIR" "$tmp" <<'PY' || fail "man examples (above)"
 import json, os, re, subprocess, sys
 
@@ -51,7 +69,17 @@ def check(where, round_obj, name):
     if p.returncode != 0 or p.stderr:
         bad.append("%s: check exit %d: %s" % (where, p.returncode, p.stderr.strip()))
 
-def shell(where, lines):
+def shell(where, lines, port=None):
+    # A command goes on over lines that end in a backslash or a pipe.
+    joined = []
+    for l in lines:
+        if joined and joined[-1].startswith("$ ") and joined[-1].endswith(("\\", "|")):
+            joined[-1] += "\n" + l
+        else:
+            joined.append(l)
+    lines = joined
+    if port is not None:
+        lines = [l.replace("127.0.0.1:8080/", "127.0.0.1:%s/" % port) for l in lines]
     i = 0
     while i < len(lines):
         if not lines[i].startswith("$ "):
@@ -101,6 +129,8 @@ for man in ["man/" + p for p in pages if re.search(r"\.[1-8]$", p)]:
                 check(where, r, "cell-%d.json" % n)
             elif kind == "shell":
                 shell(where, text)
+            elif kind == "load":
+                shell(where, text, os.environ["EXAMPLE_PORT"])
             elif kind == "output":
                 pass
             else:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui est=20 needs=perf,jq
+# test: tui est=20 needs=perf,jq long
 # Which caller moved memcpy, on a program built as users build theirs:
 # prof-memcpy, -O2 -g WITHOUT frame pointers, copies through memcpy from
 # header_copy and stage_offer; arm big (PROF_MEMCPY=big) copies 8 times

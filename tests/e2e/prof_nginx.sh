@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=18 needs=strace,perf
+# test: est=18 needs=strace,perf long
 # Profiles of a pre-forked server: nginx (Debian's nginx-light) as a master
 # and 2 workers, serving a 4 KiB file once per request to benchtui load.
 # The syscalls profile attaches to every task of all 3 processes (each

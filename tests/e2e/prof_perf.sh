@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone est=10
+# test: alone est=10 long
 # Profiles after the timed round: two arms of a CPU-bound program
 # (tests/e2e/prof_hot.c) that take one of two code paths of equal length.
 # Each profiled arm's leg is repeated under one perf record until it has

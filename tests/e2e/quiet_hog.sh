@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone asan-covered est=5
+# test: alone asan-covered est=5 long
 # The quiet-box gate holds the legs while a CPU hog started by this test,
 # outside the round, runs; the quiet events show the hog's load; the legs
 # start only after the test killed the hog (by its pid).  The hog starts

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone asan-covered est=12
+# test: alone asan-covered est=12 long
 # The calibration probe, end to end.  A machine slowed by what the guest
 # cannot see cannot be had on demand: BENCHTUI_PROBE_SLOW_S makes every
 # probe of the first seconds read half as slow again, so the tests decide

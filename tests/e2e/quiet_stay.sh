@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone est=26
+# test: alone est=26 long
 # Load that stays is not waited for.  A CPU hog started by this test before
 # the round (a shell loop, ended by its pid) is busy through the start-up
 # look and the first wait: the gate names it once, by pid (a gate event of

@@ -24,7 +24,7 @@ end = lines.index("```", start + 1)
 before = [l for l in lines[:start] if l.strip()]
 if before != ["# benchtui",
               "    make demo     # set up (Debian packages, libperf), build, run the demo round",
-              "    make check    # the same set-up, then every test"]:
+              "    make check    # the same set-up, then the tests (quick tier, < 4 min)"]:
     print("FAIL: README.md does not start with the two commands, then the capture:", before)
     sys.exit(1)
 if update:

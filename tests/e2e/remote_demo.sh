@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=22
+# test: est=22 long
 # A cell's server on another host: the demo's server cell with its server
 # on the ssh test host (an sshd on 127.0.0.1 this test starts).  The round
 # completes; its ratios hold server_cpu with an interval; the server's pid
@@ -81,5 +81,6 @@ alive "$pid" && fail "server pid $pid still runs after the round"
 ok "the agent wrote only its folder; nothing is left running; verify passes"
 
 # The console's quiet box lists the host (a replay shows the live model).
-replay_shows "$T/out" 140 "$RHOST: busy" "the quiet box lists $RHOST"
+# (Its state is the gate's: busy, or "budget" once a loaded box spent it.)
+replay_shows "$T/out" 140 "$RHOST: [a-z]" "the quiet box lists $RHOST"
 finish

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone est=11 needs=taskset
+# test: alone est=11 needs=taskset long
 # The far host's quiet gate runs with the round's settings and spends the
 # round's one budget, on the ssh test host (an sshd on 127.0.0.1 this test
 # starts).

@@ -1,6 +1,6 @@
 #!/bin/bash
-# test: est=40 needs=jq
-# test remote_hostile_numbers: est=30 arg=numbers
+# test: est=40 needs=jq long
+# test remote_hostile_numbers: est=30 arg=numbers long
 # test remote_hostile_all: slow arg=all
 # A hostile agent (hostile_agent.py, put in place of benchtui agent
 # through the round's "agent" argv, reached over the test's own sshd)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timeout=120 needs=sshd tui
+# test: timeout=120 needs=sshd tui est=6
 # One round on three hosts (run --host A --host B --host C): three sshd
 # instances on 127.0.0.1 stand in for three machines, each agent in a
 # folder of its own; host B's sessions set SLOW, which makes arm b's leg

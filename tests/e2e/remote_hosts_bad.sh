@@ -2,8 +2,10 @@
 # test: timeout=60 needs=sshd
 # One round on several hosts, bad input: a host given twice; --host with
 # a cell whose server runs on a host that is not one of them; "hosts"
-# beside "host"; a cell server on several hosts; a host that cannot be
-# reached (before any leg, in ssh's words).
+# beside "host"; a cell server whose own host is not one of the hosts,
+# or one per leg, on several hosts (one with no host of its own passes:
+# each host runs a copy); a host that cannot be reached (before any
+# leg, in ssh's words).
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
 declare -a H P
@@ -37,13 +39,38 @@ jq --arg a "$A" '.hosts = [$a, "u@h2"]' "$T/r.json" >"$T/two.json"
 "$BENCHTUI" check "$T/two.json" 2>/dev/null | grep -qxF "hosts $A u@h2 (rep r on the ((r-1) mod 2)-th)" ||
 	fail "check does not print the hosts the reps are dealt to: $("$BENCHTUI" check "$T/two.json" 2>&1 | head -8)"
 
+# A cell server with no host of its own: each host runs its own copy.
 jq --arg a "$A" --arg b "$RHOST" '.hosts = [$a, $b] | del(.cells[0].server.host) | del(.cells[0].server.dir)' \
 	"$T/s.json" >"$T/srv2.json"
-"$BENCHTUI" check "$T/srv2.json" >"$T/o4" 2>&1
+"$BENCHTUI" check "$T/srv2.json" >"$T/o4" 2>&1 ||
+	fail "a cell server on several hosts: check exited $?: $(tail -3 "$T/o4")"
+grep -q "server-hosts: each host runs its own copy" "$T/o4" ||
+	fail "check does not say each host runs its own copy: $(grep -m3 server "$T/o4")"
+ok "a cell server on several hosts passes check: each host runs its own copy"
+# One with a host of its own runs there once: that host must be one of
+# the hosts, from the round file as from --host.
+jq --arg a "$A" '.hosts = [$a, "u@h2"]' "$T/s.json" >"$T/srv3.json"
+"$BENCHTUI" check "$T/srv3.json" >"$T/o6" 2>&1
 rc=$?
-[ $rc -eq 2 ] || fail "a cell server on several hosts: check exited $rc, not 2"
-grep -q "cell $cell has a server" "$T/o4" || fail "check does not name the server's cell: $(cat "$T/o4")"
-ok "a cell server on several hosts is refused, naming the cell"
+[ $rc -eq 2 ] || fail "hosts without the server's host: check exited $rc, not 2"
+grep -q "cell $cell runs its server on \"$RHOST\", which is not one of the round's hosts" "$T/o6" ||
+	fail "check does not name the cell and its server's host: $(cat "$T/o6")"
+"$BENCHTUI" run "$T/s.json" --headless --out "$T/srv4" --host "$A" --host "u@h2" >"$T/o7" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "--host twice without the server's host exited $rc, not 2"
+grep -q "cell $cell runs its server on \"$RHOST\"" "$T/o7" ||
+	fail "the error does not name the cell and its host: $(cat "$T/o7")"
+"$BENCHTUI" check "$T/s.json" --host="$A" --host="$RHOST" >"$T/o8" 2>&1 ||
+	fail "--host with the server's host among them: check exited $?: $(tail -3 "$T/o8")"
+ok "a server's own host must be one of the hosts (file or --host), naming the cell"
+# A server per leg does not run on several hosts yet.
+jq '.arms[0].server_env = {"X": "1"}' "$T/srv2.json" >"$T/srv5.json"
+"$BENCHTUI" check "$T/srv5.json" >"$T/o9" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "a server per leg on several hosts: check exited $rc, not 2"
+grep -q "cell $cell starts a server for each leg" "$T/o9" ||
+	fail "check does not name the server per leg's cell: $(cat "$T/o9")"
+ok "a server per leg on several hosts is refused, naming the cell"
 
 dead=$(free_port)
 "$BENCHTUI" run "$T/r.json" --headless --out "$T/dead" --host "$A" \

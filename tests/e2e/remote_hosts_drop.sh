@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timeout=120 needs=sshd
+# test: timeout=120 needs=sshd est=5
 # One round on three hosts, one of them dropped: host C's ssh is killed
 # (by its pid) while a leg runs there.  C's legs stop; A and B go on to
 # the end of theirs; the round then stops resumably (exit 3) naming C.

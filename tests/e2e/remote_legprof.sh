@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=sshd,perf timeout=120
+# test: needs=sshd,perf timeout=120 long
 # The legs' perf profile with the legs on another host (the round's
 # "host", the test's own sshd): two arms of the prof-hot program, their
 # runs taking turns under one perf record of benchtui prof-repeat THERE

@@ -271,3 +271,33 @@ hosts_up() {
 		P[i]=$HPORT
 	done
 }
+
+# hosts_srv_round FILE REQUESTS [JQ-ARGS... JQ]: the demo's server cell
+# (remote_round) with no server.host, for a round on the hosts of
+# hosts_up (run --host ...), no warm-up; each host's agent in its
+# folder (AGENT_HOME) and in a network namespace of its own, its
+# loopback up, as a machine of its own would be: each host's copy of
+# the server listens on the same port, and a leg reaches only its own
+# host's.  Skips (77) where the machine gives no network namespace.
+hosts_srv_round() {
+	local file=$1 requests=$2 edit=.
+	local -a args=()
+	shift 2
+	if [ $# -gt 0 ]; then
+		edit=${!#}
+		args=("${@:1:$#-1}")
+	fi
+	unshare -n true 2>/dev/null || { echo "SKIP: no network namespace for a host's agent (unshare -n)"; exit 77; }
+	command -v ip >/dev/null || { echo "SKIP: ip (iproute2) is not installed"; exit 77; }
+	cat >"$T/agent.sh" <<-EOF
+		#!/bin/sh
+		cd "\$AGENT_HOME" || exit 1
+		exec unshare -n sh -c 'ip link set lo up && exec "\$0" agent "\$@"' "$BENCHTUI" "\$@"
+	EOF
+	chmod +x "$T/agent.sh"
+	remote_round "$file" "$requests" --arg agent "$T/agent.sh" \
+		--argjson ssh "$(hosts_ssh_json)" '
+		.warmup = 0 | .ssh = $ssh | .agent = [$agent] |
+		del(.cells[0].server.host) | del(.cells[0].server.dir)'
+	jq "${args[@]}" "$edit" "$file" >"$file.tmp" && mv "$file.tmp" "$file"
+}

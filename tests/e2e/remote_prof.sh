@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=sshd,strace,perf,python3 timeout=120
+# test: needs=sshd,strace,perf,python3 timeout=120 long
 # Profiles of a server on another host: python3 -m http.server on the ssh
 # test host (an sshd on 127.0.0.1 this test starts), `benchtui load`
 # against it from here, "syscalls" and "server_perf" of an arm.  The

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=16 needs=python3,jq,setsid,pgrep
+# test: est=16 needs=python3,jq,setsid,pgrep long
 # Servers whose listener escapes the server's process tree, per leg (each
 # leg starts the next server on the same port), with the round's cgroup
 # and without one (BENCHTUI_NO_CGROUP, the /proc way):

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: asan-covered est=9
+# test: asan-covered est=9 long
 # A per-leg server: python3 -m http.server (HTTP/1.1) in two arms that differ
 # by server_env, loaded by `benchtui load` through ${BENCHTUI}.  check says
 # the cell runs a server per leg; every leg gets a server of its own (a

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=38
+# test: est=38 long
 # A server round over TLS: nginx (assets/rounds/nginx-tls, Debian's
 # nginx-light, a self-signed certificate of its own) loaded by benchtui
 # load over https:// with keep-alive (the baseline), with a handshake per

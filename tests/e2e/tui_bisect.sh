@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: alone tui est=33
+# test: alone tui est=33 long
 # The console shows the hunt: the step, the revisions left and each
 # finished step's verdict in the header, the step's round live below;
 # p pauses the step's round between legs and resumes it, and q then y

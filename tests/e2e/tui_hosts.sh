@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui
+# test: tui est=6
 # The ratios pane of a round run on several hosts: a metric whose hosts
 # differ is marked BY HOST (the effect depends on the machine), one
 # whose hosts agree is not.  A synthetic log replayed: arm x is 30%

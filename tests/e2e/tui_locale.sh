@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui est=5 needs=jq,localedef
+# test: tui est=5 needs=jq,localedef long
 # The operator's locale never reaches the sealed data: the same round, run
 # in the console and headless under LC_ALL=de_DE.UTF-8 (a comma as the
 # decimal point), seals summary.json and summary.md that are the same byte

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui est=22
+# test: tui est=22 long
 # p pauses between legs and resumes; a then y aborts: exit 3, resumable
 # (the log ends with an abort event and the round is not sealed).
 . "$(dirname "$0")/tui_lib.sh"

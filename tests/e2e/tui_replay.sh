@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui est=10
+# test: tui est=10 long
 # --replay of a finished round reaches the same final ratios as
 # `benchtui report --format json`: every estimate and verdict on the
 # screen is the report's, rounded as shown.  Also the headless replay and replay keys.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: asan-covered
+# test: asan-covered est=23
 # tools/include-graph given the build: the objects' calls run down the
 # layers (tui/ above them all: it calls the engine, never the reverse),
 # the round driver's files call only those below them in round_int.h's

@@ -23,7 +23,8 @@
  *                    its files copied back within the limit
  *   round_prof.c     what the profile kinds share
  *   round_hosts.c    one round on several hosts: the reps dealt, one
- *                    worker thread per host, its replies logged here
+ *                    worker thread per host, its replies logged here;
+ *                    each host's copy of the cell's server
  *   round_look.c     an adaptive round's looks at a cell
  *   round_leg.c      one leg: setup (its command from legcmd, the
  *                    one command builder; profile legs use it too),
@@ -317,18 +318,25 @@ void round_far_record(json_t *ev, const json_t *far, const char *host);
  * (the round stopped, u->err). */
 json_t *round_far_request(struct run *u, const struct legcmd *cmd,
     char *const *keep, json_t *start, const char *host);
-int round_far_reply(struct run *u, const char *leg, bool gated,
-    const json_t *far, struct leg_result *res, struct round_gate_rec *g,
-    double *foreign);
+int round_far_reply(struct run *u, const char *leg, const char *host,
+    bool gated, const json_t *far, struct leg_result *res,
+    struct round_gate_rec *g, double *foreign);
+/* The leg's output file (out_rel, relative to the round folder), kept
+ * on rm's host, copied back into the round folder within
+ * output.max_bytes; nothing logged, so a legs' host's own thread may
+ * call it while the leg's reply waits. */
+void round_far_output(const struct round *r, struct remote *rm,
+    const char *out_rel);
 /* The exit of the round's prepare, which the agent ran before the leg
  * (the leg did not run unless 0), or -1. */
 int round_far_prepare_rc(const json_t *far);
 /* A profile's leg on the legs' host, unrecorded: argv (NULL: cmd's own,
  * its output copied back into out_abs) with cmd's env and cwd, within
  * timeout_s (0: the round's); with attach ({kind, args}) a load that
- * stops after its warm-up, the profiler attached there then, the checked
- * reply in *far (new; its "attach" or "attach_error").  0 with res; 1 when the agent could not
- * run it (why); -1 when the connection was lost (the round stopped). */
+ * stops after its warm-up, the profiler attached there then, the
+ * checked reply in *far (new; its "attach" or "attach_error").  0 with
+ * res; 1 when the agent could not run it (why); -1 when the connection
+ * was lost (the round stopped). */
 int round_far_load(struct run *u, const struct legcmd *cmd, char *const *argv,
     const char *out_abs, double timeout_s, const json_t *attach,
     json_t **far, struct leg_result *res, char *why, size_t len);
@@ -378,6 +386,16 @@ void round_remote_end(struct run *u);
  * was aborted meanwhile). */
 struct round_srv *round_server_start(struct run *u,
     const struct spec_cell *cell, const struct spec_arm *arm, int rep);
+/* The cell's server as host's own copy (a round on several hosts, the
+ * cell's server with no host of its own), through host's agent; its
+ * events name host.  NULL with u->err when it did not come up, *lost
+ * when the connection to host was lost meanwhile (the round goes on: the
+ * caller stops that host's legs).  Stopping it later never stops the
+ * round either. */
+struct round_srv *round_server_start_copy(struct run *u,
+    const struct spec_cell *cell, const char *host, bool *lost);
+/* The agent a remote server runs under (NULL: here). */
+struct remote *round_server_agent(const struct round_srv *srv);
 /* Its pid; 0 when it runs on another host (or srv is NULL). */
 pid_t round_server_local_pid(const struct round_srv *srv);
 /* The server.c object of a local server, or NULL (another host). */
@@ -406,6 +424,14 @@ struct remote_gate;
  * abort, or the connection lost: u->err names the host). */
 int round_server_open(struct run *u, struct round_srv *srv,
     const struct remote_gate *rg, const char *leg, struct round_srv_gate *g);
+/* A remote server's window opened or closed by another thread (legs on
+ * several hosts: round_hosts.c), its agent's checked reply taken in
+ * here: opened, its far gate and whether it lives; closed, the leg
+ * line's "server" block as round_server_close makes it (new, or NULL),
+ * rtt_ms the close's round trip. */
+void round_server_far_opened(struct round_srv *srv, const json_t *reply);
+json_t *round_server_far_closed(struct round_srv *srv, const json_t *reply,
+    double rtt_ms);
 /* The foreign work on a remote server's cpus over the last closed
  * window (its host's gate), or NAN (here, not pinned, no gate). */
 double round_server_far_busy(const struct round_srv *srv);
@@ -461,8 +487,8 @@ void round_gate_leg_beside(struct run *u, double staying,
  * its wait spent of the one budget.  0; -1 when the round stops. */
 bool round_gate_far_ask(struct run *u, const struct plan_leg *pl,
     struct remote_gate *rg);
-int round_gate_far_mark(struct run *u, const char *leg, const json_t *far,
-    struct round_gate_rec *g);
+int round_gate_far_mark(struct run *u, const char *leg, const char *host,
+    const json_t *far, struct round_gate_rec *g);
 /* The operator's keys since the last look (gate_pipe: 'g' one leg, 'G'
  * the rest of the round), drained.  A G releases the rest of the round
  * from now on, and is logged.  Whether any key came. */
@@ -490,6 +516,13 @@ struct round_hosts_cbs {
  * end). */
 bool round_hosts_cell(struct run *u, size_t c,
     const struct round_hosts_cbs *cb);
+/* Cell c's server before its legs: each host's own copy (a host whose
+ * copy would not start stops there, the others go on), or the cell's
+ * one server on a host of its own (one that would not start stops the
+ * round).  false when the round stops (u->err).  After the cell's legs
+ * and profiles, round_hosts_servers_stop stops them. */
+bool round_hosts_servers(struct run *u, size_t c);
+void round_hosts_servers_stop(struct run *u, size_t c);
 /* After the last cell: when a host was lost (or refused a leg), the
  * round stops resumably, u->err naming each; true then. */
 bool round_hosts_lost(struct run *u);
@@ -538,7 +571,13 @@ struct round_leg *round_leg_far_begin(struct run *u,
     struct remote_gate *rg);
 bool round_leg_far_gated(const struct round_leg *l);
 const char *round_leg_far_name(const struct round_leg *l);
-int round_leg_far_end(struct round_leg *l, json_t *far);
+/* Its output file, relative to the round folder (or NULL). */
+const char *round_leg_far_out(const struct round_leg *l);
+/* srvblock (taken, or NULL) is the leg line's "server" (its host's
+ * server over the leg's window); died: that server died during it (the
+ * leg fails; the caller stops the host). */
+int round_leg_far_end(struct round_leg *l, json_t *far, json_t *srvblock,
+    bool died);
 void round_leg_far_free(struct round_leg *l);
 
 /* --- round_hook.c: a cell's setup and cleanup --------------------------- */

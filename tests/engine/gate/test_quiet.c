@@ -1,5 +1,5 @@
 /* test: alone asan-covered est=12 arg=load */
-/* test quiet_wait: arg=wait */
+/* test quiet_wait: arg=wait est=9 */
 /* quiet: the gate's arithmetic on real processes.  The machine is shared
  * (other builds run on it), so no test asserts an absolute foreign figure:
  * each compares two gates measuring the same interval, one that owns the

@@ -231,9 +231,10 @@ test_sync_window(void **state)
 		assert_int_equal(logw_append(lw, ev, err, sizeof err), 0);
 		json_decref(ev);
 	}
-	/* Ten times the window, for a loaded machine's scheduling. */
-	for (i = 0; i < 100 && logw_pending(lw); i++)
-		usleep(LOGW_SYNC_MS * 10);
+	/* Up to a hundred windows (10 ms steps), for a loaded machine's
+	 * scheduling and a busy disk's fdatasync. */
+	for (i = 0; i < 10 * 100 && logw_pending(lw); i++)
+		usleep(LOGW_SYNC_MS * 100);
 	assert_false(logw_pending(lw));
 
 	ev = leg_event(51);

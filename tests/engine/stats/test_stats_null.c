@@ -1,5 +1,5 @@
 /* test: est=18 */
-/* test stats_null_shuffled: asan-covered est=12 arg=shuffled */
+/* test stats_null_shuffled: asan-covered est=12 arg=shuffled long */
 /* stats_null: k of the signed-rank interval built on a kept distribution
  * (the one of a smaller n, one step or more on) is the k of the whole
  * distribution, for every n up to 2500, in order and out of it (the

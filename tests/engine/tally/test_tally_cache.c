@@ -1,4 +1,4 @@
-/* test: est=10 */
+/* test: est=10 long */
 /* The tally's cached report (tally_cache.c): after every event of a log
  * fed in random order, byte for byte the report a full recompute gives,
  * whether brought up to date at once or in one-piece slices with legs

@@ -181,13 +181,14 @@ case("host-bin-missing", 'bin: no program "/nonexistent/prog"', setp(["bin"], "/
 case("host-command-missing", 'command[0]: no program "no-such-program-xyz"', lambda r: (r.pop("bin"), r.update(command=["no-such-program-xyz"])))
 case("host-cpus-offline", "cpus.client: cpu 4000 (in \"4000\") is not online", setp(["cpus"], {"client": "4000"}))
 case("host-ssh-missing", 'ssh[0]: no program "no-such-ssh-xyz"', lambda r: (r.update(ssh=["no-such-ssh-xyz"]), r["cells"][0].update(server=srv(host="h"))))
-# One round on several hosts: each host once, not beside "host", no cell
-# server yet.
+# One round on several hosts: each host once, not beside "host"; a
+# cell server's own host one of them, and no server per leg yet.
 case('hosts-twice', 'hosts[1]: "h1" is hosts[0] already; a host is listed once', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": ["h1", "h1"]}\n')
 case('hosts-and-host', 'hosts: and "host" are both set', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": ["h1"], "host": "h1"}\n')
 case('hosts-empty', 'hosts: must be a non-empty array of hosts, not an empty array', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": []}\n')
 case('hosts-dash', 'hosts[1]: "-oProxyCommand=x" starts with \'-\', which ssh would read as an option', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": ["h1", "-oProxyCommand=x"]}\n')
-case('hosts-server', 'cells[0].server: cell c has a server, and a round on several hosts (2) runs no cell server yet', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c", "server": {"cmd": ["/bin/true"], "ready": {"tcp_port": 9}}}], "hosts": ["h1", "h2"]}\n')
+case('hosts-server-elsewhere', 'cells[0].server.host: cell c runs its server on "h3", which is not one of the round\'s hosts', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c", "server": {"cmd": ["/bin/true"], "ready": {"tcp_port": 9}, "host": "h3"}}], "hosts": ["h1", "h2"]}\n')
+case('hosts-server-per-leg', 'cells[0].server: cell c starts a server for each leg', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a", "server_env": {"X": "1"}}], "cells": [{"name": "c", "server": {"cmd": ["/bin/true"], "ready": {"tcp_port": 9}}}], "hosts": ["h1", "h2"]}\n')
 
 # Profiles: which arms and cells, which kinds, and what the round sets.
 def prof(profile, server=None):
