@@ -564,8 +564,15 @@ round_create_run(struct round *r, const struct round_opts *opts,
 	/* The lock first: of two runs racing on one --out, the one that
 	 * does not get it leaves everything to the other (exit 2). */
 	if ((rc = round_lock(r, true, err, errlen)) != 0) {
-		if (rc == -2)
+		/* What this run made is the other's now: it may have taken
+		 * the log this run created before its lock and begun afresh
+		 * in the folder (round_dir_hold), so removing the log or the
+		 * folder here would pull them from under it (seen: the
+		 * winner's mkdir of legs/ failed with ENOENT). */
+		if (rc == -2) {
 			*exit_code = ROUND_EXIT_USAGE;
+			r->made = 0;
+		}
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/legs", r->dir);
