@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=5
+# test: est=5 long
 # The kill -9 campaign with a server whose child escapes by setsid (and a
 # leg whose child does too): benchtui is killed three times mid-round and
 # resumed; after the final resume no process of the round is left -- not

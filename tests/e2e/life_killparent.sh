@@ -1,5 +1,5 @@
 #!/bin/bash
-# test life-killparent: est=6
+# test life-killparent: est=6 long
 # A leg that SIGKILLs benchtui (kill -KILL $PPID) ends the run with 137.
 # resume must not start it the same way forever: benchtui died while that
 # leg ran, so it runs again under a stand-in parent, kills that instead,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: asan-covered needs=make,man est=6
+# test: asan-covered needs=make,man est=6 long
 # make install: the program, every man page and the themes land under
 # PREFIX (staged in DESTDIR), so `man benchtui`, `man benchtui-run`, ...
 # and `man benchtui-round` find their pages.  The Makefile's target is read as make would run it

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui needs=perf timeout=120 est=10
+# test: tui needs=perf timeout=120 est=10 long
 # A round that profiles its A/A arm: prof-hot, arms off and on (PROF_HOT:
 # the hot path), and drift, an A/A copy of off that takes the hot path all
 # the same (its name reaches the program through ${ARM}: an A/A pair

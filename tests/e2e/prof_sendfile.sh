@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=6 needs=strace
+# test: est=6 needs=strace long
 # The question a syscalls profile exists for: how many system calls does a
 # request cost each server variant?  nginx (Debian's nginx-light) with 2
 # workers serving a 64 KiB file, sendfile on (arm on) against off (arm

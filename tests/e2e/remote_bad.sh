@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=8
+# test: est=8 long
 # Bad remote input, each stopping the round resumably (exit 3) before any
 # leg, in words that say what to do: an agent of another version or
 # protocol (refused naming both; one older than protocol numbers, which

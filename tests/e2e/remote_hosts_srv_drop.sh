@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timeout=120 needs=sshd est=15
+# test: timeout=120 needs=sshd est=15 long
 # A round on two hosts, each with its own copy of the cell's server
 # (hosts_srv_round), stopped two ways while a leg of host B holds:
 # - B's ssh killed (by its pid): B's legs and B's server stop (its agent

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=sshd,perf timeout=120
+# test: needs=sshd,perf timeout=120 long
 # An abort during a far recording: the legs' perf profile is taken on the
 # round's "host" (the test's own sshd), one of its runs there sleeps for
 # 600 s, and benchtui gets SIGTERM (the operator's abort) while it runs.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: needs=sshd,strace,perf,python3 timeout=120
+# test: needs=sshd,strace,perf,python3 timeout=120 long
 # Profiles of a cell server that runs with the legs on another host (the
 # round's "host", the test's own sshd): python3 -m http.server there,
 # `benchtui load` as the legs there too.  "syscalls" and "server_perf" of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: est=5
+# test: est=5 long
 # The nginx-remote example really runs: assets/rounds/nginx-remote.json with
 # its host, ssh and agent pointed at the ssh test host (an sshd on
 # 127.0.0.1 this test starts), its serve.sh taken from this source tree,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: tui est=8
+# test: tui est=8 long
 # The legs table shows what the round asked for and nothing it cannot
 # measure: the demo round's software counters (task-clock, page-faults,
 # context-switches) and maxrss at 80x24, 100x30 and 200x60, and on a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# test: est=7
+# test: est=7 long
 """engine/stats's two-sample arithmetic (stats-two-cli) against
 tests/compare_ref.py, an independent implementation: small samples with
 and without ties (the exact distribution, and the normal approximation
