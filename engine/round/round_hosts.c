@@ -717,6 +717,21 @@ round_hosts_servers(struct run *u, size_t c)
 	return !round_aborted(u) && !u->r->fatal;
 }
 
+bool
+round_hosts_prof_srv(struct run *u, struct round_srv **srv)
+{
+	struct round_hosts *hs = u->mh;
+
+	*srv = NULL;
+	if (hs == NULL || hs->n == 0)
+		return true;
+	/* w[] is in the order of "hosts": w[0] is the first host */
+	if (hs->w[0].dead)
+		return false;
+	*srv = hs->shared != NULL ? hs->shared : hs->w[0].srv;
+	return true;
+}
+
 void
 round_hosts_servers_stop(struct run *u, size_t c)
 {

@@ -382,8 +382,8 @@ srvperf_run(struct srvperf *sp, size_t k)
 		rc = pp->aborted ? -1 : 1;
 	else {
 		/* a server on another host: its agent records each run */
-		pp->far = (struct prof_far){ .u = pp->u, .rm = round_remote_for(
-		    pp->u, pp->cell->server), .host = round_server_host(use),
+		pp->far = (struct prof_far){ .u = pp->u, .rm =
+		    round_server_agent(use), .host = round_server_host(use),
 		    .cell = pp->cell->name, .arm = pp->arm->name,
 		    .kind = pp->kind };
 		pp->srv = round_server_here(use);
@@ -531,7 +531,7 @@ srvperf_arms(struct srvperf *sp, const struct spec_arm *const *arms,
 		    NULL };
 		/* a far server's perf is its agent's to look for */
 		int rc = round_prof_ready(pp->u, pp->cell, arms[k], pp->kind,
-		    round_remote_for(pp->u, pp->cell->server) != NULL ? NULL :
+		    spec_server_remote(pp->cell->server) ? NULL :
 		    "perf", pp->perf, -2, &a->cmd);
 
 		if (rc < 0)

@@ -417,8 +417,8 @@ round_prof_syscalls(struct run *u, const struct spec_cell *cell,
 	int ret = 0;
 
 	ps.strace = spec_resolve_program("strace", u->r->spec->workdir);
-	ps.far = (struct prof_far){ .u = u, .rm = round_remote_for(u,
-	    cell->server), .host = round_server_host(srv), .cell = cell->name,
+	ps.far = (struct prof_far){ .u = u, .rm = round_server_agent(srv),
+	    .host = round_server_host(srv), .cell = cell->name,
 	    .arm = arm->name, .kind = "syscalls" };
 	if (round_prof_sys_files(&ps) != 0)
 		round_prof_sys_failed(&ps, ps.why, NULL);

@@ -390,6 +390,12 @@ round_remote_watch(struct run *u, const char *leg)
 struct remote *
 round_remote_legs(struct run *u)
 {
+	const struct spec *s = u->r->spec;
+
+	/* on several hosts the first one, as "hosts" lists them (a server
+	 * of a host of its own may have put another first in u->hosts) */
+	if (s->host == NULL && s->nhosts > 0)
+		return round_remote_legs_at(u, s->hosts[0]);
 	for (size_t i = 0; i < u->nhosts; i++)
 		if (u->hosts[i].legs)
 			return u->hosts[i].rm;

@@ -294,8 +294,9 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 
 /* One cell on several hosts at once (round_hosts.c): its server (each
  * host's own copy, or the cell's one on a host of its own), its setup,
- * its legs dealt among the hosts, its profiles (the legs' perf profile,
- * taken on the first host), its cleanup, its server stopped. */
+ * its legs dealt among the hosts, its profiles (taken on the first host,
+ * the server's with that host's copy), its cleanup, its server
+ * stopped. */
 static bool
 round_run_cell_hosts(struct run *u, size_t c)
 {
@@ -304,6 +305,7 @@ round_run_cell_hosts(struct run *u, size_t c)
 		.warmup_failed = round_run_warmup_failed,
 	};
 	struct round *r = u->r;
+	struct round_srv *srv;
 	size_t todo = 0;
 	bool go;
 
@@ -321,8 +323,9 @@ round_run_cell_hosts(struct run *u, size_t c)
 		return false;
 	}
 	go = round_hosts_cell(u, c, &cb);
-	if (go && !r->fatal && !round_aborted(u) &&
-	    round_run_prof_cell(u, c, NULL) != 0)
+	/* the profiles on the first host, with its copy of the server */
+	if (go && !r->fatal && !round_aborted(u) && round_hosts_prof_srv(u,
+	    &srv) && round_run_prof_cell(u, c, srv) != 0)
 		go = false;
 	if (!r->fatal)
 		(void)round_hook(u, c, true);

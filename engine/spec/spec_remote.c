@@ -220,15 +220,10 @@ spec_check_leg_host(struct parser *p)
 
 	/* the legs' perf profile is taken there (its agent's prof_legs), and
 	 * a cell server's there with the legs (prof_start, its load a leg
-	 * there); prepare, stdin and scratch go with each leg's request */
+	 * there; on several hosts, the first host's copy); prepare, stdin
+	 * and scratch go with each leg's request */
 	if (s->host == NULL && s->nhosts == 0)
 		return 0;
-	if (s->nhosts > 1 && s->profile != NULL && (s->profile->server_perf ||
-	    s->profile->syscalls))
-		return spec_perr(p, "hosts", "a round on several hosts (%zu) "
-		    "does not take %s yet: profile the server on one host",
-		    s->nhosts, s->profile->server_perf ? "profile.server_perf" :
-		    "profile.syscalls");
 	for (size_t c = 0; s->nhosts > 1 && c < s->ncells; c++) {
 		const struct spec_server *sv = s->cells[c].server;
 		bool in = false;

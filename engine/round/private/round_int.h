@@ -364,7 +364,8 @@ void round_remote_refused(struct run *u, const char *why, const char *during);
 /* Twice a second while a leg runs: a connection that dropped stops the
  * round. */
 void round_remote_watch(struct run *u, const char *leg);
-/* The agent of the legs' host ("host"), or NULL (legs run here). */
+/* The agent of the legs' host ("host"; of several, the first), or NULL
+ * (legs run here). */
 struct remote *round_remote_legs(struct run *u);
 /* The agent of host, one of the legs' several hosts ("hosts"), or
  * NULL. */
@@ -523,6 +524,10 @@ bool round_hosts_cell(struct run *u, size_t c,
  * and profiles, round_hosts_servers_stop stops them. */
 bool round_hosts_servers(struct run *u, size_t c);
 void round_hosts_servers_stop(struct run *u, size_t c);
+/* The server a cell's profiles use (*srv): the first host's copy, or the
+ * cell's one on a host of its own (NULL: none).  false when the first
+ * host was lost: its profiles wait for resume. */
+bool round_hosts_prof_srv(struct run *u, struct round_srv **srv);
 /* After the last cell: when a host was lost (or refused a leg), the
  * round stops resumably, u->err naming each; true then. */
 bool round_hosts_lost(struct run *u);
