@@ -20,7 +20,10 @@
  * of its own (one of the hosts) runs once, for every host's legs: their
  * windows must not overlap, so the cell's legs then take turns, one in
  * flight at a time, and its loss stops the round as a single host's
- * would.  Each leg's output file is copied back by its worker. */
+ * would.  A server per leg (no host of its own) is each host's own copy
+ * for each of its legs, started here before the leg is handed over and
+ * stopped when its reply is taken in.  Each leg's output file is copied
+ * back by its worker. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -392,6 +395,70 @@ round_hosts_deal(struct round_hosts *hs, size_t h, size_t c,
 	free(order);
 }
 
+/* Host w stops: its legs not run yet (the one in flight among them
+ * when inflight) run on resume; the other hosts go on. */
+static void
+round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void
+round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->dead = true;
+	va_start(ap, fmt);
+	vsnprintf(w->dead_why, sizeof w->dead_why, fmt, ap);
+	va_end(ap);
+	w->left = w->nq - w->qpos + (inflight ? 1 : 0);
+}
+
+/* A server per leg: host w's own copy for its next leg (it->warmup, of
+ * rep 0 as a local one's), started here before the leg's line begins.
+ * false when it would not start: that host stops (its legs run on
+ * resume), the others go on. */
+static bool
+round_hosts_leg_server(struct round_hosts *hs, struct hosts_worker *w,
+    const struct hosts_item *it)
+{
+	struct run *u = hs->u;
+	const struct spec *s = u->r->spec;
+	const struct plan_leg *pl = &u->r->plan.legs[it->i];
+	const struct spec_cell *cell = &s->cells[pl->cell];
+	char name[REMOTE_NAME_MAX];
+	bool lost;
+
+	if (cell->server == NULL || !spec_server_per_leg(s, cell))
+		return true;
+	if ((w->own = round_server_start_copy(u, cell, &s->arms[pl->arm],
+	    it->warmup > 0 ? 0 : pl->rep, w->host, &lost)) == NULL) {
+		if (!round_aborted(u))
+			round_hosts_stop(w, false, "cell %s: the server of arm %s "
+			    "would not start on %s: %.800s", cell->name,
+			    s->arms[pl->arm].name, remote_name(w->host, name),
+			    lost ? remote_lost_why(w->rm) : u->err);
+		u->err[0] = '\0';
+		return false;
+	}
+	w->srv = w->own;
+	round_ledger_note(u);
+	return true;
+}
+
+/* After host w's leg: its server per leg stopped (a lost host's
+ * agent ends it itself). */
+static void
+round_hosts_leg_server_stop(struct round_hosts *hs, struct hosts_worker *w,
+    size_t c)
+{
+	struct run *u = hs->u;
+	const struct spec_cell *cell = &u->r->spec->cells[c];
+
+	if (w->own == NULL || !spec_server_per_leg(u->r->spec, cell))
+		return;
+	round_server_stop(u, cell, w->own);
+	w->own = w->srv = NULL;
+}
+
 /* Hand host w its next leg: built and its leg_start logged here, run
  * by its worker.  false when the round stops (u->err). */
 static bool
@@ -402,6 +469,8 @@ round_hosts_send(struct round_hosts *hs, struct hosts_worker *w)
 	struct remote_gate rg;
 	json_t *req;
 
+	if (!round_hosts_leg_server(hs, w, it))
+		return !round_aborted(u) && !u->r->fatal;
 	if ((w->l = round_leg_far_begin(u, &u->r->plan.legs[it->i], it->warmup,
 	    w->host, &req, &rg)) == NULL)
 		return false;
@@ -427,23 +496,6 @@ struct hosts_cell {
 	int front;                /* reps 1..front are complete */
 	bool decided;             /* a look decided the cell */
 };
-
-/* Host w stops: its legs not run yet (the one in flight among them
- * when inflight) run on resume; the other hosts go on. */
-static void
-round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void
-round_hosts_stop(struct hosts_worker *w, bool inflight, const char *fmt, ...)
-{
-	va_list ap;
-
-	w->dead = true;
-	va_start(ap, fmt);
-	vsnprintf(w->dead_why, sizeof w->dead_why, fmt, ap);
-	va_end(ap);
-	w->left = w->nq - w->qpos + (inflight ? 1 : 0);
-}
 
 /* The server around host w's leg: its window's replies taken in.  true
  * when the leg stands (its figures in *block); false when it does not
@@ -613,8 +665,11 @@ round_hosts_drain(struct round_hosts *hs, struct hosts_cell *hc,
 			return go;
 		if (m->ev != NULL)
 			round_emit(hs->u->r, m->ev);
-		else if (!round_hosts_reply(hs, m->w, m, hc, cb))
-			go = false;
+		else {
+			if (!round_hosts_reply(hs, m->w, m, hc, cb))
+				go = false;
+			round_hosts_leg_server_stop(hs, m->w, hc->c);
+		}
 		round_hosts_msg_free(m);
 	}
 }
@@ -680,7 +735,9 @@ round_hosts_servers(struct run *u, size_t c)
 	struct round_hosts *hs;
 	char name[REMOTE_NAME_MAX];
 
-	if (cell->server == NULL)
+	/* a server per leg: each host starts its own around each of its
+	 * legs (round_hosts_send) */
+	if (cell->server == NULL || spec_server_per_leg(u->r->spec, cell))
 		return true;
 	if (u->mh == NULL)
 		u->mh = round_hosts_new(u);
@@ -701,8 +758,8 @@ round_hosts_servers(struct run *u, size_t c)
 		if (w->dead)
 			continue;
 		round_pause_point(u);
-		if ((w->own = round_server_start_copy(u, cell, w->host,
-		    &lost)) == NULL) {
+		if ((w->own = round_server_start_copy(u, cell, NULL, 0,
+		    w->host, &lost)) == NULL) {
 			/* That host's legs stop; resume starts it again. */
 			if (!round_aborted(u))
 				round_hosts_stop(w, false, "cell %s: its server "

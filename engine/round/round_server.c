@@ -39,6 +39,10 @@ struct round_srv {
 	 * legs alone (round_hosts.c), not the round. */
 	bool copy;
 	bool death_logged;        /* its death is in the log */
+	/* A server per leg: its arm and rep (NULL, 0: the cell's), which
+	 * its events name; on several hosts several run at once. */
+	const struct spec_arm *arm;
+	int rep;
 };
 
 /* A server event: the cell, and for a server per leg its arm and rep;
@@ -241,8 +245,6 @@ round_server_begin(struct run *u, const struct spec_cell *cell,
 	*cause = "failed";
 	u->err[0] = '\0';
 	u->srv_death_logged = false;
-	u->srv_arm = arm;
-	u->srv_rep = rep;
 	if (legcmd_server(s, (size_t)(cell - s->cells), arm != NULL ?
 	    (int)(arm - s->arms) : -1, rep, r->dir, &cmd, e, sizeof e) < 0) {
 		snprintf(u->err, sizeof u->err, "cell %s: %s", cell->name, e);
@@ -261,6 +263,10 @@ round_server_begin(struct run *u, const struct spec_cell *cell,
 	/* A server that never came up is not always one that died: its
 	 * port was someone else's, it did not listen in time, or the
 	 * operator aborted the wait.  "cause" tells them apart. */
+	if (srv != NULL) {
+		srv->arm = arm;
+		srv->rep = rep;
+	}
 	round_server_started(u, cell, arm, rep, host, srv, *cause, started);
 	json_decref(started);
 out:
@@ -272,18 +278,24 @@ struct round_srv *
 round_server_start(struct run *u, const struct spec_cell *cell,
     const struct spec_arm *arm, int rep)
 {
+	const struct spec *s = u->r->spec;
 	const char *cause;
 
+	/* one that runs on each of several hosts: a copy on the first (a
+	 * server per leg, for the profiles taken there) */
+	if (cell->server != NULL && cell->server->on_hosts)
+		return round_server_begin(u, cell, arm, rep, s->hosts[0], true,
+		    &cause);
 	return round_server_begin(u, cell, arm, rep, NULL, false, &cause);
 }
 
 struct round_srv *
 round_server_start_copy(struct run *u, const struct spec_cell *cell,
-    const char *host, bool *lost)
+    const struct spec_arm *arm, int rep, const char *host, bool *lost)
 {
 	const char *cause;
-	struct round_srv *srv = round_server_begin(u, cell, NULL, 0, host, true,
-	    &cause);
+	struct round_srv *srv = round_server_begin(u, cell, arm, rep, host,
+	    true, &cause);
 
 	*lost = srv == NULL && strcmp(cause, "lost") == 0;
 	return srv;
@@ -332,8 +344,7 @@ round_server_stop(struct run *u, const struct spec_cell *cell,
 		round_server_died(u, cell, srv);
 		goto out;
 	}
-	ev = round_server_event(cell, u->srv_arm, u->srv_rep, state,
-	    srv->host);
+	ev = round_server_event(cell, srv->arm, srv->rep, state, srv->host);
 	json_object_set_new(ev, "pid", json_integer(srv->pid));
 	round_emit_new(u, ev);
 out:
@@ -351,8 +362,7 @@ round_server_died(struct run *u, const struct spec_cell *cell,
 	if (srv->death_logged)
 		return;
 	srv->death_logged = u->srv_death_logged = true;
-	ev = round_server_event(cell, u->srv_arm, u->srv_rep, "died",
-	    srv->host);
+	ev = round_server_event(cell, srv->arm, srv->rep, "died", srv->host);
 	json_object_set_new(ev, "pid", json_integer(srv->pid));
 	json_object_set_new(ev, "msg", json_string(round_server_death(srv)));
 	round_emit_new(u, ev);

@@ -231,16 +231,19 @@ spec_check_leg_host(struct parser *p)
 
 		if (sv == NULL)
 			continue;
+		if (!sv->host_own)
+			continue;
+		/* each host starts its own per leg; one host's server would
+		 * have to serve every host's legs, one at a time */
 		if (spec_server_per_leg(s, &s->cells[c])) {
 			snprintf(path, sizeof path, "cells[%zu].server", c);
 			return spec_perr(p, path, "cell %s starts a server for "
 			    "each leg (an arm sets server_bin or server_env, or "
-			    "the cmd uses ${ARM}), and a round on several hosts "
-			    "(%zu) runs only a server for the whole cell yet: run "
-			    "it on one host", s->cells[c].name, s->nhosts);
+			    "the cmd uses ${ARM}) on its host \"%s\", and a round "
+			    "on several hosts (%zu) runs a server per leg only as "
+			    "each host's own: drop the cell's server.host",
+			    s->cells[c].name, sv->host, s->nhosts);
 		}
-		if (!sv->host_own)
-			continue;
 		for (size_t i = 0; i < s->nhosts; i++)
 			in |= strcmp(s->hosts[i], sv->host) == 0;
 		if (in)

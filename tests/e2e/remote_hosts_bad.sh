@@ -3,8 +3,8 @@
 # One round on several hosts, bad input: a host given twice; --host with
 # a cell whose server runs on a host that is not one of them; "hosts"
 # beside "host"; a cell server whose own host is not one of the hosts,
-# or one per leg, on several hosts (one with no host of its own passes:
-# each host runs a copy); a host that cannot be reached (before any
+# or one per leg with a host of its own, on several hosts (one with no
+# host of its own passes: each host runs a copy); a host that cannot be reached (before any
 # leg, in ssh's words).
 . "$(dirname "$0")/remote_lib.sh"
 remote_up
@@ -63,14 +63,19 @@ grep -q "cell $cell runs its server on \"$RHOST\"" "$T/o7" ||
 "$BENCHTUI" check "$T/s.json" --host="$A" --host="$RHOST" >"$T/o8" 2>&1 ||
 	fail "--host with the server's host among them: check exited $?: $(tail -3 "$T/o8")"
 ok "a server's own host must be one of the hosts (file or --host), naming the cell"
-# A server per leg does not run on several hosts yet.
+# A server per leg runs on several hosts as each host's own; not on a
+# host of its own.
 jq '.arms[0].server_env = {"X": "1"}' "$T/srv2.json" >"$T/srv5.json"
-"$BENCHTUI" check "$T/srv5.json" >"$T/o9" 2>&1
+"$BENCHTUI" check "$T/srv5.json" >"$T/o9" 2>&1 ||
+	fail "a server per leg on several hosts: check exited $?: $(tail -3 "$T/o9")"
+jq --arg a "$A" --arg b "$RHOST" '.hosts = [$a, $b] | .arms[0].server_env = {"X": "1"}' \
+	"$T/s.json" >"$T/srv6.json"
+"$BENCHTUI" check "$T/srv6.json" >"$T/o10" 2>&1
 rc=$?
-[ $rc -eq 2 ] || fail "a server per leg on several hosts: check exited $rc, not 2"
-grep -q "cell $cell starts a server for each leg" "$T/o9" ||
-	fail "check does not name the server per leg's cell: $(cat "$T/o9")"
-ok "a server per leg on several hosts is refused, naming the cell"
+[ $rc -eq 2 ] || fail "a server per leg on a host of its own: check exited $rc, not 2"
+grep -q "cell $cell starts a server for each leg" "$T/o10" ||
+	fail "check does not name the server per leg's cell: $(cat "$T/o10")"
+ok "a server per leg on several hosts passes check; on a host of its own it is refused, naming the cell"
 
 dead=$(free_port)
 "$BENCHTUI" run "$T/r.json" --headless --out "$T/dead" --host "$A" \

@@ -153,10 +153,6 @@ struct run {
 	/* The cell's server death is logged once (by the leg loop, with its
 	 * cause); the stop path then does not log it a second time. */
 	bool srv_death_logged;
-	/* The running server's arm and rep when it runs per leg (NULL, 0
-	 * for a cell's server): its events name them. */
-	const struct spec_arm *srv_arm;
-	int srv_rep;
 	/* The lock on the scratch folder's marker (-1: none held). */
 	int scratch_lock;
 	/* Whether the round file can name ${METRICS} at all, and whether its
@@ -388,13 +384,15 @@ void round_remote_end(struct run *u);
 struct round_srv *round_server_start(struct run *u,
     const struct spec_cell *cell, const struct spec_arm *arm, int rep);
 /* The cell's server as host's own copy (a round on several hosts, the
- * cell's server with no host of its own), through host's agent; its
+ * cell's server with no host of its own; arm and rep as for
+ * round_server_start, for a server per leg), through host's agent; its
  * events name host.  NULL with u->err when it did not come up, *lost
  * when the connection to host was lost meanwhile (the round goes on: the
  * caller stops that host's legs).  Stopping it later never stops the
  * round either. */
 struct round_srv *round_server_start_copy(struct run *u,
-    const struct spec_cell *cell, const char *host, bool *lost);
+    const struct spec_cell *cell, const struct spec_arm *arm, int rep,
+    const char *host, bool *lost);
 /* The agent a remote server runs under (NULL: here). */
 struct remote *round_server_agent(const struct round_srv *srv);
 /* Its pid; 0 when it runs on another host (or srv is NULL). */

@@ -188,7 +188,7 @@ case('hosts-and-host', 'hosts: and "host" are both set', raw='{"name": "r", "rep
 case('hosts-empty', 'hosts: must be a non-empty array of hosts, not an empty array', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": []}\n')
 case('hosts-dash', 'hosts[1]: "-oProxyCommand=x" starts with \'-\', which ssh would read as an option', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c"}], "hosts": ["h1", "-oProxyCommand=x"]}\n')
 case('hosts-server-elsewhere', 'cells[0].server.host: cell c runs its server on "h3", which is not one of the round\'s hosts', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a"}], "cells": [{"name": "c", "server": {"cmd": ["/bin/true"], "ready": {"tcp_port": 9}, "host": "h3"}}], "hosts": ["h1", "h2"]}\n')
-case('hosts-server-per-leg', 'cells[0].server: cell c starts a server for each leg', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a", "server_env": {"X": "1"}}], "cells": [{"name": "c", "server": {"cmd": ["/bin/true"], "ready": {"tcp_port": 9}}}], "hosts": ["h1", "h2"]}\n')
+case('hosts-server-per-leg', 'cells[0].server: cell c starts a server for each leg', raw='{"name": "r", "reps": 2, "command": ["/bin/true"], "baseline": "a", "arms": [{"name": "a", "server_env": {"X": "1"}}], "cells": [{"name": "c", "server": {"host": "h1", "cmd": ["/bin/true"], "ready": {"tcp_port": 9}}}], "hosts": ["h1", "h2"]}\n')
 
 # Profiles: which arms and cells, which kinds, and what the round sets.
 def prof(profile, server=None):
