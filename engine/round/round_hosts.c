@@ -431,11 +431,12 @@ round_hosts_leg_server(struct round_hosts *hs, struct hosts_worker *w,
 		return true;
 	if ((w->own = round_server_start_copy(u, cell, &s->arms[pl->arm],
 	    it->warmup > 0 ? 0 : pl->rep, w->host, &lost)) == NULL) {
-		if (!round_aborted(u))
-			round_hosts_stop(w, false, "cell %s: the server of arm %s "
-			    "would not start on %s: %.800s", cell->name,
-			    s->arms[pl->arm].name, remote_name(w->host, name),
-			    lost ? remote_lost_why(w->rm) : u->err);
+		if (round_aborted(u))
+			return false;
+		round_hosts_stop(w, false, "cell %s: the server of arm %s "
+		    "would not start on %s: %.800s", cell->name,
+		    s->arms[pl->arm].name, remote_name(w->host, name), lost ?
+		    remote_lost_why(w->rm) : u->err);
 		u->err[0] = '\0';
 		return false;
 	}

@@ -58,13 +58,38 @@ round_prof_started(pid_t pid, void *arg)
 	ps->pid = pid;
 }
 
+/* Where a profile of kind is taken (NULL: here): the legs' perf on the
+ * legs' host (of several, the first), a server's where the cell's server
+ * runs (a copy of each host's own: the first host's). */
+static const char *
+round_prof_host(const struct run *u, const char *cell, const char *kind)
+{
+	const struct spec *s = u->r->spec;
+	const char *first = s->host != NULL ? s->host : s->nhosts > 0 ?
+	    s->hosts[0] : NULL;
+
+	if (strcmp(kind, "perf") == 0)
+		return first;
+	for (size_t c = 0; c < s->ncells; c++) {
+		const struct spec_server *sv = s->cells[c].server;
+
+		if (strcmp(s->cells[c].name, cell) != 0 || sv == NULL)
+			continue;
+		return sv->host != NULL ? sv->host : sv->on_hosts ? first : NULL;
+	}
+	return NULL;
+}
+
 void
 round_prof_failed(struct run *u, const char *cell, const char *arm,
     const char *kind, const char *reason, const char *const *files)
 {
 	json_t *ev = round_prof_event(cell, arm, kind, "failed"),
 	    *fl = json_array();
+	const char *host = round_prof_host(u, cell, kind);
 
+	if (host != NULL)
+		json_object_set_new(ev, "host", json_string(host));
 	json_object_set_new(ev, "reason", json_string(reason));
 	for (size_t i = 0; files != NULL && files[i] != NULL; i++)
 		json_array_append_new(fl, json_string(files[i]));

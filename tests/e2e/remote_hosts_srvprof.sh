@@ -45,9 +45,11 @@ jq -e -s --arg h "${H[1]}" 'map(select(.t == "profile")) | all(.host == $h)' "$l
 [ -s "$T/out/legs/sys-$cell-$arm.txt" ] || fail "no legs/sys-$cell-$arm.txt copied back"
 ev=$(jq -c 'select(.t == "profile" and .kind == "server_perf" and .status != "started")' "$log")
 [ "$(grep -c . <<<"$ev")" = 1 ] || fail "not one server_perf profile: $ev"
-echo "$ev" | jq -e --arg h "${H[1]}" '(.status == "ok" and .host == $h and
-	.samples > 0 and .runs >= 1 and (.copied | length) == 2 * .runs) or
-	(.status == "failed" and (.reason | test("blocked|paranoid|PMU")))' \
+# (a busy box may leave perf without samples: a failure that says so)
+echo "$ev" | jq -e --arg h "${H[1]}" '.host == $h and
+	((.status == "ok" and .samples > 0 and .runs >= 1 and
+	  (.copied | length) == 2 * .runs) or
+	 (.status == "failed" and (.reason | test("blocked|paranoid|PMU|no samples"))))' \
 	>/dev/null || fail "server_perf: $ev"
 echo "server_perf on ${H[1]}: $(echo "$ev" | jq -c '[.status, .runs, .samples, .reason]')"
 
@@ -63,7 +65,7 @@ for f in "$T"/out/legs/prof-"$cell-$arm"-server.r*.load.out "$T/out/legs/sys-$ce
 	[ -z "$(find "$T/agent2" -name "*_$b")" ] || fail "$b: a profile load ran on ${H[2]}"
 	n=$((n + 1))
 done
-[ "$n" -ge 2 ] || fail "the profiles' load outputs: $(ls "$T/out/legs")"
+[ "$n" -ge 1 ] || fail "the profiles' load outputs: $(ls "$T/out/legs")"
 ok "syscalls and server_perf taken on ${H[1]} with its copy of the server, their $n loads run there"
 
 "$BENCHTUI" verify "$T/out" >"$T/verify" 2>&1 || fail "verify: $(cat "$T/verify")"
