@@ -204,10 +204,13 @@ agent_leg_stdin(struct agent *a, const struct agent_leg_req *q, char *err,
 {
 	size_t n = strlen(q->in_b64), pad = 0;
 	unsigned char *buf = xmalloc(n / 4 * 3 + 1);
-	char *path = xasprintf("%s/stdin-%s", a->dir, q->out);
+	char *name = xasprintf("stdin-%s", q->out),
+	    *path = agent_own_file(a, name);
 	int got = EVP_DecodeBlock(buf, (const unsigned char *)q->in_b64,
 	    (int)n), fd = -1;
 	bool ok = false;
+
+	free(name);
 
 	/* EVP_DecodeBlock counts the padding's zero bytes in */
 	if (n > 0 && q->in_b64[n - 1] == '=')
@@ -303,7 +306,7 @@ agent_leg_run(struct agent *a, const json_t *req, struct agent_leg_req *q,
 		}
 	}
 	agent_leg_cgroup(a);
-	out = xasprintf("%s/%s", a->dir, q->out);
+	out = agent_own_file(a, q->out);
 	if ((lo = legout_create(out, q->keep, q->max_bytes, err,
 	    sizeof err)) == NULL) {
 		r = agent_refuse(req, "failed", "leg: %s", err);

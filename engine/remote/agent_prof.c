@@ -97,12 +97,12 @@ agent_prof_path(const struct agent *a, const char *name)
 {
 	/* a leg's output (agent_leg.c's file), by its name there */
 	if (name != NULL && strncmp(name, "leg:", 4) == 0)
-		return agent_log_name_ok(name + 4) ? xasprintf("%s/%s", a->dir,
+		return agent_log_name_ok(name + 4) ? agent_own_file(a,
 		    name + 4) : NULL;
 	for (size_t i = 0; i < sizeof agent_prof_files /
 	    sizeof agent_prof_files[0]; i++)
 		if (name != NULL && strcmp(name, agent_prof_files[i][0]) == 0)
-			return xasprintf("%s/%s", a->dir, agent_prof_files[i][1]);
+			return agent_own_file(a, agent_prof_files[i][1]);
 	return NULL;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "agent_int.h"
 #include "scratch.h"
@@ -109,6 +110,12 @@ agent_log_name_ok(const char *s)
 		    *s != '.')
 			return false;
 	return true;
+}
+
+char *
+agent_own_file(const struct agent *a, const char *name)
+{
+	return xasprintf("%s/%ld.%s", a->dir, (long)getpid(), name);
 }
 
 json_t *

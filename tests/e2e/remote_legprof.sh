@@ -60,7 +60,9 @@ log=$T/out/log.jsonl
 jq -e -s --arg h "$RHOST" 'map(select(.t == "profile" and .status == "ok")) |
 	length == 2 and all(.kind == "perf" and .host == $h and .runs >= 2 and
 	.samples > 0 and (.copied | length) == 3)' "$log" >/dev/null ||
-	fail "profile events: $(jq -c 'select(.t == "profile")' "$log")"
+	fail "profile events: $(jq -c 'select(.t == "profile")' "$log")
+--- perf's words there: $(head -c 3000 "$T/out/legs/prof-cpu-off+on.out" 2>&1)
+--- the runs: $(head -c 500 "$T/out/legs/prof-cpu-off+on.runs" 2>&1)"
 jq -e -s --arg h "$RHOST" 'any(.t == "profile_start" and .kind == "perf" and .host == $h)' \
 	"$log" >/dev/null || fail "no profile start naming the host: $(jq -c 'select(.t == "profile")' "$log")"
 jq -r 'select(.t == "profile" and .status == "ok") | "\(.arm): \(.samples) samples from \(.runs) runs on \(.host)"' "$log"
@@ -165,7 +167,9 @@ hosts_round "$T/h.json" 2 --arg h1 "${H[1]}" --arg h2 "${H[2]}" '.hosts = [$h1, 
 jq -e -s --arg h "${H[1]}" 'map(select(.t == "profile" and .kind == "perf")) |
 	length == 2 and all(.status == "ok" and .host == $h)' "$T/h/log.jsonl" >/dev/null ||
 	fail "profiles on two hosts: $(jq -c 'select(.t == "profile") | [.arm, .status, .host, .reason]' "$T/h/log.jsonl")"
-[ -s "$T/agent1/benchtui-agent/prof.runs" ] && [ ! -e "$T/agent2/benchtui-agent/prof.runs" ] ||
+# (The agent's own files are named by its pid: PID.prof.runs.)
+[ -n "$(find "$T/agent1/benchtui-agent" -name '*.prof.runs' -size +0)" ] &&
+	[ -z "$(find "$T/agent2/benchtui-agent" -name '*.prof.runs')" ] ||
 	fail "the recording was not made on the first host alone: $(ls "$T"/agent*/benchtui-agent)"
 "$BENCHTUI" verify "$T/h" >/dev/null || fail "verify of the round on two hosts failed"
 ok "on two hosts the legs' perf profile was taken on the first (${H[1]})"

@@ -30,7 +30,7 @@ jq -e -s --arg h "$RHOST" 'map(select(.t == "leg")) | all(.host == $h and .statu
 jq -e -s --arg h "$RHOST" 'map(select(.t == "leg_start")) | length == 9 and all(.host == $h and .pid == null)' \
 	"$log" >/dev/null || fail "a leg_start names a local pid: $(grep '"t":"leg_start"' "$log" | head -1)"
 for pid in $(jq -r 'select(.t == "leg") | .pid' "$log"); do
-	[ -f "$T/ns/ns.$pid" ] || fail "leg pid $pid wrote no namespace file: the pid is not the leg's ($(ls "$T/ns"); $(cat "$T"/agent/leg-* | head -3))"
+	[ -f "$T/ns/ns.$pid" ] || fail "leg pid $pid wrote no namespace file: the pid is not the leg's ($(ls "$T/ns"); $(cat "$T"/agent/*.leg-* | head -3))"
 	[ "$(cat "$T/ns/ns.$pid")" = "$there" ] || fail "leg pid $pid ran in $(cat "$T/ns/ns.$pid"), not the far side's $there"
 done
 [ "$(find "$T/ns" -type f | wc -l)" -eq 9 ] || fail "not 9 legs ran: $(ls "$T/ns")"

@@ -9,7 +9,8 @@
  *   agent_prof.c     a profile of the server: prof_start, prof_stop,
  *                    prof_report, prof_get; and the legs' (prof_legs)
  *   agent_reply.c    replies, refusals, a line out, a file name's
- *                    rule, a leg's scratch folder emptied, and the
+ *                    rule, its own files' names, a leg's scratch
+ *                    folder emptied, and the
  *                    request that came while an op
  *                    waited (answered through
  *                    a->handle, the loop's dispatch: the one call up)
@@ -114,6 +115,11 @@ json_t *agent_num(double x);
 
 /* A file name the agent writes in its folder: one plain name. */
 bool agent_log_name_ok(const char *s);
+/* DIR/PID.NAME: a file of this agent's own (a leg's output or stdin, a
+ * profile's), named by its pid, so that two rounds served from one
+ * folder at once (one host, one user, the default folder) never write
+ * the same file. */
+char *agent_own_file(const struct agent *a, const char *name);
 /* The leg's scratch folder there (an absolute path) made or emptied by
  * scratch.c's rules, never holding cwd (the workdir), the agent's
  * folder, the program as resolved here (path) nor keep (the paths the
