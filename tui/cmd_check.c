@@ -473,7 +473,11 @@ cmd_check(int argc, char **argv)
 		goto out;
 	rc = 2;
 
+	/* --host=HOST as run takes it: the hosts replace the file's, and
+	 * what they cannot run is refused here, not at run. */
 	if (spec_load(file, NULL, &s, err, sizeof err) < 0 ||
+	    (nhosts > 0 && spec_use_hosts(s, hosts, nhosts, "--host", err,
+	    sizeof err) < 0) ||
 	    spec_check_commands(s, err, sizeof err) < 0 ||
 	    spec_check_host(s, err, sizeof err) < 0) {
 		fprintf(stderr, "benchtui check: %s\n", err);

@@ -70,7 +70,7 @@ bool spec_server_remote(const struct spec_server *sv);
  * where they came from in messages ("--host").  0, or -1 with err: a
  * host given twice, or one ssh would misread; a cell whose server.host
  * is not one of them (named); a round file several hosts cannot run
- * yet (a server per leg, prepare, scratch, stdin, profile). */
+ * yet (a server per leg on a cell server's own host). */
 int spec_use_hosts(struct spec *s, const char *const *hosts, size_t n,
     const char *what, char *err, size_t errlen);
 

@@ -60,6 +60,11 @@ rc=$?
 [ $rc -eq 2 ] || fail "--host twice without the server's host exited $rc, not 2"
 grep -q "cell $cell runs its server on \"$RHOST\"" "$T/o7" ||
 	fail "the error does not name the cell and its host: $(cat "$T/o7")"
+# check --host=HOST refuses it as run --host does.
+"$BENCHTUI" check "$T/s.json" --host="$A" --host="u@h2" >"$T/o7c" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "cell $cell runs its server on \"$RHOST\"" "$T/o7c" ||
+	fail "check --host twice without the server's host: exit $rc: $(cat "$T/o7c")"
 "$BENCHTUI" check "$T/s.json" --host="$A" --host="$RHOST" >"$T/o8" 2>&1 ||
 	fail "--host with the server's host among them: check exited $?: $(tail -3 "$T/o8")"
 ok "a server's own host must be one of the hosts (file or --host), naming the cell"
