@@ -292,6 +292,20 @@ round_run_prof_cell(struct run *u, size_t c, struct round_srv *srv)
 	return 0;
 }
 
+/* Whether cell c has nothing left to do: every leg of it done and no
+ * profile of it pending (a resumed round skips it whole). */
+static bool
+round_run_cell_done(struct run *u, size_t c)
+{
+	const struct round *r = u->r;
+
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.legs[i].cell == c &&
+		    round_run_leg_todo(r, &r->plan.legs[i]))
+			return false;
+	return !round_run_prof_pending(u, c);
+}
+
 /* One cell on several hosts at once (round_hosts.c): its server (each
  * host's own copy, or the cell's one on a host of its own), its setup,
  * its legs dealt among the hosts, its profiles (taken on the first host,
@@ -306,14 +320,9 @@ round_run_cell_hosts(struct run *u, size_t c)
 	};
 	struct round *r = u->r;
 	struct round_srv *srv;
-	size_t todo = 0;
 	bool go;
 
-	for (size_t i = 0; i < r->plan.n; i++)
-		if (r->plan.legs[i].cell == c &&
-		    round_run_leg_todo(r, &r->plan.legs[i]))
-			todo++;
-	if (todo == 0 && !round_run_prof_pending(u, c))
+	if (round_run_cell_done(u, c))
 		return true;
 	round_pause_point(u);
 	if (round_aborted(u))
@@ -341,16 +350,11 @@ round_run_cell(struct run *u, size_t c, bool *failed)
 	struct round *r = u->r;
 	const struct spec_cell *cell = &r->spec->cells[c];
 	struct round_srv *srv = NULL;
-	size_t todo = 0;
 	bool stop = false;
 
 	if (r->spec->nhosts > 1)
 		return round_run_cell_hosts(u, c);
-	for (size_t i = 0; i < r->plan.n; i++)
-		if (r->plan.legs[i].cell == c &&
-		    round_run_leg_todo(r, &r->plan.legs[i]))
-			todo++;
-	if (todo == 0 && !round_run_prof_pending(u, c))
+	if (round_run_cell_done(u, c))
 		return true;
 	u->srv_death_logged = false;
 	if (cell->server != NULL && !spec_server_per_leg(r->spec, cell)) {
