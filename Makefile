@@ -48,9 +48,10 @@ ASAN_TESTS := --suite unit --suite e2e --no-suite measure --no-suite asan-covere
 ASAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all demo check check-all check-libperf check-raw check-asan build build-asan \
-        check-alone check-alone-asan check-beside deps packages libperf \
-        bench install deb check-deb check-slow clean distclean
+.PHONY: all demo check check-all check-libperf check-raw check-asan \
+        build build-asan check-alone check-alone-asan check-beside deps \
+        packages libperf bench install deb check-deb check-slow clean \
+        distclean
 
 all: build
 
@@ -122,13 +123,13 @@ check: build
 # alone, and about how long it takes (the others start longest first),
 # in its own file (HACKING.md, Tests).  check-libperf and check-asan run
 # one build's tests the usual way (testlog.json only); check-raw (not part
-# of check-all) is the
-# build of a machine without libperf or glibc's _np calls (as on musl or
-# glibc < 2.32), -Dlibperf=disabled -Dglibc_np=false: its counters and
-# unit suites.
+# of check-all) is the build of a machine without libperf or glibc's _np
+# calls (as on musl or glibc < 2.32), -Dlibperf=disabled
+# -Dglibc_np=false: its counters and unit suites.
 check-all: build build-asan check-alone check-alone-asan check-beside
 
-# (alone.json is make check's: removed, or .ci/run would count it again.)
+# (alone.json is check's and check-all's: removed, or .ci/run would
+# count it again.)
 check-libperf: build
 	@rm -f $(MESON_DIR)/meson-logs/alone.json
 	$(MESON_TEST) -C $(MESON_DIR)
