@@ -498,6 +498,31 @@ struct hosts_cell {
 	bool decided;             /* a look decided the cell */
 };
 
+/* Host w's server found dead before its leg (inflight: that leg runs
+ * on resume) or during it: logged; the cell's one server stops the
+ * round (false), a host's own copy that host alone (true). */
+static bool
+round_hosts_server_died(struct round_hosts *hs, struct hosts_worker *w,
+    const struct spec_cell *cell, bool inflight, const char *leg)
+{
+	struct run *u = hs->u;
+	const char *when = inflight ? "before" : "during";
+	char name[REMOTE_NAME_MAX];
+
+	round_server_died(u, cell, w->srv);
+	if (w->srv != hs->shared) {
+		round_hosts_stop(w, inflight, "cell %s: its server on %s died "
+		    "(%s) %s leg %s", cell->name, remote_name(w->host, name),
+		    round_server_death(w->srv), when, leg);
+		return true;
+	}
+	snprintf(u->err, sizeof u->err, "cell %s: the server died (%s) %s "
+	    "leg %s; the round stopped, resume continues it", cell->name,
+	    round_server_death(w->srv), when, leg);
+	round_abort_internal(u->r, "the cell's server died");
+	return false;
+}
+
 /* The server around host w's leg: its window's replies taken in.  true
  * when the leg stands (its figures in *block); false when it does not
  * (no reply came, or the window did not open or close: the host
@@ -511,7 +536,7 @@ round_hosts_window(struct round_hosts *hs, struct hosts_worker *w,
 	const struct spec_cell *cell = &u->r->spec->cells[
 	    u->r->plan.legs[w->cur.i].cell];
 	const char *leg = round_leg_far_name(w->l);
-	char during[200], name[REMOTE_NAME_MAX];
+	char during[200];
 
 	*block = NULL;
 	if (w->srv == NULL)
@@ -543,22 +568,10 @@ round_hosts_window(struct round_hosts *hs, struct hosts_worker *w,
 		return true;
 	json_decref(*block);
 	*block = NULL;
-	if (!round_server_alive(w->srv)) {
-		/* Dead before the leg: the leg did not run. */
-		round_server_died(u, cell, w->srv);
-		if (w->srv == hs->shared) {
-			*go = false;
-			snprintf(u->err, sizeof u->err, "cell %s: the server died "
-			    "(%s) before leg %s; the round stopped, resume "
-			    "continues it", cell->name, round_server_death(w->srv),
-			    leg);
-			round_abort_internal(u->r, "the cell's server died");
-		} else {
-			round_hosts_stop(w, true, "cell %s: its server on %s died "
-			    "(%s) before leg %s", cell->name, remote_name(w->host,
-			    name), round_server_death(w->srv), leg);
-		}
-	}
+	/* Dead before the leg: the leg did not run. */
+	if (!round_server_alive(w->srv) &&
+	    !round_hosts_server_died(hs, w, cell, true, leg))
+		*go = false;
 	return false;
 }
 
@@ -576,7 +589,6 @@ round_hosts_reply(struct round_hosts *hs, struct hosts_worker *w,
 	json_t *block;
 	bool go = true, stands = round_hosts_window(hs, w, m, &block, &go),
 	    died;
-	char name[REMOTE_NAME_MAX];
 
 	if (!stands) {
 		w->l = NULL;
@@ -594,22 +606,9 @@ round_hosts_reply(struct round_hosts *hs, struct hosts_worker *w,
 	if (round_leg_far_end(l, m->far, block, died) != 0)
 		go = false;
 	m->far = NULL;
-	if (died) {
-		round_server_died(u, cell, w->srv);
-		if (w->srv == hs->shared) {
-			snprintf(u->err, sizeof u->err, "cell %s: the server died "
-			    "(%s) during leg %s; the round stopped, resume "
-			    "continues it", cell->name, round_server_death(w->srv),
-			    round_leg_far_name(l));
-			round_abort_internal(u->r, "the cell's server died");
-			go = false;
-		} else {
-			round_hosts_stop(w, false, "cell %s: its server on %s died "
-			    "(%s) during leg %s", cell->name, remote_name(w->host,
-			    name), round_server_death(w->srv),
-			    round_leg_far_name(l));
-		}
-	}
+	if (died && !round_hosts_server_died(hs, w, cell, false,
+	    round_leg_far_name(l)))
+		go = false;
 	round_leg_far_free(l);
 	if (go && w->cur.warmup > 0 && u->last_leg_bad)
 		cb->warmup_failed(u, pl, w->cur.warmup);
